@@ -1,0 +1,221 @@
+//! The command line: `build`, `inspect` and `serve` (the default).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Args, Parser, Subcommand};
+
+use crate::build::{self, BuildError};
+use crate::http::{self, Settings, Shared};
+use crate::schema::Model;
+use crate::snapshot;
+use crate::view::View;
+
+#[derive(Parser)]
+#[command(
+    name = "catalogue",
+    version,
+    about = "Serve a natural-history collection as a fast, read-only JSON API"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build a snapshot from Django fixtures (`manage.py dumpdata` output).
+    Build(BuildArgs),
+    /// Print a snapshot's format version, checksum and record counts.
+    Inspect {
+        /// The snapshot file.
+        snapshot: PathBuf,
+    },
+    /// Serve a snapshot over HTTP (what runs when no command is given).
+    Serve(ServeArgs),
+}
+
+#[derive(Args)]
+struct BuildArgs {
+    /// Fixture files, read in order; objects may refer to objects in later files.
+    #[arg(required = true)]
+    fixtures: Vec<PathBuf>,
+    /// Where to write the snapshot (written to a temporary file, then renamed).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// How many warnings to print (all are counted).
+    #[arg(long, default_value_t = 20)]
+    show_warnings: usize,
+}
+
+#[derive(Args, Clone)]
+pub struct ServeArgs {
+    /// The snapshot to serve.
+    #[arg(
+        long,
+        env = "CATALOGUE_SNAPSHOT",
+        default_value = "snapshot/collection.bin"
+    )]
+    pub snapshot: PathBuf,
+    /// The address to listen on.
+    #[arg(long, env = "CATALOGUE_ADDR", default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    /// The page size when a request gives no `limit`.
+    #[arg(long, env = "CATALOGUE_DEFAULT_LIMIT", default_value_t = crate::query::DEFAULT_LIMIT)]
+    pub default_limit: usize,
+    /// The largest `limit` accepted (none when unset).
+    #[arg(long, env = "CATALOGUE_MAX_LIMIT")]
+    pub max_limit: Option<usize>,
+}
+
+/// Runs the command line.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging();
+    let command = cli
+        .command
+        .unwrap_or_else(|| Command::Serve(ServeCommand::parse_from(["catalogue"]).args));
+    let result = match command {
+        Command::Build(args) => build_command(&args),
+        Command::Inspect { snapshot } => inspect(&snapshot),
+        Command::Serve(args) => serve(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `serve`'s flags alone, for running with no command.
+#[derive(Parser)]
+struct ServeCommand {
+    #[command(flatten)]
+    args: ServeArgs,
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
+    let checked = build::from_fixtures(&args.fixtures);
+    for (label, n) in &checked.skipped {
+        println!("skipped {n} object(s) of {label}");
+    }
+    for w in checked.warnings.iter().take(args.show_warnings) {
+        println!("warning: {w}");
+    }
+    if checked.warnings.len() > args.show_warnings {
+        println!(
+            "... and {} more warnings",
+            checked.warnings.len() - args.show_warnings
+        );
+    }
+    match build::write(&checked, &args.output) {
+        Ok(header) => {
+            for (model, n) in checked.collection.counts() {
+                println!("{:>9} {}", n, model.label());
+            }
+            println!(
+                "wrote {} ({} warnings, {} objects skipped), checksum: {}",
+                args.output.display(),
+                checked.warnings.len(),
+                checked.skipped.values().sum::<usize>(),
+                header.checksum_hex()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(BuildError::Invalid(errors)) => {
+            for e in &errors {
+                eprintln!("error: {e}");
+            }
+            eprintln!(
+                "{} error(s); nothing was written to {}",
+                errors.len(),
+                args.output.display()
+            );
+            Ok(ExitCode::FAILURE)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn inspect(path: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let (header, collection) = snapshot::read(path)?;
+    let created = chrono::DateTime::from_timestamp_micros(header.created_at)
+        .map(|t| t.to_rfc3339())
+        .unwrap_or_else(|| header.created_at.to_string());
+    println!("format version: {}", header.format_version);
+    println!("created at: {created}");
+    println!("payload bytes: {}", header.payload_len);
+    println!("checksum: {}", header.checksum_hex());
+    for model in Model::ALL {
+        println!("{}: {}", model.label(), collection.count(model));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let view = View::load(&args.snapshot)?;
+    let counts: Vec<String> = view
+        .counts()
+        .iter()
+        .map(|(m, n)| format!("{}={n}", m.path()))
+        .collect();
+    tracing::info!(
+        snapshot = %args.snapshot.display(),
+        checksum = %view.header.checksum_hex(),
+        build_ms = view.build_time.as_millis() as u64,
+        rendered_bytes = view.rendered_bytes(),
+        counts = %counts.join(" "),
+        "view loaded"
+    );
+    let settings = Settings {
+        default_limit: args.default_limit,
+        max_limit: args.max_limit,
+    };
+    let shared = Shared::new(view, settings);
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.addr)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.addr))?;
+        tracing::info!(addr = %args.addr, "serving");
+        http::serve(listener, shared, shutdown_signal()).await;
+        tracing::info!("stopped");
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down: finishing requests in flight");
+}

@@ -1,0 +1,33 @@
+//! # catalogue
+//!
+//! A read-only JSON API for a natural-history collection, served from an immutable
+//! snapshot. Every response is rendered once when a snapshot is loaded; a request
+//! only cuts a page out of bytes already in memory.
+//!
+//! How the modules fit, from input to answer:
+//!
+//! - [`fixture`] reads Django fixtures (`manage.py dumpdata`) into raw [`records`].
+//! - [`validate`] checks a collection: errors stop a build, warnings are reported.
+//! - [`build`] ties reading and checking together and writes a [`snapshot`], whose
+//!   payload goes through the [`codec`].
+//! - [`schema`] defines the 15 models, their field tables and the 25 endpoints.
+//! - [`view`] turns a snapshot into indexed tables with the [`derived`] values, and
+//!   [`render`] writes every list once into one buffer each.
+//! - [`query`] decodes query strings and answers list and record requests, with the
+//!   [`filter`]s.
+//! - [`http`] serves it all with warp; [`cli`] is the command line.
+
+pub mod build;
+pub mod cli;
+pub mod codec;
+pub mod derived;
+pub mod filter;
+pub mod fixture;
+pub mod http;
+pub mod query;
+pub mod records;
+pub mod render;
+pub mod schema;
+pub mod snapshot;
+pub mod validate;
+pub mod view;

@@ -1,0 +1,228 @@
+//! JSON rendering: items are written once, at load, into one buffer per list.
+//!
+//! A list's buffer holds its items separated by commas (`{..},{..},{..}`), and each
+//! item's byte range is recorded, so any run of consecutive items is one slice of the
+//! buffer and an embedded record is a copy of bytes already rendered.
+
+use std::io::Write as _;
+
+use bytes::Bytes;
+
+use crate::derived;
+use crate::schema::{Model, Type};
+use crate::view::{Table, Value};
+
+/// One rendered list: the items, comma-separated, and where each one is.
+#[derive(Debug, Default)]
+pub struct List {
+    bytes: Bytes,
+    /// Start and end of each item in `bytes`.
+    spans: Vec<(usize, usize)>,
+}
+
+impl List {
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// The bytes of item `i`.
+    pub fn item(&self, i: usize) -> &[u8] {
+        let (s, e) = self.spans[i];
+        &self.bytes[s..e]
+    }
+
+    /// Item `i` as a shared slice of the buffer (no copy).
+    pub fn item_bytes(&self, i: usize) -> Bytes {
+        let (s, e) = self.spans[i];
+        self.bytes.slice(s..e)
+    }
+
+    /// Items `from..to`, with their separating commas, as one shared slice (no copy).
+    pub fn run(&self, from: usize, to: usize) -> Bytes {
+        if from >= to {
+            return Bytes::new();
+        }
+        self.bytes.slice(self.spans[from].0..self.spans[to - 1].1)
+    }
+
+    /// The size of the buffer, for reports.
+    pub fn byte_len(&self) -> usize {
+        self.bytes.len()
+    }
+}
+
+/// Appends a JSON string literal.
+pub fn write_str(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{b:04x}");
+        } else {
+            out.extend_from_slice(escape);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+/// Appends an integer.
+pub fn write_int(out: &mut Vec<u8>, n: i64) {
+    let _ = write!(out, "{n}");
+}
+
+/// Which list an item is rendered for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    Plain,
+    Nested,
+}
+
+/// The lists rendered so far, by model index; models are rendered in `Model::ALL`
+/// order, so whatever an item embeds is already here.
+pub struct Rendered {
+    pub plain: Vec<Option<List>>,
+    pub nested: Vec<Option<List>>,
+}
+
+impl Rendered {
+    fn plain_item(&self, model: Model, pos: u32) -> &[u8] {
+        self.plain[model.index()]
+            .as_ref()
+            .expect("embedded models are rendered first")
+            .item(pos as usize)
+    }
+
+    fn nested_item(&self, model: Model, pos: u32) -> &[u8] {
+        match &self.nested[model.index()] {
+            Some(list) => list.item(pos as usize),
+            None => self.plain_item(model, pos),
+        }
+    }
+}
+
+/// Renders every list of every model: plain lists, then nested ones.
+pub fn render_all(tables: &[Table]) -> Rendered {
+    let mut done = Rendered {
+        plain: (0..tables.len()).map(|_| None).collect(),
+        nested: (0..tables.len()).map(|_| None).collect(),
+    };
+    for model in Model::ALL {
+        let table = &tables[model.index()];
+        let plain = render_list(tables, &done, table, Shape::Plain);
+        done.plain[model.index()] = Some(plain);
+        if model.has_nested() {
+            let nested = render_list(tables, &done, table, Shape::Nested);
+            done.nested[model.index()] = Some(nested);
+        }
+    }
+    done
+}
+
+fn render_list(tables: &[Table], done: &Rendered, table: &Table, shape: Shape) -> List {
+    let mut out = Vec::new();
+    let mut spans = Vec::with_capacity(table.rows.len());
+    for row in 0..table.rows.len() {
+        if row > 0 {
+            out.push(b',');
+        }
+        let start = out.len();
+        render_item(&mut out, tables, done, table, row, shape);
+        spans.push((start, out.len()));
+    }
+    out.shrink_to_fit();
+    List {
+        bytes: Bytes::from(out),
+        spans,
+    }
+}
+
+fn render_item(
+    out: &mut Vec<u8>,
+    tables: &[Table],
+    done: &Rendered,
+    table: &Table,
+    row: usize,
+    shape: Shape,
+) {
+    out.push(b'{');
+    let values = &table.rows[row];
+    for (i, field) in table.model.fields().iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, field.name);
+        out.push(b':');
+        match &values[i] {
+            Value::Null => out.extend_from_slice(b"null"),
+            Value::Int(n) => write_int(out, *n),
+            Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+            Value::Str(s) => write_str(out, s),
+            Value::Time(t) => {
+                out.push(b'"');
+                derived::write_timestamp(out, *t);
+                out.push(b'"');
+            }
+            Value::Ref(model, pos) => match (field.ty, shape) {
+                (Type::Parent(_), Shape::Plain) => write_int(out, tables[model.index()].id(*pos)),
+                (Type::Parent(_), Shape::Nested) => {
+                    out.extend_from_slice(done.nested_item(*model, *pos))
+                }
+                _ => out.extend_from_slice(done.plain_item(*model, *pos)),
+            },
+            Value::Refs(model, positions) => {
+                out.push(b'[');
+                for (k, pos) in positions.iter().enumerate() {
+                    if k > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(done.plain_item(*model, *pos));
+                }
+                out.push(b']');
+            }
+        }
+    }
+    out.push(b'}');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: &str) -> String {
+        let mut out = Vec::new();
+        write_str(&mut out, x);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn strings_escape_like_json() {
+        assert_eq!(s("plain"), "\"plain\"");
+        assert_eq!(s("a\"b\\c"), r#""a\"b\\c""#);
+        assert_eq!(s("l1\nl2\tx\r"), r#""l1\nl2\tx\r""#);
+        assert_eq!(s("\u{1}\u{1f}"), r#""\u0001\u001f""#);
+        assert_eq!(s("°F é 日本"), "\"°F é 日本\"");
+        for x in ["a\"b", "\u{0}\u{7f}", "<p data-x=\"1\">", "ü\\n"] {
+            let back: String = serde_json::from_str(&s(x)).unwrap();
+            assert_eq!(back, x);
+        }
+    }
+}
