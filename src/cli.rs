@@ -35,6 +35,18 @@ enum Command {
     },
     /// Serve a snapshot over HTTP (what runs when no command is given).
     Serve(ServeArgs),
+    /// Write a deterministic synthetic collection as Django fixtures.
+    Generate {
+        /// How many specimen records.
+        #[arg(long)]
+        specimens: usize,
+        /// The seed: the same seed and size give the same file.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where to write the fixture JSON.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
 }
 
 #[derive(Args)]
@@ -81,6 +93,11 @@ pub fn run() -> ExitCode {
         Command::Build(args) => build_command(&args),
         Command::Inspect { snapshot } => inspect(&snapshot),
         Command::Serve(args) => serve(args),
+        Command::Generate {
+            specimens,
+            seed,
+            output,
+        } => generate(specimens, seed, &output),
     };
     match result {
         Ok(code) => code,
@@ -104,6 +121,7 @@ fn init_logging() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
 }
 
@@ -148,6 +166,19 @@ fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
         }
         Err(e) => Err(e.into()),
     }
+}
+
+fn generate(specimens: usize, seed: u64, output: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let file = std::fs::File::create(output)
+        .with_context(|| format!("cannot create {}", output.display()))?;
+    crate::generate::write(std::io::BufWriter::new(file), specimens, seed)
+        .with_context(|| format!("cannot write {}", output.display()))?;
+    println!(
+        "wrote {} specimen records to {}",
+        specimens,
+        output.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn inspect(path: &std::path::Path) -> anyhow::Result<ExitCode> {

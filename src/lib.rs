@@ -16,6 +16,7 @@
 //! - [`query`] decodes query strings and answers list and record requests, with the
 //!   [`filter`]s.
 //! - [`http`] serves it all with warp; [`cli`] is the command line.
+//! - [`generate`] writes a deterministic synthetic collection for tests and benchmarks.
 
 pub mod build;
 pub mod cli;
@@ -23,6 +24,7 @@ pub mod codec;
 pub mod derived;
 pub mod filter;
 pub mod fixture;
+pub mod generate;
 pub mod http;
 pub mod query;
 pub mod records;

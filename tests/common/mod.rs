@@ -1,0 +1,225 @@
+//! Test harness: a real server on an ephemeral loopback port, and a raw HTTP/1.1
+//! client that sends exactly what a test asks for.
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use catalogue::http::{self, Settings, Shared};
+use catalogue::view::View;
+
+/// The bundled sample snapshot.
+pub fn sample_snapshot() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshot/collection.bin")
+}
+
+pub fn sample_fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshot/collection.json")
+}
+
+/// A server running on its own runtime until dropped.
+pub struct Server {
+    pub addr: SocketAddr,
+    pub shared: Arc<Shared>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Server {
+    /// Serves the bundled sample.
+    pub fn sample() -> Server {
+        Server::start(&sample_snapshot(), Settings::default())
+    }
+
+    pub fn start(snapshot: &Path, settings: Settings) -> Server {
+        let view = View::load(snapshot).expect("the snapshot loads");
+        let shared = Shared::new(view, settings);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let s = shared.clone();
+        let thread = std::thread::spawn(move || {
+            runtime.block_on(http::serve(listener, s, async {
+                let _ = stopped.await;
+            }));
+        });
+        Server {
+            addr,
+            shared,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Reply {
+        request(
+            self.addr,
+            &format!("GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"),
+        )
+    }
+
+    /// GET, asserting the status, and parsing the body as JSON.
+    pub fn json(&self, path: &str, status: u16) -> serde_json::Value {
+        let r = self.get(path);
+        assert_eq!(r.status, status, "{path}: {}", r.text());
+        assert_eq!(r.header("content-type"), Some("application/json"), "{path}");
+        r.json()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A parsed response.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
+    }
+}
+
+/// Sends raw bytes and reads the whole response (the request asks to close).
+pub fn request(addr: SocketAddr, raw: &str) -> Reply {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    stream.write_all(raw.as_bytes()).unwrap();
+    let mut data = Vec::new();
+    stream.read_to_end(&mut data).unwrap();
+    parse_response(&data)
+}
+
+fn parse_response(data: &[u8]) -> Reply {
+    let end = data
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a complete header block");
+    let head = std::str::from_utf8(&data[..end]).unwrap();
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap();
+    let status = status_line.split(' ').nth(1).unwrap().parse().unwrap();
+    let headers: Vec<(String, String)> = lines
+        .map(|l| {
+            let (k, v) = l.split_once(':').unwrap();
+            (k.trim().to_string(), v.trim().to_string())
+        })
+        .collect();
+    let mut body = data[end + 4..].to_vec();
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    if chunked {
+        body = dechunk(&body);
+    } else if let Some((_, len)) = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+    {
+        let len: usize = len.parse().unwrap();
+        assert_eq!(body.len(), len, "content-length matches the body");
+    }
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = data.windows(2).position(|w| w == b"\r\n").unwrap();
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&data[..line_end]).unwrap().trim(), 16)
+                .unwrap();
+        data = &data[line_end + 2..];
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&data[..size]);
+        data = &data[size + 2..];
+    }
+}
+
+/// Runs the `catalogue` binary.
+pub fn catalogue(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap()
+}
+
+/// A fresh temporary directory, removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "catalogue-test-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The ids of a list's items.
+pub fn ids(body: &serde_json::Value) -> Vec<i64> {
+    body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_i64().unwrap())
+        .collect()
+}
