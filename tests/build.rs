@@ -1,0 +1,429 @@
+//! `catalogue build`: every validation rule has a fixture that fails it, and a failed
+//! build writes nothing.
+
+mod common;
+
+use common::{catalogue, TempDir};
+use serde_json::{json, Value};
+
+const T: &str = "2024-05-01T10:00:00.123Z";
+
+/// A small valid collection; tests break one thing at a time.
+fn base() -> Vec<Value> {
+    let obj = |model: &str, pk: i64, fields: Value| {
+        let mut f = fields;
+        f["date_created"] = json!(T);
+        f["date_modified"] = json!(T);
+        json!({"model": model, "pk": pk, "fields": f})
+    };
+    vec![
+        obj(
+            "taxonomy.order",
+            1,
+            json!({"name": "Lepidoptera", "common_name": null, "authority": "L."}),
+        ),
+        obj(
+            "taxonomy.family",
+            1,
+            json!({"name": "Nymphalidae", "common_name": null, "authority": "R.", "order": 1}),
+        ),
+        obj(
+            "taxonomy.family",
+            2,
+            json!({"name": "Pieridae", "common_name": null, "authority": "S.", "order": 1}),
+        ),
+        obj(
+            "taxonomy.subfamily",
+            1,
+            json!({"name": "Danainae", "common_name": null, "authority": "B.", "family": 1}),
+        ),
+        obj(
+            "geography.country",
+            1,
+            json!({"name": "Canada", "abbr": "CAN"}),
+        ),
+        obj(
+            "geography.state",
+            1,
+            json!({"name": "Ontario", "abbr": "ON", "country": 1}),
+        ),
+        obj("geography.county", 1, json!({"name": "Essex", "state": 1})),
+        obj(
+            "geography.locality",
+            1,
+            json!({"name": "Point Pelee", "range": null, "town": null, "country": null, "state": null, "county": 1}),
+        ),
+        obj(
+            "geography.collectingtrip",
+            1,
+            json!({"name": "Spring 2020", "start_date": "2020-05-01", "end_date": "2020-05-09", "notes": "", "states": [1]}),
+        ),
+        obj(
+            "specimens.person",
+            1,
+            json!({"first_name": "Ada", "middle_initial": null, "last_name": "Quinn", "suffix": null}),
+        ),
+        obj(
+            "specimens.specimenrecord",
+            1,
+            json!({
+            "usi": "ABC-000001", "order": 1, "family": 1, "subfamily": 1, "tribe": null, "genus": null,
+            "species": null, "subspecies": null, "determiner": null, "determined_year": null, "sex": "male",
+            "stage": "adult", "preparer": 1, "preparation": "spread", "preparation_date": null,
+            "labels_printed": null, "labeled": false, "photographed": true, "collecting_trip": 1,
+            "country": 1, "state": 1, "county": 1, "locality": 1, "gps": null, "day": 3, "month": "May",
+            "year": 2020, "method": "Net", "weather": "", "temperature": "61.5", "time_of_day": "",
+            "habitat": "", "notes": "", "collector": [1]}),
+        ),
+    ]
+}
+
+fn set(objects: &mut [Value], model: &str, pk: i64, field: &str, value: Value) {
+    let o = objects
+        .iter_mut()
+        .find(|o| o["model"] == model && o["pk"] == pk)
+        .expect("object exists");
+    o["fields"][field] = value;
+}
+
+struct Outcome {
+    ok: bool,
+    stdout: String,
+    stderr: String,
+    written: bool,
+}
+
+fn build_texts(texts: &[String]) -> Outcome {
+    let dir = TempDir::new("build");
+    let mut args = Vec::new();
+    for (i, t) in texts.iter().enumerate() {
+        let p = dir.path(&format!("in{i}.json"));
+        std::fs::write(&p, t).unwrap();
+        args.push(p.to_string_lossy().into_owned());
+    }
+    let out = dir.path("out.bin");
+    let mut argv: Vec<&str> = vec!["build"];
+    argv.extend(args.iter().map(String::as_str));
+    argv.extend(["-o", out.to_str().unwrap()]);
+    let o = catalogue(&argv);
+    let leftovers = std::fs::read_dir(&dir.0).unwrap().count() - texts.len();
+    Outcome {
+        ok: o.status.success(),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        written: out.exists() || leftovers > 0,
+    }
+}
+
+fn build(objects: &[Value]) -> Outcome {
+    build_texts(&[Value::Array(objects.to_vec()).to_string()])
+}
+
+/// Asserts the build failed, wrote nothing, and reported `line`.
+fn fails_with(outcome: Outcome, line: &str) {
+    assert!(!outcome.ok, "the build should fail: {}", outcome.stdout);
+    assert!(!outcome.written, "nothing is written when a build fails");
+    assert!(
+        outcome.stderr.contains(&format!("error: {line}")),
+        "expected {line:?} in:\n{}",
+        outcome.stderr
+    );
+}
+
+#[test]
+fn the_base_collection_builds() {
+    let o = build(&base());
+    assert!(o.ok, "{}", o.stderr);
+    assert!(o.stdout.contains("checksum: "), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("(0 warnings, 0 objects skipped)"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn a_broken_reference_fails() {
+    let mut o = base();
+    set(&mut o, "taxonomy.family", 1, "order", json!(9));
+    fails_with(
+        build(&o),
+        "taxonomy.family pk=1 order: refers to taxonomy.order pk=9, which does not exist",
+    );
+    let mut o = base();
+    set(
+        &mut o,
+        "specimens.specimenrecord",
+        1,
+        "collector",
+        json!([1, 7]),
+    );
+    fails_with(build(&o), "specimens.specimenrecord pk=1 collector: refers to specimens.person pk=7, which does not exist");
+    let mut o = base();
+    set(&mut o, "geography.collectingtrip", 1, "states", json!([4]));
+    fails_with(build(&o), "geography.collectingtrip pk=1 states: refers to geography.state pk=4, which does not exist");
+}
+
+#[test]
+fn a_duplicate_pk_fails() {
+    let mut o = base();
+    o.push(o[0].clone());
+    fails_with(build(&o), "taxonomy.order pk=1 pk: duplicate pk");
+}
+
+#[test]
+fn a_wrong_type_fails() {
+    let mut o = base();
+    set(&mut o, "taxonomy.order", 1, "name", json!(5));
+    fails_with(
+        build(&o),
+        "taxonomy.order pk=1 name: expected a string, found 5",
+    );
+    let mut o = base();
+    set(&mut o, "specimens.specimenrecord", 1, "year", json!("2020"));
+    fails_with(build(&o), "specimens.specimenrecord pk=1 year: expected a non-negative integer or null, found \"2020\"");
+    let mut o = base();
+    set(
+        &mut o,
+        "specimens.specimenrecord",
+        1,
+        "labeled",
+        json!("yes"),
+    );
+    fails_with(
+        build(&o),
+        "specimens.specimenrecord pk=1 labeled: expected true, false or null, found \"yes\"",
+    );
+    let mut o = base();
+    set(&mut o, "specimens.specimenrecord", 1, "collector", json!(1));
+    fails_with(
+        build(&o),
+        "specimens.specimenrecord pk=1 collector: expected a list of primary keys, found 1",
+    );
+    let mut o = base();
+    set(&mut o, "geography.state", 1, "country", json!(null));
+    fails_with(
+        build(&o),
+        "geography.state pk=1 country: expected a primary key (integer), found null",
+    );
+    let mut o = base();
+    o[0]["fields"].as_object_mut().unwrap().remove("authority");
+    fails_with(build(&o), "taxonomy.order pk=1 authority: is missing");
+    let mut o = base();
+    o[0]["pk"] = json!("one");
+    let outcome = build(&o);
+    assert!(
+        outcome
+            .stderr
+            .contains("pk must be an integer; found \"one\""),
+        "{}",
+        outcome.stderr
+    );
+}
+
+#[test]
+fn an_unparsable_date_or_timestamp_fails() {
+    let mut o = base();
+    set(
+        &mut o,
+        "geography.collectingtrip",
+        1,
+        "start_date",
+        json!("2020-02-30"),
+    );
+    fails_with(
+        build(&o),
+        "geography.collectingtrip pk=1 start_date: \"2020-02-30\" is not a date (YYYY-MM-DD)",
+    );
+    let mut o = base();
+    set(
+        &mut o,
+        "specimens.specimenrecord",
+        1,
+        "preparation_date",
+        json!("May 2020"),
+    );
+    fails_with(
+        build(&o),
+        "specimens.specimenrecord pk=1 preparation_date: \"May 2020\" is not a date (YYYY-MM-DD)",
+    );
+    let mut o = base();
+    set(
+        &mut o,
+        "specimens.person",
+        1,
+        "date_modified",
+        json!("2024-05-01 25:00"),
+    );
+    fails_with(
+        build(&o),
+        "specimens.person pk=1 date_modified: \"2024-05-01 25:00\" is not a timestamp",
+    );
+}
+
+#[test]
+fn a_locality_needs_exactly_one_region() {
+    let mut o = base();
+    set(&mut o, "geography.locality", 1, "county", json!(null));
+    fails_with(build(&o), "geography.locality pk=1 country/state/county: a locality needs exactly one of country, state, county; this one has 0");
+    let mut o = base();
+    set(&mut o, "geography.locality", 1, "state", json!(1));
+    fails_with(build(&o), "geography.locality pk=1 country/state/county: a locality needs exactly one of country, state, county; this one has 2");
+}
+
+#[test]
+fn a_temperature_that_is_not_a_number_fails() {
+    let mut o = base();
+    set(
+        &mut o,
+        "specimens.specimenrecord",
+        1,
+        "temperature",
+        json!("warm"),
+    );
+    fails_with(
+        build(&o),
+        "specimens.specimenrecord pk=1 temperature: \"warm\" is not a number",
+    );
+}
+
+#[test]
+fn json_that_does_not_parse_fails() {
+    let outcome = build_texts(&["[{\"model\": \"taxonomy.order\", \"pk\": 1,".to_string()]);
+    assert!(!outcome.ok && !outcome.written);
+    assert!(
+        outcome
+            .stderr
+            .contains("not a JSON array of fixture objects: EOF while parsing"),
+        "{}",
+        outcome.stderr
+    );
+    let outcome = build_texts(&["{\"model\": \"taxonomy.order\"}".to_string()]);
+    assert!(!outcome.ok && !outcome.written);
+    assert!(
+        outcome
+            .stderr
+            .contains("not a JSON array of fixture objects"),
+        "{}",
+        outcome.stderr
+    );
+}
+
+#[test]
+fn every_problem_is_reported_not_only_the_first() {
+    let mut o = base();
+    set(&mut o, "taxonomy.family", 1, "order", json!(9));
+    set(
+        &mut o,
+        "specimens.specimenrecord",
+        1,
+        "temperature",
+        json!("n/a"),
+    );
+    let outcome = build(&o);
+    assert!(outcome.stderr.contains("taxonomy.family pk=1 order"));
+    assert!(outcome
+        .stderr
+        .contains("specimens.specimenrecord pk=1 temperature"));
+    assert!(
+        outcome.stderr.contains("2 error(s); nothing was written"),
+        "{}",
+        outcome.stderr
+    );
+}
+
+#[test]
+fn a_failed_build_leaves_an_existing_snapshot_alone() {
+    let dir = TempDir::new("keep");
+    let out = dir.path("keep.bin");
+    std::fs::write(&out, b"previous").unwrap();
+    let input = dir.path("bad.json");
+    std::fs::write(&input, "[").unwrap();
+    let o = catalogue(&[
+        "build",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert_eq!(std::fs::read(&out).unwrap(), b"previous");
+}
+
+#[test]
+fn tolerated_inconsistencies_are_warnings() {
+    let mut o = base();
+    set(
+        &mut o,
+        "specimens.specimenrecord",
+        1,
+        "usi",
+        json!("ABC-12"),
+    );
+    set(&mut o, "specimens.specimenrecord", 1, "family", json!(2));
+    set(&mut o, "specimens.specimenrecord", 1, "month", json!(""));
+    set(&mut o, "specimens.specimenrecord", 1, "sex", json!("M"));
+    let outcome = build(&o);
+    assert!(outcome.ok, "{}", outcome.stderr);
+    let out = &outcome.stdout;
+    for line in [
+        "warning: specimens.specimenrecord pk=1 usi: \"ABC-12\" is not of the form <prefix>-<six digits>",
+        "warning: specimens.specimenrecord pk=1 subfamily: taxonomy.subfamily pk=1 belongs to family pk=1, not to the specimen's family pk=2",
+        "warning: specimens.specimenrecord pk=1 day: a day without a month",
+        "warning: specimens.specimenrecord pk=1 sex: \"M\" is not one of the choices (male, female, unknown)",
+    ] {
+        assert!(out.contains(line), "expected {line:?} in:\n{out}");
+    }
+    assert!(out.contains("(4 warnings, 0 objects skipped)"), "{out}");
+}
+
+#[test]
+fn other_models_are_skipped_and_counted_and_files_merge() {
+    let objects = base();
+    // Specimens first, what they refer to in a later file, plus objects of other apps.
+    let (specimens, rest): (Vec<Value>, Vec<Value>) = objects
+        .into_iter()
+        .partition(|o| o["model"] == "specimens.specimenrecord");
+    let mut rest = rest;
+    rest.push(json!({"model": "wagtailcore.page", "pk": 3, "fields": {"title": "Home"}}));
+    rest.push(json!({"model": "wagtailcore.page", "pk": 4, "fields": {"title": "About"}}));
+    rest.push(json!({"model": "auth.user", "pk": 1, "fields": {"username": "admin"}}));
+    let outcome = build_texts(&[
+        Value::Array(specimens).to_string(),
+        Value::Array(rest).to_string(),
+    ]);
+    assert!(outcome.ok, "{}", outcome.stderr);
+    assert!(
+        outcome
+            .stdout
+            .contains("skipped 2 object(s) of wagtailcore.page"),
+        "{}",
+        outcome.stdout
+    );
+    assert!(
+        outcome.stdout.contains("skipped 1 object(s) of auth.user"),
+        "{}",
+        outcome.stdout
+    );
+    assert!(
+        outcome.stdout.contains("3 objects skipped"),
+        "{}",
+        outcome.stdout
+    );
+}
+
+#[test]
+fn the_same_records_in_any_order_give_the_same_checksum() {
+    let checksum = |o: &Outcome| {
+        o.stdout
+            .rsplit("checksum: ")
+            .next()
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    let forward = build(&base());
+    let mut reversed = base();
+    reversed.reverse();
+    let backward = build(&reversed);
+    assert_eq!(checksum(&forward), checksum(&backward));
+}

@@ -1,0 +1,150 @@
+//! Paging and the errors every list gives for bad parameters.
+
+mod common;
+
+use catalogue::http::Settings;
+use common::{ids, Server, TempDir};
+use serde_json::json;
+
+/// A generated collection big enough for default pages and streamed bodies.
+fn generated(dir: &TempDir, specimens: usize) -> std::path::PathBuf {
+    let fixture = dir.path("generated.json");
+    let file = std::fs::File::create(&fixture).unwrap();
+    catalogue::generate::write(std::io::BufWriter::new(file), specimens, 42).unwrap();
+    let checked = catalogue::build::from_fixtures(&[fixture]);
+    assert!(checked.errors.is_empty(), "{:?}", checked.errors);
+    let out = dir.path("generated.bin");
+    catalogue::build::write(&checked, &out).unwrap();
+    out
+}
+
+#[test]
+fn default_page_and_paging_edges() {
+    let dir = TempDir::new("paging");
+    let server = Server::start(&generated(&dir, 300), Settings::default());
+    let body = server.json("/api/v2/specimen-records/", 200);
+    assert_eq!(body["meta"]["total_count"], 300);
+    assert_eq!(ids(&body), (1..=20).collect::<Vec<_>>());
+    let body = server.json("/api/v2/specimen-records/?limit=5&offset=295", 200);
+    assert_eq!(ids(&body), (296..=300).collect::<Vec<_>>());
+    let body = server.json("/api/v2/specimen-records/?limit=10&offset=298", 200);
+    assert_eq!(ids(&body), vec![299, 300]);
+    for path in [
+        "/api/v2/specimen-records/?offset=300",
+        "/api/v2/specimen-records/?offset=1000000",
+        "/api/v2/specimen-records/?limit=0",
+        "/api/v2/specimen-records/?limit=0&offset=5",
+        "/api/v2/specimen-records/?offset=99999999999999999999999",
+    ] {
+        let body = server.json(path, 200);
+        assert_eq!(
+            body,
+            json!({"meta": {"total_count": 300}, "items": []}),
+            "{path}"
+        );
+    }
+    // A page well above the copy threshold is streamed: head, shared slice, tail.
+    let r = server.get("/api/v2/specimen-records/?limit=99999999999999999999");
+    assert_eq!(r.status, 200);
+    assert!(r.body.len() > 64 * 1024);
+    assert_eq!(
+        r.header("content-length")
+            .unwrap()
+            .parse::<usize>()
+            .unwrap(),
+        r.body.len()
+    );
+    assert_eq!(ids(&r.json()), (1..=300).collect::<Vec<_>>());
+    // Every page, concatenated, is the whole list.
+    let mut all = Vec::new();
+    for offset in (0..300).step_by(64) {
+        all.extend(ids(&server.json(
+            &format!("/api/v2/specimen-records/?limit=64&offset={offset}"),
+            200,
+        )));
+    }
+    assert_eq!(all, (1..=300).collect::<Vec<_>>());
+}
+
+#[test]
+fn configured_page_size_and_maximum() {
+    let settings = Settings {
+        default_limit: 2,
+        max_limit: Some(5),
+    };
+    let server = Server::start(&common::sample_snapshot(), settings);
+    assert_eq!(ids(&server.json("/api/v2/states/", 200)), vec![1, 2]);
+    assert_eq!(ids(&server.json("/api/v2/states/?limit=5", 200)).len(), 5);
+    let body = server.json("/api/v2/states/?limit=6", 400);
+    assert_eq!(body, json!({"message": "limit cannot be higher than 5"}));
+}
+
+#[test]
+fn bad_limit_and_offset_are_400() {
+    let server = Server::sample();
+    for value in ["-1", "abc", "", "1.5", "1e3", "+2", "%20"] {
+        for name in ["limit", "offset"] {
+            for endpoint in ["orders", "nested-localities", "specimen-records"] {
+                let body = server.json(&format!("/api/v2/{endpoint}/?{name}={value}"), 400);
+                assert_eq!(
+                    body,
+                    json!({"message": format!("{name} must be a positive integer")}),
+                    "{endpoint} {name}={value}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn unknown_parameters_are_400_except_on_specimens() {
+    let server = Server::sample();
+    let body = server.json("/api/v2/states/?zeta=1&alpha=2&limit=2", 400);
+    assert_eq!(
+        body,
+        json!({"message": "query parameter is not an operation or a recognised field: alpha, zeta"})
+    );
+    let body = server.json("/api/v2/nested-genera/?foo=1&foo=2", 400);
+    assert_eq!(
+        body,
+        json!({"message": "query parameter is not an operation or a recognised field: foo"})
+    );
+    // Unknown parameters are checked before paging.
+    let body = server.json("/api/v2/orders/?bogus=1&limit=abc", 400);
+    assert_eq!(
+        body["message"],
+        "query parameter is not an operation or a recognised field: bogus"
+    );
+    // Operations and fields of the plain shape are recognised.
+    server.json("/api/v2/orders/?_=123&format=json&name=Odonata", 200);
+    server.json("/api/v2/nested-states/?country=1", 200);
+    // The label form sends fields the specimen list does not know: ignored.
+    let body = server.json("/api/v2/specimen-records/?bogus=1&limit=2", 200);
+    assert_eq!(ids(&body), vec![1, 2]);
+}
+
+#[test]
+fn bad_query_encoding_is_400() {
+    let server = Server::sample();
+    for path in [
+        "/api/v2/orders/?name=%zz",
+        "/api/v2/orders/?name=%ff",
+        "/api/v2/orders/?limit=%",
+    ] {
+        let body = server.json(path, 400);
+        assert!(
+            body["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("the query string"),
+            "{path}: {body}"
+        );
+    }
+}
+
+#[test]
+fn unsupported_operations_say_so() {
+    let server = Server::sample();
+    let body = server.json("/api/v2/orders/?format=xml", 400);
+    assert_eq!(body["message"], "format must be json, not \"xml\"");
+}

@@ -1,0 +1,119 @@
+//! The bundled sample and the snapshot file: they agree, and bad files are refused.
+
+mod common;
+
+use common::{catalogue, sample_fixture, sample_snapshot, TempDir};
+
+#[test]
+fn the_bundled_snapshot_is_built_from_the_bundled_fixture() {
+    let checked = catalogue::build::from_fixtures(&[sample_fixture()]);
+    assert!(checked.errors.is_empty(), "{:?}", checked.errors);
+    assert!(checked.warnings.is_empty(), "{:?}", checked.warnings);
+    let (header, collection) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
+    let (fresh, _) = catalogue::snapshot::encode(&checked.collection, 0).unwrap();
+    assert!(
+        header.checksum == fresh.checksum && collection == checked.collection,
+        "snapshot/collection.bin is stale: rebuild it with \
+         `cargo run --release -- build snapshot/collection.json -o snapshot/collection.bin`"
+    );
+}
+
+#[test]
+fn inspect_prints_version_checksum_and_counts() {
+    let o = catalogue(&["inspect", sample_snapshot().to_str().unwrap()]);
+    assert!(o.status.success());
+    let out = String::from_utf8(o.stdout).unwrap();
+    let (header, _) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
+    assert!(out.contains("format version: 1\n"), "{out}");
+    assert!(
+        out.contains(&format!("checksum: {}\n", header.checksum_hex())),
+        "{out}"
+    );
+    assert!(out.contains("specimens.specimenrecord: 8\n"), "{out}");
+    assert!(out.contains("geography.state: 7\n"), "{out}");
+}
+
+fn serve_refuses(bytes: &[u8], expected: &str) {
+    let dir = TempDir::new("refuse");
+    let path = dir.path("bad.bin");
+    std::fs::write(&path, bytes).unwrap();
+    for args in [
+        vec!["inspect", path.to_str().unwrap()],
+        vec![
+            "serve",
+            "--snapshot",
+            path.to_str().unwrap(),
+            "--addr",
+            "127.0.0.1:0",
+        ],
+    ] {
+        let o = catalogue(&args);
+        assert!(!o.status.success(), "{args:?} should fail");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(expected),
+            "{args:?}: expected {expected:?} in {err}"
+        );
+    }
+}
+
+#[test]
+fn truncated_altered_and_foreign_files_are_refused() {
+    let good = std::fs::read(sample_snapshot()).unwrap();
+    serve_refuses(
+        &good[..good.len() - 10],
+        "is truncated or has trailing bytes",
+    );
+    serve_refuses(&good[..40], "is truncated or has trailing bytes");
+    let mut altered = good.clone();
+    let n = altered.len();
+    altered[n - 100] ^= 0x20;
+    serve_refuses(&altered, "is damaged or altered");
+    serve_refuses(
+        b"[{\"model\": \"taxonomy.order\"}]",
+        "is not a catalogue snapshot",
+    );
+    serve_refuses(b"", "is not a catalogue snapshot");
+    let mut future = good.clone();
+    future[8..12].copy_from_slice(&7u32.to_le_bytes());
+    serve_refuses(
+        &future,
+        "is snapshot format version 7, this catalogue reads version 1",
+    );
+}
+
+#[test]
+fn a_missing_snapshot_is_a_clear_error() {
+    let o = catalogue(&[
+        "serve",
+        "--snapshot",
+        "/nonexistent/x.bin",
+        "--addr",
+        "127.0.0.1:0",
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read /nonexistent/x.bin"));
+}
+
+#[test]
+fn a_snapshot_with_invalid_records_is_refused() {
+    // A checksum-valid file whose records break a rule (made by hand, not by `build`).
+    let mut collection = catalogue::snapshot::read(&sample_snapshot()).unwrap().1;
+    collection.states[0].country = 99;
+    let dir = TempDir::new("invalid");
+    let path = dir.path("invalid.bin");
+    catalogue::snapshot::write(&path, &collection, 0).unwrap();
+    let o = catalogue(&[
+        "serve",
+        "--snapshot",
+        path.to_str().unwrap(),
+        "--addr",
+        "127.0.0.1:0",
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("fail validation") && err.contains("geography.state pk=1 country"),
+        "{err}"
+    );
+}
