@@ -1,1 +1,67 @@
-fn main() {}
+//! Load-time and request-path costs on a generated collection.
+//!
+//! `cargo bench --bench view` (set `CATALOGUE_BENCH_SPECIMENS`, default 10000).
+
+use std::hint::black_box;
+use std::path::PathBuf;
+
+use catalogue::http::Settings;
+use catalogue::query;
+use catalogue::schema::{Endpoint, Model};
+use catalogue::view::View;
+use criterion::{criterion_group, criterion_main, Criterion};
+
+fn snapshot(specimens: usize) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("catalogue-bench-{specimens}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = dir.join("collection.bin");
+    if !bin.exists() {
+        let json = dir.join("collection.json");
+        let file = std::fs::File::create(&json).unwrap();
+        catalogue::generate::write(std::io::BufWriter::new(file), specimens, 1).unwrap();
+        let checked = catalogue::build::from_fixtures(&[json]);
+        catalogue::build::write(&checked, &bin).unwrap();
+    }
+    bin
+}
+
+fn benches(c: &mut Criterion) {
+    let specimens: usize = std::env::var("CATALOGUE_BENCH_SPECIMENS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10_000);
+    let path = snapshot(specimens);
+    let bytes = std::fs::read(&path).unwrap();
+
+    let mut load = c.benchmark_group(format!("load/{specimens}"));
+    load.sample_size(10);
+    load.bench_function("decode", |b| {
+        b.iter(|| catalogue::snapshot::decode(&path, black_box(&bytes)).unwrap())
+    });
+    load.bench_function("decode+build view", |b| b.iter(|| View::load(&path).unwrap()));
+    load.finish();
+
+    let view = View::load(&path).unwrap();
+    let settings = Settings::default();
+    let specimens_list = Endpoint {
+        model: Model::SpecimenRecord,
+        nested: false,
+    };
+    let mut req = c.benchmark_group(format!("request/{specimens}"));
+    let deep = format!("limit=20&offset={}", specimens * 9 / 10);
+    for (name, q) in [
+        ("page cut, deep", deep.as_str()),
+        ("filter+page, substring", "collector_lastname=bro&limit=20"),
+        ("filter+page, exact", "year=1990&sex=female&limit=20"),
+        ("filter+page, related+own", "order=lepi&method=light&full_date=june&limit=20"),
+    ] {
+        let params = query::parse(q).unwrap();
+        req.bench_function(name, |b| {
+            b.iter(|| query::list(&view, specimens_list, black_box(&params), &settings).unwrap())
+        });
+    }
+    req.finish();
+}
+
+criterion_group!(all, benches);
+criterion_main!(all);
