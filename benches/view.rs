@@ -38,7 +38,9 @@ fn benches(c: &mut Criterion) {
     load.bench_function("decode", |b| {
         b.iter(|| catalogue::snapshot::decode(&path, black_box(&bytes)).unwrap())
     });
-    load.bench_function("decode+build view", |b| b.iter(|| View::load(&path).unwrap()));
+    load.bench_function("decode+build view", |b| {
+        b.iter(|| View::load(&path).unwrap())
+    });
     load.finish();
 
     let view = View::load(&path).unwrap();
@@ -53,7 +55,10 @@ fn benches(c: &mut Criterion) {
         ("page cut, deep", deep.as_str()),
         ("filter+page, substring", "collector_lastname=bro&limit=20"),
         ("filter+page, exact", "year=1990&sex=female&limit=20"),
-        ("filter+page, related+own", "order=lepi&method=light&full_date=june&limit=20"),
+        (
+            "filter+page, related+own",
+            "order=lepi&method=light&full_date=june&limit=20",
+        ),
     ] {
         let params = query::parse(q).unwrap();
         req.bench_function(name, |b| {
