@@ -6,6 +6,7 @@ use ahash::AHashMap;
 
 use crate::derived;
 use crate::query::{ApiError, Params};
+use crate::render::Shape;
 use crate::schema::{Model, Type};
 use crate::validate::{PREPARATIONS, SEXES, STAGES};
 use crate::view::{Value, View, SPECIMEN_TEXT};
@@ -32,11 +33,22 @@ enum Cond {
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
     conds: Vec<Cond>,
+    /// Search terms, lowercased: each must occur in some string of the item.
+    terms: Vec<String>,
 }
 
 impl Filter {
     pub fn is_empty(&self) -> bool {
-        self.conds.is_empty()
+        self.conds.is_empty() && self.terms.is_empty()
+    }
+
+    /// Adds the terms of a `search` value: whitespace-separated, case-insensitive.
+    pub fn search(&mut self, value: &str) {
+        self.terms.extend(
+            value
+                .split_whitespace()
+                .map(|t| t.to_lowercase().replace('\0', "")),
+        );
     }
 }
 
@@ -124,7 +136,10 @@ pub fn specimen(params: &Params) -> Result<Filter, ApiError> {
             });
         }
     }
-    Ok(Filter { conds })
+    Ok(Filter {
+        conds,
+        terms: Vec::new(),
+    })
 }
 
 fn exact_specimen(name: &str, value: &str) -> Result<Option<Value>, ApiError> {
@@ -216,7 +231,10 @@ pub fn fields(model: Model, params: &Params) -> Result<Filter, ApiError> {
         };
         conds.push(cond);
     }
-    Ok(Filter { conds })
+    Ok(Filter {
+        conds,
+        terms: Vec::new(),
+    })
 }
 
 /// Positions of the related records whose field contains a term, per model.
@@ -244,9 +262,73 @@ fn related_sets(view: &View, model: Model, field: usize, target: &str, term: &st
         .collect()
 }
 
-/// The positions of the rows of `model` that match every condition, ascending.
-pub fn matching(view: &View, model: Model, filter: &Filter) -> Vec<usize> {
+/// Which rows of each (model, shape) have a term in some string of their item.
+type Found = AHashMap<(Model, Shape), Vec<bool>>;
+
+/// Marks the rows of `model` whose item, as served in `shape`, holds `term` in one
+/// of its own strings or in a record it embeds; embedded models are marked first.
+fn find_term(view: &View, model: Model, shape: Shape, term: &str, found: &mut Found) {
+    if found.contains_key(&(model, shape)) {
+        return;
+    }
+    let fields = model.fields();
+    // For each field: the (model, shape) of the records it embeds in this item.
+    let embedded: Vec<Vec<(Model, Shape)>> = fields
+        .iter()
+        .map(|f| match (f.ty, shape) {
+            (Type::Parent(m), Shape::Nested) => {
+                vec![(
+                    m,
+                    if m.has_nested() {
+                        Shape::Nested
+                    } else {
+                        Shape::Plain
+                    },
+                )]
+            }
+            (Type::Embed(m) | Type::EmbedMany(m), _) => vec![(m, Shape::Plain)],
+            (Type::Taxon, _) => Model::RANKS.iter().map(|&m| (m, Shape::Plain)).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    for &(m, s) in embedded.iter().flatten() {
+        find_term(view, m, s, term, found);
+    }
     let table = view.table(model);
+    let set = (0..table.rows.len())
+        .map(|pos| {
+            table.text(pos).contains(term)
+                || table.rows[pos].iter().zip(&embedded).any(|(v, targets)| {
+                    let hit = |m: &Model, p: &u32| {
+                        targets
+                            .iter()
+                            .find(|(t, _)| t == m)
+                            .is_some_and(|key| found[key][*p as usize])
+                    };
+                    match v {
+                        Value::Ref(m, p) => hit(m, p),
+                        Value::Refs(m, ps) => ps.iter().any(|p| hit(m, p)),
+                        _ => false,
+                    }
+                })
+        })
+        .collect();
+    found.insert((model, shape), set);
+}
+
+/// The positions of the rows of `model` that match every condition and every
+/// search term (searched in the item as served in `shape`), ascending.
+pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec<usize> {
+    let table = view.table(model);
+    let searched: Vec<Vec<bool>> = filter
+        .terms
+        .iter()
+        .map(|term| {
+            let mut found = Found::default();
+            find_term(view, model, shape, term, &mut found);
+            found.remove(&(model, shape)).expect("marked above")
+        })
+        .collect();
     let sets: Vec<Option<Sets>> = filter
         .conds
         .iter()
@@ -261,6 +343,7 @@ pub fn matching(view: &View, model: Model, filter: &Filter) -> Vec<usize> {
         .collect();
     let in_set = |sets: &Sets, m: &Model, p: &u32| sets.get(m).is_some_and(|s| s[*p as usize]);
     (0..table.rows.len())
+        .filter(|&pos| searched.iter().all(|set| set[pos]))
         .filter(|&pos| {
             let row = &table.rows[pos];
             filter

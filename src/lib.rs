@@ -14,7 +14,7 @@
 //! - [`view`] turns a snapshot into indexed tables with the [`derived`] values, and
 //!   [`render`] writes every list once into one buffer each.
 //! - [`query`] decodes query strings and answers list and record requests, with the
-//!   [`filter`]s.
+//!   [`filter`]s (and `search`), `sort`, and [`fields`] projection.
 //! - [`http`] serves it all with warp; [`cli`] is the command line.
 //! - [`generate`] writes a deterministic synthetic collection for tests and benchmarks.
 
@@ -22,6 +22,7 @@ pub mod build;
 pub mod cli;
 pub mod codec;
 pub mod derived;
+pub mod fields;
 pub mod filter;
 pub mod fixture;
 pub mod generate;

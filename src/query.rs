@@ -3,10 +3,14 @@
 
 use bytes::Bytes;
 
+use std::cmp::Ordering;
+
+use crate::fields::{self, Plan};
 use crate::filter;
 use crate::http::Settings;
-use crate::schema::{Endpoint, Model};
-use crate::view::View;
+use crate::render::{self, Shape};
+use crate::schema::{Endpoint, Model, Type};
+use crate::view::{Value, View};
 
 /// An answer the API gives as an error: a status and a message for the caller.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -133,26 +137,19 @@ pub fn list(
     settings: &Settings,
 ) -> Result<Page, ApiError> {
     let model = endpoint.model;
-    let filter = if model == Model::SpecimenRecord {
+    let shape = shape(endpoint);
+    let mut filter = if model == Model::SpecimenRecord {
         filter::specimen(params)?
     } else {
         check_known(model, params)?;
         filter::fields(model, params)?
     };
-    for op in ["sort", "search", "fields"] {
-        if params.get(op).is_some_and(|v| !v.is_empty()) {
-            return Err(ApiError::bad_request(format!(
-                "{op} is not supported by this server yet"
-            )));
-        }
+    if let Some(terms) = params.get("search") {
+        filter.search(terms);
     }
-    if let Some(format) = params.get("format") {
-        if format != "json" {
-            return Err(ApiError::bad_request(format!(
-                "format must be json, not {format:?}"
-            )));
-        }
-    }
+    let order = sort_keys(model, shape, params)?;
+    let plan = plan(model, shape, params)?;
+    check_format(params)?;
     let limit = non_negative(params, "limit", settings.default_limit)?;
     if let Some(max) = settings.max_limit.filter(|&m| limit > m) {
         return Err(ApiError::bad_request(format!(
@@ -161,7 +158,8 @@ pub fn list(
     }
     let offset = non_negative(params, "offset", 0)?;
     let list = view.list(endpoint);
-    if filter.is_empty() {
+    if filter.is_empty() && order.is_empty() && plan.is_none() {
+        // The fast path: one slice of the rendered list.
         let total = list.len();
         let from = offset.min(total);
         let to = from.saturating_add(limit).min(total);
@@ -170,19 +168,118 @@ pub fn list(
             items: list.run(from, to),
         });
     }
-    let matches = filter::matching(view, model, &filter);
-    let total = matches.len();
+    let mut positions = if filter.is_empty() {
+        (0..list.len()).collect()
+    } else {
+        filter::matching(view, model, shape, &filter)
+    };
+    sort(view, model, &order, &mut positions);
     let mut items = Vec::new();
-    for (k, &pos) in matches.iter().skip(offset).take(limit).enumerate() {
+    for (k, &pos) in positions.iter().skip(offset).take(limit).enumerate() {
         if k > 0 {
             items.push(b',');
         }
-        items.extend_from_slice(list.item(pos));
+        match &plan {
+            Some(plan) => render::write_item(&mut items, view, model, pos, shape, Some(plan)),
+            None => items.extend_from_slice(list.item(pos)),
+        }
     }
     Ok(Page {
-        total,
+        total: positions.len(),
         items: Bytes::from(items),
     })
+}
+
+fn shape(endpoint: Endpoint) -> Shape {
+    if endpoint.nested {
+        Shape::Nested
+    } else {
+        Shape::Plain
+    }
+}
+
+fn check_format(params: &Params) -> Result<(), ApiError> {
+    match params.get("format") {
+        Some(format) if format != "json" => Err(ApiError::bad_request(format!(
+            "format must be json, not {format:?}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The `fields` plan of a request, or `None` when it keeps every field whole.
+fn plan(model: Model, shape: Shape, params: &Params) -> Result<Option<Plan>, ApiError> {
+    match params.get("fields").filter(|v| !v.is_empty()) {
+        None => Ok(None),
+        Some(v) => {
+            let plan = Plan::new(model, shape, &fields::parse(v)?)?;
+            Ok((!plan.is_everything(model)).then_some(plan))
+        }
+    }
+}
+
+/// `sort=f1,-f2`: field positions, descending or not.
+fn sort_keys(model: Model, shape: Shape, params: &Params) -> Result<Vec<(usize, bool)>, ApiError> {
+    let Some(value) = params.get("sort").filter(|v| !v.is_empty()) else {
+        return Ok(Vec::new());
+    };
+    value
+        .split(',')
+        .map(|key| {
+            let (name, descending) = match key.strip_prefix('-') {
+                Some(name) => (name, true),
+                None => (key, false),
+            };
+            let index = model.field_index(name).ok_or_else(|| {
+                ApiError::bad_request(format!("cannot order by '{name}' (unknown field)"))
+            })?;
+            let scalar = match model.fields()[index].ty {
+                Type::Int | Type::Bool | Type::Str | Type::Time | Type::Date => true,
+                Type::Parent(_) => shape == Shape::Plain,
+                Type::Embed(_) | Type::EmbedMany(_) | Type::Taxon => false,
+            };
+            if !scalar {
+                return Err(ApiError::bad_request(format!(
+                    "cannot order by '{name}' (not a scalar field)"
+                )));
+            }
+            Ok((index, descending))
+        })
+        .collect()
+}
+
+/// Sorts positions by the keys: strings by code point, numbers numerically, nulls
+/// last in both directions; the sort is stable, so ties stay in ascending id order.
+fn sort(view: &View, model: Model, keys: &[(usize, bool)], positions: &mut [usize]) {
+    if keys.is_empty() {
+        return;
+    }
+    let table = view.table(model);
+    let cmp = |a: &Value, b: &Value| -> Ordering {
+        match (a, b) {
+            (Value::Int(x), Value::Int(y)) => x.cmp(y),
+            (Value::Str(x), Value::Str(y)) => x.cmp(y),
+            (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
+            (Value::Time(x), Value::Time(y)) => x.cmp(y),
+            (Value::Ref(m, x), Value::Ref(_, y)) => {
+                view.table(*m).id(*x).cmp(&view.table(*m).id(*y))
+            }
+            _ => Ordering::Equal,
+        }
+    };
+    positions.sort_by(|&p, &q| {
+        let (rp, rq) = (&table.rows[p], &table.rows[q]);
+        keys.iter()
+            .map(|&(f, descending)| match (&rp[f], &rq[f]) {
+                (Value::Null, Value::Null) => Ordering::Equal,
+                (Value::Null, _) => Ordering::Greater,
+                (_, Value::Null) => Ordering::Less,
+                (a, b) if descending => cmp(a, b).reverse(),
+                (a, b) => cmp(a, b),
+            })
+            .find(|o| o.is_ne())
+            .unwrap_or(Ordering::Equal)
+    });
 }
 
 /// Refuses parameters that are neither operations nor fields of the plain shape.
@@ -209,21 +306,35 @@ pub fn record(
     id: &str,
     params: &Params,
 ) -> Result<Bytes, ApiError> {
+    let model = endpoint.model;
     let missing = || {
         ApiError::not_found(format!(
             "No {} matches the given query.",
-            endpoint.model.class_name()
+            model.class_name()
         ))
     };
-    let id: i64 = id.parse().map_err(|_| missing())?;
-    for op in ["fields"] {
-        if params.get(op).is_some_and(|v| !v.is_empty()) {
-            return Err(ApiError::bad_request(format!(
-                "{op} is not supported by this server yet"
-            )));
+    let plan = plan(model, shape(endpoint), params)?;
+    check_format(params)?;
+    let pos = id
+        .parse::<i64>()
+        .ok()
+        .and_then(|id| view.table(model).position(id))
+        .ok_or_else(missing)?;
+    Ok(match plan {
+        None => view.list(endpoint).item_bytes(pos as usize),
+        Some(plan) => {
+            let mut out = Vec::new();
+            render::write_item(
+                &mut out,
+                view,
+                model,
+                pos as usize,
+                shape(endpoint),
+                Some(&plan),
+            );
+            Bytes::from(out)
         }
-    }
-    view.item(endpoint, id).ok_or_else(missing)
+    })
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use std::io::Write as _;
 use bytes::Bytes;
 
 use crate::derived;
+use crate::fields::{Child, Plan};
 use crate::schema::{Model, Type};
 use crate::view::{Table, Value};
 
@@ -90,62 +91,85 @@ pub fn write_int(out: &mut Vec<u8>, n: i64) {
 }
 
 /// Which list an item is rendered for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Shape {
     Plain,
     Nested,
 }
 
+/// Where an item's embedded records come from: bytes rendered before it.
+pub trait Embeds {
+    /// The table of a model, for ids and rows.
+    fn table(&self, model: Model) -> &Table;
+    /// A record in its plain shape.
+    fn plain(&self, model: Model, pos: u32) -> &[u8];
+    /// A record in its nested shape (its plain shape when it has no parent).
+    fn nested(&self, model: Model, pos: u32) -> &[u8];
+}
+
 /// The lists rendered so far, by model index; models are rendered in `Model::ALL`
 /// order, so whatever an item embeds is already here.
-pub struct Rendered {
+pub struct Rendered<'t> {
+    tables: &'t [Table],
     pub plain: Vec<Option<List>>,
     pub nested: Vec<Option<List>>,
 }
 
-impl Rendered {
-    fn plain_item(&self, model: Model, pos: u32) -> &[u8] {
+impl Embeds for Rendered<'_> {
+    fn table(&self, model: Model) -> &Table {
+        &self.tables[model.index()]
+    }
+
+    fn plain(&self, model: Model, pos: u32) -> &[u8] {
         self.plain[model.index()]
             .as_ref()
             .expect("embedded models are rendered first")
             .item(pos as usize)
     }
 
-    fn nested_item(&self, model: Model, pos: u32) -> &[u8] {
+    fn nested(&self, model: Model, pos: u32) -> &[u8] {
         match &self.nested[model.index()] {
             Some(list) => list.item(pos as usize),
-            None => self.plain_item(model, pos),
+            None => self.plain(model, pos),
         }
     }
 }
 
+impl Rendered<'_> {
+    /// The plain and nested lists, by model index, without the tables.
+    pub fn into_lists(self) -> (Vec<Option<List>>, Vec<Option<List>>) {
+        (self.plain, self.nested)
+    }
+}
+
 /// Renders every list of every model: plain lists, then nested ones.
-pub fn render_all(tables: &[Table]) -> Rendered {
+pub fn render_all(tables: &[Table]) -> Rendered<'_> {
     let mut done = Rendered {
+        tables,
         plain: (0..tables.len()).map(|_| None).collect(),
         nested: (0..tables.len()).map(|_| None).collect(),
     };
     for model in Model::ALL {
-        let table = &tables[model.index()];
-        let plain = render_list(tables, &done, table, Shape::Plain);
+        let plain = render_list(&done, model, Shape::Plain);
         done.plain[model.index()] = Some(plain);
         if model.has_nested() {
-            let nested = render_list(tables, &done, table, Shape::Nested);
+            let nested = render_list(&done, model, Shape::Nested);
             done.nested[model.index()] = Some(nested);
         }
     }
     done
 }
 
-fn render_list(tables: &[Table], done: &Rendered, table: &Table, shape: Shape) -> List {
+fn render_list(done: &Rendered, model: Model, shape: Shape) -> List {
+    let rows = done.table(model).rows.len();
     let mut out = Vec::new();
-    let mut spans = Vec::with_capacity(table.rows.len());
-    for row in 0..table.rows.len() {
-        if row > 0 {
+    let mut spans = Vec::with_capacity(rows);
+    for pos in 0..rows {
+        if pos > 0 {
             out.push(b',');
         }
         let start = out.len();
-        render_item(&mut out, tables, done, table, row, shape);
+        write_item(&mut out, done, model, pos, shape, None);
         spans.push((start, out.len()));
     }
     out.shrink_to_fit();
@@ -155,52 +179,86 @@ fn render_list(tables: &[Table], done: &Rendered, table: &Table, shape: Shape) -
     }
 }
 
-fn render_item(
+/// Appends one item: every field, or the fields a plan keeps.
+pub fn write_item(
     out: &mut Vec<u8>,
-    tables: &[Table],
-    done: &Rendered,
-    table: &Table,
-    row: usize,
+    e: &impl Embeds,
+    model: Model,
+    pos: usize,
     shape: Shape,
+    plan: Option<&Plan>,
 ) {
+    let fields = model.fields();
+    let row = &e.table(model).rows[pos];
     out.push(b'{');
-    let values = &table.rows[row];
-    for (i, field) in table.model.fields().iter().enumerate() {
-        if i > 0 {
+    let mut write = |k: usize, i: usize, child: Option<&Child>| {
+        if k > 0 {
             out.push(b',');
         }
-        write_str(out, field.name);
+        write_str(out, fields[i].name);
         out.push(b':');
-        match &values[i] {
-            Value::Null => out.extend_from_slice(b"null"),
-            Value::Int(n) => write_int(out, *n),
-            Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-            Value::Str(s) => write_str(out, s),
-            Value::Time(t) => {
-                out.push(b'"');
-                derived::write_timestamp(out, *t);
-                out.push(b'"');
-            }
-            Value::Ref(model, pos) => match (field.ty, shape) {
-                (Type::Parent(_), Shape::Plain) => write_int(out, tables[model.index()].id(*pos)),
-                (Type::Parent(_), Shape::Nested) => {
-                    out.extend_from_slice(done.nested_item(*model, *pos))
-                }
-                _ => out.extend_from_slice(done.plain_item(*model, *pos)),
-            },
-            Value::Refs(model, positions) => {
-                out.push(b'[');
-                for (k, pos) in positions.iter().enumerate() {
-                    if k > 0 {
-                        out.push(b',');
-                    }
-                    out.extend_from_slice(done.plain_item(*model, *pos));
-                }
-                out.push(b']');
+        write_value(out, e, fields[i].ty, &row[i], shape, child);
+    };
+    match plan {
+        None => (0..fields.len()).for_each(|i| write(i, i, None)),
+        Some(plan) => {
+            for (k, (i, child)) in plan.fields.iter().enumerate() {
+                write(k, *i, child.as_ref());
             }
         }
     }
     out.push(b'}');
+}
+
+/// Appends a value as the item of `shape` serves it; a `child` plan cuts an
+/// embedded record, which is otherwise copied from its rendered bytes.
+fn write_value(
+    out: &mut Vec<u8>,
+    e: &impl Embeds,
+    ty: Type,
+    value: &Value,
+    shape: Shape,
+    child: Option<&Child>,
+) {
+    let embed =
+        |out: &mut Vec<u8>, m: Model, p: u32, nested: bool| match child.and_then(|c| c.get(&m)) {
+            Some(plan) => {
+                let shape = if nested && m.has_nested() {
+                    Shape::Nested
+                } else {
+                    Shape::Plain
+                };
+                write_item(out, e, m, p as usize, shape, Some(plan));
+            }
+            None if nested => out.extend_from_slice(e.nested(m, p)),
+            None => out.extend_from_slice(e.plain(m, p)),
+        };
+    match value {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Int(n) => write_int(out, *n),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Str(s) => write_str(out, s),
+        Value::Time(t) => {
+            out.push(b'"');
+            derived::write_timestamp(out, *t);
+            out.push(b'"');
+        }
+        Value::Ref(m, p) => match (ty, shape) {
+            (Type::Parent(_), Shape::Plain) => write_int(out, e.table(*m).id(*p)),
+            (Type::Parent(_), Shape::Nested) => embed(out, *m, *p, true),
+            _ => embed(out, *m, *p, false),
+        },
+        Value::Refs(m, positions) => {
+            out.push(b'[');
+            for (k, p) in positions.iter().enumerate() {
+                if k > 0 {
+                    out.push(b',');
+                }
+                embed(out, *m, *p, false);
+            }
+            out.push(b']');
+        }
+    }
 }
 
 #[cfg(test)]

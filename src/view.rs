@@ -8,11 +8,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use ahash::AHashMap;
-use bytes::Bytes;
 
 use crate::derived;
 use crate::records::{self, Collection};
-use crate::render::{self, List};
+use crate::render::{self, Embeds, List};
 use crate::schema::{Endpoint, Model, Type};
 use crate::snapshot::{self, Header, SnapshotError};
 use crate::validate;
@@ -69,6 +68,9 @@ pub struct Table {
     /// Lowercased text of string fields, for case-insensitive matching; `None` where
     /// lowercasing changes nothing (or the field is not kept lowercased).
     lower: Vec<Option<Vec<Option<Box<str>>>>>,
+    /// Per row, the lowercased string values of its own fields (timestamps aside),
+    /// joined by NUL: what `search` looks in, besides embedded records.
+    text: Vec<Box<str>>,
 }
 
 impl Table {
@@ -83,7 +85,31 @@ impl Table {
             rows,
             index,
             lower: Vec::new(),
+            text: Vec::new(),
         }
+    }
+
+    /// Builds the search text of every row.
+    fn keep_search_text(&mut self) {
+        self.text = self
+            .rows
+            .iter()
+            .map(|row| {
+                let mut t = String::new();
+                for v in row.iter() {
+                    if let Value::Str(s) = v {
+                        t.push_str(&s.to_lowercase());
+                        t.push('\0');
+                    }
+                }
+                t.into_boxed_str()
+            })
+            .collect();
+    }
+
+    /// The search text of the row at `pos`: its own strings, lowercased, NUL-separated.
+    pub fn text(&self, pos: usize) -> &str {
+        &self.text[pos]
     }
 
     /// The id of the row at `pos`.
@@ -180,16 +206,12 @@ impl View {
             return Err((report.errors.len(), first.clone()));
         }
         let tables = tables(collection);
-        let rendered = render::render_all(&tables);
+        let (plain, nested) = render::render_all(&tables).into_lists();
         Ok(View {
             header,
             tables,
-            plain: rendered
-                .plain
-                .into_iter()
-                .map(Option::unwrap_or_default)
-                .collect(),
-            nested: rendered.nested,
+            plain: plain.into_iter().map(Option::unwrap_or_default).collect(),
+            nested,
             build_time: started.elapsed(),
         })
     }
@@ -206,12 +228,6 @@ impl View {
             }
         }
         &self.plain[endpoint.model.index()]
-    }
-
-    /// One record as the endpoint's list shows it.
-    pub fn item(&self, endpoint: Endpoint, id: i64) -> Option<Bytes> {
-        let pos = self.table(endpoint.model).position(id)?;
-        Some(self.list(endpoint).item_bytes(pos as usize))
     }
 
     /// Record counts by model.
@@ -231,6 +247,23 @@ impl View {
                 .flatten()
                 .map(List::byte_len)
                 .sum::<usize>()
+    }
+}
+
+impl Embeds for View {
+    fn table(&self, model: Model) -> &Table {
+        &self.tables[model.index()]
+    }
+
+    fn plain(&self, model: Model, pos: u32) -> &[u8] {
+        self.plain[model.index()].item(pos as usize)
+    }
+
+    fn nested(&self, model: Model, pos: u32) -> &[u8] {
+        match &self.nested[model.index()] {
+            Some(list) => list.item(pos as usize),
+            None => self.plain(model, pos),
+        }
     }
 }
 
@@ -509,6 +542,7 @@ fn tables(c: Collection) -> Vec<Table> {
             .map(|(i, _)| i)
             .collect();
         table.keep_lowercase(&fields);
+        table.keep_search_text();
     }
     tables
 }
