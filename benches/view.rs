@@ -59,6 +59,12 @@ fn benches(c: &mut Criterion) {
             "filter+page, related+own",
             "order=lepi&method=light&full_date=june&limit=20",
         ),
+        ("search+page", "search=moth+june&limit=20"),
+        ("sort+page", "sort=-year,usi&limit=20"),
+        (
+            "fields, page of 20",
+            "fields=_,usi,taxon(_,name,authority)&limit=20",
+        ),
     ] {
         let params = query::parse(q).unwrap();
         req.bench_function(name, |b| {

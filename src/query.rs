@@ -168,14 +168,29 @@ pub fn list(
             items: list.run(from, to),
         });
     }
-    let mut positions = if filter.is_empty() {
-        (0..list.len()).collect()
+    let (total, page): (usize, Vec<usize>) = if filter.is_empty() && order.is_empty() {
+        // Only `fields`: the page is a range of positions.
+        let total = list.len();
+        let from = offset.min(total);
+        (
+            total,
+            (from..from.saturating_add(limit).min(total)).collect(),
+        )
     } else {
-        filter::matching(view, model, shape, &filter)
+        let mut positions = if filter.is_empty() {
+            (0..list.len()).collect()
+        } else {
+            filter::matching(view, model, shape, &filter)
+        };
+        sort(view, model, &order, &mut positions);
+        let total = positions.len();
+        (
+            total,
+            positions.into_iter().skip(offset).take(limit).collect(),
+        )
     };
-    sort(view, model, &order, &mut positions);
     let mut items = Vec::new();
-    for (k, &pos) in positions.iter().skip(offset).take(limit).enumerate() {
+    for (k, &pos) in page.iter().enumerate() {
         if k > 0 {
             items.push(b',');
         }
@@ -185,7 +200,7 @@ pub fn list(
         }
     }
     Ok(Page {
-        total: positions.len(),
+        total,
         items: Bytes::from(items),
     })
 }

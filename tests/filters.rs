@@ -202,3 +202,61 @@ fn exact_field_filters_on_other_lists() {
         assert_eq!(body["message"], message, "{q}");
     }
 }
+
+#[test]
+fn every_filter_can_match_nothing() {
+    let s = Server::sample();
+    let substring = [
+        "order",
+        "family",
+        "subfamily",
+        "tribe",
+        "genus",
+        "species",
+        "subspecies",
+        "taxon",
+        "common_name",
+        "determiner_lastname",
+        "determiner_firstname",
+        "preparer_lastname",
+        "preparer_firstname",
+        "collector_lastname",
+        "collector_firstname",
+        "collecting_trip",
+        "country",
+        "state",
+        "county",
+        "locality",
+        "gps_lat",
+        "gps_long",
+        "elevation",
+        "full_date",
+        "method",
+        "weather",
+        "temperature",
+        "time_of_day",
+        "habitat",
+        "notes",
+        "usi",
+    ];
+    for name in substring {
+        assert_eq!(
+            matched(&s, &format!("{name}=zzqq")),
+            Vec::<i64>::new(),
+            "{name}"
+        );
+    }
+    for q in [
+        "determined_year=1900",
+        "day=17",
+        "year=1066",
+        "sex=unknown&stage=egg",
+        "stage=pupa",
+        "preparation=minuten",
+        "month=January",
+        "preparation_date=2000-01-01",
+        "labels_printed=false",
+    ] {
+        assert_eq!(matched(&s, q), Vec::<i64>::new(), "{q}");
+    }
+}
