@@ -2,15 +2,8 @@
 
 mod common;
 
-use common::{ids, Server};
+use common::Server;
 use serde_json::json;
-
-fn ids_of(server: &Server, path: &str) -> Vec<i64> {
-    let body = server.json(path, 200);
-    let got = ids(&body);
-    assert_eq!(body["meta"]["total_count"], got.len(), "{path}");
-    got
-}
 
 #[test]
 fn search_needs_every_term_somewhere_in_the_item_as_served() {
@@ -38,7 +31,7 @@ fn search_needs_every_term_somewhere_in_the_item_as_served() {
         ("specimen-records/?search=", &[1, 2, 3, 4, 5, 6, 7, 8]),
     ];
     for (q, expected) in cases {
-        assert_eq!(ids_of(&s, &format!("/api/v2/{q}")), *expected, "{q}");
+        assert_eq!(s.ids_of(&format!("/api/v2/{q}")), *expected, "{q}");
     }
 }
 
@@ -70,7 +63,7 @@ fn sort_by_scalars_with_nulls_last_and_ties_by_id() {
     ];
     for (q, expected) in cases {
         assert_eq!(
-            ids_of(&s, &format!("/api/v2/{q}&limit=100")),
+            s.ids_of(&format!("/api/v2/{q}&limit=100")),
             *expected,
             "{q}"
         );
@@ -94,11 +87,7 @@ fn sort_by_scalars_with_nulls_last_and_ties_by_id() {
         ),
     ];
     for (q, message) in errors {
-        assert_eq!(
-            s.json(&format!("/api/v2/{q}"), 400),
-            json!({ "message": message }),
-            "{q}"
-        );
+        s.assert_error(&format!("/api/v2/{q}"), 400, message);
     }
 }
 
@@ -159,11 +148,7 @@ fn fields_keep_item_order_and_cut_embedded_records() {
         ),
     ];
     for (q, message) in errors {
-        assert_eq!(
-            s.json(&format!("/api/v2/{q}"), 400),
-            json!({ "message": message }),
-            "{q}"
-        );
+        s.assert_error(&format!("/api/v2/{q}"), 400, message);
     }
 }
 

@@ -77,6 +77,22 @@ impl Server {
     }
 }
 
+impl Server {
+    /// The ids of a list's items, checking that `total_count` agrees (unpaged).
+    pub fn ids_of(&self, path: &str) -> Vec<i64> {
+        let body = self.json(path, 200);
+        let got = ids(&body);
+        assert_eq!(body["meta"]["total_count"], got.len(), "{path}");
+        got
+    }
+
+    /// Asserts an error answer: this status and exactly this message.
+    pub fn assert_error(&self, path: &str, status: u16, message: &str) {
+        let body = self.json(path, status);
+        assert_eq!(body, serde_json::json!({ "message": message }), "{path}");
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {
