@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::build::{self, BuildError};
 use crate::http::{self, Settings, Shared};
+use crate::reload::{Reloader, Trigger};
 use crate::schema::Model;
 use crate::snapshot;
 use crate::view::View;
@@ -80,6 +81,9 @@ pub struct ServeArgs {
     /// The largest `limit` accepted (none when unset).
     #[arg(long, env = "CATALOGUE_MAX_LIMIT")]
     pub max_limit: Option<usize>,
+    /// Do not watch the snapshot file for changes (SIGHUP still reloads it).
+    #[arg(long, env = "CATALOGUE_NO_WATCH")]
+    pub no_watch: bool,
 }
 
 /// Runs the command line.
@@ -198,17 +202,12 @@ fn inspect(path: &std::path::Path) -> anyhow::Result<ExitCode> {
 
 fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let view = View::load(&args.snapshot)?;
-    let counts: Vec<String> = view
-        .counts()
-        .iter()
-        .map(|(m, n)| format!("{}={n}", m.path()))
-        .collect();
     tracing::info!(
         snapshot = %args.snapshot.display(),
         checksum = %view.header.checksum_hex(),
         build_ms = view.build_time.as_millis() as u64,
         rendered_bytes = view.rendered_bytes(),
-        counts = %counts.join(" "),
+        counts = %crate::view::describe_counts(&view),
         "view loaded"
     );
     let settings = Settings {
@@ -216,8 +215,14 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         max_limit: args.max_limit,
     };
     let shared = Shared::new(view, settings);
+    let reloader = Reloader::start(shared.clone(), &args.snapshot, !args.no_watch)
+        .with_context(|| format!("cannot watch {}", args.snapshot.display()))?;
+    if !args.no_watch {
+        tracing::info!(snapshot = %args.snapshot.display(), "watching the snapshot for changes");
+    }
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async move {
+        reload_on_hangup(&reloader);
         let listener = tokio::net::TcpListener::bind(args.addr)
             .await
             .with_context(|| format!("cannot listen on {}", args.addr))?;
@@ -226,6 +231,30 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         tracing::info!("stopped");
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// SIGHUP reloads the snapshot from the same path.
+fn reload_on_hangup(reloader: &Reloader) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let trigger = reloader.trigger();
+        match signal(SignalKind::hangup()) {
+            Ok(mut hup) => {
+                tokio::spawn(async move {
+                    while hup.recv().await.is_some() {
+                        tracing::info!("SIGHUP: reloading the snapshot");
+                        if trigger.send(Trigger::Forced).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot listen for SIGHUP"),
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = reloader;
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

@@ -5,6 +5,7 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use arc_swap::ArcSwap;
@@ -43,17 +44,35 @@ impl Default for Settings {
     }
 }
 
-/// What every request reads: the current view (swapped whole on reload) and settings.
+/// What every request reads: the current view (swapped whole on reload), settings
+/// and counters.
 pub struct Shared {
     pub view: ArcSwap<View>,
     pub settings: Settings,
+    pub metrics: Metrics,
+}
+
+/// Counters of what the server did, for operators.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    /// Views swapped in after start-up.
+    pub reloads: AtomicU64,
+    /// Files that failed a check and were not served.
+    pub failed_reloads: AtomicU64,
+    /// When the served view was loaded, in seconds since the Unix epoch.
+    pub loaded_at: AtomicI64,
 }
 
 impl Shared {
     pub fn new(view: View, settings: Settings) -> Arc<Shared> {
+        let metrics = Metrics::default();
+        metrics
+            .loaded_at
+            .store(chrono::Utc::now().timestamp(), Ordering::Relaxed);
         Arc::new(Shared {
             view: ArcSwap::from_pointee(view),
             settings,
+            metrics,
         })
     }
 }

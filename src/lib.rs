@@ -15,7 +15,8 @@
 //!   [`render`] writes every list once into one buffer each.
 //! - [`query`] decodes query strings and answers list and record requests, with the
 //!   [`filter`]s (and `search`), `sort`, and [`fields`] projection.
-//! - [`http`] serves it all with warp; [`cli`] is the command line.
+//! - [`http`] serves it all with warp; [`reload`] watches the snapshot file and
+//!   swaps in a new view; [`cli`] is the command line.
 //! - [`generate`] writes a deterministic synthetic collection for tests and benchmarks.
 
 pub mod build;
@@ -29,6 +30,7 @@ pub mod generate;
 pub mod http;
 pub mod query;
 pub mod records;
+pub mod reload;
 pub mod render;
 pub mod schema;
 pub mod snapshot;

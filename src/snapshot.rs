@@ -143,6 +143,14 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// Parses and checks a header against the bytes that follow it.
 pub fn read_header(path: &Path, bytes: &[u8]) -> Result<Header, SnapshotError> {
+    // An empty file, or the start of the magic, is a snapshot still being written.
+    if bytes.len() < MAGIC.len() && MAGIC.starts_with(bytes) {
+        return Err(SnapshotError::Length {
+            path: path.to_path_buf(),
+            expected: HEADER_LEN as u64,
+            found: bytes.len() as u64,
+        });
+    }
     if bytes.len() < 8 || &bytes[..8] != MAGIC {
         return Err(SnapshotError::Foreign {
             path: path.to_path_buf(),

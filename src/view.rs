@@ -35,8 +35,13 @@ impl Value {
         Value::Str(s.into())
     }
 
-    fn opt_str(s: &Option<String>) -> Value {
-        s.as_deref().map_or(Value::Null, Value::str)
+    /// Takes an owned string without copying it.
+    fn own(s: String) -> Value {
+        Value::Str(s.into_boxed_str())
+    }
+
+    fn opt_own(s: Option<String>) -> Value {
+        s.map_or(Value::Null, Value::own)
     }
 
     fn opt_int(n: Option<i64>) -> Value {
@@ -267,6 +272,15 @@ impl Embeds for View {
     }
 }
 
+/// `orders=3 families=4 ...`: a view's record counts on one line, for logs.
+pub fn describe_counts(view: &View) -> String {
+    view.counts()
+        .iter()
+        .map(|(m, n)| format!("{}={n}", m.path()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Resolves references to positions while rows are built; a snapshot that passed
 /// validation has every target, so a miss is a bug, reported not panicked.
 struct Builder {
@@ -312,9 +326,9 @@ fn rank_rows(b: &Builder, records: Vec<records::Rank>, parent: Option<Model>) ->
         .map(|r| {
             let mut v = vec![
                 Value::Int(r.id),
-                Value::str(&r.name),
-                Value::opt_str(&r.common_name),
-                Value::str(&r.authority),
+                Value::own(r.name),
+                Value::opt_own(r.common_name),
+                Value::own(r.authority),
                 Value::Time(r.date_created),
                 Value::Time(r.date_modified),
             ];
@@ -336,15 +350,16 @@ fn species_rows(b: &Builder, records: Vec<records::Species>, parent: Model) -> V
                 Model::Genus => b.str_field(parent, p, "name"),
                 _ => b.str_field(parent, p, "binomial"),
             };
+            let full = Value::Str(format!("{stem} {}", r.name).into());
             vec![
                 Value::Int(r.id),
-                Value::str(&r.name),
-                Value::Str(format!("{stem} {}", r.name).into()),
-                Value::opt_str(&r.common_name),
-                Value::str(&r.authority),
-                Value::opt_str(&r.mona),
-                Value::opt_str(&r.p3),
-                Value::opt_str(&r.ps),
+                Value::own(r.name),
+                full,
+                Value::opt_own(r.common_name),
+                Value::own(r.authority),
+                Value::opt_own(r.mona),
+                Value::opt_own(r.p3),
+                Value::opt_own(r.ps),
                 Value::Time(r.date_created),
                 Value::Time(r.date_modified),
                 Value::Ref(parent, p),
@@ -395,8 +410,8 @@ fn tables(c: Collection) -> Vec<Table> {
         .map(|r| {
             vec![
                 Value::Int(r.id),
-                Value::str(&r.name),
-                Value::str(&r.abbr),
+                Value::own(r.name),
+                Value::own(r.abbr),
                 Value::Time(r.date_created),
                 Value::Time(r.date_modified),
             ]
@@ -409,8 +424,8 @@ fn tables(c: Collection) -> Vec<Table> {
         .map(|r| {
             vec![
                 Value::Int(r.id),
-                Value::str(&r.name),
-                Value::str(&r.abbr),
+                Value::own(r.name),
+                Value::own(r.abbr),
                 Value::Time(r.date_created),
                 Value::Time(r.date_modified),
                 b.reference(Model::Country, r.country),
@@ -424,11 +439,12 @@ fn tables(c: Collection) -> Vec<Table> {
         .map(|r| {
             let state = b.pos(Model::State, r.state);
             let abbr = derived::county_abbr(b.str_field(Model::State, state, "name"), &r.name);
+            let full_name = Value::Str(derived::county_full_name(&r.name, abbr).into());
             vec![
                 Value::Int(r.id),
-                Value::str(&r.name),
+                Value::own(r.name),
                 Value::str(abbr),
-                Value::Str(derived::county_full_name(&r.name, abbr).into()),
+                full_name,
                 Value::Time(r.date_created),
                 Value::Time(r.date_modified),
                 Value::Ref(Model::State, state),
@@ -442,9 +458,9 @@ fn tables(c: Collection) -> Vec<Table> {
         .map(|r| {
             vec![
                 Value::Int(r.id),
-                Value::opt_str(&r.name),
-                Value::opt_str(&r.range),
-                Value::opt_str(&r.town),
+                Value::opt_own(r.name),
+                Value::opt_own(r.range),
+                Value::opt_own(r.town),
                 Value::Time(r.date_created),
                 Value::Time(r.date_modified),
                 b.opt_ref(Model::Country, r.country),
@@ -458,12 +474,13 @@ fn tables(c: Collection) -> Vec<Table> {
     let rows = gps
         .into_iter()
         .map(|r| {
+            let meters = Value::Str(format!("{}m", r.elevation).into());
             vec![
                 Value::Int(r.id),
-                Value::opt_str(&r.latitude),
-                Value::opt_str(&r.longitude),
-                Value::str(&r.elevation),
-                Value::Str(format!("{}m", r.elevation).into()),
+                Value::opt_own(r.latitude),
+                Value::opt_own(r.longitude),
+                Value::own(r.elevation),
+                meters,
                 Value::Time(r.date_created),
                 Value::Time(r.date_modified),
                 b.reference(Model::Locality, r.locality),
@@ -476,14 +493,16 @@ fn tables(c: Collection) -> Vec<Table> {
         .into_iter()
         .map(|r| {
             let (mi, sx) = (r.middle_initial.as_deref(), r.suffix.as_deref());
+            let collector_name = derived::collector_name(&r.first_name, &r.last_name, sx);
+            let full_name = derived::person_full_name(&r.first_name, mi, &r.last_name, sx);
             vec![
                 Value::Int(r.id),
-                Value::str(&r.first_name),
-                Value::opt_str(&r.middle_initial),
-                Value::str(&r.last_name),
-                Value::opt_str(&r.suffix),
-                Value::Str(derived::collector_name(&r.first_name, &r.last_name, sx).into()),
-                Value::Str(derived::person_full_name(&r.first_name, mi, &r.last_name, sx).into()),
+                Value::own(r.first_name),
+                Value::opt_own(r.middle_initial),
+                Value::own(r.last_name),
+                Value::opt_own(r.suffix),
+                Value::Str(collector_name.into()),
+                Value::Str(full_name.into()),
                 Value::Time(r.date_created),
                 Value::Time(r.date_modified),
             ]
@@ -503,14 +522,15 @@ fn tables(c: Collection) -> Vec<Table> {
                         .cmp(&b.table(Model::State).id(y)),
                 )
             });
+            let slug = derived::slugify(&r.name);
             vec![
                 Value::Int(r.id),
-                Value::str(&r.name),
-                Value::Str(derived::slugify(&r.name).into()),
+                Value::own(r.name),
+                Value::Str(slug.into()),
                 Value::Refs(Model::State, states.into()),
-                Value::str(&r.start_date),
-                Value::str(&r.end_date),
-                Value::opt_str(&r.notes),
+                Value::own(r.start_date),
+                Value::own(r.end_date),
+                Value::opt_own(r.notes),
                 Value::Time(r.date_created),
                 Value::Time(r.date_modified),
             ]
@@ -593,7 +613,7 @@ fn specimen_row(b: &Builder, r: records::SpecimenRecord) -> Row {
     let t = derived::parse_temperature(&r.temperature).unwrap_or(None);
     vec![
         Value::Int(r.id),
-        Value::str(&r.usi),
+        Value::own(r.usi),
         b.opt_ref(Order, r.order),
         b.opt_ref(Family, r.family),
         b.opt_ref(Subfamily, r.subfamily),
@@ -604,11 +624,11 @@ fn specimen_row(b: &Builder, r: records::SpecimenRecord) -> Row {
         taxon,
         b.opt_ref(Person, r.determiner),
         Value::opt_int(r.determined_year),
-        Value::str(&r.sex),
-        Value::str(&r.stage),
+        Value::own(r.sex),
+        Value::own(r.stage),
         b.opt_ref(Person, r.preparer),
-        Value::str(&r.preparation),
-        Value::opt_str(&r.preparation_date),
+        Value::own(r.preparation),
+        Value::opt_own(r.preparation_date),
         Value::opt_bool(r.labels_printed),
         Value::opt_bool(r.labeled),
         Value::opt_bool(r.photographed),
@@ -620,21 +640,21 @@ fn specimen_row(b: &Builder, r: records::SpecimenRecord) -> Row {
         b.opt_ref(Locality, r.locality),
         b.opt_ref(Gps, r.gps),
         Value::opt_int(r.day),
-        Value::str(&r.month),
+        Value::own(r.month),
         Value::opt_int(r.year),
         Value::Str(dates.collected.into()),
         Value::Str(dates.full.into()),
         Value::Str(dates.numeric.into()),
         Value::Refs(Person, collectors.into()),
         Value::Str(names.join(", ").into()),
-        Value::str(&r.method),
-        Value::str(&r.weather),
-        Value::str(&r.temperature),
+        Value::own(r.method),
+        Value::own(r.weather),
+        Value::own(r.temperature),
         Value::Str(derived::temp_f(t).into()),
         Value::Str(derived::temp_c(t).into()),
-        Value::str(&r.time_of_day),
-        Value::str(&r.habitat),
-        Value::str(&r.notes),
+        Value::own(r.time_of_day),
+        Value::own(r.habitat),
+        Value::own(r.notes),
         Value::Time(r.date_created),
         Value::Time(r.date_modified),
     ]

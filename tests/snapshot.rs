@@ -73,7 +73,8 @@ fn truncated_altered_and_foreign_files_are_refused() {
         b"[{\"model\": \"taxonomy.order\"}]",
         "is not a catalogue snapshot",
     );
-    serve_refuses(b"", "is not a catalogue snapshot");
+    serve_refuses(b"", "is truncated or has trailing bytes");
+    serve_refuses(b"junk", "is not a catalogue snapshot");
     let mut future = good.clone();
     future[8..12].copy_from_slice(&7u32.to_le_bytes());
     serve_refuses(

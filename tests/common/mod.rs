@@ -130,6 +130,54 @@ impl Reply {
     }
 }
 
+/// A keep-alive HTTP/1.1 client: many requests on one connection.
+pub struct Client {
+    reader: std::io::BufReader<TcpStream>,
+}
+
+impl Client {
+    pub fn connect(addr: SocketAddr) -> Client {
+        let stream = TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        Client {
+            reader: std::io::BufReader::new(stream),
+        }
+    }
+
+    /// Sends a GET and reads one response (which must carry a Content-Length).
+    pub fn get(&mut self, path: &str) -> std::io::Result<Reply> {
+        use std::io::BufRead;
+        let request = format!("GET {path} HTTP/1.1\r\nHost: t\r\n\r\n");
+        self.reader.get_mut().write_all(request.as_bytes())?;
+        let mut head = Vec::new();
+        loop {
+            let mut line = Vec::new();
+            if self.reader.read_until(b'\n', &mut line)? == 0 {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "connection closed",
+                ));
+            }
+            head.extend_from_slice(&line);
+            if line == b"\r\n" {
+                break;
+            }
+        }
+        let text = String::from_utf8_lossy(&head).to_ascii_lowercase();
+        let len: usize = text
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .and_then(|l| l.trim().parse().ok())
+            .unwrap_or(0);
+        let mut body = vec![0; len];
+        self.reader.read_exact(&mut body)?;
+        head.extend_from_slice(&body);
+        Ok(parse_response(&head))
+    }
+}
+
 /// Sends raw bytes and reads the whole response (the request asks to close).
 pub fn request(addr: SocketAddr, raw: &str) -> Reply {
     let mut stream = TcpStream::connect(addr).unwrap();

@@ -1,0 +1,194 @@
+//! Hot reload under load: renames, junk and slow in-place writes while keep-alive
+//! clients keep asking; every request must succeed and junk is never served.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use catalogue::http::Settings;
+use catalogue::reload::Reloader;
+use common::{sample_snapshot, Client, Server, TempDir};
+
+/// The sample with its last `drop` specimens removed, as snapshot bytes.
+fn variant(drop: usize) -> Vec<u8> {
+    let (_, mut collection) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
+    let n = collection.specimen_records.len();
+    collection.specimen_records.truncate(n - drop);
+    catalogue::snapshot::encode(&collection, 0).unwrap().1
+}
+
+fn served_count(server: &Server) -> u64 {
+    server.json("/api/v2/specimen-records/?limit=0", 200)["meta"]["total_count"]
+        .as_u64()
+        .unwrap()
+}
+
+/// Waits up to `limit` for the server to serve `count` specimens; returns how long it took.
+fn served_within(server: &Server, count: u64, limit: Duration) -> Duration {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if served_count(server) == count {
+            return start.elapsed();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!(
+        "{count} specimens not served within {limit:?} (serving {})",
+        served_count(server)
+    );
+}
+
+fn rename_over(dir: &TempDir, path: &Path, bytes: &[u8]) {
+    let tmp = dir.path(".incoming");
+    std::fs::write(&tmp, bytes).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+#[test]
+fn swaps_under_load_without_failing_a_request() {
+    let dir = TempDir::new("reload");
+    let path = dir.path("collection.bin");
+    std::fs::copy(sample_snapshot(), &path).unwrap();
+    let server = Server::start(&path, Settings::default());
+    let _reloader = Reloader::start(server.shared.clone(), &path, true).unwrap();
+
+    // Keep-alive clients, bounded in time, each checking every answer.
+    let stop = Arc::new(AtomicBool::new(false));
+    let requests = Arc::new(AtomicUsize::new(0));
+    let failures = Arc::new(Mutex::new(Vec::new()));
+    let clients: Vec<_> = (0..4)
+        .map(|_| {
+            let (stop, requests, failures, addr) = (
+                stop.clone(),
+                requests.clone(),
+                failures.clone(),
+                server.addr,
+            );
+            std::thread::spawn(move || {
+                let mut client = Client::connect(addr);
+                let deadline = Instant::now() + Duration::from_secs(30);
+                while !stop.load(Ordering::Relaxed) && Instant::now() < deadline {
+                    match client.get("/api/v2/specimen-records/?limit=2") {
+                        Ok(r) if r.status == 200 => {
+                            let total = r.json()["meta"]["total_count"].as_u64();
+                            if !matches!(total, Some(6..=8)) {
+                                failures
+                                    .lock()
+                                    .unwrap()
+                                    .push(format!("unexpected total {total:?}"));
+                            }
+                        }
+                        Ok(r) => failures.lock().unwrap().push(format!(
+                            "status {}: {}",
+                            r.status,
+                            r.text()
+                        )),
+                        Err(e) => failures
+                            .lock()
+                            .unwrap()
+                            .push(format!("request failed: {e}")),
+                    }
+                    requests.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(served_count(&server), 8);
+
+    // (1) A new snapshot renamed over the file.
+    rename_over(&dir, &path, &variant(1));
+    let took = served_within(&server, 7, Duration::from_secs(1));
+    eprintln!("rename served after {took:?}");
+
+    // (2) Junk renamed over it: refused, counted, the good view kept.
+    let failed_before = server.shared.metrics.failed_reloads.load(Ordering::Relaxed);
+    rename_over(&dir, &path, b"this is not a snapshot at all");
+    std::thread::sleep(Duration::from_millis(1200));
+    assert_eq!(served_count(&server), 7);
+    assert_eq!(
+        server.shared.metrics.failed_reloads.load(Ordering::Relaxed),
+        failed_before + 1
+    );
+
+    // (3) A valid snapshot rewritten in place, in two halves with a pause.
+    let next = variant(2);
+    let (first, rest) = next.split_at(next.len() / 2);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap();
+    file.write_all(first).unwrap();
+    file.sync_all().unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    assert_eq!(served_count(&server), 7, "half a file is never served");
+    file.write_all(rest).unwrap();
+    file.sync_all().unwrap();
+    drop(file);
+    let took = served_within(&server, 6, Duration::from_secs(1));
+    eprintln!("in-place write served after {took:?}");
+
+    stop.store(true, Ordering::Relaxed);
+    for c in clients {
+        c.join().unwrap();
+    }
+    let failures = failures.lock().unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} failed requests, first: {}",
+        failures.len(),
+        failures[0]
+    );
+    let n = requests.load(Ordering::Relaxed);
+    assert!(n > 100, "the load loop ran ({n} requests)");
+    eprintln!("{n} requests, none failed");
+    // The half-written file was waited for, not counted as a failure.
+    assert_eq!(
+        server.shared.metrics.failed_reloads.load(Ordering::Relaxed),
+        failed_before + 1
+    );
+    assert_eq!(server.shared.metrics.reloads.load(Ordering::Relaxed), 2);
+}
+
+#[test]
+fn without_watching_only_a_forced_reload_swaps() {
+    let dir = TempDir::new("nowatch");
+    let path = dir.path("collection.bin");
+    std::fs::copy(sample_snapshot(), &path).unwrap();
+    let server = Server::start(&path, Settings::default());
+    let reloader = Reloader::start(server.shared.clone(), &path, false).unwrap();
+    rename_over(&dir, &path, &variant(3));
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(served_count(&server), 8);
+    reloader.force();
+    served_within(&server, 5, Duration::from_secs(1));
+    // Forcing again with the same file keeps the view.
+    reloader.force();
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(server.shared.metrics.reloads.load(Ordering::Relaxed), 1);
+}
+
+#[test]
+fn a_file_that_stays_truncated_fails_after_the_grace_period() {
+    let dir = TempDir::new("short");
+    let path = dir.path("collection.bin");
+    std::fs::copy(sample_snapshot(), &path).unwrap();
+    let server = Server::start(&path, Settings::default());
+    let _reloader = Reloader::start(server.shared.clone(), &path, true).unwrap();
+    let bytes = variant(1);
+    rename_over(&dir, &path, &bytes[..bytes.len() - 7]);
+    let start = Instant::now();
+    while server.shared.metrics.failed_reloads.load(Ordering::Relaxed) == 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "the truncated file is reported"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(served_count(&server), 8);
+}
