@@ -192,3 +192,62 @@ fn a_file_that_stays_truncated_fails_after_the_grace_period() {
     }
     assert_eq!(served_count(&server), 8);
 }
+
+#[test]
+fn sighup_reloads_the_running_binary() {
+    let dir = TempDir::new("hup");
+    let path = dir.path("collection.bin");
+    std::fs::copy(sample_snapshot(), &path).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .args([
+            "serve",
+            "--no-watch",
+            "--snapshot",
+            path.to_str().unwrap(),
+            "--addr",
+            &addr,
+        ])
+        .env("RUST_LOG", "warn")
+        .spawn()
+        .unwrap();
+    let count = || -> Option<u64> {
+        let raw = "GET /api/v2/specimen-records/?limit=0 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
+        let r = common::try_request(addr.parse().unwrap(), raw)?;
+        r.json()["meta"]["total_count"].as_u64()
+    };
+    let start = Instant::now();
+    while count() != Some(8) {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the server starts"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    rename_over(&dir, &path, &variant(2));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(count(), Some(8), "--no-watch ignores the change");
+    let status = std::process::Command::new("kill")
+        .args(["-HUP", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let start = Instant::now();
+    while count() != Some(6) {
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "SIGHUP reloads within a second or two"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = std::process::Command::new("kill")
+        .arg(child.id().to_string())
+        .status();
+    let exit = child.wait().unwrap();
+    assert!(exit.success(), "SIGTERM stops the server cleanly: {exit:?}");
+}

@@ -180,14 +180,19 @@ impl Client {
 
 /// Sends raw bytes and reads the whole response (the request asks to close).
 pub fn request(addr: SocketAddr, raw: &str) -> Reply {
-    let mut stream = TcpStream::connect(addr).unwrap();
+    try_request(addr, raw).expect("the server answers")
+}
+
+/// Like `request`, but `None` when the server cannot be reached.
+pub fn try_request(addr: SocketAddr, raw: &str) -> Option<Reply> {
+    let mut stream = TcpStream::connect(addr).ok()?;
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    stream.write_all(raw.as_bytes()).unwrap();
+        .ok()?;
+    stream.write_all(raw.as_bytes()).ok()?;
     let mut data = Vec::new();
-    stream.read_to_end(&mut data).unwrap();
-    parse_response(&data)
+    stream.read_to_end(&mut data).ok()?;
+    Some(parse_response(&data))
 }
 
 fn parse_response(data: &[u8]) -> Reply {
