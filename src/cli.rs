@@ -84,6 +84,15 @@ pub struct ServeArgs {
     /// Do not watch the snapshot file for changes (SIGHUP still reloads it).
     #[arg(long, env = "CATALOGUE_NO_WATCH")]
     pub no_watch: bool,
+    /// `Cache-Control: max-age` of successful answers, in seconds.
+    #[arg(long, env = "CATALOGUE_CACHE_MAX_AGE", default_value_t = 60)]
+    pub cache_max_age: u32,
+    /// Origins allowed by CORS, comma-separated (default: any, `*`).
+    #[arg(long, env = "CATALOGUE_CORS_ORIGIN", value_delimiter = ',')]
+    pub cors_origin: Vec<String>,
+    /// Seconds a connection may take to send a complete request head (idle keep-alive included).
+    #[arg(long, env = "CATALOGUE_IDLE_TIMEOUT", default_value_t = 30)]
+    pub idle_timeout: u64,
 }
 
 /// Runs the command line.
@@ -213,6 +222,9 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let settings = Settings {
         default_limit: args.default_limit,
         max_limit: args.max_limit,
+        cache_max_age: args.cache_max_age,
+        cors_origins: args.cors_origin.clone(),
+        idle_timeout: std::time::Duration::from_secs(args.idle_timeout),
     };
     let shared = Shared::new(view, settings);
     let reloader = Reloader::start(shared.clone(), &args.snapshot, !args.no_watch)

@@ -29,6 +29,7 @@ pub fn parse(input: &str) -> Result<Vec<Spec>, ApiError> {
     let mut p = Parser {
         s: input.as_bytes(),
         i: 0,
+        depth: 0,
     };
     let specs = p.list()?;
     if p.i < p.s.len() {
@@ -40,7 +41,11 @@ pub fn parse(input: &str) -> Result<Vec<Spec>, ApiError> {
 struct Parser<'a> {
     s: &'a [u8],
     i: usize,
+    depth: usize,
 }
+
+/// Deeper than any embedding the models have; a bound keeps the parser's recursion safe.
+const MAX_DEPTH: usize = 16;
 
 impl Parser<'_> {
     fn unexpected(&self) -> ApiError {
@@ -93,11 +98,19 @@ impl Parser<'_> {
                 return Err(self.unexpected());
             }
             self.i += 1;
+            self.depth += 1;
+            if self.depth > MAX_DEPTH {
+                return Err(ApiError::bad_request(format!(
+                    "fields error: nested more than {MAX_DEPTH} levels deep at position {}",
+                    self.i - 1
+                )));
+            }
             let c = self.list()?;
             if self.s.get(self.i) != Some(&b')') {
                 return Err(self.unexpected());
             }
             self.i += 1;
+            self.depth -= 1;
             Some(c)
         } else {
             None
@@ -288,6 +301,11 @@ mod tests {
         );
         assert_eq!(e("a,,b"), "fields error: unexpected char ',' at position 2");
         assert_eq!(e("é"), "fields error: unexpected char 'é' at position 0");
+        let deep = "a(".repeat(100_000);
+        assert_eq!(
+            e(&deep),
+            "fields error: nested more than 16 levels deep at position 33"
+        );
     }
 
     fn names(model: Model, plan: &Plan) -> Vec<&'static str> {

@@ -11,6 +11,9 @@ use crate::schema::{Model, Type};
 use crate::validate::{PREPARATIONS, SEXES, STAGES};
 use crate::view::{Value, View, SPECIMEN_TEXT};
 
+/// Each search term is a scan of the list: a bound keeps one request cheap.
+const MAX_TERMS: usize = 16;
+
 /// One condition on a row.
 #[derive(Clone, Debug)]
 enum Cond {
@@ -43,12 +46,19 @@ impl Filter {
     }
 
     /// Adds the terms of a `search` value: whitespace-separated, case-insensitive.
-    pub fn search(&mut self, value: &str) {
-        self.terms.extend(
-            value
-                .split_whitespace()
-                .map(|t| t.to_lowercase().replace('\0', "")),
-        );
+    pub fn search(&mut self, value: &str) -> Result<(), ApiError> {
+        let terms: Vec<String> = value
+            .split_whitespace()
+            .map(|t| t.to_lowercase().replace('\0', ""))
+            .collect();
+        if terms.len() > MAX_TERMS {
+            return Err(ApiError::bad_request(format!(
+                "search takes at most {MAX_TERMS} terms, not {}",
+                terms.len()
+            )));
+        }
+        self.terms.extend(terms);
+        Ok(())
     }
 }
 

@@ -15,19 +15,22 @@
 //!   [`render`] writes every list once into one buffer each.
 //! - [`query`] decodes query strings and answers list and record requests, with the
 //!   [`filter`]s (and `search`), `sort`, and [`fields`] projection.
-//! - [`http`] serves it all with warp; [`reload`] watches the snapshot file and
-//!   swaps in a new view; [`cli`] is the command line.
+//! - [`http`] serves it all with warp (caching, [`compress`]ion, CORS, operations
+//!   endpoints with [`metrics`]); [`reload`] watches the snapshot file and swaps in a
+//!   new view; [`cli`] is the command line.
 //! - [`generate`] writes a deterministic synthetic collection for tests and benchmarks.
 
 pub mod build;
 pub mod cli;
 pub mod codec;
+pub mod compress;
 pub mod derived;
 pub mod fields;
 pub mod filter;
 pub mod fixture;
 pub mod generate;
 pub mod http;
+pub mod metrics;
 pub mod query;
 pub mod records;
 pub mod reload;

@@ -145,7 +145,7 @@ pub fn list(
         filter::fields(model, params)?
     };
     if let Some(terms) = params.get("search") {
-        filter.search(terms);
+        filter.search(terms)?;
     }
     let order = sort_keys(model, shape, params)?;
     let plan = plan(model, shape, params)?;

@@ -282,7 +282,7 @@ fn only_reads_are_allowed() {
         "POST /api/v2/orders/ HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
     );
     assert_eq!(r.status, 405);
-    assert_eq!(r.header("allow"), Some("GET, HEAD"));
+    assert_eq!(r.header("allow"), Some("GET, HEAD, OPTIONS"));
     assert!(r.json()["message"].as_str().unwrap().contains("read-only"));
 }
 

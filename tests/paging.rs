@@ -71,6 +71,7 @@ fn configured_page_size_and_maximum() {
     let settings = Settings {
         default_limit: 2,
         max_limit: Some(5),
+        ..Settings::default()
     };
     let server = Server::start(&common::sample_snapshot(), settings);
     assert_eq!(ids(&server.json("/api/v2/states/", 200)), vec![1, 2]);
