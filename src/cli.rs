@@ -227,6 +227,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         idle_timeout: std::time::Duration::from_secs(args.idle_timeout),
     };
     let shared = Shared::new(view, settings);
+    http::precompress_in_background(shared.view.load_full());
     let reloader = Reloader::start(shared.clone(), &args.snapshot, !args.no_watch)
         .with_context(|| format!("cannot watch {}", args.snapshot.display()))?;
     if !args.no_watch {

@@ -20,10 +20,10 @@ use warp::http::{header, HeaderMap, HeaderValue, Method, Response, StatusCode};
 use warp::reply::Reply;
 use warp::Filter;
 
-use crate::compress::{self, Coding};
+use crate::compress::{self, Coding, Effort};
 use crate::metrics::{Metrics, Route};
-use crate::query::{self, ApiError};
-use crate::render::{write_int, write_str};
+use crate::query::{self, ApiError, Page};
+use crate::render::{self, write_str};
 use crate::schema::Endpoint;
 use crate::snapshot::hex;
 use crate::view::View;
@@ -35,10 +35,10 @@ pub const PREFIX: &str = "/api/v2/";
 /// head, shared slice, tail.
 const COPY_BELOW: usize = 64 * 1024;
 /// Bodies smaller than this are not worth compressing.
-const COMPRESS_ABOVE: usize = 1024;
+pub const COMPRESS_ABOVE: usize = 1024;
 /// Bodies larger than this are sent as they are: compressing hundreds of megabytes
 /// per request would hold a core for seconds.
-const COMPRESS_BELOW: usize = 8 * 1024 * 1024;
+pub const COMPRESS_BELOW: usize = 8 * 1024 * 1024;
 /// The largest request head (request line and headers) accepted.
 pub const MAX_HEAD_BYTES: usize = 8 * 1024;
 /// How long shutdown waits for requests in flight.
@@ -96,6 +96,24 @@ impl Shared {
 }
 
 pub type HttpResponse = warp::reply::Response;
+
+/// Compresses a view's whole-list answers on a background thread, so the first
+/// answer and a swap never wait for it; until then they are compressed per response.
+pub fn precompress_in_background(view: Arc<View>) {
+    let spawned = std::thread::Builder::new()
+        .name("precompress".into())
+        .spawn(move || {
+            let started = Instant::now();
+            view.precompress(COMPRESS_ABOVE, COMPRESS_BELOW);
+            tracing::debug!(
+                ms = started.elapsed().as_millis() as u64,
+                "whole lists compressed"
+            );
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "cannot start compressing whole lists; answers compress per response");
+    }
+}
 
 /// The warp filter that answers every request.
 pub fn routes(
@@ -183,6 +201,8 @@ struct Answer {
     /// A successful answer about the collection: ETag, caching, compression apply.
     cacheable: bool,
     location: Option<String>,
+    /// The whole list of this endpoint: its compressed body may be ready.
+    whole: Option<Endpoint>,
 }
 
 impl Answer {
@@ -193,6 +213,7 @@ impl Answer {
             content_type: "application/json",
             cacheable: status == 200,
             location: None,
+            whole: None,
         }
     }
 
@@ -285,7 +306,7 @@ fn route(shared: &Shared, method: &Method, path: &str, raw_query: &str) -> (Rout
     let view = shared.view.load();
     let answer = match id {
         None => query::list(&view, endpoint, &params, &shared.settings)
-            .map(|page| envelope(page.total, page.items)),
+            .map(|page| envelope(endpoint, page)),
         Some(id) => query::record(&view, endpoint, id, &params).map(|b| Answer::json(200, b)),
     };
     (route, answer.unwrap_or_else(|e| Answer::error(&e)))
@@ -297,20 +318,20 @@ fn uncached(mut a: Answer) -> Answer {
 }
 
 /// `{"meta":{"total_count":N},"items":[...]}` around a run of items.
-fn envelope(total: usize, items: Bytes) -> Answer {
-    let mut head = Vec::with_capacity(48);
-    head.extend_from_slice(b"{\"meta\":{\"total_count\":");
-    write_int(&mut head, total as i64);
-    head.extend_from_slice(b"},\"items\":[");
-    const TAIL: &[u8] = b"]}";
-    if head.len() + items.len() + TAIL.len() < COPY_BELOW {
-        head.extend_from_slice(&items);
-        head.extend_from_slice(TAIL);
-        return Answer::json(200, Bytes::from(head));
-    }
-    let mut a = Answer::json(200, Bytes::from(head));
-    a.parts.push(items);
-    a.parts.push(Bytes::from_static(TAIL));
+fn envelope(endpoint: Endpoint, page: Page) -> Answer {
+    let mut head = render::envelope_head(page.total);
+    let tail = render::ENVELOPE_TAIL;
+    let mut a = if head.len() + page.items.len() + tail.len() < COPY_BELOW {
+        head.extend_from_slice(&page.items);
+        head.extend_from_slice(tail);
+        Answer::json(200, Bytes::from(head))
+    } else {
+        let mut a = Answer::json(200, Bytes::from(head));
+        a.parts.push(page.items);
+        a.parts.push(Bytes::from_static(tail));
+        a
+    };
+    a.whole = page.whole.then_some(endpoint);
     a
 }
 
@@ -426,9 +447,14 @@ fn finish(
         if method == Method::HEAD {
             return build(status, h, None, Vec::new());
         }
-        let parts: Vec<&[u8]> = answer.parts.iter().map(|b| &b[..]).collect();
-        let body = compress::compress(coding, &parts);
-        return build(status, h, Some(body.len()), vec![Bytes::from(body)]);
+        let ready = answer
+            .whole
+            .and_then(|e| shared.view.load().compressed_list(e, coding));
+        let body = ready.unwrap_or_else(|| {
+            let parts: Vec<&[u8]> = answer.parts.iter().map(|b| &b[..]).collect();
+            Bytes::from(compress::compress(coding, &parts, Effort::PerResponse))
+        });
+        return build(status, h, Some(body.len()), vec![body]);
     }
     build(status, h, Some(len), answer.parts)
 }

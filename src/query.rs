@@ -87,10 +87,11 @@ fn decode(s: &str) -> Result<String, ApiError> {
                 ) {
                     (Some(h), Some(l)) => out.push((h * 16 + l) as u8),
                     _ => {
+                        // Bytes, not a str slice: what follows `%` may be any character.
+                        let bad = String::from_utf8_lossy(&b[i..(i + 3).min(b.len())]);
                         return Err(ApiError::bad_request(format!(
-                            "the query string has invalid percent-encoding: {:?}",
-                            &s[i..(i + 3).min(s.len())]
-                        )))
+                            "the query string has invalid percent-encoding: {bad:?}"
+                        )));
                     }
                 }
                 i += 2;
@@ -127,6 +128,9 @@ fn non_negative(params: &Params, name: &str, default: usize) -> Result<usize, Ap
 pub struct Page {
     pub total: usize,
     pub items: Bytes,
+    /// The page is the whole unfiltered list, so its body is the same for every
+    /// request that gets it (and can be compressed once).
+    pub whole: bool,
 }
 
 /// Answers a list request: checks parameters, filters, then cuts the page.
@@ -166,6 +170,7 @@ pub fn list(
         return Ok(Page {
             total,
             items: list.run(from, to),
+            whole: from == 0 && to == total,
         });
     }
     let (total, page): (usize, Vec<usize>) = if filter.is_empty() && order.is_empty() {
@@ -202,6 +207,7 @@ pub fn list(
     Ok(Page {
         total,
         items: Bytes::from(items),
+        whole: false,
     })
 }
 
@@ -374,6 +380,9 @@ mod tests {
         assert_eq!(parse("a=%4").unwrap_err().status, 400);
         assert_eq!(parse("a=%ff").unwrap_err().status, 400);
         assert_eq!(parse("a=%C3%A9%").unwrap_err().status, 400);
+        // Found by the fuzz test: `%` followed by a multi-byte character.
+        assert_eq!(parse("a=%é").unwrap_err().status, 400);
+        assert_eq!(parse("%\u{1F600}x").unwrap_err().status, 400);
     }
 
     #[test]

@@ -153,7 +153,9 @@ pub fn reload(shared: &Shared, path: &Path) -> Result<(), LoadError> {
     drop(current);
     let (checksum, build) = (view.header.checksum_hex(), view.build_time);
     let counts = crate::view::describe_counts(&view);
-    let old = shared.view.swap(Arc::new(view));
+    let view = Arc::new(view);
+    let old = shared.view.swap(view.clone());
+    crate::http::precompress_in_background(view);
     shared.metrics.reloads.fetch_add(1, Ordering::Relaxed);
     shared
         .metrics

@@ -85,6 +85,18 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
+/// The start of a list answer, up to its first item.
+pub fn envelope_head(total: usize) -> Vec<u8> {
+    let mut head = Vec::with_capacity(48);
+    head.extend_from_slice(b"{\"meta\":{\"total_count\":");
+    write_int(&mut head, total as i64);
+    head.extend_from_slice(b"},\"items\":[");
+    head
+}
+
+/// The end of a list answer, after its last item.
+pub const ENVELOPE_TAIL: &[u8] = b"]}";
+
 /// Appends an integer.
 pub fn write_int(out: &mut Vec<u8>, n: i64) {
     let _ = write!(out, "{n}");

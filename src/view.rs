@@ -5,10 +5,13 @@
 //! into positions), then renders every list once. Requests only read it.
 
 use std::path::Path;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use ahash::AHashMap;
+use bytes::Bytes;
 
+use crate::compress::{self, Coding, Effort};
 use crate::derived;
 use crate::records::{self, Collection};
 use crate::render::{self, Embeds, List};
@@ -183,6 +186,9 @@ pub struct View {
     nested: Vec<Option<List>>,
     /// How long building this view took (decode, index, render).
     pub build_time: Duration,
+    /// Each endpoint's whole list answer, gzip and brotli, filled in the background
+    /// after the view is published (`precompress`).
+    compressed: Vec<[OnceLock<Bytes>; 2]>,
 }
 
 impl View {
@@ -218,6 +224,7 @@ impl View {
             plain: plain.into_iter().map(Option::unwrap_or_default).collect(),
             nested,
             build_time: started.elapsed(),
+            compressed: Endpoint::all().iter().map(|_| Default::default()).collect(),
         })
     }
 
@@ -233,6 +240,36 @@ impl View {
             }
         }
         &self.plain[endpoint.model.index()]
+    }
+
+    /// The compressed whole-list answer of an endpoint, once `precompress` made it.
+    pub fn compressed_list(&self, endpoint: Endpoint, coding: Coding) -> Option<Bytes> {
+        let slot = match coding {
+            Coding::Gzip => 0,
+            Coding::Brotli => 1,
+            Coding::Identity => return None,
+        };
+        let i = Endpoint::all().iter().position(|e| *e == endpoint)?;
+        self.compressed[i][slot].get().cloned()
+    }
+
+    /// Compresses every whole-list answer between `min` and `max` bytes, once.
+    /// Runs off the request path, after the view is published.
+    pub fn precompress(&self, min: usize, max: usize) {
+        for (i, endpoint) in Endpoint::all().into_iter().enumerate() {
+            let list = self.list(endpoint);
+            let head = render::envelope_head(list.len());
+            let items = list.run(0, list.len());
+            let len = head.len() + items.len() + render::ENVELOPE_TAIL.len();
+            if !(min..max).contains(&len) {
+                continue;
+            }
+            let parts = [&head[..], &items[..], render::ENVELOPE_TAIL];
+            for (slot, coding) in [Coding::Gzip, Coding::Brotli].into_iter().enumerate() {
+                let body = Bytes::from(compress::compress(coding, &parts, Effort::Once));
+                let _ = self.compressed[i][slot].set(body);
+            }
+        }
     }
 
     /// Record counts by model.

@@ -62,10 +62,24 @@ impl Server {
     }
 
     pub fn get(&self, path: &str) -> Reply {
-        request(
-            self.addr,
-            &format!("GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"),
-        )
+        self.send("GET", path, &[])
+    }
+
+    /// Sends a request with extra headers.
+    pub fn send(&self, method: &str, path: &str, headers: &[(&str, &str)]) -> Reply {
+        let mut raw = format!("{method} {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n");
+        for (k, v) in headers {
+            raw.push_str(&format!("{k}: {v}\r\n"));
+        }
+        raw.push_str("\r\n");
+        request(self.addr, &raw)
+    }
+
+    /// Asks the server to stop (it finishes requests in flight) without waiting.
+    pub fn stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
     }
 
     /// GET, asserting the status, and parsing the body as JSON.
@@ -192,10 +206,15 @@ pub fn try_request(addr: SocketAddr, raw: &str) -> Option<Reply> {
     stream.write_all(raw.as_bytes()).ok()?;
     let mut data = Vec::new();
     stream.read_to_end(&mut data).ok()?;
-    Some(parse_response(&data))
+    Some(parse_response_to(&data, !raw.starts_with("HEAD ")))
 }
 
 fn parse_response(data: &[u8]) -> Reply {
+    parse_response_to(data, true)
+}
+
+/// Parses a response; `with_body` is false for the answer to a HEAD.
+fn parse_response_to(data: &[u8], with_body: bool) -> Reply {
     let end = data
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -211,6 +230,17 @@ fn parse_response(data: &[u8]) -> Reply {
         })
         .collect();
     let mut body = data[end + 4..].to_vec();
+    if status == 304 || status == 204 || !with_body {
+        assert!(
+            body.is_empty(),
+            "a {status} (or an answer to HEAD) has no body"
+        );
+        return Reply {
+            status,
+            headers,
+            body,
+        };
+    }
     let chunked = headers
         .iter()
         .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));

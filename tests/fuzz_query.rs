@@ -1,0 +1,111 @@
+//! Property test: arbitrary query strings thrown at the query parser and the list
+//! and record answers never panic, and every refusal is a 400 or a 404.
+//!
+//! `PROPTEST_CASES=200000 cargo test --release --test fuzz_query` runs more.
+
+mod common;
+
+use std::sync::OnceLock;
+
+use catalogue::http::Settings;
+use catalogue::query;
+use catalogue::schema::Endpoint;
+use catalogue::view::View;
+use proptest::prelude::*;
+
+fn view() -> &'static View {
+    static VIEW: OnceLock<View> = OnceLock::new();
+    VIEW.get_or_init(|| View::load(&common::sample_snapshot()).unwrap())
+}
+
+/// Names the server knows (operations, fields, specimen filters) and some it does not.
+const NAMES: &[&str] = &[
+    "limit",
+    "offset",
+    "fields",
+    "sort",
+    "search",
+    "format",
+    "_",
+    "id",
+    "name",
+    "country",
+    "state",
+    "year",
+    "day",
+    "month",
+    "sex",
+    "labeled",
+    "order",
+    "taxon",
+    "collector_lastname",
+    "usi",
+    "preparation_date",
+    "date_created",
+    "states",
+    "genus",
+    "bogus",
+    "",
+];
+
+fn value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[-_,()*a-zA-Z0-9.+%= ]{0,24}",
+        "[0-9]{0,25}",
+        "(_|\\*|-?[a-z_]{1,12})(,-?[a-z_]{1,12}(\\([a-z_,()*-]{0,20}\\))?){0,4}",
+        any::<String>(),
+        "%[0-9a-fA-F]{0,2}[%&=+]{0,3}",
+    ]
+}
+
+fn query_string() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::collection::vec((prop::sample::select(NAMES), value()), 0..6).prop_map(|pairs| {
+            pairs
+                .into_iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join("&")
+        }),
+        any::<String>(),
+        "[&=%+a-z0-9(),_*-]{0,60}",
+    ]
+}
+
+proptest! {
+    // 4,000 cases by default; PROPTEST_CASES sets more.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(4000),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn any_query_string_is_answered_or_refused_cleanly(
+        raw in query_string(),
+        which in 0usize..25,
+        id in prop_oneof!["[0-9]{1,3}", "[-a-z0-9.%]{0,12}"],
+    ) {
+        let endpoint = Endpoint::all()[which];
+        let params = match query::parse(&raw) {
+            Ok(p) => p,
+            Err(e) => {
+                prop_assert_eq!(e.status, 400);
+                return Ok(());
+            }
+        };
+        match query::list(view(), endpoint, &params, &Settings::default()) {
+            Ok(page) => {
+                let body = [b"[".as_slice(), &page.items, b"]"].concat();
+                let items: serde_json::Value = serde_json::from_slice(&body).expect("a page is JSON");
+                prop_assert!(items.as_array().unwrap().len() <= page.total);
+            }
+            Err(e) => prop_assert_eq!(e.status, 400, "{}", e.message),
+        }
+        match query::record(view(), endpoint, &id, &params) {
+            Ok(item) => {
+                let _: serde_json::Value = serde_json::from_slice(&item).expect("a record is JSON");
+            }
+            Err(e) => prop_assert!(e.status == 400 || e.status == 404, "{}", e.message),
+        }
+    }
+}
