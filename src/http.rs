@@ -127,8 +127,17 @@ pub fn routes(
         .map(
             move |method: Method, path: warp::path::FullPath, raw: String, headers: HeaderMap| {
                 let started = Instant::now();
-                let (route, answer) = route(&shared, &method, path.as_str(), &raw);
-                let response = finish(&shared, &method, path.as_str(), &raw, &headers, answer);
+                // One view for the whole request, even if a reload swaps it meanwhile:
+                // a body and its ETag come from the same snapshot.
+                let view = shared.view.load_full();
+                let (route, answer) = route(&shared, &view, &method, path.as_str(), &raw);
+                let request = Request {
+                    method: &method,
+                    path: path.as_str(),
+                    raw_query: &raw,
+                    headers: &headers,
+                };
+                let response = finish(&shared.settings, &view, &request, answer);
                 let status = response.status().as_u16();
                 let bytes = response
                     .headers()
@@ -237,7 +246,13 @@ fn not_found() -> Answer {
 }
 
 /// Decides what a request is and answers it.
-fn route(shared: &Shared, method: &Method, path: &str, raw_query: &str) -> (Route, Answer) {
+fn route(
+    shared: &Shared,
+    view: &View,
+    method: &Method,
+    path: &str,
+    raw_query: &str,
+) -> (Route, Answer) {
     if method == Method::OPTIONS {
         let mut a = Answer::json(204, Bytes::new());
         a.cacheable = false;
@@ -263,7 +278,6 @@ fn route(shared: &Shared, method: &Method, path: &str, raw_query: &str) -> (Rout
             )
         }
         "/readyz" => {
-            let view = shared.view.load();
             let body = format!(
                 "{{\"status\":\"ready\",\"checksum\":\"{}\"}}",
                 view.header.checksum_hex()
@@ -271,7 +285,7 @@ fn route(shared: &Shared, method: &Method, path: &str, raw_query: &str) -> (Rout
             return (Route::Ready, uncached(Answer::json(200, Bytes::from(body))));
         }
         "/metrics" => {
-            let text = shared.metrics.render(&shared.view.load());
+            let text = shared.metrics.render(view);
             let mut a = uncached(Answer::json(200, Bytes::from(text)));
             a.content_type = "text/plain; version=0.0.4; charset=utf-8";
             return (Route::Metrics, a);
@@ -303,11 +317,10 @@ fn route(shared: &Shared, method: &Method, path: &str, raw_query: &str) -> (Rout
         Ok(p) => p,
         Err(e) => return (route, Answer::error(&e)),
     };
-    let view = shared.view.load();
     let answer = match id {
-        None => query::list(&view, endpoint, &params, &shared.settings)
+        None => query::list(view, endpoint, &params, &shared.settings)
             .map(|page| envelope(endpoint, page)),
-        Some(id) => query::record(&view, endpoint, id, &params).map(|b| Answer::json(200, b)),
+        Some(id) => query::record(view, endpoint, id, &params).map(|b| Answer::json(200, b)),
     };
     (route, answer.unwrap_or_else(|e| Answer::error(&e)))
 }
@@ -383,16 +396,18 @@ fn http_date(micros: i64) -> Option<HeaderValue> {
 
 /// Turns an answer into a response: CORS on every one; validators, caching and
 /// compression on successful answers about the collection.
-fn finish(
-    shared: &Shared,
-    method: &Method,
-    path: &str,
-    raw_query: &str,
-    req: &HeaderMap,
-    answer: Answer,
-) -> HttpResponse {
+/// What `finish` needs to know of the request.
+struct Request<'a> {
+    method: &'a Method,
+    path: &'a str,
+    raw_query: &'a str,
+    headers: &'a HeaderMap,
+}
+
+fn finish(settings: &Settings, view: &View, request: &Request, answer: Answer) -> HttpResponse {
+    let (method, req) = (request.method, request.headers);
     let mut h = HeaderMap::new();
-    cors(&shared.settings, req, &mut h);
+    cors(settings, req, &mut h);
     if answer.status == 204 || answer.status == 405 {
         h.insert(header::ALLOW, HeaderValue::from_static(ALLOW));
     }
@@ -414,19 +429,16 @@ fn finish(
     let len = answer.len();
     let mut coding = Coding::Identity;
     if answer.cacheable {
-        let view = shared.view.load();
         if (COMPRESS_ABOVE..COMPRESS_BELOW).contains(&len) {
             coding = compress::negotiate(
                 req.get(header::ACCEPT_ENCODING)
                     .and_then(|v| v.to_str().ok()),
             );
         }
-        let tag = etag(&view, path, raw_query, coding);
+        let tag = etag(view, request.path, request.raw_query, coding);
         h.append(header::VARY, HeaderValue::from_static("Accept-Encoding"));
-        if let Ok(v) = HeaderValue::from_str(&format!(
-            "public, max-age={}",
-            shared.settings.cache_max_age
-        )) {
+        if let Ok(v) = HeaderValue::from_str(&format!("public, max-age={}", settings.cache_max_age))
+        {
             h.insert(header::CACHE_CONTROL, v);
         }
         if let Some(d) = http_date(view.header.created_at) {
@@ -447,9 +459,7 @@ fn finish(
         if method == Method::HEAD {
             return build(status, h, None, Vec::new());
         }
-        let ready = answer
-            .whole
-            .and_then(|e| shared.view.load().compressed_list(e, coding));
+        let ready = answer.whole.and_then(|e| view.compressed_list(e, coding));
         let body = ready.unwrap_or_else(|| {
             let parts: Vec<&[u8]> = answer.parts.iter().map(|b| &b[..]).collect();
             Bytes::from(compress::compress(coding, &parts, Effort::PerResponse))
