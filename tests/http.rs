@@ -344,16 +344,7 @@ fn health_readiness_and_metrics() {
 #[test]
 fn shutdown_finishes_the_request_in_flight() {
     let dir = common::TempDir::new("drain");
-    let fixture = dir.path("g.json");
-    catalogue::generate::write(
-        std::io::BufWriter::new(std::fs::File::create(&fixture).unwrap()),
-        400,
-        3,
-    )
-    .unwrap();
-    let checked = catalogue::build::from_fixtures(&[fixture]);
-    let bin = dir.path("g.bin");
-    catalogue::build::write(&checked, &bin).unwrap();
+    let bin = common::generated(&dir, 400);
     let mut s = Server::start(&bin, Settings::default());
     let mut stream = TcpStream::connect(s.addr).unwrap();
     stream

@@ -6,22 +6,10 @@ use catalogue::http::Settings;
 use common::{ids, Server, TempDir};
 use serde_json::json;
 
-/// A generated collection big enough for default pages and streamed bodies.
-fn generated(dir: &TempDir, specimens: usize) -> std::path::PathBuf {
-    let fixture = dir.path("generated.json");
-    let file = std::fs::File::create(&fixture).unwrap();
-    catalogue::generate::write(std::io::BufWriter::new(file), specimens, 42).unwrap();
-    let checked = catalogue::build::from_fixtures(&[fixture]);
-    assert!(checked.errors.is_empty(), "{:?}", checked.errors);
-    let out = dir.path("generated.bin");
-    catalogue::build::write(&checked, &out).unwrap();
-    out
-}
-
 #[test]
 fn default_page_and_paging_edges() {
     let dir = TempDir::new("paging");
-    let server = Server::start(&generated(&dir, 300), Settings::default());
+    let server = Server::start(&common::generated(&dir, 300), Settings::default());
     let body = server.json("/api/v2/specimen-records/", 200);
     assert_eq!(body["meta"]["total_count"], 300);
     assert_eq!(ids(&body), (1..=20).collect::<Vec<_>>());

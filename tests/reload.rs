@@ -42,6 +42,16 @@ fn served_within(server: &Server, count: u64, limit: Duration) -> Duration {
     );
 }
 
+/// A copy of the sample served from a temporary directory, with a reloader.
+fn served_copy(tag: &str, watch: bool) -> (TempDir, std::path::PathBuf, Server, Reloader) {
+    let dir = TempDir::new(tag);
+    let path = dir.path("collection.bin");
+    std::fs::copy(sample_snapshot(), &path).unwrap();
+    let server = Server::start(&path, Settings::default());
+    let reloader = Reloader::start(server.shared.clone(), &path, watch).unwrap();
+    (dir, path, server, reloader)
+}
+
 fn rename_over(dir: &TempDir, path: &Path, bytes: &[u8]) {
     let tmp = dir.path(".incoming");
     std::fs::write(&tmp, bytes).unwrap();
@@ -50,11 +60,7 @@ fn rename_over(dir: &TempDir, path: &Path, bytes: &[u8]) {
 
 #[test]
 fn swaps_under_load_without_failing_a_request() {
-    let dir = TempDir::new("reload");
-    let path = dir.path("collection.bin");
-    std::fs::copy(sample_snapshot(), &path).unwrap();
-    let server = Server::start(&path, Settings::default());
-    let _reloader = Reloader::start(server.shared.clone(), &path, true).unwrap();
+    let (dir, path, server, _reloader) = served_copy("reload", true);
 
     // Keep-alive clients, bounded in time, each checking every answer.
     let stop = Arc::new(AtomicBool::new(false));
@@ -157,11 +163,7 @@ fn swaps_under_load_without_failing_a_request() {
 
 #[test]
 fn without_watching_only_a_forced_reload_swaps() {
-    let dir = TempDir::new("nowatch");
-    let path = dir.path("collection.bin");
-    std::fs::copy(sample_snapshot(), &path).unwrap();
-    let server = Server::start(&path, Settings::default());
-    let reloader = Reloader::start(server.shared.clone(), &path, false).unwrap();
+    let (dir, path, server, reloader) = served_copy("nowatch", false);
     rename_over(&dir, &path, &variant(3));
     std::thread::sleep(Duration::from_millis(600));
     assert_eq!(served_count(&server), 8);
@@ -175,11 +177,7 @@ fn without_watching_only_a_forced_reload_swaps() {
 
 #[test]
 fn a_file_that_stays_truncated_fails_after_the_grace_period() {
-    let dir = TempDir::new("short");
-    let path = dir.path("collection.bin");
-    std::fs::copy(sample_snapshot(), &path).unwrap();
-    let server = Server::start(&path, Settings::default());
-    let _reloader = Reloader::start(server.shared.clone(), &path, true).unwrap();
+    let (dir, path, server, _reloader) = served_copy("short", true);
     let bytes = variant(1);
     rename_over(&dir, &path, &bytes[..bytes.len() - 7]);
     let start = Instant::now();

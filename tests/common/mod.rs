@@ -285,6 +285,18 @@ pub fn catalogue(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// Builds the snapshot of a generated collection of `specimens` in `dir`.
+pub fn generated(dir: &TempDir, specimens: usize) -> PathBuf {
+    let fixture = dir.path("generated.json");
+    let file = std::fs::File::create(&fixture).unwrap();
+    catalogue::generate::write(std::io::BufWriter::new(file), specimens, 42).unwrap();
+    let checked = catalogue::build::from_fixtures(&[fixture]);
+    assert!(checked.errors.is_empty(), "{:?}", checked.errors);
+    let out = dir.path("generated.bin");
+    catalogue::build::write(&checked, &out).unwrap();
+    out
+}
+
 /// A fresh temporary directory, removed when dropped.
 pub struct TempDir(pub PathBuf);
 
