@@ -26,18 +26,12 @@ const BUCKETS: [f64; 12] = [
     0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.1, 0.5, 2.0,
 ];
 
-fn endpoints() -> &'static [Endpoint] {
-    static ALL: std::sync::OnceLock<Vec<Endpoint>> = std::sync::OnceLock::new();
-    ALL.get_or_init(Endpoint::all)
-}
-
 /// The label of each route slot: 25 lists, 25 records, then the rest.
 fn route_index(route: Route) -> usize {
-    let n = endpoints().len();
-    let pos = |e: Endpoint| endpoints().iter().position(|x| *x == e).unwrap_or(0);
+    let n = Endpoint::all().len();
     match route {
-        Route::List(e) => pos(e),
-        Route::Record(e) => n + pos(e),
+        Route::List(e) => e.index(),
+        Route::Record(e) => n + e.index(),
         Route::Health => 2 * n,
         Route::Ready => 2 * n + 1,
         Route::Metrics => 2 * n + 2,
@@ -46,10 +40,10 @@ fn route_index(route: Route) -> usize {
 }
 
 fn route_label(index: usize) -> String {
-    let n = endpoints().len();
+    let n = Endpoint::all().len();
     match index {
-        i if i < n => format!("/api/v2/{}/", endpoints()[i].segment()),
-        i if i < 2 * n => format!("/api/v2/{}/{{id}}/", endpoints()[i - n].segment()),
+        i if i < n => format!("/api/v2/{}/", Endpoint::all()[i].segment()),
+        i if i < 2 * n => format!("/api/v2/{}/{{id}}/", Endpoint::all()[i - n].segment()),
         i if i == 2 * n => "/healthz".into(),
         i if i == 2 * n + 1 => "/readyz".into(),
         i if i == 2 * n + 2 => "/metrics".into(),
@@ -76,7 +70,7 @@ pub struct Metrics {
 
 impl Default for Metrics {
     fn default() -> Self {
-        let routes = 2 * endpoints().len() + 4;
+        let routes = 2 * Endpoint::all().len() + 4;
         Metrics {
             requests: (0..routes * (STATUSES.len() + 1))
                 .map(|_| AtomicU64::new(0))

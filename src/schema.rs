@@ -392,22 +392,34 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// All 25 endpoints: the plain list of every model and the nested list of those with a parent.
-    pub fn all() -> Vec<Endpoint> {
-        let mut out = Vec::with_capacity(25);
-        for model in Model::ALL {
-            out.push(Endpoint {
-                model,
-                nested: false,
-            });
-            if model.has_nested() {
+    /// All 25 endpoints: the plain list of every model and the nested list of those
+    /// with a parent. Built once; `index` is a position in it.
+    pub fn all() -> &'static [Endpoint] {
+        static ALL: std::sync::OnceLock<Vec<Endpoint>> = std::sync::OnceLock::new();
+        ALL.get_or_init(|| {
+            let mut out = Vec::with_capacity(25);
+            for model in Model::ALL {
                 out.push(Endpoint {
                     model,
-                    nested: true,
+                    nested: false,
                 });
+                if model.has_nested() {
+                    out.push(Endpoint {
+                        model,
+                        nested: true,
+                    });
+                }
             }
-        }
-        out
+            out
+        })
+    }
+
+    /// The position of this endpoint in `all()`, for per-endpoint arrays.
+    pub fn index(self) -> usize {
+        Endpoint::all()
+            .iter()
+            .position(|e| *e == self)
+            .expect("every endpoint is in all()")
     }
 
     /// The endpoint a path segment names (`orders`, `nested-families`, ...).
@@ -438,8 +450,9 @@ mod tests {
     fn there_are_25_endpoints_and_each_segment_round_trips() {
         let all = Endpoint::all();
         assert_eq!(all.len(), 25);
-        for e in all {
+        for (i, &e) in all.iter().enumerate() {
             assert_eq!(Endpoint::from_segment(&e.segment()), Some(e));
+            assert_eq!(e.index(), i);
         }
         assert_eq!(Endpoint::from_segment("nested-people"), None);
         assert_eq!(Endpoint::from_segment("nested-countries"), None);

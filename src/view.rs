@@ -249,14 +249,13 @@ impl View {
             Coding::Brotli => 1,
             Coding::Identity => return None,
         };
-        let i = Endpoint::all().iter().position(|e| *e == endpoint)?;
-        self.compressed[i][slot].get().cloned()
+        self.compressed[endpoint.index()][slot].get().cloned()
     }
 
     /// Compresses every whole-list answer between `min` and `max` bytes, once.
     /// Runs off the request path, after the view is published.
     pub fn precompress(&self, min: usize, max: usize) {
-        for (i, endpoint) in Endpoint::all().into_iter().enumerate() {
+        for (i, &endpoint) in Endpoint::all().iter().enumerate() {
             let list = self.list(endpoint);
             let head = render::envelope_head(list.len());
             let items = list.run(0, list.len());

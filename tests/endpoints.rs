@@ -287,9 +287,9 @@ fn only_reads_are_allowed() {
 }
 
 #[test]
-fn large_pages_stream_with_an_exact_length() {
-    // The specimen list is above the copy threshold only in big collections; a
-    // huge limit still exercises the envelope and the content-length check.
+fn a_huge_limit_gives_the_whole_list_with_an_exact_length() {
+    // The streamed (head, slice, tail) body is exercised in tests/paging.rs, on a
+    // collection big enough to pass the copy threshold.
     let server = Server::sample();
     let r = server.get("/api/v2/specimen-records/?limit=100000");
     assert_eq!(r.status, 200);
