@@ -59,6 +59,8 @@ fn benches(c: &mut Criterion) {
             "filter+page, related+own",
             "order=lepi&method=light&full_date=june&limit=20",
         ),
+        ("filter+page, related only", "order=lepi&limit=20"),
+        ("filter+page, own substring only", "full_date=june&limit=20"),
         ("search+page", "search=moth+june&limit=20"),
         ("sort+page", "sort=-year,usi&limit=20"),
         (

@@ -2,14 +2,17 @@
 //! on the other lists. Matching reads the view's rows and lowercase columns, never
 //! the rendered JSON.
 
+use std::borrow::Cow;
+
 use ahash::AHashMap;
 
 use crate::derived;
+use crate::index;
 use crate::query::{ApiError, Params};
 use crate::render::Shape;
 use crate::schema::{Model, Type};
 use crate::validate::{PREPARATIONS, SEXES, STAGES};
-use crate::view::{Value, View, SPECIMEN_TEXT};
+use crate::view::{Table, Value, View, SPECIMEN_TEXT};
 
 /// Each search term is a scan of the list: a bound keeps one request cheap.
 const MAX_TERMS: usize = 16;
@@ -275,68 +278,178 @@ fn related_sets(view: &View, model: Model, field: usize, target: &str, term: &st
 /// Which rows of each (model, shape) have a term in some string of their item.
 type Found = AHashMap<(Model, Shape), Vec<bool>>;
 
+/// For each field of `model`: the (model, shape) of the records it embeds in an
+/// item served in `shape`.
+fn embedded(model: Model, shape: Shape) -> Vec<Vec<(Model, Shape)>> {
+    model
+        .fields()
+        .iter()
+        .map(|f| match (f.ty, shape) {
+            (Type::Parent(m), Shape::Nested) => {
+                let s = if m.has_nested() {
+                    Shape::Nested
+                } else {
+                    Shape::Plain
+                };
+                vec![(m, s)]
+            }
+            (Type::Embed(m) | Type::EmbedMany(m), _) => vec![(m, Shape::Plain)],
+            (Type::Taxon, _) => Model::RANKS.iter().map(|&m| (m, Shape::Plain)).collect(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// Marks, for every record `model` embeds in `shape`, whether its item holds `term`.
+fn find_embedded(view: &View, embedded: &[Vec<(Model, Shape)>], term: &str, found: &mut Found) {
+    for &(m, s) in embedded.iter().flatten() {
+        find_term(view, m, s, term, found);
+    }
+}
+
+/// Whether the row at `pos` holds `term` in its own strings or in a record it
+/// embeds (whose marks `found` already has).
+fn row_has(
+    table: &Table,
+    pos: usize,
+    embedded: &[Vec<(Model, Shape)>],
+    found: &Found,
+    term: &str,
+) -> bool {
+    let hit = |targets: &[(Model, Shape)], m: &Model, p: &u32| {
+        targets
+            .iter()
+            .find(|(t, _)| t == m)
+            .is_some_and(|key| found[key][*p as usize])
+    };
+    table.text(pos).contains(term)
+        || table.rows[pos]
+            .iter()
+            .zip(embedded)
+            .any(|(v, targets)| match v {
+                Value::Ref(m, p) => hit(targets, m, p),
+                Value::Refs(m, ps) => ps.iter().any(|p| hit(targets, m, p)),
+                _ => false,
+            })
+}
+
 /// Marks the rows of `model` whose item, as served in `shape`, holds `term` in one
 /// of its own strings or in a record it embeds; embedded models are marked first.
 fn find_term(view: &View, model: Model, shape: Shape, term: &str, found: &mut Found) {
     if found.contains_key(&(model, shape)) {
         return;
     }
-    let fields = model.fields();
-    // For each field: the (model, shape) of the records it embeds in this item.
-    let embedded: Vec<Vec<(Model, Shape)>> = fields
-        .iter()
-        .map(|f| match (f.ty, shape) {
-            (Type::Parent(m), Shape::Nested) => {
-                vec![(
-                    m,
-                    if m.has_nested() {
-                        Shape::Nested
-                    } else {
-                        Shape::Plain
-                    },
-                )]
-            }
-            (Type::Embed(m) | Type::EmbedMany(m), _) => vec![(m, Shape::Plain)],
-            (Type::Taxon, _) => Model::RANKS.iter().map(|&m| (m, Shape::Plain)).collect(),
-            _ => Vec::new(),
-        })
-        .collect();
-    for &(m, s) in embedded.iter().flatten() {
-        find_term(view, m, s, term, found);
-    }
+    let embedded = embedded(model, shape);
+    find_embedded(view, &embedded, term, found);
     let table = view.table(model);
     let set = (0..table.rows.len())
-        .map(|pos| {
-            table.text(pos).contains(term)
-                || table.rows[pos].iter().zip(&embedded).any(|(v, targets)| {
-                    let hit = |m: &Model, p: &u32| {
-                        targets
-                            .iter()
-                            .find(|(t, _)| t == m)
-                            .is_some_and(|key| found[key][*p as usize])
-                    };
-                    match v {
-                        Value::Ref(m, p) => hit(m, p),
-                        Value::Refs(m, ps) => ps.iter().any(|p| hit(m, p)),
-                        _ => false,
-                    }
-                })
-        })
+        .map(|pos| row_has(table, pos, &embedded, found, term))
         .collect();
     found.insert((model, shape), set);
 }
 
+/// The rows a condition holds for, exactly, ascending: looked up in the table's
+/// groups or found in its text columns; `None` when rows must be checked one by one.
+fn candidates<'v>(
+    view: &View,
+    table: &'v Table,
+    cond: &Cond,
+    sets: Option<&Sets>,
+) -> Option<Cow<'v, [u32]>> {
+    match cond {
+        Cond::Related { field, .. } => {
+            let groups = table.groups(*field)?;
+            let sets = sets.expect("computed for related conditions");
+            let lists = sets.iter().flat_map(|(&m, set)| {
+                set.iter()
+                    .enumerate()
+                    .filter(|(_, hit)| **hit)
+                    .map(move |(p, _)| groups.get(&Value::Ref(m, p as u32)))
+            });
+            Some(index::union(table.rows.len(), lists).into())
+        }
+        Cond::Contains { field, term } => match table.groups(*field) {
+            // A few distinct values (methods, weather): test each value once.
+            Some(groups) if groups.len() * 8 < table.rows.len() => Some(
+                groups
+                    .select(table.rows.len(), |rep| {
+                        table
+                            .lowercase(rep as usize, *field)
+                            .is_some_and(|s| s.contains(term.as_str()))
+                    })
+                    .into(),
+            ),
+            _ => Some(table.find(*field, term)?.into()),
+        },
+        Cond::Equals { field, value } => Some(table.groups(*field)?.get(value).into()),
+        Cond::ParentId { field, id } => {
+            let groups = table.groups(*field)?;
+            let Type::Parent(m) = table.model.fields()[*field].ty else {
+                return None;
+            };
+            Some(match view.table(m).position(*id) {
+                Some(p) => groups.get(&Value::Ref(m, p)).into(),
+                None => Cow::Borrowed(&[]),
+            })
+        }
+    }
+}
+
+/// The rows of the table whose item holds `term`, ascending: its own text found in
+/// the search column, and the rows that embed a record holding it, from the groups.
+/// `None` when an embedding field is not grouped (rows are then checked one by one).
+fn term_rows(
+    table: &Table,
+    embedded: &[Vec<(Model, Shape)>],
+    found: &Found,
+    term: &str,
+) -> Option<Vec<u32>> {
+    let own = table.find_text(term);
+    let mut lists: Vec<&[u32]> = vec![&own];
+    for (field, targets) in embedded.iter().enumerate() {
+        if targets.is_empty() {
+            continue;
+        }
+        let groups = table.groups(field)?;
+        for &(m, s) in targets {
+            let hits = found[&(m, s)].iter().enumerate().filter(|(_, hit)| **hit);
+            lists.extend(hits.map(|(p, _)| groups.get(&Value::Ref(m, p as u32))));
+        }
+    }
+    Some(index::union(table.rows.len(), lists))
+}
+
+/// The members of `small` that are in `large`; both ascending.
+fn intersect(small: &[u32], large: &[u32]) -> Vec<u32> {
+    let mut rest = large;
+    small
+        .iter()
+        .copied()
+        .filter(|&x| {
+            // Galloping would do better on very uneven lists; a binary search on
+            // what is left of the larger list is already O(small × log large).
+            let at = rest.partition_point(|&y| y < x);
+            rest = &rest[at..];
+            rest.first() == Some(&x)
+        })
+        .collect()
+}
+
 /// The positions of the rows of `model` that match every condition and every
 /// search term (searched in the item as served in `shape`), ascending.
+///
+/// Conditions on grouped fields are answered from the groups; only the rest, and
+/// the search terms, are checked row by row (every row when no field is grouped).
 pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec<usize> {
     let table = view.table(model);
-    let searched: Vec<Vec<bool>> = filter
+    let embedded = embedded(model, shape);
+    let searched: Vec<Found> = filter
         .terms
         .iter()
         .map(|term| {
             let mut found = Found::default();
-            find_term(view, model, shape, term, &mut found);
-            found.remove(&(model, shape)).expect("marked above")
+            find_embedded(view, &embedded, term, &mut found);
+            found
         })
         .collect();
     let sets: Vec<Option<Sets>> = filter
@@ -351,33 +464,86 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
             _ => None,
         })
         .collect();
+    // Conditions answered from groups and text columns give their rows exactly:
+    // intersect those, smallest first. The rest are checked row by row.
+    let mut lists: Vec<Cow<[u32]>> = Vec::new();
+    let mut checked: Vec<(&Cond, Option<&Sets>)> = Vec::new();
+    // A substring condition searches the whole column: once other conditions have
+    // narrowed the rows to a few, checking those rows is cheaper.
+    let (substrings, others): (Vec<_>, Vec<_>) = filter
+        .conds
+        .iter()
+        .zip(&sets)
+        .partition(|(c, _)| matches!(c, Cond::Contains { .. }));
+    for (cond, sets) in others.into_iter().chain(substrings) {
+        let fewest = lists.iter().map(|l| l.len()).min().unwrap_or(usize::MAX);
+        let few = matches!(cond, Cond::Contains { .. }) && fewest < table.rows.len() / 64;
+        match (!few)
+            .then(|| candidates(view, table, cond, sets.as_ref()))
+            .flatten()
+        {
+            Some(rows) => lists.push(rows),
+            None => checked.push((cond, sets.as_ref())),
+        }
+    }
+    let mut searched_rows = Vec::new();
+    for (term, found) in filter.terms.iter().zip(&searched) {
+        match term_rows(table, &embedded, found, term) {
+            Some(rows) => lists.push(rows.into()),
+            None => searched_rows.push((term, found)),
+        }
+    }
+    lists.sort_by_key(|l| l.len());
+    let mut lists = lists.into_iter();
+    let rows: Option<Vec<u32>> = lists
+        .next()
+        .map(|first| lists.fold(first.into_owned(), |acc, next| intersect(&acc, &next)));
     let in_set = |sets: &Sets, m: &Model, p: &u32| sets.get(m).is_some_and(|s| s[*p as usize]);
-    (0..table.rows.len())
-        .filter(|&pos| searched.iter().all(|set| set[pos]))
-        .filter(|&pos| {
-            let row = &table.rows[pos];
-            filter
-                .conds
-                .iter()
-                .zip(&sets)
-                .all(|(cond, sets)| match cond {
-                    Cond::Related { field, .. } => {
-                        let sets = sets.as_ref().expect("computed above");
-                        match &row[*field] {
-                            Value::Ref(m, p) => in_set(sets, m, p),
-                            Value::Refs(m, ps) => ps.iter().any(|p| in_set(sets, m, p)),
-                            _ => false,
-                        }
-                    }
-                    Cond::Contains { field, term } => table
-                        .lowercase(pos, *field)
-                        .is_some_and(|s| s.contains(term.as_str())),
-                    Cond::Equals { field, value } => &row[*field] == value,
-                    Cond::ParentId { field, id } => match row[*field] {
-                        Value::Ref(m, p) => view.table(m).id(p) == *id,
-                        _ => false,
-                    },
-                })
-        })
-        .collect()
+    let holds = |pos: usize| {
+        let row = &table.rows[pos];
+        checked.iter().all(|(cond, sets)| match cond {
+            Cond::Related { field, .. } => {
+                let sets = sets.expect("computed above");
+                match &row[*field] {
+                    Value::Ref(m, p) => in_set(sets, m, p),
+                    Value::Refs(m, ps) => ps.iter().any(|p| in_set(sets, m, p)),
+                    _ => false,
+                }
+            }
+            Cond::Contains { field, term } => table
+                .lowercase(pos, *field)
+                .is_some_and(|s| s.contains(term.as_str())),
+            Cond::Equals { field, value } => &row[*field] == value,
+            Cond::ParentId { field, id } => match row[*field] {
+                Value::Ref(m, p) => view.table(m).id(p) == *id,
+                _ => false,
+            },
+        }) && searched_rows
+            .iter()
+            .all(|(term, found)| row_has(table, pos, &embedded, found, term))
+    };
+    match rows {
+        Some(rows) => rows
+            .into_iter()
+            .map(|p| p as usize)
+            .filter(|&p| holds(p))
+            .collect(),
+        None => (0..table.rows.len()).filter(|&p| holds(p)).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::intersect;
+
+    #[test]
+    fn intersects_ascending_lists() {
+        assert_eq!(
+            intersect(&[1, 4, 9, 12], &[0, 1, 2, 9, 10, 12, 40]),
+            vec![1, 9, 12]
+        );
+        assert_eq!(intersect(&[], &[1, 2]), Vec::<u32>::new());
+        assert_eq!(intersect(&[5], &[]), Vec::<u32>::new());
+        assert_eq!(intersect(&[7, 8], &[1, 2]), Vec::<u32>::new());
+    }
 }

@@ -12,7 +12,8 @@
 //!   payload goes through the [`codec`].
 //! - [`schema`] defines the 15 models, their field tables and the 25 endpoints.
 //! - [`view`] turns a snapshot into indexed tables with the [`derived`] values, and
-//!   [`render`] writes every list once into one buffer each.
+//!   [`render`] writes every list once into one buffer each; [`index`] groups rows
+//!   by value so filters look candidates up instead of scanning.
 //! - [`query`] decodes query strings and answers list and record requests, with the
 //!   [`filter`]s (and `search`), `sort`, and [`fields`] projection.
 //! - [`http`] serves it all with warp (caching, [`compress`]ion, CORS, operations
@@ -30,6 +31,7 @@ pub mod filter;
 pub mod fixture;
 pub mod generate;
 pub mod http;
+pub mod index;
 pub mod metrics;
 pub mod query;
 pub mod records;

@@ -187,8 +187,14 @@ pub fn list(
         } else {
             filter::matching(view, model, shape, &filter)
         };
-        sort(view, model, &order, &mut positions);
         let total = positions.len();
+        sort(
+            view,
+            model,
+            &order,
+            &mut positions,
+            offset.saturating_add(limit),
+        );
         (
             total,
             positions.into_iter().skip(offset).take(limit).collect(),
@@ -270,8 +276,15 @@ fn sort_keys(model: Model, shape: Shape, params: &Params) -> Result<Vec<(usize, 
 }
 
 /// Sorts positions by the keys: strings by code point, numbers numerically, nulls
-/// last in both directions; the sort is stable, so ties stay in ascending id order.
-fn sort(view: &View, model: Model, keys: &[(usize, bool)], positions: &mut [usize]) {
+/// last in both directions; ties stay in ascending id order. Only the first `need`
+/// positions are wanted: past them the list is cut short, unsorted.
+fn sort(
+    view: &View,
+    model: Model,
+    keys: &[(usize, bool)],
+    positions: &mut Vec<usize>,
+    need: usize,
+) {
     if keys.is_empty() {
         return;
     }
@@ -288,7 +301,9 @@ fn sort(view: &View, model: Model, keys: &[(usize, bool)], positions: &mut [usiz
             _ => Ordering::Equal,
         }
     };
-    positions.sort_by(|&p, &q| {
+    // Positions are distinct and ascending by id, so the last key makes the order
+    // total: selecting the first `need` and sorting them is the stable sort's prefix.
+    let order = |&p: &usize, &q: &usize| {
         let (rp, rq) = (&table.rows[p], &table.rows[q]);
         keys.iter()
             .map(|&(f, descending)| match (&rp[f], &rq[f]) {
@@ -299,8 +314,17 @@ fn sort(view: &View, model: Model, keys: &[(usize, bool)], positions: &mut [usiz
                 (a, b) => cmp(a, b),
             })
             .find(|o| o.is_ne())
-            .unwrap_or(Ordering::Equal)
-    });
+            .unwrap_or_else(|| p.cmp(&q))
+    };
+    if need == 0 {
+        positions.clear();
+        return;
+    }
+    if need < positions.len() {
+        positions.select_nth_unstable_by(need - 1, order);
+        positions.truncate(need);
+    }
+    positions.sort_unstable_by(order);
 }
 
 /// Refuses parameters that are neither operations nor fields of the plain shape.

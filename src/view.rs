@@ -13,6 +13,7 @@ use bytes::Bytes;
 
 use crate::compress::{self, Coding, Effort};
 use crate::derived;
+use crate::index::{Groups, TextColumn};
 use crate::records::{self, Collection};
 use crate::render::{self, Embeds, List};
 use crate::schema::{Endpoint, Model, Type};
@@ -20,7 +21,7 @@ use crate::snapshot::{self, Header, SnapshotError};
 use crate::validate;
 
 /// One field's value in a row.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
     Null,
     Int(i64),
@@ -73,12 +74,13 @@ pub struct Table {
     pub model: Model,
     pub rows: Vec<Row>,
     index: AHashMap<i64, u32>,
-    /// Lowercased text of string fields, for case-insensitive matching; `None` where
-    /// lowercasing changes nothing (or the field is not kept lowercased).
-    lower: Vec<Option<Vec<Option<Box<str>>>>>,
+    /// Lowercased text of the string fields filters match case-insensitively.
+    lower: Vec<Option<TextColumn>>,
     /// Per row, the lowercased string values of its own fields (timestamps aside),
-    /// joined by NUL: what `search` looks in, besides embedded records.
-    text: Vec<Box<str>>,
+    /// NUL-separated: what `search` looks in, besides embedded records.
+    text: TextColumn,
+    /// Per field, the rows grouped by value where that pays (see [`Groups`]).
+    groups: Vec<Option<Groups>>,
 }
 
 impl Table {
@@ -93,31 +95,57 @@ impl Table {
             rows,
             index,
             lower: Vec::new(),
-            text: Vec::new(),
+            text: TextColumn::default(),
+            groups: Vec::new(),
         }
     }
 
     /// Builds the search text of every row.
     fn keep_search_text(&mut self) {
-        self.text = self
+        let texts: Vec<String> = self
             .rows
             .iter()
             .map(|row| {
                 let mut t = String::new();
                 for v in row.iter() {
                     if let Value::Str(s) = v {
-                        t.push_str(&s.to_lowercase());
+                        t.push_str(s);
                         t.push('\0');
                     }
                 }
-                t.into_boxed_str()
+                t
+            })
+            .collect();
+        self.text = TextColumn::build(texts.iter().map(String::as_str));
+    }
+
+    /// Groups the rows by every field a filter can name, except those that are
+    /// (nearly) unique per row: ids, timestamps, free text.
+    fn keep_groups(&mut self) {
+        self.groups = self
+            .model
+            .fields()
+            .iter()
+            .enumerate()
+            .map(|(f, field)| {
+                (f > 0 && field.ty != Type::Time).then(|| Groups::build(&self.rows, f, 4))?
             })
             .collect();
     }
 
+    /// The rows grouped by `field`'s value, when that field is grouped.
+    pub fn groups(&self, field: usize) -> Option<&Groups> {
+        self.groups.get(field).and_then(Option::as_ref)
+    }
+
     /// The search text of the row at `pos`: its own strings, lowercased, NUL-separated.
     pub fn text(&self, pos: usize) -> &str {
-        &self.text[pos]
+        self.text.get(pos)
+    }
+
+    /// The rows whose own strings contain `term` (lowercase), ascending.
+    pub fn find_text(&self, term: &str) -> Vec<u32> {
+        self.text.find(term)
     }
 
     /// The id of the row at `pos`.
@@ -134,18 +162,8 @@ impl Table {
     fn keep_lowercase(&mut self, fields: &[usize]) {
         self.lower = (0..self.model.fields().len()).map(|_| None).collect();
         for &f in fields {
-            let column = self
-                .rows
-                .iter()
-                .map(|r| match &r[f] {
-                    Value::Str(s) => {
-                        let l = s.to_lowercase();
-                        (l != **s).then(|| l.into_boxed_str())
-                    }
-                    _ => None,
-                })
-                .collect();
-            self.lower[f] = Some(column);
+            let values = self.rows.iter().map(|r| r[f].as_str().unwrap_or(""));
+            self.lower[f] = Some(TextColumn::build(values));
         }
     }
 
@@ -153,9 +171,21 @@ impl Table {
     pub fn lowercase(&self, pos: usize, field: usize) -> Option<std::borrow::Cow<'_, str>> {
         let value = self.rows[pos][field].as_str()?;
         match self.lower.get(field).and_then(Option::as_ref) {
-            Some(column) => Some(column[pos].as_deref().unwrap_or(value).into()),
+            Some(column) => Some(column.get(pos).into()),
             None => Some(value.to_lowercase().into()),
         }
+    }
+
+    /// The rows whose string `field` contains `term` (lowercase), ascending; `None`
+    /// when the field's lowercased text is not kept.
+    pub fn find(&self, field: usize, term: &str) -> Option<Vec<u32>> {
+        let column = self.lower.get(field).and_then(Option::as_ref)?;
+        let mut rows = column.find(term);
+        if term.is_empty() {
+            // The empty text of a null is not a string that contains "".
+            rows.retain(|&r| self.rows[r as usize][field].as_str().is_some());
+        }
+        Some(rows)
     }
 }
 
@@ -599,6 +629,7 @@ fn tables(c: Collection) -> Vec<Table> {
             .collect();
         table.keep_lowercase(&fields);
         table.keep_search_text();
+        table.keep_groups();
     }
     tables
 }
