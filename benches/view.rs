@@ -1,6 +1,7 @@
 //! Load-time and request-path costs on a generated collection.
 //!
-//! `cargo bench --bench view` (set `CATALOGUE_BENCH_SPECIMENS`, default 10000).
+//! `cargo bench --bench view`: sizes from `CATALOGUE_BENCH_SPECIMENS`, a comma-separated
+//! list (default `10000,100000`). Generated snapshots are cached in the temp directory.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -26,10 +27,17 @@ fn snapshot(specimens: usize) -> PathBuf {
 }
 
 fn benches(c: &mut Criterion) {
-    let specimens: usize = std::env::var("CATALOGUE_BENCH_SPECIMENS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10_000);
+    let sizes = std::env::var("CATALOGUE_BENCH_SPECIMENS").unwrap_or("10000,100000".into());
+    for size in sizes.split(',') {
+        let specimens = size
+            .trim()
+            .parse()
+            .expect("CATALOGUE_BENCH_SPECIMENS: numbers separated by commas");
+        at_size(c, specimens);
+    }
+}
+
+fn at_size(c: &mut Criterion, specimens: usize) {
     let path = snapshot(specimens);
     let bytes = std::fs::read(&path).unwrap();
 

@@ -306,9 +306,26 @@ pub fn write_timestamp(out: &mut Vec<u8>, micros: i64) {
     }
 }
 
+/// A timestamp (microseconds since the epoch) as an HTTP date (RFC 9110 IMF-fixdate).
+pub fn http_date(micros: i64) -> String {
+    chrono::DateTime::from_timestamp_micros(micros)
+        .unwrap_or_default()
+        .format("%a, %d %b %Y %H:%M:%S GMT")
+        .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn http_dates() {
+        assert_eq!(http_date(0), "Thu, 01 Jan 1970 00:00:00 GMT");
+        assert_eq!(
+            http_date(1_700_000_000_123_456),
+            "Tue, 14 Nov 2023 22:13:20 GMT"
+        );
+    }
 
     #[test]
     fn person_names() {

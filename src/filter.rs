@@ -366,19 +366,17 @@ fn candidates<'v>(
                     .filter(|(_, hit)| **hit)
                     .map(move |(p, _)| groups.get(&Value::Ref(m, p as u32)))
             });
-            Some(index::union(table.rows.len(), lists).into())
+            Some(index::union(table.rows.len(), lists))
         }
         Cond::Contains { field, term } => match table.groups(*field) {
             // A few distinct values (methods, weather): test each value once.
-            Some(groups) if groups.len() * 8 < table.rows.len() => Some(
-                groups
-                    .select(table.rows.len(), |rep| {
-                        table
-                            .lowercase(rep as usize, *field)
-                            .is_some_and(|s| s.contains(term.as_str()))
-                    })
-                    .into(),
-            ),
+            Some(groups) if groups.len() * 8 < table.rows.len() => {
+                Some(groups.select(table.rows.len(), |rep| {
+                    table
+                        .lowercase(rep as usize, *field)
+                        .is_some_and(|s| s.contains(term.as_str()))
+                }))
+            }
             _ => Some(table.find(*field, term)?.into()),
         },
         Cond::Equals { field, value } => Some(table.groups(*field)?.get(value).into()),
@@ -416,7 +414,7 @@ fn term_rows(
             lists.extend(hits.map(|(p, _)| groups.get(&Value::Ref(m, p as u32))));
         }
     }
-    Some(index::union(table.rows.len(), lists))
+    Some(index::union(table.rows.len(), lists).into_owned())
 }
 
 /// The members of `small` that are in `large`; both ascending.

@@ -389,11 +389,6 @@ fn none_match(header: Option<&HeaderValue>, tag: &str) -> bool {
         .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == tag)
 }
 
-fn http_date(micros: i64) -> Option<HeaderValue> {
-    let t = chrono::DateTime::from_timestamp_micros(micros)?;
-    HeaderValue::from_str(&t.format("%a, %d %b %Y %H:%M:%S GMT").to_string()).ok()
-}
-
 /// Turns an answer into a response: CORS on every one; validators, caching and
 /// compression on successful answers about the collection.
 /// What `finish` needs to know of the request.
@@ -441,7 +436,7 @@ fn finish(settings: &Settings, view: &View, request: &Request, answer: Answer) -
         {
             h.insert(header::CACHE_CONTROL, v);
         }
-        if let Some(d) = http_date(view.header.created_at) {
+        if let Ok(d) = HeaderValue::from_str(&view.last_modified) {
             h.insert(header::LAST_MODIFIED, d);
         }
         let not_modified = none_match(req.get(header::IF_NONE_MATCH), &tag);

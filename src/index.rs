@@ -9,6 +9,8 @@
 //! substring filter is one pass of a substring search over contiguous memory,
 //! instead of a visit to every row (two cache misses each).
 
+use std::borrow::Cow;
+
 use ahash::AHashMap;
 
 use crate::view::{Row, Value};
@@ -26,56 +28,91 @@ pub struct Groups {
     representatives: Vec<u32>,
 }
 
+/// A field's groups while they are built.
+#[derive(Default)]
+struct Grouping {
+    keys: AHashMap<Value, u32>,
+    members: Vec<Vec<u32>>,
+    representatives: Vec<u32>,
+    /// Too many distinct values: no groups for this field.
+    abandoned: bool,
+}
+
+impl Grouping {
+    fn add(&mut self, value: &Value, pos: u32) {
+        let g = match self.keys.get(value) {
+            Some(&g) => g,
+            None => {
+                // Cloned once per distinct value, not once per row.
+                let g = self.members.len() as u32;
+                self.keys.insert(value.clone(), g);
+                self.members.push(Vec::new());
+                self.representatives.push(pos);
+                g
+            }
+        };
+        let group = &mut self.members[g as usize];
+        // A list may name the same record twice: one entry is enough.
+        if group.last() != Some(&pos) {
+            group.push(pos);
+        }
+    }
+
+    fn finish(self, rows: usize) -> Groups {
+        let mut starts = Vec::with_capacity(self.members.len() + 1);
+        let mut positions = Vec::with_capacity(rows);
+        for group in self.members {
+            starts.push(positions.len() as u32);
+            positions.extend(group);
+        }
+        starts.push(positions.len() as u32);
+        let mut keys = self.keys;
+        keys.shrink_to_fit();
+        Groups {
+            keys,
+            starts,
+            positions,
+            representatives: self.representatives,
+        }
+    }
+}
+
 impl Groups {
-    /// Groups the rows by `field`, or `None` when more than one value in
-    /// `max_distinct_per` rows is distinct (on tables big enough to matter).
-    pub fn build(rows: &[Row], field: usize, max_distinct_per: usize) -> Option<Groups> {
+    /// Groups the rows by each of `fields`, in one pass over the rows; a field gets
+    /// `None` when more than one value in `max_distinct_per` rows is distinct (on
+    /// tables big enough to matter).
+    pub fn build(rows: &[Row], fields: &[usize], max_distinct_per: usize) -> Vec<Option<Groups>> {
         let limit = if rows.len() < 1024 {
             usize::MAX
         } else {
             rows.len() / max_distinct_per
         };
-        let mut keys: AHashMap<Value, u32> = AHashMap::new();
-        let mut members: Vec<Vec<u32>> = Vec::new();
-        let mut representatives = Vec::new();
+        let mut building: Vec<Grouping> = fields.iter().map(|_| Grouping::default()).collect();
         for (pos, row) in rows.iter().enumerate() {
             let pos = pos as u32;
-            let mut add = |value: Value| {
-                let next = members.len() as u32;
-                let g = *keys.entry(value).or_insert(next);
-                if g == next {
-                    members.push(Vec::new());
-                    representatives.push(pos);
+            for (g, &field) in building.iter_mut().zip(fields) {
+                if g.abandoned {
+                    continue;
                 }
-                let group = &mut members[g as usize];
-                // A list may name the same record twice: one entry is enough.
-                if group.last() != Some(&pos) {
-                    group.push(pos);
+                match &row[field] {
+                    Value::Refs(m, ps) if ps.is_empty() => {
+                        g.add(&Value::Refs(*m, Box::new([])), pos)
+                    }
+                    Value::Refs(m, ps) => ps.iter().for_each(|&p| g.add(&Value::Ref(*m, p), pos)),
+                    v => g.add(v, pos),
                 }
-            };
-            match &row[field] {
-                Value::Refs(m, ps) if ps.is_empty() => add(Value::Refs(*m, Box::new([]))),
-                Value::Refs(m, ps) => ps.iter().for_each(|&p| add(Value::Ref(*m, p))),
-                v => add(v.clone()),
-            }
-            if members.len() > limit {
-                return None;
+                if g.members.len() > limit {
+                    *g = Grouping {
+                        abandoned: true,
+                        ..Grouping::default()
+                    };
+                }
             }
         }
-        let mut starts = Vec::with_capacity(members.len() + 1);
-        let mut positions = Vec::with_capacity(rows.len());
-        for group in members {
-            starts.push(positions.len() as u32);
-            positions.extend(group);
-        }
-        starts.push(positions.len() as u32);
-        keys.shrink_to_fit();
-        Some(Groups {
-            keys,
-            starts,
-            positions,
-            representatives,
-        })
+        building
+            .into_iter()
+            .map(|g| (!g.abandoned).then(|| g.finish(rows.len())))
+            .collect()
     }
 
     /// How many groups (distinct values) there are.
@@ -99,7 +136,7 @@ impl Groups {
 
     /// The rows of every group whose value passes `keep`, ascending and distinct.
     /// `keep` is given a row holding the group's value.
-    pub fn select(&self, rows: usize, mut keep: impl FnMut(u32) -> bool) -> Vec<u32> {
+    pub fn select(&self, rows: usize, mut keep: impl FnMut(u32) -> bool) -> Cow<'_, [u32]> {
         union(
             rows,
             self.representatives
@@ -112,14 +149,14 @@ impl Groups {
 }
 
 /// The union of ascending lists of row positions (below `rows`), ascending and
-/// distinct: one list is copied, several are merged through a bitmap of the rows.
-pub fn union<'a>(rows: usize, lists: impl IntoIterator<Item = &'a [u32]>) -> Vec<u32> {
+/// distinct: one list is borrowed, several are merged through a bitmap of the rows.
+pub fn union<'a>(rows: usize, lists: impl IntoIterator<Item = &'a [u32]>) -> Cow<'a, [u32]> {
     let mut lists = lists.into_iter().peekable();
     let Some(first) = lists.next() else {
-        return Vec::new();
+        return Cow::Borrowed(&[]);
     };
     if lists.peek().is_none() {
-        return first.to_vec();
+        return Cow::Borrowed(first);
     }
     let mut bits = vec![0u64; rows.div_ceil(64)];
     let mut count = 0;
@@ -137,7 +174,7 @@ pub fn union<'a>(rows: usize, lists: impl IntoIterator<Item = &'a [u32]>) -> Vec
             word &= word - 1;
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Lowercased text of one field (or of a row's search text) for every row, NUL
@@ -213,6 +250,10 @@ mod tests {
             .collect()
     }
 
+    fn one(rows: &[Row], max_distinct_per: usize) -> Option<Groups> {
+        Groups::build(rows, &[0], max_distinct_per).pop().unwrap()
+    }
+
     #[test]
     fn groups_values_and_list_members() {
         let r = rows(vec![
@@ -222,22 +263,22 @@ mod tests {
             Value::Refs(Model::Person, Box::new([1, 2, 2])),
             Value::Refs(Model::Person, Box::new([2])),
         ]);
-        let g = Groups::build(&r, 0, 2).unwrap();
+        let g = one(&r, 2).unwrap();
         assert_eq!(g.get(&Value::Int(7)), &[0, 2]);
         assert_eq!(g.get(&Value::Null), &[1]);
         assert_eq!(g.get(&Value::Ref(Model::Person, 2)), &[3, 4]);
         assert_eq!(g.get(&Value::Int(8)), &[] as &[u32]);
-        assert_eq!(g.select(r.len(), |rep| rep != 1), vec![0, 2, 3, 4]);
-        assert_eq!(g.select(r.len(), |rep| rep == 1), vec![1]);
-        assert_eq!(g.select(r.len(), |_| false), Vec::<u32>::new());
+        assert_eq!(*g.select(r.len(), |rep| rep != 1), [0, 2, 3, 4]);
+        assert_eq!(*g.select(r.len(), |rep| rep == 1), [1]);
+        assert!(g.select(r.len(), |_| false).is_empty());
     }
 
     #[test]
     fn unions_are_ascending_and_distinct() {
         let (a, b, c): (&[u32], &[u32], &[u32]) = (&[3, 64, 200], &[0, 3, 65], &[199]);
-        assert_eq!(union(201, [a, b, c]), vec![0, 3, 64, 65, 199, 200]);
-        assert_eq!(union(201, [b]), vec![0, 3, 65]);
-        assert_eq!(union(201, std::iter::empty()), Vec::<u32>::new());
+        assert_eq!(*union(201, [a, b, c]), [0, 3, 64, 65, 199, 200]);
+        assert_eq!(*union(201, [b]), [0, 3, 65]);
+        assert!(union(201, std::iter::empty()).is_empty());
     }
 
     #[test]
@@ -258,9 +299,9 @@ mod tests {
     #[test]
     fn refuses_mostly_distinct_fields_on_big_tables() {
         let r = rows((0..5000).map(|i| Value::Int(i % 3000)).collect());
-        assert!(Groups::build(&r, 0, 4).is_none());
+        assert!(one(&r, 4).is_none());
         let r = rows((0..5000).map(|i| Value::Int(i % 100)).collect());
-        let g = Groups::build(&r, 0, 4).unwrap();
+        let g = one(&r, 4).unwrap();
         assert_eq!(g.get(&Value::Int(3)).len(), 50);
     }
 }

@@ -122,15 +122,19 @@ impl Table {
     /// Groups the rows by every field a filter can name, except those that are
     /// (nearly) unique per row: ids, timestamps, free text.
     fn keep_groups(&mut self) {
-        self.groups = self
+        let fields: Vec<usize> = self
             .model
             .fields()
             .iter()
             .enumerate()
-            .map(|(f, field)| {
-                (f > 0 && field.ty != Type::Time).then(|| Groups::build(&self.rows, f, 4))?
-            })
+            .filter(|(f, field)| *f > 0 && field.ty != Type::Time)
+            .map(|(f, _)| f)
             .collect();
+        let mut built = Groups::build(&self.rows, &fields, 4).into_iter();
+        self.groups = (0..self.model.fields().len()).map(|_| None).collect();
+        for (&f, groups) in fields.iter().zip(&mut built) {
+            self.groups[f] = groups;
+        }
     }
 
     /// The rows grouped by `field`'s value, when that field is grouped.
@@ -216,6 +220,8 @@ pub struct View {
     nested: Vec<Option<List>>,
     /// How long building this view took (decode, index, render).
     pub build_time: Duration,
+    /// The snapshot's creation time as an HTTP date, for `Last-Modified`.
+    pub last_modified: String,
     /// Each endpoint's whole list answer, gzip and brotli, filled in the background
     /// after the view is published (`precompress`).
     compressed: Vec<[OnceLock<Bytes>; 2]>,
@@ -246,6 +252,7 @@ impl View {
         if let Some(first) = report.errors.first() {
             return Err((report.errors.len(), first.clone()));
         }
+        let last_modified = derived::http_date(header.created_at);
         let tables = tables(collection);
         let (plain, nested) = render::render_all(&tables).into_lists();
         Ok(View {
@@ -254,6 +261,7 @@ impl View {
             plain: plain.into_iter().map(Option::unwrap_or_default).collect(),
             nested,
             build_time: started.elapsed(),
+            last_modified,
             compressed: Endpoint::all().iter().map(|_| Default::default()).collect(),
         })
     }

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The served speed against nginx serving the very same bytes as static files.
+#
+#   usage: benches/load.sh [SPECIMENS]      (default 100000)
+#   env:   ROUNDS (3), DURATION (5s), CONNECTIONS (32), THREADS (2)
+#
+# Builds the release binary, generates and builds a collection, starts the server,
+# saves three answers as files for nginx, then runs wrk against each URL, server and
+# nginx alternating, ROUNDS times. Prints requests/s per round, the median of each
+# side and the ratio server / nginx; also build time, time to first answer, RSS.
+# Installs wrk and nginx from the system's packages when they are missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-100000}
+rounds=${ROUNDS:-3}
+duration=${DURATION:-5s}
+connections=${CONNECTIONS:-32}
+threads=${THREADS:-2}
+
+missing=()
+command -v wrk > /dev/null || missing+=(wrk)
+command -v nginx > /dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+  echo "installing ${missing[*]} from the system's packages"
+  $sudo apt-get update -qq > /dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" > /dev/null
+fi
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+
+cargo build --release -q
+bin=target/release/catalogue
+work=$(mktemp -d)
+chmod 755 "$work"
+server=
+nginx_pid=
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2> /dev/null
+  [ -n "$nginx_pid" ] && kill "$nginx_pid" 2> /dev/null
+  wait 2> /dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+
+t=$(date +%s%N)
+"$bin" generate --specimens "$n" --seed 1 -o "$work/collection.json" > /dev/null
+echo "generate $n specimens: $(ms "$t") ms, $(( $(stat -c %s "$work/collection.json") / 1048576 )) MB of fixtures"
+t=$(date +%s%N)
+/usr/bin/time -f "%M" -o "$work/build.rss" "$bin" build "$work/collection.json" -o "$work/collection.bin" > /dev/null
+echo "build: $(ms "$t") ms, peak RSS $(( $(cat "$work/build.rss") / 1024 )) MB, snapshot $(( $(stat -c %s "$work/collection.bin") / 1048576 )) MB"
+rm "$work/collection.json"
+
+port=$(free_port)
+base="http://127.0.0.1:$port"
+t=$(date +%s%N)
+"$bin" serve --snapshot "$work/collection.bin" --addr "127.0.0.1:$port" --no-watch 2> "$work/server.log" &
+server=$!
+until curl -sf -o /dev/null "$base/api/v2/orders/"; do sleep 0.01; done
+echo "first answer: $(ms "$t") ms after start"
+rss() { awk -v k="$1:" '$1 == k {print int($2/1024)}' "/proc/$server/status"; }
+echo "server RSS at start: $(rss VmRSS) MB"
+
+deep=$(( n * 9 / 10 ))
+names=(orders page filtered)
+paths=(
+  "/api/v2/orders/"
+  "/api/v2/specimen-records/?limit=20&offset=$deep"
+  "/api/v2/specimen-records/?order=lepidoptera&year=1990&sex=female&limit=20"
+)
+mkdir -p "$work/www"
+for i in "${!names[@]}"; do
+  curl -sf "$base${paths[$i]}" -o "$work/www/${names[$i]}.json"
+done
+chmod -R a+rX "$work/www"
+
+nginx_port=$(free_port)
+cat > "$work/nginx.conf" << EOF
+worker_processes $threads;
+pid $work/nginx.pid;
+error_log $work/nginx.error.log;
+daemon off;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 10000000;
+  default_type application/json;
+  server {
+    listen 127.0.0.1:$nginx_port;
+    root $work/www;
+  }
+}
+EOF
+"$nginx_bin" -c "$work/nginx.conf" -p "$work" &
+nginx_pid=$!
+until curl -sf -o /dev/null "http://127.0.0.1:$nginx_port/orders.json"; do sleep 0.05; done
+
+rps() { wrk -t"$threads" -c"$connections" -d"$duration" "$1" | awk '/Requests\/sec/ {print int($2)}'; }
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
+
+echo
+echo "wrk -t$threads -c$connections -d$duration, $rounds rounds alternating, requests/s"
+printf '%-9s %-14s %-26s %-26s %8s %8s %6s\n' what bytes server nginx server nginx ratio
+for i in "${!names[@]}"; do
+  ours=(); theirs=()
+  for _ in $(seq 1 "$rounds"); do
+    ours+=("$(rps "$base${paths[$i]}")")
+    theirs+=("$(rps "http://127.0.0.1:$nginx_port/${names[$i]}.json")")
+  done
+  a=$(median "${ours[@]}"); b=$(median "${theirs[@]}")
+  printf '%-9s %-14s %-26s %-26s %8s %8s %6s\n' "${names[$i]}" "$(stat -c %s "$work/www/${names[$i]}.json")" \
+    "${ours[*]}" "${theirs[*]}" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", a / b}')"
+done
+echo
+echo "server RSS after the load: $(rss VmRSS) MB (peak $(rss VmHWM) MB)"
+for i in "${!names[@]}"; do echo "${names[$i]}: ${paths[$i]}"; done
