@@ -48,6 +48,12 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Print the OpenAPI 3.1 description of the API on stdout.
+    Openapi {
+        /// Describe the cap a server started with `--max-limit N` puts on `limit`.
+        #[arg(long)]
+        max_limit: Option<usize>,
+    },
 }
 
 #[derive(Args)]
@@ -111,6 +117,14 @@ pub fn run() -> ExitCode {
             seed,
             output,
         } => generate(specimens, seed, &output),
+        Command::Openapi { max_limit } => {
+            let doc = crate::openapi::document(max_limit);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&doc).expect("a JSON value prints")
+            );
+            Ok(ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,

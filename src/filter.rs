@@ -15,7 +15,7 @@ use crate::validate::{PREPARATIONS, SEXES, STAGES};
 use crate::view::{Table, Value, View, SPECIMEN_TEXT};
 
 /// Each search term is a scan of the list: a bound keeps one request cheap.
-const MAX_TERMS: usize = 16;
+pub const MAX_TERMS: usize = 16;
 
 /// One condition on a row.
 #[derive(Clone, Debug)]
@@ -67,7 +67,7 @@ impl Filter {
 
 /// Specimen filters matched as case-insensitive substrings of a related record's
 /// field: (parameter, specimen field, related record's field).
-const RELATED: &[(&str, &str, &str)] = &[
+pub const RELATED: &[(&str, &str, &str)] = &[
     ("order", "order", "name"),
     ("family", "family", "name"),
     ("subfamily", "subfamily", "name"),
@@ -93,8 +93,8 @@ const RELATED: &[(&str, &str, &str)] = &[
     ("elevation", "gps", "elevation"),
 ];
 
-const BOOLS: &[&str] = &["labels_printed", "labeled", "photographed"];
-const INTS: &[&str] = &["determined_year", "day", "year"];
+pub const BOOLS: &[&str] = &["labels_printed", "labeled", "photographed"];
+pub const INTS: &[&str] = &["determined_year", "day", "year"];
 
 fn spec_field(name: &str) -> usize {
     Model::SpecimenRecord

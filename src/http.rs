@@ -22,6 +22,7 @@ use warp::Filter;
 
 use crate::compress::{self, Coding, Effort};
 use crate::metrics::{Metrics, Route};
+use crate::openapi;
 use crate::query::{self, ApiError, Page};
 use crate::render::{self, write_str};
 use crate::schema::Endpoint;
@@ -79,6 +80,8 @@ pub struct Shared {
     pub view: ArcSwap<View>,
     pub settings: Settings,
     pub metrics: Metrics,
+    /// The OpenAPI document for these settings, rendered once.
+    openapi: Bytes,
 }
 
 impl Shared {
@@ -87,8 +90,11 @@ impl Shared {
         metrics
             .loaded_at
             .store(chrono::Utc::now().timestamp(), Ordering::Relaxed);
+        let openapi = serde_json::to_vec(&openapi::document(settings.max_limit))
+            .expect("a JSON value serialises");
         Arc::new(Shared {
             view: ArcSwap::from_pointee(view),
+            openapi: Bytes::from(openapi),
             settings,
             metrics,
         })
@@ -283,6 +289,9 @@ fn route(
                 view.header.checksum_hex()
             );
             return (Route::Ready, uncached(Answer::json(200, Bytes::from(body))));
+        }
+        "/api/v2/openapi.json" => {
+            return (Route::OpenApi, Answer::json(200, shared.openapi.clone()));
         }
         "/metrics" => {
             let text = shared.metrics.render(view);

@@ -18,7 +18,8 @@
 //!   [`filter`]s (and `search`), `sort`, and [`fields`] projection.
 //! - [`http`] serves it all with warp (caching, [`compress`]ion, CORS, operations
 //!   endpoints with [`metrics`]); [`reload`] watches the snapshot file and swaps in a
-//!   new view; [`cli`] is the command line.
+//!   new view; [`cli`] is the command line. [`openapi`] describes the API from the
+//!   same field tables and filter definitions.
 //! - [`generate`] writes a deterministic synthetic collection for tests and benchmarks.
 
 pub mod build;
@@ -33,6 +34,7 @@ pub mod generate;
 pub mod http;
 pub mod index;
 pub mod metrics;
+pub mod openapi;
 pub mod query;
 pub mod records;
 pub mod reload;

@@ -16,6 +16,7 @@ pub enum Route {
     Health,
     Ready,
     Metrics,
+    OpenApi,
     Other,
 }
 
@@ -35,7 +36,8 @@ fn route_index(route: Route) -> usize {
         Route::Health => 2 * n,
         Route::Ready => 2 * n + 1,
         Route::Metrics => 2 * n + 2,
-        Route::Other => 2 * n + 3,
+        Route::OpenApi => 2 * n + 3,
+        Route::Other => 2 * n + 4,
     }
 }
 
@@ -47,6 +49,7 @@ fn route_label(index: usize) -> String {
         i if i == 2 * n => "/healthz".into(),
         i if i == 2 * n + 1 => "/readyz".into(),
         i if i == 2 * n + 2 => "/metrics".into(),
+        i if i == 2 * n + 3 => "/api/v2/openapi.json".into(),
         _ => "other".into(),
     }
 }
@@ -70,7 +73,7 @@ pub struct Metrics {
 
 impl Default for Metrics {
     fn default() -> Self {
-        let routes = 2 * Endpoint::all().len() + 4;
+        let routes = 2 * Endpoint::all().len() + 5;
         Metrics {
             requests: (0..routes * (STATUSES.len() + 1))
                 .map(|_| AtomicU64::new(0))

@@ -1,0 +1,245 @@
+//! The OpenAPI document: served and printed alike, and exact: every body the
+//! server gives validates against it, and every item has exactly the keys its
+//! schema describes (no more, no fewer).
+
+mod common;
+
+use catalogue::http::Settings;
+use catalogue::schema::Endpoint;
+use common::{catalogue, Server, TempDir};
+use serde_json::Value;
+
+/// Checks `value` against `schema` for the keywords the document uses. With
+/// `exact`, an object checked against `properties` must have every one of them,
+/// in order (items without `fields` carry all their keys).
+fn check(
+    doc: &Value,
+    schema: &Value,
+    value: &Value,
+    exact: bool,
+    at: &str,
+    errors: &mut Vec<String>,
+) {
+    if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
+        let name = r
+            .strip_prefix("#/components/schemas/")
+            .expect("local schema refs");
+        return check(
+            doc,
+            &doc["components"]["schemas"][name],
+            value,
+            exact,
+            at,
+            errors,
+        );
+    }
+    if let Some(any) = schema.get("anyOf").and_then(Value::as_array) {
+        let fits = any.iter().any(|s| {
+            let mut e = Vec::new();
+            check(doc, s, value, exact, at, &mut e);
+            e.is_empty()
+        });
+        if !fits {
+            errors.push(format!("{at}: fits none of anyOf: {value}"));
+        }
+        return;
+    }
+    if let Some(t) = schema.get("type") {
+        let types: Vec<&str> = match t {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+            _ => panic!("type is a string or a list"),
+        };
+        let kind = match value {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        };
+        if !types.contains(&kind) {
+            errors.push(format!("{at}: {kind} where the document says {t}"));
+            return;
+        }
+    }
+    if let (Some(format), Some(s)) = (schema.get("format").and_then(Value::as_str), value.as_str())
+    {
+        let ok = match format {
+            "date" => s.len() == 10 && chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok(),
+            "date-time" => chrono::DateTime::parse_from_rfc3339(s).is_ok(),
+            _ => true,
+        };
+        if !ok {
+            errors.push(format!("{at}: {s:?} is not a {format}"));
+        }
+    }
+    if let (Some(min), Some(n)) = (
+        schema.get("minimum").and_then(Value::as_i64),
+        value.as_i64(),
+    ) {
+        if n < min {
+            errors.push(format!("{at}: {n} < {min}"));
+        }
+    }
+    if let (Some(items), Some(values)) = (schema.get("items"), value.as_array()) {
+        for (i, v) in values.iter().enumerate() {
+            check(doc, items, v, exact, &format!("{at}[{i}]"), errors);
+        }
+    }
+    if let (Some(props), Some(object)) = (
+        schema.get("properties").and_then(Value::as_object),
+        value.as_object(),
+    ) {
+        for (k, v) in object {
+            match props.get(k) {
+                Some(s) => check(doc, s, v, exact, &format!("{at}.{k}"), errors),
+                None => errors.push(format!("{at}: key {k:?} is not in the document")),
+            }
+        }
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for k in props.keys() {
+            if (exact || required.contains(&k.as_str())) && !object.contains_key(k) {
+                errors.push(format!("{at}: the document's key {k:?} is missing"));
+            }
+        }
+        if exact && errors.is_empty() {
+            let served: Vec<&String> = object.keys().collect();
+            let described: Vec<&String> = props.keys().collect();
+            if served != described {
+                errors.push(format!("{at}: keys in another order than the document's"));
+            }
+        }
+    }
+}
+
+fn response_schema<'a>(doc: &'a Value, path: &str, status: u16) -> &'a Value {
+    let mut r = &doc["paths"][path]["get"]["responses"][status.to_string()];
+    if let Some(name) = r.get("$ref").and_then(Value::as_str) {
+        r = &doc["components"]["responses"][name.rsplit('/').next().unwrap()];
+    }
+    &r["content"]["application/json"]["schema"]
+}
+
+/// Validates the answers of every list and record path of a served collection.
+fn every_answer_validates(server: &Server, doc: &Value) {
+    let mut errors = Vec::new();
+    for e in Endpoint::all() {
+        let list_path = format!("/api/v2/{}/", e.segment());
+        let body = server.json(&format!("{list_path}?limit=100000"), 200);
+        let schema = response_schema(doc, &list_path, 200);
+        check(doc, schema, &body, true, &list_path, &mut errors);
+        let record_path = format!("/api/v2/{}/{{id}}/", e.segment());
+        for item in body["items"].as_array().unwrap().iter().take(50) {
+            let path = format!("/api/v2/{}/{}/", e.segment(), item["id"]);
+            let record = server.json(&path, 200);
+            check(
+                doc,
+                response_schema(doc, &record_path, 200),
+                &record,
+                true,
+                &path,
+                &mut errors,
+            );
+        }
+        // A projected page still validates (keys may be left out, never added).
+        let cut = server.json(&format!("{list_path}?fields=_,id&limit=3"), 200);
+        check(doc, schema, &cut, false, &list_path, &mut errors);
+        // Errors have the documented shape.
+        let bad = server.get(&format!("{list_path}?limit=x"));
+        assert_eq!(bad.status, 400);
+        check(
+            doc,
+            response_schema(doc, &list_path, 400),
+            &bad.json(),
+            false,
+            &list_path,
+            &mut errors,
+        );
+        let missing = server.get(&format!("/api/v2/{}/0/", e.segment()));
+        assert_eq!(missing.status, 404);
+        check(
+            doc,
+            response_schema(doc, &record_path, 404),
+            &missing.json(),
+            false,
+            &record_path,
+            &mut errors,
+        );
+    }
+    assert!(
+        errors.is_empty(),
+        "{} problems, first: {:#?}",
+        errors.len(),
+        &errors[..errors.len().min(10)]
+    );
+}
+
+#[test]
+fn the_document_is_served_and_printed_alike() {
+    let server = Server::sample();
+    let served = server.get("/api/v2/openapi.json");
+    assert_eq!(served.status, 200);
+    assert_eq!(served.header("content-type"), Some("application/json"));
+    assert!(served.header("etag").is_some());
+    let doc = served.json();
+    assert_eq!(doc, catalogue::openapi::document(None));
+    assert_eq!(doc["openapi"], "3.1.0");
+    // Two paths per endpoint, and the document's own.
+    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 25 + 1);
+
+    let printed = catalogue(&["openapi"]);
+    assert!(printed.status.success());
+    let printed: Value = serde_json::from_slice(&printed.stdout).unwrap();
+    assert_eq!(printed, doc);
+    let capped: Value =
+        serde_json::from_slice(&catalogue(&["openapi", "--max-limit", "50"]).stdout).unwrap();
+    let limit = capped["paths"]["/api/v2/orders/"]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "limit")
+        .unwrap();
+    assert_eq!(limit["schema"]["maximum"], 50);
+}
+
+#[test]
+fn every_answer_on_the_sample_validates_exactly() {
+    let server = Server::sample();
+    every_answer_validates(&server, &catalogue::openapi::document(None));
+}
+
+#[test]
+fn every_answer_on_a_generated_collection_validates_exactly() {
+    let dir = TempDir::new("openapi");
+    let server = Server::start(&common::generated(&dir, 300), Settings::default());
+    every_answer_validates(&server, &catalogue::openapi::document(None));
+}
+
+#[test]
+fn the_checker_catches_a_key_too_many_and_a_key_missing() {
+    let doc = catalogue::openapi::document(None);
+    let schema = serde_json::json!({"$ref": "#/components/schemas/Country"});
+    let good = serde_json::json!({"id": 1, "name": "A", "abbr": "A",
+        "date_created": "2024-01-01T00:00:00.000000Z", "date_modified": "2024-01-01T00:00:00.000000Z"});
+    let mut errors = Vec::new();
+    check(&doc, &schema, &good, true, "", &mut errors);
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut extra = good.clone();
+    extra["flag"] = true.into();
+    check(&doc, &schema, &extra, true, "", &mut errors);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let mut missing = good.clone();
+    missing.as_object_mut().unwrap().remove("abbr");
+    check(&doc, &schema, &missing, true, "", &mut errors);
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    let mut null = good;
+    null["name"] = Value::Null;
+    check(&doc, &schema, &null, true, "", &mut errors);
+    assert_eq!(errors.len(), 3, "{errors:?}");
+}
