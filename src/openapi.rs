@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::derived::MONTHS;
 use crate::filter;
 use crate::filter::MAX_TERMS as MAX_SEARCH_TERMS;
-use crate::query::DEFAULT_LIMIT;
+use crate::query::{self, DEFAULT_LIMIT};
 use crate::schema::{Endpoint, Field, Model, Type};
 use crate::validate::{PREPARATIONS, SEXES, STAGES};
 
@@ -263,15 +263,12 @@ fn one_of(names: &[&str]) -> String {
 
 /// The keys `sort` accepts on an endpoint: scalar fields (parent ids in the plain shape).
 fn sort_keys(endpoint: Endpoint) -> Vec<&'static str> {
+    let shape = query::shape(endpoint);
     endpoint
         .model
         .fields()
         .iter()
-        .filter(|f| match f.ty {
-            Type::Int | Type::Bool | Type::Str | Type::Time | Type::Date => true,
-            Type::Parent(_) => !endpoint.nested,
-            _ => false,
-        })
+        .filter(|f| query::sortable(f.ty, shape))
         .map(|f| f.name)
         .collect()
 }

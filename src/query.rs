@@ -217,7 +217,7 @@ pub fn list(
     })
 }
 
-fn shape(endpoint: Endpoint) -> Shape {
+pub fn shape(endpoint: Endpoint) -> Shape {
     if endpoint.nested {
         Shape::Nested
     } else {
@@ -245,6 +245,16 @@ fn plan(model: Model, shape: Shape, params: &Params) -> Result<Option<Plan>, Api
     }
 }
 
+/// Whether `sort` takes a field of this type: scalars, and parent ids where the
+/// shape shows them as ids.
+pub fn sortable(ty: Type, shape: Shape) -> bool {
+    match ty {
+        Type::Int | Type::Bool | Type::Str | Type::Time | Type::Date => true,
+        Type::Parent(_) => shape == Shape::Plain,
+        Type::Embed(_) | Type::EmbedMany(_) | Type::Taxon => false,
+    }
+}
+
 /// `sort=f1,-f2`: field positions, descending or not.
 fn sort_keys(model: Model, shape: Shape, params: &Params) -> Result<Vec<(usize, bool)>, ApiError> {
     let Some(value) = params.get("sort").filter(|v| !v.is_empty()) else {
@@ -260,12 +270,7 @@ fn sort_keys(model: Model, shape: Shape, params: &Params) -> Result<Vec<(usize, 
             let index = model.field_index(name).ok_or_else(|| {
                 ApiError::bad_request(format!("cannot order by '{name}' (unknown field)"))
             })?;
-            let scalar = match model.fields()[index].ty {
-                Type::Int | Type::Bool | Type::Str | Type::Time | Type::Date => true,
-                Type::Parent(_) => shape == Shape::Plain,
-                Type::Embed(_) | Type::EmbedMany(_) | Type::Taxon => false,
-            };
-            if !scalar {
+            if !sortable(model.fields()[index].ty, shape) {
                 return Err(ApiError::bad_request(format!(
                     "cannot order by '{name}' (not a scalar field)"
                 )));
