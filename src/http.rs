@@ -341,7 +341,7 @@ fn uncached(mut a: Answer) -> Answer {
 
 /// `{"meta":{"total_count":N},"items":[...]}` around a run of items.
 fn envelope(endpoint: Endpoint, page: Page) -> Answer {
-    let mut head = render::envelope_head(page.total);
+    let mut head = render::envelope_head(page.total, &page.meta);
     let tail = render::ENVELOPE_TAIL;
     let mut a = if head.len() + page.items.len() + tail.len() < COPY_BELOW {
         head.extend_from_slice(&page.items);

@@ -129,6 +129,11 @@ impl Groups {
         &self.positions[self.starts[g] as usize..self.starts[g + 1] as usize]
     }
 
+    /// Every grouped value with how many rows hold it.
+    pub fn sizes(&self) -> impl Iterator<Item = (&Value, usize)> {
+        self.keys.iter().map(|(v, &g)| (v, self.members(g).len()))
+    }
+
     /// The rows whose value is `value` (or whose list holds it), ascending.
     pub fn get(&self, value: &Value) -> &[u32] {
         self.keys.get(value).map_or(&[], |&g| self.members(g))

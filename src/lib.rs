@@ -15,7 +15,7 @@
 //!   [`render`] writes every list once into one buffer each; [`index`] groups rows
 //!   by value so filters look candidates up instead of scanning.
 //! - [`query`] decodes query strings and answers list and record requests, with the
-//!   [`filter`]s (and `search`), `sort`, and [`fields`] projection.
+//!   [`filter`]s (and `search`), `sort`, [`fields`] projection and [`facets`].
 //! - [`http`] serves it all with warp (caching, [`compress`]ion, CORS, operations
 //!   endpoints with [`metrics`]); [`reload`] watches the snapshot file and swaps in a
 //!   new view; [`cli`] is the command line. [`openapi`] describes the API from the
@@ -27,6 +27,7 @@ pub mod cli;
 pub mod codec;
 pub mod compress;
 pub mod derived;
+pub mod facets;
 pub mod fields;
 pub mod filter;
 pub mod fixture;

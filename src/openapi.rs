@@ -7,6 +7,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::derived::MONTHS;
+use crate::facets;
 use crate::filter;
 use crate::filter::MAX_TERMS as MAX_SEARCH_TERMS;
 use crate::query::{self, DEFAULT_LIMIT};
@@ -186,7 +187,22 @@ fn list_schema(model: Model, nested: bool) -> Value {
         "properties": {
             "meta": {
                 "type": "object",
-                "properties": {"total_count": {"type": "integer", "minimum": 0}},
+                "properties": {
+                    "total_count": {"type": "integer", "minimum": 0},
+                    "facets": {
+                        "description": "With `facet`: per field, its values over the filtered records and how many hold each.",
+                        "type": "object",
+                        "additionalProperties": {"type": "array", "items": {
+                            "type": "object",
+                            "properties": {
+                                "value": {"type": ["string", "integer", "boolean", "null"]},
+                                "count": {"type": "integer", "minimum": 1},
+                            },
+                            "required": ["value", "count"],
+                            "additionalProperties": false,
+                        }},
+                    },
+                },
                 "required": ["total_count"],
                 "additionalProperties": false,
             },
@@ -299,6 +315,14 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
         limit["maximum"] = json!(max);
     }
     let keys = one_of(&sort_keys(endpoint));
+    let facet_fields: Vec<&str> = endpoint
+        .model
+        .fields()
+        .iter()
+        .filter(|f| facets::facetable(f.ty))
+        .map(|f| f.name)
+        .collect();
+    let facets = one_of(&facet_fields);
     let mut out = vec![
         query(
             "limit",
@@ -325,6 +349,17 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
             json!({"type": "string", "pattern": format!("^\\s*(\\S+(\\s+\\S+){{0,{}}})?\\s*$", MAX_SEARCH_TERMS - 1)}),
         ),
         format_parameter(),
+        query(
+            "facet",
+            "Comma-separated fields to count values of, over the filtered records, into \
+             `meta.facets`: scalars by value, related records by name. Ordered by count, then value.",
+            json!({"type": "string", "pattern": format!("^(({facets})(,({facets}))*)?$")}),
+        ),
+        query(
+            "facet_size",
+            &format!("At most this many values per facet (default {}).", facets::DEFAULT_SIZE),
+            json!({"type": "integer", "minimum": 0}),
+        ),
         query(
             "_",
             "Ignored (a cache-buster some clients send).",

@@ -5,6 +5,7 @@ use bytes::Bytes;
 
 use std::cmp::Ordering;
 
+use crate::facets;
 use crate::fields::{self, Plan};
 use crate::filter;
 use crate::http::Settings;
@@ -105,7 +106,17 @@ fn decode(s: &str) -> Result<String, ApiError> {
 }
 
 /// The operations every list accepts besides its fields.
-pub const OPERATIONS: &[&str] = &["limit", "offset", "fields", "sort", "search", "format", "_"];
+pub const OPERATIONS: &[&str] = &[
+    "limit",
+    "offset",
+    "fields",
+    "sort",
+    "search",
+    "format",
+    "facet",
+    "facet_size",
+    "_",
+];
 
 /// The default page size.
 pub const DEFAULT_LIMIT: usize = 20;
@@ -131,6 +142,8 @@ pub struct Page {
     /// The page is the whole unfiltered list, so its body is the same for every
     /// request that gets it (and can be compressed once).
     pub whole: bool,
+    /// More members of `meta` after `total_count` (`,"facets":{...}`), or empty.
+    pub meta: Vec<u8>,
 }
 
 /// Answers a list request: checks parameters, filters, then cuts the page.
@@ -161,22 +174,34 @@ pub fn list(
         )));
     }
     let offset = non_negative(params, "offset", 0)?;
+    let facet_fields = facets::parse(model, params)?;
+    let facet_size = non_negative(params, "facet_size", facets::DEFAULT_SIZE)?;
     let list = view.list(endpoint);
     if filter.is_empty() && order.is_empty() && plan.is_none() {
         // The fast path: one slice of the rendered list.
         let total = list.len();
         let from = offset.min(total);
         let to = from.saturating_add(limit).min(total);
+        let meta = if facet_fields.is_empty() {
+            Vec::new()
+        } else {
+            facets::render(view, model, &facet_fields, None, facet_size)
+        };
         return Ok(Page {
             total,
             items: list.run(from, to),
-            whole: from == 0 && to == total,
+            whole: from == 0 && to == total && meta.is_empty(),
+            meta,
         });
     }
+    let mut meta = Vec::new();
     let (total, page): (usize, Vec<usize>) = if filter.is_empty() && order.is_empty() {
         // Only `fields`: the page is a range of positions.
         let total = list.len();
         let from = offset.min(total);
+        if !facet_fields.is_empty() {
+            meta = facets::render(view, model, &facet_fields, None, facet_size);
+        }
         (
             total,
             (from..from.saturating_add(limit).min(total)).collect(),
@@ -187,6 +212,10 @@ pub fn list(
         } else {
             filter::matching(view, model, shape, &filter)
         };
+        if !facet_fields.is_empty() {
+            let counted = (!filter.is_empty()).then_some(&positions[..]);
+            meta = facets::render(view, model, &facet_fields, counted, facet_size);
+        }
         let total = positions.len();
         sort(
             view,
@@ -214,6 +243,7 @@ pub fn list(
         total,
         items: Bytes::from(items),
         whole: false,
+        meta,
     })
 }
 

@@ -86,10 +86,11 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
 }
 
 /// The start of a list answer, up to its first item.
-pub fn envelope_head(total: usize) -> Vec<u8> {
-    let mut head = Vec::with_capacity(48);
+pub fn envelope_head(total: usize, more_meta: &[u8]) -> Vec<u8> {
+    let mut head = Vec::with_capacity(48 + more_meta.len());
     head.extend_from_slice(b"{\"meta\":{\"total_count\":");
     write_int(&mut head, total as i64);
+    head.extend_from_slice(more_meta);
     head.extend_from_slice(b"},\"items\":[");
     head
 }

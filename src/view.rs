@@ -295,7 +295,7 @@ impl View {
     pub fn precompress(&self, min: usize, max: usize) {
         for (i, &endpoint) in Endpoint::all().iter().enumerate() {
             let list = self.list(endpoint);
-            let head = render::envelope_head(list.len());
+            let head = render::envelope_head(list.len(), &[]);
             let items = list.run(0, list.len());
             let len = head.len() + items.len() + render::ENVELOPE_TAIL.len();
             if !(min..max).contains(&len) {

@@ -163,3 +163,84 @@ fn grouped_filters_and_partial_sorts_agree_with_the_full_list() {
     assert!(total >= 1);
     assert_eq!(got.iter().map(|s| &s["id"]).collect::<Vec<_>>(), want);
 }
+
+/// `meta.facets` of a list answer, as JSON.
+fn facets_of(view: &View, endpoint: Endpoint, q: &str) -> Value {
+    let page = query::list(
+        view,
+        endpoint,
+        &query::parse(q).unwrap(),
+        &Settings::default(),
+    )
+    .unwrap_or_else(|e| panic!("{q}: {}", e.message));
+    let meta = [b"{", &page.meta[1..], b"}"].concat();
+    serde_json::from_slice::<Value>(&meta).unwrap()["facets"].clone()
+}
+
+/// Facet counts computed here from items: values per item, counted, ordered by
+/// count then value (nulls last), cut to `size`.
+fn expected_facet(items: &[&Value], values: impl Fn(&Value) -> Vec<Value>, size: usize) -> Value {
+    let mut counts: Vec<(Value, usize)> = Vec::new();
+    for item in items {
+        for v in values(item) {
+            match counts.iter_mut().find(|(x, _)| *x == v) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((v, 1)),
+            }
+        }
+    }
+    let key = |v: &Value| (v.is_null(), v.as_i64(), v.as_str().map(String::from));
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| key(&a.0).cmp(&key(&b.0))));
+    counts
+        .into_iter()
+        .take(size)
+        .map(|(value, count)| serde_json::json!({"value": value, "count": count}))
+        .collect()
+}
+
+#[test]
+fn facet_counts_equal_counts_from_the_full_list() {
+    let dir = TempDir::new("facets");
+    let view = View::load(&common::generated(&dir, 3000)).unwrap();
+    let specimens = Endpoint {
+        model: Model::SpecimenRecord,
+        nested: false,
+    };
+    let (_, all) = items(&view, specimens, "limit=100000");
+    let family = |s: &Value| vec![s["family"]["name"].clone()];
+    let year = |s: &Value| vec![s["year"].clone()];
+    let collector = |s: &Value| {
+        s["collector"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["full_name"].clone())
+            .collect()
+    };
+    for (filter, keep) in [
+        (
+            "",
+            Box::new(|_: &&Value| true) as Box<dyn Fn(&&Value) -> bool>,
+        ),
+        ("sort=-year&", Box::new(|_: &&Value| true)),
+        ("year=1990&", Box::new(|s: &&Value| s["year"] == 1990)),
+        (
+            "order=lepi&",
+            Box::new(|s: &&Value| text(s, &["order", "name"]).contains("lepi")),
+        ),
+    ] {
+        let kept: Vec<&Value> = all.iter().filter(|s| keep(s)).collect();
+        assert!(!kept.is_empty(), "{filter}");
+        let q = format!("{filter}facet=family,year,collector&facet_size=1000&limit=1");
+        let got = facets_of(&view, specimens, &q);
+        assert_eq!(got["family"], expected_facet(&kept, family, 1000), "{q}");
+        assert_eq!(got["year"], expected_facet(&kept, year, 1000), "{q}");
+        assert_eq!(
+            got["collector"],
+            expected_facet(&kept, collector, 1000),
+            "{q}"
+        );
+        let top = facets_of(&view, specimens, &format!("{filter}facet=family"));
+        assert_eq!(top["family"], expected_facet(&kept, family, 30), "{filter}");
+    }
+}

@@ -10,8 +10,8 @@ use common::{catalogue, Server, TempDir};
 use serde_json::Value;
 
 /// Checks `value` against `schema` for the keywords the document uses. With
-/// `exact`, an object checked against `properties` must have every one of them,
-/// in order (items without `fields` carry all their keys).
+/// `exact`, an item (an object whose schema has no `required` list) must have every
+/// property, in order (items without `fields` carry all their keys).
 fn check(
     doc: &Value,
     schema: &Value,
@@ -103,6 +103,9 @@ fn check(
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
+        // Item schemas have no `required` list (`fields` may drop any key): exactness
+        // is for them; an envelope's optional members (`facets`) stay optional.
+        let exact = exact && schema.get("required").is_none();
         for k in props.keys() {
             if (exact || required.contains(&k.as_str())) && !object.contains_key(k) {
                 errors.push(format!("{at}: the document's key {k:?} is missing"));
@@ -147,6 +150,23 @@ fn every_answer_validates(server: &Server, doc: &Value) {
                 &mut errors,
             );
         }
+        // Facets over every facetable field validate too.
+        let facetable: Vec<&str> = e
+            .model
+            .fields()
+            .iter()
+            .filter(|f| catalogue::facets::facetable(f.ty))
+            .map(|f| f.name)
+            .collect();
+        let faceted = server.json(
+            &format!("{list_path}?limit=1&facet={}", facetable.join(",")),
+            200,
+        );
+        assert_eq!(
+            faceted["meta"]["facets"].as_object().unwrap().len(),
+            facetable.len()
+        );
+        check(doc, schema, &faceted, true, &list_path, &mut errors);
         // A projected page still validates (keys may be left out, never added).
         let cut = server.json(&format!("{list_path}?fields=_,id&limit=3"), 200);
         check(doc, schema, &cut, false, &list_path, &mut errors);

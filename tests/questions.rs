@@ -200,3 +200,35 @@ fn filters_search_sort_paging_and_fields_compose() {
         r#"{"meta":{"total_count":5},"items":[{"abbr":"OH"},{"abbr":"MI"},{"abbr":"LA"}]}"#
     );
 }
+
+#[test]
+fn facets_count_values_over_the_filtered_records() {
+    let server = Server::sample();
+    let body = server.json("/api/v2/species/?facet=genus,name&limit=0", 200);
+    let genus = body["meta"]["facets"]["genus"].as_array().unwrap();
+    let total: i64 = genus.iter().map(|v| v["count"].as_i64().unwrap()).sum();
+    assert_eq!(total, body["meta"]["total_count"].as_i64().unwrap());
+    assert_eq!(body["items"], json!([]));
+    // Counts follow the filter, and facet_size cuts the list.
+    let one = server.json("/api/v2/species/?facet=genus&facet_size=1&id=1", 200);
+    assert_eq!(one["meta"]["facets"]["genus"].as_array().unwrap().len(), 1);
+    assert_eq!(one["meta"]["facets"]["genus"][0]["count"], 1);
+    // Without facet, meta is only the total.
+    let plain = server.json("/api/v2/species/?limit=0", 200);
+    assert_eq!(plain["meta"].as_object().unwrap().len(), 1);
+    server.assert_error(
+        "/api/v2/specimen-records/?facet=gps",
+        400,
+        "cannot facet on 'gps' (its records have no name)",
+    );
+    server.assert_error(
+        "/api/v2/orders/?facet=name,bogus",
+        400,
+        "cannot facet on 'bogus' (unknown field)",
+    );
+    server.assert_error(
+        "/api/v2/orders/?facet=name&facet_size=-1",
+        400,
+        "facet_size must be a positive integer",
+    );
+}
