@@ -301,6 +301,16 @@ fn fields_parameter(endpoint: Endpoint) -> Value {
     )
 }
 
+/// At most `MAX_SEARCH_TERMS` terms, separated by what the server splits on: the
+/// Unicode White_Space characters (Rust's `char::is_whitespace`), spelled out,
+/// because `\s` means other sets in other regex engines.
+fn search_pattern() -> String {
+    const SPACE: &str =
+        "\\t\\n\\x0B\\f\\r \\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000";
+    let (w, n) = (format!("[{SPACE}]"), format!("[^{SPACE}]"));
+    format!("^{w}*({n}+({w}+{n}+){{0,{}}})?{w}*$", MAX_SEARCH_TERMS - 1)
+}
+
 fn format_parameter() -> Value {
     query(
         "format",
@@ -346,7 +356,7 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
                 "Whitespace-separated terms (at most {MAX_SEARCH_TERMS}), each found case-insensitively \
                  in some string of the item as served (embedded records included, timestamps not)."
             ),
-            json!({"type": "string", "pattern": format!("^\\s*(\\S+(\\s+\\S+){{0,{}}})?\\s*$", MAX_SEARCH_TERMS - 1)}),
+            json!({"type": "string", "pattern": search_pattern()}),
         ),
         format_parameter(),
         query(
@@ -447,4 +457,37 @@ fn specimen_filters() -> Vec<Value> {
         out.push(exact(name, json!({"type": "string", "enum": BOOLEANS})));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::search_pattern;
+
+    #[test]
+    fn the_search_pattern_names_exactly_the_whitespace_the_server_splits_on() {
+        let pattern = search_pattern();
+        let class = &pattern[2..pattern.find(']').unwrap()];
+        // Every whitespace character is in the class, written as an escape or itself.
+        let spaces = (0..=0x10FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|c| c.is_whitespace());
+        for c in spaces {
+            let escaped = match c {
+                '\t' => "\\t".to_string(),
+                '\n' => "\\n".to_string(),
+                '\u{0B}' => "\\x0B".to_string(),
+                '\u{0C}' => "\\f".to_string(),
+                '\r' => "\\r".to_string(),
+                ' ' => " ".to_string(),
+                '\u{85}' => "\\x85".to_string(),
+                '\u{A0}' => "\\xA0".to_string(),
+                '\u{2001}'..='\u{200A}' => continue, // inside \u2000-\u200A
+                c => format!("\\u{:04X}", c as u32),
+            };
+            assert!(class.contains(&escaped), "{c:?} missing from {class}");
+        }
+        // ... and nothing else.
+        assert_eq!(class.matches('\\').count(), 15);
+        assert_eq!(class.len(), 70);
+    }
 }
