@@ -9,9 +9,8 @@ use std::cmp::Ordering;
 
 use ahash::AHashMap;
 
-use crate::derived;
 use crate::query::{ApiError, Params};
-use crate::render::{write_int, write_str};
+use crate::render::{write_int, write_scalar, write_str};
 use crate::schema::{Model, Type};
 use crate::view::{Value, View};
 
@@ -119,20 +118,6 @@ fn by_value(a: &Value, b: &Value) -> Ordering {
     }
 }
 
-fn write_value(out: &mut Vec<u8>, value: &Value) {
-    match value {
-        Value::Int(n) => write_int(out, *n),
-        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Value::Str(s) => write_str(out, s),
-        Value::Time(t) => {
-            out.push(b'"');
-            derived::write_timestamp(out, *t);
-            out.push(b'"');
-        }
-        Value::Null | Value::Ref(..) | Value::Refs(..) => out.extend_from_slice(b"null"),
-    }
-}
-
 /// `,"facets":{"family":[{"value":...,"count":n},...],...}`: what goes into `meta`
 /// after `total_count`, for the rows at `positions` (every row when `None`).
 pub fn render(
@@ -157,7 +142,7 @@ pub fn render(
                 out.push(b',');
             }
             out.extend_from_slice(b"{\"value\":");
-            write_value(&mut out, value);
+            write_scalar(&mut out, value);
             out.extend_from_slice(b",\"count\":");
             write_int(&mut out, n as i64);
             out.push(b'}');

@@ -98,6 +98,22 @@ pub fn envelope_head(total: usize, more_meta: &[u8]) -> Vec<u8> {
 /// The end of a list answer, after its last item.
 pub const ENVELOPE_TAIL: &[u8] = b"]}";
 
+/// Appends a value that is not a reference: null, a number, a boolean, a string or a
+/// timestamp (references, which need their table, write as null).
+pub fn write_scalar(out: &mut Vec<u8>, value: &Value) {
+    match value {
+        Value::Int(n) => write_int(out, *n),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Str(s) => write_str(out, s),
+        Value::Time(t) => {
+            out.push(b'"');
+            derived::write_timestamp(out, *t);
+            out.push(b'"');
+        }
+        Value::Null | Value::Ref(..) | Value::Refs(..) => out.extend_from_slice(b"null"),
+    }
+}
+
 /// Appends an integer.
 pub fn write_int(out: &mut Vec<u8>, n: i64) {
     let _ = write!(out, "{n}");
@@ -266,15 +282,6 @@ fn write_value(
             None => out.extend_from_slice(e.plain(m, p)),
         };
     match value {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Int(n) => write_int(out, *n),
-        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Value::Str(s) => write_str(out, s),
-        Value::Time(t) => {
-            out.push(b'"');
-            derived::write_timestamp(out, *t);
-            out.push(b'"');
-        }
         Value::Ref(m, p) => match (ty, shape) {
             (Type::Parent(_), Shape::Plain) => write_int(out, e.table(*m).id(*p)),
             (Type::Parent(_), Shape::Nested) => embed(out, *m, *p, true),
@@ -290,6 +297,7 @@ fn write_value(
             }
             out.push(b']');
         }
+        scalar => write_scalar(out, scalar),
     }
 }
 
