@@ -18,15 +18,9 @@ fn view() -> &'static View {
     VIEW.get_or_init(|| View::load(&common::sample_snapshot()).unwrap())
 }
 
-/// Names the server knows (operations, fields, specimen filters) and some it does not.
-const NAMES: &[&str] = &[
-    "limit",
-    "offset",
-    "fields",
-    "sort",
-    "search",
-    "format",
-    "_",
+/// Fields, specimen filters and names the server does not know; the operations are
+/// added from `query::OPERATIONS`, so a new operation is fuzzed too.
+const OTHER_NAMES: &[&str] = &[
     "id",
     "name",
     "country",
@@ -48,6 +42,14 @@ const NAMES: &[&str] = &[
     "",
 ];
 
+fn names() -> Vec<&'static str> {
+    query::OPERATIONS
+        .iter()
+        .chain(OTHER_NAMES)
+        .copied()
+        .collect()
+}
+
 fn value() -> impl Strategy<Value = String> {
     prop_oneof![
         "[-_,()*a-zA-Z0-9.+%= ]{0,24}",
@@ -60,7 +62,7 @@ fn value() -> impl Strategy<Value = String> {
 
 fn query_string() -> impl Strategy<Value = String> {
     prop_oneof![
-        prop::collection::vec((prop::sample::select(NAMES), value()), 0..6).prop_map(|pairs| {
+        prop::collection::vec((prop::sample::select(names()), value()), 0..6).prop_map(|pairs| {
             pairs
                 .into_iter()
                 .map(|(k, v)| format!("{k}={v}"))

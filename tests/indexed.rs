@@ -11,7 +11,8 @@ use catalogue::view::View;
 use common::TempDir;
 use serde_json::Value;
 
-fn items(view: &View, endpoint: Endpoint, q: &str) -> (usize, Vec<Value>) {
+/// The answer to a list request, which must succeed.
+fn page(view: &View, endpoint: Endpoint, q: &str) -> query::Page {
     let page = query::list(
         view,
         endpoint,
@@ -19,6 +20,11 @@ fn items(view: &View, endpoint: Endpoint, q: &str) -> (usize, Vec<Value>) {
         &Settings::default(),
     )
     .unwrap_or_else(|e| panic!("{q}: {}", e.message));
+    page
+}
+
+fn items(view: &View, endpoint: Endpoint, q: &str) -> (usize, Vec<Value>) {
+    let page = page(view, endpoint, q);
     let items: Vec<Value> =
         serde_json::from_slice(&[b"[", &page.items[..], b"]"].concat()).unwrap();
     (page.total, items)
@@ -45,14 +51,22 @@ fn text(v: &Value, path: &[&str]) -> String {
     v.as_str().unwrap_or_default().to_lowercase()
 }
 
+const SPECIMENS: Endpoint = Endpoint {
+    model: Model::SpecimenRecord,
+    nested: false,
+};
+
+/// A view of a generated collection; the directory lives as long as the view is used.
+fn generated_view(tag: &str, specimens: usize) -> (TempDir, View) {
+    let dir = TempDir::new(tag);
+    let view = View::load(&common::generated(&dir, specimens)).unwrap();
+    (dir, view)
+}
+
 #[test]
 fn grouped_filters_and_partial_sorts_agree_with_the_full_list() {
-    let dir = TempDir::new("indexed");
-    let view = View::load(&common::generated(&dir, 5000)).unwrap();
-    let specimens = Endpoint {
-        model: Model::SpecimenRecord,
-        nested: false,
-    };
+    let (_dir, view) = generated_view("indexed", 5000);
+    let specimens = SPECIMENS;
     let (total, all) = items(&view, specimens, "limit=100000");
     assert_eq!((total, all.len()), (5000, 5000));
 
@@ -166,13 +180,7 @@ fn grouped_filters_and_partial_sorts_agree_with_the_full_list() {
 
 /// `meta.facets` of a list answer, as JSON.
 fn facets_of(view: &View, endpoint: Endpoint, q: &str) -> Value {
-    let page = query::list(
-        view,
-        endpoint,
-        &query::parse(q).unwrap(),
-        &Settings::default(),
-    )
-    .unwrap_or_else(|e| panic!("{q}: {}", e.message));
+    let page = page(view, endpoint, q);
     let meta = [b"{", &page.meta[1..], b"}"].concat();
     serde_json::from_slice::<Value>(&meta).unwrap()["facets"].clone()
 }
@@ -200,12 +208,8 @@ fn expected_facet(items: &[&Value], values: impl Fn(&Value) -> Vec<Value>, size:
 
 #[test]
 fn facet_counts_equal_counts_from_the_full_list() {
-    let dir = TempDir::new("facets");
-    let view = View::load(&common::generated(&dir, 3000)).unwrap();
-    let specimens = Endpoint {
-        model: Model::SpecimenRecord,
-        nested: false,
-    };
+    let (_dir, view) = generated_view("facets", 3000);
+    let specimens = SPECIMENS;
     let (_, all) = items(&view, specimens, "limit=100000");
     let family = |s: &Value| vec![s["family"]["name"].clone()];
     let year = |s: &Value| vec![s["year"].clone()];
