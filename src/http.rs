@@ -21,9 +21,10 @@ use warp::reply::Reply;
 use warp::Filter;
 
 use crate::compress::{self, Coding, Effort};
+use crate::geojson;
 use crate::metrics::{Metrics, Route};
 use crate::openapi;
-use crate::query::{self, ApiError, Page};
+use crate::query::{self, ApiError, Format, Page};
 use crate::render::{self, write_str};
 use crate::schema::Endpoint;
 use crate::snapshot::hex;
@@ -341,8 +342,18 @@ fn uncached(mut a: Answer) -> Answer {
 
 /// `{"meta":{"total_count":N},"items":[...]}` around a run of items.
 fn envelope(endpoint: Endpoint, page: Page) -> Answer {
-    let mut head = render::envelope_head(page.total, &page.meta);
-    let tail = render::ENVELOPE_TAIL;
+    let (mut head, tail, content_type) = match page.format {
+        Format::Json => (
+            render::envelope_head(page.total, &page.meta),
+            render::ENVELOPE_TAIL,
+            "application/json",
+        ),
+        Format::GeoJson => (
+            geojson::head(page.total, &page.meta),
+            geojson::TAIL,
+            geojson::MEDIA_TYPE,
+        ),
+    };
     let mut a = if head.len() + page.items.len() + tail.len() < COPY_BELOW {
         head.extend_from_slice(&page.items);
         head.extend_from_slice(tail);
@@ -353,6 +364,7 @@ fn envelope(endpoint: Endpoint, page: Page) -> Answer {
         a.parts.push(Bytes::from_static(tail));
         a
     };
+    a.content_type = content_type;
     a.whole = page.whole.then_some(endpoint);
     a
 }

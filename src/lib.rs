@@ -32,6 +32,7 @@ pub mod fields;
 pub mod filter;
 pub mod fixture;
 pub mod generate;
+pub mod geojson;
 pub mod http;
 pub mod index;
 pub mod metrics;

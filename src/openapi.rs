@@ -10,6 +10,7 @@ use crate::derived::MONTHS;
 use crate::facets;
 use crate::filter;
 use crate::filter::MAX_TERMS as MAX_SEARCH_TERMS;
+use crate::geojson;
 use crate::query::{self, DEFAULT_LIMIT};
 use crate::schema::{Endpoint, Field, Model, Type};
 use crate::validate::{PREPARATIONS, SEXES, STAGES};
@@ -31,7 +32,7 @@ pub fn document(max_limit: Option<usize>) -> Value {
                     if endpoint.nested { "nested" } else { "plain" }),
                 "tags": [endpoint.model.path()],
                 "parameters": list_parameters(endpoint, max_limit),
-                "responses": responses(&format!("{name}List"), true, &segment),
+                "responses": list_responses(endpoint),
             }}),
         );
         let mut record_params = vec![json!({
@@ -40,7 +41,7 @@ pub fn document(max_limit: Option<usize>) -> Value {
             "schema": {"type": "string"},
         })];
         record_params.push(fields_parameter(endpoint));
-        record_params.push(format_parameter());
+        record_params.push(format_parameter(false));
         paths.insert(
             format!("/api/v2/{segment}/{{id}}/"),
             json!({"get": {
@@ -67,6 +68,13 @@ pub fn document(max_limit: Option<usize>) -> Value {
     );
 
     let mut schemas = Map::new();
+    for &endpoint in Endpoint::all().iter().filter(|&&e| geojson::supports(e)) {
+        let (model, nested) = (endpoint.model, endpoint.nested);
+        schemas.insert(
+            format!("{}FeatureCollection", schema_name(model, nested)),
+            feature_collection_schema(model, nested),
+        );
+    }
     for model in Model::ALL {
         schemas.insert(schema_name(model, false), item_schema(model, false));
         schemas.insert(
@@ -181,11 +189,9 @@ fn item_schema(model: Model, nested: bool) -> Value {
     })
 }
 
-fn list_schema(model: Model, nested: bool) -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "meta": {
+/// The `meta` member of a list answer; a GeoJSON one also counts what it left out.
+fn meta_schema(geo: bool) -> Value {
+    let mut meta = json!({
                 "type": "object",
                 "properties": {
                     "total_count": {"type": "integer", "minimum": 0},
@@ -205,10 +211,65 @@ fn list_schema(model: Model, nested: bool) -> Value {
                 },
                 "required": ["total_count"],
                 "additionalProperties": false,
-            },
+    });
+    if geo {
+        meta["properties"]["total_count"]["description"] =
+            json!("The features: matching records that have a point.");
+        meta["properties"]["without_coordinates"] = json!({
+            "description": "Matching records left out for having no coordinates.",
+            "type": "integer", "minimum": 0,
+        });
+        meta["required"] = json!(["total_count", "without_coordinates"]);
+    }
+    meta
+}
+
+fn list_schema(model: Model, nested: bool) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "meta": meta_schema(false),
             "items": {"type": "array", "items": reference(model, nested)},
         },
         "required": ["meta", "items"],
+        "additionalProperties": false,
+    })
+}
+
+/// The GeoJSON answer of a list with points: one Point feature per item.
+fn feature_collection_schema(model: Model, nested: bool) -> Value {
+    let degrees = |max: f64| json!({"type": "number", "minimum": -max, "maximum": max});
+    json!({
+        "type": "object",
+        "properties": {
+            "type": {"const": "FeatureCollection"},
+            "meta": meta_schema(true),
+            "features": {"type": "array", "items": {
+                "type": "object",
+                "properties": {
+                    "type": {"const": "Feature"},
+                    "id": {"type": "integer"},
+                    "geometry": {
+                        "type": "object",
+                        "properties": {
+                            "type": {"const": "Point"},
+                            "coordinates": {
+                                "description": "Longitude, latitude (WGS 84 degrees).",
+                                "type": "array",
+                                "prefixItems": [degrees(180.0), degrees(90.0)],
+                                "minItems": 2, "maxItems": 2,
+                            },
+                        },
+                        "required": ["type", "coordinates"],
+                        "additionalProperties": false,
+                    },
+                    "properties": reference(model, nested),
+                },
+                "required": ["type", "id", "geometry", "properties"],
+                "additionalProperties": false,
+            }},
+        },
+        "required": ["type", "meta", "features"],
         "additionalProperties": false,
     })
 }
@@ -232,6 +293,18 @@ fn error_response(description: &str) -> Value {
         "headers": {"Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"}},
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
     })
+}
+
+/// A list's responses: JSON, and GeoJSON where the records have points.
+fn list_responses(endpoint: Endpoint) -> Value {
+    let name = schema_name(endpoint.model, endpoint.nested);
+    let mut r = responses(&format!("{name}List"), true, &endpoint.segment());
+    if geojson::supports(endpoint) {
+        r["200"]["content"][geojson::MEDIA_TYPE] = json!({"schema": {
+            "$ref": format!("#/components/schemas/{name}FeatureCollection")
+        }});
+    }
+    r
 }
 
 fn responses(schema: &str, list: bool, segment: &str) -> Value {
@@ -311,12 +384,20 @@ fn search_pattern() -> String {
     format!("^{w}*({n}+({w}+{n}+){{0,{}}})?{w}*$", MAX_SEARCH_TERMS - 1)
 }
 
-fn format_parameter() -> Value {
-    query(
-        "format",
-        "The response format: only `json`.",
-        json!({"type": "string", "enum": ["json"]}),
-    )
+fn format_parameter(geo: bool) -> Value {
+    if geo {
+        query(
+            "format",
+            "The response format: `json`, or `geojson` for a FeatureCollection              (`application/geo+json`) of the matching records that have coordinates,              each a Point whose properties are the item; filters, sort, fields and paging apply.",
+            json!({"type": "string", "enum": ["json", "geojson"]}),
+        )
+    } else {
+        query(
+            "format",
+            "The response format: only `json`.",
+            json!({"type": "string", "enum": ["json"]}),
+        )
+    }
 }
 
 fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
@@ -358,7 +439,7 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
             ),
             json!({"type": "string", "pattern": search_pattern()}),
         ),
-        format_parameter(),
+        format_parameter(geojson::supports(endpoint)),
         query(
             "facet",
             "Comma-separated fields to count values of, over the filtered records, into \

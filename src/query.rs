@@ -8,6 +8,7 @@ use std::cmp::Ordering;
 use crate::facets;
 use crate::fields::{self, Plan};
 use crate::filter;
+use crate::geojson;
 use crate::http::Settings;
 use crate::render::{self, Shape};
 use crate::schema::{Endpoint, Model, Type};
@@ -144,6 +145,16 @@ pub struct Page {
     pub whole: bool,
     /// More members of `meta` after `total_count` (`,"facets":{...}`), or empty.
     pub meta: Vec<u8>,
+    /// What the items are: JSON items, or GeoJSON features.
+    pub format: Format,
+}
+
+/// The representation a request asks for with `format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    /// A FeatureCollection: only where [`geojson::supports`] the endpoint.
+    GeoJson,
 }
 
 /// Answers a list request: checks parameters, filters, then cuts the page.
@@ -166,7 +177,7 @@ pub fn list(
     }
     let order = sort_keys(model, shape, params)?;
     let plan = plan(model, shape, params)?;
-    check_format(params)?;
+    let format = list_format(endpoint, params)?;
     let limit = non_negative(params, "limit", settings.default_limit)?;
     if let Some(max) = settings.max_limit.filter(|&m| limit > m) {
         return Err(ApiError::bad_request(format!(
@@ -177,7 +188,8 @@ pub fn list(
     let facet_fields = facets::parse(model, params)?;
     let facet_size = non_negative(params, "facet_size", facets::DEFAULT_SIZE)?;
     let list = view.list(endpoint);
-    if filter.is_empty() && order.is_empty() && plan.is_none() {
+    let geo = format == Format::GeoJson;
+    if filter.is_empty() && order.is_empty() && plan.is_none() && !geo {
         // The fast path: one slice of the rendered list.
         let total = list.len();
         let from = offset.min(total);
@@ -192,10 +204,11 @@ pub fn list(
             items: list.run(from, to),
             whole: from == 0 && to == total && meta.is_empty(),
             meta,
+            format,
         });
     }
     let mut meta = Vec::new();
-    let (total, page): (usize, Vec<usize>) = if filter.is_empty() && order.is_empty() {
+    let (total, page): (usize, Vec<usize>) = if filter.is_empty() && order.is_empty() && !geo {
         // Only `fields`: the page is a range of positions.
         let total = list.len();
         let from = offset.min(total);
@@ -212,10 +225,20 @@ pub fn list(
         } else {
             filter::matching(view, model, shape, &filter)
         };
-        if !facet_fields.is_empty() {
+        let facets = if facet_fields.is_empty() {
+            Vec::new()
+        } else {
             let counted = (!filter.is_empty()).then_some(&positions[..]);
-            meta = facets::render(view, model, &facet_fields, counted, facet_size);
+            facets::render(view, model, &facet_fields, counted, facet_size)
+        };
+        if geo {
+            // Only records with a point are features; the others are counted.
+            let before = positions.len();
+            positions.retain(|&p| geojson::locate(view, model, p).is_some());
+            meta.extend_from_slice(b",\"without_coordinates\":");
+            render::write_int(&mut meta, (before - positions.len()) as i64);
         }
+        meta.extend_from_slice(&facets);
         let total = positions.len();
         sort(
             view,
@@ -230,13 +253,25 @@ pub fn list(
         )
     };
     let mut items = Vec::new();
+    let mut projected = Vec::new();
     for (k, &pos) in page.iter().enumerate() {
         if k > 0 {
             items.push(b',');
         }
-        match &plan {
-            Some(plan) => render::write_item(&mut items, view, model, pos, shape, Some(plan)),
-            None => items.extend_from_slice(list.item(pos)),
+        let item = match &plan {
+            Some(plan) => {
+                projected.clear();
+                render::write_item(&mut projected, view, model, pos, shape, Some(plan));
+                &projected[..]
+            }
+            None => list.item(pos),
+        };
+        match geojson::locate(view, model, pos).filter(|_| geo) {
+            Some(point) => {
+                let id = view.table(model).id(pos as u32);
+                geojson::write_feature(&mut items, id, point, item);
+            }
+            None => items.extend_from_slice(item),
         }
     }
     Ok(Page {
@@ -244,6 +279,7 @@ pub fn list(
         items: Bytes::from(items),
         whole: false,
         meta,
+        format,
     })
 }
 
@@ -255,12 +291,30 @@ pub fn shape(endpoint: Endpoint) -> Shape {
     }
 }
 
+/// The `format` of a list request: `json`, or `geojson` where records have points.
+fn list_format(endpoint: Endpoint, params: &Params) -> Result<Format, ApiError> {
+    match params.get("format") {
+        None | Some("json") => Ok(Format::Json),
+        Some("geojson") if geojson::supports(endpoint) => Ok(Format::GeoJson),
+        Some("geojson") => Err(ApiError::bad_request(
+            "format=geojson is only for gps-coordinates, nested-gps-coordinates and specimen-records",
+        )),
+        Some(other) => Err(ApiError::bad_request(format!(
+            "format must be json or geojson, not {other:?}"
+        ))),
+    }
+}
+
+/// The `format` of a record request: only `json`.
 fn check_format(params: &Params) -> Result<(), ApiError> {
     match params.get("format") {
-        Some(format) if format != "json" => Err(ApiError::bad_request(format!(
-            "format must be json, not {format:?}"
+        None | Some("json") => Ok(()),
+        Some("geojson") => Err(ApiError::bad_request(
+            "format=geojson is for lists, not single records",
+        )),
+        Some(other) => Err(ApiError::bad_request(format!(
+            "format must be json, not {other:?}"
         ))),
-        _ => Ok(()),
     }
 }
 

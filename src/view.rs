@@ -13,6 +13,7 @@ use bytes::Bytes;
 
 use crate::compress::{self, Coding, Effort};
 use crate::derived;
+use crate::geojson;
 use crate::index::{Groups, TextColumn};
 use crate::records::{self, Collection};
 use crate::render::{self, Embeds, List};
@@ -225,6 +226,8 @@ pub struct View {
     /// Each endpoint's whole list answer, gzip and brotli, filled in the background
     /// after the view is published (`precompress`).
     compressed: Vec<[OnceLock<Bytes>; 2]>,
+    /// Each GPS record's point, by position, for GeoJSON answers.
+    points: Vec<Option<geojson::Point>>,
 }
 
 impl View {
@@ -255,6 +258,7 @@ impl View {
         let last_modified = derived::http_date(header.created_at);
         let tables = tables(collection);
         let (plain, nested) = render::render_all(&tables).into_lists();
+        let points = geojson::points(&tables[Model::Gps.index()]);
         Ok(View {
             header,
             tables,
@@ -263,7 +267,13 @@ impl View {
             build_time: started.elapsed(),
             last_modified,
             compressed: Endpoint::all().iter().map(|_| Default::default()).collect(),
+            points,
         })
+    }
+
+    /// The point of the GPS record at `pos`, when its coordinates read as one.
+    pub fn point(&self, pos: usize) -> Option<geojson::Point> {
+        self.points.get(pos).copied().flatten()
     }
 
     pub fn table(&self, model: Model) -> &Table {

@@ -59,7 +59,8 @@ fn check(
             Value::Array(_) => "array",
             Value::Object(_) => "object",
         };
-        if !types.contains(&kind) {
+        // An integer is a number too, as JSON Schema counts.
+        if !(types.contains(&kind) || kind == "integer" && types.contains(&"number")) {
             errors.push(format!("{at}: {kind} where the document says {t}"));
             return;
         }
@@ -75,12 +76,41 @@ fn check(
             errors.push(format!("{at}: {s:?} is not a {format}"));
         }
     }
+    if let Some(c) = schema.get("const") {
+        if c != value {
+            errors.push(format!("{at}: {value} where the document says {c}"));
+        }
+    }
     if let (Some(min), Some(n)) = (
         schema.get("minimum").and_then(Value::as_i64),
         value.as_i64(),
     ) {
         if n < min {
             errors.push(format!("{at}: {n} < {min}"));
+        }
+    }
+    if let (Some(min), Some(max), Some(x)) = (
+        schema.get("minimum").and_then(Value::as_f64),
+        schema.get("maximum").and_then(Value::as_f64),
+        value.as_f64(),
+    ) {
+        if !(min..=max).contains(&x) {
+            errors.push(format!("{at}: {x} is outside {min}..={max}"));
+        }
+    }
+    if let (Some(first), Some(values)) = (
+        schema.get("prefixItems").and_then(Value::as_array),
+        value.as_array(),
+    ) {
+        if values.len() != first.len() {
+            errors.push(format!(
+                "{at}: {} values where the document says {}",
+                values.len(),
+                first.len()
+            ));
+        }
+        for (i, (s, v)) in first.iter().zip(values).enumerate() {
+            check(doc, s, v, exact, &format!("{at}[{i}]"), errors);
         }
     }
     if let (Some(items), Some(values)) = (schema.get("items"), value.as_array()) {
@@ -122,11 +152,15 @@ fn check(
 }
 
 fn response_schema<'a>(doc: &'a Value, path: &str, status: u16) -> &'a Value {
+    media_schema(doc, path, status, "application/json")
+}
+
+fn media_schema<'a>(doc: &'a Value, path: &str, status: u16, media: &str) -> &'a Value {
     let mut r = &doc["paths"][path]["get"]["responses"][status.to_string()];
     if let Some(name) = r.get("$ref").and_then(Value::as_str) {
         r = &doc["components"]["responses"][name.rsplit('/').next().unwrap()];
     }
-    &r["content"]["application/json"]["schema"]
+    &r["content"][media]["schema"]
 }
 
 /// Validates the answers of every list and record path of a served collection.
@@ -167,6 +201,27 @@ fn every_answer_validates(server: &Server, doc: &Value) {
             facetable.len()
         );
         check(doc, schema, &faceted, true, &list_path, &mut errors);
+        // GeoJSON answers validate where the records have points, and nowhere else
+        // is GeoJSON described.
+        let geo = media_schema(doc, &list_path, 200, "application/geo+json");
+        if catalogue::geojson::supports(*e) {
+            for q in ["limit=100000", "fields=_,id&facet=id&limit=2"] {
+                let r = server.get(&format!("{list_path}?format=geojson&{q}"));
+                assert_eq!(r.header("content-type"), Some("application/geo+json"));
+                let body = r.json();
+                assert!(!body["features"].as_array().unwrap().is_empty());
+                check(
+                    doc,
+                    geo,
+                    &body,
+                    q.starts_with("limit"),
+                    &list_path,
+                    &mut errors,
+                );
+            }
+        } else {
+            assert!(geo.is_null(), "{list_path}");
+        }
         // A projected page still validates (keys may be left out, never added).
         let cut = server.json(&format!("{list_path}?fields=_,id&limit=3"), 200);
         check(doc, schema, &cut, false, &list_path, &mut errors);
@@ -261,5 +316,56 @@ fn the_checker_catches_a_key_too_many_and_a_key_missing() {
     let mut null = good;
     null["name"] = Value::Null;
     check(&doc, &schema, &null, true, "", &mut errors);
+    assert_eq!(errors.len(), 3, "{errors:?}");
+}
+
+#[test]
+fn the_checker_catches_a_wrong_feature() {
+    let doc = catalogue::openapi::document(None);
+    let schema = serde_json::json!({"$ref": "#/components/schemas/GPSFeatureCollection"});
+    let collection = |kind: &str, coordinates: Value| {
+        serde_json::json!({"type": "FeatureCollection",
+            "meta": {"total_count": 1, "without_coordinates": 0},
+            "features": [{"type": kind, "id": 1,
+                "geometry": {"type": "Point", "coordinates": coordinates},
+                "properties": {"id": 1}}]})
+    };
+    let mut errors = Vec::new();
+    check(
+        &doc,
+        &schema,
+        &collection("Feature", serde_json::json!([-120.5, 45])),
+        false,
+        "",
+        &mut errors,
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+    // Latitude first: 120 is not a latitude.
+    check(
+        &doc,
+        &schema,
+        &collection("Feature", serde_json::json!([45, -120.5])),
+        false,
+        "",
+        &mut errors,
+    );
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    check(
+        &doc,
+        &schema,
+        &collection("Feature", serde_json::json!([1])),
+        false,
+        "",
+        &mut errors,
+    );
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    check(
+        &doc,
+        &schema,
+        &collection("Point", serde_json::json!([1, 2])),
+        false,
+        "",
+        &mut errors,
+    );
     assert_eq!(errors.len(), 3, "{errors:?}");
 }

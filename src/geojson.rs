@@ -1,0 +1,133 @@
+//! GeoJSON answers (`format=geojson`): the lists whose records have a place on the
+//! map (GPS coordinates, and specimen records through their GPS record) as a
+//! FeatureCollection of Points.
+//!
+//! Coordinates are stored as text (the existing service's schema), so each GPS
+//! record's point is parsed once when a view is built; a request only looks it up.
+//! A record's `properties` are its item exactly as the JSON list gives it.
+
+use crate::render::write_int;
+use crate::schema::{Endpoint, Model};
+use crate::view::{Table, Value, View};
+
+/// The media type of a GeoJSON answer (RFC 7946).
+pub const MEDIA_TYPE: &str = "application/geo+json";
+
+/// The end of a FeatureCollection, after its last feature.
+pub const TAIL: &[u8] = b"]}";
+
+/// Whether an endpoint's records have points, and so answer `format=geojson`.
+pub fn supports(endpoint: Endpoint) -> bool {
+    matches!(endpoint.model, Model::Gps | Model::SpecimenRecord)
+}
+
+/// A point as GeoJSON orders it: longitude, then latitude (WGS 84 degrees).
+pub type Point = [f64; 2];
+
+/// Reads a latitude and longitude given as decimal degrees: `None` when either is
+/// missing, not a finite number, or outside -90..=90 / -180..=180.
+pub fn point(latitude: Option<&str>, longitude: Option<&str>) -> Option<Point> {
+    let degrees = |s: &str, max: f64| {
+        let s = s.trim();
+        // `f64::from_str` also takes "inf", "NaN" and exponents: only decimals here.
+        let decimal = !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+'));
+        let v: f64 = s.parse().ok().filter(|_| decimal)?;
+        (v.is_finite() && v.abs() <= max).then_some(v)
+    };
+    Some([degrees(longitude?, 180.0)?, degrees(latitude?, 90.0)?])
+}
+
+/// The point of every GPS record, by position: built once per view.
+pub fn points(gps: &Table) -> Vec<Option<Point>> {
+    let (lat, lon) = (
+        Model::Gps
+            .field_index("latitude")
+            .expect("GPS has a latitude"),
+        Model::Gps
+            .field_index("longitude")
+            .expect("GPS has a longitude"),
+    );
+    gps.rows
+        .iter()
+        .map(|row| point(row[lat].as_str(), row[lon].as_str()))
+        .collect()
+}
+
+/// The point of the record at `pos`, if it has one.
+pub fn locate(view: &View, model: Model, pos: usize) -> Option<Point> {
+    let gps = match model {
+        Model::Gps => pos,
+        Model::SpecimenRecord => {
+            let field = Model::SpecimenRecord.field_index("gps")?;
+            match view.table(model).rows[pos][field] {
+                Value::Ref(Model::Gps, p) => p as usize,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    view.point(gps)
+}
+
+/// The start of a FeatureCollection, up to its first feature: `meta` carries the
+/// total the page was cut from and what else the request asked for.
+pub fn head(total: usize, more_meta: &[u8]) -> Vec<u8> {
+    let mut head = Vec::with_capacity(80 + more_meta.len());
+    head.extend_from_slice(b"{\"type\":\"FeatureCollection\",\"meta\":{\"total_count\":");
+    write_int(&mut head, total as i64);
+    head.extend_from_slice(more_meta);
+    head.extend_from_slice(b"},\"features\":[");
+    head
+}
+
+/// Appends one Point feature whose properties are an item's rendered JSON.
+pub fn write_feature(out: &mut Vec<u8>, id: i64, point: Point, properties: &[u8]) {
+    out.extend_from_slice(b"{\"type\":\"Feature\",\"id\":");
+    write_int(out, id);
+    out.extend_from_slice(b",\"geometry\":{\"type\":\"Point\",\"coordinates\":[");
+    // Display gives the shortest text that reads back as the same number.
+    use std::io::Write;
+    let _ = write!(out, "{},{}", point[0], point[1]);
+    out.extend_from_slice(b"]},\"properties\":");
+    out.extend_from_slice(properties);
+    out.push(b'}');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_decimal_degrees() {
+        assert_eq!(
+            point(Some("38.849500"), Some("-84.866328")),
+            Some([-84.866328, 38.8495])
+        );
+        assert_eq!(point(Some(" 0 "), Some("+180")), Some([180.0, 0.0]));
+        for (lat, lon) in [
+            (None, Some("1")),
+            (Some("1"), None),
+            (Some(""), Some("1")),
+            (Some("90.5"), Some("1")),
+            (Some("1"), Some("-180.01")),
+            (Some("NaN"), Some("1")),
+            (Some("inf"), Some("1")),
+            (Some("1e1"), Some("1")),
+            (Some("38°50'N"), Some("84°W")),
+        ] {
+            assert_eq!(point(lat, lon), None, "{lat:?} {lon:?}");
+        }
+    }
+
+    #[test]
+    fn writes_a_feature() {
+        let mut out = Vec::new();
+        write_feature(&mut out, 7, [-84.5, 38.25], b"{\"id\":7}");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\"type\":\"Feature\",\"id\":7,\"geometry\":{\"type\":\"Point\",\"coordinates\":[-84.5,38.25]},\"properties\":{\"id\":7}}"
+        );
+    }
+}
