@@ -1,4 +1,5 @@
-//! The command line: `build`, `inspect` and `serve` (the default).
+//! The command line: `build`, `inspect`, `serve` (the default), `generate`,
+//! `export dwca` and `openapi`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -8,6 +9,7 @@ use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 
 use crate::build::{self, BuildError};
+use crate::dwca::Dataset;
 use crate::http::{self, Settings, Shared};
 use crate::reload::{Reloader, Trigger};
 use crate::schema::Model;
@@ -48,12 +50,81 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Export a snapshot in another format.
+    Export {
+        #[command(subcommand)]
+        format: Export,
+    },
     /// Print the OpenAPI 3.1 description of the API on stdout.
     Openapi {
         /// Describe the cap a server started with `--max-limit N` puts on `limit`.
         #[arg(long)]
         max_limit: Option<usize>,
     },
+}
+
+#[derive(Subcommand)]
+enum Export {
+    /// A Darwin Core Archive (occurrence.txt, meta.xml, eml.xml), as GBIF harvests.
+    Dwca {
+        /// The snapshot file.
+        snapshot: PathBuf,
+        /// Where to write the zip (written to a temporary file, then renamed).
+        #[arg(short, long)]
+        output: PathBuf,
+        #[command(flatten)]
+        dataset: DatasetArgs,
+    },
+}
+
+/// What the Darwin Core Archive says of the dataset: a file, and flags over it.
+#[derive(Args, Clone, Debug, Default)]
+pub struct DatasetArgs {
+    /// A JSON file with any of: title, description, publisher, license,
+    /// institution_code, collection_code. The flags below override it.
+    #[arg(long, env = "CATALOGUE_DATASET_CONFIG")]
+    pub dataset_config: Option<PathBuf>,
+    /// The dataset's title (eml.xml).
+    #[arg(long, env = "CATALOGUE_DATASET_TITLE")]
+    pub dataset_title: Option<String>,
+    /// The dataset's description (eml.xml abstract).
+    #[arg(long, env = "CATALOGUE_DATASET_DESCRIPTION")]
+    pub dataset_description: Option<String>,
+    /// The organisation that publishes it (eml.xml creator, contact, publisher).
+    #[arg(long, env = "CATALOGUE_DATASET_PUBLISHER")]
+    pub dataset_publisher: Option<String>,
+    /// Its licence, a name or URL (eml.xml intellectualRights).
+    #[arg(long, env = "CATALOGUE_DATASET_LICENSE")]
+    pub dataset_license: Option<String>,
+    /// institutionCode of every occurrence.
+    #[arg(long, env = "CATALOGUE_INSTITUTION_CODE")]
+    pub institution_code: Option<String>,
+    /// collectionCode of every occurrence.
+    #[arg(long, env = "CATALOGUE_COLLECTION_CODE")]
+    pub collection_code: Option<String>,
+}
+
+impl DatasetArgs {
+    /// The dataset: the file's values, then the flags given.
+    pub fn dataset(&self) -> Result<Dataset, crate::dwca::DwcaError> {
+        let mut d = match &self.dataset_config {
+            Some(path) => Dataset::from_file(path)?,
+            None => Dataset::default(),
+        };
+        for (flag, value) in [
+            (&self.dataset_title, &mut d.title),
+            (&self.dataset_description, &mut d.description),
+            (&self.dataset_publisher, &mut d.publisher),
+            (&self.dataset_license, &mut d.license),
+            (&self.institution_code, &mut d.institution_code),
+            (&self.collection_code, &mut d.collection_code),
+        ] {
+            if let Some(v) = flag {
+                *value = v.clone();
+            }
+        }
+        Ok(d)
+    }
 }
 
 #[derive(Args)]
@@ -99,6 +170,9 @@ pub struct ServeArgs {
     /// Seconds a connection may take to send a complete request head (idle keep-alive included).
     #[arg(long, env = "CATALOGUE_IDLE_TIMEOUT", default_value_t = 30)]
     pub idle_timeout: u64,
+    /// What `/dwca.zip` says of the dataset.
+    #[command(flatten)]
+    pub dataset: DatasetArgs,
 }
 
 /// Runs the command line.
@@ -117,6 +191,14 @@ pub fn run() -> ExitCode {
             seed,
             output,
         } => generate(specimens, seed, &output),
+        Command::Export {
+            format:
+                Export::Dwca {
+                    snapshot,
+                    output,
+                    dataset,
+                },
+        } => export_dwca(&snapshot, &output, &dataset),
         Command::Openapi { max_limit } => {
             let doc = crate::openapi::document(max_limit);
             println!(
@@ -223,7 +305,34 @@ fn inspect(path: &std::path::Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn export_dwca(
+    snapshot: &std::path::Path,
+    output: &std::path::Path,
+    dataset: &DatasetArgs,
+) -> anyhow::Result<ExitCode> {
+    let dataset = dataset.dataset()?;
+    let view = View::load(snapshot)?;
+    let bytes = crate::dwca::archive(&view, &dataset)?;
+    let mut tmp = output.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, &bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, output).with_context(|| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot replace {}", output.display())
+    })?;
+    println!(
+        "wrote {} ({} occurrences, {} bytes)",
+        output.display(),
+        view.table(Model::SpecimenRecord).rows.len(),
+        bytes.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    // A bad dataset file is a mistake to hear about now, not at the first request.
+    let dataset = args.dataset.dataset()?;
     let view = View::load(&args.snapshot)?;
     tracing::info!(
         snapshot = %args.snapshot.display(),
@@ -239,6 +348,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         cache_max_age: args.cache_max_age,
         cors_origins: args.cors_origin.clone(),
         idle_timeout: std::time::Duration::from_secs(args.idle_timeout),
+        dataset,
     };
     let shared = Shared::new(view, settings);
     http::precompress_in_background(shared.view.load_full());

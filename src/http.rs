@@ -21,6 +21,7 @@ use warp::reply::Reply;
 use warp::Filter;
 
 use crate::compress::{self, Coding, Effort};
+use crate::dwca::{Archive, Dataset};
 use crate::geojson;
 use crate::metrics::{Metrics, Route};
 use crate::openapi;
@@ -32,6 +33,8 @@ use crate::view::View;
 
 /// The API's prefix.
 pub const PREFIX: &str = "/api/v2/";
+/// Where the Darwin Core Archive of the served view is.
+pub const ARCHIVE_PATH: &str = "/dwca.zip";
 
 /// Bodies smaller than this are copied into one buffer; larger ones are sent as
 /// head, shared slice, tail.
@@ -61,6 +64,8 @@ pub struct Settings {
     pub cors_origins: Vec<String>,
     /// How long a connection may sit without sending a complete request head.
     pub idle_timeout: Duration,
+    /// What the Darwin Core Archive says of the dataset.
+    pub dataset: Dataset,
 }
 
 impl Default for Settings {
@@ -71,6 +76,7 @@ impl Default for Settings {
             cache_max_age: 60,
             cors_origins: Vec::new(),
             idle_timeout: Duration::from_secs(30),
+            dataset: Dataset::default(),
         }
     }
 }
@@ -131,33 +137,84 @@ pub fn routes(
         .and(warp::path::full())
         .and(raw_query)
         .and(warp::header::headers_cloned())
-        .map(
+        .and_then(
             move |method: Method, path: warp::path::FullPath, raw: String, headers: HeaderMap| {
-                let started = Instant::now();
-                // One view for the whole request, even if a reload swaps it meanwhile:
-                // a body and its ETag come from the same snapshot.
-                let view = shared.view.load_full();
-                let (route, answer) = route(&shared, &view, &method, path.as_str(), &raw);
-                let request = Request {
-                    method: &method,
-                    path: path.as_str(),
-                    raw_query: &raw,
-                    headers: &headers,
-                };
-                let response = finish(&shared.settings, &view, &request, answer);
-                let status = response.status().as_u16();
-                let bytes = response
-                    .headers()
-                    .get(header::CONTENT_LENGTH)
-                    .and_then(|v| v.to_str().ok()?.parse().ok())
-                    .unwrap_or(0);
-                shared
-                    .metrics
-                    .observe(route, status, started.elapsed().as_secs_f64(), bytes);
-                tracing::debug!(%method, path = path.as_str(), query = %raw, status, "request");
-                response
+                let shared = shared.clone();
+                async move {
+                    let started = Instant::now();
+                    // One view for the whole request, even if a reload swaps it meanwhile:
+                    // a body and its ETag come from the same snapshot.
+                    let view = shared.view.load_full();
+                    let (route, answer) = if path.as_str() == ARCHIVE_PATH
+                        && (method == Method::GET || method == Method::HEAD)
+                    {
+                        (Route::Archive, archive(&shared, &view).await)
+                    } else {
+                        route(&shared, &view, &method, path.as_str(), &raw)
+                    };
+                    let request = Request {
+                        method: &method,
+                        path: path.as_str(),
+                        raw_query: &raw,
+                        headers: &headers,
+                    };
+                    let response = finish(&shared.settings, &view, &request, answer);
+                    let status = response.status().as_u16();
+                    let bytes = response
+                        .headers()
+                        .get(header::CONTENT_LENGTH)
+                        .and_then(|v| v.to_str().ok()?.parse().ok())
+                        .unwrap_or(0);
+                    shared
+                        .metrics
+                        .observe(route, status, started.elapsed().as_secs_f64(), bytes);
+                    tracing::debug!(%method, path = path.as_str(), query = %raw, status, "request");
+                    Ok::<_, Infallible>(response)
+                }
             },
         )
+}
+
+/// The Darwin Core Archive of a view: made once, off the async workers, by the
+/// first request that asks (others asking meanwhile wait for the same one).
+async fn archive(shared: &Arc<Shared>, view: &Arc<View>) -> Answer {
+    let made = view
+        .archive
+        .get_or_try_init(|| {
+            let (view, dataset) = (view.clone(), shared.settings.dataset.clone());
+            async move {
+                let started = Instant::now();
+                let made = tokio::task::spawn_blocking(move || Archive::new(&view, &dataset))
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .map_err(|e| e.to_string())?;
+                tracing::info!(
+                    bytes = made.bytes.len(),
+                    ms = started.elapsed().as_millis() as u64,
+                    "Darwin Core Archive made"
+                );
+                Ok::<_, String>(made)
+            }
+        })
+        .await;
+    match made {
+        Ok(archive) => Answer {
+            status: 200,
+            parts: vec![archive.bytes.clone()],
+            content_type: "application/zip",
+            cacheable: true,
+            location: None,
+            whole: None,
+            etag: Some(archive.etag.clone()),
+        },
+        Err(e) => {
+            tracing::error!(error = %e, "cannot make the Darwin Core Archive");
+            Answer::error(&ApiError {
+                status: 500,
+                message: format!("cannot make the Darwin Core Archive: {e}"),
+            })
+        }
+    }
 }
 
 /// Serves on a bound listener until `shutdown` resolves, then stops accepting and
@@ -219,6 +276,9 @@ struct Answer {
     location: Option<String>,
     /// The whole list of this endpoint: its compressed body may be ready.
     whole: Option<Endpoint>,
+    /// A tag of its own, for a body that is already compressed and is never
+    /// compressed again (the archive).
+    etag: Option<String>,
 }
 
 impl Answer {
@@ -230,6 +290,7 @@ impl Answer {
             cacheable: status == 200,
             location: None,
             whole: None,
+            etag: None,
         }
     }
 
@@ -445,13 +506,16 @@ fn finish(settings: &Settings, view: &View, request: &Request, answer: Answer) -
     let len = answer.len();
     let mut coding = Coding::Identity;
     if answer.cacheable {
-        if (COMPRESS_ABOVE..COMPRESS_BELOW).contains(&len) {
+        if (COMPRESS_ABOVE..COMPRESS_BELOW).contains(&len) && answer.etag.is_none() {
             coding = compress::negotiate(
                 req.get(header::ACCEPT_ENCODING)
                     .and_then(|v| v.to_str().ok()),
             );
         }
-        let tag = etag(view, request.path, request.raw_query, coding);
+        let tag = match &answer.etag {
+            Some(tag) => tag.clone(),
+            None => etag(view, request.path, request.raw_query, coding),
+        };
         h.append(header::VARY, HeaderValue::from_static("Accept-Encoding"));
         if let Ok(v) = HeaderValue::from_str(&format!("public, max-age={}", settings.cache_max_age))
         {

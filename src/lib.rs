@@ -27,6 +27,7 @@ pub mod cli;
 pub mod codec;
 pub mod compress;
 pub mod derived;
+pub mod dwca;
 pub mod facets;
 pub mod fields;
 pub mod filter;

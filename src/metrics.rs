@@ -17,6 +17,7 @@ pub enum Route {
     Ready,
     Metrics,
     OpenApi,
+    Archive,
     Other,
 }
 
@@ -37,7 +38,8 @@ fn route_index(route: Route) -> usize {
         Route::Ready => 2 * n + 1,
         Route::Metrics => 2 * n + 2,
         Route::OpenApi => 2 * n + 3,
-        Route::Other => 2 * n + 4,
+        Route::Archive => 2 * n + 4,
+        Route::Other => 2 * n + 5,
     }
 }
 
@@ -50,6 +52,7 @@ fn route_label(index: usize) -> String {
         i if i == 2 * n + 1 => "/readyz".into(),
         i if i == 2 * n + 2 => "/metrics".into(),
         i if i == 2 * n + 3 => "/api/v2/openapi.json".into(),
+        i if i == 2 * n + 4 => crate::http::ARCHIVE_PATH.into(),
         _ => "other".into(),
     }
 }
@@ -73,7 +76,7 @@ pub struct Metrics {
 
 impl Default for Metrics {
     fn default() -> Self {
-        let routes = 2 * Endpoint::all().len() + 5;
+        let routes = 2 * Endpoint::all().len() + 6;
         Metrics {
             requests: (0..routes * (STATUSES.len() + 1))
                 .map(|_| AtomicU64::new(0))

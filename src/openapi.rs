@@ -67,6 +67,33 @@ pub fn document(max_limit: Option<usize>) -> Value {
         }}),
     );
 
+    paths.insert(
+        crate::http::ARCHIVE_PATH.into(),
+        json!({"get": {
+            "operationId": "dwca",
+            "summary": "The collection's specimen records as a Darwin Core Archive",
+            "description": "A zip of `occurrence.txt` (one tab-separated row per specimen record), \
+                `meta.xml` (its columns as Darwin Core terms) and `eml.xml` (the dataset's title, \
+                description, publisher and licence), made once per snapshot on first request.",
+            "responses": {
+                "200": {
+                    "description": "The archive",
+                    "headers": {
+                        "ETag": {"description": "The archive's SHA-256 (first 16 bytes, hex).",
+                                 "schema": {"type": "string"}},
+                        "Cache-Control": {"$ref": "#/components/headers/Cache-Control"},
+                        "Last-Modified": {"$ref": "#/components/headers/Last-Modified"},
+                        "Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"},
+                    },
+                    "content": {"application/zip": {"schema": {"type": "string", "contentMediaType": "application/zip"}}},
+                },
+                "304": {"$ref": "#/components/responses/NotModified"},
+                "405": {"$ref": "#/components/responses/MethodNotAllowed"},
+                "500": error_response("The archive could not be made; the message says why."),
+            },
+        }}),
+    );
+
     let mut schemas = Map::new();
     for &endpoint in Endpoint::all().iter().filter(|&&e| geojson::supports(e)) {
         let (model, nested) = (endpoint.model, endpoint.nested);

@@ -13,6 +13,7 @@ use bytes::Bytes;
 
 use crate::compress::{self, Coding, Effort};
 use crate::derived;
+use crate::dwca;
 use crate::geojson;
 use crate::index::{Groups, TextColumn};
 use crate::records::{self, Collection};
@@ -228,6 +229,8 @@ pub struct View {
     compressed: Vec<[OnceLock<Bytes>; 2]>,
     /// Each GPS record's point, by position, for GeoJSON answers.
     points: Vec<Option<geojson::Point>>,
+    /// The Darwin Core Archive of this view, made on the first request for it.
+    pub archive: tokio::sync::OnceCell<dwca::Archive>,
 }
 
 impl View {
@@ -268,6 +271,7 @@ impl View {
             last_modified,
             compressed: Endpoint::all().iter().map(|_| Default::default()).collect(),
             points,
+            archive: tokio::sync::OnceCell::new(),
         })
     }
 

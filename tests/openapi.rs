@@ -265,8 +265,12 @@ fn the_document_is_served_and_printed_alike() {
     let doc = served.json();
     assert_eq!(doc, catalogue::openapi::document(None));
     assert_eq!(doc["openapi"], "3.1.0");
-    // Two paths per endpoint, and the document's own.
-    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 25 + 1);
+    // Two paths per endpoint, the document's own and the archive.
+    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 25 + 2);
+    assert!(
+        doc["paths"]["/dwca.zip"]["get"]["responses"]["200"]["content"]["application/zip"]
+            .is_object()
+    );
 
     let printed = catalogue(&["openapi"]);
     assert!(printed.status.success());

@@ -135,5 +135,8 @@ fn bad_query_encoding_is_400() {
 fn unsupported_operations_say_so() {
     let server = Server::sample();
     let body = server.json("/api/v2/orders/?format=xml", 400);
-    assert_eq!(body["message"], "format must be json or geojson, not \"xml\"");
+    assert_eq!(
+        body["message"],
+        "format must be json or geojson, not \"xml\""
+    );
 }
