@@ -38,6 +38,9 @@ enum Command {
     },
     /// Serve a snapshot over HTTP (what runs when no command is given).
     Serve(ServeArgs),
+    /// Keep a snapshot in step with the database: rebuild every interval, replace
+    /// the file only when the collection changed.
+    Sync(SyncArgs),
     /// Write a deterministic synthetic collection as Django fixtures.
     Generate {
         /// How many specimen records.
@@ -128,10 +131,28 @@ impl DatasetArgs {
 }
 
 #[derive(Args)]
+struct SyncArgs {
+    /// The database: postgres://user:pass@host:port/name or sqlite:///path
+    /// (absent or with no value: DATABASE_URL).
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    from_db: Option<String>,
+    /// The snapshot to keep up to date (a server's --snapshot).
+    #[arg(long)]
+    snapshot: PathBuf,
+    /// How often to read the database: 60s, 5m, 1h, 500ms.
+    #[arg(long, default_value = "60s", value_parser = crate::sync::parse_interval)]
+    every: std::time::Duration,
+}
+
+#[derive(Args)]
 struct BuildArgs {
     /// Fixture files, read in order; objects may refer to objects in later files.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "from_db", conflicts_with = "from_db")]
     fixtures: Vec<PathBuf>,
+    /// Read the existing service's database instead: postgres://user:pass@host:port/name
+    /// or sqlite:///path (with no value, DATABASE_URL).
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    from_db: Option<String>,
     /// Where to write the snapshot (written to a temporary file, then renamed).
     #[arg(short, long)]
     output: PathBuf,
@@ -186,6 +207,7 @@ pub fn run() -> ExitCode {
         Command::Build(args) => build_command(&args),
         Command::Inspect { snapshot } => inspect(&snapshot),
         Command::Serve(args) => serve(args),
+        Command::Sync(args) => sync(&args),
         Command::Generate {
             specimens,
             seed,
@@ -234,8 +256,25 @@ fn init_logging() {
         .try_init();
 }
 
+/// The database URL of `--from-db`, or `DATABASE_URL` when the flag has no value.
+fn database_url(flag: &str) -> anyhow::Result<String> {
+    if !flag.is_empty() {
+        return Ok(flag.to_string());
+    }
+    match std::env::var("DATABASE_URL") {
+        Ok(url) if !url.is_empty() => Ok(url),
+        _ => anyhow::bail!("--from-db has no URL and DATABASE_URL is not set"),
+    }
+}
+
 fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
-    let checked = build::from_fixtures(&args.fixtures);
+    let checked = match &args.from_db {
+        Some(flag) => {
+            let source = crate::database::Source::parse(&database_url(flag)?)?;
+            crate::database::read(&source)?
+        }
+        None => build::from_fixtures(&args.fixtures),
+    };
     for (label, n) in &checked.skipped {
         println!("skipped {n} object(s) of {label}");
     }
@@ -330,6 +369,21 @@ fn export_dwca(
     Ok(ExitCode::SUCCESS)
 }
 
+fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
+    let url = database_url(args.from_db.as_deref().unwrap_or_default())?;
+    let source = crate::database::Source::parse(&url)?;
+    tracing::info!(
+        source = %source.describe(),
+        snapshot = %args.snapshot.display(),
+        every = ?args.every,
+        "syncing"
+    );
+    let syncer = crate::sync::Syncer::new(source, &args.snapshot);
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(crate::sync::run(syncer, args.every, shutdown_signal()));
+    Ok(ExitCode::SUCCESS)
+}
+
 fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // A bad dataset file is a mistake to hear about now, not at the first request.
     let dataset = args.dataset.dataset()?;
@@ -414,5 +468,5 @@ async fn shutdown_signal() {
         _ = ctrl_c => {},
         _ = term => {},
     }
-    tracing::info!("shutting down: finishing requests in flight");
+    tracing::info!("shutting down: finishing what is in flight");
 }

@@ -101,14 +101,20 @@ impl Import {
                     continue;
                 }
             };
-            let mut f = Fields {
-                model,
-                pk,
-                map: fields,
-                errors: &mut self.errors,
-            };
-            push_record(&mut self.collection, &mut f);
+            self.push(model, pk, fields);
         }
+    }
+
+    /// Adds one record given as a fixture object's `fields` (values as `dumpdata`
+    /// types them), checking each field as the fixture import does.
+    pub fn push(&mut self, model: Model, pk: i64, fields: Map<String, Value>) {
+        let mut f = Fields {
+            model,
+            pk,
+            map: fields,
+            errors: &mut self.errors,
+        };
+        push_record(&mut self.collection, &mut f);
     }
 }
 

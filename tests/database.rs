@@ -1,0 +1,632 @@
+//! Building from the existing service's database and keeping a snapshot in step
+//! with it, on real engines: SQLite (bundled driver, always) and PostgreSQL (a
+//! throwaway cluster from the system's binaries; skipped, saying so, without them).
+//!
+//! Tables come from our own DDL (`tests/database/*.sql`, the engines' column orders
+//! differ) and the rows from the bundled sample fixture.
+
+mod common;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{catalogue, TempDir};
+use serde_json::Value;
+
+/// A database the tests can change, take away and bring back.
+trait Db {
+    fn url(&self) -> String;
+    fn exec(&self, sql: &str);
+    /// A timestamp literal as the engine's Django backend stores it.
+    fn stamp(&self, iso: &str) -> String;
+    fn go_away(&mut self);
+    fn come_back(&mut self);
+}
+
+struct Sqlite {
+    path: PathBuf,
+}
+
+impl Sqlite {
+    fn create(dir: &TempDir) -> Sqlite {
+        let db = Sqlite {
+            path: dir.path("museum.sqlite3"),
+        };
+        db.exec(&std::fs::read_to_string(ddl("sqlite.sql")).unwrap());
+        db.exec(&rows_sql(&db));
+        db
+    }
+}
+
+impl Db for Sqlite {
+    fn url(&self) -> String {
+        // An absolute path: four slashes.
+        format!("sqlite:///{}", self.path.display())
+    }
+
+    fn exec(&self, sql: &str) {
+        let conn = rusqlite::Connection::open(&self.path).unwrap();
+        conn.execute_batch(sql)
+            .unwrap_or_else(|e| panic!("{e}: {sql}"));
+    }
+
+    fn stamp(&self, iso: &str) -> String {
+        // Django keeps naive UTC text in SQLite: `2024-05-01 12:00:00.250000`.
+        format!("'{}'", iso.replace('T', " ").trim_end_matches('Z'))
+    }
+
+    fn go_away(&mut self) {
+        std::fs::rename(&self.path, self.path.with_extension("away")).unwrap();
+    }
+
+    fn come_back(&mut self) {
+        std::fs::rename(self.path.with_extension("away"), &self.path).unwrap();
+    }
+}
+
+/// A PostgreSQL cluster of its own in a temporary directory, on a free port.
+struct Postgres {
+    dir: TempDir,
+    bin: PathBuf,
+    port: u16,
+    /// Run the server binaries as `postgres` (they refuse to run as root).
+    as_postgres: bool,
+}
+
+impl Postgres {
+    /// Starts a cluster, or says why it cannot (no binaries, root without a
+    /// `postgres` user).
+    fn start() -> Result<Postgres, String> {
+        let bin = pg_bindir().ok_or("no PostgreSQL server binaries (initdb, pg_ctl) were found")?;
+        let root = output("id", &["-u"]).trim() == "0";
+        if root
+            && !Command::new("id")
+                .args(["-u", "postgres"])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        {
+            return Err(
+                "running as root and there is no postgres user to run the server as".into(),
+            );
+        }
+        let dir = TempDir::new("pg");
+        if root {
+            run("chown", &["postgres", dir.0.to_str().unwrap()]);
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let pg = Postgres {
+            dir,
+            bin,
+            port,
+            as_postgres: root,
+        };
+        let data = pg.dir.path("data");
+        pg.server(
+            "initdb",
+            &[
+                "-D",
+                data.to_str().unwrap(),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ],
+        );
+        pg.ctl("start");
+        let mut client = pg.client("postgres");
+        client.batch_execute("CREATE DATABASE museum").unwrap();
+        Ok(pg)
+    }
+
+    fn server(&self, program: &str, args: &[&str]) {
+        let program = self.bin.join(program);
+        let program = program.to_str().unwrap();
+        if self.as_postgres {
+            let mut all = vec!["-u", "postgres", "--", program];
+            all.extend_from_slice(args);
+            run("runuser", &all);
+        } else {
+            run(program, args);
+        }
+    }
+
+    fn ctl(&self, action: &str) {
+        let data = self.dir.path("data");
+        let log = self.dir.path("log");
+        let options = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            self.port,
+            self.dir.0.display()
+        );
+        let mut args = vec![
+            "-D",
+            data.to_str().unwrap(),
+            "-l",
+            log.to_str().unwrap(),
+            "-w",
+        ];
+        match action {
+            "start" => args.extend(["-o", &options, "start"]),
+            _ => args.extend(["-m", "fast", "stop"]),
+        }
+        self.server("pg_ctl", &args);
+    }
+
+    fn client(&self, db: &str) -> postgres::Client {
+        postgres::Config::new()
+            .host("127.0.0.1")
+            .port(self.port)
+            .user("postgres")
+            .dbname(db)
+            .connect(postgres::NoTls)
+            .unwrap()
+    }
+
+    fn create(dir_tag: &str) -> Option<Postgres> {
+        match Postgres::start() {
+            Ok(pg) => {
+                pg.exec(&std::fs::read_to_string(ddl("postgres.sql")).unwrap());
+                pg.exec(&rows_sql(&pg));
+                Some(pg)
+            }
+            Err(why) if std::env::var_os("CATALOGUE_REQUIRE_POSTGRES").is_some() => {
+                panic!("{dir_tag}: {why}, and CATALOGUE_REQUIRE_POSTGRES is set")
+            }
+            Err(why) => {
+                // Straight to stderr, past the test harness's capture: a skip must show.
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "SKIPPED {dir_tag}: {why}; install PostgreSQL (apt-get install postgresql) to run it"
+                );
+                None
+            }
+        }
+    }
+}
+
+impl Db for Postgres {
+    fn url(&self) -> String {
+        format!("postgres://postgres:unused@127.0.0.1:{}/museum", self.port)
+    }
+
+    fn exec(&self, sql: &str) {
+        self.client("museum")
+            .batch_execute(sql)
+            .unwrap_or_else(|e| panic!("{e}: {sql}"));
+    }
+
+    fn stamp(&self, iso: &str) -> String {
+        format!("'{iso}'")
+    }
+
+    fn go_away(&mut self) {
+        self.ctl("stop");
+    }
+
+    fn come_back(&mut self) {
+        self.ctl("start");
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        let data = self.dir.path("data");
+        let program = self.bin.join("pg_ctl");
+        let args = ["-D", data.to_str().unwrap(), "-m", "immediate", "stop"];
+        let _ = if self.as_postgres {
+            Command::new("runuser")
+                .args(["-u", "postgres", "--", program.to_str().unwrap()])
+                .args(args)
+                .output()
+        } else {
+            Command::new(program).args(args).output()
+        };
+    }
+}
+
+/// Where the PostgreSQL server binaries are: `$PG_BINDIR`, else the newest
+/// `/usr/lib/postgresql/*/bin` (Debian), else the PATH.
+fn pg_bindir() -> Option<PathBuf> {
+    let has_server = |d: &Path| d.join("initdb").exists() && d.join("pg_ctl").exists();
+    if let Ok(dir) = std::env::var("PG_BINDIR") {
+        return Some(PathBuf::from(dir)).filter(|d| has_server(d));
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("bin"))
+        .filter(|b| has_server(b))
+        .collect();
+    found.sort_by_key(|p| {
+        p.parent()
+            .and_then(|v| v.file_name()?.to_str()?.parse::<u32>().ok())
+            .unwrap_or(0)
+    });
+    found.pop().or_else(|| {
+        std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .find(|d| d.join("initdb").exists() && d.join("pg_ctl").exists())
+        })
+    })
+}
+
+fn run(program: &str, args: &[&str]) {
+    let out = Command::new(program).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn output(program: &str, args: &[&str]) -> String {
+    String::from_utf8(Command::new(program).args(args).output().unwrap().stdout).unwrap()
+}
+
+fn ddl(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/database")
+        .join(name)
+}
+
+/// Fields of the fixture that are foreign keys (`x` is the column `x_id`).
+const FOREIGN: &[&str] = &[
+    "order",
+    "family",
+    "subfamily",
+    "tribe",
+    "genus",
+    "species",
+    "subspecies",
+    "country",
+    "state",
+    "county",
+    "locality",
+    "gps",
+    "collecting_trip",
+    "determiner",
+    "preparer",
+];
+
+/// INSERTs of every record of the bundled sample, links included.
+fn rows_sql(db: &dyn Db) -> String {
+    let fixture: Value =
+        serde_json::from_str(&std::fs::read_to_string(common::sample_fixture()).unwrap()).unwrap();
+    let mut sql = String::new();
+    let mut links = String::new();
+    for object in fixture.as_array().unwrap() {
+        let table = object["model"].as_str().unwrap().replace('.', "_");
+        let pk = object["pk"].as_i64().unwrap();
+        let (mut columns, mut values) = (vec!["id".to_string()], vec![pk.to_string()]);
+        for (field, value) in object["fields"].as_object().unwrap() {
+            if let Value::Array(ids) = value {
+                let (link, owner, target) = match field.as_str() {
+                    "states" => (
+                        "geography_collectingtrip_states",
+                        "collectingtrip_id",
+                        "state_id",
+                    ),
+                    _ => (
+                        "specimens_specimenrecord_collector",
+                        "specimenrecord_id",
+                        "person_id",
+                    ),
+                };
+                for id in ids {
+                    links.push_str(&format!(
+                        "INSERT INTO {link} ({owner}, {target}) VALUES ({pk}, {id});\n"
+                    ));
+                }
+                continue;
+            }
+            let column = if FOREIGN.contains(&field.as_str()) {
+                format!("{field}_id")
+            } else {
+                field.clone()
+            };
+            columns.push(format!("\"{column}\""));
+            values.push(match value {
+                Value::Null => "NULL".into(),
+                Value::Bool(b) => if *b { "TRUE" } else { "FALSE" }.into(),
+                Value::Number(n) => n.to_string(),
+                Value::String(s) if field.starts_with("date_") && field != "date" => db.stamp(s),
+                Value::String(s) => format!("'{}'", s.replace('\'', "''")),
+                other => panic!("{other}"),
+            });
+        }
+        sql.push_str(&format!(
+            "INSERT INTO {table} ({}) VALUES ({});\n",
+            columns.join(", "),
+            values.join(", ")
+        ));
+    }
+    sql + &links
+}
+
+/// The checksum `catalogue build` prints.
+fn built_checksum(args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .args(args)
+        .envs(env.iter().copied())
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{args:?}: {stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+        .lines()
+        .last()
+        .and_then(|l| l.rsplit_once("checksum: "))
+        .map(|(_, c)| c.to_string())
+        .unwrap_or_else(|| panic!("no checksum in {stdout}"))
+}
+
+/// The checksum of the bundled sample built from its fixture.
+fn fixture_checksum(dir: &TempDir) -> String {
+    let out = dir.path("fixture.bin");
+    built_checksum(
+        &[
+            "build",
+            common::sample_fixture().to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    )
+}
+
+/// Builds from the database, with the URL given as a flag and through DATABASE_URL,
+/// and checks `inspect` prints the same checksum.
+fn same_snapshot_as_fixtures(db: &dyn Db, dir: &TempDir) {
+    let expected = fixture_checksum(dir);
+    let out = dir.path("db.bin");
+    let out = out.to_str().unwrap();
+    let url = db.url();
+    assert_eq!(
+        built_checksum(&["build", "--from-db", &url, "-o", out], &[]),
+        expected
+    );
+    assert_eq!(
+        built_checksum(
+            &["build", "--from-db", "-o", out],
+            &[("DATABASE_URL", url.as_str())]
+        ),
+        expected
+    );
+    let inspect = catalogue(&["inspect", out]);
+    assert!(String::from_utf8_lossy(&inspect.stdout).contains(&format!("checksum: {expected}\n")));
+}
+
+#[test]
+fn sqlite_fixtures_and_postgres_give_one_checksum() {
+    let dir = TempDir::new("db-same");
+    let sqlite = Sqlite::create(&dir);
+    same_snapshot_as_fixtures(&sqlite, &dir);
+    if let Some(pg) =
+        Postgres::create("postgres part of sqlite_fixtures_and_postgres_give_one_checksum")
+    {
+        same_snapshot_as_fixtures(&pg, &dir);
+    }
+}
+
+#[test]
+fn database_problems_are_reported_as_fixture_problems() {
+    let dir = TempDir::new("db-problems");
+    let sqlite = Sqlite::create(&dir);
+    // With foreign keys off (a hand edit, an old import), SQLite takes a specimen
+    // on a missing GPS record and a boolean that is not one.
+    sqlite.exec(
+        "PRAGMA foreign_keys = OFF; \
+         UPDATE specimens_specimenrecord SET gps_id = 999, labeled = 'maybe' WHERE id = 2;",
+    );
+    let mut fixture: Value =
+        serde_json::from_str(&std::fs::read_to_string(common::sample_fixture()).unwrap()).unwrap();
+    for o in fixture.as_array_mut().unwrap() {
+        if o["model"] == "specimens.specimenrecord" && o["pk"] == 2 {
+            o["fields"]["gps"] = 999.into();
+            o["fields"]["labeled"] = "maybe".into();
+        }
+    }
+    let broken = dir.path("broken.json");
+    std::fs::write(&broken, fixture.to_string()).unwrap();
+    let out = dir.path("out.bin");
+    let errors = |args: &[&str]| {
+        let run = catalogue(args);
+        assert_eq!(run.status.code(), Some(1), "{run:?}");
+        assert!(!out.exists());
+        String::from_utf8_lossy(&run.stderr)
+            .lines()
+            .filter(|l| l.starts_with("error: "))
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let from_db = errors(&[
+        "build",
+        "--from-db",
+        &sqlite.url(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let from_fixture = errors(&[
+        "build",
+        broken.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(from_db, from_fixture);
+    assert_eq!(from_db.len(), 2, "{from_db:?}");
+    assert!(
+        from_db.iter().any(|e| e.contains("pk=2 gps")),
+        "{from_db:?}"
+    );
+
+    // A URL that names nothing is refused before anything is read.
+    let missing = catalogue(&[
+        "build",
+        "--from-db",
+        "sqlite:////nonexistent/db.sqlite3",
+        "-o",
+        "x.bin",
+    ]);
+    assert!(String::from_utf8_lossy(&missing.stderr)
+        .contains("cannot open the SQLite database /nonexistent/db.sqlite3"));
+    let no_url = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .args(["build", "--from-db", "-o", "x.bin"])
+        .env_remove("DATABASE_URL")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&no_url.stderr)
+        .contains("--from-db has no URL and DATABASE_URL is not set"));
+}
+
+/// The payload checksum of the snapshot at `path`, once it reads.
+fn checksum_at(path: &Path) -> Option<String> {
+    catalogue::snapshot::read(path)
+        .ok()
+        .map(|(h, _)| h.checksum_hex())
+}
+
+/// Waits (up to 30 s) for the snapshot's checksum to be something other than `old`.
+fn next_checksum(path: &Path, old: Option<&str>) -> String {
+    let started = Instant::now();
+    loop {
+        if let Some(c) = checksum_at(path).filter(|c| Some(c.as_str()) != old) {
+            return c;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no new snapshot at {}",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn specimens(path: &Path) -> Vec<catalogue::records::SpecimenRecord> {
+    catalogue::snapshot::read(path).unwrap().1.specimen_records
+}
+
+/// `catalogue sync` against a database that changes, goes away and comes back.
+fn follow(db: &mut dyn Db, dir: &TempDir) {
+    let snapshot = dir.path("synced.bin");
+    let log = dir.path("sync.log");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .args([
+            "sync",
+            "--from-db",
+            &db.url(),
+            "--snapshot",
+            snapshot.to_str().unwrap(),
+            "--every",
+            "200ms",
+        ])
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let original = fixture_checksum(dir);
+    assert_eq!(next_checksum(&snapshot, None), original);
+
+    // Insert: a specimen with a collector.
+    let stamp = db.stamp("2024-05-01T12:00:00.250000Z");
+    db.exec(&format!(
+        "INSERT INTO specimens_specimenrecord (id, date_created, date_modified, usi, sex, stage, \
+         preparation, month, method, weather, temperature, time_of_day, habitat, notes, order_id) \
+         VALUES (9, {stamp}, {stamp}, 'UMMZ-000009', 'female', 'adult', 'pinned', 'May', 'Net', '', \
+         '', '', '', 'new', 1); \
+         INSERT INTO specimens_specimenrecord_collector (specimenrecord_id, person_id) VALUES (9, 2);"
+    ));
+    let inserted = next_checksum(&snapshot, Some(&original));
+    let s = specimens(&snapshot);
+    assert_eq!(s.len(), 9);
+    assert_eq!(
+        (s[8].usi.as_str(), &s[8].collector[..]),
+        ("UMMZ-000009", &[2][..])
+    );
+
+    // Update.
+    db.exec("UPDATE specimens_specimenrecord SET notes = 'Re-mounted.' WHERE id = 9;");
+    let updated = next_checksum(&snapshot, Some(&inserted));
+    assert_eq!(specimens(&snapshot)[8].notes, "Re-mounted.");
+
+    // Delete: back to the collection the fixture holds, byte for byte.
+    db.exec(
+        "DELETE FROM specimens_specimenrecord_collector WHERE specimenrecord_id = 9; \
+         DELETE FROM specimens_specimenrecord WHERE id = 9;",
+    );
+    assert_eq!(next_checksum(&snapshot, Some(&updated)), original);
+
+    // The database goes away: the file stays as it was, tick after tick.
+    let before = std::fs::read(&snapshot).unwrap();
+    db.go_away();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(std::fs::read(&snapshot).unwrap() == before);
+    // ... and comes back: changes flow again.
+    db.come_back();
+    db.exec("UPDATE specimens_specimenrecord SET notes = 'After the outage.' WHERE id = 1;");
+    next_checksum(&snapshot, Some(&original));
+    assert_eq!(specimens(&snapshot)[0].notes, "After the outage.");
+
+    // SIGTERM: a clean stop.
+    run("kill", &["-TERM", &child.id().to_string()]);
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "sync did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+    let log = std::fs::read_to_string(&log).unwrap();
+    for line in [
+        "changes=specimens.specimenrecord +1 ~0 -0",
+        "changes=specimens.specimenrecord +0 ~1 -0",
+        "changes=specimens.specimenrecord +0 ~0 -1",
+        "left as it was",
+        "the database reads again",
+        "sync stopped",
+    ] {
+        assert!(log.contains(line), "{line:?} in\n{log}");
+    }
+    // Every replacement was whole: no temporary file is left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(&dir.0)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn sync_follows_a_sqlite_database() {
+    let dir = TempDir::new("db-sync-sqlite");
+    let mut sqlite = Sqlite::create(&dir);
+    follow(&mut sqlite, &dir);
+}
+
+#[test]
+fn sync_follows_a_postgres_database() {
+    let dir = TempDir::new("db-sync-pg");
+    if let Some(mut pg) = Postgres::create("sync_follows_a_postgres_database") {
+        follow(&mut pg, &dir);
+    }
+}
