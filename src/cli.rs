@@ -352,14 +352,8 @@ fn export_dwca(
     let dataset = dataset.dataset()?;
     let view = View::load(snapshot)?;
     let bytes = crate::dwca::archive(&view, &dataset)?;
-    let mut tmp = output.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, &bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, output).with_context(|| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("cannot replace {}", output.display())
-    })?;
+    snapshot::write_atomically(output, &bytes)
+        .with_context(|| format!("cannot write {}", output.display()))?;
     println!(
         "wrote {} ({} occurrences, {} bytes)",
         output.display(),

@@ -293,16 +293,9 @@ struct Fields {
     parent: [Option<usize>; 7],
 }
 
-/// The ranks from the least specific to the most, as the columns list them.
-const RANKS: [Model; 7] = [
-    Model::Order,
-    Model::Family,
-    Model::Subfamily,
-    Model::Tribe,
-    Model::Genus,
-    Model::Species,
-    Model::Subspecies,
-];
+/// The ranks from the most specific to the least (the columns list them the
+/// other way round).
+const RANKS: [Model; 7] = Model::RANKS;
 
 fn rank_of(model: Model) -> Option<usize> {
     RANKS.iter().position(|&m| m == model)
@@ -481,7 +474,7 @@ fn specimen_line(
             text(&view.table(RANKS[r]).rows[p as usize][fields.names[r]])
         })
     };
-    for r in 0..7 {
+    for r in (0..7).rev() {
         line.cell(name(r));
     }
     match taxon {

@@ -6,7 +6,9 @@
 //!
 //! How the modules fit, from input to answer:
 //!
-//! - [`fixture`] reads Django fixtures (`manage.py dumpdata`) into raw [`records`].
+//! - [`fixture`] reads Django fixtures (`manage.py dumpdata`) into raw [`records`];
+//!   [`database`] reads the same records straight from PostgreSQL or SQLite, and
+//!   [`sync`] keeps a snapshot file in step with a database.
 //! - [`validate`] checks a collection: errors stop a build, warnings are reported.
 //! - [`build`] ties reading and checking together and writes a [`snapshot`], whose
 //!   payload goes through the [`codec`].
@@ -20,6 +22,8 @@
 //!   endpoints with [`metrics`]); [`reload`] watches the snapshot file and swaps in a
 //!   new view; [`cli`] is the command line. [`openapi`] describes the API from the
 //!   same field tables and filter definitions.
+//! - [`geojson`] answers `format=geojson`; [`dwca`] writes the Darwin Core Archive
+//!   (`catalogue export dwca`, `GET /dwca.zip`).
 //! - [`generate`] writes a deterministic synthetic collection for tests and benchmarks.
 
 pub mod build;
