@@ -6,7 +6,7 @@
 //! record's point is parsed once when a view is built; a request only looks it up.
 //! A record's `properties` are its item exactly as the JSON list gives it.
 
-use crate::render::write_int;
+use crate::render::{self, write_int};
 use crate::schema::{Endpoint, Model};
 use crate::view::{Table, Value, View};
 
@@ -74,12 +74,12 @@ pub fn locate(view: &View, model: Model, pos: usize) -> Option<Point> {
 /// The start of a FeatureCollection, up to its first feature: `meta` carries the
 /// total the page was cut from and what else the request asked for.
 pub fn head(total: usize, more_meta: &[u8]) -> Vec<u8> {
-    let mut head = Vec::with_capacity(80 + more_meta.len());
-    head.extend_from_slice(b"{\"type\":\"FeatureCollection\",\"meta\":{\"total_count\":");
-    write_int(&mut head, total as i64);
-    head.extend_from_slice(more_meta);
-    head.extend_from_slice(b"},\"features\":[");
-    head
+    render::list_head(
+        b"{\"type\":\"FeatureCollection\",",
+        total,
+        more_meta,
+        b"features",
+    )
 }
 
 /// Appends one Point feature whose properties are an item's rendered JSON.
