@@ -209,6 +209,10 @@ impl Source {
             ))
         };
         let (scheme, rest) = url.split_once("://").ok_or_else(|| bad("no scheme"))?;
+        // A `+` is itself in a URL's user, password, host and path.
+        let percent_decode = |part: &str| {
+            crate::query::percent_decode(part, false).map_err(|e| bad(&format!("a part that {e}")))
+        };
         match scheme {
             "sqlite" => {
                 // `sqlite:///a/b` is the relative path `a/b`; `sqlite:////a/b` is `/a/b`.
@@ -217,7 +221,7 @@ impl Source {
                 if path.is_empty() || path == ":memory:" {
                     return Err(bad("no file path"));
                 }
-                Ok(Source::Sqlite(PathBuf::from(percent_decode(path))))
+                Ok(Source::Sqlite(PathBuf::from(percent_decode(path)?)))
             }
             "postgres" | "postgresql" | "pgsql" | "postgis" => {
                 let rest = rest.split('#').next().unwrap_or_default();
@@ -233,10 +237,10 @@ impl Source {
                 if let Some(c) = credentials {
                     let (user, password) = c.split_once(':').unwrap_or((c, ""));
                     if !user.is_empty() {
-                        config.user(&percent_decode(user));
+                        config.user(&percent_decode(user)?);
                     }
                     if !password.is_empty() {
-                        config.password(percent_decode(password));
+                        config.password(percent_decode(password)?);
                     }
                 }
                 // `host`, `host:port`, `[::1]` or `[::1]:port`.
@@ -256,7 +260,7 @@ impl Source {
                             .map_err(|_| bad("a port that is not a number"))
                     })
                     .transpose()?;
-                let host = percent_decode(host);
+                let host = percent_decode(host)?;
                 // No host: the local server's socket, as libpq does.
                 config.host(if host.is_empty() {
                     "/var/run/postgresql"
@@ -266,7 +270,7 @@ impl Source {
                 if let Some(port) = port {
                     config.port(port);
                 }
-                let name = percent_decode(name);
+                let name = percent_decode(name)?;
                 if name.is_empty() {
                     return Err(bad("no database name"));
                 }
@@ -320,28 +324,6 @@ fn redact(url: &str) -> String {
         }
         _ => url.to_string(),
     }
-}
-
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        if b[i] == b'%' {
-            if let (Some(h), Some(l)) = (
-                b.get(i + 1).and_then(|&c| hex(c)),
-                b.get(i + 2).and_then(|&c| hex(c)),
-            ) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Reads and checks the whole collection, as `build::from_fixtures` does for files.
@@ -607,6 +589,19 @@ mod tests {
             let e = Source::parse(bad).unwrap_err().to_string();
             assert!(!e.is_empty(), "{bad}");
         }
+        // `+` stays a plus in a URL (it is a space only in form encoding).
+        let Source::Postgres { config, .. } = Source::parse("postgres://u:a+b%2Fc@h/m").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(config.get_password(), Some(&b"a+b/c"[..]));
+        let e = Source::parse("postgres://u@h/m%zz")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("a part that has invalid percent-encoding: \"%zz\""),
+            "{e}"
+        );
         let e = Source::parse("postgres://u:secret@h:x/m")
             .unwrap_err()
             .to_string();

@@ -550,7 +550,7 @@ fn specimen_line(
         None => line.cell(""),
     }
     let gps = position(&row[s.gps]);
-    match gps.and_then(|p| view.point(p as usize)) {
+    match gps.and_then(|p| view.points.get(Model::Gps, p as usize)) {
         Some([lon, lat]) => {
             line.number(Some(lat));
             line.number(Some(lon));

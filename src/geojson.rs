@@ -8,7 +8,7 @@
 
 use crate::render::{self, write_int};
 use crate::schema::{Endpoint, Model};
-use crate::view::{Table, Value, View};
+use crate::view::{Table, Value};
 
 /// The media type of a GeoJSON answer (RFC 7946).
 pub const MEDIA_TYPE: &str = "application/geo+json";
@@ -39,36 +39,73 @@ pub fn point(latitude: Option<&str>, longitude: Option<&str>) -> Option<Point> {
     Some([degrees(longitude?, 180.0)?, degrees(latitude?, 90.0)?])
 }
 
-/// The point of every GPS record, by position: built once per view.
-pub fn points(gps: &Table) -> Vec<Option<Point>> {
-    let (lat, lon) = (
-        Model::Gps
-            .field_index("latitude")
-            .expect("GPS has a latitude"),
-        Model::Gps
-            .field_index("longitude")
-            .expect("GPS has a longitude"),
-    );
-    gps.rows
-        .iter()
-        .map(|row| point(row[lat].as_str(), row[lon].as_str()))
-        .collect()
+/// Where the records of the models with points are, built once per view: each
+/// row's point, and the positions that have one (what an unfiltered, unsorted
+/// GeoJSON page is cut from).
+#[derive(Debug, Default)]
+pub struct Points {
+    /// Per model with points (GPS, specimen records), by row position.
+    rows: [Vec<Option<Point>>; 2],
+    /// Per model with points, the positions that have one, ascending.
+    located: [Vec<usize>; 2],
 }
 
-/// The point of the record at `pos`, if it has one.
-pub fn locate(view: &View, model: Model, pos: usize) -> Option<Point> {
-    let gps = match model {
-        Model::Gps => pos,
-        Model::SpecimenRecord => {
-            let field = Model::SpecimenRecord.field_index("gps")?;
-            match view.table(model).rows[pos][field] {
-                Value::Ref(Model::Gps, p) => p as usize,
-                _ => return None,
-            }
+fn slot(model: Model) -> Option<usize> {
+    match model {
+        Model::Gps => Some(0),
+        Model::SpecimenRecord => Some(1),
+        _ => None,
+    }
+}
+
+impl Points {
+    /// Reads every GPS record's coordinates, and gives each specimen its GPS point.
+    pub fn build(gps: &Table, specimens: &Table) -> Points {
+        let (lat, lon) = (
+            Model::Gps
+                .field_index("latitude")
+                .expect("GPS has a latitude"),
+            Model::Gps
+                .field_index("longitude")
+                .expect("GPS has a longitude"),
+        );
+        let own: Vec<Option<Point>> = gps
+            .rows
+            .iter()
+            .map(|row| point(row[lat].as_str(), row[lon].as_str()))
+            .collect();
+        let field = Model::SpecimenRecord
+            .field_index("gps")
+            .expect("a specimen has a gps");
+        let theirs: Vec<Option<Point>> = specimens
+            .rows
+            .iter()
+            .map(|row| match row[field] {
+                Value::Ref(Model::Gps, p) => own[p as usize],
+                _ => None,
+            })
+            .collect();
+        let located = |rows: &[Option<Point>]| {
+            rows.iter()
+                .enumerate()
+                .filter_map(|(i, p)| p.map(|_| i))
+                .collect()
+        };
+        Points {
+            located: [located(&own), located(&theirs)],
+            rows: [own, theirs],
         }
-        _ => return None,
-    };
-    view.point(gps)
+    }
+
+    /// The point of the record at `pos`, if it has one.
+    pub fn get(&self, model: Model, pos: usize) -> Option<Point> {
+        self.rows[slot(model)?].get(pos).copied().flatten()
+    }
+
+    /// The positions of a model's records that have a point, ascending.
+    pub fn located(&self, model: Model) -> &[usize] {
+        slot(model).map_or(&[], |s| &self.located[s])
+    }
 }
 
 /// The start of a FeatureCollection, up to its first feature: `meta` carries the

@@ -206,6 +206,7 @@ async fn archive(shared: &Arc<Shared>, view: &Arc<View>) -> Answer {
             location: None,
             whole: None,
             etag: Some(archive.etag.clone()),
+            compressible: false,
         },
         Err(e) => {
             tracing::error!(error = %e, "cannot make the Darwin Core Archive");
@@ -276,9 +277,11 @@ struct Answer {
     location: Option<String>,
     /// The whole list of this endpoint: its compressed body may be ready.
     whole: Option<Endpoint>,
-    /// A tag of its own, for a body that is already compressed and is never
-    /// compressed again (the archive).
+    /// A tag of its own instead of the one made from the snapshot and the request
+    /// (the archive's is its digest).
     etag: Option<String>,
+    /// Whether a content coding may be applied (not to a zip, compressed already).
+    compressible: bool,
 }
 
 impl Answer {
@@ -291,6 +294,7 @@ impl Answer {
             location: None,
             whole: None,
             etag: None,
+            compressible: true,
         }
     }
 
@@ -506,7 +510,7 @@ fn finish(settings: &Settings, view: &View, request: &Request, answer: Answer) -
     let len = answer.len();
     let mut coding = Coding::Identity;
     if answer.cacheable {
-        if (COMPRESS_ABOVE..COMPRESS_BELOW).contains(&len) && answer.etag.is_none() {
+        if answer.compressible && (COMPRESS_ABOVE..COMPRESS_BELOW).contains(&len) {
             coding = compress::negotiate(
                 req.get(header::ACCEPT_ENCODING)
                     .and_then(|v| v.to_str().ok()),

@@ -75,12 +75,19 @@ pub fn parse(raw: &str) -> Result<Params, ApiError> {
 }
 
 fn decode(s: &str) -> Result<String, ApiError> {
+    percent_decode(s, true).map_err(|e| ApiError::bad_request(format!("the query string {e}")))
+}
+
+/// Decodes `%XX` escapes (and, in form encoding, `+` as a space), refusing an
+/// escape that is not two hex digits and bytes that are not UTF-8. The error says
+/// what is wrong: `has invalid percent-encoding: "%zz"`, `does not decode to UTF-8`.
+pub fn percent_decode(s: &str, plus_is_space: bool) -> Result<String, String> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'+' => out.push(b' '),
+            b'+' if plus_is_space => out.push(b' '),
             b'%' => {
                 let hex = |c: u8| (c as char).to_digit(16);
                 match (
@@ -91,9 +98,7 @@ fn decode(s: &str) -> Result<String, ApiError> {
                     _ => {
                         // Bytes, not a str slice: what follows `%` may be any character.
                         let bad = String::from_utf8_lossy(&b[i..(i + 3).min(b.len())]);
-                        return Err(ApiError::bad_request(format!(
-                            "the query string has invalid percent-encoding: {bad:?}"
-                        )));
+                        return Err(format!("has invalid percent-encoding: {bad:?}"));
                     }
                 }
                 i += 2;
@@ -102,8 +107,7 @@ fn decode(s: &str) -> Result<String, ApiError> {
         }
         i += 1;
     }
-    String::from_utf8(out)
-        .map_err(|_| ApiError::bad_request("the query string does not decode to UTF-8"))
+    String::from_utf8(out).map_err(|_| "does not decode to UTF-8".to_string())
 }
 
 /// The operations every list accepts besides its fields.
@@ -207,51 +211,65 @@ pub fn list(
             format,
         });
     }
+    // `meta` after `total_count`: what GeoJSON left out, then the facets.
     let mut meta = Vec::new();
-    let (total, page): (usize, Vec<usize>) = if filter.is_empty() && order.is_empty() && !geo {
-        // Only `fields`: the page is a range of positions.
-        let total = list.len();
-        let from = offset.min(total);
-        if !facet_fields.is_empty() {
-            meta = facets::render(view, model, &facet_fields, None, facet_size);
-        }
-        (
-            total,
-            (from..from.saturating_add(limit).min(total)).collect(),
-        )
-    } else {
-        let mut positions = if filter.is_empty() {
-            (0..list.len()).collect()
-        } else {
-            filter::matching(view, model, shape, &filter)
-        };
-        let facets = if facet_fields.is_empty() {
-            Vec::new()
-        } else {
-            let counted = (!filter.is_empty()).then_some(&positions[..]);
-            facets::render(view, model, &facet_fields, counted, facet_size)
-        };
-        if geo {
-            // Only records with a point are features; the others are counted.
-            let before = positions.len();
-            positions.retain(|&p| geojson::locate(view, model, p).is_some());
-            meta.extend_from_slice(b",\"without_coordinates\":");
-            render::write_int(&mut meta, (before - positions.len()) as i64);
-        }
-        meta.extend_from_slice(&facets);
-        let total = positions.len();
-        sort(
-            view,
-            model,
-            &order,
-            &mut positions,
-            offset.saturating_add(limit),
-        );
-        (
-            total,
-            positions.into_iter().skip(offset).take(limit).collect(),
-        )
+    let without = |meta: &mut Vec<u8>, n: usize| {
+        meta.extend_from_slice(b",\"without_coordinates\":");
+        render::write_int(meta, n as i64);
     };
+    let cut = |total: usize| {
+        let from = offset.min(total);
+        from..from.saturating_add(limit).min(total)
+    };
+    let (total, page, facets): (usize, Vec<usize>, Vec<u8>) =
+        if filter.is_empty() && order.is_empty() {
+            // No filter, no sort: the page is a run of every record's positions, or
+            // (GeoJSON) of those with a point, which the view knows from load time.
+            let facets = if facet_fields.is_empty() {
+                Vec::new()
+            } else {
+                facets::render(view, model, &facet_fields, None, facet_size)
+            };
+            if geo {
+                let located = view.points.located(model);
+                without(&mut meta, list.len() - located.len());
+                (located.len(), located[cut(located.len())].to_vec(), facets)
+            } else {
+                (list.len(), cut(list.len()).collect(), facets)
+            }
+        } else {
+            let mut positions = if filter.is_empty() {
+                (0..list.len()).collect()
+            } else {
+                filter::matching(view, model, shape, &filter)
+            };
+            let facets = if facet_fields.is_empty() {
+                Vec::new()
+            } else {
+                let counted = (!filter.is_empty()).then_some(&positions[..]);
+                facets::render(view, model, &facet_fields, counted, facet_size)
+            };
+            if geo {
+                // Only records with a point are features; the others are counted.
+                let before = positions.len();
+                positions.retain(|&p| view.points.get(model, p).is_some());
+                without(&mut meta, before - positions.len());
+            }
+            let total = positions.len();
+            sort(
+                view,
+                model,
+                &order,
+                &mut positions,
+                offset.saturating_add(limit),
+            );
+            (
+                total,
+                positions.into_iter().skip(offset).take(limit).collect(),
+                facets,
+            )
+        };
+    meta.extend_from_slice(&facets);
     let mut items = Vec::new();
     let mut projected = Vec::new();
     for (k, &pos) in page.iter().enumerate() {
@@ -266,7 +284,7 @@ pub fn list(
             }
             None => list.item(pos),
         };
-        match geojson::locate(view, model, pos).filter(|_| geo) {
+        match view.points.get(model, pos).filter(|_| geo) {
             Some(point) => {
                 let id = view.table(model).id(pos as u32);
                 geojson::write_feature(&mut items, id, point, item);

@@ -227,8 +227,8 @@ pub struct View {
     /// Each endpoint's whole list answer, gzip and brotli, filled in the background
     /// after the view is published (`precompress`).
     compressed: Vec<[OnceLock<Bytes>; 2]>,
-    /// Each GPS record's point, by position, for GeoJSON answers.
-    points: Vec<Option<geojson::Point>>,
+    /// The points of GPS and specimen records, for GeoJSON answers and the archive.
+    pub points: geojson::Points,
     /// The Darwin Core Archive of this view, made on the first request for it.
     pub archive: tokio::sync::OnceCell<dwca::Archive>,
 }
@@ -261,7 +261,10 @@ impl View {
         let last_modified = derived::http_date(header.created_at);
         let tables = tables(collection);
         let (plain, nested) = render::render_all(&tables).into_lists();
-        let points = geojson::points(&tables[Model::Gps.index()]);
+        let points = geojson::Points::build(
+            &tables[Model::Gps.index()],
+            &tables[Model::SpecimenRecord.index()],
+        );
         Ok(View {
             header,
             tables,
@@ -273,11 +276,6 @@ impl View {
             points,
             archive: tokio::sync::OnceCell::new(),
         })
-    }
-
-    /// The point of the GPS record at `pos`, when its coordinates read as one.
-    pub fn point(&self, pos: usize) -> Option<geojson::Point> {
-        self.points.get(pos).copied().flatten()
     }
 
     pub fn table(&self, model: Model) -> &Table {

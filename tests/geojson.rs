@@ -109,6 +109,18 @@ fn features_are_the_items_with_points_in_list_order() {
     );
     assert_eq!(body["features"].as_array().unwrap(), &features[5..12]);
 
+    // Unfiltered and unsorted, the page is a run of the records with points.
+    let (all, without, _) = specimens(everything);
+    let body = geo(
+        &server,
+        "/api/v2/specimen-records/?format=geojson&offset=5&limit=7",
+    );
+    assert_eq!(
+        body["meta"],
+        json!({"total_count": all.len(), "without_coordinates": without})
+    );
+    assert_eq!(body["features"].as_array().unwrap(), &all[5..12]);
+
     // Facets count every matching record, with a point or not.
     let body = geo(
         &server,
