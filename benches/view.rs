@@ -6,9 +6,8 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use catalogue::http::Settings;
-use catalogue::query;
-use catalogue::schema::{Endpoint, Model};
+use catalogue::model::{Endpoint, Model};
+use catalogue::query::{Limits, Params, Plan};
 use catalogue::view::View;
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -19,9 +18,9 @@ fn snapshot(specimens: usize) -> PathBuf {
     if !bin.exists() {
         let json = dir.join("collection.json");
         let file = std::fs::File::create(&json).unwrap();
-        catalogue::generate::write(std::io::BufWriter::new(file), specimens, 1).unwrap();
-        let checked = catalogue::build::from_fixtures(&[json]);
-        catalogue::build::write(&checked, &bin).unwrap();
+        catalogue::ingest::synthetic::write(std::io::BufWriter::new(file), specimens, 1).unwrap();
+        let checked = catalogue::ingest::from_fixtures(&[json]);
+        catalogue::ingest::write_snapshot(&checked, &bin).unwrap();
     }
     bin
 }
@@ -52,7 +51,6 @@ fn at_size(c: &mut Criterion, specimens: usize) {
     load.finish();
 
     let view = View::load(&path).unwrap();
-    let settings = Settings::default();
     let specimens_list = Endpoint {
         model: Model::SpecimenRecord,
         nested: false,
@@ -76,9 +74,14 @@ fn at_size(c: &mut Criterion, specimens: usize) {
             "fields=_,usi,taxon(_,name,authority)&limit=20",
         ),
     ] {
-        let params = query::parse(q).unwrap();
+        let params = Params::parse(q).unwrap();
+        let limits = Limits::default();
         req.bench_function(name, |b| {
-            b.iter(|| query::list(&view, specimens_list, black_box(&params), &settings).unwrap())
+            b.iter(|| {
+                Plan::parse(specimens_list, black_box(&params), &limits)
+                    .unwrap()
+                    .run(&view)
+            })
         });
     }
     req.finish();

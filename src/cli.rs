@@ -8,11 +8,14 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 
-use crate::build::{self, BuildError};
-use crate::dwca::Dataset;
-use crate::http::{self, Settings, Shared};
-use crate::reload::{Reloader, Trigger};
-use crate::schema::Model;
+use crate::export::dwca::{self, Dataset};
+use crate::export::openapi;
+use crate::ingest::database_url::Source;
+use crate::ingest::{self, database, publisher, synthetic, BuildError};
+use crate::model::Model;
+use crate::query::Limits;
+use crate::serve::reload::{Reloader, Trigger};
+use crate::serve::{self, Settings, State};
 use crate::snapshot;
 use crate::view::View;
 
@@ -109,7 +112,7 @@ pub struct DatasetArgs {
 
 impl DatasetArgs {
     /// The dataset: the file's values, then the flags given.
-    pub fn dataset(&self) -> Result<Dataset, crate::dwca::DwcaError> {
+    pub fn dataset(&self) -> Result<Dataset, dwca::DwcaError> {
         let mut d = match &self.dataset_config {
             Some(path) => Dataset::from_file(path)?,
             None => Dataset::default(),
@@ -140,7 +143,7 @@ struct SyncArgs {
     #[arg(long)]
     snapshot: PathBuf,
     /// How often to read the database: 60s, 5m, 1h, 500ms.
-    #[arg(long, default_value = "60s", value_parser = crate::sync::parse_interval)]
+    #[arg(long, default_value = "60s", value_parser = publisher::parse_interval)]
     every: std::time::Duration,
 }
 
@@ -222,7 +225,7 @@ pub fn run() -> ExitCode {
                 },
         } => export_dwca(&snapshot, &output, &dataset),
         Command::Openapi { max_limit } => {
-            let doc = crate::openapi::document(max_limit);
+            let doc = openapi::document(max_limit);
             println!(
                 "{}",
                 serde_json::to_string_pretty(&doc).expect("a JSON value prints")
@@ -270,10 +273,10 @@ fn database_url(flag: &str) -> anyhow::Result<String> {
 fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let checked = match &args.from_db {
         Some(flag) => {
-            let source = crate::database::Source::parse(&database_url(flag)?)?;
-            crate::database::read(&source)?
+            let source = Source::parse(&database_url(flag)?)?;
+            database::read(&source)?
         }
-        None => build::from_fixtures(&args.fixtures),
+        None => ingest::from_fixtures(&args.fixtures),
     };
     for (label, n) in &checked.skipped {
         println!("skipped {n} object(s) of {label}");
@@ -287,7 +290,7 @@ fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
             checked.warnings.len() - args.show_warnings
         );
     }
-    match build::write(&checked, &args.output) {
+    match ingest::write_snapshot(&checked, &args.output) {
         Ok(header) => {
             for (model, n) in checked.collection.counts() {
                 println!("{:>9} {}", n, model.label());
@@ -319,7 +322,7 @@ fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
 fn generate(specimens: usize, seed: u64, output: &std::path::Path) -> anyhow::Result<ExitCode> {
     let file = std::fs::File::create(output)
         .with_context(|| format!("cannot create {}", output.display()))?;
-    crate::generate::write(std::io::BufWriter::new(file), specimens, seed)
+    synthetic::write(std::io::BufWriter::new(file), specimens, seed)
         .with_context(|| format!("cannot write {}", output.display()))?;
     println!(
         "wrote {} specimen records to {}",
@@ -351,7 +354,7 @@ fn export_dwca(
 ) -> anyhow::Result<ExitCode> {
     let dataset = dataset.dataset()?;
     let view = View::load(snapshot)?;
-    let bytes = crate::dwca::archive(&view, &dataset)?;
+    let bytes = dwca::archive(&view, &dataset)?;
     snapshot::write_atomically(output, &bytes)
         .with_context(|| format!("cannot write {}", output.display()))?;
     println!(
@@ -365,16 +368,16 @@ fn export_dwca(
 
 fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     let url = database_url(args.from_db.as_deref().unwrap_or_default())?;
-    let source = crate::database::Source::parse(&url)?;
+    let source = Source::parse(&url)?;
     tracing::info!(
         source = %source.describe(),
         snapshot = %args.snapshot.display(),
         every = ?args.every,
         "syncing"
     );
-    let syncer = crate::sync::Syncer::new(source, &args.snapshot);
+    let publisher = publisher::Publisher::new(source, &args.snapshot);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    runtime.block_on(crate::sync::run(syncer, args.every, shutdown_signal()));
+    runtime.block_on(publisher::run(publisher, args.every, shutdown_signal()));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -387,20 +390,21 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         checksum = %view.header.checksum_hex(),
         build_ms = view.build_time.as_millis() as u64,
         rendered_bytes = view.rendered_bytes(),
-        counts = %crate::view::describe_counts(&view),
+        counts = %view.describe_counts(),
         "view loaded"
     );
     let settings = Settings {
-        default_limit: args.default_limit,
-        max_limit: args.max_limit,
+        limits: Limits {
+            default_limit: args.default_limit,
+            max_limit: args.max_limit,
+        },
         cache_max_age: args.cache_max_age,
         cors_origins: args.cors_origin.clone(),
         idle_timeout: std::time::Duration::from_secs(args.idle_timeout),
         dataset,
     };
-    let shared = Shared::new(view, settings);
-    http::precompress_in_background(shared.view.load_full());
-    let reloader = Reloader::start(shared.clone(), &args.snapshot, !args.no_watch)
+    let state = State::new(view, settings);
+    let reloader = Reloader::start(state.clone(), &args.snapshot, !args.no_watch)
         .with_context(|| format!("cannot watch {}", args.snapshot.display()))?;
     if !args.no_watch {
         tracing::info!(snapshot = %args.snapshot.display(), "watching the snapshot for changes");
@@ -412,7 +416,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .await
             .with_context(|| format!("cannot listen on {}", args.addr))?;
         tracing::info!(addr = %args.addr, "serving");
-        http::serve(listener, shared, shutdown_signal()).await;
+        serve::serve(listener, state, shutdown_signal()).await;
         tracing::info!("stopped");
         Ok(ExitCode::SUCCESS)
     })

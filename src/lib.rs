@@ -4,51 +4,27 @@
 //! snapshot. Every response is rendered once when a snapshot is loaded; a request
 //! only cuts a page out of bytes already in memory.
 //!
-//! How the modules fit, from input to answer:
+//! The modules are layers, each importing only from the layers below it
+//! (`ARCHITECTURE.md` draws the map and states the invariants; `tests/layers.rs`
+//! keeps it true):
 //!
-//! - [`fixture`] reads Django fixtures (`manage.py dumpdata`) into raw [`records`];
-//!   [`database`] reads the same records straight from PostgreSQL or SQLite, and
-//!   [`sync`] keeps a snapshot file in step with a database.
-//! - [`validate`] checks a collection: errors stop a build, warnings are reported.
-//! - [`build`] ties reading and checking together and writes a [`snapshot`], whose
-//!   payload goes through the [`codec`].
-//! - [`schema`] defines the 15 models, their field tables and the 25 endpoints.
-//! - [`view`] turns a snapshot into indexed tables with the [`derived`] values, and
-//!   [`render`] writes every list once into one buffer each; [`index`] groups rows
-//!   by value so filters look candidates up instead of scanning.
-//! - [`query`] decodes query strings and answers list and record requests, with the
-//!   [`filter`]s (and `search`), `sort`, [`fields`] projection and [`facets`].
-//! - [`http`] serves it all with warp (caching, [`compress`]ion, CORS, operations
-//!   endpoints with [`metrics`]); [`reload`] watches the snapshot file and swaps in a
-//!   new view; [`cli`] is the command line. [`openapi`] describes the API from the
-//!   same field tables and filter definitions.
-//! - [`geojson`] answers `format=geojson`; [`dwca`] writes the Darwin Core Archive
-//!   (`catalogue export dwca`, `GET /dwca.zip`).
-//! - [`generate`] writes a deterministic synthetic collection for tests and benchmarks.
+//! | layer | module | what it deals with |
+//! | --- | --- | --- |
+//! | 7 | [`cli`] | the command line |
+//! | 6 | [`serve`] | HTTP: routes, responses, compression, metrics, hot reload |
+//! | 5 | [`export`] | the OpenAPI document and the Darwin Core Archive |
+//! | 4 | [`query`] | a request's parameters, parsed into a plan, run against a view |
+//! | 3 | [`view`], [`ingest`] | a loaded snapshot, indexed and rendered; reading fixtures and databases into a snapshot |
+//! | 2 | [`snapshot`] | the file: header, checksum, encoded records |
+//! | 1 | [`model`] | the 15 models, their field tables, records, endpoints, rules, validation |
+//! | 0 | [`encoding`] | JSON literals, percent-encoding, instants and dates, hex |
 
-pub mod build;
 pub mod cli;
-pub mod codec;
-pub mod compress;
-pub mod database;
-pub mod derived;
-pub mod dwca;
-pub mod facets;
-pub mod fields;
-pub mod filter;
-pub mod fixture;
-pub mod generate;
-pub mod geojson;
-pub mod http;
-pub mod index;
-pub mod metrics;
-pub mod openapi;
+pub mod encoding;
+pub mod export;
+pub mod ingest;
+pub mod model;
 pub mod query;
-pub mod records;
-pub mod reload;
-pub mod render;
-pub mod schema;
+pub mod serve;
 pub mod snapshot;
-pub mod sync;
-pub mod validate;
 pub mod view;

@@ -516,7 +516,7 @@ fn next_checksum(path: &Path, old: Option<&str>) -> String {
     }
 }
 
-fn specimens(path: &Path) -> Vec<catalogue::records::SpecimenRecord> {
+fn specimens(path: &Path) -> Vec<catalogue::model::records::SpecimenRecord> {
     catalogue::snapshot::read(path).unwrap().1.specimen_records
 }
 

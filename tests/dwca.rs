@@ -5,8 +5,8 @@ mod common;
 
 use std::io::Read;
 
-use catalogue::dwca::{Dataset, COLUMNS};
-use catalogue::http::Settings;
+use catalogue::export::dwca::{Dataset, COLUMNS};
+use catalogue::serve::Settings;
 use common::{catalogue, Server, TempDir};
 
 /// The files of a zip, by name.
@@ -153,10 +153,10 @@ fn tabs_and_newlines_in_values_do_not_break_rows() {
     let path = dir.path("breaks.json");
     std::fs::write(&path, objects.to_string()).unwrap();
     let snapshot = dir.path("breaks.bin");
-    let checked = catalogue::build::from_fixtures(&[path]);
-    catalogue::build::write(&checked, &snapshot).unwrap();
+    let checked = catalogue::ingest::from_fixtures(&[path]);
+    catalogue::ingest::write_snapshot(&checked, &snapshot).unwrap();
     let view = catalogue::view::View::load(&snapshot).unwrap();
-    let bytes = catalogue::dwca::archive(&view, &Dataset::default()).unwrap();
+    let bytes = catalogue::export::dwca::archive(&view, &Dataset::default()).unwrap();
     let rows = rows(&unzip(&bytes)["occurrence.txt"]);
     assert_eq!(rows.len(), 1 + 8);
     let remarks = COLUMNS

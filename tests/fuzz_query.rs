@@ -7,9 +7,8 @@ mod common;
 
 use std::sync::OnceLock;
 
-use catalogue::http::Settings;
-use catalogue::query;
-use catalogue::schema::Endpoint;
+use catalogue::model::Endpoint;
+use catalogue::query::{Limits, Params, Plan, RecordPlan};
 use catalogue::view::View;
 use proptest::prelude::*;
 
@@ -43,7 +42,7 @@ const OTHER_NAMES: &[&str] = &[
 ];
 
 fn names() -> Vec<&'static str> {
-    query::OPERATIONS
+    catalogue::query::OPERATIONS
         .iter()
         .chain(OTHER_NAMES)
         .copied()
@@ -88,14 +87,14 @@ proptest! {
         id in prop_oneof!["[0-9]{1,3}", "[-a-z0-9.%]{0,12}"],
     ) {
         let endpoint = Endpoint::all()[which];
-        let params = match query::parse(&raw) {
+        let params = match Params::parse(&raw) {
             Ok(p) => p,
             Err(e) => {
                 prop_assert_eq!(e.status, 400);
                 return Ok(());
             }
         };
-        match query::list(view(), endpoint, &params, &Settings::default()) {
+        match Plan::parse(endpoint, &params, &Limits::default()).map(|plan| plan.run(view())) {
             Ok(page) => {
                 let body = [b"[".as_slice(), &page.items, b"]"].concat();
                 let items: serde_json::Value = serde_json::from_slice(&body).expect("a page is JSON");
@@ -103,7 +102,7 @@ proptest! {
             }
             Err(e) => prop_assert_eq!(e.status, 400, "{}", e.message),
         }
-        match query::record(view(), endpoint, &id, &params) {
+        match RecordPlan::parse(endpoint, &id, &params).and_then(|plan| plan.run(view())) {
             Ok(item) => {
                 let _: serde_json::Value = serde_json::from_slice(&item).expect("a record is JSON");
             }

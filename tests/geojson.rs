@@ -4,7 +4,7 @@
 
 mod common;
 
-use catalogue::http::Settings;
+use catalogue::serve::Settings;
 use common::{Server, TempDir};
 use serde_json::{json, Value};
 

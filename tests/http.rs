@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use catalogue::http::Settings;
+use catalogue::serve::Settings;
 use common::{sample_snapshot, Server};
 
 fn gunzip(b: &[u8]) -> Vec<u8> {
@@ -133,14 +133,13 @@ fn whole_lists_compressed_once_per_view_match_the_identity_body() {
     let s = Server::sample();
     let path = "/api/v2/nested-localities/";
     let before = s.send("GET", path, &[("Accept-Encoding", "br")]);
-    s.shared.view.load().precompress(1024, 8 << 20);
+    s.state.current().precompress(1024, 8 << 20);
     assert!(s
-        .shared
-        .view
-        .load()
+        .state
+        .current()
         .compressed_list(
-            catalogue::schema::Endpoint::from_segment("nested-localities").unwrap(),
-            catalogue::compress::Coding::Brotli
+            catalogue::model::Endpoint::from_segment("nested-localities").unwrap(),
+            catalogue::serve::compress::Coding::Brotli
         )
         .is_some());
     let identity = s.get(path);

@@ -4,23 +4,17 @@
 
 mod common;
 
-use catalogue::http::Settings;
-use catalogue::query;
-use catalogue::schema::{Endpoint, Model};
+use catalogue::model::{Endpoint, Model};
+use catalogue::query::{self, Limits, Params, Plan};
 use catalogue::view::View;
 use common::TempDir;
 use serde_json::Value;
 
 /// The answer to a list request, which must succeed.
 fn page(view: &View, endpoint: Endpoint, q: &str) -> query::Page {
-    let page = query::list(
-        view,
-        endpoint,
-        &query::parse(q).unwrap(),
-        &Settings::default(),
-    )
-    .unwrap_or_else(|e| panic!("{q}: {}", e.message));
-    page
+    Plan::parse(endpoint, &Params::parse(q).unwrap(), &Limits::default())
+        .unwrap_or_else(|e| panic!("{q}: {}", e.message))
+        .run(view)
 }
 
 fn items(view: &View, endpoint: Endpoint, q: &str) -> (usize, Vec<Value>) {

@@ -4,8 +4,8 @@
 
 mod common;
 
-use catalogue::http::Settings;
-use catalogue::schema::Endpoint;
+use catalogue::model::Endpoint;
+use catalogue::serve::Settings;
 use common::{catalogue, Server, TempDir};
 use serde_json::Value;
 
@@ -189,7 +189,7 @@ fn every_answer_validates(server: &Server, doc: &Value) {
             .model
             .fields()
             .iter()
-            .filter(|f| catalogue::facets::facetable(f.ty))
+            .filter(|f| catalogue::query::facets::facetable(f.ty))
             .map(|f| f.name)
             .collect();
         let faceted = server.json(
@@ -204,7 +204,7 @@ fn every_answer_validates(server: &Server, doc: &Value) {
         // GeoJSON answers validate where the records have points, and nowhere else
         // is GeoJSON described.
         let geo = media_schema(doc, &list_path, 200, "application/geo+json");
-        if catalogue::geojson::supports(*e) {
+        if catalogue::query::geojson::supports(*e) {
             for q in ["limit=100000", "fields=_,id&facet=id&limit=2"] {
                 let r = server.get(&format!("{list_path}?format=geojson&{q}"));
                 assert_eq!(r.header("content-type"), Some("application/geo+json"));
@@ -263,7 +263,7 @@ fn the_document_is_served_and_printed_alike() {
     assert_eq!(served.header("content-type"), Some("application/json"));
     assert!(served.header("etag").is_some());
     let doc = served.json();
-    assert_eq!(doc, catalogue::openapi::document(None));
+    assert_eq!(doc, catalogue::export::openapi::document(None));
     assert_eq!(doc["openapi"], "3.1.0");
     // Two paths per endpoint, the document's own and the archive.
     assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 25 + 2);
@@ -290,19 +290,19 @@ fn the_document_is_served_and_printed_alike() {
 #[test]
 fn every_answer_on_the_sample_validates_exactly() {
     let server = Server::sample();
-    every_answer_validates(&server, &catalogue::openapi::document(None));
+    every_answer_validates(&server, &catalogue::export::openapi::document(None));
 }
 
 #[test]
 fn every_answer_on_a_generated_collection_validates_exactly() {
     let dir = TempDir::new("openapi");
     let server = Server::start(&common::generated(&dir, 300), Settings::default());
-    every_answer_validates(&server, &catalogue::openapi::document(None));
+    every_answer_validates(&server, &catalogue::export::openapi::document(None));
 }
 
 #[test]
 fn the_checker_catches_a_key_too_many_and_a_key_missing() {
-    let doc = catalogue::openapi::document(None);
+    let doc = catalogue::export::openapi::document(None);
     let schema = serde_json::json!({"$ref": "#/components/schemas/Country"});
     let good = serde_json::json!({"id": 1, "name": "A", "abbr": "A",
         "date_created": "2024-01-01T00:00:00.000000Z", "date_modified": "2024-01-01T00:00:00.000000Z"});
@@ -325,7 +325,7 @@ fn the_checker_catches_a_key_too_many_and_a_key_missing() {
 
 #[test]
 fn the_checker_catches_a_wrong_feature() {
-    let doc = catalogue::openapi::document(None);
+    let doc = catalogue::export::openapi::document(None);
     let schema = serde_json::json!({"$ref": "#/components/schemas/GPSFeatureCollection"});
     let collection = |kind: &str, coordinates: Value| {
         serde_json::json!({"type": "FeatureCollection",

@@ -2,7 +2,8 @@
 
 mod common;
 
-use catalogue::http::Settings;
+use catalogue::query::Limits;
+use catalogue::serve::Settings;
 use common::{ids, Server, TempDir};
 use serde_json::json;
 
@@ -57,8 +58,10 @@ fn default_page_and_paging_edges() {
 #[test]
 fn configured_page_size_and_maximum() {
     let settings = Settings {
-        default_limit: 2,
-        max_limit: Some(5),
+        limits: Limits {
+            default_limit: 2,
+            max_limit: Some(5),
+        },
         ..Settings::default()
     };
     let server = Server::start(&common::sample_snapshot(), settings);

@@ -155,7 +155,7 @@ fn fields_keep_item_order_and_cut_embedded_records() {
 #[test]
 fn single_records_on_all_25_endpoints() {
     let s = Server::sample();
-    for &endpoint in catalogue::schema::Endpoint::all() {
+    for &endpoint in catalogue::model::Endpoint::all() {
         let segment = endpoint.segment();
         let list = s.json(&format!("/api/v2/{segment}/?limit=1000"), 200);
         let items = list["items"].as_array().unwrap();

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use catalogue::http::Settings;
-use catalogue::reload::Reloader;
+use catalogue::serve::reload::Reloader;
+use catalogue::serve::Settings;
 use common::{sample_snapshot, Client, Server, TempDir};
 
 /// The sample with its last `drop` specimens removed, as snapshot bytes.
@@ -48,7 +48,7 @@ fn served_copy(tag: &str, watch: bool) -> (TempDir, std::path::PathBuf, Server, 
     let path = dir.path("collection.bin");
     std::fs::copy(sample_snapshot(), &path).unwrap();
     let server = Server::start(&path, Settings::default());
-    let reloader = Reloader::start(server.shared.clone(), &path, watch).unwrap();
+    let reloader = Reloader::start(server.state.clone(), &path, watch).unwrap();
     (dir, path, server, reloader)
 }
 
@@ -112,12 +112,12 @@ fn swaps_under_load_without_failing_a_request() {
     eprintln!("rename served after {took:?}");
 
     // (2) Junk renamed over it: refused, counted, the good view kept.
-    let failed_before = server.shared.metrics.failed_reloads.load(Ordering::Relaxed);
+    let failed_before = server.state.metrics.failed_reloads.load(Ordering::Relaxed);
     rename_over(&dir, &path, b"this is not a snapshot at all");
     std::thread::sleep(Duration::from_millis(1200));
     assert_eq!(served_count(&server), 7);
     assert_eq!(
-        server.shared.metrics.failed_reloads.load(Ordering::Relaxed),
+        server.state.metrics.failed_reloads.load(Ordering::Relaxed),
         failed_before + 1
     );
 
@@ -155,10 +155,10 @@ fn swaps_under_load_without_failing_a_request() {
     eprintln!("{n} requests, none failed");
     // The half-written file was waited for, not counted as a failure.
     assert_eq!(
-        server.shared.metrics.failed_reloads.load(Ordering::Relaxed),
+        server.state.metrics.failed_reloads.load(Ordering::Relaxed),
         failed_before + 1
     );
-    assert_eq!(server.shared.metrics.reloads.load(Ordering::Relaxed), 2);
+    assert_eq!(server.state.metrics.reloads.load(Ordering::Relaxed), 2);
 }
 
 #[test]
@@ -172,7 +172,7 @@ fn without_watching_only_a_forced_reload_swaps() {
     // Forcing again with the same file keeps the view.
     reloader.force();
     std::thread::sleep(Duration::from_millis(200));
-    assert_eq!(server.shared.metrics.reloads.load(Ordering::Relaxed), 1);
+    assert_eq!(server.state.metrics.reloads.load(Ordering::Relaxed), 1);
 }
 
 #[test]
@@ -181,7 +181,7 @@ fn a_file_that_stays_truncated_fails_after_the_grace_period() {
     let bytes = variant(1);
     rename_over(&dir, &path, &bytes[..bytes.len() - 7]);
     let start = Instant::now();
-    while server.shared.metrics.failed_reloads.load(Ordering::Relaxed) == 0 {
+    while server.state.metrics.failed_reloads.load(Ordering::Relaxed) == 0 {
         assert!(
             start.elapsed() < Duration::from_secs(5),
             "the truncated file is reported"

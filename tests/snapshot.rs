@@ -6,7 +6,7 @@ use common::{catalogue, sample_fixture, sample_snapshot, TempDir};
 
 #[test]
 fn the_bundled_snapshot_is_built_from_the_bundled_fixture() {
-    let checked = catalogue::build::from_fixtures(&[sample_fixture()]);
+    let checked = catalogue::ingest::from_fixtures(&[sample_fixture()]);
     assert!(checked.errors.is_empty(), "{:?}", checked.errors);
     assert!(checked.warnings.is_empty(), "{:?}", checked.warnings);
     let (header, collection) = catalogue::snapshot::read(&sample_snapshot()).unwrap();

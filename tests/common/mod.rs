@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use catalogue::http::{self, Settings, Shared};
+use catalogue::serve::{self, Settings, State};
 use catalogue::view::View;
 
 /// The bundled sample snapshot.
@@ -23,7 +23,7 @@ pub fn sample_fixture() -> PathBuf {
 /// A server running on its own runtime until dropped.
 pub struct Server {
     pub addr: SocketAddr,
-    pub shared: Arc<Shared>,
+    pub state: Arc<State>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -36,7 +36,7 @@ impl Server {
 
     pub fn start(snapshot: &Path, settings: Settings) -> Server {
         let view = View::load(snapshot).expect("the snapshot loads");
-        let shared = Shared::new(view, settings);
+        let state = State::new(view, settings);
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -47,15 +47,15 @@ impl Server {
             .unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let s = shared.clone();
+        let s = state.clone();
         let thread = std::thread::spawn(move || {
-            runtime.block_on(http::serve(listener, s, async {
+            runtime.block_on(serve::serve(listener, s, async {
                 let _ = stopped.await;
             }));
         });
         Server {
             addr,
-            shared,
+            state,
             stop: Some(stop),
             thread: Some(thread),
         }
@@ -289,11 +289,11 @@ pub fn catalogue(args: &[&str]) -> std::process::Output {
 pub fn generated(dir: &TempDir, specimens: usize) -> PathBuf {
     let fixture = dir.path("generated.json");
     let file = std::fs::File::create(&fixture).unwrap();
-    catalogue::generate::write(std::io::BufWriter::new(file), specimens, 42).unwrap();
-    let checked = catalogue::build::from_fixtures(&[fixture]);
+    catalogue::ingest::synthetic::write(std::io::BufWriter::new(file), specimens, 42).unwrap();
+    let checked = catalogue::ingest::from_fixtures(&[fixture]);
     assert!(checked.errors.is_empty(), "{:?}", checked.errors);
     let out = dir.path("generated.bin");
-    catalogue::build::write(&checked, &out).unwrap();
+    catalogue::ingest::write_snapshot(&checked, &out).unwrap();
     out
 }
 

@@ -1,0 +1,7 @@
+//! How values are spelled in bytes: JSON literals, percent-encoding, instants and
+//! dates, hex. The bottom layer: it knows nothing of the collection.
+
+pub mod hex;
+pub mod json;
+pub mod percent;
+pub mod time;

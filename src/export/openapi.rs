@@ -1,0 +1,599 @@
+//! The OpenAPI 3.1 description of the API, generated from the field tables and the
+//! filter definitions that drive rendering and querying, so it cannot drift.
+//!
+//! Item schemas list every key an item has, in order, with `additionalProperties:
+//! false`; they have no `required` list because `fields` may leave any key out.
+
+use serde_json::{json, Map, Value};
+
+use crate::model::endpoint::ARCHIVE_PATH;
+use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
+use crate::model::{Endpoint, Field, Model, Type};
+use crate::query::filter::{self, MAX_TERMS as MAX_SEARCH_TERMS};
+use crate::query::sort::sortable;
+use crate::query::{facets, geojson, DEFAULT_LIMIT};
+
+/// The spellings a boolean filter accepts.
+const BOOLEANS: [&str; 6] = ["true", "false", "True", "False", "1", "0"];
+
+/// The document, for a server that caps `limit` at `max_limit` (if it does).
+pub fn document(max_limit: Option<usize>) -> Value {
+    let mut paths = Map::new();
+    for &endpoint in Endpoint::all() {
+        let segment = endpoint.segment();
+        let name = schema_name(endpoint.model, endpoint.nested);
+        paths.insert(
+            format!("/api/v2/{segment}/"),
+            json!({"get": {
+                "operationId": format!("list-{segment}"),
+                "summary": format!("The {} list ({} shape)", endpoint.model.class_name(),
+                    if endpoint.nested { "nested" } else { "plain" }),
+                "tags": [endpoint.model.path()],
+                "parameters": list_parameters(endpoint, max_limit),
+                "responses": list_responses(endpoint),
+            }}),
+        );
+        let mut record_params = vec![json!({
+            "name": "id", "in": "path", "required": true,
+            "description": "The record's id. An id that is not an integer, or names no record, is a 404.",
+            "schema": {"type": "string"},
+        })];
+        record_params.push(fields_parameter(endpoint));
+        record_params.push(format_parameter(false));
+        paths.insert(
+            format!("/api/v2/{segment}/{{id}}/"),
+            json!({"get": {
+                "operationId": format!("get-{segment}"),
+                "summary": format!("One {} as the {} list shows it", endpoint.model.class_name(),
+                    if endpoint.nested { "nested" } else { "plain" }),
+                "tags": [endpoint.model.path()],
+                "parameters": record_params,
+                "responses": responses(&name, false, &segment),
+            }}),
+        );
+    }
+    paths.insert(
+        "/api/v2/openapi.json".into(),
+        json!({"get": {
+            "operationId": "openapi",
+            "summary": "This document",
+            "responses": {
+                "200": {"description": "The OpenAPI document",
+                        "content": {"application/json": {"schema": {"type": "object"}}}},
+                "405": {"$ref": "#/components/responses/MethodNotAllowed"},
+            },
+        }}),
+    );
+
+    paths.insert(
+        ARCHIVE_PATH.into(),
+        json!({"get": {
+            "operationId": "dwca",
+            "summary": "The collection's specimen records as a Darwin Core Archive",
+            "description": "A zip of `occurrence.txt` (one tab-separated row per specimen record), \
+                `meta.xml` (its columns as Darwin Core terms) and `eml.xml` (the dataset's title, \
+                description, publisher and licence), made once per snapshot on first request.",
+            "responses": {
+                "200": {
+                    "description": "The archive",
+                    "headers": {
+                        "ETag": {"description": "The archive's SHA-256 (first 16 bytes, hex).",
+                                 "schema": {"type": "string"}},
+                        "Cache-Control": {"$ref": "#/components/headers/Cache-Control"},
+                        "Last-Modified": {"$ref": "#/components/headers/Last-Modified"},
+                        "Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"},
+                    },
+                    "content": {"application/zip": {"schema": {"type": "string", "contentMediaType": "application/zip"}}},
+                },
+                "304": {"$ref": "#/components/responses/NotModified"},
+                "405": {"$ref": "#/components/responses/MethodNotAllowed"},
+                "500": error_response("The archive could not be made; the message says why."),
+            },
+        }}),
+    );
+
+    let mut schemas = Map::new();
+    for &endpoint in Endpoint::all().iter().filter(|&&e| geojson::supports(e)) {
+        let (model, nested) = (endpoint.model, endpoint.nested);
+        schemas.insert(
+            format!("{}FeatureCollection", schema_name(model, nested)),
+            feature_collection_schema(model, nested),
+        );
+    }
+    for model in Model::ALL {
+        schemas.insert(schema_name(model, false), item_schema(model, false));
+        schemas.insert(
+            format!("{}List", schema_name(model, false)),
+            list_schema(model, false),
+        );
+        if model.has_nested() {
+            schemas.insert(schema_name(model, true), item_schema(model, true));
+            schemas.insert(
+                format!("{}List", schema_name(model, true)),
+                list_schema(model, true),
+            );
+        }
+    }
+    schemas.insert(
+        "Error".into(),
+        json!({
+            "type": "object",
+            "properties": {"message": {"type": "string"}},
+            "required": ["message"],
+            "additionalProperties": false,
+        }),
+    );
+
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "catalogue",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "A read-only JSON API for a natural-history collection, served from an immutable snapshot.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": schemas,
+            "headers": headers(),
+            "responses": {
+                "BadRequest": error_response("A parameter has a value the server does not accept; the message says which and why."),
+                "NotFound": error_response("No such record (or no such path)."),
+                "MethodNotAllowed": {
+                    "description": "Only GET, HEAD and OPTIONS are answered.",
+                    "headers": {"Allow": {"$ref": "#/components/headers/Allow"},
+                                "Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"}},
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+                },
+                "NotModified": {
+                    "description": "The `If-None-Match` tag is current: no body.",
+                    "headers": {"ETag": {"$ref": "#/components/headers/ETag"},
+                                "Cache-Control": {"$ref": "#/components/headers/Cache-Control"},
+                                "Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"}},
+                },
+            },
+        },
+    })
+}
+
+/// `Species`, `NestedSpecies`: the component name of an item shape.
+fn schema_name(model: Model, nested: bool) -> String {
+    if nested {
+        format!("Nested{}", model.class_name())
+    } else {
+        model.class_name().to_string()
+    }
+}
+
+fn reference(model: Model, nested: bool) -> Value {
+    json!({"$ref": format!("#/components/schemas/{}", schema_name(model, nested))})
+}
+
+fn nullable(schema: Value, nullable: bool) -> Value {
+    if !nullable {
+        return schema;
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some(t) if schema.as_object().is_some_and(|o| o.len() <= 2) => {
+            let mut s = schema.clone();
+            s["type"] = json!([t, "null"]);
+            s
+        }
+        _ => json!({"anyOf": [schema, {"type": "null"}]}),
+    }
+}
+
+/// The schema of one field's value in an item of the given shape.
+fn field_schema(field: &Field, nested: bool) -> Value {
+    let schema = match field.ty {
+        Type::Int => json!({"type": "integer"}),
+        Type::Bool => json!({"type": "boolean"}),
+        Type::Str => json!({"type": "string"}),
+        Type::Time => json!({"type": "string", "format": "date-time"}),
+        Type::Date => json!({"type": "string", "format": "date"}),
+        Type::Parent(m) if nested => reference(m, m.has_nested()),
+        Type::Parent(_) => json!({"type": "integer"}),
+        Type::Embed(m) => reference(m, false),
+        Type::Taxon => {
+            json!({"anyOf": Model::RANKS.iter().map(|&m| reference(m, false)).collect::<Vec<_>>()})
+        }
+        Type::EmbedMany(m) => json!({"type": "array", "items": reference(m, false)}),
+    };
+    nullable(schema, field.nullable)
+}
+
+fn item_schema(model: Model, nested: bool) -> Value {
+    let properties: Map<String, Value> = model
+        .fields()
+        .iter()
+        .map(|f| (f.name.to_string(), field_schema(f, nested)))
+        .collect();
+    json!({
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": false,
+    })
+}
+
+/// The `meta` member of a list answer; a GeoJSON one also counts what it left out.
+fn meta_schema(geo: bool) -> Value {
+    let mut meta = json!({
+                "type": "object",
+                "properties": {
+                    "total_count": {"type": "integer", "minimum": 0},
+                    "facets": {
+                        "description": "With `facet`: per field, its values over the filtered records and how many hold each.",
+                        "type": "object",
+                        "additionalProperties": {"type": "array", "items": {
+                            "type": "object",
+                            "properties": {
+                                "value": {"type": ["string", "integer", "boolean", "null"]},
+                                "count": {"type": "integer", "minimum": 1},
+                            },
+                            "required": ["value", "count"],
+                            "additionalProperties": false,
+                        }},
+                    },
+                },
+                "required": ["total_count"],
+                "additionalProperties": false,
+    });
+    if geo {
+        meta["properties"]["total_count"]["description"] =
+            json!("The features: matching records that have a point.");
+        meta["properties"]["without_coordinates"] = json!({
+            "description": "Matching records left out for having no coordinates.",
+            "type": "integer", "minimum": 0,
+        });
+        meta["required"] = json!(["total_count", "without_coordinates"]);
+    }
+    meta
+}
+
+fn list_schema(model: Model, nested: bool) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "meta": meta_schema(false),
+            "items": {"type": "array", "items": reference(model, nested)},
+        },
+        "required": ["meta", "items"],
+        "additionalProperties": false,
+    })
+}
+
+/// The GeoJSON answer of a list with points: one Point feature per item.
+fn feature_collection_schema(model: Model, nested: bool) -> Value {
+    let degrees = |max: f64| json!({"type": "number", "minimum": -max, "maximum": max});
+    json!({
+        "type": "object",
+        "properties": {
+            "type": {"const": "FeatureCollection"},
+            "meta": meta_schema(true),
+            "features": {"type": "array", "items": {
+                "type": "object",
+                "properties": {
+                    "type": {"const": "Feature"},
+                    "id": {"type": "integer"},
+                    "geometry": {
+                        "type": "object",
+                        "properties": {
+                            "type": {"const": "Point"},
+                            "coordinates": {
+                                "description": "Longitude, latitude (WGS 84 degrees).",
+                                "type": "array",
+                                "prefixItems": [degrees(180.0), degrees(90.0)],
+                                "minItems": 2, "maxItems": 2,
+                            },
+                        },
+                        "required": ["type", "coordinates"],
+                        "additionalProperties": false,
+                    },
+                    "properties": reference(model, nested),
+                },
+                "required": ["type", "id", "geometry", "properties"],
+                "additionalProperties": false,
+            }},
+        },
+        "required": ["type", "meta", "features"],
+        "additionalProperties": false,
+    })
+}
+
+fn headers() -> Value {
+    json!({
+        "ETag": {"description": "A strong tag of the snapshot, the path and the query (and the content coding).",
+                 "schema": {"type": "string"}},
+        "Cache-Control": {"description": "`public, max-age=N` (N from `--cache-max-age`).", "schema": {"type": "string"}},
+        "Last-Modified": {"description": "When the snapshot was built.", "schema": {"type": "string"}},
+        "Vary": {"description": "`Accept-Encoding` (and `Origin` when origins are listed).", "schema": {"type": "string"}},
+        "Access-Control-Allow-Origin": {"description": "`*`, or the request's origin when `--cors-origin` lists it.",
+                                        "schema": {"type": "string"}},
+        "Allow": {"description": "`GET, HEAD, OPTIONS`.", "schema": {"type": "string"}},
+    })
+}
+
+fn error_response(description: &str) -> Value {
+    json!({
+        "description": description,
+        "headers": {"Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"}},
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    })
+}
+
+/// A list's responses: JSON, and GeoJSON where the records have points.
+fn list_responses(endpoint: Endpoint) -> Value {
+    let name = schema_name(endpoint.model, endpoint.nested);
+    let mut r = responses(&format!("{name}List"), true, &endpoint.segment());
+    if geojson::supports(endpoint) {
+        r["200"]["content"][geojson::MEDIA_TYPE] = json!({"schema": {
+            "$ref": format!("#/components/schemas/{name}FeatureCollection")
+        }});
+    }
+    r
+}
+
+fn responses(schema: &str, list: bool, segment: &str) -> Value {
+    let header = |h: &str| json!({"$ref": format!("#/components/headers/{h}")});
+    let mut r = json!({
+        "200": {
+            "description": if list { "A page of the list: the total after filters, and the items" } else { "The record" },
+            "headers": {
+                "ETag": header("ETag"),
+                "Cache-Control": header("Cache-Control"),
+                "Last-Modified": header("Last-Modified"),
+                "Vary": header("Vary"),
+                "Access-Control-Allow-Origin": header("Access-Control-Allow-Origin"),
+            },
+            "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema}")}}},
+        },
+        "304": {"$ref": "#/components/responses/NotModified"},
+        "400": {"$ref": "#/components/responses/BadRequest"},
+        "405": {"$ref": "#/components/responses/MethodNotAllowed"},
+    });
+    if list {
+        r["200"]["links"] = json!({"record": {
+            "operationId": format!("get-{segment}"),
+            "parameters": {"id": "$response.body#/items/0/id"},
+            "description": "The first item of the page, on its own.",
+        }});
+    } else {
+        r["404"] = json!({"$ref": "#/components/responses/NotFound"});
+    }
+    r
+}
+
+fn query(name: &str, description: &str, schema: Value) -> Value {
+    json!({"name": name, "in": "query", "required": false, "description": description, "schema": schema})
+}
+
+fn int64() -> Value {
+    json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX})
+}
+
+/// An alternation of names for a pattern (names are letters, digits and `_`).
+fn one_of(names: &[&str]) -> String {
+    names.join("|")
+}
+
+/// The keys `sort` accepts on an endpoint: scalar fields (parent ids in the plain shape).
+fn sort_keys(endpoint: Endpoint) -> Vec<&'static str> {
+    let shape = endpoint.shape();
+    endpoint
+        .model
+        .fields()
+        .iter()
+        .filter(|f| sortable(f.ty, shape))
+        .map(|f| f.name)
+        .collect()
+}
+
+fn fields_parameter(endpoint: Endpoint) -> Value {
+    let names: Vec<&str> = endpoint.model.fields().iter().map(|f| f.name).collect();
+    let name = one_of(&names);
+    query(
+        "fields",
+        "Which keys items keep, in Wagtail's syntax: `_` first clears, `*` first keeps all, `name` adds, \
+         `-name` removes, `name(...)` applies the same inside an embedded record. The pattern covers the \
+         top-level forms; nested lists such as `taxon(_,name)` are accepted too. Empty: every key.",
+        json!({"type": "string", "pattern": format!("^(\\*|_(,({name}))*|-?({name})(,-?({name}))*)?$")}),
+    )
+}
+
+/// At most `MAX_SEARCH_TERMS` terms, separated by what the server splits on: the
+/// Unicode White_Space characters (Rust's `char::is_whitespace`), spelled out,
+/// because `\s` means other sets in other regex engines.
+fn search_pattern() -> String {
+    const SPACE: &str =
+        "\\t\\n\\x0B\\f\\r \\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000";
+    let (w, n) = (format!("[{SPACE}]"), format!("[^{SPACE}]"));
+    format!("^{w}*({n}+({w}+{n}+){{0,{}}})?{w}*$", MAX_SEARCH_TERMS - 1)
+}
+
+fn format_parameter(geo: bool) -> Value {
+    if geo {
+        query(
+            "format",
+            "The response format: `json`, or `geojson` for a FeatureCollection              (`application/geo+json`) of the matching records that have coordinates,              each a Point whose properties are the item; filters, sort, fields and paging apply.",
+            json!({"type": "string", "enum": ["json", "geojson"]}),
+        )
+    } else {
+        query(
+            "format",
+            "The response format: only `json`.",
+            json!({"type": "string", "enum": ["json"]}),
+        )
+    }
+}
+
+fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
+    let mut limit = json!({"type": "integer", "minimum": 0});
+    if let Some(max) = max_limit {
+        limit["maximum"] = json!(max);
+    }
+    let keys = one_of(&sort_keys(endpoint));
+    let facet_fields: Vec<&str> = endpoint
+        .model
+        .fields()
+        .iter()
+        .filter(|f| facets::facetable(f.ty))
+        .map(|f| f.name)
+        .collect();
+    let facets = one_of(&facet_fields);
+    let mut out = vec![
+        query(
+            "limit",
+            &format!("Items per page (default {DEFAULT_LIMIT}, or the server's `--default-limit`)."),
+            limit,
+        ),
+        query(
+            "offset",
+            "Items to skip.",
+            json!({"type": "integer", "minimum": 0}),
+        ),
+        fields_parameter(endpoint),
+        query(
+            "sort",
+            "Comma-separated keys, `-` for descending; nulls last both ways, ties by id.",
+            json!({"type": "string", "pattern": format!("^(-?({keys})(,-?({keys}))*)?$")}),
+        ),
+        query(
+            "search",
+            &format!(
+                "Whitespace-separated terms (at most {MAX_SEARCH_TERMS}), each found case-insensitively \
+                 in some string of the item as served (embedded records included, timestamps not)."
+            ),
+            json!({"type": "string", "pattern": search_pattern()}),
+        ),
+        format_parameter(geojson::supports(endpoint)),
+        query(
+            "facet",
+            "Comma-separated fields to count values of, over the filtered records, into \
+             `meta.facets`: scalars by value, related records by name. Ordered by count, then value.",
+            json!({"type": "string", "pattern": format!("^(({facets})(,({facets}))*)?$")}),
+        ),
+        query(
+            "facet_size",
+            &format!("At most this many values per facet (default {}).", facets::DEFAULT_SIZE),
+            json!({"type": "integer", "minimum": 0}),
+        ),
+        query(
+            "_",
+            "Ignored (a cache-buster some clients send).",
+            json!({"type": "string"}),
+        ),
+    ];
+    if endpoint.model == Model::SpecimenRecord {
+        out.extend(specimen_filters());
+    } else {
+        out.extend(field_filters(endpoint.model));
+    }
+    out
+}
+
+/// Exact filters on the fields of a plain shape.
+fn field_filters(model: Model) -> Vec<Value> {
+    model
+        .fields()
+        .iter()
+        .filter_map(|f| {
+            let schema = match f.ty {
+                Type::Int | Type::Parent(_) => int64(),
+                Type::Bool => json!({"type": "string", "enum": BOOLEANS}),
+                Type::Str => json!({"type": "string"}),
+                Type::Date => json!({"type": "string", "format": "date"}),
+                Type::Time => json!({"type": "string", "format": "date-time",
+                    "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?(Z|[+-]\\d{2}:\\d{2})$"}),
+                Type::Embed(_) | Type::EmbedMany(_) | Type::Taxon => return None,
+            };
+            let what = match f.ty {
+                Type::Parent(_) => "the parent's id",
+                _ => "the value",
+            };
+            Some(query(
+                f.name,
+                &format!("Items whose `{}` is exactly {what}.", f.name),
+                schema,
+            ))
+        })
+        .collect()
+}
+
+/// The specimen filters of the label-printing form. Empty values are ignored.
+fn specimen_filters() -> Vec<Value> {
+    let mut out = Vec::new();
+    for (name, field, target) in filter::RELATED {
+        out.push(query(
+            name,
+            &format!("Specimens whose {field}'s {target} contains this (case-insensitive)."),
+            json!({"type": "string"}),
+        ));
+    }
+    for name in crate::view::SPECIMEN_TEXT {
+        out.push(query(
+            name,
+            &format!("Specimens whose {name} contains this (case-insensitive)."),
+            json!({"type": "string"}),
+        ));
+    }
+    // The label form sends every field, most of them empty: an empty value is no filter.
+    let exact = |name: &str, schema: Value| {
+        query(
+            name,
+            &format!("Specimens whose {name} is this (an empty value filters nothing)."),
+            json!({"anyOf": [schema, {"type": "string", "maxLength": 0}]}),
+        )
+    };
+    out.push(exact("usi", json!({"type": "string"})));
+    for (name, choices) in [
+        ("sex", SEXES),
+        ("stage", STAGES),
+        ("preparation", PREPARATIONS),
+    ] {
+        out.push(exact(name, json!({"type": "string", "enum": choices})));
+    }
+    out.push(exact("month", json!({"type": "string", "enum": MONTHS})));
+    out.push(exact(
+        "preparation_date",
+        json!({"type": "string", "format": "date"}),
+    ));
+    for name in filter::INTS {
+        out.push(exact(name, int64()));
+    }
+    for name in filter::BOOLS {
+        out.push(exact(name, json!({"type": "string", "enum": BOOLEANS})));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::search_pattern;
+
+    #[test]
+    fn the_search_pattern_names_exactly_the_whitespace_the_server_splits_on() {
+        let pattern = search_pattern();
+        let class = &pattern[2..pattern.find(']').unwrap()];
+        // Every whitespace character is in the class, written as an escape or itself.
+        let spaces = (0..=0x10FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|c| c.is_whitespace());
+        for c in spaces {
+            let escaped = match c {
+                '\t' => "\\t".to_string(),
+                '\n' => "\\n".to_string(),
+                '\u{0B}' => "\\x0B".to_string(),
+                '\u{0C}' => "\\f".to_string(),
+                '\r' => "\\r".to_string(),
+                ' ' => " ".to_string(),
+                '\u{85}' => "\\x85".to_string(),
+                '\u{A0}' => "\\xA0".to_string(),
+                '\u{2001}'..='\u{200A}' => continue, // inside \u2000-\u200A
+                c => format!("\\u{:04X}", c as u32),
+            };
+            assert!(class.contains(&escaped), "{c:?} missing from {class}");
+        }
+        // ... and nothing else.
+        assert_eq!(class.matches('\\').count(), 15);
+        assert_eq!(class.len(), 70);
+    }
+}

@@ -1,0 +1,396 @@
+//! Reading the collection straight from the existing service's database:
+//! PostgreSQL, or SQLite in small setups, named by a URL in the form the Django
+//! world uses (dj-database-url).
+//!
+//! Tables and columns are read by name (the two engines order columns differently)
+//! in one consistent read (a REPEATABLE READ transaction on PostgreSQL, one read
+//! transaction on SQLite), streaming rows. Every value is read as text and typed
+//! the way `dumpdata` types it, then goes through the fixture import's own checks,
+//! so a database and its fixtures give the same records, the same problems and the
+//! same snapshot checksum.
+
+use std::time::Duration;
+
+use ahash::AHashMap;
+use serde_json::{Map, Value};
+
+use super::database_url::{Source, UrlError};
+use super::fixture::Import;
+use super::{check, Checked};
+use crate::model::records::{stored_fields, Kind};
+use crate::model::Model;
+
+/// How a column's text becomes a fixture value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Column {
+    /// An integer, a primary key or a foreign key (`x_id` is the field `x`).
+    Int,
+    /// `true`/`false` (PostgreSQL) or `1`/`0` (SQLite).
+    Bool,
+    /// Text, and timestamps and dates as the engine writes them.
+    Text,
+}
+
+/// The table Django's migrations create for a model: `taxonomy_order`, ...
+pub fn table_name(model: Model) -> String {
+    model.label().replace('.', "_")
+}
+
+/// Django's name for a model in a column: `specimenrecord` in `specimenrecord_id`.
+fn model_name(model: Model) -> &'static str {
+    let label = model.label();
+    &label[label.find('.').map_or(0, |dot| dot + 1)..]
+}
+
+/// The columns of a model's table, with the field each fills, in the order the
+/// records read them: `id`, then a column per stored field (`x_id` for a reference).
+fn columns(model: Model) -> Vec<(String, &'static str, Column)> {
+    let mut out = vec![("id".to_string(), "id", Column::Int)];
+    for (field, kind) in stored_fields(model) {
+        let column = match kind {
+            Kind::Refs(_) => continue,
+            Kind::Ref(_) | Kind::OptRef(_) => (format!("{field}_id"), Column::Int),
+            Kind::OptCount => (field.to_string(), Column::Int),
+            Kind::OptBool => (field.to_string(), Column::Bool),
+            Kind::Text | Kind::OptText | Kind::Time | Kind::Date | Kind::OptDate => {
+                (field.to_string(), Column::Text)
+            }
+        };
+        out.push((column.0, field, column.1));
+    }
+    out
+}
+
+/// A many-to-many link table (`<table>_<field>`, with `<model>_id` and
+/// `<target>_id`): which field of its model it fills.
+struct Link {
+    model: Model,
+    table: String,
+    field: &'static str,
+    owner: String,
+    target: String,
+}
+
+fn link(model: Model) -> Option<Link> {
+    stored_fields(model)
+        .into_iter()
+        .find_map(|(field, kind)| match kind {
+            Kind::Refs(target) => Some(Link {
+                model,
+                table: format!("{}_{field}", table_name(model)),
+                field,
+                owner: format!("{}_id", model_name(model)),
+                target: format!("{}_id", model_name(target)),
+            }),
+            _ => None,
+        })
+}
+
+/// Why a database could not be read. Problems with the records themselves are not
+/// errors here: they are reported as the fixture import reports them.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error(transparent)]
+    Url(#[from] UrlError),
+    #[error("cannot open the SQLite database {path}: {source}")]
+    Open {
+        path: String,
+        source: rusqlite::Error,
+    },
+    #[error("cannot connect to {at}: {source}")]
+    Connect { at: String, source: postgres::Error },
+    #[error("cannot read {table} from {at}: {message}")]
+    Read {
+        at: String,
+        table: String,
+        message: String,
+    },
+}
+
+/// Reads and checks the whole collection, as [`super::from_fixtures`] does for files.
+pub fn read(source: &Source) -> Result<Checked, DbError> {
+    let mut import = Import::default();
+    match source {
+        Source::Postgres { config, shown } => read_postgres(config, shown, &mut import)?,
+        Source::Sqlite(path) => read_sqlite(path, &mut import)?,
+    }
+    Ok(check(import.collection, import.errors, import.skipped))
+}
+
+/// Something that runs a query and hands over its rows one by one, as text.
+trait Rows {
+    fn each(
+        &mut self,
+        sql: &str,
+        row: &mut dyn FnMut(&mut dyn Iterator<Item = Option<String>>),
+    ) -> Result<(), String>;
+
+    /// `"column"` as text in this engine's SQL.
+    fn as_text(&self, column: &str) -> String;
+}
+
+/// A link table's target ids by owner id.
+type Owners = AHashMap<i64, Vec<i64>>;
+
+/// Reads the link tables, then every model table, in `Model::ALL` order.
+fn read_all(rows: &mut dyn Rows, at: &str, import: &mut Import) -> Result<(), DbError> {
+    let failed = |table: &str| {
+        let (at, table) = (at.to_string(), table.to_string());
+        move |message: String| DbError::Read { at, table, message }
+    };
+    // Link rows by owner, by model index, for the models with a link table.
+    let mut links: Vec<Option<(Link, Owners)>> = Model::ALL.iter().map(|_| None).collect();
+    for model in Model::ALL {
+        let Some(link) = link(model) else {
+            continue;
+        };
+        let mut map: AHashMap<i64, Vec<i64>> = AHashMap::new();
+        let sql = format!(
+            "SELECT {}, {} FROM \"{}\"",
+            rows.as_text(&link.owner),
+            rows.as_text(&link.target),
+            link.table
+        );
+        let mut bad = None;
+        rows.each(&sql, &mut |values| {
+            let ids: Vec<Option<i64>> = values.map(|v| v.and_then(|s| s.parse().ok())).collect();
+            match ids[..] {
+                [Some(owner), Some(target)] => map.entry(owner).or_default().push(target),
+                _ => bad = Some(format!("a row of {} without two ids", link.table)),
+            }
+        })
+        .map_err(failed(&link.table))?;
+        if let Some(message) = bad {
+            return Err(failed(&link.table)(message));
+        }
+        links[model.index()] = Some((link, map));
+    }
+    for model in Model::ALL {
+        let table = table_name(model);
+        let columns = columns(model);
+        let selected: Vec<String> = columns.iter().map(|(c, _, _)| rows.as_text(c)).collect();
+        let sql = format!(
+            "SELECT {} FROM \"{table}\" ORDER BY \"id\"",
+            selected.join(", ")
+        );
+        let link = &mut links[model.index()];
+        rows.each(&sql, &mut |values| {
+            let mut fields = Map::new();
+            let mut pk = None;
+            for ((_, field, column), value) in columns.iter().zip(values) {
+                if *field == "id" {
+                    pk = value.as_deref().and_then(|s| s.parse::<i64>().ok());
+                    continue;
+                }
+                fields.insert(field.to_string(), typed(*column, value));
+            }
+            let Some(pk) = pk else { return };
+            if let Some((link, owners)) = link {
+                let ids = owners.remove(&pk).unwrap_or_default();
+                fields.insert(link.field.to_string(), Value::from(ids));
+            }
+            import.push(model, pk, fields);
+        })
+        .map_err(failed(&table))?;
+    }
+    // Link rows whose owner is not there: the database lost a constraint.
+    for (link, left) in links.into_iter().flatten() {
+        let mut owners: Vec<i64> = left.into_keys().collect();
+        owners.sort_unstable();
+        for owner in owners {
+            import.errors.push(crate::model::validate::Problem {
+                place: format!("{} {}={owner}", link.table, link.owner),
+                message: format!("links a {} that does not exist", link.model.label()),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A column's text as the value `dumpdata` would have written.
+fn typed(kind: Column, value: Option<String>) -> Value {
+    let Some(s) = value else { return Value::Null };
+    match kind {
+        // Text that is not what the column should hold stays text: the import's
+        // checks then say which field of which record is wrong.
+        Column::Int => s
+            .parse::<i64>()
+            .map(Value::from)
+            .unwrap_or(Value::String(s)),
+        Column::Bool => match s.as_str() {
+            "true" | "t" | "1" => Value::Bool(true),
+            "false" | "f" | "0" => Value::Bool(false),
+            _ => Value::String(s),
+        },
+        Column::Text => Value::String(s),
+    }
+}
+
+fn read_sqlite(path: &std::path::Path, import: &mut Import) -> Result<(), DbError> {
+    use rusqlite::{Connection, OpenFlags};
+    let open = |source| DbError::Open {
+        path: path.display().to_string(),
+        source,
+    };
+    // Read-only, and never create a file that is not there.
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(open)?;
+    conn.busy_timeout(Duration::from_secs(10)).map_err(open)?;
+    struct Sqlite<'c>(&'c Connection);
+    impl Rows for Sqlite<'_> {
+        fn each(
+            &mut self,
+            sql: &str,
+            row: &mut dyn FnMut(&mut dyn Iterator<Item = Option<String>>),
+        ) -> Result<(), String> {
+            let mut stmt = self.0.prepare(sql).map_err(|e| e.to_string())?;
+            let n = stmt.column_count();
+            let mut rows = stmt.query([]).map_err(|e| e.to_string())?;
+            while let Some(r) = rows.next().map_err(|e| e.to_string())? {
+                let mut values = (0..n).map(|i| r.get::<_, Option<String>>(i).ok().flatten());
+                row(&mut values);
+            }
+            Ok(())
+        }
+
+        fn as_text(&self, column: &str) -> String {
+            format!("CAST(\"{column}\" AS TEXT)")
+        }
+    }
+    let at = format!("SQLite database {}", path.display());
+    // One read transaction: every table as of the same moment.
+    conn.execute_batch("BEGIN").map_err(open)?;
+    read_all(&mut Sqlite(&conn), &at, import)?;
+    conn.execute_batch("COMMIT").map_err(open)?;
+    Ok(())
+}
+
+fn read_postgres(
+    config: &postgres::Config,
+    shown: &str,
+    import: &mut Import,
+) -> Result<(), DbError> {
+    use postgres::fallible_iterator::FallibleIterator;
+    let mut client = config
+        .connect(postgres::NoTls)
+        .map_err(|source| DbError::Connect {
+            at: shown.to_string(),
+            source,
+        })?;
+    let read_failed = |table: &str, e: postgres::Error| DbError::Read {
+        at: shown.to_string(),
+        table: table.to_string(),
+        message: e.to_string(),
+    };
+    // Timestamps in UTC and dates as YYYY-MM-DD, whatever the server's defaults.
+    client
+        .batch_execute("SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, YMD'")
+        .map_err(|e| read_failed("(session settings)", e))?;
+    let mut tx = client
+        .build_transaction()
+        .isolation_level(postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .map_err(|e| read_failed("(transaction)", e))?;
+    struct Pg<'t, 'c>(&'t mut postgres::Transaction<'c>);
+    impl Rows for Pg<'_, '_> {
+        fn each(
+            &mut self,
+            sql: &str,
+            row: &mut dyn FnMut(&mut dyn Iterator<Item = Option<String>>),
+        ) -> Result<(), String> {
+            let mut rows = self
+                .0
+                .query_raw(
+                    sql,
+                    std::iter::empty::<&(dyn postgres::types::ToSql + Sync)>(),
+                )
+                .map_err(|e| e.to_string())?;
+            while let Some(r) = rows.next().map_err(|e| e.to_string())? {
+                let mut values = (0..r.len()).map(|i| r.get::<_, Option<String>>(i));
+                row(&mut values);
+            }
+            Ok(())
+        }
+
+        fn as_text(&self, column: &str) -> String {
+            format!("\"{column}\"::text")
+        }
+    }
+    read_all(&mut Pg(&mut tx), shown, import)?;
+    tx.commit().map_err(|e| read_failed("(commit)", e))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_typed_as_dumpdata_types_them() {
+        assert_eq!(typed(Column::Int, Some("42".into())), Value::from(42));
+        assert_eq!(typed(Column::Int, Some("4.5".into())), Value::from("4.5"));
+        assert_eq!(typed(Column::Bool, Some("t".into())), Value::Bool(true));
+        assert_eq!(typed(Column::Bool, Some("0".into())), Value::Bool(false));
+        assert_eq!(
+            typed(Column::Bool, Some("maybe".into())),
+            Value::from("maybe")
+        );
+        assert_eq!(typed(Column::Text, None), Value::Null);
+        assert_eq!(
+            table_name(Model::SpecimenRecord),
+            "specimens_specimenrecord"
+        );
+    }
+
+    #[test]
+    fn columns_are_djangos() {
+        let names = |m| {
+            let mut c: Vec<String> = columns(m).into_iter().map(|(c, _, _)| c).collect();
+            c.sort();
+            c.join(" ")
+        };
+        assert_eq!(
+            names(Model::Gps),
+            "date_created date_modified elevation id latitude locality_id longitude"
+        );
+        assert_eq!(
+            names(Model::SpecimenRecord),
+            "collecting_trip_id country_id county_id date_created date_modified day \
+             determined_year determiner_id family_id genus_id gps_id habitat id labeled \
+             labels_printed locality_id method month notes order_id photographed \
+             preparation preparation_date preparer_id sex species_id stage state_id \
+             subfamily_id subspecies_id temperature time_of_day tribe_id usi weather year"
+        );
+        let trip = link(Model::CollectingTrip).unwrap();
+        assert_eq!(
+            (
+                trip.table.as_str(),
+                trip.owner.as_str(),
+                trip.target.as_str()
+            ),
+            (
+                "geography_collectingtrip_states",
+                "collectingtrip_id",
+                "state_id"
+            )
+        );
+        let collector = link(Model::SpecimenRecord).unwrap();
+        assert_eq!(
+            (
+                collector.table.as_str(),
+                collector.owner.as_str(),
+                collector.target.as_str()
+            ),
+            (
+                "specimens_specimenrecord_collector",
+                "specimenrecord_id",
+                "person_id"
+            )
+        );
+        assert!(link(Model::Person).is_none());
+    }
+}

@@ -1,0 +1,73 @@
+//! Getting a collection in: read Django fixtures or the existing service's database,
+//! check every record, and write a snapshot only when nothing is wrong; keep a
+//! snapshot in step with a database ([`publisher`]); make synthetic collections
+//! for tests and benchmarks ([`synthetic`]).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::model::records::Collection;
+use crate::model::validate::{self, Problem};
+use crate::snapshot::{self, Header, SnapshotError};
+
+pub mod database;
+pub mod database_url;
+pub mod fixture;
+pub mod publisher;
+pub mod synthetic;
+
+use fixture::Import;
+
+/// A collection read from a source, with everything found on the way.
+#[derive(Debug, Default)]
+pub struct Checked {
+    pub collection: Collection,
+    pub errors: Vec<Problem>,
+    pub warnings: Vec<Problem>,
+    /// Objects of models the catalogue does not publish, by label.
+    pub skipped: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("the collection has {} problem(s); nothing was written", .0.len())]
+    Invalid(Vec<Problem>),
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+}
+
+/// Reads Django fixture files (in order; later files may hold what earlier ones
+/// refer to), puts the records in canonical order and checks them.
+pub fn from_fixtures(paths: &[PathBuf]) -> Checked {
+    let mut import = Import::default();
+    for path in paths {
+        import.read_file(path);
+    }
+    check(import.collection, import.errors, import.skipped)
+}
+
+/// Canonicalises and checks a collection whose parsing found `errors`.
+pub fn check(
+    mut collection: Collection,
+    mut errors: Vec<Problem>,
+    skipped: BTreeMap<String, usize>,
+) -> Checked {
+    collection.canonicalise();
+    let report = validate::check(&collection);
+    errors.extend(report.errors);
+    Checked {
+        collection,
+        errors,
+        warnings: report.warnings,
+        skipped,
+    }
+}
+
+/// Writes the snapshot of a checked collection, or nothing when it has errors.
+pub fn write_snapshot(checked: &Checked, out: &Path) -> Result<Header, BuildError> {
+    if !checked.errors.is_empty() {
+        return Err(BuildError::Invalid(checked.errors.clone()));
+    }
+    let now = chrono::Utc::now().timestamp_micros();
+    Ok(snapshot::write(out, &checked.collection, now)?)
+}

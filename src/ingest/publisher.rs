@@ -1,0 +1,234 @@
+//! Publishing from the database: `catalogue sync` rebuilds the
+//! collection on every tick and replaces the snapshot file, atomically, only when
+//! its checksum changed. A server watching the file then swaps to it.
+//!
+//! A tick that cannot read the database, or reads a collection that fails
+//! validation, logs one line, never touches the file, and the next try comes
+//! sooner (1 s, doubling up to the interval).
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::database;
+use super::database_url::Source;
+use crate::model::records::{Collection, Keyed};
+use crate::model::Model;
+use crate::snapshot;
+
+/// Reads `60s`, `5m`, `1h`, `500ms` or a bare number of seconds.
+pub fn parse_interval(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("{s:?} is not an interval like 60s, 5m, 1h or 500ms"))?;
+    let d = match unit.trim() {
+        "" | "s" => Duration::from_secs(n),
+        "ms" => Duration::from_millis(n),
+        "m" | "min" => Duration::from_secs(n * 60),
+        "h" => Duration::from_secs(n * 3600),
+        other => return Err(format!("unknown unit {other:?} in {s:?} (ms, s, m or h)")),
+    };
+    if d < Duration::from_millis(100) {
+        return Err(format!("{s:?} is too short an interval (at least 100ms)"));
+    }
+    Ok(d)
+}
+
+/// A digest of every record by id, per model: what tells inserts, updates and
+/// deletes apart between two ticks without keeping the old collection.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Digest(Vec<Vec<(i64, u64)>>);
+
+fn digests<T: Keyed + std::hash::Hash>(records: &[T]) -> Vec<(i64, u64)> {
+    let hasher = ahash::RandomState::with_seeds(1, 2, 3, 4);
+    records
+        .iter()
+        .map(|r| (r.id(), hasher.hash_one(r)))
+        .collect()
+}
+
+impl Digest {
+    pub fn of(c: &Collection) -> Digest {
+        Digest(
+            Model::ALL
+                .iter()
+                .map(|&m| match m {
+                    Model::Order => digests(&c.orders),
+                    Model::Family => digests(&c.families),
+                    Model::Subfamily => digests(&c.subfamilies),
+                    Model::Tribe => digests(&c.tribes),
+                    Model::Genus => digests(&c.genera),
+                    Model::Species => digests(&c.species),
+                    Model::Subspecies => digests(&c.subspecies),
+                    Model::Country => digests(&c.countries),
+                    Model::State => digests(&c.states),
+                    Model::County => digests(&c.counties),
+                    Model::Locality => digests(&c.localities),
+                    Model::Gps => digests(&c.gps),
+                    Model::CollectingTrip => digests(&c.collecting_trips),
+                    Model::Person => digests(&c.people),
+                    Model::SpecimenRecord => digests(&c.specimen_records),
+                })
+                .collect(),
+        )
+    }
+
+    /// `specimens.specimenrecord +1 ~2 -1, geography.gps ~1`: what changed since
+    /// `old`, per model (added, updated, removed), or `nothing` when only the order
+    /// or nothing changed.
+    pub fn changes(&self, old: &Digest) -> String {
+        let mut out = Vec::new();
+        for (i, model) in Model::ALL.iter().enumerate() {
+            let new = &self.0[i];
+            let old = old.0.get(i).map(Vec::as_slice).unwrap_or_default();
+            let old_by_id: ahash::AHashMap<i64, u64> = old.iter().copied().collect();
+            let (mut added, mut updated) = (0, 0);
+            for (id, h) in new {
+                match old_by_id.get(id) {
+                    None => added += 1,
+                    Some(o) if o != h => updated += 1,
+                    Some(_) => {}
+                }
+            }
+            let new_ids: ahash::AHashSet<i64> = new.iter().map(|(id, _)| *id).collect();
+            let removed = old.iter().filter(|(id, _)| !new_ids.contains(id)).count();
+            if added + updated + removed > 0 {
+                out.push(format!("{} +{added} ~{updated} -{removed}", model.label()));
+            }
+        }
+        if out.is_empty() {
+            "nothing".into()
+        } else {
+            out.join(", ")
+        }
+    }
+}
+
+/// What one tick did.
+#[derive(Debug)]
+pub enum Tick {
+    /// The checksum is the one already at the path.
+    Unchanged,
+    /// The file was replaced; what changed.
+    Replaced { checksum: String, changes: String },
+}
+
+/// The loop's memory between ticks: the checksum and digests at the path.
+pub struct Publisher {
+    source: Source,
+    path: PathBuf,
+    checksum: Option<[u8; 32]>,
+    digest: Digest,
+}
+
+impl Publisher {
+    /// Starts from the snapshot already at `path`, if it reads.
+    pub fn new(source: Source, path: &Path) -> Publisher {
+        let (checksum, digest) = match snapshot::read(path) {
+            Ok((header, collection)) => (Some(header.checksum), Digest::of(&collection)),
+            Err(_) => (None, Digest::default()),
+        };
+        Publisher {
+            source,
+            path: path.to_path_buf(),
+            checksum,
+            digest,
+        }
+    }
+
+    /// Reads the database once and replaces the file if the collection changed.
+    pub fn tick(&mut self) -> anyhow::Result<Tick> {
+        let checked = database::read(&self.source)?;
+        if let Some(first) = checked.errors.first() {
+            anyhow::bail!(
+                "the database's collection has {} problem(s), first: {first}",
+                checked.errors.len()
+            );
+        }
+        let now = chrono::Utc::now().timestamp_micros();
+        let (header, bytes) = snapshot::encode(&checked.collection, now)?;
+        if Some(header.checksum) == self.checksum && self.path.exists() {
+            return Ok(Tick::Unchanged);
+        }
+        snapshot::write_atomically(&self.path, &bytes)
+            .map_err(|e| anyhow::anyhow!("cannot replace {}: {e}", self.path.display()))?;
+        let digest = Digest::of(&checked.collection);
+        let changes = digest.changes(&self.digest);
+        self.checksum = Some(header.checksum);
+        self.digest = digest;
+        Ok(Tick::Replaced {
+            checksum: header.checksum_hex(),
+            changes,
+        })
+    }
+}
+
+/// Ticks every `every` until `shutdown` resolves. A tick in progress finishes (the
+/// file is replaced whole or not at all) before the loop stops.
+pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Output = ()>) {
+    let mut shutdown = std::pin::pin!(shutdown);
+    let mut publisher = Some(publisher);
+    let mut failures = 0u32;
+    loop {
+        let started = Instant::now();
+        let mut s = publisher
+            .take()
+            .expect("the publisher is back after every tick");
+        let (s, result) = tokio::task::spawn_blocking(move || {
+            let result = s.tick();
+            (s, result)
+        })
+        .await
+        .expect("a tick does not panic");
+        let at = s.path.display().to_string();
+        let source = s.source.describe();
+        publisher = Some(s);
+        let ms = started.elapsed().as_millis() as u64;
+        let delay = match result {
+            Ok(tick) => {
+                if failures > 0 {
+                    tracing::info!(%source, failures, "the database reads again");
+                }
+                failures = 0;
+                match tick {
+                    Tick::Unchanged => tracing::debug!(ms, "unchanged"),
+                    Tick::Replaced { checksum, changes } => {
+                        tracing::info!(snapshot = %at, %checksum, %changes, ms, "snapshot replaced")
+                    }
+                }
+                every
+            }
+            Err(e) => {
+                failures += 1;
+                let backoff = Duration::from_secs(1 << (failures - 1).min(16)).min(every);
+                tracing::warn!(%source, retry_in = ?backoff, "{e}; {at} left as it was");
+                backoff
+            }
+        };
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            () = &mut shutdown => break,
+        }
+    }
+    tracing::info!("sync stopped");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals() {
+        assert_eq!(parse_interval("60s"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_interval("60"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_interval("5m"), Ok(Duration::from_secs(300)));
+        assert_eq!(parse_interval("1h"), Ok(Duration::from_secs(3600)));
+        assert_eq!(parse_interval("500ms"), Ok(Duration::from_millis(500)));
+        for bad in ["", "s", "-1s", "10x", "1.5s", "10ms"] {
+            assert!(parse_interval(bad).is_err(), "{bad}");
+        }
+    }
+}

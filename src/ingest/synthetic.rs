@@ -1,0 +1,457 @@
+//! A deterministic synthetic collection, as Django fixtures, for tests and benchmarks.
+//!
+//! The same size and seed always give the same bytes. Records cover the cases real
+//! data has: taxa identified to every rank or none, regions at every level, people
+//! with and without middle initials and suffixes, partial and missing dates, empty
+//! and fractional temperatures, several collectors, nulls wherever a field allows.
+
+use std::io::{self, Write};
+
+use serde_json::{json, Value};
+
+use crate::model::vocabulary::{METHODS, MONTHS, PREPARATIONS, SEXES, STAGES};
+
+/// SplitMix64: small, fast, and good enough to pick sample values.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+const SYLLABLES: &[&str] = &[
+    "ca", "lo", "phi", "ne", "ra", "the", "mo", "ly", "dra", "si", "ta", "cor", "pha", "ni", "bo",
+    "tri", "xe", "ul",
+];
+
+fn latin(rng: &mut Rng, parts: usize, suffix: &str) -> String {
+    let mut s: String = (0..parts).map(|_| *rng.pick(SYLLABLES)).collect();
+    s.push_str(suffix);
+    s
+}
+
+fn capitalised(s: String) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => s,
+    }
+}
+
+const STATES: &[(&str, &str, usize)] = &[
+    ("Alaska", "AK", 1),
+    ("Louisiana", "LA", 1),
+    ("Michigan", "MI", 1),
+    ("Ohio", "OH", 1),
+    ("Arizona", "AZ", 1),
+    ("Colorado", "CO", 1),
+    ("Texas", "TX", 1),
+    ("Maine", "ME", 1),
+    ("Ontario", "ON", 2),
+    ("Québec", "QC", 2),
+    ("British Columbia", "BC", 2),
+    ("Oaxaca", "OAX", 3),
+    ("Chiapas", "CHIS", 3),
+];
+
+const FIRST: &[&str] = &[
+    "Rosa", "Henry", "Amelia", "Théo", "Grace", "Samuel", "Lena", "Omar", "Ingrid", "Kofi", "Mei",
+    "Diego", "Ada", "Tomás",
+];
+const LAST: &[&str] = &[
+    "Alvarez",
+    "Brooks",
+    "Côté",
+    "Nakamura",
+    "Okafor",
+    "Lindqvist",
+    "Moreau",
+    "Patel",
+    "Quinn",
+    "Reyes",
+    "Sato",
+    "Weber",
+];
+const SUFFIXES: &[&str] = &["Jr.", "Sr.", "II", "III"];
+const WEATHER: &[&str] = &[
+    "",
+    "",
+    "Sunny",
+    "Overcast",
+    "Light rain",
+    "Clear, calm",
+    "Windy",
+];
+const TIMES: &[&str] = &["", "", "Morning", "10:15 AM", "2:40 PM", "11:05 PM", "Dusk"];
+const HABITATS: &[&str] = &[
+    "",
+    "",
+    "<p>Nectaring on <i>Asclepias syriaca</i></p>",
+    "Oak savanna edge",
+    "<p data-block-key=\"k1\">At light, mixed hardwood forest &amp; bog</p>",
+    "Roadside meadow",
+];
+
+fn stamp(rng: &mut Rng, year: i32) -> String {
+    format!(
+        "{year}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        1 + rng.below(12),
+        1 + rng.below(28),
+        rng.below(24),
+        rng.below(60),
+        rng.below(60),
+        rng.below(1000)
+    )
+}
+
+/// A creation and a modification time; most records were never edited.
+fn stamps(rng: &mut Rng) -> (String, String) {
+    let c = stamp(rng, 2022);
+    let m = if rng.chance(30) {
+        stamp(rng, 2024)
+    } else {
+        c.clone()
+    };
+    (c, m)
+}
+
+/// Writes a fixture array one object at a time, so a large collection never sits in memory.
+struct Out<W: Write> {
+    w: W,
+    first: bool,
+}
+
+impl<W: Write> Out<W> {
+    fn object(&mut self, model: &str, pk: usize, fields: Value) -> io::Result<()> {
+        self.w.write_all(if self.first { b"[\n" } else { b",\n" })?;
+        self.first = false;
+        serde_json::to_writer(
+            &mut self.w,
+            &json!({"model": model, "pk": pk, "fields": fields}),
+        )?;
+        Ok(())
+    }
+}
+
+/// Writes a collection of `specimens` specimen records (and the taxa, places and
+/// people they need) as a Django fixture array.
+pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
+    let mut rng = Rng(seed);
+    let mut out = Out { w, first: true };
+    let scale = (specimens / 1000).max(1);
+
+    // Taxonomy: a tree, each rank with a parent; every ancestry is kept so a
+    // specimen's ranks agree.
+    let orders = [
+        "Lepidoptera",
+        "Coleoptera",
+        "Odonata",
+        "Hymenoptera",
+        "Diptera",
+    ];
+    let mut chains: Vec<[usize; 6]> = Vec::new();
+    let (mut fam, mut sub, mut tri, mut gen, mut spe) = (0, 0, 0, 0, 0);
+    let mut ssp = 0;
+    let mut subspecies_of: Vec<Option<usize>> = vec![None];
+    for (o, name) in orders.iter().enumerate() {
+        let (c, m) = stamps(&mut rng);
+        out.object("taxonomy.order", o + 1, json!({"date_created": c, "date_modified": m, "name": name,
+            "common_name": if o == 2 { Value::Null } else { json!(format!("{name} group")) }, "authority": "Linnaeus, 1758"}))?;
+        for _ in 0..2 + scale.min(4) {
+            fam += 1;
+            let rank = |rng: &mut Rng,
+                        suffix: &str,
+                        parent_key: &str,
+                        parent: usize,
+                        stamps: (String, String)| {
+                json!({"date_created": stamps.0, "date_modified": stamps.1, "name": capitalised(latin(rng, 2, suffix)),
+                    "common_name": if rng.chance(40) { Value::Null } else { json!(capitalised(latin(rng, 2, " moths"))) },
+                    "authority": format!("{}, {}", LAST[rng.below(LAST.len())], 1758 + rng.below(200)), parent_key: parent})
+            };
+            let s = stamps(&mut rng);
+            out.object(
+                "taxonomy.family",
+                fam,
+                rank(&mut rng, "idae", "order", o + 1, s),
+            )?;
+            for _ in 0..2 {
+                sub += 1;
+                let s = stamps(&mut rng);
+                out.object(
+                    "taxonomy.subfamily",
+                    sub,
+                    rank(&mut rng, "inae", "family", fam, s),
+                )?;
+                for _ in 0..2 {
+                    tri += 1;
+                    let s = stamps(&mut rng);
+                    out.object(
+                        "taxonomy.tribe",
+                        tri,
+                        rank(&mut rng, "ini", "subfamily", sub, s),
+                    )?;
+                    for _ in 0..2 {
+                        gen += 1;
+                        let genus = capitalised(latin(&mut rng, 3, "a"));
+                        let (c, m) = stamps(&mut rng);
+                        out.object("taxonomy.genus", gen, json!({"date_created": c, "date_modified": m, "name": genus,
+                            "common_name": Value::Null, "authority": "Hübner, [1819]", "tribe": tri}))?;
+                        for _ in 0..3 {
+                            spe += 1;
+                            let (c, m) = stamps(&mut rng);
+                            let code = |rng: &mut Rng| {
+                                if rng.chance(30) {
+                                    Value::Null
+                                } else {
+                                    json!(format!("{}", 1000 + rng.below(9000)))
+                                }
+                            };
+                            out.object("taxonomy.species", spe, json!({"date_created": c, "date_modified": m,
+                                "name": latin(&mut rng, 3, "us"), "common_name": if rng.chance(50) { Value::Null } else { json!(format!("{} Moth", capitalised(latin(&mut rng, 2, "")))) },
+                                "authority": "(Fabricius, 1775)", "genus": gen, "mona": code(&mut rng), "p3": code(&mut rng), "ps": code(&mut rng)}))?;
+                            let sp = if rng.chance(25) {
+                                ssp += 1;
+                                let (c, m) = stamps(&mut rng);
+                                out.object("taxonomy.subspecies", ssp, json!({"date_created": c, "date_modified": m,
+                                    "name": latin(&mut rng, 2, "i"), "common_name": Value::Null, "authority": "Comstock, 1935",
+                                    "species": spe, "mona": Value::Null, "p3": Value::Null, "ps": Value::Null}))?;
+                                Some(ssp)
+                            } else {
+                                None
+                            };
+                            subspecies_of.push(sp);
+                            chains.push([o + 1, fam, sub, tri, gen, spe]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // Geography: countries, states, counties (boroughs, census areas, parishes and
+    // county lines among them), localities at every level, coordinates.
+    for (i, (name, abbr)) in [
+        ("United States of America", "USA"),
+        ("Canada", "CAN"),
+        ("Mexico", "MEX"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let (c, m) = stamps(&mut rng);
+        out.object(
+            "geography.country",
+            i + 1,
+            json!({"date_created": c, "date_modified": m, "name": name, "abbr": abbr}),
+        )?;
+    }
+    for (i, (name, abbr, country)) in STATES.iter().enumerate() {
+        let (c, m) = stamps(&mut rng);
+        out.object("geography.state", i + 1, json!({"date_created": c, "date_modified": m, "name": name, "abbr": abbr, "country": country}))?;
+    }
+    let mut counties: Vec<(usize, usize)> = Vec::new(); // (county, state)
+    for s in 1..=STATES.len() {
+        for k in 0..3 + scale.min(20) {
+            let mut name = capitalised(latin(&mut rng, 3, ""));
+            if k == 1 && STATES[s - 1].0 == "Alaska" {
+                name.push_str(" Census Area");
+            }
+            if k == 2 {
+                name = format!("{name}/{}", capitalised(latin(&mut rng, 2, "")));
+            }
+            let id = counties.len() + 1;
+            let (c, m) = stamps(&mut rng);
+            out.object(
+                "geography.county",
+                id,
+                json!({"date_created": c, "date_modified": m, "name": name, "state": s}),
+            )?;
+            counties.push((id, s));
+        }
+    }
+    // (locality, country, state, county) of each locality, resolved to its regions.
+    let mut localities: Vec<(usize, usize, usize, Option<usize>)> = Vec::new();
+    for id in 1..=20 * scale.min(100) {
+        let (county, state) = *rng.pick(&counties);
+        let country = STATES[state - 1].2;
+        let level = rng.below(10);
+        let (lc, ls, lk) = match level {
+            0 => (json!(country), Value::Null, Value::Null),
+            1 | 2 => (Value::Null, json!(state), Value::Null),
+            _ => (Value::Null, Value::Null, json!(county)),
+        };
+        let opt = |rng: &mut Rng, v: Value| if rng.chance(35) { Value::Null } else { v };
+        let v = json!(format!("{} Preserve", capitalised(latin(&mut rng, 2, ""))));
+        let name = opt(&mut rng, v);
+        let v = json!(format!(
+            "{} km {}",
+            1 + rng.below(30),
+            rng.pick(&["N", "NE", "SW", "E"])
+        ));
+        let range = opt(&mut rng, v);
+        let v = json!(capitalised(latin(&mut rng, 3, "ville")));
+        let town = opt(&mut rng, v);
+        let (c, m) = stamps(&mut rng);
+        out.object(
+            "geography.locality",
+            id,
+            json!({"date_created": c, "date_modified": m, "name": name, "range": range,
+            "town": town, "country": lc, "state": ls, "county": lk}),
+        )?;
+        localities.push((id, country, state, (level >= 3).then_some(county)));
+    }
+    let mut gps_of: Vec<Option<usize>> = vec![None; localities.len() + 1];
+    for (id, (loc, ..)) in localities
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 0)
+        .map(|(i, l)| (i / 2 + 1, l))
+    {
+        let coords = !rng.chance(20);
+        let lat = coords.then(|| format!("{:.6}", 15.0 + rng.below(50_000_000) as f64 / 1e6));
+        let long = coords.then(|| format!("{:.6}", -60.0 - rng.below(90_000_000) as f64 / 1e6));
+        let elevation = if rng.chance(15) {
+            format!("{}-{}", 100 + rng.below(2000), 2200 + rng.below(1000))
+        } else {
+            (rng.below(3500)).to_string()
+        };
+        let (c, m) = stamps(&mut rng);
+        out.object(
+            "geography.gps",
+            id,
+            json!({"date_created": c, "date_modified": m, "locality": loc,
+            "latitude": lat, "longitude": long, "elevation": elevation}),
+        )?;
+        gps_of[*loc] = Some(id);
+    }
+    let trips = 5 + scale.min(50);
+    for id in 1..=trips {
+        let states: Vec<usize> = (0..1 + rng.below(3))
+            .map(|_| 1 + rng.below(STATES.len()))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let year = 1990 + rng.below(34);
+        let (c, m) = stamps(&mut rng);
+        out.object("geography.collectingtrip", id, json!({"date_created": c, "date_modified": m,
+            "name": format!("{} Expedition {year}", capitalised(latin(&mut rng, 2, ""))),
+            "start_date": format!("{year}-06-{:02}", 1 + rng.below(10)), "end_date": format!("{year}-07-{:02}", 1 + rng.below(28)),
+            "notes": if rng.chance(50) { Value::Null } else { json!("<p>Field notes &amp; photos.</p>") }, "states": states}))?;
+    }
+    let people = 10 + scale.min(500);
+    for id in 1..=people {
+        let (c, m) = stamps(&mut rng);
+        let middle = if rng.chance(40) {
+            json!(((b'A' + rng.below(26) as u8) as char).to_string())
+        } else {
+            Value::Null
+        };
+        let suffix = if rng.chance(15) {
+            json!(rng.pick(SUFFIXES))
+        } else {
+            Value::Null
+        };
+        out.object(
+            "specimens.person",
+            id,
+            json!({"date_created": c, "date_modified": m, "first_name": rng.pick(FIRST),
+            "middle_initial": middle, "last_name": rng.pick(LAST), "suffix": suffix}),
+        )?;
+    }
+
+    for id in 1..=specimens {
+        let chain = *rng.pick(&chains);
+        // How far down the taxon goes: 0 = nothing, 6 = species, 7 = subspecies.
+        let depth = match rng.below(20) {
+            0 => 0,
+            1 => 1,
+            2 => 2,
+            3 => 4,
+            _ => 6,
+        };
+        let rank = |i: usize| {
+            if i < depth {
+                json!(chain[i])
+            } else {
+                Value::Null
+            }
+        };
+        let sub_sp = if depth == 6 {
+            subspecies_of[chain[5]].filter(|_| rng.chance(60))
+        } else {
+            None
+        };
+        let (loc, country, state, county) = *rng.pick(&localities);
+        let place = rng.below(10);
+        let person = |rng: &mut Rng| 1 + rng.below(people);
+        let collectors: Vec<usize> = (0..rng.below(4))
+            .map(|_| person(&mut rng))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let has_year = !rng.chance(3);
+        let month = if rng.chance(20) {
+            ""
+        } else {
+            MONTHS[rng.below(12)]
+        };
+        let day = if !month.is_empty() && rng.chance(70) {
+            json!(1 + rng.below(28))
+        } else {
+            Value::Null
+        };
+        let temperature = match rng.below(5) {
+            0 | 1 => String::new(),
+            2 => format!("{}.{}", 40 + rng.below(60), rng.below(100)),
+            _ => (30 + rng.below(70)).to_string(),
+        };
+        let tri = |rng: &mut Rng| match rng.below(3) {
+            0 => Value::Null,
+            1 => json!(true),
+            _ => json!(false),
+        };
+        let (c, m) = stamps(&mut rng);
+        out.object("specimens.specimenrecord", id, json!({
+            "date_created": c, "date_modified": m, "usi": format!("CAT-{id:06}"),
+            "order": rank(0), "family": rank(1), "subfamily": rank(2), "tribe": rank(3), "genus": rank(4), "species": rank(5),
+            "subspecies": sub_sp,
+            "determiner": if depth >= 6 && rng.chance(70) { json!(person(&mut rng)) } else { Value::Null },
+            "determined_year": if rng.chance(40) { json!(2000 + rng.below(25)) } else { Value::Null },
+            "sex": rng.pick(SEXES), "stage": rng.pick(STAGES),
+            "preparer": if rng.chance(80) { json!(person(&mut rng)) } else { Value::Null },
+            "preparation": rng.pick(PREPARATIONS),
+            "preparation_date": if rng.chance(20) { json!(format!("20{:02}-{:02}-{:02}", 10 + rng.below(15), 1 + rng.below(12), 1 + rng.below(28))) } else { Value::Null },
+            "labels_printed": tri(&mut rng), "labeled": tri(&mut rng), "photographed": tri(&mut rng),
+            "collecting_trip": if rng.chance(10) { json!(1 + rng.below(trips)) } else { Value::Null },
+            "country": if place > 0 { json!(country) } else { Value::Null },
+            "state": if place > 1 { json!(state) } else { Value::Null },
+            "county": if place > 3 { county.map_or(Value::Null, |c| json!(c)) } else { Value::Null },
+            "locality": if place > 4 { json!(loc) } else { Value::Null },
+            "gps": if place > 4 { gps_of[loc].map_or(Value::Null, |g| json!(g)) } else { Value::Null },
+            "day": day, "month": month, "year": if has_year { json!(1950 + rng.below(75)) } else { Value::Null },
+            "method": rng.pick(METHODS), "weather": rng.pick(WEATHER), "temperature": temperature,
+            "time_of_day": rng.pick(TIMES), "habitat": rng.pick(HABITATS),
+            "notes": if rng.chance(10) { "Specimen slightly worn.\tSee photo." } else { "" },
+            "collector": collectors,
+        }))?;
+    }
+    out.w.write_all(b"\n]\n")?;
+    out.w.flush()
+}

@@ -1,0 +1,106 @@
+//! The API's paths: the 25 list endpoints (every model's plain list, and a nested
+//! list for each model with a parent) and the fixed paths beside them.
+
+use super::schema::Model;
+
+/// Where the API's lists live.
+pub const API_PREFIX: &str = "/api/v2/";
+/// The OpenAPI document of the API.
+pub const OPENAPI_PATH: &str = "/api/v2/openapi.json";
+/// The Darwin Core Archive of the served collection.
+pub const ARCHIVE_PATH: &str = "/dwca.zip";
+
+/// Which list an item is served in: plain lists give a parent as its id, nested
+/// lists embed it whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shape {
+    Plain,
+    Nested,
+}
+
+/// One of the 25 list endpoints: a model, plain or nested.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Endpoint {
+    pub model: Model,
+    pub nested: bool,
+}
+
+impl Endpoint {
+    /// All 25 endpoints: the plain list of every model and the nested list of those
+    /// with a parent. Built once; `index` is a position in it.
+    pub fn all() -> &'static [Endpoint] {
+        static ALL: std::sync::OnceLock<Vec<Endpoint>> = std::sync::OnceLock::new();
+        ALL.get_or_init(|| {
+            let mut out = Vec::with_capacity(25);
+            for model in Model::ALL {
+                out.push(Endpoint {
+                    model,
+                    nested: false,
+                });
+                if model.has_nested() {
+                    out.push(Endpoint {
+                        model,
+                        nested: true,
+                    });
+                }
+            }
+            out
+        })
+    }
+
+    /// The position of this endpoint in `all()`, for per-endpoint arrays.
+    pub fn index(self) -> usize {
+        Endpoint::all()
+            .iter()
+            .position(|e| *e == self)
+            .expect("every endpoint is in all()")
+    }
+
+    /// The endpoint a path segment names (`orders`, `nested-families`, ...).
+    pub fn from_segment(segment: &str) -> Option<Endpoint> {
+        let (nested, name) = match segment.strip_prefix("nested-") {
+            Some(rest) => (true, rest),
+            None => (false, segment),
+        };
+        let model = Model::ALL.into_iter().find(|m| m.path() == name)?;
+        (!nested || model.has_nested()).then_some(Endpoint { model, nested })
+    }
+
+    /// The path segment of this endpoint.
+    pub fn segment(self) -> String {
+        if self.nested {
+            format!("nested-{}", self.model.path())
+        } else {
+            self.model.path().to_string()
+        }
+    }
+}
+
+impl Endpoint {
+    /// The shape of this endpoint's items.
+    pub fn shape(self) -> Shape {
+        if self.nested {
+            Shape::Nested
+        } else {
+            Shape::Plain
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn there_are_25_endpoints_and_each_segment_round_trips() {
+        let all = Endpoint::all();
+        assert_eq!(all.len(), 25);
+        for (i, &e) in all.iter().enumerate() {
+            assert_eq!(Endpoint::from_segment(&e.segment()), Some(e));
+            assert_eq!(e.index(), i);
+        }
+        assert_eq!(Endpoint::from_segment("nested-people"), None);
+        assert_eq!(Endpoint::from_segment("nested-countries"), None);
+        assert_eq!(Endpoint::from_segment("bogus"), None);
+    }
+}

@@ -1,0 +1,13 @@
+//! The collection's vocabulary, which every other layer speaks: the 15 models and
+//! their field tables, the raw records a snapshot stores, the API's endpoints, the
+//! choices of the service's forms, the rules that derive values, and validation.
+
+pub mod derived;
+pub mod endpoint;
+pub mod records;
+pub mod schema;
+pub mod validate;
+pub mod vocabulary;
+
+pub use endpoint::{Endpoint, Shape};
+pub use schema::{Field, Model, Type};

@@ -1,0 +1,424 @@
+//! The 15 models and their field tables: the one definition of every item shape.
+//!
+//! Rendering, filtering, the OpenAPI document and the endpoint table all read these
+//! tables, so an item's key exists in exactly one place. The order of a table is the
+//! key order of the item.
+
+/// One of the 15 models of the collection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Model {
+    Order,
+    Family,
+    Subfamily,
+    Tribe,
+    Genus,
+    Species,
+    Subspecies,
+    Country,
+    State,
+    County,
+    Locality,
+    Gps,
+    CollectingTrip,
+    Person,
+    SpecimenRecord,
+}
+
+/// What a field holds, and how it appears in an item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Type {
+    Int,
+    Bool,
+    Str,
+    /// An instant, served as `YYYY-MM-DDTHH:MM:SS.ffffffZ`.
+    Time,
+    /// A calendar date, served as `YYYY-MM-DD`.
+    Date,
+    /// A parent: its id in plain lists, its nested shape in nested lists.
+    Parent(Model),
+    /// A related record embedded in its plain shape in every list.
+    Embed(Model),
+    /// The most specific taxon of a specimen: any rank, embedded in its plain shape.
+    Taxon,
+    /// Several related records, each embedded in its plain shape.
+    EmbedMany(Model),
+}
+
+/// One field of an item.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    pub name: &'static str,
+    pub ty: Type,
+    pub nullable: bool,
+}
+
+const fn f(name: &'static str, ty: Type) -> Field {
+    Field {
+        name,
+        ty,
+        nullable: false,
+    }
+}
+
+const fn n(name: &'static str, ty: Type) -> Field {
+    Field {
+        name,
+        ty,
+        nullable: true,
+    }
+}
+
+use Type::*;
+
+const ORDER: &[Field] = &[
+    f("id", Int),
+    f("name", Str),
+    n("common_name", Str),
+    f("authority", Str),
+    f("date_created", Time),
+    f("date_modified", Time),
+];
+
+macro_rules! rank_fields {
+    ($parent:literal, $model:expr) => {
+        &[
+            f("id", Int),
+            f("name", Str),
+            n("common_name", Str),
+            f("authority", Str),
+            f("date_created", Time),
+            f("date_modified", Time),
+            f($parent, Parent($model)),
+        ]
+    };
+}
+
+const FAMILY: &[Field] = rank_fields!("order", Model::Order);
+const SUBFAMILY: &[Field] = rank_fields!("family", Model::Family);
+const TRIBE: &[Field] = rank_fields!("subfamily", Model::Subfamily);
+const GENUS: &[Field] = rank_fields!("tribe", Model::Tribe);
+
+const SPECIES: &[Field] = &[
+    f("id", Int),
+    f("name", Str),
+    f("binomial", Str),
+    n("common_name", Str),
+    f("authority", Str),
+    n("mona", Str),
+    n("p3", Str),
+    n("ps", Str),
+    f("date_created", Time),
+    f("date_modified", Time),
+    f("genus", Parent(Model::Genus)),
+];
+
+const SUBSPECIES: &[Field] = &[
+    f("id", Int),
+    f("name", Str),
+    f("trinomial", Str),
+    n("common_name", Str),
+    f("authority", Str),
+    n("mona", Str),
+    n("p3", Str),
+    n("ps", Str),
+    f("date_created", Time),
+    f("date_modified", Time),
+    f("species", Parent(Model::Species)),
+];
+
+const COUNTRY: &[Field] = &[
+    f("id", Int),
+    f("name", Str),
+    f("abbr", Str),
+    f("date_created", Time),
+    f("date_modified", Time),
+];
+
+const STATE: &[Field] = &[
+    f("id", Int),
+    f("name", Str),
+    f("abbr", Str),
+    f("date_created", Time),
+    f("date_modified", Time),
+    f("country", Parent(Model::Country)),
+];
+
+const COUNTY: &[Field] = &[
+    f("id", Int),
+    f("name", Str),
+    f("abbr", Str),
+    f("full_name", Str),
+    f("date_created", Time),
+    f("date_modified", Time),
+    f("state", Parent(Model::State)),
+];
+
+const LOCALITY: &[Field] = &[
+    f("id", Int),
+    n("name", Str),
+    n("range", Str),
+    n("town", Str),
+    f("date_created", Time),
+    f("date_modified", Time),
+    n("country", Parent(Model::Country)),
+    n("state", Parent(Model::State)),
+    n("county", Parent(Model::County)),
+];
+
+const GPS: &[Field] = &[
+    f("id", Int),
+    n("latitude", Str),
+    n("longitude", Str),
+    f("elevation", Str),
+    f("elevation_meters", Str),
+    f("date_created", Time),
+    f("date_modified", Time),
+    f("locality", Parent(Model::Locality)),
+];
+
+const COLLECTING_TRIP: &[Field] = &[
+    f("id", Int),
+    f("name", Str),
+    f("slug", Str),
+    f("states", EmbedMany(Model::State)),
+    f("start_date", Date),
+    f("end_date", Date),
+    n("notes", Str),
+    f("date_created", Time),
+    f("date_modified", Time),
+];
+
+const PERSON: &[Field] = &[
+    f("id", Int),
+    f("first_name", Str),
+    n("middle_initial", Str),
+    f("last_name", Str),
+    n("suffix", Str),
+    f("collector_name", Str),
+    f("full_name", Str),
+    f("date_created", Time),
+    f("date_modified", Time),
+];
+
+const SPECIMEN_RECORD: &[Field] = &[
+    f("id", Int),
+    f("usi", Str),
+    n("order", Embed(Model::Order)),
+    n("family", Embed(Model::Family)),
+    n("subfamily", Embed(Model::Subfamily)),
+    n("tribe", Embed(Model::Tribe)),
+    n("genus", Embed(Model::Genus)),
+    n("species", Embed(Model::Species)),
+    n("subspecies", Embed(Model::Subspecies)),
+    n("taxon", Taxon),
+    n("determiner", Embed(Model::Person)),
+    n("determined_year", Int),
+    f("sex", Str),
+    f("stage", Str),
+    n("preparer", Embed(Model::Person)),
+    f("preparation", Str),
+    n("preparation_date", Date),
+    n("labels_printed", Bool),
+    n("labeled", Bool),
+    n("photographed", Bool),
+    f("identified", Bool),
+    n("collecting_trip", Embed(Model::CollectingTrip)),
+    n("country", Embed(Model::Country)),
+    n("state", Embed(Model::State)),
+    n("county", Embed(Model::County)),
+    n("locality", Embed(Model::Locality)),
+    n("gps", Embed(Model::Gps)),
+    n("day", Int),
+    f("month", Str),
+    n("year", Int),
+    f("collected_date", Str),
+    f("full_date", Str),
+    f("num_date", Str),
+    f("collector", EmbedMany(Model::Person)),
+    f("collectors", Str),
+    f("method", Str),
+    f("weather", Str),
+    f("temperature", Str),
+    f("temp_F", Str),
+    f("temp_C", Str),
+    f("time_of_day", Str),
+    f("habitat", Str),
+    f("notes", Str),
+    f("date_created", Time),
+    f("date_modified", Time),
+];
+
+impl Model {
+    /// Every model, in an order where a model comes after everything it embeds.
+    pub const ALL: [Model; 15] = [
+        Model::Order,
+        Model::Family,
+        Model::Subfamily,
+        Model::Tribe,
+        Model::Genus,
+        Model::Species,
+        Model::Subspecies,
+        Model::Country,
+        Model::State,
+        Model::County,
+        Model::Locality,
+        Model::Gps,
+        Model::Person,
+        Model::CollectingTrip,
+        Model::SpecimenRecord,
+    ];
+
+    /// The taxonomic ranks from the most specific to the least, as `taxon` picks them.
+    pub const RANKS: [Model; 7] = [
+        Model::Subspecies,
+        Model::Species,
+        Model::Genus,
+        Model::Tribe,
+        Model::Subfamily,
+        Model::Family,
+        Model::Order,
+    ];
+
+    /// A dense index, for per-model arrays.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The Django label of the model, as `dumpdata` writes it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Model::Order => "taxonomy.order",
+            Model::Family => "taxonomy.family",
+            Model::Subfamily => "taxonomy.subfamily",
+            Model::Tribe => "taxonomy.tribe",
+            Model::Genus => "taxonomy.genus",
+            Model::Species => "taxonomy.species",
+            Model::Subspecies => "taxonomy.subspecies",
+            Model::Country => "geography.country",
+            Model::State => "geography.state",
+            Model::County => "geography.county",
+            Model::Locality => "geography.locality",
+            Model::Gps => "geography.gps",
+            Model::CollectingTrip => "geography.collectingtrip",
+            Model::Person => "specimens.person",
+            Model::SpecimenRecord => "specimens.specimenrecord",
+        }
+    }
+
+    pub fn from_label(label: &str) -> Option<Model> {
+        Model::ALL.into_iter().find(|m| m.label() == label)
+    }
+
+    /// The class name of the model, as the API's "No X matches" message names it.
+    pub fn class_name(self) -> &'static str {
+        match self {
+            Model::Order => "Order",
+            Model::Family => "Family",
+            Model::Subfamily => "Subfamily",
+            Model::Tribe => "Tribe",
+            Model::Genus => "Genus",
+            Model::Species => "Species",
+            Model::Subspecies => "Subspecies",
+            Model::Country => "Country",
+            Model::State => "State",
+            Model::County => "County",
+            Model::Locality => "Locality",
+            Model::Gps => "GPS",
+            Model::CollectingTrip => "CollectingTrip",
+            Model::Person => "Person",
+            Model::SpecimenRecord => "SpecimenRecord",
+        }
+    }
+
+    /// The path segment of the model's plain list.
+    pub fn path(self) -> &'static str {
+        match self {
+            Model::Order => "orders",
+            Model::Family => "families",
+            Model::Subfamily => "subfamilies",
+            Model::Tribe => "tribes",
+            Model::Genus => "genera",
+            Model::Species => "species",
+            Model::Subspecies => "subspecies",
+            Model::Country => "countries",
+            Model::State => "states",
+            Model::County => "counties",
+            Model::Locality => "localities",
+            Model::Gps => "gps-coordinates",
+            Model::CollectingTrip => "collecting-trips",
+            Model::Person => "people",
+            Model::SpecimenRecord => "specimen-records",
+        }
+    }
+
+    /// Whether the model has a nested list: a model with a parent.
+    pub fn has_nested(self) -> bool {
+        self.parent().is_some()
+    }
+
+    /// The field naming the model's parent, and the parent's model (a locality
+    /// has three possible parents; this is the first).
+    pub fn parent(self) -> Option<(&'static str, Model)> {
+        self.fields().iter().find_map(|f| match f.ty {
+            Type::Parent(m) => Some((f.name, m)),
+            _ => None,
+        })
+    }
+
+    /// The field table: the keys of an item, in order.
+    pub fn fields(self) -> &'static [Field] {
+        match self {
+            Model::Order => ORDER,
+            Model::Family => FAMILY,
+            Model::Subfamily => SUBFAMILY,
+            Model::Tribe => TRIBE,
+            Model::Genus => GENUS,
+            Model::Species => SPECIES,
+            Model::Subspecies => SUBSPECIES,
+            Model::Country => COUNTRY,
+            Model::State => STATE,
+            Model::County => COUNTY,
+            Model::Locality => LOCALITY,
+            Model::Gps => GPS,
+            Model::CollectingTrip => COLLECTING_TRIP,
+            Model::Person => PERSON,
+            Model::SpecimenRecord => SPECIMEN_RECORD,
+        }
+    }
+
+    /// The position of a field in the table.
+    pub fn field_index(self, name: &str) -> Option<usize> {
+        self.fields().iter().position(|f| f.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_table_starts_with_id_and_has_unique_names() {
+        for m in Model::ALL {
+            let fields = m.fields();
+            assert_eq!(fields[0].name, "id");
+            let mut names: Vec<_> = fields.iter().map(|f| f.name).collect();
+            names.sort();
+            names.dedup();
+            assert_eq!(names.len(), fields.len(), "{m:?}");
+        }
+    }
+
+    #[test]
+    fn all_lists_a_model_after_what_it_embeds() {
+        for (i, m) in Model::ALL.iter().enumerate() {
+            for field in m.fields() {
+                let target = match field.ty {
+                    Type::Parent(t) | Type::Embed(t) | Type::EmbedMany(t) => t,
+                    _ => continue,
+                };
+                let j = Model::ALL.iter().position(|x| *x == target).unwrap();
+                assert!(j < i, "{m:?}.{} embeds {target:?}", field.name);
+            }
+        }
+    }
+}

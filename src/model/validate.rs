@@ -1,0 +1,346 @@
+//! Checks a whole collection: what stops a build (errors) and what the existing
+//! service tolerated (warnings). Every problem reads `model pk=N field: what is wrong`.
+
+use std::fmt;
+
+use ahash::AHashMap;
+
+use super::derived;
+use super::records::Collection;
+use super::schema::Model;
+use super::vocabulary::{METHODS, MONTHS, PREPARATIONS, SEXES, STAGES};
+
+/// One problem, located as precisely as the input allows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// `model pk=N field`, or a file and object number when there is no pk.
+    pub place: String,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn at(model: Model, pk: i64, field: &str, message: impl Into<String>) -> Problem {
+        Problem {
+            place: format!("{} pk={pk} {field}", model.label()),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.place, self.message)
+    }
+}
+
+/// What a check found.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub errors: Vec<Problem>,
+    pub warnings: Vec<Problem>,
+}
+
+/// Positions by id, for each model; also finds duplicate ids.
+struct Ids {
+    maps: Vec<AHashMap<i64, usize>>,
+}
+
+impl Ids {
+    fn new(c: &Collection, report: &mut Report) -> Ids {
+        let mut maps = vec![AHashMap::new(); Model::ALL.len()];
+        for model in Model::ALL {
+            let ids = c.ids(model);
+            let mut map = AHashMap::with_capacity(ids.len());
+            for (pos, id) in ids.into_iter().enumerate() {
+                if map.insert(id, pos).is_some() {
+                    report.errors.push(Problem::at(
+                        model,
+                        id,
+                        "pk",
+                        "duplicate pk: another record of this model has it",
+                    ));
+                }
+            }
+            maps[model.index()] = map;
+        }
+        Ids { maps }
+    }
+
+    fn get(&self, model: Model, id: i64) -> Option<usize> {
+        self.maps[model.index()].get(&id).copied()
+    }
+}
+
+struct Checker<'c> {
+    ids: Ids,
+    report: Report,
+    c: &'c Collection,
+}
+
+impl Checker<'_> {
+    fn reference(&mut self, model: Model, pk: i64, field: &str, target: Model, id: Option<i64>) {
+        if let Some(id) = id {
+            if self.ids.get(target, id).is_none() {
+                self.report.errors.push(Problem::at(
+                    model,
+                    pk,
+                    field,
+                    format!("refers to {} pk={id}, which does not exist", target.label()),
+                ));
+            }
+        }
+    }
+
+    fn warn(&mut self, model: Model, pk: i64, field: &str, message: String) {
+        self.report
+            .warnings
+            .push(Problem::at(model, pk, field, message));
+    }
+
+    fn parent_of(&self, model: Model, id: i64) -> Option<i64> {
+        let pos = self.ids.get(model, id)?;
+        let c = self.c;
+        match model {
+            Model::Family => c.families[pos].parent,
+            Model::Subfamily => c.subfamilies[pos].parent,
+            Model::Tribe => c.tribes[pos].parent,
+            Model::Genus => c.genera[pos].parent,
+            Model::Species => Some(c.species[pos].parent),
+            Model::Subspecies => Some(c.subspecies[pos].parent),
+            Model::State => Some(c.states[pos].country),
+            Model::County => Some(c.counties[pos].state),
+            _ => None,
+        }
+    }
+
+    /// Warns when a specimen's `child` is set, its `parent` is set, and they disagree.
+    fn consistent(
+        &mut self,
+        pk: i64,
+        child: (Model, &str, Option<i64>),
+        parent: (&str, Option<i64>),
+    ) {
+        let (Some(c), Some(p)) = (child.2, parent.1) else {
+            return;
+        };
+        match self.parent_of(child.0, c) {
+            Some(actual) if actual != p => self.warn(
+                Model::SpecimenRecord,
+                pk,
+                child.1,
+                format!(
+                    "{} pk={c} belongs to {} pk={actual}, not to the specimen's {} pk={p}",
+                    child.0.label(),
+                    parent.0,
+                    parent.0
+                ),
+            ),
+            _ => {}
+        }
+    }
+}
+
+fn choice(value: &str, allowed: &[&str]) -> Option<String> {
+    (!allowed.contains(&value)).then(|| {
+        format!(
+            "{value:?} is not one of the choices ({})",
+            allowed.join(", ")
+        )
+    })
+}
+
+/// Checks references, duplicates and the rules of each model.
+pub fn check(c: &Collection) -> Report {
+    let mut report = Report::default();
+    let ids = Ids::new(c, &mut report);
+    let mut k = Checker { ids, report, c };
+    let ranks = [
+        (Model::Family, &c.families, "order", Model::Order),
+        (Model::Subfamily, &c.subfamilies, "family", Model::Family),
+        (Model::Tribe, &c.tribes, "subfamily", Model::Subfamily),
+        (Model::Genus, &c.genera, "tribe", Model::Tribe),
+    ];
+    for (model, records, field, target) in ranks {
+        for r in records {
+            if r.parent.is_none() {
+                k.report
+                    .errors
+                    .push(Problem::at(model, r.id, field, "is required"));
+            }
+            k.reference(model, r.id, field, target, r.parent);
+        }
+    }
+    for r in &c.species {
+        k.reference(Model::Species, r.id, "genus", Model::Genus, Some(r.parent));
+    }
+    for r in &c.subspecies {
+        k.reference(
+            Model::Subspecies,
+            r.id,
+            "species",
+            Model::Species,
+            Some(r.parent),
+        );
+    }
+    for r in &c.states {
+        k.reference(
+            Model::State,
+            r.id,
+            "country",
+            Model::Country,
+            Some(r.country),
+        );
+    }
+    for r in &c.counties {
+        k.reference(Model::County, r.id, "state", Model::State, Some(r.state));
+    }
+    for r in &c.localities {
+        let set = [r.country.is_some(), r.state.is_some(), r.county.is_some()]
+            .iter()
+            .filter(|x| **x)
+            .count();
+        if set != 1 {
+            k.report.errors.push(Problem::at(
+                Model::Locality,
+                r.id,
+                "country/state/county",
+                format!(
+                    "a locality needs exactly one of country, state, county; this one has {set}"
+                ),
+            ));
+        }
+        k.reference(Model::Locality, r.id, "country", Model::Country, r.country);
+        k.reference(Model::Locality, r.id, "state", Model::State, r.state);
+        k.reference(Model::Locality, r.id, "county", Model::County, r.county);
+    }
+    for r in &c.gps {
+        k.reference(
+            Model::Gps,
+            r.id,
+            "locality",
+            Model::Locality,
+            Some(r.locality),
+        );
+    }
+    for r in &c.collecting_trips {
+        for &s in &r.states {
+            k.reference(Model::CollectingTrip, r.id, "states", Model::State, Some(s));
+        }
+    }
+    for r in &c.specimen_records {
+        specimen(&mut k, r);
+    }
+    k.report
+}
+
+fn specimen(k: &mut Checker, r: &crate::model::records::SpecimenRecord) {
+    use Model::*;
+    let pk = r.id;
+    let refs = [
+        ("order", Order, r.order),
+        ("family", Family, r.family),
+        ("subfamily", Subfamily, r.subfamily),
+        ("tribe", Tribe, r.tribe),
+        ("genus", Genus, r.genus),
+        ("species", Species, r.species),
+        ("subspecies", Subspecies, r.subspecies),
+        ("determiner", Person, r.determiner),
+        ("preparer", Person, r.preparer),
+        ("collecting_trip", CollectingTrip, r.collecting_trip),
+        ("country", Country, r.country),
+        ("state", State, r.state),
+        ("county", County, r.county),
+        ("locality", Locality, r.locality),
+        ("gps", Gps, r.gps),
+    ];
+    for (field, target, id) in refs {
+        k.reference(SpecimenRecord, pk, field, target, id);
+    }
+    for &p in &r.collector {
+        k.reference(SpecimenRecord, pk, "collector", Person, Some(p));
+    }
+    if let Err(e) = derived::parse_temperature(&r.temperature) {
+        k.report
+            .errors
+            .push(Problem::at(SpecimenRecord, pk, "temperature", e));
+    }
+    // What the existing service let through: warnings.
+    if !usi_is_well_formed(&r.usi) {
+        k.warn(
+            SpecimenRecord,
+            pk,
+            "usi",
+            format!("{:?} is not of the form <prefix>-<six digits>", r.usi),
+        );
+    }
+    k.consistent(pk, (Family, "family", r.family), ("order", r.order));
+    k.consistent(
+        pk,
+        (Subfamily, "subfamily", r.subfamily),
+        ("family", r.family),
+    );
+    k.consistent(pk, (Tribe, "tribe", r.tribe), ("subfamily", r.subfamily));
+    k.consistent(pk, (Genus, "genus", r.genus), ("tribe", r.tribe));
+    k.consistent(pk, (Species, "species", r.species), ("genus", r.genus));
+    k.consistent(
+        pk,
+        (Subspecies, "subspecies", r.subspecies),
+        ("species", r.species),
+    );
+    k.consistent(pk, (State, "state", r.state), ("country", r.country));
+    k.consistent(pk, (County, "county", r.county), ("state", r.state));
+    if r.day.is_some_and(|d| d != 0) && r.month.is_empty() {
+        k.warn(
+            SpecimenRecord,
+            pk,
+            "day",
+            "a day without a month: dates print the year only".into(),
+        );
+    }
+    if r.day.is_some_and(|d| d > 31) {
+        k.warn(
+            SpecimenRecord,
+            pk,
+            "day",
+            format!("{} is not a day of a month", r.day.unwrap_or(0)),
+        );
+    }
+    let months: Vec<&str> = std::iter::once("").chain(MONTHS).collect();
+    let choices = [
+        ("sex", r.sex.as_str(), SEXES),
+        ("stage", &r.stage, STAGES),
+        ("preparation", &r.preparation, PREPARATIONS),
+        ("month", &r.month, &months),
+        ("method", &r.method, METHODS),
+    ];
+    for (field, value, allowed) in choices {
+        if let Some(m) = choice(value, allowed) {
+            k.warn(SpecimenRecord, pk, field, m);
+        }
+    }
+}
+
+/// `<prefix>-<six digits>`, the form of a unique specimen identifier.
+pub fn usi_is_well_formed(usi: &str) -> bool {
+    match usi.rsplit_once('-') {
+        Some((prefix, digits)) => {
+            !prefix.is_empty() && digits.len() == 6 && digits.bytes().all(|b| b.is_ascii_digit())
+        }
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usi_form() {
+        assert!(usi_is_well_formed("MEM-000001"));
+        assert!(usi_is_well_formed("A-B-123456"));
+        assert!(!usi_is_well_formed("MEM-00001"));
+        assert!(!usi_is_well_formed("MEM000001"));
+        assert!(!usi_is_well_formed("-000001"));
+        assert!(!usi_is_well_formed("MEM-00000a"));
+    }
+}

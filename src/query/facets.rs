@@ -1,0 +1,157 @@
+//! Facet counts: `facet=family,year` adds, per field, the values the filtered
+//! records hold and how many hold each, to `meta.facets`.
+//!
+//! A scalar field counts its values; a field holding related records counts their
+//! names (`name`, or `full_name` for people). Counts come from the view's rows (or,
+//! with no filter, straight from the row groups), never from rendered JSON.
+
+use std::cmp::Ordering;
+
+use ahash::AHashMap;
+
+use crate::encoding::json::{write_int, write_str};
+use crate::model::{Model, Type};
+use crate::view::render::write_scalar;
+use crate::view::{Value, View};
+
+use super::error::ApiError;
+use super::params::Params;
+
+/// Values per facet unless `facet_size` says otherwise.
+pub const DEFAULT_SIZE: usize = 30;
+
+/// The field of a related model whose value names a record in a facet.
+fn name_field(model: Model) -> Option<usize> {
+    model
+        .field_index("name")
+        .or_else(|| model.field_index("full_name"))
+}
+
+/// Whether a field can be a facet, and so `facet` may name it.
+pub fn facetable(ty: Type) -> bool {
+    match ty {
+        Type::Int | Type::Bool | Type::Str | Type::Time | Type::Date => true,
+        Type::Parent(m) | Type::Embed(m) | Type::EmbedMany(m) => name_field(m).is_some(),
+        Type::Taxon => true,
+    }
+}
+
+/// The fields a `facet` value names, in order, each once.
+pub fn parse(model: Model, params: &Params) -> Result<Vec<usize>, ApiError> {
+    let Some(value) = params.get("facet").filter(|v| !v.is_empty()) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for name in value.split(',') {
+        let index = model.field_index(name).ok_or_else(|| {
+            ApiError::bad_request(format!("cannot facet on '{name}' (unknown field)"))
+        })?;
+        if !facetable(model.fields()[index].ty) {
+            return Err(ApiError::bad_request(format!(
+                "cannot facet on '{name}' (its records have no name)"
+            )));
+        }
+        if !out.contains(&index) {
+            out.push(index);
+        }
+    }
+    Ok(out)
+}
+
+/// The value a facet shows for one stored value: itself, or the related record's name.
+fn shown<'v>(view: &'v View, value: &'v Value) -> &'v Value {
+    match value {
+        Value::Ref(m, p) => match name_field(*m) {
+            Some(f) => &view.table(*m).rows[*p as usize][f],
+            None => value,
+        },
+        _ => value,
+    }
+}
+
+/// Counts per shown value, for the rows at `positions` (every row when `None`).
+fn count<'v>(
+    view: &'v View,
+    model: Model,
+    field: usize,
+    positions: Option<&[usize]>,
+) -> AHashMap<&'v Value, usize> {
+    let table = view.table(model);
+    let mut counts: AHashMap<&Value, usize> = AHashMap::new();
+    let mut add = |value: &'v Value, n: usize| match value {
+        Value::Refs(m, ps) => {
+            for &p in ps.iter() {
+                let related = &view.table(*m).rows[p as usize];
+                if let Some(f) = name_field(*m) {
+                    *counts.entry(&related[f]).or_default() += n;
+                }
+            }
+        }
+        v => *counts.entry(shown(view, v)).or_default() += n,
+    };
+    match (positions, table.groups(field)) {
+        (None, Some(groups)) => {
+            for (value, n) in groups.sizes() {
+                // An empty list has a group of its own; a list's members have theirs.
+                if !matches!(value, Value::Refs(..)) {
+                    add(value, n);
+                }
+            }
+        }
+        (None, None) => table.rows.iter().for_each(|r| add(&r[field], 1)),
+        (Some(positions), _) => positions
+            .iter()
+            .for_each(|&p| add(&table.rows[p][field], 1)),
+    }
+    counts
+}
+
+/// Values in facet order: nulls last, then numbers, strings, booleans and times by
+/// their natural order.
+fn by_value(a: &Value, b: &Value) -> Ordering {
+    match (a, b) {
+        (Value::Null, Value::Null) => Ordering::Equal,
+        (Value::Null, _) => Ordering::Greater,
+        (_, Value::Null) => Ordering::Less,
+        (Value::Int(x), Value::Int(y)) => x.cmp(y),
+        (Value::Str(x), Value::Str(y)) => x.cmp(y),
+        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
+        (Value::Time(x), Value::Time(y)) => x.cmp(y),
+        _ => Ordering::Equal,
+    }
+}
+
+/// `,"facets":{"family":[{"value":...,"count":n},...],...}`: what goes into `meta`
+/// after `total_count`, for the rows at `positions` (every row when `None`).
+pub fn render(
+    view: &View,
+    model: Model,
+    fields: &[usize],
+    positions: Option<&[usize]>,
+    size: usize,
+) -> Vec<u8> {
+    let mut out = b",\"facets\":{".to_vec();
+    for (k, &field) in fields.iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        write_str(&mut out, model.fields()[field].name);
+        out.extend_from_slice(b":[");
+        let mut counts: Vec<(&Value, usize)> =
+            count(view, model, field, positions).into_iter().collect();
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| by_value(a.0, b.0)));
+        for (i, (value, n)) in counts.into_iter().take(size).enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"value\":");
+            write_scalar(&mut out, value);
+            out.extend_from_slice(b",\"count\":");
+            write_int(&mut out, n as i64);
+            out.push(b'}');
+        }
+        out.push(b']');
+    }
+    out.push(b'}');
+    out
+}

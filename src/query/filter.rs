@@ -1,0 +1,548 @@
+//! Filters: the specimen filters of the label-printing form, and exact field filters
+//! on the other lists. Matching reads the view's rows and lowercase columns, never
+//! the rendered JSON.
+
+use std::borrow::Cow;
+
+use ahash::AHashMap;
+
+use crate::encoding::time;
+use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
+use crate::model::{Model, Shape, Type};
+use crate::view::index;
+use crate::view::{Table, Value, View, SPECIMEN_TEXT};
+
+use super::error::ApiError;
+use super::params::Params;
+
+/// Each search term is a scan of the list: a bound keeps one request cheap.
+pub const MAX_TERMS: usize = 16;
+
+/// One condition on a row.
+#[derive(Clone, Debug)]
+enum Cond {
+    /// A related record's text field contains `term` (lowercase), for any related
+    /// record the field holds.
+    Related {
+        field: usize,
+        target: &'static str,
+        term: String,
+    },
+    /// The row's own text field contains `term` (lowercase).
+    Contains { field: usize, term: String },
+    /// The row's field equals `value`.
+    Equals { field: usize, value: Value },
+    /// The row's parent has this id.
+    ParentId { field: usize, id: i64 },
+}
+
+/// All conditions of a request; a row matches when every one holds.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    conds: Vec<Cond>,
+    /// Search terms, lowercased: each must occur in some string of the item.
+    terms: Vec<String>,
+}
+
+impl Filter {
+    pub fn is_empty(&self) -> bool {
+        self.conds.is_empty() && self.terms.is_empty()
+    }
+
+    /// Adds the terms of a `search` value: whitespace-separated, case-insensitive.
+    pub fn search(&mut self, value: &str) -> Result<(), ApiError> {
+        let terms: Vec<String> = value
+            .split_whitespace()
+            .map(|t| t.to_lowercase().replace('\0', ""))
+            .collect();
+        if terms.len() > MAX_TERMS {
+            return Err(ApiError::bad_request(format!(
+                "search takes at most {MAX_TERMS} terms, not {}",
+                terms.len()
+            )));
+        }
+        self.terms.extend(terms);
+        Ok(())
+    }
+}
+
+/// Specimen filters matched as case-insensitive substrings of a related record's
+/// field: (parameter, specimen field, related record's field).
+pub const RELATED: &[(&str, &str, &str)] = &[
+    ("order", "order", "name"),
+    ("family", "family", "name"),
+    ("subfamily", "subfamily", "name"),
+    ("tribe", "tribe", "name"),
+    ("genus", "genus", "name"),
+    ("species", "species", "name"),
+    ("subspecies", "subspecies", "name"),
+    ("taxon", "taxon", "name"),
+    ("common_name", "taxon", "common_name"),
+    ("determiner_lastname", "determiner", "last_name"),
+    ("determiner_firstname", "determiner", "first_name"),
+    ("preparer_lastname", "preparer", "last_name"),
+    ("preparer_firstname", "preparer", "first_name"),
+    ("collector_lastname", "collector", "last_name"),
+    ("collector_firstname", "collector", "first_name"),
+    ("collecting_trip", "collecting_trip", "name"),
+    ("country", "country", "name"),
+    ("state", "state", "name"),
+    ("county", "county", "name"),
+    ("locality", "locality", "name"),
+    ("gps_lat", "gps", "latitude"),
+    ("gps_long", "gps", "longitude"),
+    ("elevation", "gps", "elevation"),
+];
+
+pub const BOOLS: &[&str] = &["labels_printed", "labeled", "photographed"];
+pub const INTS: &[&str] = &["determined_year", "day", "year"];
+
+fn spec_field(name: &str) -> usize {
+    Model::SpecimenRecord
+        .field_index(name)
+        .expect("specimen filters name specimen fields")
+}
+
+fn parse_bool(v: &str) -> Option<bool> {
+    match v {
+        "true" | "True" | "1" => Some(true),
+        "false" | "False" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+fn choice(name: &str, value: &str, allowed: &[&str]) -> Result<Value, ApiError> {
+    allowed
+        .iter()
+        .find(|c| c.eq_ignore_ascii_case(value))
+        .map(|c| Value::Str((*c).into()))
+        .ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "{name} must be one of: {}; not {value:?}",
+                allowed.join(", ")
+            ))
+        })
+}
+
+/// The filters of `/specimen-records/`: every known parameter with a non-empty
+/// value; unknown parameters are ignored, as the label form sends many.
+pub fn specimen(params: &Params) -> Result<Filter, ApiError> {
+    let mut conds = Vec::new();
+    for name in params.names() {
+        let Some(value) = params.get(name).filter(|v| !v.is_empty()) else {
+            continue;
+        };
+        if let Some(&(_, field, target)) = RELATED.iter().find(|r| r.0 == name) {
+            conds.push(Cond::Related {
+                field: spec_field(field),
+                target,
+                term: value.to_lowercase(),
+            });
+        } else if SPECIMEN_TEXT.contains(&name) {
+            conds.push(Cond::Contains {
+                field: spec_field(name),
+                term: value.to_lowercase(),
+            });
+        } else if let Some(v) = exact_specimen(name, value)? {
+            conds.push(Cond::Equals {
+                field: spec_field(name),
+                value: v,
+            });
+        }
+    }
+    Ok(Filter {
+        conds,
+        terms: Vec::new(),
+    })
+}
+
+fn exact_specimen(name: &str, value: &str) -> Result<Option<Value>, ApiError> {
+    let v = match name {
+        "usi" => Value::Str(value.into()),
+        "sex" => choice(name, value, SEXES)?,
+        "stage" => choice(name, value, STAGES)?,
+        "preparation" => choice(name, value, PREPARATIONS)?,
+        "month" => choice(name, value, &MONTHS)?,
+        "preparation_date" => match time::parse_date(value) {
+            Some(d) => Value::Str(d.into()),
+            None => {
+                return Err(ApiError::bad_request(format!(
+                    "preparation_date must be a date (YYYY-MM-DD); not {value:?}"
+                )))
+            }
+        },
+        n if INTS.contains(&n) => match value.parse::<i64>() {
+            Ok(i) => Value::Int(i),
+            Err(_) => {
+                return Err(ApiError::bad_request(format!(
+                    "{name} must be an integer; not {value:?}"
+                )))
+            }
+        },
+        n if BOOLS.contains(&n) => match parse_bool(value) {
+            Some(b) => Value::Bool(b),
+            None => {
+                return Err(ApiError::bad_request(format!(
+                    "{name} must be true or false (also True, False, 1, 0); not {value:?}"
+                )))
+            }
+        },
+        _ => return Ok(None),
+    };
+    Ok(Some(v))
+}
+
+/// Exact filters on the fields of a plain shape: `?field=value`.
+pub fn fields(model: Model, params: &Params) -> Result<Filter, ApiError> {
+    let mut conds = Vec::new();
+    for name in params.names() {
+        let Some(index) = model.field_index(name) else {
+            continue;
+        };
+        let value = params.get(name).unwrap_or_default();
+        let field = model.fields()[index];
+        let invalid = |expected: &str| {
+            ApiError::bad_request(format!(
+                "field filter error. {value:?} is not a valid value for {name} (expected {expected})"
+            ))
+        };
+        let cond = match field.ty {
+            Type::Int => Cond::Equals {
+                field: index,
+                value: Value::Int(value.parse().map_err(|_| invalid("an integer"))?),
+            },
+            Type::Parent(_) => Cond::ParentId {
+                field: index,
+                id: value.parse().map_err(|_| invalid("an id, an integer"))?,
+            },
+            Type::Bool => Cond::Equals {
+                field: index,
+                value: Value::Bool(parse_bool(value).ok_or_else(|| invalid("true or false"))?),
+            },
+            Type::Str => Cond::Equals {
+                field: index,
+                value: Value::Str(value.into()),
+            },
+            Type::Date => Cond::Equals {
+                field: index,
+                value: Value::Str(
+                    time::parse_date(value)
+                        .ok_or_else(|| invalid("a date, YYYY-MM-DD"))?
+                        .into(),
+                ),
+            },
+            Type::Time => Cond::Equals {
+                field: index,
+                value: Value::Time(
+                    time::parse_timestamp(value).ok_or_else(|| invalid("a timestamp"))?,
+                ),
+            },
+            Type::Embed(_) | Type::EmbedMany(_) | Type::Taxon => {
+                return Err(ApiError::bad_request(format!(
+                    "field filter error. {name} holds embedded records and cannot be filtered on"
+                )))
+            }
+        };
+        conds.push(cond);
+    }
+    Ok(Filter {
+        conds,
+        terms: Vec::new(),
+    })
+}
+
+/// Positions of the related records whose field contains a term, per model.
+type Sets = AHashMap<Model, Vec<bool>>;
+
+fn related_sets(view: &View, model: Model, field: usize, target: &str, term: &str) -> Sets {
+    let targets: Vec<Model> = match model.fields()[field].ty {
+        Type::Embed(m) | Type::EmbedMany(m) | Type::Parent(m) => vec![m],
+        Type::Taxon => Model::RANKS.to_vec(),
+        _ => Vec::new(),
+    };
+    targets
+        .into_iter()
+        .map(|m| {
+            let table = view.table(m);
+            let f = m.field_index(target);
+            let set = (0..table.rows.len())
+                .map(|pos| {
+                    f.and_then(|f| table.lowercase(pos, f))
+                        .is_some_and(|s| s.contains(term))
+                })
+                .collect();
+            (m, set)
+        })
+        .collect()
+}
+
+/// Which rows of each (model, shape) have a term in some string of their item.
+type Found = AHashMap<(Model, Shape), Vec<bool>>;
+
+/// For each field of `model`: the (model, shape) of the records it embeds in an
+/// item served in `shape`.
+fn embedded(model: Model, shape: Shape) -> Vec<Vec<(Model, Shape)>> {
+    model
+        .fields()
+        .iter()
+        .map(|f| match (f.ty, shape) {
+            (Type::Parent(m), Shape::Nested) => {
+                let s = if m.has_nested() {
+                    Shape::Nested
+                } else {
+                    Shape::Plain
+                };
+                vec![(m, s)]
+            }
+            (Type::Embed(m) | Type::EmbedMany(m), _) => vec![(m, Shape::Plain)],
+            (Type::Taxon, _) => Model::RANKS.iter().map(|&m| (m, Shape::Plain)).collect(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// Marks, for every record `model` embeds in `shape`, whether its item holds `term`.
+fn find_embedded(view: &View, embedded: &[Vec<(Model, Shape)>], term: &str, found: &mut Found) {
+    for &(m, s) in embedded.iter().flatten() {
+        find_term(view, m, s, term, found);
+    }
+}
+
+/// Whether the row at `pos` holds `term` in its own strings or in a record it
+/// embeds (whose marks `found` already has).
+fn row_has(
+    table: &Table,
+    pos: usize,
+    embedded: &[Vec<(Model, Shape)>],
+    found: &Found,
+    term: &str,
+) -> bool {
+    let hit = |targets: &[(Model, Shape)], m: &Model, p: &u32| {
+        targets
+            .iter()
+            .find(|(t, _)| t == m)
+            .is_some_and(|key| found[key][*p as usize])
+    };
+    table.text(pos).contains(term)
+        || table.rows[pos]
+            .iter()
+            .zip(embedded)
+            .any(|(v, targets)| match v {
+                Value::Ref(m, p) => hit(targets, m, p),
+                Value::Refs(m, ps) => ps.iter().any(|p| hit(targets, m, p)),
+                _ => false,
+            })
+}
+
+/// Marks the rows of `model` whose item, as served in `shape`, holds `term` in one
+/// of its own strings or in a record it embeds; embedded models are marked first.
+fn find_term(view: &View, model: Model, shape: Shape, term: &str, found: &mut Found) {
+    if found.contains_key(&(model, shape)) {
+        return;
+    }
+    let embedded = embedded(model, shape);
+    find_embedded(view, &embedded, term, found);
+    let table = view.table(model);
+    let set = (0..table.rows.len())
+        .map(|pos| row_has(table, pos, &embedded, found, term))
+        .collect();
+    found.insert((model, shape), set);
+}
+
+/// The rows a condition holds for, exactly, ascending: looked up in the table's
+/// groups or found in its text columns; `None` when rows must be checked one by one.
+fn candidates<'v>(
+    view: &View,
+    table: &'v Table,
+    cond: &Cond,
+    sets: Option<&Sets>,
+) -> Option<Cow<'v, [u32]>> {
+    match cond {
+        Cond::Related { field, .. } => {
+            let groups = table.groups(*field)?;
+            let sets = sets.expect("computed for related conditions");
+            let lists = sets.iter().flat_map(|(&m, set)| {
+                set.iter()
+                    .enumerate()
+                    .filter(|(_, hit)| **hit)
+                    .map(move |(p, _)| groups.get(&Value::Ref(m, p as u32)))
+            });
+            Some(index::union(table.rows.len(), lists))
+        }
+        Cond::Contains { field, term } => match table.groups(*field) {
+            // A few distinct values (methods, weather): test each value once.
+            Some(groups) if groups.len() * 8 < table.rows.len() => {
+                Some(groups.select(table.rows.len(), |rep| {
+                    table
+                        .lowercase(rep as usize, *field)
+                        .is_some_and(|s| s.contains(term.as_str()))
+                }))
+            }
+            _ => Some(table.find(*field, term)?.into()),
+        },
+        Cond::Equals { field, value } => Some(table.groups(*field)?.get(value).into()),
+        Cond::ParentId { field, id } => {
+            let groups = table.groups(*field)?;
+            let Type::Parent(m) = table.model.fields()[*field].ty else {
+                return None;
+            };
+            Some(match view.table(m).position(*id) {
+                Some(p) => groups.get(&Value::Ref(m, p)).into(),
+                None => Cow::Borrowed(&[]),
+            })
+        }
+    }
+}
+
+/// The rows of the table whose item holds `term`, ascending: its own text found in
+/// the search column, and the rows that embed a record holding it, from the groups.
+/// `None` when an embedding field is not grouped (rows are then checked one by one).
+fn term_rows(
+    table: &Table,
+    embedded: &[Vec<(Model, Shape)>],
+    found: &Found,
+    term: &str,
+) -> Option<Vec<u32>> {
+    let own = table.find_text(term);
+    let mut lists: Vec<&[u32]> = vec![&own];
+    for (field, targets) in embedded.iter().enumerate() {
+        if targets.is_empty() {
+            continue;
+        }
+        let groups = table.groups(field)?;
+        for &(m, s) in targets {
+            let hits = found[&(m, s)].iter().enumerate().filter(|(_, hit)| **hit);
+            lists.extend(hits.map(|(p, _)| groups.get(&Value::Ref(m, p as u32))));
+        }
+    }
+    Some(index::union(table.rows.len(), lists).into_owned())
+}
+
+/// The members of `small` that are in `large`; both ascending.
+fn intersect(small: &[u32], large: &[u32]) -> Vec<u32> {
+    let mut rest = large;
+    small
+        .iter()
+        .copied()
+        .filter(|&x| {
+            // Galloping would do better on very uneven lists; a binary search on
+            // what is left of the larger list is already O(small × log large).
+            let at = rest.partition_point(|&y| y < x);
+            rest = &rest[at..];
+            rest.first() == Some(&x)
+        })
+        .collect()
+}
+
+/// The positions of the rows of `model` that match every condition and every
+/// search term (searched in the item as served in `shape`), ascending.
+///
+/// Conditions on grouped fields are answered from the groups; only the rest, and
+/// the search terms, are checked row by row (every row when no field is grouped).
+pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec<usize> {
+    let table = view.table(model);
+    let embedded = embedded(model, shape);
+    let searched: Vec<Found> = filter
+        .terms
+        .iter()
+        .map(|term| {
+            let mut found = Found::default();
+            find_embedded(view, &embedded, term, &mut found);
+            found
+        })
+        .collect();
+    let sets: Vec<Option<Sets>> = filter
+        .conds
+        .iter()
+        .map(|c| match c {
+            Cond::Related {
+                field,
+                target,
+                term,
+            } => Some(related_sets(view, model, *field, target, term)),
+            _ => None,
+        })
+        .collect();
+    // Conditions answered from groups and text columns give their rows exactly:
+    // intersect those, smallest first. The rest are checked row by row.
+    let mut lists: Vec<Cow<[u32]>> = Vec::new();
+    let mut checked: Vec<(&Cond, Option<&Sets>)> = Vec::new();
+    // A substring condition searches the whole column: once other conditions have
+    // narrowed the rows to a few, checking those rows is cheaper.
+    let (substrings, others): (Vec<_>, Vec<_>) = filter
+        .conds
+        .iter()
+        .zip(&sets)
+        .partition(|(c, _)| matches!(c, Cond::Contains { .. }));
+    for (cond, sets) in others.into_iter().chain(substrings) {
+        let fewest = lists.iter().map(|l| l.len()).min().unwrap_or(usize::MAX);
+        let few = matches!(cond, Cond::Contains { .. }) && fewest < table.rows.len() / 64;
+        match (!few)
+            .then(|| candidates(view, table, cond, sets.as_ref()))
+            .flatten()
+        {
+            Some(rows) => lists.push(rows),
+            None => checked.push((cond, sets.as_ref())),
+        }
+    }
+    let mut searched_rows = Vec::new();
+    for (term, found) in filter.terms.iter().zip(&searched) {
+        match term_rows(table, &embedded, found, term) {
+            Some(rows) => lists.push(rows.into()),
+            None => searched_rows.push((term, found)),
+        }
+    }
+    lists.sort_by_key(|l| l.len());
+    let mut lists = lists.into_iter();
+    let rows: Option<Vec<u32>> = lists
+        .next()
+        .map(|first| lists.fold(first.into_owned(), |acc, next| intersect(&acc, &next)));
+    let in_set = |sets: &Sets, m: &Model, p: &u32| sets.get(m).is_some_and(|s| s[*p as usize]);
+    let holds = |pos: usize| {
+        let row = &table.rows[pos];
+        checked.iter().all(|(cond, sets)| match cond {
+            Cond::Related { field, .. } => {
+                let sets = sets.expect("computed above");
+                match &row[*field] {
+                    Value::Ref(m, p) => in_set(sets, m, p),
+                    Value::Refs(m, ps) => ps.iter().any(|p| in_set(sets, m, p)),
+                    _ => false,
+                }
+            }
+            Cond::Contains { field, term } => table
+                .lowercase(pos, *field)
+                .is_some_and(|s| s.contains(term.as_str())),
+            Cond::Equals { field, value } => &row[*field] == value,
+            Cond::ParentId { field, id } => match row[*field] {
+                Value::Ref(m, p) => view.table(m).id(p) == *id,
+                _ => false,
+            },
+        }) && searched_rows
+            .iter()
+            .all(|(term, found)| row_has(table, pos, &embedded, found, term))
+    };
+    match rows {
+        Some(rows) => rows
+            .into_iter()
+            .map(|p| p as usize)
+            .filter(|&p| holds(p))
+            .collect(),
+        None => (0..table.rows.len()).filter(|&p| holds(p)).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::intersect;
+
+    #[test]
+    fn intersects_ascending_lists() {
+        assert_eq!(
+            intersect(&[1, 4, 9, 12], &[0, 1, 2, 9, 10, 12, 40]),
+            vec![1, 9, 12]
+        );
+        assert_eq!(intersect(&[], &[1, 2]), Vec::<u32>::new());
+        assert_eq!(intersect(&[5], &[]), Vec::<u32>::new());
+        assert_eq!(intersect(&[7, 8], &[1, 2]), Vec::<u32>::new());
+    }
+}

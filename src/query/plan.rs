@@ -1,0 +1,414 @@
+//! A request in two stages, as ripgrep turns flags into a validated plan: its
+//! parameters are parsed once into a [`Plan`] (every error found here, before a
+//! record is read), and the plan runs against a view to give a [`Page`].
+
+use bytes::Bytes;
+
+use crate::encoding::json::write_int;
+use crate::model::{Endpoint, Model, Shape};
+use crate::view::{render, Projection, View};
+
+use super::error::ApiError;
+use super::filter::{self, Filter};
+use super::params::Params;
+use super::sort::{self, SortKey};
+use super::{facets, geojson, projection};
+
+/// The operations every list accepts besides its fields.
+pub const OPERATIONS: &[&str] = &[
+    "limit",
+    "offset",
+    "fields",
+    "sort",
+    "search",
+    "format",
+    "facet",
+    "facet_size",
+    "_",
+];
+
+/// The default page size.
+pub const DEFAULT_LIMIT: usize = 20;
+
+/// How large a page may be: what the server was started with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The page size when a request gives no `limit`.
+    pub default_limit: usize,
+    /// The largest `limit` a request may give, if any.
+    pub max_limit: Option<usize>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            default_limit: DEFAULT_LIMIT,
+            max_limit: None,
+        }
+    }
+}
+
+/// The representation a request asks for with `format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    /// A FeatureCollection: only where [`geojson::supports`] the endpoint.
+    GeoJson,
+}
+
+/// A page of a list: the true total and the items' bytes, comma-separated.
+#[derive(Debug)]
+pub struct Page {
+    pub total: usize,
+    pub items: Bytes,
+    /// The page is the whole unfiltered list, so its body is the same for every
+    /// request that gets it (and can be compressed once).
+    pub whole: bool,
+    /// More members of `meta` after `total_count` (`,"facets":{...}`), or empty.
+    pub meta: Vec<u8>,
+    /// What the items are: JSON items, or GeoJSON features.
+    pub format: Format,
+}
+
+/// A list request, parsed and checked: everything it asks of a view.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    endpoint: Endpoint,
+    filter: Filter,
+    order: Vec<SortKey>,
+    /// The fields kept, or `None` for every field whole (the rendered item).
+    projection: Option<Projection>,
+    format: Format,
+    limit: usize,
+    offset: usize,
+    facets: Vec<usize>,
+    facet_size: usize,
+}
+
+/// The positions of a page and what `meta` says besides the total.
+struct Selection {
+    total: usize,
+    page: Vec<usize>,
+    meta: Vec<u8>,
+}
+
+impl Plan {
+    /// Parses a list request's parameters; every error a request can have is found
+    /// here, in the order the parameters are checked.
+    pub fn parse(endpoint: Endpoint, params: &Params, limits: &Limits) -> Result<Plan, ApiError> {
+        let model = endpoint.model;
+        let shape = endpoint.shape();
+        let mut filter = if model == Model::SpecimenRecord {
+            filter::specimen(params)?
+        } else {
+            check_known(model, params)?;
+            filter::fields(model, params)?
+        };
+        if let Some(terms) = params.get("search") {
+            filter.search(terms)?;
+        }
+        let order = sort::parse(model, shape, params.get("sort").unwrap_or_default())?;
+        let projection = projection(model, shape, params)?;
+        let format = list_format(endpoint, params)?;
+        let limit = count(params, "limit", limits.default_limit)?;
+        if let Some(max) = limits.max_limit.filter(|&m| limit > m) {
+            return Err(ApiError::bad_request(format!(
+                "limit cannot be higher than {max}"
+            )));
+        }
+        let offset = count(params, "offset", 0)?;
+        let facets = facets::parse(model, params)?;
+        let facet_size = count(params, "facet_size", facets::DEFAULT_SIZE)?;
+        Ok(Plan {
+            endpoint,
+            filter,
+            order,
+            projection,
+            format,
+            limit,
+            offset,
+            facets,
+            facet_size,
+        })
+    }
+
+    /// Answers the request from a view.
+    pub fn run(&self, view: &View) -> Page {
+        let list = view.list(self.endpoint);
+        if self.is_a_slice() {
+            // The fast path: one slice of the rendered list.
+            let total = list.len();
+            let (from, to) = self.cut(total);
+            let meta = self.facet_counts(view, None);
+            return Page {
+                total,
+                items: list.run(from, to),
+                whole: from == 0 && to == total && meta.is_empty(),
+                meta,
+                format: self.format,
+            };
+        }
+        let Selection { total, page, meta } = self.select(view);
+        Page {
+            total,
+            items: self.write_items(view, &page),
+            whole: false,
+            meta,
+            format: self.format,
+        }
+    }
+
+    /// Whether the page is a run of rendered items: no filter, sort, projection,
+    /// nor a GeoJSON answer (whose features wrap the items).
+    fn is_a_slice(&self) -> bool {
+        self.filter.is_empty()
+            && self.order.is_empty()
+            && self.projection.is_none()
+            && self.format == Format::Json
+    }
+
+    /// The page's bounds in a list of `total`.
+    fn cut(&self, total: usize) -> (usize, usize) {
+        let from = self.offset.min(total);
+        (from, from.saturating_add(self.limit).min(total))
+    }
+
+    /// `,"facets":{...}` over the rows at `positions` (all rows when `None`), or
+    /// nothing when none were asked for.
+    fn facet_counts(&self, view: &View, positions: Option<&[usize]>) -> Vec<u8> {
+        if self.facets.is_empty() {
+            return Vec::new();
+        }
+        facets::render(
+            view,
+            self.endpoint.model,
+            &self.facets,
+            positions,
+            self.facet_size,
+        )
+    }
+
+    /// Filters, counts facets, drops what GeoJSON cannot show, sorts and pages.
+    fn select(&self, view: &View) -> Selection {
+        let model = self.endpoint.model;
+        let geo = self.format == Format::GeoJson;
+        // `meta` after `total_count`: what GeoJSON left out, then the facets.
+        let mut meta = Vec::new();
+        let without = |meta: &mut Vec<u8>, n: usize| {
+            meta.extend_from_slice(b",\"without_coordinates\":");
+            write_int(meta, n as i64);
+        };
+        if self.filter.is_empty() && self.order.is_empty() {
+            // No filter, no sort: the page is a run of every record's positions, or
+            // (GeoJSON) of those with a point, which the view knows from load time.
+            let facets = self.facet_counts(view, None);
+            let everything = view.list(self.endpoint).len();
+            let (total, page) = if geo {
+                let located = view.points.located(model);
+                without(&mut meta, everything - located.len());
+                let (from, to) = self.cut(located.len());
+                (located.len(), located[from..to].to_vec())
+            } else {
+                let (from, to) = self.cut(everything);
+                (everything, (from..to).collect())
+            };
+            meta.extend_from_slice(&facets);
+            return Selection { total, page, meta };
+        }
+        let mut positions = if self.filter.is_empty() {
+            (0..view.list(self.endpoint).len()).collect()
+        } else {
+            filter::matching(view, model, self.endpoint.shape(), &self.filter)
+        };
+        let counted = (!self.filter.is_empty()).then_some(&positions[..]);
+        let facets = self.facet_counts(view, counted);
+        if geo {
+            // Only records with a point are features; the others are counted.
+            let before = positions.len();
+            positions.retain(|&p| view.points.get(model, p).is_some());
+            without(&mut meta, before - positions.len());
+        }
+        let total = positions.len();
+        let need = self.offset.saturating_add(self.limit);
+        sort::sort(view, model, &self.order, &mut positions, need);
+        meta.extend_from_slice(&facets);
+        let page = positions
+            .into_iter()
+            .skip(self.offset)
+            .take(self.limit)
+            .collect();
+        Selection { total, page, meta }
+    }
+
+    /// The items at `page`, comma-separated: rendered bytes, or projected anew;
+    /// wrapped in features for GeoJSON.
+    fn write_items(&self, view: &View, page: &[usize]) -> Bytes {
+        let (model, shape) = (self.endpoint.model, self.endpoint.shape());
+        let list = view.list(self.endpoint);
+        let geo = self.format == Format::GeoJson;
+        let mut items = Vec::new();
+        let mut projected = Vec::new();
+        for (k, &pos) in page.iter().enumerate() {
+            if k > 0 {
+                items.push(b',');
+            }
+            let item = match &self.projection {
+                Some(projection) => {
+                    projected.clear();
+                    render::write_item(&mut projected, view, model, pos, shape, Some(projection));
+                    &projected[..]
+                }
+                None => list.item(pos),
+            };
+            match view.points.get(model, pos).filter(|_| geo) {
+                Some(point) => {
+                    let id = view.table(model).id(pos as u32);
+                    geojson::write_feature(&mut items, id, point, item);
+                }
+                None => items.extend_from_slice(item),
+            }
+        }
+        Bytes::from(items)
+    }
+}
+
+/// A single-record request, parsed and checked.
+#[derive(Clone, Debug)]
+pub struct RecordPlan {
+    endpoint: Endpoint,
+    /// `None` when the id cannot name a record (not an integer).
+    id: Option<i64>,
+    projection: Option<Projection>,
+}
+
+impl RecordPlan {
+    pub fn parse(endpoint: Endpoint, id: &str, params: &Params) -> Result<RecordPlan, ApiError> {
+        let projection = projection(endpoint.model, endpoint.shape(), params)?;
+        check_record_format(params)?;
+        Ok(RecordPlan {
+            endpoint,
+            id: id.parse().ok(),
+            projection,
+        })
+    }
+
+    /// The item as the endpoint's list shows it, or 404.
+    pub fn run(&self, view: &View) -> Result<Bytes, ApiError> {
+        let model = self.endpoint.model;
+        let pos = self
+            .id
+            .and_then(|id| view.table(model).position(id))
+            .ok_or_else(|| {
+                ApiError::not_found(format!(
+                    "No {} matches the given query.",
+                    model.class_name()
+                ))
+            })?;
+        Ok(match &self.projection {
+            None => view.list(self.endpoint).item_bytes(pos as usize),
+            Some(projection) => {
+                let mut out = Vec::new();
+                let shape = self.endpoint.shape();
+                render::write_item(&mut out, view, model, pos as usize, shape, Some(projection));
+                Bytes::from(out)
+            }
+        })
+    }
+}
+
+/// A non-negative count (`limit`, `offset`, `facet_size`), or `default` when absent.
+fn count(params: &Params, name: &str, default: usize) -> Result<usize, ApiError> {
+    match params.get(name) {
+        None => Ok(default),
+        Some(v) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
+            // More digits than fit is still "everything".
+            Ok(v.parse().unwrap_or(usize::MAX))
+        }
+        Some(_) => Err(ApiError::bad_request(format!(
+            "{name} must be a positive integer"
+        ))),
+    }
+}
+
+/// The `format` of a list request: `json`, or `geojson` where records have points.
+fn list_format(endpoint: Endpoint, params: &Params) -> Result<Format, ApiError> {
+    match params.get("format") {
+        None | Some("json") => Ok(Format::Json),
+        Some("geojson") if geojson::supports(endpoint) => Ok(Format::GeoJson),
+        Some("geojson") => Err(ApiError::bad_request(
+            "format=geojson is only for gps-coordinates, nested-gps-coordinates and specimen-records",
+        )),
+        Some(other) => Err(ApiError::bad_request(format!(
+            "format must be json or geojson, not {other:?}"
+        ))),
+    }
+}
+
+/// The `format` of a record request: only `json`.
+fn check_record_format(params: &Params) -> Result<(), ApiError> {
+    match params.get("format") {
+        None | Some("json") => Ok(()),
+        Some("geojson") => Err(ApiError::bad_request(
+            "format=geojson is for lists, not single records",
+        )),
+        Some(other) => Err(ApiError::bad_request(format!(
+            "format must be json, not {other:?}"
+        ))),
+    }
+}
+
+/// The `fields` projection of a request, or `None` when it keeps every field whole.
+fn projection(model: Model, shape: Shape, params: &Params) -> Result<Option<Projection>, ApiError> {
+    match params.get("fields").filter(|v| !v.is_empty()) {
+        None => Ok(None),
+        Some(v) => {
+            let projection = projection::resolve(model, shape, &projection::parse(v)?)?;
+            Ok((!projection.is_everything(model)).then_some(projection))
+        }
+    }
+}
+
+/// Refuses parameters that are neither operations nor fields of the plain shape.
+fn check_known(model: Model, params: &Params) -> Result<(), ApiError> {
+    let mut unknown: Vec<&str> = params
+        .names()
+        .into_iter()
+        .filter(|n| !OPERATIONS.contains(n) && model.field_index(n).is_none())
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    unknown.sort_unstable();
+    Err(ApiError::bad_request(format!(
+        "query parameter is not an operation or a recognised field: {}",
+        unknown.join(", ")
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paging_numbers() {
+        let p = |q: &str| count(&Params::parse(q).unwrap(), "limit", 20);
+        assert_eq!(p(""), Ok(20));
+        assert_eq!(p("limit=0"), Ok(0));
+        assert_eq!(p("limit=007"), Ok(7));
+        assert_eq!(p("limit=99999999999999999999999"), Ok(usize::MAX));
+        for bad in [
+            "limit=",
+            "limit=-1",
+            "limit=1.5",
+            "limit=abc",
+            "limit=+1",
+            "limit=%201",
+        ] {
+            assert_eq!(
+                p(bad).unwrap_err().message,
+                "limit must be a positive integer",
+                "{bad}"
+            );
+        }
+    }
+}

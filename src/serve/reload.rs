@@ -1,0 +1,177 @@
+//! Hot reload: watch the snapshot file and swap in a new view when it changes.
+//!
+//! A reload runs on its own thread, off the request path: the new file is read,
+//! checked and turned into a complete view, then published with one `ArcSwap`
+//! store. Requests already running keep the view they loaded; the old view is
+//! dropped on the reload thread once nothing holds it. A file that fails any check
+//! never replaces the served view.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use notify::{RecursiveMode, Watcher};
+
+use crate::snapshot::SnapshotError;
+use crate::view::{LoadError, View};
+
+use super::state::{Served, State};
+
+/// Quiet time after the last file event before a reload starts: one copy or
+/// rename makes several events.
+const DEBOUNCE: Duration = Duration::from_millis(150);
+
+/// How long a file shorter than its header announces is given to grow before it
+/// counts as a failed reload: it may still be being written.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// Why a reload starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    /// The file (or its directory entry) changed.
+    Changed,
+    /// SIGHUP, or a caller: reload the same path now.
+    Forced,
+}
+
+/// A running reloader; dropping it stops watching and ends its thread.
+pub struct Reloader {
+    tx: Sender<Trigger>,
+    _watcher: Option<notify::RecommendedWatcher>,
+}
+
+impl Reloader {
+    /// Starts the reload thread, watching `path`'s directory when `watch` is set.
+    pub fn start(state: Arc<State>, path: &Path, watch: bool) -> notify::Result<Reloader> {
+        let (tx, rx) = mpsc::channel();
+        let watcher = if watch {
+            Some(watch_file(path, tx.clone())?)
+        } else {
+            None
+        };
+        let path = path.to_path_buf();
+        std::thread::Builder::new()
+            .name("reload".into())
+            .spawn(move || run(&state, &path, &rx))
+            .map_err(|e| notify::Error::generic(&e.to_string()))?;
+        Ok(Reloader {
+            tx,
+            _watcher: watcher,
+        })
+    }
+
+    /// Asks for a reload of the same path (what SIGHUP does).
+    pub fn force(&self) {
+        let _ = self.tx.send(Trigger::Forced);
+    }
+
+    /// A handle that can ask for reloads from elsewhere (a signal task).
+    pub fn trigger(&self) -> Sender<Trigger> {
+        self.tx.clone()
+    }
+}
+
+/// Watches the directory, not the file: an atomic rename onto the path replaces
+/// the inode a file watch would follow.
+fn watch_file(path: &Path, tx: Sender<Trigger>) -> notify::Result<notify::RecommendedWatcher> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path.file_name().map(|n| n.to_os_string());
+    let mut watcher =
+        notify::recommended_watcher(move |event: notify::Result<notify::Event>| match event {
+            Ok(event) => {
+                let ours = event.paths.iter().any(|p| p.file_name() == name.as_deref());
+                if ours && !event.kind.is_access() {
+                    let _ = tx.send(Trigger::Changed);
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "file watch error"),
+        })?;
+    watcher.watch(&dir, RecursiveMode::NonRecursive)?;
+    Ok(watcher)
+}
+
+/// Waits until no trigger has come for `DEBOUNCE`; false when the channel closed.
+fn settle(rx: &Receiver<Trigger>) -> bool {
+    loop {
+        match rx.recv_timeout(DEBOUNCE) {
+            Ok(_) => continue,
+            Err(RecvTimeoutError::Timeout) => return true,
+            Err(RecvTimeoutError::Disconnected) => return false,
+        }
+    }
+}
+
+fn run(state: &State, path: &Path, rx: &Receiver<Trigger>) {
+    while let Ok(trigger) = rx.recv() {
+        if trigger == Trigger::Changed && !settle(rx) {
+            return;
+        }
+        let mut attempt = reload(state, path);
+        // A short file may be mid-write: wait for the writer rather than failing.
+        let deadline = Instant::now() + GRACE;
+        while is_short(&attempt) && Instant::now() < deadline {
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(_) => {
+                    if !settle(rx) {
+                        return;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            attempt = reload(state, path);
+        }
+        if let Err(e) = attempt {
+            state.metrics.failed_reloads.fetch_add(1, Ordering::Relaxed);
+            tracing::error!(snapshot = %path.display(), "reload failed, still serving the previous view: {e}");
+        }
+    }
+}
+
+fn is_short(attempt: &Result<(), LoadError>) -> bool {
+    matches!(
+        attempt,
+        Err(LoadError::Snapshot(SnapshotError::Length { expected, found, .. })) if found < expected
+    )
+}
+
+/// Loads the file and, when it differs from the served one, swaps it in.
+pub fn reload(state: &State, path: &Path) -> Result<(), LoadError> {
+    let view = View::load(path)?;
+    if state.current().view.header.checksum == view.header.checksum {
+        tracing::info!(checksum = %view.header.checksum_hex(), "snapshot unchanged, view kept");
+        return Ok(());
+    }
+    let (checksum, build) = (view.header.checksum_hex(), view.build_time);
+    let counts = view.describe_counts();
+    let old = state.swap(view);
+    state.metrics.reloads.fetch_add(1, Ordering::Relaxed);
+    state
+        .metrics
+        .loaded_at
+        .store(chrono::Utc::now().timestamp(), Ordering::Relaxed);
+    tracing::info!(
+        old_checksum = %old.view.header.checksum_hex(),
+        new_checksum = %checksum,
+        build_ms = build.as_millis() as u64,
+        counts = %counts,
+        "view swapped"
+    );
+    release(old);
+    Ok(())
+}
+
+/// Drops the old view here, once the requests still reading it are done, so its
+/// memory is freed off the request path.
+fn release(old: Arc<Served>) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Arc::strong_count(&old) > 1 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    drop(old);
+}

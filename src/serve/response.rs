@@ -1,0 +1,293 @@
+//! An answer, and how it becomes an HTTP response: the same caching, validators,
+//! compression and CORS headers for every kind of answer.
+
+use std::convert::Infallible;
+
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
+use warp::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use warp::reply::Reply;
+
+use crate::encoding::hex::hex;
+use crate::encoding::json::write_str;
+use crate::model::Endpoint;
+use crate::query::{envelope, geojson, ApiError, Format, Page};
+use crate::view::View;
+
+use super::compress::{self, Coding, Effort};
+use super::state::{Served, Settings, COMPRESS_ABOVE, COMPRESS_BELOW};
+
+/// A response as warp and hyper send it.
+pub type Response = warp::reply::Response;
+
+/// The methods the API answers.
+pub const ALLOW: &str = "GET, HEAD, OPTIONS";
+
+/// Bodies smaller than this are copied into one buffer; larger ones are sent as
+/// head, shared slice, tail.
+const COPY_BELOW: usize = 64 * 1024;
+
+/// An answer before its HTTP headers.
+pub struct Answer {
+    pub status: u16,
+    /// The body, in parts sent one after another.
+    pub parts: Vec<Bytes>,
+    pub content_type: &'static str,
+    /// A successful answer about the collection: ETag, caching, compression apply.
+    pub cacheable: bool,
+    pub location: Option<String>,
+    /// The whole list of this endpoint: its compressed body may be ready.
+    pub whole: Option<Endpoint>,
+    /// A tag of its own instead of the one made from the snapshot and the request
+    /// (the archive's is its digest).
+    pub etag: Option<String>,
+    /// Whether a content coding may be applied (not to a zip, compressed already).
+    pub compressible: bool,
+}
+
+impl Answer {
+    pub fn json(status: u16, body: Bytes) -> Answer {
+        Answer {
+            status,
+            parts: vec![body],
+            content_type: "application/json",
+            cacheable: status == 200,
+            location: None,
+            whole: None,
+            etag: None,
+            compressible: true,
+        }
+    }
+
+    pub fn error(e: &ApiError) -> Answer {
+        let mut body = Vec::with_capacity(e.message.len() + 16);
+        body.extend_from_slice(b"{\"message\":");
+        write_str(&mut body, &e.message);
+        body.push(b'}');
+        let mut a = Answer::json(e.status, Bytes::from(body));
+        a.cacheable = false;
+        a
+    }
+
+    /// The answer, not to be stored by caches (operations, errors).
+    pub fn uncached(mut self) -> Answer {
+        self.cacheable = false;
+        self
+    }
+
+    pub fn not_found() -> Answer {
+        Answer::error(&ApiError::not_found("Not found."))
+    }
+
+    fn len(&self) -> usize {
+        self.parts.iter().map(Bytes::len).sum()
+    }
+
+    /// `{"meta":{"total_count":N},"items":[...]}` around a run of items.
+    pub fn page(endpoint: Endpoint, page: Page) -> Answer {
+        let (mut head, tail, content_type) = match page.format {
+            Format::Json => (
+                envelope::envelope_head(page.total, &page.meta),
+                envelope::TAIL,
+                "application/json",
+            ),
+            Format::GeoJson => (
+                geojson::head(page.total, &page.meta),
+                geojson::TAIL,
+                geojson::MEDIA_TYPE,
+            ),
+        };
+        let mut a = if head.len() + page.items.len() + tail.len() < COPY_BELOW {
+            head.extend_from_slice(&page.items);
+            head.extend_from_slice(tail);
+            Answer::json(200, Bytes::from(head))
+        } else {
+            let mut a = Answer::json(200, Bytes::from(head));
+            a.parts.push(page.items);
+            a.parts.push(Bytes::from_static(tail));
+            a
+        };
+        a.content_type = content_type;
+        a.whole = page.whole.then_some(endpoint);
+        a
+    }
+
+    /// Sends a list or record path without its trailing slash to the slashed path.
+    pub fn redirect(path: &str, raw_query: &str) -> Answer {
+        let mut location = format!("{path}/");
+        if !raw_query.is_empty() {
+            location.push('?');
+            location.push_str(raw_query);
+        }
+        let mut a = Answer::error(&ApiError {
+            status: 301,
+            message: format!("moved to {location}"),
+        });
+        a.location = Some(location);
+        a
+    }
+}
+
+/// A strong validator for one representation: the snapshot's checksum and the
+/// request, so every replica serving the same snapshot gives the same tag.
+fn etag(view: &View, path: &str, raw_query: &str, coding: Coding) -> String {
+    let mut h = Sha256::new();
+    h.update(view.header.checksum);
+    h.update(path.as_bytes());
+    h.update(b"?");
+    h.update(raw_query.as_bytes());
+    let digest = h.finalize();
+    match coding.token() {
+        Some(t) => format!("\"{}-{t}\"", hex(&digest[..16])),
+        None => format!("\"{}\"", hex(&digest[..16])),
+    }
+}
+
+/// Whether an `If-None-Match` value names this tag (weak comparison, `*` matches).
+fn none_match(header: Option<&HeaderValue>, tag: &str) -> bool {
+    let Some(value) = header.and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    value
+        .split(',')
+        .map(|t| t.trim())
+        .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == tag)
+}
+
+/// What `finish` needs to know of the request.
+pub struct Request<'a> {
+    pub method: &'a Method,
+    pub path: &'a str,
+    pub raw_query: &'a str,
+    pub headers: &'a HeaderMap,
+}
+
+/// Turns an answer into a response: CORS on every one; validators, caching and
+/// compression on successful answers about the collection.
+pub fn finish(settings: &Settings, served: &Served, request: &Request, answer: Answer) -> Response {
+    let view = &served.view;
+    let (method, req) = (request.method, request.headers);
+    let mut h = HeaderMap::new();
+    cors(settings, req, &mut h);
+    if answer.status == 204 || answer.status == 405 {
+        h.insert(header::ALLOW, HeaderValue::from_static(ALLOW));
+    }
+    if let Some(l) = answer
+        .location
+        .as_deref()
+        .and_then(|l| HeaderValue::from_str(l).ok())
+    {
+        h.insert(header::LOCATION, l);
+    }
+    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if answer.status == 204 {
+        return response(status, h, None, Vec::new());
+    }
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(answer.content_type),
+    );
+    let len = answer.len();
+    let mut coding = Coding::Identity;
+    if answer.cacheable {
+        if answer.compressible && (COMPRESS_ABOVE..COMPRESS_BELOW).contains(&len) {
+            coding = compress::negotiate(
+                req.get(header::ACCEPT_ENCODING)
+                    .and_then(|v| v.to_str().ok()),
+            );
+        }
+        let tag = match &answer.etag {
+            Some(tag) => tag.clone(),
+            None => etag(view, request.path, request.raw_query, coding),
+        };
+        h.append(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+        if let Ok(v) = HeaderValue::from_str(&format!("public, max-age={}", settings.cache_max_age))
+        {
+            h.insert(header::CACHE_CONTROL, v);
+        }
+        if let Ok(d) = HeaderValue::from_str(&view.last_modified) {
+            h.insert(header::LAST_MODIFIED, d);
+        }
+        let not_modified = none_match(req.get(header::IF_NONE_MATCH), &tag);
+        if let Ok(v) = HeaderValue::from_str(&tag) {
+            h.insert(header::ETAG, v);
+        }
+        if not_modified {
+            h.remove(header::CONTENT_TYPE);
+            return response(StatusCode::NOT_MODIFIED, h, None, Vec::new());
+        }
+    }
+    if let Some(token) = coding.token() {
+        h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));
+        // HEAD gives the headers of the GET without doing the work.
+        if method == Method::HEAD {
+            return response(status, h, None, Vec::new());
+        }
+        let ready = answer.whole.and_then(|e| served.compressed_list(e, coding));
+        let body = ready.unwrap_or_else(|| {
+            let parts: Vec<&[u8]> = answer.parts.iter().map(|b| &b[..]).collect();
+            Bytes::from(compress::compress(coding, &parts, Effort::PerResponse))
+        });
+        return response(status, h, Some(body.len()), vec![body]);
+    }
+    response(status, h, Some(len), answer.parts)
+}
+
+fn cors(settings: &Settings, req: &HeaderMap, h: &mut HeaderMap) {
+    let origin = if settings.cors_origins.is_empty() {
+        Some(HeaderValue::from_static("*"))
+    } else {
+        h.append(header::VARY, HeaderValue::from_static("Origin"));
+        req.get(header::ORIGIN)
+            .filter(|o| {
+                settings
+                    .cors_origins
+                    .iter()
+                    .any(|allowed| o.as_bytes() == allowed.as_bytes())
+            })
+            .cloned()
+    };
+    if let Some(origin) = origin {
+        h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+        h.insert(
+            header::ACCESS_CONTROL_ALLOW_METHODS,
+            HeaderValue::from_static(ALLOW),
+        );
+        let asked = req.get(header::ACCESS_CONTROL_REQUEST_HEADERS).cloned();
+        h.insert(
+            header::ACCESS_CONTROL_ALLOW_HEADERS,
+            asked.unwrap_or_else(|| HeaderValue::from_static("If-None-Match, Accept-Encoding")),
+        );
+        h.insert(
+            header::ACCESS_CONTROL_EXPOSE_HEADERS,
+            HeaderValue::from_static("ETag, Last-Modified"),
+        );
+        h.insert(
+            header::ACCESS_CONTROL_MAX_AGE,
+            HeaderValue::from_static("86400"),
+        );
+    }
+}
+
+/// Builds the response: one part is a plain body, several are streamed in order
+/// (the middle one a shared slice of a rendered list) with an exact length.
+fn response(
+    status: StatusCode,
+    headers: HeaderMap,
+    len: Option<usize>,
+    mut parts: Vec<Bytes>,
+) -> Response {
+    let mut r = if parts.len() > 1 {
+        let stream = futures_util::stream::iter(parts.into_iter().map(Ok::<_, Infallible>));
+        warp::reply::stream(stream).into_response()
+    } else {
+        warp::http::Response::new(parts.pop().unwrap_or_default().into())
+    };
+    *r.status_mut() = status;
+    *r.headers_mut() = headers;
+    if let Some(len) = len {
+        r.headers_mut()
+            .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    }
+    r
+}

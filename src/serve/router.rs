@@ -1,0 +1,306 @@
+//! Routing: warp filters decide what a request asks for (a [`Target`]), with
+//! rejections recovered into the API's JSON errors; one handler then answers the
+//! target from the view the request loaded, and [`finish`] adds the headers.
+
+use std::convert::Infallible;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use warp::http::{header, HeaderMap, Method};
+use warp::path::FullPath;
+use warp::{Filter, Rejection};
+
+use crate::export::dwca::Archive;
+use crate::model::Endpoint;
+use crate::query::{ApiError, Params, Plan, RecordPlan};
+
+use super::metrics::Route;
+use super::response::{finish, Answer, Request, Response, ALLOW};
+use super::state::{Served, State};
+
+/// What a request asks for, as the filters decide it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Target {
+    List(Endpoint),
+    Record(Endpoint, String),
+    /// A list or record path without its trailing slash: redirected.
+    Unslashed(Endpoint),
+    Health,
+    Ready,
+    Metrics,
+    OpenApi,
+    Archive,
+    /// `OPTIONS`, on any path: the CORS preflight.
+    Preflight,
+    /// A method other than GET, HEAD and OPTIONS.
+    NotAllowed,
+    /// No route takes the path.
+    NotFound,
+}
+
+impl Target {
+    /// What the rejection of every route means.
+    fn refused(rejection: Rejection) -> Target {
+        match rejection.find::<NotAllowed>() {
+            Some(_) => Target::NotAllowed,
+            None => Target::NotFound,
+        }
+    }
+
+    /// How metrics count the request.
+    fn route(&self) -> Route {
+        match self {
+            Target::List(e) | Target::Unslashed(e) => Route::List(*e),
+            Target::Record(e, _) => Route::Record(*e),
+            Target::Health => Route::Health,
+            Target::Ready => Route::Ready,
+            Target::Metrics => Route::Metrics,
+            Target::OpenApi => Route::OpenApi,
+            Target::Archive => Route::Archive,
+            Target::Preflight | Target::NotAllowed | Target::NotFound => Route::Other,
+        }
+    }
+}
+
+/// A path segment naming one of the 25 endpoints (`orders`, `nested-families`).
+struct Segment(Endpoint);
+
+impl FromStr for Segment {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Segment, ()> {
+        Endpoint::from_segment(s).map(Segment).ok_or(())
+    }
+}
+
+/// The rejection of a method the API does not answer, on any path.
+#[derive(Debug)]
+struct NotAllowed;
+
+impl warp::reject::Reject for NotAllowed {}
+
+/// Passes requests of one method. Any other is not this route's (a 404 rejection,
+/// not warp's 405), so an unknown path is 404 whichever methods other routes take.
+fn method(m: Method) -> impl Filter<Extract = (), Error = Rejection> + Clone {
+    warp::method()
+        .and_then(move |got: Method| {
+            let matches = got == m;
+            async move {
+                match matches {
+                    true => Ok(()),
+                    false => Err(warp::reject::not_found()),
+                }
+            }
+        })
+        .untuple_one()
+}
+
+/// Rejects every method but GET, HEAD and OPTIONS, whatever the path.
+fn read_only() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
+    warp::method().and_then(|m: Method| async move {
+        let rejected: Result<Target, Rejection> = match m {
+            Method::GET | Method::HEAD | Method::OPTIONS => Err(warp::reject::not_found()),
+            _ => Err(warp::reject::custom(NotAllowed)),
+        };
+        rejected
+    })
+}
+
+/// Whether the path ends with a slash (warp's path filters match either way).
+fn slashed() -> impl Filter<Extract = (bool,), Error = Infallible> + Clone {
+    warp::path::full().map(|p: FullPath| p.as_str().ends_with('/'))
+}
+
+/// Passes only a path without a trailing slash: the operations' paths are exact.
+fn exact() -> impl Filter<Extract = (), Error = Rejection> + Clone {
+    slashed()
+        .and_then(|slashed| async move {
+            if slashed {
+                Err(warp::reject::not_found())
+            } else {
+                Ok(())
+            }
+        })
+        .untuple_one()
+}
+
+/// Every route: the preflight on any path, then, for GET and HEAD, the operations
+/// and the API's lists and records.
+fn targets() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
+    let operation = |path: &'static str, target: Target| {
+        warp::path(path)
+            .and(warp::path::end())
+            .and(exact())
+            .map(move || target.clone())
+    };
+    let operations = operation("healthz", Target::Health)
+        .or(operation("readyz", Target::Ready))
+        .unify()
+        .or(operation("metrics", Target::Metrics))
+        .unify()
+        .or(operation("dwca.zip", Target::Archive))
+        .unify()
+        .or(warp::path!("api" / "v2" / "openapi.json")
+            .and(exact())
+            .map(|| Target::OpenApi))
+        .unify();
+    let lists = warp::path!("api" / "v2" / Segment)
+        .and(slashed())
+        .map(|Segment(e), slashed| match slashed {
+            true => Target::List(e),
+            false => Target::Unslashed(e),
+        });
+    let records = warp::path!("api" / "v2" / Segment / String)
+        .and(slashed())
+        .map(|Segment(e), id, slashed| match slashed {
+            true => Target::Record(e, id),
+            false => Target::Unslashed(e),
+        });
+    let read = method(Method::GET).or(method(Method::HEAD)).unify();
+    method(Method::OPTIONS)
+        .map(|| Target::Preflight)
+        .or(read.and(operations.or(lists).unify().or(records).unify()))
+        .unify()
+        .or(read_only())
+        .unify()
+}
+
+/// The warp filter that answers every request.
+pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Infallible> + Clone {
+    let target = targets()
+        .recover(|rejection| async move { Ok::<_, Infallible>(Target::refused(rejection)) })
+        .unify();
+    let raw_query = warp::query::raw().or(warp::any().map(String::new)).unify();
+    target
+        .and(warp::method())
+        .and(warp::path::full())
+        .and(raw_query)
+        .and(warp::header::headers_cloned())
+        .then(
+            move |target: Target,
+                  method: Method,
+                  path: FullPath,
+                  raw: String,
+                  headers: HeaderMap| {
+                let state = state.clone();
+                async move {
+                    let started = Instant::now();
+                    // One view for the whole request, even if a reload swaps it
+                    // meanwhile: a body and its ETag come from the same snapshot.
+                    let served = state.current();
+                    let route = target.route();
+                    let request = Request {
+                        method: &method,
+                        path: path.as_str(),
+                        raw_query: &raw,
+                        headers: &headers,
+                    };
+                    let answer = answer(&state, &served, target, &request).await;
+                    let response = finish(&state.settings, &served, &request, answer);
+                    let status = response.status().as_u16();
+                    let bytes = response
+                        .headers()
+                        .get(header::CONTENT_LENGTH)
+                        .and_then(|v| v.to_str().ok()?.parse().ok())
+                        .unwrap_or(0);
+                    state
+                        .metrics
+                        .observe(route, status, started.elapsed().as_secs_f64(), bytes);
+                    tracing::debug!(%method, path = path.as_str(), query = %raw, status, "request");
+                    response
+                }
+            },
+        )
+}
+
+/// Answers what a request asks for.
+async fn answer(
+    state: &State,
+    served: &Arc<Served>,
+    target: Target,
+    request: &Request<'_>,
+) -> Answer {
+    let (view, raw) = (&served.view, request.raw_query);
+    match target {
+        Target::Preflight => Answer::json(204, Bytes::new()).uncached(),
+        Target::NotAllowed => Answer::error(&ApiError {
+            status: 405,
+            message: format!(
+                "method {} is not allowed: this API is read-only ({ALLOW})",
+                request.method
+            ),
+        }),
+        Target::NotFound => Answer::not_found(),
+        Target::Health => Answer::json(200, Bytes::from_static(b"{\"status\":\"ok\"}")).uncached(),
+        Target::Ready => {
+            let body = format!(
+                "{{\"status\":\"ready\",\"checksum\":\"{}\"}}",
+                view.header.checksum_hex()
+            );
+            Answer::json(200, Bytes::from(body)).uncached()
+        }
+        Target::OpenApi => Answer::json(200, state.openapi.clone()),
+        Target::Metrics => {
+            let mut a = Answer::json(200, Bytes::from(state.metrics.render(view))).uncached();
+            a.content_type = "text/plain; version=0.0.4; charset=utf-8";
+            a
+        }
+        Target::Archive => archive(state, served).await,
+        Target::Unslashed(_) => Answer::redirect(request.path, raw),
+        Target::List(endpoint) => Params::parse(raw)
+            .and_then(|params| Plan::parse(endpoint, &params, &state.settings.limits))
+            .map(|plan| Answer::page(endpoint, plan.run(view)))
+            .unwrap_or_else(|e| Answer::error(&e)),
+        Target::Record(endpoint, id) => Params::parse(raw)
+            .and_then(|params| RecordPlan::parse(endpoint, &id, &params))
+            .and_then(|plan| plan.run(view))
+            .map(|body| Answer::json(200, body))
+            .unwrap_or_else(|e| Answer::error(&e)),
+    }
+}
+
+/// The Darwin Core Archive of a view: made once, off the async workers, by the
+/// first request that asks (others asking meanwhile wait for the same one).
+async fn archive(state: &State, served: &Arc<Served>) -> Answer {
+    let made = served
+        .archive
+        .get_or_try_init(|| {
+            let (served, dataset) = (served.clone(), state.settings.dataset.clone());
+            async move {
+                let started = Instant::now();
+                let made =
+                    tokio::task::spawn_blocking(move || Archive::new(&served.view, &dataset))
+                        .await
+                        .map_err(|e| e.to_string())?
+                        .map_err(|e| e.to_string())?;
+                tracing::info!(
+                    bytes = made.bytes.len(),
+                    ms = started.elapsed().as_millis() as u64,
+                    "Darwin Core Archive made"
+                );
+                Ok::<_, String>(made)
+            }
+        })
+        .await;
+    match made {
+        Ok(archive) => Answer {
+            status: 200,
+            parts: vec![archive.bytes.clone()],
+            content_type: "application/zip",
+            cacheable: true,
+            location: None,
+            whole: None,
+            etag: Some(archive.etag.clone()),
+            compressible: false,
+        },
+        Err(e) => {
+            tracing::error!(error = %e, "cannot make the Darwin Core Archive");
+            Answer::error(&ApiError {
+                status: 500,
+                message: format!("cannot make the Darwin Core Archive: {e}"),
+            })
+        }
+    }
+}

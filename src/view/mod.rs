@@ -1,0 +1,161 @@
+//! The view: one loaded snapshot, indexed and rendered, immutable once built.
+//!
+//! Building a view turns the snapshot's raw records into tables of rows ([`rows`]:
+//! one value per field of the model's table, derived values computed, references
+//! turned into positions), indexes them ([`index`]), finds the points of the
+//! records that have one ([`points`]), then renders every list once ([`render`]).
+//! Requests only read it; nothing in it changes after it is built, and nothing
+//! here knows of HTTP or of the request that reads it.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::encoding::time::http_date;
+use crate::model::records::Collection;
+use crate::model::validate;
+use crate::model::{Endpoint, Model};
+use crate::snapshot::{self, Header, SnapshotError};
+
+pub mod index;
+pub mod points;
+pub mod render;
+mod rows;
+mod table;
+mod value;
+
+pub use points::Points;
+pub use render::{List, Projection};
+pub use table::{Table, SPECIMEN_TEXT};
+pub use value::{Row, Value};
+
+use render::Embeds;
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    #[error("{path} holds records that fail validation ({count} problems), first: {first}")]
+    Invalid {
+        path: String,
+        count: usize,
+        first: validate::Problem,
+    },
+}
+
+/// A loaded snapshot, ready to serve.
+pub struct View {
+    pub header: Header,
+    tables: Vec<Table>,
+    plain: Vec<List>,
+    nested: Vec<Option<List>>,
+    /// How long building this view took (decode, index, render).
+    pub build_time: Duration,
+    /// The snapshot's creation time as an HTTP date, for `Last-Modified`.
+    pub last_modified: String,
+    /// The points of GPS and specimen records, for GeoJSON answers and the archive.
+    pub points: Points,
+}
+
+impl View {
+    /// Reads, checks and builds the view of the snapshot at `path`.
+    pub fn load(path: &Path) -> Result<View, LoadError> {
+        let started = Instant::now();
+        let (header, collection) = snapshot::read(path)?;
+        let mut view = View::from_collection(header, collection).map_err(|(count, first)| {
+            LoadError::Invalid {
+                path: path.display().to_string(),
+                count,
+                first,
+            }
+        })?;
+        view.build_time = started.elapsed();
+        Ok(view)
+    }
+
+    /// Builds a view from a decoded collection, refusing one that fails validation.
+    pub fn from_collection(
+        header: Header,
+        collection: Collection,
+    ) -> Result<View, (usize, validate::Problem)> {
+        let started = Instant::now();
+        let report = validate::check(&collection);
+        if let Some(first) = report.errors.first() {
+            return Err((report.errors.len(), first.clone()));
+        }
+        let last_modified = http_date(header.created_at);
+        let tables = rows::tables(collection);
+        let (plain, nested) = render::render_all(&tables).into_lists();
+        let points = Points::locate(
+            &tables[Model::Gps.index()],
+            &tables[Model::SpecimenRecord.index()],
+        );
+        Ok(View {
+            header,
+            tables,
+            plain: plain.into_iter().map(Option::unwrap_or_default).collect(),
+            nested,
+            build_time: started.elapsed(),
+            last_modified,
+            points,
+        })
+    }
+
+    pub fn table(&self, model: Model) -> &Table {
+        &self.tables[model.index()]
+    }
+
+    /// The rendered list of an endpoint.
+    pub fn list(&self, endpoint: Endpoint) -> &List {
+        if endpoint.nested {
+            if let Some(list) = &self.nested[endpoint.model.index()] {
+                return list;
+            }
+        }
+        &self.plain[endpoint.model.index()]
+    }
+
+    /// Record counts by model.
+    pub fn counts(&self) -> Vec<(Model, usize)> {
+        Model::ALL
+            .into_iter()
+            .map(|m| (m, self.table(m).rows.len()))
+            .collect()
+    }
+
+    /// `orders=3 families=4 ...`: the record counts on one line, for logs.
+    pub fn describe_counts(&self) -> String {
+        self.counts()
+            .iter()
+            .map(|(m, n)| format!("{}={n}", m.path()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Bytes held by the rendered lists.
+    pub fn rendered_bytes(&self) -> usize {
+        self.plain.iter().map(List::byte_len).sum::<usize>()
+            + self
+                .nested
+                .iter()
+                .flatten()
+                .map(List::byte_len)
+                .sum::<usize>()
+    }
+}
+
+impl Embeds for View {
+    fn table(&self, model: Model) -> &Table {
+        &self.tables[model.index()]
+    }
+
+    fn plain(&self, model: Model, pos: u32) -> &[u8] {
+        self.plain[model.index()].item(pos as usize)
+    }
+
+    fn nested(&self, model: Model, pos: u32) -> &[u8] {
+        match &self.nested[model.index()] {
+            Some(list) => list.item(pos as usize),
+            None => self.plain(model, pos),
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Where records are on the map: GPS records, and specimen records through their
+//! GPS record. Coordinates are stored as text (the existing service's schema), so
+//! each GPS record's point is parsed once when a view is built; GeoJSON answers and
+//! the Darwin Core Archive only look it up.
+
+use crate::model::Model;
+
+use super::table::Table;
+use super::value::Value;
+
+/// A point as GeoJSON orders it: longitude, then latitude (WGS 84 degrees).
+pub type Point = [f64; 2];
+
+/// Reads a latitude and longitude given as decimal degrees: `None` when either is
+/// missing, not a finite number, or outside -90..=90 / -180..=180.
+pub fn point(latitude: Option<&str>, longitude: Option<&str>) -> Option<Point> {
+    let degrees = |s: &str, max: f64| {
+        let s = s.trim();
+        // `f64::from_str` also takes "inf", "NaN" and exponents: only decimals here.
+        let decimal = !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+'));
+        let v: f64 = s.parse().ok().filter(|_| decimal)?;
+        (v.is_finite() && v.abs() <= max).then_some(v)
+    };
+    Some([degrees(longitude?, 180.0)?, degrees(latitude?, 90.0)?])
+}
+
+/// Where the records of the models with points are, built once per view: each
+/// row's point, and the positions that have one (what an unfiltered, unsorted
+/// GeoJSON page is cut from).
+#[derive(Debug, Default)]
+pub struct Points {
+    /// Per model with points (GPS, specimen records), by row position.
+    rows: [Vec<Option<Point>>; 2],
+    /// Per model with points, the positions that have one, ascending.
+    located: [Vec<usize>; 2],
+}
+
+fn slot(model: Model) -> Option<usize> {
+    match model {
+        Model::Gps => Some(0),
+        Model::SpecimenRecord => Some(1),
+        _ => None,
+    }
+}
+
+impl Points {
+    /// Reads every GPS record's coordinates, and gives each specimen its GPS point.
+    pub fn locate(gps: &Table, specimens: &Table) -> Points {
+        let (lat, lon) = (
+            Model::Gps
+                .field_index("latitude")
+                .expect("GPS has a latitude"),
+            Model::Gps
+                .field_index("longitude")
+                .expect("GPS has a longitude"),
+        );
+        let own: Vec<Option<Point>> = gps
+            .rows
+            .iter()
+            .map(|row| point(row[lat].as_str(), row[lon].as_str()))
+            .collect();
+        let field = Model::SpecimenRecord
+            .field_index("gps")
+            .expect("a specimen has a gps");
+        let theirs: Vec<Option<Point>> = specimens
+            .rows
+            .iter()
+            .map(|row| match row[field] {
+                Value::Ref(Model::Gps, p) => own[p as usize],
+                _ => None,
+            })
+            .collect();
+        let located = |rows: &[Option<Point>]| {
+            rows.iter()
+                .enumerate()
+                .filter_map(|(i, p)| p.map(|_| i))
+                .collect()
+        };
+        Points {
+            located: [located(&own), located(&theirs)],
+            rows: [own, theirs],
+        }
+    }
+
+    /// The point of the record at `pos`, if it has one.
+    pub fn get(&self, model: Model, pos: usize) -> Option<Point> {
+        self.rows[slot(model)?].get(pos).copied().flatten()
+    }
+
+    /// The positions of a model's records that have a point, ascending.
+    pub fn located(&self, model: Model) -> &[usize] {
+        slot(model).map_or(&[], |s| &self.located[s])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_decimal_degrees() {
+        assert_eq!(
+            point(Some("38.849500"), Some("-84.866328")),
+            Some([-84.866328, 38.8495])
+        );
+        assert_eq!(point(Some(" 0 "), Some("+180")), Some([180.0, 0.0]));
+        for (lat, lon) in [
+            (None, Some("1")),
+            (Some("1"), None),
+            (Some(""), Some("1")),
+            (Some("90.5"), Some("1")),
+            (Some("1"), Some("-180.01")),
+            (Some("NaN"), Some("1")),
+            (Some("inf"), Some("1")),
+            (Some("1e1"), Some("1")),
+            (Some("38°50'N"), Some("84°W")),
+        ] {
+            assert_eq!(point(lat, lon), None, "{lat:?} {lon:?}");
+        }
+    }
+}
