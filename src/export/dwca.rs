@@ -286,14 +286,6 @@ impl Line {
     }
 }
 
-/// Field positions looked up once, not per row.
-struct Fields {
-    names: [usize; 7],
-    authority: [usize; 7],
-    common_name: [usize; 7],
-    parent: [Option<usize>; 7],
-}
-
 /// The ranks from the most specific to the least (the columns list them the
 /// other way round).
 const RANKS: [Model; 7] = Model::RANKS;
@@ -306,65 +298,6 @@ fn field(model: Model, name: &str) -> usize {
     model
         .field_index(name)
         .unwrap_or_else(|| panic!("{} has a field {name}", model.class_name()))
-}
-
-/// The header line and one line per specimen record, ascending by id.
-fn write_occurrences(out: &mut impl Write, view: &View, dataset: &Dataset) -> std::io::Result<()> {
-    let mut line = Line {
-        buf: Vec::with_capacity(2048),
-        cells: 0,
-    };
-    for (term, _) in COLUMNS {
-        line.cell(term);
-    }
-    line.buf.push(b'\n');
-    out.write_all(&line.buf)?;
-    let fields = Fields {
-        names: RANKS.map(|m| field(m, "name")),
-        authority: RANKS.map(|m| field(m, "authority")),
-        common_name: RANKS.map(|m| field(m, "common_name")),
-        parent: RANKS.map(|m| {
-            m.fields()
-                .iter()
-                .position(|f| matches!(f.ty, Type::Parent(_)))
-        }),
-    };
-    let specimens = view.table(Model::SpecimenRecord);
-    let f = |name| field(Model::SpecimenRecord, name);
-    let rank_fields = RANKS.map(|m| f(model_field(m)));
-    let s = SpecimenFields {
-        usi: f("usi"),
-        taxon: f("taxon"),
-        determiner: f("determiner"),
-        determined_year: f("determined_year"),
-        sex: f("sex"),
-        stage: f("stage"),
-        preparation: f("preparation"),
-        country: f("country"),
-        state: f("state"),
-        county: f("county"),
-        locality: f("locality"),
-        gps: f("gps"),
-        day: f("day"),
-        month: f("month"),
-        year: f("year"),
-        collector: f("collector"),
-        method: f("method"),
-        weather: f("weather"),
-        temperature: f("temperature"),
-        time_of_day: f("time_of_day"),
-        habitat: f("habitat"),
-        notes: f("notes"),
-        date_modified: f("date_modified"),
-    };
-    for row in &specimens.rows {
-        line.buf.clear();
-        line.cells = 0;
-        specimen_line(&mut line, view, dataset, &fields, &rank_fields, &s, row);
-        line.buf.push(b'\n');
-        out.write_all(&line.buf)?;
-    }
-    Ok(())
 }
 
 /// The specimen field that holds a rank.
@@ -380,7 +313,17 @@ fn model_field(rank: Model) -> &'static str {
     }
 }
 
+/// Field positions of the ranks' tables, by rank (`RANKS` order), looked up once.
+struct RankFields {
+    names: [usize; 7],
+    authority: [usize; 7],
+    common_name: [usize; 7],
+    parent: [Option<usize>; 7],
+}
+
+/// Field positions of the specimen table, looked up once.
 struct SpecimenFields {
+    ranks: [usize; 7],
     usi: usize,
     taxon: usize,
     determiner: usize,
@@ -406,6 +349,37 @@ struct SpecimenFields {
     date_modified: usize,
 }
 
+/// Writes the rows of `occurrence.txt` from a view: what each column reads from a
+/// specimen and from the records it refers to.
+struct Occurrences<'v> {
+    view: &'v View,
+    dataset: &'v Dataset,
+    rank: RankFields,
+    s: SpecimenFields,
+}
+
+/// The header line and one line per specimen record, ascending by id.
+fn write_occurrences(out: &mut impl Write, view: &View, dataset: &Dataset) -> std::io::Result<()> {
+    let mut line = Line {
+        buf: Vec::with_capacity(2048),
+        cells: 0,
+    };
+    for (term, _) in COLUMNS {
+        line.cell(term);
+    }
+    line.buf.push(b'\n');
+    out.write_all(&line.buf)?;
+    let occurrences = Occurrences::new(view, dataset);
+    for row in &view.table(Model::SpecimenRecord).rows {
+        line.buf.clear();
+        line.cells = 0;
+        occurrences.line(&mut line, row);
+        line.buf.push(b'\n');
+        out.write_all(&line.buf)?;
+    }
+    Ok(())
+}
+
 fn position(value: &Value) -> Option<u32> {
     match value {
         Value::Ref(_, p) => Some(*p),
@@ -424,172 +398,234 @@ fn int(value: &Value) -> Option<i64> {
     }
 }
 
-/// The value of `name` in the row at `pos` of `model`'s table.
-fn get<'v>(view: &'v View, model: Model, pos: u32, name: &str) -> &'v Value {
-    &view.table(model).rows[pos as usize][field(model, name)]
-}
+impl<'v> Occurrences<'v> {
+    fn new(view: &'v View, dataset: &'v Dataset) -> Occurrences<'v> {
+        let f = |name| field(Model::SpecimenRecord, name);
+        let rank = RankFields {
+            names: RANKS.map(|m| field(m, "name")),
+            authority: RANKS.map(|m| field(m, "authority")),
+            common_name: RANKS.map(|m| field(m, "common_name")),
+            parent: RANKS.map(|m| {
+                m.fields()
+                    .iter()
+                    .position(|f| matches!(f.ty, Type::Parent(_)))
+            }),
+        };
+        let s = SpecimenFields {
+            ranks: RANKS.map(|m| f(model_field(m))),
+            usi: f("usi"),
+            taxon: f("taxon"),
+            determiner: f("determiner"),
+            determined_year: f("determined_year"),
+            sex: f("sex"),
+            stage: f("stage"),
+            preparation: f("preparation"),
+            country: f("country"),
+            state: f("state"),
+            county: f("county"),
+            locality: f("locality"),
+            gps: f("gps"),
+            day: f("day"),
+            month: f("month"),
+            year: f("year"),
+            collector: f("collector"),
+            method: f("method"),
+            weather: f("weather"),
+            temperature: f("temperature"),
+            time_of_day: f("time_of_day"),
+            habitat: f("habitat"),
+            notes: f("notes"),
+            date_modified: f("date_modified"),
+        };
+        Occurrences {
+            view,
+            dataset,
+            rank,
+            s,
+        }
+    }
 
-#[allow(clippy::too_many_arguments)]
-fn specimen_line(
-    line: &mut Line,
-    view: &View,
-    dataset: &Dataset,
-    fields: &Fields,
-    rank_fields: &[usize; 7],
-    s: &SpecimenFields,
-    row: &[Value],
-) {
-    let usi = text(&row[s.usi]);
-    line.cell(usi);
-    line.cell(usi);
-    line.cell("PreservedSpecimen");
-    line.cell(&dataset.institution_code);
-    line.cell(&dataset.collection_code);
-    line.cell("Animalia");
-    line.cell("Arthropoda");
-    line.cell("Insecta");
+    /// The value of `name` in the row at `pos` of `model`'s table.
+    fn get(&self, model: Model, pos: u32, name: &str) -> &'v Value {
+        &self.view.table(model).rows[pos as usize][field(model, name)]
+    }
 
-    // Each rank: the specimen's own, else the one above its most specific taxon.
-    let mut ranks: [Option<u32>; 7] = rank_fields.map(|f| position(&row[f]));
-    let taxon = match &row[s.taxon] {
-        Value::Ref(m, p) => rank_of(*m).map(|r| (r, *p)),
-        _ => None,
-    };
-    if let Some((mut r, mut p)) = taxon {
-        loop {
-            ranks[r].get_or_insert(p);
-            let Some(parent) = fields.parent[r] else {
-                break;
-            };
-            match view.table(RANKS[r]).rows[p as usize][parent] {
-                Value::Ref(m, q) => match rank_of(m) {
-                    Some(up) => (r, p) = (up, q),
-                    None => break,
-                },
-                _ => break,
+    /// One specimen's cells, in `COLUMNS` order.
+    fn line(&self, line: &mut Line, row: &[Value]) {
+        let usi = text(&row[self.s.usi]);
+        line.cell(usi);
+        line.cell(usi);
+        line.cell("PreservedSpecimen");
+        line.cell(&self.dataset.institution_code);
+        line.cell(&self.dataset.collection_code);
+        line.cell("Animalia");
+        line.cell("Arthropoda");
+        line.cell("Insecta");
+        self.taxonomy(line, row);
+        self.people(line, row);
+        self.date(line, row);
+        self.place(line, row);
+        self.specimen(line, row);
+    }
+
+    /// `order` ... `genus`, the epithets, and the most specific taxon's name,
+    /// rank, authorship and vernacular name.
+    fn taxonomy(&self, line: &mut Line, row: &[Value]) {
+        let view = self.view;
+        // Each rank: the specimen's own, else the one above its most specific taxon.
+        let mut ranks: [Option<u32>; 7] = self.s.ranks.map(|f| position(&row[f]));
+        let taxon = match &row[self.s.taxon] {
+            Value::Ref(m, p) => rank_of(*m).map(|r| (r, *p)),
+            _ => None,
+        };
+        if let Some((mut r, mut p)) = taxon {
+            loop {
+                ranks[r].get_or_insert(p);
+                let Some(parent) = self.rank.parent[r] else {
+                    break;
+                };
+                match view.table(RANKS[r]).rows[p as usize][parent] {
+                    Value::Ref(m, q) => match rank_of(m) {
+                        Some(up) => (r, p) = (up, q),
+                        None => break,
+                    },
+                    _ => break,
+                }
             }
         }
-    }
-    let name = |r: usize| -> &str {
-        ranks[r].map_or("", |p| {
-            text(&view.table(RANKS[r]).rows[p as usize][fields.names[r]])
-        })
-    };
-    for r in (0..7).rev() {
-        line.cell(name(r));
-    }
-    match taxon {
-        Some((r, p)) => {
-            let table: &Table = view.table(RANKS[r]);
-            let taxon_row = &table.rows[p as usize];
-            let full = match RANKS[r] {
-                Model::Species => text(get(view, Model::Species, p, "binomial")),
-                Model::Subspecies => text(get(view, Model::Subspecies, p, "trinomial")),
-                _ => text(&taxon_row[fields.names[r]]),
-            };
-            let authority = text(&taxon_row[fields.authority[r]]);
-            if authority.is_empty() {
-                line.cell(full);
-            } else {
-                line.cell(&format!("{full} {authority}"));
-            }
-            line.cell(model_field(RANKS[r]));
-            line.cell(authority);
-            line.cell(text(&taxon_row[fields.common_name[r]]));
-        }
-        None => (0..4).for_each(|_| line.cell("")),
-    }
-
-    let full_name = |p: u32| text(get(view, Model::Person, p, "full_name"));
-    match &row[s.collector] {
-        Value::Refs(_, people) => {
-            let names: Vec<&str> = people.iter().map(|&p| full_name(p)).collect();
-            line.cell(&names.join(" | "));
-        }
-        _ => line.cell(""),
-    }
-    line.cell(position(&row[s.determiner]).map_or("", full_name));
-    line.number(int(&row[s.determined_year]));
-
-    let (year, day) = (int(&row[s.year]), int(&row[s.day]));
-    let month = derived::month_number(text(&row[s.month]));
-    line.cell(&event_date(year, month, day));
-    line.number(year);
-    line.number(month);
-    line.number(day);
-
-    // Places: the specimen's own, else what its county, state or locality lies in.
-    let locality = position(&row[s.locality]);
-    let from_locality =
-        |name: &str| locality.and_then(|p| position(get(view, Model::Locality, p, name)));
-    let county = position(&row[s.county]).or_else(|| from_locality("county"));
-    let state = position(&row[s.state])
-        .or_else(|| county.and_then(|c| position(get(view, Model::County, c, "state"))))
-        .or_else(|| from_locality("state"));
-    let country = position(&row[s.country])
-        .or_else(|| state.and_then(|c| position(get(view, Model::State, c, "country"))))
-        .or_else(|| from_locality("country"));
-    match country {
-        Some(c) => {
-            let name = text(get(view, Model::Country, c, "name"));
+        for r in (0..7).rev() {
+            let name = ranks[r].map_or("", |p| {
+                text(&view.table(RANKS[r]).rows[p as usize][self.rank.names[r]])
+            });
             line.cell(name);
-            line.cell(country_code(name, text(get(view, Model::Country, c, "abbr"))).unwrap_or(""));
         }
-        None => (0..2).for_each(|_| line.cell("")),
-    }
-    line.cell(state.map_or("", |p| text(get(view, Model::State, p, "name"))));
-    line.cell(county.map_or("", |p| text(get(view, Model::County, p, "name"))));
-    match locality {
-        Some(p) => {
-            let parts: Vec<&str> = ["name", "range", "town"]
-                .iter()
-                .map(|f| text(get(view, Model::Locality, p, f)).trim())
-                .filter(|t| !t.is_empty())
-                .collect();
-            line.cell(&parts.join(", "));
+        let Some((r, p)) = taxon else {
+            (0..4).for_each(|_| line.cell(""));
+            return;
+        };
+        let table: &Table = view.table(RANKS[r]);
+        let taxon_row = &table.rows[p as usize];
+        let full = match RANKS[r] {
+            Model::Species => text(self.get(Model::Species, p, "binomial")),
+            Model::Subspecies => text(self.get(Model::Subspecies, p, "trinomial")),
+            _ => text(&taxon_row[self.rank.names[r]]),
+        };
+        let authority = text(&taxon_row[self.rank.authority[r]]);
+        if authority.is_empty() {
+            line.cell(full);
+        } else {
+            line.cell(&format!("{full} {authority}"));
         }
-        None => line.cell(""),
+        line.cell(model_field(RANKS[r]));
+        line.cell(authority);
+        line.cell(text(&taxon_row[self.rank.common_name[r]]));
     }
-    let gps = position(&row[s.gps]);
-    match gps.and_then(|p| view.points.get(Model::Gps, p as usize)) {
-        Some([lon, lat]) => {
-            line.number(Some(lat));
-            line.number(Some(lon));
-            line.cell("WGS84");
-        }
-        None => (0..3).for_each(|_| line.cell("")),
-    }
-    let (low, high) = gps
-        .and_then(|p| elevation(text(get(view, Model::Gps, p, "elevation"))))
-        .unzip();
-    line.number(low);
-    line.number(high);
 
-    line.cell(text(&row[s.sex]));
-    line.cell(text(&row[s.stage]));
-    line.cell(text(&row[s.preparation]));
-    line.cell(text(&row[s.method]));
-    line.cell(&plain_text(text(&row[s.habitat])));
-    line.cell(&plain_text(text(&row[s.notes])));
-    let mut remarks = Vec::new();
-    for (label, field, unit) in [
-        ("weather", s.weather, ""),
-        ("temperature", s.temperature, " °F"),
-        ("time of day", s.time_of_day, ""),
-    ] {
-        let v = text(&row[field]).trim();
-        if !v.is_empty() {
-            remarks.push(format!("{label}: {v}{unit}"));
+    /// `recordedBy`, `identifiedBy`, `dateIdentified`.
+    fn people(&self, line: &mut Line, row: &[Value]) {
+        let full_name = |p: u32| text(self.get(Model::Person, p, "full_name"));
+        match &row[self.s.collector] {
+            Value::Refs(_, people) => {
+                let names: Vec<&str> = people.iter().map(|&p| full_name(p)).collect();
+                line.cell(&names.join(" | "));
+            }
+            _ => line.cell(""),
         }
+        line.cell(position(&row[self.s.determiner]).map_or("", full_name));
+        line.number(int(&row[self.s.determined_year]));
     }
-    line.cell(&remarks.join("; "));
-    match row[s.date_modified] {
-        Value::Time(t) => {
-            let mut b = Vec::new();
-            write_timestamp(&mut b, t);
-            line.cell(std::str::from_utf8(&b).unwrap_or(""));
+
+    /// `eventDate`, `year`, `month`, `day`.
+    fn date(&self, line: &mut Line, row: &[Value]) {
+        let (year, day) = (int(&row[self.s.year]), int(&row[self.s.day]));
+        let month = derived::month_number(text(&row[self.s.month]));
+        line.cell(&event_date(year, month, day));
+        line.number(year);
+        line.number(month);
+        line.number(day);
+    }
+
+    /// Country, state, county, locality, the point and the elevation. A missing
+    /// region is taken from the county, state or locality it lies in.
+    fn place(&self, line: &mut Line, row: &[Value]) {
+        let get = |model, pos, name: &str| self.get(model, pos, name);
+        let locality = position(&row[self.s.locality]);
+        let from_locality =
+            |name: &str| locality.and_then(|p| position(get(Model::Locality, p, name)));
+        let county = position(&row[self.s.county]).or_else(|| from_locality("county"));
+        let state = position(&row[self.s.state])
+            .or_else(|| county.and_then(|c| position(get(Model::County, c, "state"))))
+            .or_else(|| from_locality("state"));
+        let country = position(&row[self.s.country])
+            .or_else(|| state.and_then(|c| position(get(Model::State, c, "country"))))
+            .or_else(|| from_locality("country"));
+        match country {
+            Some(c) => {
+                let name = text(get(Model::Country, c, "name"));
+                line.cell(name);
+                line.cell(country_code(name, text(get(Model::Country, c, "abbr"))).unwrap_or(""));
+            }
+            None => (0..2).for_each(|_| line.cell("")),
         }
-        _ => line.cell(""),
+        line.cell(state.map_or("", |p| text(get(Model::State, p, "name"))));
+        line.cell(county.map_or("", |p| text(get(Model::County, p, "name"))));
+        match locality {
+            Some(p) => {
+                let parts: Vec<&str> = ["name", "range", "town"]
+                    .iter()
+                    .map(|f| text(get(Model::Locality, p, f)).trim())
+                    .filter(|t| !t.is_empty())
+                    .collect();
+                line.cell(&parts.join(", "));
+            }
+            None => line.cell(""),
+        }
+        let gps = position(&row[self.s.gps]);
+        match gps.and_then(|p| self.view.points.get(Model::Gps, p as usize)) {
+            Some([lon, lat]) => {
+                line.number(Some(lat));
+                line.number(Some(lon));
+                line.cell("WGS84");
+            }
+            None => (0..3).for_each(|_| line.cell("")),
+        }
+        let (low, high) = gps
+            .and_then(|p| elevation(text(get(Model::Gps, p, "elevation"))))
+            .unzip();
+        line.number(low);
+        line.number(high);
+    }
+
+    /// What was collected and how: sex, stage, preparation, method, habitat,
+    /// remarks, and when the record last changed.
+    fn specimen(&self, line: &mut Line, row: &[Value]) {
+        let s = &self.s;
+        line.cell(text(&row[s.sex]));
+        line.cell(text(&row[s.stage]));
+        line.cell(text(&row[s.preparation]));
+        line.cell(text(&row[s.method]));
+        line.cell(&plain_text(text(&row[s.habitat])));
+        line.cell(&plain_text(text(&row[s.notes])));
+        let mut remarks = Vec::new();
+        for (label, field, unit) in [
+            ("weather", s.weather, ""),
+            ("temperature", s.temperature, " °F"),
+            ("time of day", s.time_of_day, ""),
+        ] {
+            let v = text(&row[field]).trim();
+            if !v.is_empty() {
+                remarks.push(format!("{label}: {v}{unit}"));
+            }
+        }
+        line.cell(&remarks.join("; "));
+        match row[s.date_modified] {
+            Value::Time(t) => {
+                let mut b = Vec::new();
+                write_timestamp(&mut b, t);
+                line.cell(std::str::from_utf8(&b).unwrap_or(""));
+            }
+            _ => line.cell(""),
+        }
     }
 }
 

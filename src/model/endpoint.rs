@@ -1,7 +1,7 @@
 //! The API's paths: the 25 list endpoints (every model's plain list, and a nested
 //! list for each model with a parent) and the fixed paths beside them.
 
-use super::schema::Model;
+use super::schema::{Model, Type};
 
 /// Where the API's lists live.
 pub const API_PREFIX: &str = "/api/v2/";
@@ -16,6 +16,27 @@ pub const ARCHIVE_PATH: &str = "/dwca.zip";
 pub enum Shape {
     Plain,
     Nested,
+}
+
+impl Shape {
+    /// The records a field of type `ty` embeds in an item of this shape: the models
+    /// they can be (a taxon is any rank) and the shape they are embedded in. `None`
+    /// for a field that embeds nothing: a scalar, or a parent served as its id.
+    pub fn embedded(self, ty: Type) -> Option<(Vec<Model>, Shape)> {
+        match (ty, self) {
+            (Type::Parent(m), Shape::Nested) => {
+                let shape = if m.has_nested() {
+                    Shape::Nested
+                } else {
+                    Shape::Plain
+                };
+                Some((vec![m], shape))
+            }
+            (Type::Embed(m) | Type::EmbedMany(m), _) => Some((vec![m], Shape::Plain)),
+            (Type::Taxon, _) => Some((Model::RANKS.to_vec(), Shape::Plain)),
+            _ => None,
+        }
+    }
 }
 
 /// One of the 25 list endpoints: a model, plain or nested.

@@ -285,18 +285,9 @@ fn embedded(model: Model, shape: Shape) -> Vec<Vec<(Model, Shape)>> {
     model
         .fields()
         .iter()
-        .map(|f| match (f.ty, shape) {
-            (Type::Parent(m), Shape::Nested) => {
-                let s = if m.has_nested() {
-                    Shape::Nested
-                } else {
-                    Shape::Plain
-                };
-                vec![(m, s)]
-            }
-            (Type::Embed(m) | Type::EmbedMany(m), _) => vec![(m, Shape::Plain)],
-            (Type::Taxon, _) => Model::RANKS.iter().map(|&m| (m, Shape::Plain)).collect(),
-            _ => Vec::new(),
+        .map(|f| match shape.embedded(f.ty) {
+            Some((models, s)) => models.into_iter().map(|m| (m, s)).collect(),
+            None => Vec::new(),
         })
         .collect()
 }

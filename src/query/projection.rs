@@ -6,7 +6,7 @@
 //! `name(...)` applies the same rules inside an embedded object. Keys keep the
 //! order of the item whatever the order of the parameter.
 
-use crate::model::{Model, Shape, Type};
+use crate::model::{Model, Shape};
 use crate::view::render::{Child, Projection};
 
 use super::error::ApiError;
@@ -143,23 +143,6 @@ pub fn resolve(model: Model, shape: Shape, specs: &[Spec]) -> Result<Projection,
         .expect("one model"))
 }
 
-/// The models an embedded field can hold, and the shape they are served in.
-fn targets(ty: Type, shape: Shape) -> Option<(Vec<Model>, Shape)> {
-    match (ty, shape) {
-        (Type::Parent(m), Shape::Nested) => Some((
-            vec![m],
-            if m.has_nested() {
-                Shape::Nested
-            } else {
-                Shape::Plain
-            },
-        )),
-        (Type::Embed(m) | Type::EmbedMany(m), _) => Some((vec![m], Shape::Plain)),
-        (Type::Taxon, _) => Some((Model::RANKS.to_vec(), Shape::Plain)),
-        _ => None,
-    }
-}
-
 /// Resolves specs against each of `models` (several for a taxon: a name is known
 /// when any of them has it).
 fn resolve_in(
@@ -206,7 +189,7 @@ fn resolve_in(
             let child = match children {
                 None => None,
                 Some(children) => {
-                    let Some((ms, child_shape)) = targets(field.ty, shape) else {
+                    let Some((ms, child_shape)) = shape.embedded(field.ty) else {
                         return Err(ApiError::bad_request(format!(
                             "'{}' does not support nested fields",
                             field.name

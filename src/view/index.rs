@@ -58,7 +58,7 @@ impl Grouping {
         }
     }
 
-    fn finish(self, rows: usize) -> Groups {
+    fn into_groups(self, rows: usize) -> Groups {
         let mut starts = Vec::with_capacity(self.members.len() + 1);
         let mut positions = Vec::with_capacity(rows);
         for group in self.members {
@@ -115,7 +115,7 @@ impl Groups {
         }
         building
             .into_iter()
-            .map(|g| (!g.abandoned).then(|| g.finish(rows.len())))
+            .map(|g| (!g.abandoned).then(|| g.into_groups(rows.len())))
             .collect()
     }
 

@@ -52,6 +52,7 @@ impl Builder {
             .into_iter()
             .map(|t| {
                 let mut table = t.expect("every model is built");
+                debug_assert_eq!(table.conforms(), Ok(()));
                 table.index();
                 table
             })

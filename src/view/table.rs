@@ -161,6 +161,52 @@ impl Table {
         }
         Some(rows)
     }
+
+    /// Checks that every row holds what the model's field table says, in length
+    /// and in the type of each value: row building and the field tables are
+    /// written apart, and this is what keeps them in step.
+    pub fn conforms(&self) -> Result<(), String> {
+        let fields = self.model.fields();
+        for row in &self.rows {
+            if row.len() != fields.len() {
+                return Err(format!(
+                    "{} row id={} has {} values for {} fields",
+                    self.model.class_name(),
+                    id_of(row),
+                    row.len(),
+                    fields.len()
+                ));
+            }
+            for (field, value) in fields.iter().zip(row.iter()) {
+                if !holds(field.ty, field.nullable, value) {
+                    return Err(format!(
+                        "{} row id={} field {} ({:?}{}) holds {value:?}",
+                        self.model.class_name(),
+                        id_of(row),
+                        field.name,
+                        field.ty,
+                        if field.nullable { ", nullable" } else { "" }
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether a value is one a field of this type holds.
+fn holds(ty: Type, nullable: bool, value: &Value) -> bool {
+    match (ty, value) {
+        (_, Value::Null) => nullable,
+        (Type::Int, Value::Int(_))
+        | (Type::Bool, Value::Bool(_))
+        | (Type::Str | Type::Date, Value::Str(_))
+        | (Type::Time, Value::Time(_)) => true,
+        (Type::Parent(m) | Type::Embed(m), Value::Ref(r, _)) => m == *r,
+        (Type::EmbedMany(m), Value::Refs(r, _)) => m == *r,
+        (Type::Taxon, Value::Ref(r, _)) => Model::RANKS.contains(r),
+        _ => false,
+    }
 }
 
 fn id_of(row: &Row) -> i64 {

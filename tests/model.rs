@@ -1,0 +1,59 @@
+//! A model's fields are written in three places: the records' stored fields
+//! (`Collection::read`), the API's field tables and row building. These tests fail
+//! when they disagree; the database's columns are derived from the first.
+
+mod common;
+
+use catalogue::model::records::{stored_fields, Kind};
+use catalogue::model::{Model, Type};
+use catalogue::view::View;
+use common::{sample_snapshot, TempDir};
+
+/// Whether a stored field of this kind is served as a field of this type.
+fn served_as(kind: Kind, ty: Type, nullable: bool) -> bool {
+    match kind {
+        Kind::Text => ty == Type::Str && !nullable,
+        Kind::OptText => ty == Type::Str && nullable,
+        Kind::OptCount => ty == Type::Int && nullable,
+        Kind::OptBool => ty == Type::Bool && nullable,
+        Kind::Time => ty == Type::Time && !nullable,
+        Kind::Date => ty == Type::Date && !nullable,
+        Kind::OptDate => ty == Type::Date && nullable,
+        Kind::Ref(m) => !nullable && matches!(ty, Type::Parent(t) | Type::Embed(t) if t == m),
+        Kind::OptRef(m) => nullable && matches!(ty, Type::Parent(t) | Type::Embed(t) if t == m),
+        Kind::Refs(m) => !nullable && ty == Type::EmbedMany(m),
+    }
+}
+
+#[test]
+fn every_stored_field_is_served_under_its_name_with_its_type() {
+    for model in Model::ALL {
+        let stored = stored_fields(model);
+        assert!(stored.len() >= 3, "{model:?} stores {stored:?}");
+        for (name, kind) in stored {
+            let index = model
+                .field_index(name)
+                .unwrap_or_else(|| panic!("{model:?} stores {name}, which its table lacks"));
+            let field = model.fields()[index];
+            assert!(
+                served_as(kind, field.ty, field.nullable),
+                "{model:?}.{name} is stored as {kind:?} but served as {:?} (nullable: {})",
+                field.ty,
+                field.nullable
+            );
+        }
+    }
+}
+
+#[test]
+fn every_built_row_matches_its_field_table() {
+    let dir = TempDir::new("model-rows");
+    for snapshot in [sample_snapshot(), common::generated(&dir, 2000)] {
+        let view = View::load(&snapshot).unwrap();
+        for model in Model::ALL {
+            let table = view.table(model);
+            assert!(!table.rows.is_empty(), "{model:?} has no rows to check");
+            assert_eq!(table.conforms(), Ok(()), "{}", snapshot.display());
+        }
+    }
+}
