@@ -2,7 +2,8 @@
 # The served speed against nginx serving the very same bytes as static files.
 #
 #   usage: benches/load.sh [SPECIMENS]      (default 100000)
-#   env:   ROUNDS (3), DURATION (5s), CONNECTIONS (32), THREADS (2)
+#   env:   ROUNDS (3), DURATION (5s), CONNECTIONS (32), THREADS (2),
+#          CATALOGUE_BIN (a catalogue binary to measure instead of building this tree's)
 #
 # Builds the release binary, generates and builds a collection, starts the server,
 # saves three answers as files for nginx, then runs wrk against each URL, server and
@@ -28,8 +29,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 
-cargo build --release -q
-bin=target/release/catalogue
+bin=${CATALOGUE_BIN:-}
+if [ -z "$bin" ]; then
+  cargo build --release -q
+  bin=target/release/catalogue
+fi
 work=$(mktemp -d)
 chmod 755 "$work"
 server=
