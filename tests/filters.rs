@@ -145,7 +145,7 @@ fn invalid_specimen_filter_values_are_400() {
     let s = Server::sample();
     let cases = [
         ("year=abc", "year must be an integer; not \"abc\""),
-        ("day=1.5", "day must be an integer; not \"1.5\""),
+        ("day=1,5", "day must be an integer; not \"1,5\""),
         ("determined_year=20x", "determined_year must be an integer; not \"20x\""),
         ("sex=other", "sex must be one of: male, female, unknown; not \"other\""),
         ("stage=imago", "stage must be one of: egg, larva, nymph, pupa, adult; not \"imago\""),
@@ -157,8 +157,15 @@ fn invalid_specimen_filter_values_are_400() {
             "month=Sept",
             "month must be one of: January, February, March, April, May, June, July, August, September, October, November, December; not \"Sept\"",
         ),
-        ("preparation_date=2020-02-30", "preparation_date must be a date (YYYY-MM-DD); not \"2020-02-30\""),
-        ("labeled=yes", "labeled must be true or false (also True, False, 1, 0); not \"yes\""),
+        (
+            "preparation_date=2020-02-30",
+            "preparation_date must be a date (2013-12-23, 12/23/2013, Dec 23 2013, 23 December 2013, ...); not \"2020-02-30\"",
+        ),
+        (
+            "labeled=yes",
+            "labeled must be a boolean (true, True, 2 or 1 for true; false, False, 3 or 0 for false; unknown for no filter); not \"yes\"",
+        ),
+        ("year=%20%20abc%20", "year must be an integer; not \"abc\""),
     ];
     for (q, message) in cases {
         s.assert_error(&format!("/api/v2/specimen-records/?{q}"), 400, message);

@@ -1,33 +1,59 @@
-//! Percent-encoding, as URLs and HTML forms use it.
+//! Percent-encoding, decoded as browsers, Django and Python's `urllib` decode it
+//! (the WHATWG URL standard's percent-decode): `%XX` with two hex digits is the
+//! byte XX, a `%` not followed by two hex digits stays as it is, and bytes that do
+//! not form UTF-8 become U+FFFD. Nothing is refused.
 
-/// Decodes `%XX` escapes (and, in form encoding, `+` as a space), refusing an
-/// escape that is not two hex digits and bytes that are not UTF-8. The error says
-/// what is wrong: `has invalid percent-encoding: "%zz"`, `does not decode to UTF-8`.
-pub fn percent_decode(s: &str, plus_is_space: bool) -> Result<String, String> {
+use std::borrow::Cow;
+
+/// Decodes `%XX` escapes, and `+` as a space where `plus_is_space` (form
+/// encoding: query strings, not the parts of a URL).
+pub fn percent_decode(s: &str, plus_is_space: bool) -> Cow<'_, str> {
     let b = s.as_bytes();
+    if !b.iter().any(|&c| c == b'%' || (plus_is_space && c == b'+')) {
+        return Cow::Borrowed(s);
+    }
+    let hex = |c: Option<&u8>| c.and_then(|&c| (c as char).to_digit(16));
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
         match b[i] {
             b'+' if plus_is_space => out.push(b' '),
-            b'%' => {
-                let hex = |c: u8| (c as char).to_digit(16);
-                match (
-                    b.get(i + 1).and_then(|&c| hex(c)),
-                    b.get(i + 2).and_then(|&c| hex(c)),
-                ) {
-                    (Some(h), Some(l)) => out.push((h * 16 + l) as u8),
-                    _ => {
-                        // Bytes, not a str slice: what follows `%` may be any character.
-                        let bad = String::from_utf8_lossy(&b[i..(i + 3).min(b.len())]);
-                        return Err(format!("has invalid percent-encoding: {bad:?}"));
-                    }
+            b'%' => match (hex(b.get(i + 1)), hex(b.get(i + 2))) {
+                (Some(h), Some(l)) => {
+                    out.push((h * 16 + l) as u8);
+                    i += 2;
                 }
-                i += 2;
-            }
+                _ => out.push(b'%'),
+            },
             c => out.push(c),
         }
         i += 1;
     }
-    String::from_utf8(out).map_err(|_| "does not decode to UTF-8".to_string())
+    match String::from_utf8(out) {
+        Ok(s) => Cow::Owned(s),
+        Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_like_a_browser() {
+        let d = |s| percent_decode(s, true).into_owned();
+        assert_eq!(d("a+b%20c"), "a b c");
+        assert_eq!(d("%C3%A9t%c3%a9"), "été");
+        assert_eq!(d("100%"), "100%");
+        assert_eq!(d("%zz"), "%zz");
+        assert_eq!(d("Rhop%aidae"), "Rhop%aidae");
+        assert_eq!(d("%4"), "%4");
+        assert_eq!(d("%%41"), "%A");
+        assert_eq!(d("%FF"), "\u{fffd}");
+        assert_eq!(d("%C3"), "\u{fffd}");
+        assert_eq!(d("%é"), "%é");
+        assert_eq!(d("%00"), "\0");
+        assert_eq!(percent_decode("a+b", false), "a+b");
+        assert!(matches!(percent_decode("plain", true), Cow::Borrowed(_)));
+    }
 }

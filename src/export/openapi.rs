@@ -16,6 +16,12 @@ use crate::query::{facets, geojson, DEFAULT_LIMIT};
 /// The spellings a boolean filter accepts.
 const BOOLEANS: [&str; 6] = ["true", "false", "True", "False", "1", "0"];
 
+/// The spellings a specimen boolean filter accepts (Django's NullBooleanSelect's,
+/// `unknown` for no filter).
+const FORM_BOOLEANS: [&str; 9] = [
+    "true", "false", "True", "False", "2", "3", "1", "0", "unknown",
+];
+
 /// The document, for a server that caps `limit` at `max_limit` (if it does).
 pub fn document(max_limit: Option<usize>) -> Value {
     let mut paths = Map::new();
@@ -457,6 +463,11 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
             json!({"type": "string", "pattern": format!("^(-?({keys})(,-?({keys}))*)?$")}),
         ),
         query(
+            "search_operator",
+            "`and` (the default): an item matches when every `search` term occurs; `or`: when one does.",
+            json!({"type": "string", "enum": ["and", "or"]}),
+        ),
+        query(
             "search",
             &format!(
                 "Whitespace-separated terms (at most {MAX_SEARCH_TERMS}), each found case-insensitively \
@@ -482,6 +493,14 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
             json!({"type": "string"}),
         ),
     ];
+    if endpoint.model.field_index("order").is_none() {
+        out.push(query(
+            "order",
+            "Wagtail's spelling of `sort`: one key (`-` for descending), after any `sort` keys; \
+             `random` for a fresh random order on each request (or random among what `sort` leaves tied).",
+            json!({"type": "string", "pattern": format!("^(-?({keys})|random)$")}),
+        ));
+    }
     if endpoint.model == Model::SpecimenRecord {
         out.extend(specimen_filters());
     } else {
@@ -535,12 +554,15 @@ fn specimen_filters() -> Vec<Value> {
             json!({"type": "string"}),
         ));
     }
-    // The label form sends every field, most of them empty: an empty value is no filter.
+    // The label form sends every field, most of them empty: a value that is empty
+    // or only whitespace is no filter, and surrounding whitespace is trimmed.
     let exact = |name: &str, schema: Value| {
         query(
             name,
-            &format!("Specimens whose {name} is this (an empty value filters nothing)."),
-            json!({"anyOf": [schema, {"type": "string", "maxLength": 0}]}),
+            &format!(
+                "Specimens whose {name} is this (surrounding whitespace trimmed; an empty value filters nothing)."
+            ),
+            json!({"anyOf": [schema, {"type": "string", "pattern": "^\\s*$"}]}),
         )
     };
     out.push(exact("usi", json!({"type": "string"})));
@@ -552,15 +574,29 @@ fn specimen_filters() -> Vec<Value> {
         out.push(exact(name, json!({"type": "string", "enum": choices})));
     }
     out.push(exact("month", json!({"type": "string", "enum": MONTHS})));
-    out.push(exact(
+    out.push(query(
         "preparation_date",
-        json!({"type": "string", "format": "date"}),
+        "Specimens prepared on this date, in one of Django's default input formats: \
+         2013-12-23, 12/23/2013, 12/23/13, Dec 23 2013, Dec 23, 2013, 23 Dec 2013, \
+         23 Dec, 2013, December 23 2013, December 23, 2013, 23 December 2013, 23 December, 2013 \
+         (an empty value filters nothing).",
+        json!({"type": "string"}),
     ));
     for name in filter::INTS {
-        out.push(exact(name, int64()));
+        out.push(query(
+            name,
+            &format!(
+                "Specimens whose {name} is this integer; a decimal is truncated toward zero \
+                 (an empty value filters nothing)."
+            ),
+            json!({"type": "string", "pattern": "^\\s*([+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+))?\\s*$"}),
+        ));
     }
     for name in filter::BOOLS {
-        out.push(exact(name, json!({"type": "string", "enum": BOOLEANS})));
+        out.push(exact(
+            name,
+            json!({"type": "string", "enum": FORM_BOOLEANS}),
+        ));
     }
     out
 }

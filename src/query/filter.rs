@@ -13,6 +13,7 @@ use crate::view::index;
 use crate::view::{Table, Value, View, SPECIMEN_TEXT};
 
 use super::error::ApiError;
+use super::form;
 use super::params::Params;
 
 /// Each search term is a scan of the list: a bound keeps one request cheap.
@@ -40,8 +41,11 @@ enum Cond {
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
     conds: Vec<Cond>,
-    /// Search terms, lowercased: each must occur in some string of the item.
+    /// Search terms, lowercased: each (or, with `any_term`, one) must occur in
+    /// some string of the item.
     terms: Vec<String>,
+    /// `search_operator=or`: a row matches when any term occurs.
+    any_term: bool,
 }
 
 impl Filter {
@@ -49,8 +53,10 @@ impl Filter {
         self.conds.is_empty() && self.terms.is_empty()
     }
 
-    /// Adds the terms of a `search` value: whitespace-separated, case-insensitive.
-    pub fn search(&mut self, value: &str) -> Result<(), ApiError> {
+    /// Adds the terms of a `search` value: whitespace-separated, case-insensitive;
+    /// with `any`, an item matches when one term occurs (else every term must).
+    pub fn search(&mut self, value: &str, any: bool) -> Result<(), ApiError> {
+        self.any_term = any;
         let terms: Vec<String> = value
             .split_whitespace()
             .map(|t| t.to_lowercase().replace('\0', ""))
@@ -124,12 +130,13 @@ fn choice(name: &str, value: &str, allowed: &[&str]) -> Result<Value, ApiError> 
         })
 }
 
-/// The filters of `/specimen-records/`: every known parameter with a non-empty
-/// value; unknown parameters are ignored, as the label form sends many.
+/// The filters of `/specimen-records/`, read as the label-printing form's Django
+/// form reads them: every known parameter whose value is not empty once trimmed;
+/// unknown parameters are ignored, as the form sends many.
 pub fn specimen(params: &Params) -> Result<Filter, ApiError> {
     let mut conds = Vec::new();
     for name in params.names() {
-        let Some(value) = params.get(name).filter(|v| !v.is_empty()) else {
+        let Some(value) = params.get(name).and_then(form::trimmed) else {
             continue;
         };
         if let Some(&(_, field, target)) = RELATED.iter().find(|r| r.0 == name) {
@@ -153,39 +160,40 @@ pub fn specimen(params: &Params) -> Result<Filter, ApiError> {
     Ok(Filter {
         conds,
         terms: Vec::new(),
+        any_term: false,
     })
 }
 
+/// The value an exact specimen filter asks for; `None` for a parameter that is
+/// not one (or a boolean that is `unknown`).
 fn exact_specimen(name: &str, value: &str) -> Result<Option<Value>, ApiError> {
+    let invalid = |what: &str| {
+        Err(ApiError::bad_request(format!(
+            "{name} must be {what}; not {value:?}"
+        )))
+    };
     let v = match name {
         "usi" => Value::Str(value.into()),
         "sex" => choice(name, value, SEXES)?,
         "stage" => choice(name, value, STAGES)?,
         "preparation" => choice(name, value, PREPARATIONS)?,
         "month" => choice(name, value, &MONTHS)?,
-        "preparation_date" => match time::parse_date(value) {
+        "preparation_date" => match form::date(value) {
             Some(d) => Value::Str(d.into()),
             None => {
-                return Err(ApiError::bad_request(format!(
-                    "preparation_date must be a date (YYYY-MM-DD); not {value:?}"
-                )))
+                return invalid(
+                    "a date (2013-12-23, 12/23/2013, Dec 23 2013, 23 December 2013, ...)",
+                )
             }
         },
-        n if INTS.contains(&n) => match value.parse::<i64>() {
-            Ok(i) => Value::Int(i),
-            Err(_) => {
-                return Err(ApiError::bad_request(format!(
-                    "{name} must be an integer; not {value:?}"
-                )))
-            }
+        n if INTS.contains(&n) => match form::integer(value) {
+            Some(i) => Value::Int(i),
+            None => return invalid("an integer"),
         },
-        n if BOOLS.contains(&n) => match parse_bool(value) {
-            Some(b) => Value::Bool(b),
-            None => {
-                return Err(ApiError::bad_request(format!(
-                    "{name} must be true or false (also True, False, 1, 0); not {value:?}"
-                )))
-            }
+        n if BOOLS.contains(&n) => match form::boolean(value) {
+            Some(Some(b)) => Value::Bool(b),
+            Some(None) => return Ok(None),
+            None => return invalid(&format!("a boolean ({})", form::BOOLEAN_SPELLINGS)),
         },
         _ => return Ok(None),
     };
@@ -248,6 +256,7 @@ pub fn fields(model: Model, params: &Params) -> Result<Filter, ApiError> {
     Ok(Filter {
         conds,
         terms: Vec::new(),
+        any_term: false,
     })
 }
 
@@ -476,12 +485,27 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
             None => checked.push((cond, sets.as_ref())),
         }
     }
+    // Terms whose rows cannot be looked up are checked row by row.
     let mut searched_rows = Vec::new();
+    let mut any_found = Vec::new();
     for (term, found) in filter.terms.iter().zip(&searched) {
         match term_rows(table, &embedded, found, term) {
+            Some(rows) if filter.any_term => any_found.push(rows),
             Some(rows) => lists.push(rows.into()),
             None => searched_rows.push((term, found)),
         }
+    }
+    if filter.any_term && searched_rows.is_empty() && !any_found.is_empty() {
+        // `search_operator=or`: the rows holding any term.
+        let rows = table.rows.len();
+        lists.push(
+            index::union(rows, any_found.iter().map(|l| &l[..]))
+                .into_owned()
+                .into(),
+        );
+    } else if filter.any_term {
+        // Some term is checked row by row: check them all that way.
+        searched_rows = filter.terms.iter().zip(&searched).collect();
     }
     lists.sort_by_key(|l| l.len());
     let mut lists = lists.into_iter();
@@ -508,9 +532,14 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
                 Value::Ref(m, p) => view.table(m).id(p) == *id,
                 _ => false,
             },
-        }) && searched_rows
-            .iter()
-            .all(|(term, found)| row_has(table, pos, &embedded, found, term))
+        }) && {
+            let has =
+                |(term, found): &(&String, &Found)| row_has(table, pos, &embedded, found, term);
+            match filter.any_term {
+                true => searched_rows.is_empty() || searched_rows.iter().any(has),
+                false => searched_rows.iter().all(has),
+            }
+        }
     };
     match rows {
         Some(rows) => rows

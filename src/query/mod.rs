@@ -6,6 +6,7 @@
 pub mod envelope;
 pub mod facets;
 pub mod filter;
+pub mod form;
 pub mod geojson;
 pub mod params;
 pub mod plan;

@@ -10,6 +10,7 @@ use crate::view::{render, Projection, View};
 
 use super::error::ApiError;
 use super::filter::{self, Filter};
+use super::form;
 use super::params::Params;
 use super::sort::{self, SortKey};
 use super::{facets, geojson, projection};
@@ -20,7 +21,9 @@ pub const OPERATIONS: &[&str] = &[
     "offset",
     "fields",
     "sort",
+    "order",
     "search",
+    "search_operator",
     "format",
     "facet",
     "facet_size",
@@ -68,6 +71,9 @@ pub struct Page {
     pub meta: Vec<u8>,
     /// What the items are: JSON items, or GeoJSON features.
     pub format: Format,
+    /// The items are in random order (`order=random`): the same request gives
+    /// another body, so it must not be cached or validated.
+    pub shuffled: bool,
 }
 
 /// A list request, parsed and checked: everything it asks of a view.
@@ -76,6 +82,8 @@ pub struct Plan {
     endpoint: Endpoint,
     filter: Filter,
     order: Vec<SortKey>,
+    /// `order=random`.
+    random: bool,
     /// The fields kept, or `None` for every field whole (the rendered item).
     projection: Option<Projection>,
     format: Format,
@@ -105,9 +113,9 @@ impl Plan {
             filter::fields(model, params)?
         };
         if let Some(terms) = params.get("search") {
-            filter.search(terms)?;
+            filter.search(terms, search_any(params)?)?;
         }
-        let order = sort::parse(model, shape, params.get("sort").unwrap_or_default())?;
+        let (order, random) = ordering(model, shape, params)?;
         let projection = projection(model, shape, params)?;
         let format = list_format(endpoint, params)?;
         let limit = count(params, "limit", limits.default_limit)?;
@@ -123,6 +131,7 @@ impl Plan {
             endpoint,
             filter,
             order,
+            random,
             projection,
             format,
             limit,
@@ -146,6 +155,7 @@ impl Plan {
                 whole: from == 0 && to == total && meta.is_empty(),
                 meta,
                 format: self.format,
+                shuffled: false,
             };
         }
         let Selection { total, page, meta } = self.select(view);
@@ -155,6 +165,7 @@ impl Plan {
             whole: false,
             meta,
             format: self.format,
+            shuffled: self.random,
         }
     }
 
@@ -163,6 +174,7 @@ impl Plan {
     fn is_a_slice(&self) -> bool {
         self.filter.is_empty()
             && self.order.is_empty()
+            && !self.random
             && self.projection.is_none()
             && self.format == Format::Json
     }
@@ -198,7 +210,7 @@ impl Plan {
             meta.extend_from_slice(b",\"without_coordinates\":");
             write_int(meta, n as i64);
         };
-        if self.filter.is_empty() && self.order.is_empty() {
+        if self.filter.is_empty() && self.order.is_empty() && !self.random {
             // No filter, no sort: the page is a run of every record's positions, or
             // (GeoJSON) of those with a point, which the view knows from load time.
             let facets = self.facet_counts(view, None);
@@ -230,7 +242,11 @@ impl Plan {
         }
         let total = positions.len();
         let need = self.offset.saturating_add(self.limit);
-        sort::sort(view, model, &self.order, &mut positions, need);
+        let ties = match self.random {
+            true => sort::Ties::Random(ahash::RandomState::new()),
+            false => sort::Ties::ById,
+        };
+        sort::sort(view, model, &self.order, ties, &mut positions, need);
         meta.extend_from_slice(&facets);
         let page = positions
             .into_iter()
@@ -316,18 +332,47 @@ impl RecordPlan {
     }
 }
 
-/// A non-negative count (`limit`, `offset`, `facet_size`), or `default` when absent.
+/// A non-negative count (`limit`, `offset`, `facet_size`) as Python's `int()`
+/// reads it (whitespace and a sign allowed), or `default` when absent.
 fn count(params: &Params, name: &str, default: usize) -> Result<usize, ApiError> {
-    match params.get(name) {
-        None => Ok(default),
-        Some(v) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
-            // More digits than fit is still "everything".
-            Ok(v.parse().unwrap_or(usize::MAX))
-        }
-        Some(_) => Err(ApiError::bad_request(format!(
+    let Some(v) = params.get(name) else {
+        return Ok(default);
+    };
+    match form::python_int(v) {
+        // More than fits is still "everything".
+        Some(n) if n >= 0 => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+        _ => Err(ApiError::bad_request(format!(
             "{name} must be a positive integer"
         ))),
     }
+}
+
+/// `search_operator`: `and` (the default: every term must occur) or `or`.
+fn search_any(params: &Params) -> Result<bool, ApiError> {
+    match params.get("search_operator") {
+        None | Some("and") => Ok(false),
+        Some("or") => Ok(true),
+        Some(other) => Err(ApiError::bad_request(format!(
+            "search_operator must be and or or, not {other:?}"
+        ))),
+    }
+}
+
+/// The sort keys, and whether ties are broken at random: `sort=f1,-f2`, then
+/// Wagtail's `order=f`, `order=-f` (one more key) or `order=random` (random order,
+/// or random among what `sort` leaves tied). `order` is a field, not this
+/// operation, on models with a field of that name (families, specimen records).
+fn ordering(model: Model, shape: Shape, params: &Params) -> Result<(Vec<SortKey>, bool), ApiError> {
+    let mut keys = sort::parse(model, shape, params.get("sort").unwrap_or_default())?;
+    let order = params
+        .get("order")
+        .filter(|_| model.field_index("order").is_none());
+    match order {
+        Some("random") => return Ok((keys, true)),
+        Some(order) => keys.push(sort::key(model, shape, order)?),
+        None => {}
+    }
+    Ok((keys, false))
 }
 
 /// The `format` of a list request: `json`, or `geojson` where records have points.
@@ -396,13 +441,16 @@ mod tests {
         assert_eq!(p("limit=0"), Ok(0));
         assert_eq!(p("limit=007"), Ok(7));
         assert_eq!(p("limit=99999999999999999999999"), Ok(usize::MAX));
+        assert_eq!(p("limit=+2"), Ok(2));
+        assert_eq!(p("limit=%202"), Ok(2));
+        assert_eq!(p("limit=-0"), Ok(0));
         for bad in [
             "limit=",
             "limit=-1",
             "limit=1.5",
             "limit=abc",
-            "limit=+1",
-            "limit=%201",
+            "limit=+",
+            "limit=1e3",
         ] {
             assert_eq!(
                 p(bad).unwrap_err().message,

@@ -32,28 +32,46 @@ pub fn parse(model: Model, shape: Shape, value: &str) -> Result<Vec<SortKey>, Ap
     }
     value
         .split(',')
-        .map(|key| {
-            let (name, descending) = match key.strip_prefix('-') {
-                Some(name) => (name, true),
-                None => (key, false),
-            };
-            let field = model.field_index(name).ok_or_else(|| {
-                ApiError::bad_request(format!("cannot order by '{name}' (unknown field)"))
-            })?;
-            if !sortable(model.fields()[field].ty, shape) {
-                return Err(ApiError::bad_request(format!(
-                    "cannot order by '{name}' (not a scalar field)"
-                )));
-            }
-            Ok(SortKey { field, descending })
-        })
+        .map(|key| self::key(model, shape, key))
         .collect()
 }
 
-/// Sorts positions by the keys; ties stay in ascending id order. Only the first
-/// `need` positions are wanted: past them the list is cut short, unsorted.
-pub fn sort(view: &View, model: Model, keys: &[SortKey], positions: &mut Vec<usize>, need: usize) {
-    if keys.is_empty() {
+/// One key: a field's name, `-` before it for descending.
+pub fn key(model: Model, shape: Shape, key: &str) -> Result<SortKey, ApiError> {
+    let (name, descending) = match key.strip_prefix('-') {
+        Some(name) => (name, true),
+        None => (key, false),
+    };
+    let field = model.field_index(name).ok_or_else(|| {
+        ApiError::bad_request(format!("cannot order by '{name}' (unknown field)"))
+    })?;
+    if !sortable(model.fields()[field].ty, shape) {
+        return Err(ApiError::bad_request(format!(
+            "cannot order by '{name}' (not a scalar field)"
+        )));
+    }
+    Ok(SortKey { field, descending })
+}
+
+/// How positions the keys leave tied are ordered.
+pub enum Ties {
+    /// Ascending id (positions are in id order): the stable order.
+    ById,
+    /// At random (`order=random`): a fresh order each request.
+    Random(ahash::RandomState),
+}
+
+/// Sorts positions by the keys, ties as `ties` says. Only the first `need`
+/// positions are wanted: past them the list is cut short, unsorted.
+pub fn sort(
+    view: &View,
+    model: Model,
+    keys: &[SortKey],
+    ties: Ties,
+    positions: &mut Vec<usize>,
+    need: usize,
+) {
+    if keys.is_empty() && matches!(ties, Ties::ById) {
         return;
     }
     let table = view.table(model);
@@ -69,8 +87,12 @@ pub fn sort(view: &View, model: Model, keys: &[SortKey], positions: &mut Vec<usi
             _ => Ordering::Equal,
         }
     };
-    // Positions are distinct and ascending by id, so the last key makes the order
-    // total: selecting the first `need` and sorting them is the stable sort's prefix.
+    let tie = |p: usize, q: usize| match &ties {
+        Ties::ById => p.cmp(&q),
+        Ties::Random(random) => random.hash_one(p).cmp(&random.hash_one(q)).then(p.cmp(&q)),
+    };
+    // Positions are distinct, so the tie-break makes the order total: selecting the
+    // first `need` and sorting them is the full sort's prefix.
     let order = |&p: &usize, &q: &usize| {
         let (rp, rq) = (&table.rows[p], &table.rows[q]);
         keys.iter()
@@ -82,7 +104,7 @@ pub fn sort(view: &View, model: Model, keys: &[SortKey], positions: &mut Vec<usi
                 (a, b) => cmp(a, b),
             })
             .find(|o| o.is_ne())
-            .unwrap_or_else(|| p.cmp(&q))
+            .unwrap_or_else(|| tie(p, q))
     };
     if need == 0 {
         positions.clear();

@@ -109,6 +109,8 @@ impl Answer {
         };
         a.content_type = content_type;
         a.whole = page.whole.then_some(endpoint);
+        // A shuffled page is another body each time: no tag can name it.
+        a.cacheable = !page.shuffled;
         a
     }
 
