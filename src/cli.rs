@@ -194,9 +194,32 @@ pub struct ServeArgs {
     /// Seconds a connection may take to send a complete request head (idle keep-alive included).
     #[arg(long, env = "CATALOGUE_IDLE_TIMEOUT", default_value_t = 30)]
     pub idle_timeout: u64,
+    /// Where media URLs start (`https://cdn.example.org/media/`); by default
+    /// `http://<the request's Host>/media/`, as the existing service built them.
+    #[arg(long, env = "CATALOGUE_MEDIA_URL", value_parser = parse_media_url)]
+    pub media_url: Option<String>,
     /// What `/dwca.zip` says of the dataset.
     #[command(flatten)]
     pub dataset: DatasetArgs,
+}
+
+/// A media base URL: absolute (`http://` or `https://`) or a path from the root,
+/// given a trailing `/` when it has none.
+fn parse_media_url(url: &str) -> Result<String, String> {
+    let absolute = url.starts_with("http://") || url.starts_with("https://");
+    if !absolute && !url.starts_with('/') {
+        return Err(format!(
+            "{url:?} is not an http(s) URL or a path from the root, like https://cdn.example.org/media/"
+        ));
+    }
+    if url.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(format!("{url:?} holds spaces or control characters"));
+    }
+    Ok(if url.ends_with('/') {
+        url.to_string()
+    } else {
+        format!("{url}/")
+    })
 }
 
 /// Runs the command line.
@@ -402,6 +425,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         cors_origins: args.cors_origin.clone(),
         idle_timeout: std::time::Duration::from_secs(args.idle_timeout),
         dataset,
+        media_url: args.media_url.clone(),
     };
     let state = State::new(view, settings);
     let reloader = Reloader::start(state.clone(), &args.snapshot, !args.no_watch)

@@ -296,7 +296,33 @@ const FOREIGN: &[&str] = &[
     "collecting_trip",
     "determiner",
     "preparer",
+    "image",
+    "species_page",
+    "collection",
+    "uploaded_by_user",
 ];
+
+/// The primary key column of a table: Django's multi-table inheritance names the
+/// pointer to the parent's row.
+fn pk_column(table: &str) -> &'static str {
+    match table {
+        "images_baseliveimage" | "images_specimenrecordimage" => "customimage_ptr_id",
+        "images_insectimage" | "images_plantimage" | "images_habitatimage" => {
+            "baseliveimage_ptr_id"
+        }
+        "pages_speciespage" => "page_ptr_id",
+        _ => "id",
+    }
+}
+
+/// The instants of the sample, stored as the engine stores timestamps.
+fn is_instant(field: &str) -> bool {
+    (field.starts_with("date_") && field != "date")
+        || matches!(
+            field,
+            "created_at" | "first_published_at" | "last_published_at"
+        )
+}
 
 /// INSERTs of every record of the bundled sample, links included.
 fn rows_sql(db: &dyn Db) -> String {
@@ -306,22 +332,20 @@ fn rows_sql(db: &dyn Db) -> String {
     let mut links = String::new();
     for object in fixture.as_array().unwrap() {
         let table = object["model"].as_str().unwrap().replace('.', "_");
+        if table == "home_homepage" {
+            continue;
+        }
         let pk = object["pk"].as_i64().unwrap();
-        let (mut columns, mut values) = (vec!["id".to_string()], vec![pk.to_string()]);
+        let (mut columns, mut values) = (vec![pk_column(&table).to_string()], vec![pk.to_string()]);
         for (field, value) in object["fields"].as_object().unwrap() {
             if let Value::Array(ids) = value {
-                let (link, owner, target) = match field.as_str() {
-                    "states" => (
-                        "geography_collectingtrip_states",
-                        "collectingtrip_id",
-                        "state_id",
-                    ),
-                    _ => (
-                        "specimens_specimenrecord_collector",
-                        "specimenrecord_id",
-                        "person_id",
-                    ),
+                let owner = format!("{}_id", table.split_once('_').unwrap().1);
+                let target = match field.as_str() {
+                    "states" => "state_id",
+                    "collector" => "person_id",
+                    _ => "speciespage_id",
                 };
+                let link = format!("{table}_{field}");
                 for id in ids {
                     links.push_str(&format!(
                         "INSERT INTO {link} ({owner}, {target}) VALUES ({pk}, {id});\n"
@@ -329,7 +353,10 @@ fn rows_sql(db: &dyn Db) -> String {
                 }
                 continue;
             }
-            let column = if FOREIGN.contains(&field.as_str()) {
+            // A specimen's `usi` is its own text; an image's is its specimen.
+            let foreign = FOREIGN.contains(&field.as_str())
+                || (table == "images_specimenrecordimage" && field == "usi");
+            let column = if foreign {
                 format!("{field}_id")
             } else {
                 field.clone()
@@ -339,7 +366,7 @@ fn rows_sql(db: &dyn Db) -> String {
                 Value::Null => "NULL".into(),
                 Value::Bool(b) => if *b { "TRUE" } else { "FALSE" }.into(),
                 Value::Number(n) => n.to_string(),
-                Value::String(s) if field.starts_with("date_") && field != "date" => db.stamp(s),
+                Value::String(s) if is_instant(field) => db.stamp(s),
                 Value::String(s) => format!("'{}'", s.replace('\'', "''")),
                 other => panic!("{other}"),
             });

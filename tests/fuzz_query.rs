@@ -83,7 +83,7 @@ proptest! {
     #[test]
     fn any_query_string_is_answered_or_refused_cleanly(
         raw in query_string(),
-        which in 0usize..25,
+        which in 0usize..30,
         id in prop_oneof!["[0-9]{1,3}", "[-a-z0-9.%]{0,12}"],
     ) {
         let endpoint = Endpoint::all()[which];
@@ -96,7 +96,7 @@ proptest! {
         };
         match Plan::parse(endpoint, &params, &Limits::default()).map(|plan| plan.run(view())) {
             Ok(page) => {
-                let body = [b"[".as_slice(), &page.items, b"]"].concat();
+                let body = [b"[".as_slice(), &without_media_base(&page.items), b"]"].concat();
                 let items: serde_json::Value = serde_json::from_slice(&body).expect("a page is JSON");
                 prop_assert!(items.as_array().unwrap().len() <= page.total);
             }
@@ -104,9 +104,20 @@ proptest! {
         }
         match RecordPlan::parse(endpoint, &id, &params).and_then(|plan| plan.run(view())) {
             Ok(item) => {
-                let _: serde_json::Value = serde_json::from_slice(&item).expect("a record is JSON");
+                let _: serde_json::Value =
+                    serde_json::from_slice(&without_media_base(&item)).expect("a record is JSON");
             }
             Err(e) => prop_assert!(e.status == 400 || e.status == 404, "{}", e.message),
         }
     }
+}
+
+/// The items as the server sends them with an empty media base: the query layer
+/// marks where the base goes, and the server fills it in.
+fn without_media_base(items: &[u8]) -> Vec<u8> {
+    items
+        .iter()
+        .copied()
+        .filter(|&b| b != catalogue::view::render::MEDIA_BASE)
+        .collect()
 }

@@ -142,7 +142,7 @@ fn format_is_checked() {
     server.assert_error(
         "/api/v2/orders/?format=geojson",
         400,
-        "format=geojson is only for gps-coordinates, nested-gps-coordinates and specimen-records",
+        "format=geojson is only for the lists of records with a place: gps-coordinates, nested-gps-coordinates, specimen-records, insect-images, plant-images, habitat-images",
     );
     server.assert_error(
         "/api/v2/specimen-records/?format=xml",

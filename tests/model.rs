@@ -11,17 +11,22 @@ use common::{sample_snapshot, TempDir};
 
 /// Whether a stored field of this kind is served as a field of this type.
 fn served_as(kind: Kind, ty: Type, nullable: bool) -> bool {
+    let id = |m| matches!(ty, Type::Parent(t) | Type::Embed(t) | Type::RefId(t) if t == m);
     match kind {
-        Kind::Text => ty == Type::Str && !nullable,
+        Kind::Text => ty == Type::Str && !nullable || ty == Type::MediaFile,
         Kind::OptText => ty == Type::Str && nullable,
-        Kind::OptCount => ty == Type::Int && nullable,
+        Kind::Count => ty == Type::Int && !nullable,
+        Kind::OptCount | Kind::OptForeignId => ty == Type::Int && nullable,
+        Kind::ForeignId => ty == Type::Int && !nullable,
+        Kind::Bool => ty == Type::Bool && !nullable,
         Kind::OptBool => ty == Type::Bool && nullable,
         Kind::Time => ty == Type::Time && !nullable,
+        Kind::OptTime => ty == Type::Time && nullable,
         Kind::Date => ty == Type::Date && !nullable,
         Kind::OptDate => ty == Type::Date && nullable,
-        Kind::Ref(m) => !nullable && matches!(ty, Type::Parent(t) | Type::Embed(t) if t == m),
-        Kind::OptRef(m) => nullable && matches!(ty, Type::Parent(t) | Type::Embed(t) if t == m),
-        Kind::Refs(m) => !nullable && ty == Type::EmbedMany(m),
+        Kind::Ref(m) => !nullable && id(m),
+        Kind::OptRef(m) => nullable && id(m),
+        Kind::Refs(m) => !nullable && matches!(ty, Type::EmbedMany(t) | Type::RefIds(t) if t == m),
     }
 }
 
@@ -29,7 +34,7 @@ fn served_as(kind: Kind, ty: Type, nullable: bool) -> bool {
 fn every_stored_field_is_served_under_its_name_with_its_type() {
     for model in Model::ALL {
         let stored = stored_fields(model);
-        assert!(stored.len() >= 3, "{model:?} stores {stored:?}");
+        assert!(!stored.is_empty(), "{model:?} stores nothing");
         for (name, kind) in stored {
             let index = model
                 .field_index(name)

@@ -203,7 +203,18 @@ fn field_schema(field: &Field, nested: bool) -> Value {
             json!({"anyOf": Model::RANKS.iter().map(|&m| reference(m, false)).collect::<Vec<_>>()})
         }
         Type::EmbedMany(m) => json!({"type": "array", "items": reference(m, false)}),
+        Type::RefId(_) => json!({"type": "integer"}),
+        Type::RefIds(_) => json!({"type": "array", "items": {"type": "integer"}}),
+        Type::MediaFile => json!({"type": "string", "format": "uri"}),
     };
+    // A key left out when it has no value is never null; an extension says so
+    // (and the description, for people).
+    if field.absent_when_null {
+        let mut schema = schema;
+        schema["x-absent-when-null"] = json!(true);
+        schema["description"] = json!("Left out of the item when there is no value.");
+        return schema;
+    }
     nullable(schema, field.nullable)
 }
 
@@ -368,8 +379,22 @@ fn responses(schema: &str, list: bool, segment: &str) -> Value {
     r
 }
 
-fn query(name: &str, description: &str, schema: Value) -> Value {
+fn query(name: &str, description: &str, mut schema: Value) -> Value {
+    without_nul(&mut schema);
     json!({"name": name, "in": "query", "required": false, "description": description, "schema": schema})
+}
+
+/// A query string holding a NUL is refused: every free string says so.
+fn without_nul(schema: &mut Value) {
+    if let Some(alternatives) = schema.get_mut("anyOf").and_then(Value::as_array_mut) {
+        alternatives.iter_mut().for_each(without_nul);
+    }
+    let free = schema["type"] == "string"
+        && schema.get("enum").is_none()
+        && schema.get("pattern").is_none();
+    if free {
+        schema["pattern"] = json!("^[^\\u0000]*$");
+    }
 }
 
 fn int64() -> Value {
@@ -411,7 +436,7 @@ fn fields_parameter(endpoint: Endpoint) -> Value {
 fn search_pattern() -> String {
     const SPACE: &str =
         "\\t\\n\\x0B\\f\\r \\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000";
-    let (w, n) = (format!("[{SPACE}]"), format!("[^{SPACE}]"));
+    let (w, n) = (format!("[{SPACE}]"), format!("[^{SPACE}\\u0000]"));
     format!("^{w}*({n}+({w}+{n}+){{0,{}}})?{w}*$", MAX_SEARCH_TERMS - 1)
 }
 
@@ -509,23 +534,27 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
     out
 }
 
-/// Exact filters on the fields of a plain shape.
+/// Exact filters on the fields of a plain shape (none where the model's list
+/// does not filter by field: its fields' names are accepted and do nothing).
 fn field_filters(model: Model) -> Vec<Value> {
+    if !model.filters_by_field() {
+        return Vec::new();
+    }
     model
         .fields()
         .iter()
         .filter_map(|f| {
             let schema = match f.ty {
-                Type::Int | Type::Parent(_) => int64(),
+                Type::Int | Type::Parent(_) | Type::RefId(_) => int64(),
                 Type::Bool => json!({"type": "string", "enum": BOOLEANS}),
-                Type::Str => json!({"type": "string"}),
+                Type::Str | Type::MediaFile => json!({"type": "string"}),
                 Type::Date => json!({"type": "string", "format": "date"}),
                 Type::Time => json!({"type": "string", "format": "date-time",
                     "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?(Z|[+-]\\d{2}:\\d{2})$"}),
-                Type::Embed(_) | Type::EmbedMany(_) | Type::Taxon => return None,
+                Type::Embed(_) | Type::EmbedMany(_) | Type::Taxon | Type::RefIds(_) => return None,
             };
             let what = match f.ty {
-                Type::Parent(_) => "the parent's id",
+                Type::Parent(_) | Type::RefId(_) => "the related record's id",
                 _ => "the value",
             };
             Some(query(

@@ -45,20 +45,36 @@ fn model_name(model: Model) -> &'static str {
 /// The columns of a model's table, with the field each fills, in the order the
 /// records read them: `id`, then a column per stored field (`x_id` for a reference).
 fn columns(model: Model) -> Vec<(String, &'static str, Column)> {
-    let mut out = vec![("id".to_string(), "id", Column::Int)];
+    let mut out = vec![(pk_column(model).to_string(), "id", Column::Int)];
     for (field, kind) in stored_fields(model) {
         let column = match kind {
             Kind::Refs(_) => continue,
-            Kind::Ref(_) | Kind::OptRef(_) => (format!("{field}_id"), Column::Int),
-            Kind::OptCount => (field.to_string(), Column::Int),
-            Kind::OptBool => (field.to_string(), Column::Bool),
-            Kind::Text | Kind::OptText | Kind::Time | Kind::Date | Kind::OptDate => {
-                (field.to_string(), Column::Text)
+            Kind::Ref(_) | Kind::OptRef(_) | Kind::ForeignId | Kind::OptForeignId => {
+                (format!("{field}_id"), Column::Int)
             }
+            Kind::Count | Kind::OptCount => (field.to_string(), Column::Int),
+            Kind::Bool | Kind::OptBool => (field.to_string(), Column::Bool),
+            Kind::Text
+            | Kind::OptText
+            | Kind::Time
+            | Kind::OptTime
+            | Kind::Date
+            | Kind::OptDate => (field.to_string(), Column::Text),
         };
         out.push((column.0, field, column.1));
     }
     out
+}
+
+/// The primary key column: `id`, or, for a model that extends another (Django's
+/// multi-table inheritance), the pointer to its parent's row.
+fn pk_column(model: Model) -> &'static str {
+    match model {
+        Model::LiveImage | Model::SpecimenRecordImage => "customimage_ptr_id",
+        Model::InsectImage | Model::PlantImage | Model::HabitatImage => "baseliveimage_ptr_id",
+        Model::SpeciesPage => "page_ptr_id",
+        _ => "id",
+    }
 }
 
 /// A many-to-many link table (`<table>_<field>`, with `<model>_id` and
@@ -127,6 +143,26 @@ trait Rows {
 
     /// `"column"` as text in this engine's SQL.
     fn as_text(&self, column: &str) -> String;
+
+    /// The query that finds a table by name, one row when it exists.
+    fn table_exists_sql(&self, table: &str) -> String;
+}
+
+/// Whether a model's table may be missing: the image and page models belong to
+/// apps (Wagtail's images and pages) a collection may be served without; their
+/// lists are then empty, as the existing service's were.
+fn optional(model: Model) -> bool {
+    let label = model.label();
+    ["images.", "pages.", "wagtailcore."]
+        .iter()
+        .any(|app| label.starts_with(app))
+}
+
+/// Whether the database has a table.
+fn exists(rows: &mut dyn Rows, table: &str) -> Result<bool, String> {
+    let mut found = false;
+    rows.each(&rows.table_exists_sql(table), &mut |_| found = true)?;
+    Ok(found)
 }
 
 /// A link table's target ids by owner id.
@@ -140,7 +176,15 @@ fn read_all(rows: &mut dyn Rows, at: &str, import: &mut Import) -> Result<(), Db
     };
     // Link rows by owner, by model index, for the models with a link table.
     let mut links: Vec<Option<(Link, Owners)>> = Model::ALL.iter().map(|_| None).collect();
+    // The optional models whose tables are there (all of them, or none).
+    let mut present = Vec::new();
     for model in Model::ALL {
+        let there = !optional(model)
+            || exists(rows, &table_name(model)).map_err(failed(&table_name(model)))?;
+        present.push(there);
+    }
+    let present = |model: Model| present[Model::ALL.iter().position(|&m| m == model).unwrap_or(0)];
+    for model in Model::ALL.into_iter().filter(|&m| present(m)) {
         let Some(link) = link(model) else {
             continue;
         };
@@ -165,13 +209,14 @@ fn read_all(rows: &mut dyn Rows, at: &str, import: &mut Import) -> Result<(), Db
         }
         links[model.index()] = Some((link, map));
     }
-    for model in Model::ALL {
+    for model in Model::ALL.into_iter().filter(|&m| present(m)) {
         let table = table_name(model);
         let columns = columns(model);
         let selected: Vec<String> = columns.iter().map(|(c, _, _)| rows.as_text(c)).collect();
         let sql = format!(
-            "SELECT {} FROM \"{table}\" ORDER BY \"id\"",
-            selected.join(", ")
+            "SELECT {} FROM \"{table}\" ORDER BY \"{}\"",
+            selected.join(", "),
+            pk_column(model)
         );
         let link = &mut links[model.index()];
         rows.each(&sql, &mut |values| {
@@ -259,6 +304,10 @@ fn read_sqlite(path: &std::path::Path, import: &mut Import) -> Result<(), DbErro
         fn as_text(&self, column: &str) -> String {
             format!("CAST(\"{column}\" AS TEXT)")
         }
+
+        fn table_exists_sql(&self, table: &str) -> String {
+            format!("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '{table}'")
+        }
     }
     let at = format!("SQLite database {}", path.display());
     // One read transaction: every table as of the same moment.
@@ -318,6 +367,13 @@ fn read_postgres(
 
         fn as_text(&self, column: &str) -> String {
             format!("\"{column}\"::text")
+        }
+
+        fn table_exists_sql(&self, table: &str) -> String {
+            format!(
+                "SELECT 1 FROM information_schema.tables \
+                 WHERE table_schema = current_schema() AND table_name = '{table}'"
+            )
         }
     }
     read_all(&mut Pg(&mut tx), shown, import)?;

@@ -141,182 +141,166 @@ impl ObjectFields<'_> {
             .push(Problem::at(self.model, self.pk, field, message));
     }
 
-    /// The value of a field; a missing field is an error.
-    fn value(&mut self, field: &str) -> Option<Value> {
-        let v = self.map.remove(field);
-        if v.is_none() {
+    /// Reads one field: a missing field is an error; null is `None` where the field
+    /// may be null and an error elsewhere; `parse` turns a value of the right JSON
+    /// type into its field (noting its own problems), or gives it back when the type
+    /// is wrong, which is reported as `expected <expected>[ or null], found <value>`.
+    fn read<T>(
+        &mut self,
+        field: &str,
+        nullable: bool,
+        expected: &str,
+        parse: impl FnOnce(&mut Self, Value) -> Result<T, Value>,
+    ) -> Option<T> {
+        let Some(value) = self.map.remove(field) else {
             self.error(field, "is missing".into());
+            return None;
+        };
+        if value.is_null() && nullable {
+            return None;
         }
-        v
+        match parse(self, value) {
+            Ok(t) => Some(t),
+            Err(v) => {
+                let or_null = if nullable { " or null" } else { "" };
+                self.error(
+                    field,
+                    format!("expected {expected}{or_null}, found {}", describe(&v)),
+                );
+                None
+            }
+        }
     }
 
-    fn checked_date(&mut self, field: &str, s: String) -> String {
+    fn string(_: &mut Self, v: Value) -> Result<String, Value> {
+        match v {
+            Value::String(s) => Ok(s),
+            v => Err(v),
+        }
+    }
+
+    fn natural(_: &mut Self, v: Value) -> Result<i64, Value> {
+        match v.as_i64() {
+            Some(n) if n >= 0 => Ok(n),
+            _ => Err(v),
+        }
+    }
+
+    fn key(_: &mut Self, v: Value) -> Result<i64, Value> {
+        v.as_i64().ok_or(v)
+    }
+
+    fn flag(_: &mut Self, v: Value) -> Result<bool, Value> {
+        v.as_bool().ok_or(v)
+    }
+
+    /// An instant; `field` names it in the message when it does not parse.
+    fn instant(&mut self, field: &str, v: Value) -> Result<i64, Value> {
+        let s = Self::string(self, v)?;
+        Ok(time::parse_timestamp(&s).unwrap_or_else(|| {
+            self.error(
+                field,
+                format!("{s:?} is not a timestamp (YYYY-MM-DDTHH:MM:SS[.ffffff]Z)"),
+            );
+            0
+        }))
+    }
+
+    /// A `YYYY-MM-DD` date; `field` names it in the message when it is not one.
+    fn day(&mut self, field: &str, v: Value) -> Result<String, Value> {
+        let s = Self::string(self, v)?;
         if time::parse_date(&s).is_none() {
             self.error(field, format!("{s:?} is not a date (YYYY-MM-DD)"));
         }
-        s
+        Ok(s)
     }
 }
 
+const TEXT: &str = "a string";
+const NATURAL: &str = "a non-negative integer";
+const BOOLEAN: &str = "true, false";
+const TIMESTAMP: &str = "a timestamp string";
+const DATE: &str = "a date string";
+const KEY: &str = "a primary key (integer)";
+
 impl FieldSource for ObjectFields<'_> {
-    fn opt_text(&mut self, field: &'static str) -> Option<String> {
-        match self.value(field)? {
-            Value::Null => None,
-            Value::String(s) => Some(s),
-            v => {
-                self.error(
-                    field,
-                    format!("expected a string or null, found {}", describe(&v)),
-                );
-                None
-            }
-        }
+    fn text(&mut self, field: &'static str) -> String {
+        self.read(field, false, TEXT, Self::string)
+            .unwrap_or_default()
     }
 
-    fn text(&mut self, field: &'static str) -> String {
-        match self.value(field) {
-            Some(Value::String(s)) => s,
-            None => String::new(),
-            Some(v) => {
-                self.error(field, format!("expected a string, found {}", describe(&v)));
-                String::new()
-            }
-        }
+    fn opt_text(&mut self, field: &'static str) -> Option<String> {
+        self.read(field, true, TEXT, Self::string)
+    }
+
+    fn count(&mut self, field: &'static str) -> i64 {
+        self.read(field, false, NATURAL, Self::natural)
+            .unwrap_or_default()
     }
 
     fn opt_count(&mut self, field: &'static str) -> Option<i64> {
-        match self.value(field)? {
-            Value::Null => None,
-            Value::Number(n) if n.as_i64().is_some_and(|x| x >= 0) => n.as_i64(),
-            v => {
-                self.error(
-                    field,
-                    format!(
-                        "expected a non-negative integer or null, found {}",
-                        describe(&v)
-                    ),
-                );
-                None
-            }
-        }
+        self.read(field, true, NATURAL, Self::natural)
+    }
+
+    fn boolean(&mut self, field: &'static str) -> bool {
+        self.read(field, false, "true or false", Self::flag)
+            .unwrap_or_default()
     }
 
     fn opt_bool(&mut self, field: &'static str) -> Option<bool> {
-        match self.value(field)? {
-            Value::Null => None,
-            Value::Bool(b) => Some(b),
-            v => {
-                self.error(
-                    field,
-                    format!("expected true, false or null, found {}", describe(&v)),
-                );
-                None
-            }
-        }
+        self.read(field, true, BOOLEAN, Self::flag)
     }
 
     fn time(&mut self, field: &'static str) -> i64 {
-        match self.value(field) {
-            Some(Value::String(s)) => time::parse_timestamp(&s).unwrap_or_else(|| {
-                self.error(
-                    field,
-                    format!("{s:?} is not a timestamp (YYYY-MM-DDTHH:MM:SS[.ffffff]Z)"),
-                );
-                0
-            }),
-            None => 0,
-            Some(v) => {
-                self.error(
-                    field,
-                    format!("expected a timestamp string, found {}", describe(&v)),
-                );
-                0
-            }
-        }
+        self.read(field, false, TIMESTAMP, |s, v| s.instant(field, v))
+            .unwrap_or_default()
     }
 
-    fn opt_date(&mut self, field: &'static str) -> Option<String> {
-        match self.value(field)? {
-            Value::Null => None,
-            Value::String(s) => Some(self.checked_date(field, s)),
-            v => {
-                self.error(
-                    field,
-                    format!("expected a date string or null, found {}", describe(&v)),
-                );
-                None
-            }
-        }
+    fn opt_time(&mut self, field: &'static str) -> Option<i64> {
+        self.read(field, true, TIMESTAMP, |s, v| s.instant(field, v))
     }
 
     fn date(&mut self, field: &'static str) -> String {
-        match self.value(field) {
-            Some(Value::String(s)) => self.checked_date(field, s),
-            None => String::new(),
-            Some(v) => {
-                self.error(
-                    field,
-                    format!("expected a date string, found {}", describe(&v)),
-                );
-                String::new()
-            }
-        }
+        self.read(field, false, DATE, |s, v| s.day(field, v))
+            .unwrap_or_default()
     }
 
-    fn opt_reference(&mut self, field: &'static str, _target: Model) -> Option<i64> {
-        match self.value(field)? {
-            Value::Null => None,
-            Value::Number(n) if n.as_i64().is_some() => n.as_i64(),
-            v => {
-                self.error(
-                    field,
-                    format!(
-                        "expected a primary key (integer) or null, found {}",
-                        describe(&v)
-                    ),
-                );
-                None
-            }
-        }
+    fn opt_date(&mut self, field: &'static str) -> Option<String> {
+        self.read(field, true, DATE, |s, v| s.day(field, v))
+    }
+
+    fn foreign_id(&mut self, field: &'static str) -> i64 {
+        self.read(field, false, KEY, Self::key).unwrap_or_default()
+    }
+
+    fn opt_foreign_id(&mut self, field: &'static str) -> Option<i64> {
+        self.read(field, true, KEY, Self::key)
     }
 
     fn reference(&mut self, field: &'static str, _target: Model) -> i64 {
-        match self.value(field) {
-            Some(Value::Number(n)) if n.as_i64().is_some() => n.as_i64().unwrap_or_default(),
-            None => 0,
-            Some(v) => {
-                self.error(
-                    field,
-                    format!("expected a primary key (integer), found {}", describe(&v)),
-                );
-                0
-            }
-        }
+        self.foreign_id(field)
+    }
+
+    fn opt_reference(&mut self, field: &'static str, _target: Model) -> Option<i64> {
+        self.opt_foreign_id(field)
     }
 
     fn references(&mut self, field: &'static str, _target: Model) -> Vec<i64> {
-        match self.value(field) {
-            Some(Value::Array(items)) => {
-                let mut ids = Vec::with_capacity(items.len());
-                for item in items {
-                    match item.as_i64() {
-                        Some(id) => ids.push(id),
-                        None => self.error(
-                            field,
-                            format!("expected a list of primary keys, found {}", describe(&item)),
-                        ),
-                    }
-                }
-                ids
-            }
-            None => Vec::new(),
-            Some(v) => {
-                self.error(
+        let expected = "a list of primary keys";
+        let items = self.read(field, false, expected, |_, v| match v {
+            Value::Array(items) => Ok(items),
+            v => Err(v),
+        });
+        let mut ids = Vec::new();
+        for item in items.unwrap_or_default() {
+            match item.as_i64() {
+                Some(id) => ids.push(id),
+                None => self.error(
                     field,
-                    format!("expected a list of primary keys, found {}", describe(&v)),
-                );
-                Vec::new()
+                    format!("expected {expected}, found {}", describe(&item)),
+                ),
             }
         }
+        ids
     }
 }

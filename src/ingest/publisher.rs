@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use super::database;
 use super::database_url::Source;
-use crate::model::records::{Collection, Keyed};
+use crate::model::records::Collection;
 use crate::model::Model;
 use crate::snapshot;
 
@@ -42,35 +42,17 @@ pub fn parse_interval(s: &str) -> Result<Duration, String> {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Digest(Vec<Vec<(i64, u64)>>);
 
-fn digests<T: Keyed + std::hash::Hash>(records: &[T]) -> Vec<(i64, u64)> {
-    let hasher = ahash::RandomState::with_seeds(1, 2, 3, 4);
-    records
-        .iter()
-        .map(|r| (r.id(), hasher.hash_one(r)))
-        .collect()
-}
-
 impl Digest {
     pub fn of(c: &Collection) -> Digest {
+        let hasher = ahash::RandomState::with_seeds(1, 2, 3, 4);
         Digest(
             Model::ALL
                 .iter()
-                .map(|&m| match m {
-                    Model::Order => digests(&c.orders),
-                    Model::Family => digests(&c.families),
-                    Model::Subfamily => digests(&c.subfamilies),
-                    Model::Tribe => digests(&c.tribes),
-                    Model::Genus => digests(&c.genera),
-                    Model::Species => digests(&c.species),
-                    Model::Subspecies => digests(&c.subspecies),
-                    Model::Country => digests(&c.countries),
-                    Model::State => digests(&c.states),
-                    Model::County => digests(&c.counties),
-                    Model::Locality => digests(&c.localities),
-                    Model::Gps => digests(&c.gps),
-                    Model::CollectingTrip => digests(&c.collecting_trips),
-                    Model::Person => digests(&c.people),
-                    Model::SpecimenRecord => digests(&c.specimen_records),
+                .map(|&m| {
+                    c.records(m)
+                        .iter()
+                        .map(|r| (r.id(), r.digest(&hasher)))
+                        .collect()
                 })
                 .collect(),
         )

@@ -452,6 +452,135 @@ pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
             "collector": collectors,
         }))?;
     }
+    let places = Places {
+        localities: &localities,
+        gps_of: &gps_of,
+        trips,
+    };
+    media(&mut out, &mut rng, specimens.max(1), spe, &places)?;
     out.w.write_all(b"\n]\n")?;
     out.w.flush()
+}
+
+/// Where generated images can be taken.
+struct Places<'a> {
+    /// (locality, country, state, county).
+    localities: &'a [(usize, usize, usize, Option<usize>)],
+    gps_of: &'a [Option<usize>],
+    trips: usize,
+}
+
+/// Species pages (every fourth species, some of them drafts) and images of all
+/// four kinds (one per twenty specimens, at least eight), each with its six
+/// renditions but one in ten, which lacks its thumbnail.
+fn media<W: Write>(
+    out: &mut Out<W>,
+    rng: &mut Rng,
+    specimens: usize,
+    species: usize,
+    places: &Places,
+) -> io::Result<()> {
+    out.object(
+        "wagtailcore.page",
+        1,
+        json!({"title": "Home", "slug": "home", "live": true,
+        "first_published_at": "2020-01-01T00:00:00Z", "last_published_at": "2020-01-01T00:00:00Z"}),
+    )?;
+    let pages: Vec<usize> = (0..species.div_ceil(4)).map(|i| i + 2).collect();
+    for (i, &id) in pages.iter().enumerate() {
+        let draft = i % 5 == 4;
+        let title = capitalised(latin(rng, 3, ""));
+        let (published, _) = stamps(rng);
+        let when = if draft { Value::Null } else { json!(published) };
+        out.object(
+            "wagtailcore.page",
+            id,
+            json!({"title": title, "slug": title.to_lowercase(),
+            "live": !draft, "first_published_at": when, "last_published_at": when}),
+        )?;
+        out.object("pages.speciespage", id, json!({"species": 1 + i * 4,
+            "taxonomy": format!("<p><i>{title}</i>.</p>"), "description": "<p>Wings &amp; more.</p>",
+            "distribution": "", "seasonality": "<p>Summer.</p>", "habitat": rng.pick(HABITATS),
+            "food": "", "life_cycle": ""}))?;
+    }
+    let some_pages = |rng: &mut Rng| -> Vec<usize> {
+        (0..rng.below(3))
+            .map(|_| *rng.pick(&pages))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    };
+    let mut rendition = 0;
+    for id in 1..=(specimens / 20).max(8) {
+        let (c, m) = stamps(rng);
+        let (width, height) = (200 + rng.below(2400), 200 + rng.below(1800));
+        let stem = format!("{}-{id}", latin(rng, 2, ""));
+        out.object("images.customimage", id, json!({"date_created": c, "date_modified": m,
+            "collection": 1 + rng.below(3), "title": capitalised(stem.replace('-', " ")),
+            "file": format!("original_images/{stem}.jpg"), "description": "", "width": width, "height": height,
+            "created_at": c, "uploaded_by_user": if rng.chance(20) { Value::Null } else { json!(1) },
+            "focal_point_x": Value::Null, "focal_point_y": Value::Null, "focal_point_width": Value::Null,
+            "focal_point_height": Value::Null, "file_size": width * height / 10, "file_hash": format!("{:040x}", id * 7919),
+            "alt_text": "", "date": format!("20{:02}-0{}-1{}", 10 + rng.below(15), 1 + rng.below(9), rng.below(10)),
+            "notes": if rng.chance(30) { "<p>Taken in the field.</p>" } else { "" }}))?;
+        let lacking_thumbnail = id % 10 == 0;
+        for (spec, size) in [
+            ("max-2000x2000", 2000),
+            ("max-1500x1500", 1500),
+            ("max-1200x1200", 1200),
+            ("max-900x900", 900),
+            ("max-600x600", 600),
+            ("max-300x300", 300),
+        ] {
+            if lacking_thumbnail && size == 300 {
+                continue;
+            }
+            rendition += 1;
+            let scale = (size as f64 / width.max(height) as f64).min(1.0);
+            out.object("images.customrendition", rendition, json!({"date_created": c, "date_modified": m,
+                "filter_spec": spec, "file": format!("images/{stem}.{spec}.jpg"),
+                "width": (width as f64 * scale) as usize, "height": (height as f64 * scale) as usize,
+                "focal_point_key": "", "image": id}))?;
+        }
+        if id % 4 == 0 {
+            out.object(
+                "images.specimenrecordimage",
+                id,
+                json!({"usi": 1 + rng.below(specimens),
+                "position": rng.pick(&["dorsal", "ventral", "lateral"])}),
+            )?;
+            continue;
+        }
+        let (loc, country, state, county) = *rng.pick(places.localities);
+        let place = rng.below(5);
+        out.object("images.baseliveimage", id, json!({
+            "country": if place > 0 { json!(country) } else { Value::Null },
+            "state": if place > 1 { json!(state) } else { Value::Null },
+            "county": if place > 2 { county.map_or(Value::Null, |c| json!(c)) } else { Value::Null },
+            "locality": if place > 3 { json!(loc) } else { Value::Null },
+            "gps": if place > 3 { places.gps_of[loc].map_or(Value::Null, |g| json!(g)) } else { Value::Null },
+            "collecting_trip": if rng.chance(20) { json!(1 + rng.below(places.trips)) } else { Value::Null }}))?;
+        match id % 4 {
+            1 => {
+                let named = rng.chance(70);
+                out.object("images.insectimage", id, json!({
+                    "species": if named { json!(1 + rng.below(species)) } else { Value::Null },
+                    "species_page": if named && rng.chance(50) { json!(rng.pick(&pages)) } else { Value::Null },
+                    "featured_family": rng.chance(10), "featured_species": rng.chance(10),
+                    "sex": rng.pick(SEXES), "stage": rng.pick(STAGES), "status": rng.pick(&["wild", "reared"])}))?
+            }
+            2 => out.object(
+                "images.plantimage",
+                id,
+                json!({"scientific_name": capitalised(latin(rng, 2, "a")),
+                "common_name": "Milkweed", "species_page": some_pages(rng)}),
+            )?,
+            _ => out.object(
+                "images.habitatimage",
+                id,
+                json!({"species_page": some_pages(rng)}),
+            )?,
+        }
+    }
+    Ok(())
 }

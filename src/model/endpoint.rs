@@ -1,4 +1,4 @@
-//! The API's paths: the 25 list endpoints (every model's plain list, and a nested
+//! The API's paths: the 30 list endpoints (every listed model's plain list, and a nested
 //! list for each model with a parent) and the fixed paths beside them.
 
 use super::schema::{Model, Type};
@@ -39,7 +39,7 @@ impl Shape {
     }
 }
 
-/// One of the 25 list endpoints: a model, plain or nested.
+/// One of the 30 list endpoints: a model, plain or nested.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Endpoint {
     pub model: Model,
@@ -47,13 +47,13 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// All 25 endpoints: the plain list of every model and the nested list of those
-    /// with a parent. Built once; `index` is a position in it.
+    /// All 30 endpoints: the plain list of every listed model and the nested list
+    /// of those with a parent. Built once; `index` is a position in it.
     pub fn all() -> &'static [Endpoint] {
         static ALL: std::sync::OnceLock<Vec<Endpoint>> = std::sync::OnceLock::new();
         ALL.get_or_init(|| {
-            let mut out = Vec::with_capacity(25);
-            for model in Model::ALL {
+            let mut out = Vec::with_capacity(30);
+            for model in Model::ALL.into_iter().filter(|m| m.listed()) {
                 out.push(Endpoint {
                     model,
                     nested: false,
@@ -83,7 +83,9 @@ impl Endpoint {
             Some(rest) => (true, rest),
             None => (false, segment),
         };
-        let model = Model::ALL.into_iter().find(|m| m.path() == name)?;
+        let model = Model::ALL
+            .into_iter()
+            .find(|m| m.listed() && m.path() == name)?;
         (!nested || model.has_nested()).then_some(Endpoint { model, nested })
     }
 
@@ -113,9 +115,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn there_are_25_endpoints_and_each_segment_round_trips() {
+    fn there_are_30_endpoints_and_each_segment_round_trips() {
         let all = Endpoint::all();
-        assert_eq!(all.len(), 25);
+        assert_eq!(all.len(), 30);
         for (i, &e) in all.iter().enumerate() {
             assert_eq!(Endpoint::from_segment(&e.segment()), Some(e));
             assert_eq!(e.index(), i);
@@ -123,5 +125,7 @@ mod tests {
         assert_eq!(Endpoint::from_segment("nested-people"), None);
         assert_eq!(Endpoint::from_segment("nested-countries"), None);
         assert_eq!(Endpoint::from_segment("bogus"), None);
+        assert_eq!(Endpoint::from_segment("renditions"), None);
+        assert_eq!(Endpoint::from_segment("nested-insect-images"), None);
     }
 }

@@ -155,6 +155,123 @@ pub struct SpecimenRecord {
     pub collector: Vec<i64>,
 }
 
+/// The part of an image every kind shares (Wagtail's image model).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CustomImage {
+    pub id: i64,
+    pub date_created: i64,
+    pub date_modified: i64,
+    pub title: String,
+    /// The original's path under the media root: `original_images/x.jpg`.
+    pub file: String,
+    pub description: String,
+    pub width: i64,
+    pub height: i64,
+    pub created_at: i64,
+    pub focal_point_x: Option<i64>,
+    pub focal_point_y: Option<i64>,
+    pub focal_point_width: Option<i64>,
+    pub focal_point_height: Option<i64>,
+    pub file_size: Option<i64>,
+    pub file_hash: String,
+    pub alt_text: String,
+    pub date: String,
+    pub notes: String,
+    /// A Wagtail collection's id (not published).
+    pub collection: i64,
+    /// A user's id (not published).
+    pub uploaded_by_user: Option<i64>,
+}
+
+/// Where an insect, plant or habitat image was taken; its id is its image's.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LiveImage {
+    pub id: i64,
+    pub country: Option<i64>,
+    pub state: Option<i64>,
+    pub county: Option<i64>,
+    pub locality: Option<i64>,
+    pub gps: Option<i64>,
+    pub collecting_trip: Option<i64>,
+}
+
+/// What catalogue serves of a Wagtail page: the live title, and publication.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Page {
+    pub id: i64,
+    pub title: String,
+    pub slug: String,
+    pub live: bool,
+    pub first_published_at: Option<i64>,
+    pub last_published_at: Option<i64>,
+}
+
+/// A resized copy of an image.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Rendition {
+    pub id: i64,
+    pub date_created: i64,
+    pub date_modified: i64,
+    /// How it was made: `max-300x300`.
+    pub filter_spec: String,
+    /// Its path under the media root: `images/x.max-300x300.jpg`.
+    pub file: String,
+    pub width: i64,
+    pub height: i64,
+    pub focal_point_key: String,
+    pub image: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SpecimenRecordImage {
+    pub id: i64,
+    pub usi: i64,
+    pub position: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct InsectImage {
+    pub id: i64,
+    pub species: Option<i64>,
+    pub species_page: Option<i64>,
+    pub featured_family: bool,
+    pub featured_species: bool,
+    pub sex: String,
+    pub stage: String,
+    pub status: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PlantImage {
+    pub id: i64,
+    pub scientific_name: String,
+    pub common_name: String,
+    /// Species page ids, ascending.
+    pub species_page: Vec<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct HabitatImage {
+    pub id: i64,
+    /// Species page ids, ascending.
+    pub species_page: Vec<i64>,
+}
+
+/// A species page's own fields; its id is its [`Page`]'s. Rich text is stored
+/// and served as Wagtail stores it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SpeciesPage {
+    pub id: i64,
+    pub species: Option<i64>,
+    pub taxonomy: String,
+    pub description: String,
+    pub distribution: String,
+    pub seasonality: String,
+    pub habitat: String,
+    pub food: String,
+    pub life_cycle: String,
+}
+
 /// Every record of a collection, each model's records ascending by id.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Collection {
@@ -173,17 +290,35 @@ pub struct Collection {
     pub collecting_trips: Vec<CollectingTrip>,
     pub people: Vec<Person>,
     pub specimen_records: Vec<SpecimenRecord>,
+    pub custom_images: Vec<CustomImage>,
+    pub live_images: Vec<LiveImage>,
+    pub pages: Vec<Page>,
+    pub renditions: Vec<Rendition>,
+    pub specimen_record_images: Vec<SpecimenRecordImage>,
+    pub insect_images: Vec<InsectImage>,
+    pub plant_images: Vec<PlantImage>,
+    pub habitat_images: Vec<HabitatImage>,
+    pub species_pages: Vec<SpeciesPage>,
 }
 
-/// Something with a primary key.
-pub trait Keyed {
+/// A stored record: a primary key, and a digest of everything it holds.
+pub trait Record {
     fn id(&self) -> i64;
+    /// The record's hash under `hasher`: equal records, equal digests.
+    fn digest(&self, hasher: &ahash::RandomState) -> u64;
 }
 
-macro_rules! keyed {
-    ($($t:ty),*) => {$(impl Keyed for $t { fn id(&self) -> i64 { self.id } })*};
+macro_rules! record {
+    ($($t:ty),*) => {$(impl Record for $t {
+        fn id(&self) -> i64 {
+            self.id
+        }
+        fn digest(&self, hasher: &ahash::RandomState) -> u64 {
+            hasher.hash_one(self)
+        }
+    })*};
 }
-keyed!(
+record!(
     Rank,
     Species,
     Country,
@@ -193,14 +328,23 @@ keyed!(
     Gps,
     CollectingTrip,
     Person,
-    SpecimenRecord
+    SpecimenRecord,
+    CustomImage,
+    LiveImage,
+    Page,
+    Rendition,
+    SpecimenRecordImage,
+    InsectImage,
+    PlantImage,
+    HabitatImage,
+    SpeciesPage
 );
 
 impl Collection {
     /// Puts records and link lists in the canonical order: ascending ids.
     pub fn canonicalise(&mut self) {
-        fn by_id<T: Keyed>(v: &mut [T]) {
-            v.sort_by_key(Keyed::id);
+        fn by_id<T: Record>(v: &mut [T]) {
+            v.sort_by_key(Record::id);
         }
         by_id(&mut self.orders);
         by_id(&mut self.families);
@@ -217,11 +361,59 @@ impl Collection {
         by_id(&mut self.collecting_trips);
         by_id(&mut self.people);
         by_id(&mut self.specimen_records);
+        by_id(&mut self.custom_images);
+        by_id(&mut self.live_images);
+        by_id(&mut self.pages);
+        by_id(&mut self.renditions);
+        by_id(&mut self.specimen_record_images);
+        by_id(&mut self.insect_images);
+        by_id(&mut self.plant_images);
+        by_id(&mut self.habitat_images);
+        by_id(&mut self.species_pages);
         for trip in &mut self.collecting_trips {
             trip.states.sort_unstable();
         }
         for specimen in &mut self.specimen_records {
             specimen.collector.sort_unstable();
+        }
+        for image in &mut self.plant_images {
+            image.species_page.sort_unstable();
+        }
+        for image in &mut self.habitat_images {
+            image.species_page.sort_unstable();
+        }
+    }
+
+    /// A model's records, in stored order.
+    pub fn records(&self, model: Model) -> Vec<&dyn Record> {
+        fn all<T: Record>(v: &[T]) -> Vec<&dyn Record> {
+            v.iter().map(|r| r as &dyn Record).collect()
+        }
+        match model {
+            Model::Order => all(&self.orders),
+            Model::Family => all(&self.families),
+            Model::Subfamily => all(&self.subfamilies),
+            Model::Tribe => all(&self.tribes),
+            Model::Genus => all(&self.genera),
+            Model::Species => all(&self.species),
+            Model::Subspecies => all(&self.subspecies),
+            Model::Country => all(&self.countries),
+            Model::State => all(&self.states),
+            Model::County => all(&self.counties),
+            Model::Locality => all(&self.localities),
+            Model::Gps => all(&self.gps),
+            Model::CollectingTrip => all(&self.collecting_trips),
+            Model::Person => all(&self.people),
+            Model::SpecimenRecord => all(&self.specimen_records),
+            Model::CustomImage => all(&self.custom_images),
+            Model::LiveImage => all(&self.live_images),
+            Model::Page => all(&self.pages),
+            Model::Rendition => all(&self.renditions),
+            Model::SpecimenRecordImage => all(&self.specimen_record_images),
+            Model::InsectImage => all(&self.insect_images),
+            Model::PlantImage => all(&self.plant_images),
+            Model::HabitatImage => all(&self.habitat_images),
+            Model::SpeciesPage => all(&self.species_pages),
         }
     }
 
@@ -231,47 +423,12 @@ impl Collection {
     }
 
     pub fn count(&self, model: Model) -> usize {
-        match model {
-            Model::Order => self.orders.len(),
-            Model::Family => self.families.len(),
-            Model::Subfamily => self.subfamilies.len(),
-            Model::Tribe => self.tribes.len(),
-            Model::Genus => self.genera.len(),
-            Model::Species => self.species.len(),
-            Model::Subspecies => self.subspecies.len(),
-            Model::Country => self.countries.len(),
-            Model::State => self.states.len(),
-            Model::County => self.counties.len(),
-            Model::Locality => self.localities.len(),
-            Model::Gps => self.gps.len(),
-            Model::CollectingTrip => self.collecting_trips.len(),
-            Model::Person => self.people.len(),
-            Model::SpecimenRecord => self.specimen_records.len(),
-        }
+        self.records(model).len()
     }
 
     /// The ids of a model's records, in stored order.
     pub fn ids(&self, model: Model) -> Vec<i64> {
-        fn ids<T: Keyed>(v: &[T]) -> Vec<i64> {
-            v.iter().map(Keyed::id).collect()
-        }
-        match model {
-            Model::Order => ids(&self.orders),
-            Model::Family => ids(&self.families),
-            Model::Subfamily => ids(&self.subfamilies),
-            Model::Tribe => ids(&self.tribes),
-            Model::Genus => ids(&self.genera),
-            Model::Species => ids(&self.species),
-            Model::Subspecies => ids(&self.subspecies),
-            Model::Country => ids(&self.countries),
-            Model::State => ids(&self.states),
-            Model::County => ids(&self.counties),
-            Model::Locality => ids(&self.localities),
-            Model::Gps => ids(&self.gps),
-            Model::CollectingTrip => ids(&self.collecting_trips),
-            Model::Person => ids(&self.people),
-            Model::SpecimenRecord => ids(&self.specimen_records),
-        }
+        self.records(model).iter().map(|r| r.id()).collect()
     }
 }
 
@@ -280,9 +437,18 @@ impl Collection {
 pub enum Kind {
     Text,
     OptText,
+    /// A non-negative integer (widths, heights).
+    Count,
     /// A non-negative integer or null (days, years).
     OptCount,
+    Bool,
     OptBool,
+    /// An instant or null.
+    OptTime,
+    /// The id of a record of a table catalogue does not publish (a Wagtail
+    /// collection), served as the number; the column is `<name>_id`.
+    ForeignId,
+    OptForeignId,
     /// An instant (`date_created`, `date_modified`).
     Time,
     /// A `YYYY-MM-DD` date.
@@ -302,9 +468,14 @@ pub enum Kind {
 pub trait FieldSource {
     fn text(&mut self, name: &'static str) -> String;
     fn opt_text(&mut self, name: &'static str) -> Option<String>;
+    fn count(&mut self, name: &'static str) -> i64;
     fn opt_count(&mut self, name: &'static str) -> Option<i64>;
+    fn boolean(&mut self, name: &'static str) -> bool;
     fn opt_bool(&mut self, name: &'static str) -> Option<bool>;
     fn time(&mut self, name: &'static str) -> i64;
+    fn opt_time(&mut self, name: &'static str) -> Option<i64>;
+    fn foreign_id(&mut self, name: &'static str) -> i64;
+    fn opt_foreign_id(&mut self, name: &'static str) -> Option<i64>;
     fn date(&mut self, name: &'static str) -> String;
     fn opt_date(&mut self, name: &'static str) -> Option<String>;
     fn reference(&mut self, name: &'static str, target: Model) -> i64;
@@ -337,14 +508,29 @@ impl FieldSource for Columns {
     fn opt_text(&mut self, name: &'static str) -> Option<String> {
         self.note(name, Kind::OptText)
     }
+    fn count(&mut self, name: &'static str) -> i64 {
+        self.note(name, Kind::Count)
+    }
     fn opt_count(&mut self, name: &'static str) -> Option<i64> {
         self.note(name, Kind::OptCount)
+    }
+    fn boolean(&mut self, name: &'static str) -> bool {
+        self.note(name, Kind::Bool)
     }
     fn opt_bool(&mut self, name: &'static str) -> Option<bool> {
         self.note(name, Kind::OptBool)
     }
     fn time(&mut self, name: &'static str) -> i64 {
         self.note(name, Kind::Time)
+    }
+    fn opt_time(&mut self, name: &'static str) -> Option<i64> {
+        self.note(name, Kind::OptTime)
+    }
+    fn foreign_id(&mut self, name: &'static str) -> i64 {
+        self.note(name, Kind::ForeignId)
+    }
+    fn opt_foreign_id(&mut self, name: &'static str) -> Option<i64> {
+        self.note(name, Kind::OptForeignId)
     }
     fn date(&mut self, name: &'static str) -> String {
         self.note(name, Kind::Date)
@@ -401,7 +587,21 @@ impl Collection {
     /// derives its column list from it (see [`Columns`]).
     pub fn read(&mut self, model: Model, id: i64, f: &mut dyn FieldSource) {
         let c = self;
-        let (created, modified) = (f.time("date_created"), f.time("date_modified"));
+        // The parts of a multi-table model have their stamps on the first part.
+        let stamped = !matches!(
+            model,
+            Model::LiveImage
+                | Model::Page
+                | Model::SpecimenRecordImage
+                | Model::InsectImage
+                | Model::PlantImage
+                | Model::HabitatImage
+                | Model::SpeciesPage
+        );
+        let (created, modified) = match stamped {
+            true => (f.time("date_created"), f.time("date_modified")),
+            false => (0, 0),
+        };
         let stamps = (created, modified);
         match model {
             Model::Order => c.orders.push(rank(f, id, stamps, model)),
@@ -510,6 +710,92 @@ impl Collection {
                 habitat: f.text("habitat"),
                 notes: f.text("notes"),
                 collector: f.references("collector", Model::Person),
+            }),
+            Model::CustomImage => c.custom_images.push(CustomImage {
+                id,
+                date_created: created,
+                date_modified: modified,
+                title: f.text("title"),
+                file: f.text("file"),
+                description: f.text("description"),
+                width: f.count("width"),
+                height: f.count("height"),
+                created_at: f.time("created_at"),
+                focal_point_x: f.opt_count("focal_point_x"),
+                focal_point_y: f.opt_count("focal_point_y"),
+                focal_point_width: f.opt_count("focal_point_width"),
+                focal_point_height: f.opt_count("focal_point_height"),
+                file_size: f.opt_count("file_size"),
+                file_hash: f.text("file_hash"),
+                alt_text: f.text("alt_text"),
+                date: f.date("date"),
+                notes: f.text("notes"),
+                collection: f.foreign_id("collection"),
+                uploaded_by_user: f.opt_foreign_id("uploaded_by_user"),
+            }),
+            Model::LiveImage => c.live_images.push(LiveImage {
+                id,
+                country: f.opt_reference("country", Model::Country),
+                state: f.opt_reference("state", Model::State),
+                county: f.opt_reference("county", Model::County),
+                locality: f.opt_reference("locality", Model::Locality),
+                gps: f.opt_reference("gps", Model::Gps),
+                collecting_trip: f.opt_reference("collecting_trip", Model::CollectingTrip),
+            }),
+            Model::Page => c.pages.push(Page {
+                id,
+                title: f.text("title"),
+                slug: f.text("slug"),
+                live: f.boolean("live"),
+                first_published_at: f.opt_time("first_published_at"),
+                last_published_at: f.opt_time("last_published_at"),
+            }),
+            Model::Rendition => c.renditions.push(Rendition {
+                id,
+                date_created: created,
+                date_modified: modified,
+                filter_spec: f.text("filter_spec"),
+                file: f.text("file"),
+                width: f.count("width"),
+                height: f.count("height"),
+                focal_point_key: f.text("focal_point_key"),
+                image: f.reference("image", Model::CustomImage),
+            }),
+            Model::SpecimenRecordImage => c.specimen_record_images.push(SpecimenRecordImage {
+                id,
+                usi: f.reference("usi", Model::SpecimenRecord),
+                position: f.text("position"),
+            }),
+            Model::InsectImage => c.insect_images.push(InsectImage {
+                id,
+                species: f.opt_reference("species", Model::Species),
+                species_page: f.opt_reference("species_page", Model::SpeciesPage),
+                featured_family: f.boolean("featured_family"),
+                featured_species: f.boolean("featured_species"),
+                sex: f.text("sex"),
+                stage: f.text("stage"),
+                status: f.text("status"),
+            }),
+            Model::PlantImage => c.plant_images.push(PlantImage {
+                id,
+                scientific_name: f.text("scientific_name"),
+                common_name: f.text("common_name"),
+                species_page: f.references("species_page", Model::SpeciesPage),
+            }),
+            Model::HabitatImage => c.habitat_images.push(HabitatImage {
+                id,
+                species_page: f.references("species_page", Model::SpeciesPage),
+            }),
+            Model::SpeciesPage => c.species_pages.push(SpeciesPage {
+                id,
+                species: f.opt_reference("species", Model::Species),
+                taxonomy: f.text("taxonomy"),
+                description: f.text("description"),
+                distribution: f.text("distribution"),
+                seasonality: f.text("seasonality"),
+                habitat: f.text("habitat"),
+                food: f.text("food"),
+                life_cycle: f.text("life_cycle"),
             }),
         }
     }

@@ -22,6 +22,20 @@ pub enum Model {
     CollectingTrip,
     Person,
     SpecimenRecord,
+    /// An image as Wagtail stores it (`images.customimage`): the part every kind of
+    /// image shares. Not listed: the kinds below are.
+    CustomImage,
+    /// The place of an insect, plant or habitat image (`images.baseliveimage`).
+    LiveImage,
+    /// A Wagtail page's title, slug and publication (`wagtailcore.page`).
+    Page,
+    /// A resized copy of an image (`images.customrendition`), embedded in images.
+    Rendition,
+    SpecimenRecordImage,
+    InsectImage,
+    PlantImage,
+    HabitatImage,
+    SpeciesPage,
 }
 
 /// What a field holds, and how it appears in an item.
@@ -42,6 +56,13 @@ pub enum Type {
     Taxon,
     /// Several related records, each embedded in its plain shape.
     EmbedMany(Model),
+    /// A related record served as its id, in every shape.
+    RefId(Model),
+    /// Several related records served as their ids.
+    RefIds(Model),
+    /// A stored media file path, served as an absolute URL under the media base
+    /// (which depends on the request or `--media-url`).
+    MediaFile,
 }
 
 /// One field of an item.
@@ -50,6 +71,9 @@ pub struct Field {
     pub name: &'static str,
     pub ty: Type,
     pub nullable: bool,
+    /// The key is left out of the item, rather than null, when there is no value
+    /// (as the existing service's insect images leave out `family`).
+    pub absent_when_null: bool,
 }
 
 const fn f(name: &'static str, ty: Type) -> Field {
@@ -57,6 +81,7 @@ const fn f(name: &'static str, ty: Type) -> Field {
         name,
         ty,
         nullable: false,
+        absent_when_null: false,
     }
 }
 
@@ -65,6 +90,17 @@ const fn n(name: &'static str, ty: Type) -> Field {
         name,
         ty,
         nullable: true,
+        absent_when_null: false,
+    }
+}
+
+/// A field whose key is absent when it has no value.
+const fn absent(name: &'static str, ty: Type) -> Field {
+    Field {
+        name,
+        ty,
+        nullable: true,
+        absent_when_null: true,
     }
 }
 
@@ -248,9 +284,215 @@ const SPECIMEN_RECORD: &[Field] = &[
     f("date_modified", Time),
 ];
 
+const CUSTOM_IMAGE: &[Field] = &[
+    f("id", Int),
+    f("date_created", Time),
+    f("date_modified", Time),
+    f("title", Str),
+    f("file", MediaFile),
+    f("description", Str),
+    f("width", Int),
+    f("height", Int),
+    f("created_at", Time),
+    n("focal_point_x", Int),
+    n("focal_point_y", Int),
+    n("focal_point_width", Int),
+    n("focal_point_height", Int),
+    n("file_size", Int),
+    f("file_hash", Str),
+    f("alt_text", Str),
+    f("date", Date),
+    f("notes", Str),
+    f("collection", Int),
+    n("uploaded_by_user", Int),
+];
+
+/// The fields every kind of image copies from its [`Model::CustomImage`] part, in
+/// the order the items show them (`collection` and `uploaded_by_user` come later).
+pub const IMAGE_FIELDS: [&str; 17] = [
+    "date_created",
+    "date_modified",
+    "title",
+    "file",
+    "description",
+    "width",
+    "height",
+    "created_at",
+    "focal_point_x",
+    "focal_point_y",
+    "focal_point_width",
+    "focal_point_height",
+    "file_size",
+    "file_hash",
+    "alt_text",
+    "date",
+    "notes",
+];
+
+const LIVE_IMAGE: &[Field] = &[
+    f("id", Int),
+    n("country", RefId(Model::Country)),
+    n("state", RefId(Model::State)),
+    n("county", RefId(Model::County)),
+    n("locality", RefId(Model::Locality)),
+    n("gps", RefId(Model::Gps)),
+    n("collecting_trip", RefId(Model::CollectingTrip)),
+];
+
+const PAGE: &[Field] = &[
+    f("id", Int),
+    f("title", Str),
+    f("slug", Str),
+    f("live", Bool),
+    n("first_published_at", Time),
+    n("last_published_at", Time),
+];
+
+const RENDITION: &[Field] = &[
+    f("id", Int),
+    f("date_created", Time),
+    f("date_modified", Time),
+    f("filter_spec", Str),
+    f("file", MediaFile),
+    f("width", Int),
+    f("height", Int),
+    f("focal_point_key", Str),
+    f("image", RefId(Model::CustomImage)),
+];
+
+/// The six renditions every image item embeds: its key, and the filter that made
+/// the rendition.
+pub const RENDITIONS: [(&str, &str); 6] = [
+    ("x_large", "max-2000x2000"),
+    ("large", "max-1500x1500"),
+    ("medium", "max-1200x1200"),
+    ("small", "max-900x900"),
+    ("x_small", "max-600x600"),
+    ("thumbnail", "max-300x300"),
+];
+
+/// An image item's fields: id, the renditions, `$lead`, the image's own fields,
+/// `$kind`, where it is kept (`collection`, `uploaded_by_user`), then `$tail`.
+macro_rules! image_fields {
+    ([$($lead:expr),*], [$($kind:expr),*], [$($tail:expr),*]) => {
+        &[
+            f("id", Int),
+            n("x_large", Embed(Model::Rendition)),
+            n("large", Embed(Model::Rendition)),
+            n("medium", Embed(Model::Rendition)),
+            n("small", Embed(Model::Rendition)),
+            n("x_small", Embed(Model::Rendition)),
+            n("thumbnail", Embed(Model::Rendition)),
+            $($lead,)*
+            f("date_created", Time),
+            f("date_modified", Time),
+            f("title", Str),
+            f("file", MediaFile),
+            f("description", Str),
+            f("width", Int),
+            f("height", Int),
+            f("created_at", Time),
+            n("focal_point_x", Int),
+            n("focal_point_y", Int),
+            n("focal_point_width", Int),
+            n("focal_point_height", Int),
+            n("file_size", Int),
+            f("file_hash", Str),
+            f("alt_text", Str),
+            f("date", Date),
+            f("notes", Str),
+            $($kind,)*
+            f("collection", Int),
+            n("uploaded_by_user", Int),
+            $($tail,)*
+        ]
+    };
+}
+
+const SPECIMEN_RECORD_IMAGE: &[Field] = image_fields!(
+    [],
+    [f("position", Str)],
+    [f("usi", RefId(Model::SpecimenRecord))]
+);
+
+const INSECT_IMAGE: &[Field] = image_fields!(
+    [
+        f("identified", Bool),
+        absent("family", Str),
+        absent("species_binomial", Str)
+    ],
+    [
+        f("featured_family", Bool),
+        f("featured_species", Bool),
+        f("sex", Str),
+        f("stage", Str),
+        f("status", Str)
+    ],
+    [
+        n("country", RefId(Model::Country)),
+        n("state", RefId(Model::State)),
+        n("county", RefId(Model::County)),
+        n("locality", RefId(Model::Locality)),
+        n("gps", RefId(Model::Gps)),
+        n("collecting_trip", RefId(Model::CollectingTrip)),
+        n("species", RefId(Model::Species)),
+        n("species_page", RefId(Model::SpeciesPage))
+    ]
+);
+
+const PLANT_IMAGE: &[Field] = image_fields!(
+    [],
+    [f("scientific_name", Str), f("common_name", Str)],
+    [
+        n("country", RefId(Model::Country)),
+        n("state", RefId(Model::State)),
+        n("county", RefId(Model::County)),
+        n("locality", RefId(Model::Locality)),
+        n("gps", RefId(Model::Gps)),
+        n("collecting_trip", RefId(Model::CollectingTrip)),
+        f("species_page", RefIds(Model::SpeciesPage))
+    ]
+);
+
+const HABITAT_IMAGE: &[Field] = image_fields!(
+    [],
+    [],
+    [
+        n("country", RefId(Model::Country)),
+        n("state", RefId(Model::State)),
+        n("county", RefId(Model::County)),
+        n("locality", RefId(Model::Locality)),
+        n("gps", RefId(Model::Gps)),
+        n("collecting_trip", RefId(Model::CollectingTrip)),
+        f("species_page", RefIds(Model::SpeciesPage))
+    ]
+);
+
+const SPECIES_PAGE: &[Field] = &[
+    f("id", Int),
+    f("title", Str),
+    f("slug", Str),
+    n("order", Embed(Model::Order)),
+    n("family", Embed(Model::Family)),
+    n("subfamily", Embed(Model::Subfamily)),
+    n("tribe", Embed(Model::Tribe)),
+    n("genus", Embed(Model::Genus)),
+    n("species", Embed(Model::Species)),
+    f("subspecies", EmbedMany(Model::Subspecies)),
+    f("taxonomy", Str),
+    f("description", Str),
+    f("distribution", Str),
+    f("seasonality", Str),
+    f("habitat", Str),
+    f("food", Str),
+    f("life_cycle", Str),
+    n("first_published_at", Time),
+    n("last_published_at", Time),
+];
+
 impl Model {
     /// Every model, in an order where a model comes after everything it embeds.
-    pub const ALL: [Model; 15] = [
+    pub const ALL: [Model; 24] = [
         Model::Order,
         Model::Family,
         Model::Subfamily,
@@ -266,6 +508,15 @@ impl Model {
         Model::Person,
         Model::CollectingTrip,
         Model::SpecimenRecord,
+        Model::CustomImage,
+        Model::LiveImage,
+        Model::Page,
+        Model::Rendition,
+        Model::SpeciesPage,
+        Model::SpecimenRecordImage,
+        Model::InsectImage,
+        Model::PlantImage,
+        Model::HabitatImage,
     ];
 
     /// The taxonomic ranks from the most specific to the least, as `taxon` picks them.
@@ -302,6 +553,15 @@ impl Model {
             Model::CollectingTrip => "geography.collectingtrip",
             Model::Person => "specimens.person",
             Model::SpecimenRecord => "specimens.specimenrecord",
+            Model::CustomImage => "images.customimage",
+            Model::LiveImage => "images.baseliveimage",
+            Model::Page => "wagtailcore.page",
+            Model::Rendition => "images.customrendition",
+            Model::SpecimenRecordImage => "images.specimenrecordimage",
+            Model::InsectImage => "images.insectimage",
+            Model::PlantImage => "images.plantimage",
+            Model::HabitatImage => "images.habitatimage",
+            Model::SpeciesPage => "pages.speciespage",
         }
     }
 
@@ -327,6 +587,15 @@ impl Model {
             Model::CollectingTrip => "CollectingTrip",
             Model::Person => "Person",
             Model::SpecimenRecord => "SpecimenRecord",
+            Model::CustomImage => "CustomImage",
+            Model::LiveImage => "BaseLiveImage",
+            Model::Page => "Page",
+            Model::Rendition => "CustomRendition",
+            Model::SpecimenRecordImage => "SpecimenRecordImage",
+            Model::InsectImage => "InsectImage",
+            Model::PlantImage => "PlantImage",
+            Model::HabitatImage => "HabitatImage",
+            Model::SpeciesPage => "SpeciesPage",
         }
     }
 
@@ -348,7 +617,47 @@ impl Model {
             Model::CollectingTrip => "collecting-trips",
             Model::Person => "people",
             Model::SpecimenRecord => "specimen-records",
+            Model::CustomImage => "custom-images",
+            Model::LiveImage => "live-images",
+            Model::Page => "pages",
+            Model::Rendition => "renditions",
+            Model::SpecimenRecordImage => "specimen-record-images",
+            Model::InsectImage => "insect-images",
+            Model::PlantImage => "plant-images",
+            Model::HabitatImage => "habitat-images",
+            Model::SpeciesPage => "species-pages",
         }
+    }
+
+    /// Whether the API lists the model. The parts images and pages are stored in
+    /// (and renditions, which images embed) are not listed.
+    pub fn listed(self) -> bool {
+        !matches!(
+            self,
+            Model::CustomImage | Model::LiveImage | Model::Page | Model::Rendition
+        )
+    }
+
+    /// Whether `?field=value` filters the model's list. The existing service's
+    /// image and page lists accepted a field's name as a parameter and did not
+    /// filter on it; so do these.
+    pub fn filters_by_field(self) -> bool {
+        !matches!(
+            self,
+            Model::SpecimenRecordImage
+                | Model::InsectImage
+                | Model::PlantImage
+                | Model::HabitatImage
+                | Model::SpeciesPage
+        )
+    }
+
+    /// Whether the model's items hold media URLs (their own files, or embedded
+    /// renditions'), which depend on the request.
+    pub fn has_media(self) -> bool {
+        self.fields()
+            .iter()
+            .any(|f| matches!(f.ty, Type::MediaFile | Type::Embed(Model::Rendition)))
     }
 
     /// Whether the model has a nested list: a model with a parent.
@@ -383,6 +692,15 @@ impl Model {
             Model::CollectingTrip => COLLECTING_TRIP,
             Model::Person => PERSON,
             Model::SpecimenRecord => SPECIMEN_RECORD,
+            Model::CustomImage => CUSTOM_IMAGE,
+            Model::LiveImage => LIVE_IMAGE,
+            Model::Page => PAGE,
+            Model::Rendition => RENDITION,
+            Model::SpecimenRecordImage => SPECIMEN_RECORD_IMAGE,
+            Model::InsectImage => INSECT_IMAGE,
+            Model::PlantImage => PLANT_IMAGE,
+            Model::HabitatImage => HABITAT_IMAGE,
+            Model::SpeciesPage => SPECIES_PAGE,
         }
     }
 
@@ -413,7 +731,11 @@ mod tests {
         for (i, m) in Model::ALL.iter().enumerate() {
             for field in m.fields() {
                 let target = match field.ty {
-                    Type::Parent(t) | Type::Embed(t) | Type::EmbedMany(t) => t,
+                    Type::Parent(t)
+                    | Type::Embed(t)
+                    | Type::EmbedMany(t)
+                    | Type::RefId(t)
+                    | Type::RefIds(t) => t,
                     _ => continue,
                 };
                 let j = Model::ALL.iter().position(|x| *x == target).unwrap();

@@ -8,6 +8,7 @@ use ahash::AHashMap;
 use super::derived;
 use super::records::Collection;
 use super::schema::Model;
+use super::schema::RENDITIONS;
 use super::vocabulary::{METHODS, MONTHS, PREPARATIONS, SEXES, STAGES};
 
 /// One problem, located as precisely as the input allows.
@@ -230,7 +231,106 @@ pub fn check(c: &Collection) -> Report {
     for r in &c.specimen_records {
         specimen(&mut k, r);
     }
+    images_and_pages(&mut k, c);
     k.report
+}
+
+/// Images and species pages: each kind of image extends an image (an insect,
+/// plant or habitat image also its live part), a species page extends a page,
+/// and every reference resolves. An image without one of the six renditions is a
+/// warning: its item shows null there.
+fn images_and_pages(k: &mut Checker, c: &Collection) {
+    use Model::*;
+    // Django's multi-table inheritance: the part a record extends, by the same id.
+    let extends = |k: &mut Checker, model: Model, id: i64, part: Model| {
+        if k.ids.get(part, id).is_none() {
+            k.report.errors.push(Problem::at(
+                model,
+                id,
+                "pk",
+                format!("extends {} pk={id}, which does not exist", part.label()),
+            ));
+        }
+    };
+    for r in &c.live_images {
+        extends(k, LiveImage, r.id, CustomImage);
+        for (field, target, id) in [
+            ("country", Country, r.country),
+            ("state", State, r.state),
+            ("county", County, r.county),
+            ("locality", Locality, r.locality),
+            ("gps", Gps, r.gps),
+            ("collecting_trip", CollectingTrip, r.collecting_trip),
+        ] {
+            k.reference(LiveImage, r.id, field, target, id);
+        }
+    }
+    for r in &c.renditions {
+        k.reference(Rendition, r.id, "image", CustomImage, Some(r.image));
+    }
+    for r in &c.species_pages {
+        extends(k, SpeciesPage, r.id, Page);
+        k.reference(SpeciesPage, r.id, "species", Species, r.species);
+    }
+    for r in &c.specimen_record_images {
+        extends(k, SpecimenRecordImage, r.id, CustomImage);
+        k.reference(
+            SpecimenRecordImage,
+            r.id,
+            "usi",
+            SpecimenRecord,
+            Some(r.usi),
+        );
+    }
+    for r in &c.insect_images {
+        extends(k, InsectImage, r.id, LiveImage);
+        k.reference(InsectImage, r.id, "species", Species, r.species);
+        k.reference(
+            InsectImage,
+            r.id,
+            "species_page",
+            SpeciesPage,
+            r.species_page,
+        );
+    }
+    let pages = |k: &mut Checker, model, id, list: &[i64]| {
+        for &page in list {
+            k.reference(model, id, "species_page", SpeciesPage, Some(page));
+        }
+    };
+    for r in &c.plant_images {
+        extends(k, PlantImage, r.id, LiveImage);
+        pages(k, PlantImage, r.id, &r.species_page);
+    }
+    for r in &c.habitat_images {
+        extends(k, HabitatImage, r.id, LiveImage);
+        pages(k, HabitatImage, r.id, &r.species_page);
+    }
+    let mut made: AHashMap<i64, Vec<&str>> = AHashMap::new();
+    for r in &c.renditions {
+        made.entry(r.image).or_default().push(&r.filter_spec);
+    }
+    let served = [
+        (SpecimenRecordImage, c.ids(SpecimenRecordImage)),
+        (InsectImage, c.ids(InsectImage)),
+        (PlantImage, c.ids(PlantImage)),
+        (HabitatImage, c.ids(HabitatImage)),
+    ];
+    for (model, ids) in served {
+        for id in ids {
+            let specs = made.get(&id).map(Vec::as_slice).unwrap_or_default();
+            for (key, spec) in RENDITIONS {
+                if !specs.contains(&spec) {
+                    k.warn(
+                        model,
+                        id,
+                        key,
+                        format!("the image has no {spec} rendition: its {key} is null"),
+                    );
+                }
+            }
+        }
+    }
 }
 
 fn specimen(k: &mut Checker, r: &crate::model::records::SpecimenRecord) {

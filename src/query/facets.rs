@@ -31,8 +31,15 @@ fn name_field(model: Model) -> Option<usize> {
 pub fn facetable(ty: Type) -> bool {
     match ty {
         Type::Int | Type::Bool | Type::Str | Type::Time | Type::Date => true,
-        Type::Parent(m) | Type::Embed(m) | Type::EmbedMany(m) => name_field(m).is_some(),
+        Type::Parent(m)
+        | Type::Embed(m)
+        | Type::EmbedMany(m)
+        | Type::RefId(m)
+        | Type::RefIds(m) => name_field(m).is_some(),
         Type::Taxon => true,
+        // A URL whose base depends on the request: counting stored paths would
+        // show values no item holds.
+        Type::MediaFile => false,
     }
 }
 

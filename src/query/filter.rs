@@ -219,7 +219,7 @@ pub fn fields(model: Model, params: &Params) -> Result<Filter, ApiError> {
                 field: index,
                 value: Value::Int(value.parse().map_err(|_| invalid("an integer"))?),
             },
-            Type::Parent(_) => Cond::ParentId {
+            Type::Parent(_) | Type::RefId(_) => Cond::ParentId {
                 field: index,
                 id: value.parse().map_err(|_| invalid("an id, an integer"))?,
             },
@@ -227,7 +227,7 @@ pub fn fields(model: Model, params: &Params) -> Result<Filter, ApiError> {
                 field: index,
                 value: Value::Bool(parse_bool(value).ok_or_else(|| invalid("true or false"))?),
             },
-            Type::Str => Cond::Equals {
+            Type::Str | Type::MediaFile => Cond::Equals {
                 field: index,
                 value: Value::Str(value.into()),
             },
@@ -245,7 +245,7 @@ pub fn fields(model: Model, params: &Params) -> Result<Filter, ApiError> {
                     time::parse_timestamp(value).ok_or_else(|| invalid("a timestamp"))?,
                 ),
             },
-            Type::Embed(_) | Type::EmbedMany(_) | Type::Taxon => {
+            Type::Embed(_) | Type::EmbedMany(_) | Type::Taxon | Type::RefIds(_) => {
                 return Err(ApiError::bad_request(format!(
                     "field filter error. {name} holds embedded records and cannot be filtered on"
                 )))
@@ -383,7 +383,7 @@ fn candidates<'v>(
         Cond::Equals { field, value } => Some(table.groups(*field)?.get(value).into()),
         Cond::ParentId { field, id } => {
             let groups = table.groups(*field)?;
-            let Type::Parent(m) = table.model.fields()[*field].ty else {
+            let (Type::Parent(m) | Type::RefId(m)) = table.model.fields()[*field].ty else {
                 return None;
             };
             Some(match view.table(m).position(*id) {

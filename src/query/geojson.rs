@@ -4,8 +4,8 @@
 //! JSON list gives it; its point comes from the view's [`Points`](crate::view::Points).
 
 use crate::encoding::json::write_int;
-use crate::model::{Endpoint, Model};
-use crate::view::points::Point;
+use crate::model::Endpoint;
+use crate::view::points::{has_points, Point};
 
 use super::envelope;
 
@@ -17,7 +17,7 @@ pub const TAIL: &[u8] = b"]}";
 
 /// Whether an endpoint's records have points, and so answer `format=geojson`.
 pub fn supports(endpoint: Endpoint) -> bool {
-    matches!(endpoint.model, Model::Gps | Model::SpecimenRecord)
+    has_points(endpoint.model)
 }
 
 /// The start of a FeatureCollection, up to its first feature: `meta` carries the

@@ -110,10 +110,15 @@ impl Plan {
             filter::specimen(params)?
         } else {
             check_known(model, params)?;
-            filter::fields(model, params)?
+            match model.filters_by_field() {
+                true => filter::fields(model, params)?,
+                // Accepted, as the existing service accepted them, and not applied.
+                false => Filter::default(),
+            }
         };
+        let any_term = search_any(params)?;
         if let Some(terms) = params.get("search") {
-            filter.search(terms, search_any(params)?)?;
+            filter.search(terms, any_term)?;
         }
         let (order, random) = ordering(model, shape, params)?;
         let projection = projection(model, shape, params)?;
@@ -380,9 +385,17 @@ fn list_format(endpoint: Endpoint, params: &Params) -> Result<Format, ApiError> 
     match params.get("format") {
         None | Some("json") => Ok(Format::Json),
         Some("geojson") if geojson::supports(endpoint) => Ok(Format::GeoJson),
-        Some("geojson") => Err(ApiError::bad_request(
-            "format=geojson is only for gps-coordinates, nested-gps-coordinates and specimen-records",
-        )),
+        Some("geojson") => {
+            let lists: Vec<String> = Endpoint::all()
+                .iter()
+                .filter(|&&e| geojson::supports(e))
+                .map(|e| e.segment())
+                .collect();
+            Err(ApiError::bad_request(format!(
+                "format=geojson is only for the lists of records with a place: {}",
+                lists.join(", ")
+            )))
+        }
         Some(other) => Err(ApiError::bad_request(format!(
             "format must be json or geojson, not {other:?}"
         ))),

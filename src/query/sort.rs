@@ -19,9 +19,10 @@ pub struct SortKey {
 /// shape shows them as ids.
 pub fn sortable(ty: Type, shape: Shape) -> bool {
     match ty {
-        Type::Int | Type::Bool | Type::Str | Type::Time | Type::Date => true,
+        Type::Int | Type::Bool | Type::Str | Type::Time | Type::Date | Type::MediaFile => true,
         Type::Parent(_) => shape == Shape::Plain,
-        Type::Embed(_) | Type::EmbedMany(_) | Type::Taxon => false,
+        Type::RefId(_) => true,
+        Type::Embed(_) | Type::EmbedMany(_) | Type::Taxon | Type::RefIds(_) => false,
     }
 }
 

@@ -12,6 +12,7 @@ use crate::encoding::hex::hex;
 use crate::encoding::json::write_str;
 use crate::model::Endpoint;
 use crate::query::{envelope, geojson, ApiError, Format, Page};
+use crate::view::render::MEDIA_BASE;
 use crate::view::View;
 
 use super::compress::{self, Coding, Effort};
@@ -43,6 +44,9 @@ pub struct Answer {
     pub etag: Option<String>,
     /// Whether a content coding may be applied (not to a zip, compressed already).
     pub compressible: bool,
+    /// The body holds media URLs, whose base (`--media-url`, or the request's
+    /// host) goes where the rendered bytes mark it.
+    pub media: bool,
 }
 
 impl Answer {
@@ -56,6 +60,7 @@ impl Answer {
             whole: None,
             etag: None,
             compressible: true,
+            media: false,
         }
     }
 
@@ -72,6 +77,12 @@ impl Answer {
     /// The answer, not to be stored by caches (operations, errors).
     pub fn uncached(mut self) -> Answer {
         self.cacheable = false;
+        self
+    }
+
+    /// Marks an answer about an endpoint whose items hold media URLs.
+    pub fn with_media(mut self, endpoint: Endpoint) -> Answer {
+        self.media = endpoint.model.has_media();
         self
     }
 
@@ -132,12 +143,17 @@ impl Answer {
 
 /// A strong validator for one representation: the snapshot's checksum and the
 /// request, so every replica serving the same snapshot gives the same tag.
-fn etag(view: &View, path: &str, raw_query: &str, coding: Coding) -> String {
+/// A body with media URLs also depends on their base.
+fn etag(view: &View, request: &Request, media_base: Option<&str>, coding: Coding) -> String {
     let mut h = Sha256::new();
     h.update(view.header.checksum);
-    h.update(path.as_bytes());
+    h.update(request.path.as_bytes());
     h.update(b"?");
-    h.update(raw_query.as_bytes());
+    h.update(request.raw_query.as_bytes());
+    if let Some(base) = media_base {
+        h.update(b"\0");
+        h.update(base.as_bytes());
+    }
     let digest = h.finalize();
     match coding.token() {
         Some(t) => format!("\"{}-{t}\"", hex(&digest[..16])),
@@ -189,6 +205,11 @@ pub fn finish(settings: &Settings, served: &Served, request: &Request, answer: A
         header::CONTENT_TYPE,
         HeaderValue::from_static(answer.content_type),
     );
+    let mut answer = answer;
+    let base = answer.media.then(|| media_base(settings, req));
+    if let Some(base) = &base {
+        answer.parts = with_media_base(answer.parts, base.as_bytes());
+    }
     let len = answer.len();
     let mut coding = Coding::Identity;
     if answer.cacheable {
@@ -200,7 +221,7 @@ pub fn finish(settings: &Settings, served: &Served, request: &Request, answer: A
         }
         let tag = match &answer.etag {
             Some(tag) => tag.clone(),
-            None => etag(view, request.path, request.raw_query, coding),
+            None => etag(view, request, base.as_deref(), coding),
         };
         h.append(header::VARY, HeaderValue::from_static("Accept-Encoding"));
         if let Ok(v) = HeaderValue::from_str(&format!("public, max-age={}", settings.cache_max_age))
@@ -292,4 +313,41 @@ fn response(
             .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
     }
     r
+}
+
+/// Where media URLs start, as JSON string content: `--media-url`, else
+/// `http://<Host>/media/` as the existing service built it from the request
+/// (`/media/` when a request names no host).
+fn media_base(settings: &Settings, req: &HeaderMap) -> String {
+    let base = match &settings.media_url {
+        Some(url) => url.clone(),
+        None => match req.get(header::HOST).and_then(|h| h.to_str().ok()) {
+            Some(host) => format!("http://{host}/media/"),
+            None => "/media/".to_string(),
+        },
+    };
+    // The base is written inside a JSON string: escape it as one.
+    let mut quoted = Vec::with_capacity(base.len() + 2);
+    write_str(&mut quoted, &base);
+    String::from_utf8_lossy(&quoted[1..quoted.len() - 1]).into_owned()
+}
+
+/// The parts with every media base marker replaced by `base`.
+fn with_media_base(parts: Vec<Bytes>, base: &[u8]) -> Vec<Bytes> {
+    parts
+        .into_iter()
+        .map(|part| {
+            if memchr::memchr(MEDIA_BASE, &part).is_none() {
+                return part;
+            }
+            let mut out = Vec::with_capacity(part.len() + 64 * base.len());
+            for (i, piece) in part.split(|&b| b == MEDIA_BASE).enumerate() {
+                if i > 0 {
+                    out.extend_from_slice(base);
+                }
+                out.extend_from_slice(piece);
+            }
+            Bytes::from(out)
+        })
+        .collect()
 }

@@ -251,12 +251,12 @@ async fn answer(
         Target::Unslashed(_) => Answer::redirect(request.path, raw),
         Target::List(endpoint) => Params::parse(raw)
             .and_then(|params| Plan::parse(endpoint, &params, &state.settings.limits))
-            .map(|plan| Answer::page(endpoint, plan.run(view)))
+            .map(|plan| Answer::page(endpoint, plan.run(view)).with_media(endpoint))
             .unwrap_or_else(|e| Answer::error(&e)),
         Target::Record(endpoint, id) => Params::parse(raw)
             .and_then(|params| RecordPlan::parse(endpoint, &id, &params))
             .and_then(|plan| plan.run(view))
-            .map(|body| Answer::json(200, body))
+            .map(|body| Answer::json(200, body).with_media(endpoint))
             .unwrap_or_else(|e| Answer::error(&e)),
     }
 }
@@ -294,6 +294,7 @@ async fn archive(state: &State, served: &Arc<Served>) -> Answer {
             whole: None,
             etag: Some(archive.etag.clone()),
             compressible: false,
+            media: false,
         },
         Err(e) => {
             tracing::error!(error = %e, "cannot make the Darwin Core Archive");

@@ -85,10 +85,7 @@ impl View {
         let last_modified = http_date(header.created_at);
         let tables = rows::tables(collection);
         let (plain, nested) = render::render_all(&tables).into_lists();
-        let points = Points::locate(
-            &tables[Model::Gps.index()],
-            &tables[Model::SpecimenRecord.index()],
-        );
+        let points = Points::locate(&tables);
         Ok(View {
             header,
             tables,

@@ -3,7 +3,7 @@
 //! each GPS record's point is parsed once when a view is built; GeoJSON answers and
 //! the Darwin Core Archive only look it up.
 
-use crate::model::Model;
+use crate::model::{Model, Type};
 
 use super::table::Table;
 use super::value::Value;
@@ -31,23 +31,32 @@ pub fn point(latitude: Option<&str>, longitude: Option<&str>) -> Option<Point> {
 /// GeoJSON page is cut from).
 #[derive(Debug, Default)]
 pub struct Points {
-    /// Per model with points (GPS, specimen records), by row position.
-    rows: [Vec<Option<Point>>; 2],
-    /// Per model with points, the positions that have one, ascending.
-    located: [Vec<usize>; 2],
+    /// By model index: each row's point, for the models that have points.
+    rows: Vec<Option<Vec<Option<Point>>>>,
+    /// By model index: the positions that have a point, ascending.
+    located: Vec<Vec<usize>>,
 }
 
-fn slot(model: Model) -> Option<usize> {
-    match model {
-        Model::Gps => Some(0),
-        Model::SpecimenRecord => Some(1),
-        _ => None,
-    }
+/// Whether a model's records have points: GPS records, and every model with a
+/// `gps` field (specimen records, the images taken in the field).
+pub fn has_points(model: Model) -> bool {
+    model == Model::Gps || gps_field(model).is_some()
+}
+
+fn gps_field(model: Model) -> Option<usize> {
+    let f = model.field_index("gps")?;
+    matches!(
+        model.fields()[f].ty,
+        Type::Embed(Model::Gps) | Type::RefId(Model::Gps)
+    )
+    .then_some(f)
 }
 
 impl Points {
-    /// Reads every GPS record's coordinates, and gives each specimen its GPS point.
-    pub fn locate(gps: &Table, specimens: &Table) -> Points {
+    /// Reads every GPS record's coordinates, and gives every record with a GPS
+    /// record its point. `tables` are by model index.
+    pub fn locate(tables: &[Table]) -> Points {
+        let gps = &tables[Model::Gps.index()];
         let (lat, lon) = (
             Model::Gps
                 .field_index("latitude")
@@ -61,37 +70,49 @@ impl Points {
             .iter()
             .map(|row| point(row[lat].as_str(), row[lon].as_str()))
             .collect();
-        let field = Model::SpecimenRecord
-            .field_index("gps")
-            .expect("a specimen has a gps");
-        let theirs: Vec<Option<Point>> = specimens
-            .rows
+        let mut rows: Vec<Option<Vec<Option<Point>>>> = tables.iter().map(|_| None).collect();
+        for table in tables {
+            let Some(field) = gps_field(table.model) else {
+                continue;
+            };
+            let theirs = table
+                .rows
+                .iter()
+                .map(|row| match row[field] {
+                    Value::Ref(Model::Gps, p) => own[p as usize],
+                    _ => None,
+                })
+                .collect();
+            rows[table.model.index()] = Some(theirs);
+        }
+        rows[Model::Gps.index()] = Some(own);
+        let located = rows
             .iter()
-            .map(|row| match row[field] {
-                Value::Ref(Model::Gps, p) => own[p as usize],
-                _ => None,
+            .map(|points| {
+                points
+                    .iter()
+                    .flatten()
+                    .enumerate()
+                    .filter_map(|(i, p)| p.map(|_| i))
+                    .collect()
             })
             .collect();
-        let located = |rows: &[Option<Point>]| {
-            rows.iter()
-                .enumerate()
-                .filter_map(|(i, p)| p.map(|_| i))
-                .collect()
-        };
-        Points {
-            located: [located(&own), located(&theirs)],
-            rows: [own, theirs],
-        }
+        Points { rows, located }
     }
 
     /// The point of the record at `pos`, if it has one.
     pub fn get(&self, model: Model, pos: usize) -> Option<Point> {
-        self.rows[slot(model)?].get(pos).copied().flatten()
+        self.rows
+            .get(model.index())?
+            .as_ref()?
+            .get(pos)
+            .copied()
+            .flatten()
     }
 
     /// The positions of a model's records that have a point, ascending.
     pub fn located(&self, model: Model) -> &[usize] {
-        slot(model).map_or(&[], |s| &self.located[s])
+        self.located.get(model.index()).map_or(&[], Vec::as_slice)
     }
 }
 

@@ -202,19 +202,24 @@ pub fn write_item(
     let fields = model.fields();
     let row = &e.table(model).rows[pos];
     out.push(b'{');
-    let mut write = |k: usize, i: usize, child: Option<&Child>| {
-        if k > 0 {
+    let mut written = 0;
+    let mut write = |i: usize, child: Option<&Child>| {
+        if fields[i].absent_when_null && row[i] == Value::Null {
+            return;
+        }
+        if written > 0 {
             out.push(b',');
         }
+        written += 1;
         write_str(out, fields[i].name);
         out.push(b':');
         write_value(out, e, fields[i].ty, &row[i], shape, child);
     };
     match projection {
-        None => (0..fields.len()).for_each(|i| write(i, i, None)),
+        None => (0..fields.len()).for_each(|i| write(i, None)),
         Some(projection) => {
-            for (k, (i, child)) in projection.fields.iter().enumerate() {
-                write(k, *i, child.as_ref());
+            for (i, child) in &projection.fields {
+                write(*i, child.as_ref());
             }
         }
     }
@@ -246,7 +251,9 @@ fn write_value(
         };
     match value {
         Value::Ref(m, p) => match (ty, shape) {
-            (Type::Parent(_), Shape::Plain) => write_int(out, e.table(*m).id(*p)),
+            (Type::Parent(_), Shape::Plain) | (Type::RefId(_), _) => {
+                write_int(out, e.table(*m).id(*p))
+            }
             (Type::Parent(_), Shape::Nested) => embed(out, *m, *p, true),
             _ => embed(out, *m, *p, false),
         },
@@ -256,10 +263,26 @@ fn write_value(
                 if k > 0 {
                     out.push(b',');
                 }
-                embed(out, *m, *p, false);
+                match ty {
+                    Type::RefIds(_) => write_int(out, e.table(*m).id(*p)),
+                    _ => embed(out, *m, *p, false),
+                }
             }
             out.push(b']');
         }
+        Value::Str(path) if ty == Type::MediaFile => write_media_url(out, path),
         scalar => write_scalar(out, scalar),
     }
+}
+
+/// Marks where the media base goes in a rendered media URL. JSON output never
+/// holds a raw control character (strings escape them), so the byte cannot occur
+/// otherwise; the server puts the request's base in its place.
+pub const MEDIA_BASE: u8 = 0x01;
+
+/// Appends a media file's URL: the base marker, then its path under the media root.
+fn write_media_url(out: &mut Vec<u8>, path: &str) {
+    let start = out.len();
+    write_str(out, path);
+    out.insert(start + 1, MEDIA_BASE);
 }

@@ -2,7 +2,10 @@
 //! of the model's table, in table order, with references turned into positions
 //! and the derived fields computed.
 
+use ahash::AHashMap;
+
 use crate::model::records::{self, Collection};
+use crate::model::schema::{IMAGE_FIELDS, RENDITIONS};
 use crate::model::{derived, Model};
 
 use super::table::Table;
@@ -12,6 +15,10 @@ use super::value::{Row, Value};
 /// validation has every target, so a miss is a bug, and panics.
 struct Builder {
     tables: Vec<Option<Table>>,
+    /// Each image's renditions by image id, in `RENDITIONS` order.
+    renditions: AHashMap<i64, [Option<u32>; 6]>,
+    /// Each species' subspecies by the species' position, by name then id.
+    subspecies: AHashMap<u32, Vec<u32>>,
 }
 
 impl Builder {
@@ -36,10 +43,79 @@ impl Builder {
     }
 
     fn str_field(&self, model: Model, pos: u32, field: &str) -> &str {
+        self.field(model, pos, field).as_str().unwrap_or("")
+    }
+
+    fn field(&self, model: Model, pos: u32, field: &str) -> &Value {
         let f = model.field_index(field).expect("field exists");
-        self.table(model).rows[pos as usize][f]
+        &self.table(model).rows[pos as usize][f]
+    }
+
+    /// The row of the record with this id.
+    fn row(&self, model: Model, id: i64) -> &Row {
+        &self.table(model).rows[self.pos(model, id) as usize]
+    }
+
+    /// The ranks above a species, from the order down to the species itself
+    /// (`Model::RANKS` reversed, less the subspecies), as positions.
+    fn lineage(&self, species: u32) -> [(Model, u32); 6] {
+        let mut out = [(Model::Species, species); 6];
+        for i in (0..5).rev() {
+            let (model, pos) = out[i + 1];
+            let (name, _) = model
+                .parent()
+                .expect("every rank above a species has a parent");
+            out[i] = match *self.field(model, pos, name) {
+                Value::Ref(m, p) => (m, p),
+                _ => unreachable!("validation requires every rank's parent"),
+            };
+        }
+        out
+    }
+
+    /// Notes each image's renditions, once the rendition table is built: for each
+    /// of the six filters, the lowest id made with it.
+    fn index_renditions(&mut self) {
+        let table = self.table(Model::Rendition);
+        let mut by_image: AHashMap<i64, [Option<u32>; 6]> = AHashMap::new();
+        for (pos, row) in table.rows.iter().enumerate() {
+            let spec = row[Model::Rendition
+                .field_index("filter_spec")
+                .expect("a rendition has a filter")]
             .as_str()
-            .unwrap_or("")
+            .unwrap_or_default();
+            let Some(slot) = RENDITIONS.iter().position(|(_, s)| *s == spec) else {
+                continue;
+            };
+            let image = match row[Model::Rendition
+                .field_index("image")
+                .expect("a rendition has an image")]
+            {
+                Value::Ref(m, p) => self.table(m).id(p),
+                _ => continue,
+            };
+            // Rows are in id order: the first one seen is the lowest id.
+            by_image.entry(image).or_default()[slot].get_or_insert(pos as u32);
+        }
+        self.renditions = by_image;
+    }
+
+    /// Notes each species' subspecies, by name then id.
+    fn index_subspecies(&mut self) {
+        let table = self.table(Model::Subspecies);
+        let (parent, _) = Model::Subspecies
+            .parent()
+            .expect("a subspecies has a species");
+        let mut of: AHashMap<u32, Vec<u32>> = AHashMap::new();
+        for pos in 0..table.rows.len() as u32 {
+            if let Value::Ref(_, species) = *self.field(Model::Subspecies, pos, parent) {
+                of.entry(species).or_default().push(pos);
+            }
+        }
+        for list in of.values_mut() {
+            list.sort_by_key(|&p| (self.str_field(Model::Subspecies, p, "name"), p));
+        }
+        self.subspecies = of;
     }
 
     fn put(&mut self, model: Model, rows: Vec<Row>) {
@@ -131,9 +207,20 @@ pub fn tables(c: Collection) -> Vec<Table> {
         collecting_trips,
         people,
         specimen_records,
+        custom_images,
+        live_images,
+        pages,
+        renditions,
+        specimen_record_images,
+        insect_images,
+        plant_images,
+        habitat_images,
+        species_pages,
     } = c;
     let mut b = Builder {
         tables: (0..Model::ALL.len()).map(|_| None).collect(),
+        renditions: AHashMap::new(),
+        subspecies: AHashMap::new(),
     };
     b.put(Model::Order, rank_rows(&b, orders, Model::Order));
     b.put(Model::Family, rank_rows(&b, families, Model::Family));
@@ -161,6 +248,32 @@ pub fn tables(c: Collection) -> Vec<Table> {
     b.put(
         Model::SpecimenRecord,
         rows(&b, specimen_records, specimen_row),
+    );
+    b.put(
+        Model::CustomImage,
+        custom_images.into_iter().map(custom_image_row).collect(),
+    );
+    b.put(Model::LiveImage, rows(&b, live_images, live_image_row));
+    b.put(Model::Page, pages.into_iter().map(page_row).collect());
+    b.put(Model::Rendition, rows(&b, renditions, rendition_row));
+    b.index_renditions();
+    b.index_subspecies();
+    b.put(
+        Model::SpeciesPage,
+        rows(&b, species_pages, species_page_row),
+    );
+    b.put(
+        Model::SpecimenRecordImage,
+        rows(&b, specimen_record_images, specimen_record_image_row),
+    );
+    b.put(
+        Model::InsectImage,
+        rows(&b, insect_images, insect_image_row),
+    );
+    b.put(Model::PlantImage, rows(&b, plant_images, plant_image_row));
+    b.put(
+        Model::HabitatImage,
+        rows(&b, habitat_images, habitat_image_row),
     );
     b.finish()
 }
@@ -362,4 +475,186 @@ fn specimen_row(b: &Builder, r: records::SpecimenRecord) -> Row {
         Value::Time(r.date_modified),
     ]
     .into_boxed_slice()
+}
+
+fn custom_image_row(r: records::CustomImage) -> Row {
+    vec![
+        Value::Int(r.id),
+        Value::Time(r.date_created),
+        Value::Time(r.date_modified),
+        Value::own(r.title),
+        Value::own(r.file),
+        Value::own(r.description),
+        Value::Int(r.width),
+        Value::Int(r.height),
+        Value::Time(r.created_at),
+        Value::opt_int(r.focal_point_x),
+        Value::opt_int(r.focal_point_y),
+        Value::opt_int(r.focal_point_width),
+        Value::opt_int(r.focal_point_height),
+        Value::opt_int(r.file_size),
+        Value::own(r.file_hash),
+        Value::own(r.alt_text),
+        Value::own(r.date),
+        Value::own(r.notes),
+        Value::Int(r.collection),
+        Value::opt_int(r.uploaded_by_user),
+    ]
+    .into_boxed_slice()
+}
+
+fn live_image_row(b: &Builder, r: records::LiveImage) -> Row {
+    vec![
+        Value::Int(r.id),
+        b.opt_ref(Model::Country, r.country),
+        b.opt_ref(Model::State, r.state),
+        b.opt_ref(Model::County, r.county),
+        b.opt_ref(Model::Locality, r.locality),
+        b.opt_ref(Model::Gps, r.gps),
+        b.opt_ref(Model::CollectingTrip, r.collecting_trip),
+    ]
+    .into_boxed_slice()
+}
+
+fn page_row(r: records::Page) -> Row {
+    vec![
+        Value::Int(r.id),
+        Value::own(r.title),
+        Value::own(r.slug),
+        Value::Bool(r.live),
+        r.first_published_at.map_or(Value::Null, Value::Time),
+        r.last_published_at.map_or(Value::Null, Value::Time),
+    ]
+    .into_boxed_slice()
+}
+
+fn rendition_row(b: &Builder, r: records::Rendition) -> Row {
+    vec![
+        Value::Int(r.id),
+        Value::Time(r.date_created),
+        Value::Time(r.date_modified),
+        Value::own(r.filter_spec),
+        Value::own(r.file),
+        Value::Int(r.width),
+        Value::Int(r.height),
+        Value::own(r.focal_point_key),
+        b.reference(Model::CustomImage, r.image),
+    ]
+    .into_boxed_slice()
+}
+
+/// A species page: the page's title, slug and publication, the species' ranks
+/// (each in its plain shape) and its subspecies by name, and the page's text.
+fn species_page_row(b: &Builder, r: records::SpeciesPage) -> Row {
+    let page = b.row(Model::Page, r.id);
+    let page_field = |name| page[Model::Page.field_index(name).expect("a page field")].clone();
+    let mut v = vec![Value::Int(r.id), page_field("title"), page_field("slug")];
+    match r.species.map(|id| b.pos(Model::Species, id)) {
+        Some(species) => {
+            v.extend(b.lineage(species).map(|(m, p)| Value::Ref(m, p)));
+            let subspecies = b.subspecies.get(&species).cloned().unwrap_or_default();
+            v.push(Value::Refs(Model::Subspecies, subspecies.into()));
+        }
+        None => {
+            v.extend(std::iter::repeat_n(Value::Null, 6));
+            v.push(Value::Refs(Model::Subspecies, Box::new([])));
+        }
+    }
+    v.extend(
+        [
+            r.taxonomy,
+            r.description,
+            r.distribution,
+            r.seasonality,
+            r.habitat,
+            r.food,
+            r.life_cycle,
+        ]
+        .map(Value::own),
+    );
+    v.push(page_field("first_published_at"));
+    v.push(page_field("last_published_at"));
+    v.into_boxed_slice()
+}
+
+/// An image item of any kind: id, its renditions, `lead`, the fields of its
+/// [`Model::CustomImage`] part, `kind`, where it is kept, then `tail`, as the
+/// image field tables order them.
+fn image_row(b: &Builder, id: i64, lead: Vec<Value>, kind: Vec<Value>, tail: Vec<Value>) -> Row {
+    let image = b.row(Model::CustomImage, id);
+    let field = |name| {
+        image[Model::CustomImage
+            .field_index(name)
+            .expect("an image field")]
+        .clone()
+    };
+    let renditions = b.renditions.get(&id).copied().unwrap_or_default();
+    let mut v = vec![Value::Int(id)];
+    v.extend(renditions.map(|r| r.map_or(Value::Null, |p| Value::Ref(Model::Rendition, p))));
+    v.extend(lead);
+    v.extend(IMAGE_FIELDS.map(field));
+    v.extend(kind);
+    v.push(field("collection"));
+    v.push(field("uploaded_by_user"));
+    v.extend(tail);
+    v.into_boxed_slice()
+}
+
+/// Where an insect, plant or habitat image was taken: its live part's places.
+fn live_fields(b: &Builder, id: i64) -> Vec<Value> {
+    b.row(Model::LiveImage, id)[1..].to_vec()
+}
+
+fn specimen_record_image_row(b: &Builder, r: records::SpecimenRecordImage) -> Row {
+    let usi = b.reference(Model::SpecimenRecord, r.usi);
+    image_row(b, r.id, Vec::new(), vec![Value::own(r.position)], vec![usi])
+}
+
+/// An insect image; `identified` when it is linked to a species page, and the
+/// species' family and binomial when it names a species (absent otherwise).
+fn insect_image_row(b: &Builder, r: records::InsectImage) -> Row {
+    let species = r.species.map(|id| b.pos(Model::Species, id));
+    let (family, binomial) = match species {
+        Some(s) => {
+            let (_, family) = b.lineage(s)[1];
+            (
+                Value::str(b.str_field(Model::Family, family, "name")),
+                Value::str(b.str_field(Model::Species, s, "binomial")),
+            )
+        }
+        None => (Value::Null, Value::Null),
+    };
+    let lead = vec![Value::Bool(r.species_page.is_some()), family, binomial];
+    let kind = vec![
+        Value::Bool(r.featured_family),
+        Value::Bool(r.featured_species),
+        Value::own(r.sex),
+        Value::own(r.stage),
+        Value::own(r.status),
+    ];
+    let mut tail = live_fields(b, r.id);
+    tail.push(species.map_or(Value::Null, |p| Value::Ref(Model::Species, p)));
+    tail.push(b.opt_ref(Model::SpeciesPage, r.species_page));
+    image_row(b, r.id, lead, kind, tail)
+}
+
+fn page_refs(b: &Builder, ids: &[i64]) -> Value {
+    let positions: Vec<u32> = ids
+        .iter()
+        .map(|&id| b.pos(Model::SpeciesPage, id))
+        .collect();
+    Value::Refs(Model::SpeciesPage, positions.into())
+}
+
+fn plant_image_row(b: &Builder, r: records::PlantImage) -> Row {
+    let kind = vec![Value::own(r.scientific_name), Value::own(r.common_name)];
+    let mut tail = live_fields(b, r.id);
+    tail.push(page_refs(b, &r.species_page));
+    image_row(b, r.id, Vec::new(), kind, tail)
+}
+
+fn habitat_image_row(b: &Builder, r: records::HabitatImage) -> Row {
+    let mut tail = live_fields(b, r.id);
+    tail.push(page_refs(b, &r.species_page));
+    image_row(b, r.id, Vec::new(), Vec::new(), tail)
 }

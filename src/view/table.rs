@@ -200,10 +200,11 @@ fn holds(ty: Type, nullable: bool, value: &Value) -> bool {
         (_, Value::Null) => nullable,
         (Type::Int, Value::Int(_))
         | (Type::Bool, Value::Bool(_))
-        | (Type::Str | Type::Date, Value::Str(_))
+        | (Type::Str | Type::Date | Type::MediaFile, Value::Str(_))
         | (Type::Time, Value::Time(_)) => true,
         (Type::Parent(m) | Type::Embed(m), Value::Ref(r, _)) => m == *r,
-        (Type::EmbedMany(m), Value::Refs(r, _)) => m == *r,
+        (Type::EmbedMany(m) | Type::RefIds(m), Value::Refs(r, _)) => m == *r,
+        (Type::RefId(m), Value::Ref(r, _)) => m == *r,
         (Type::Taxon, Value::Ref(r, _)) => Model::RANKS.contains(r),
         _ => false,
     }

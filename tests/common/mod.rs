@@ -65,9 +65,12 @@ impl Server {
         self.send("GET", path, &[])
     }
 
-    /// Sends a request with extra headers.
+    /// Sends a request with extra headers (`Host: t` unless they name a host).
     pub fn send(&self, method: &str, path: &str, headers: &[(&str, &str)]) -> Reply {
-        let mut raw = format!("{method} {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n");
+        let mut raw = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+            raw.push_str("Host: t\r\n");
+        }
         for (k, v) in headers {
             raw.push_str(&format!("{k}: {v}\r\n"));
         }
