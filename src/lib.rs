@@ -16,7 +16,7 @@
 //! | 4 | [`query`] | a request's parameters, parsed into a plan, run against a view |
 //! | 3 | [`view`], [`ingest`] | a loaded snapshot, indexed and rendered; reading fixtures and databases into a snapshot |
 //! | 2 | [`snapshot`] | the file: header, checksum, encoded records |
-//! | 1 | [`model`] | the 15 models, their field tables, records, endpoints, rules, validation |
+//! | 1 | [`model`] | the models, their field tables, records, endpoints, rules, validation |
 //! | 0 | [`encoding`] | JSON literals, percent-encoding, instants and dates, hex |
 
 pub mod cli;

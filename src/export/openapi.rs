@@ -433,9 +433,20 @@ fn fields_parameter(endpoint: Endpoint) -> Value {
 /// At most `MAX_SEARCH_TERMS` terms, separated by what the server splits on: the
 /// Unicode White_Space characters (Rust's `char::is_whitespace`), spelled out,
 /// because `\s` means other sets in other regex engines.
+const SPACE: &str =
+    "\\t\\n\\x0B\\f\\r \\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000";
+
+/// What the form trims from a value (Python's `str.strip()`: `SPACE`, and the four
+/// ASCII separators), as a character class.
+fn form_space() -> String {
+    format!("[{SPACE}\\x1C-\\x1F]")
+}
+
+/// A form value that is empty or only whitespace: no filter.
+fn blank() -> Value {
+    json!({"type": "string", "pattern": format!("^{}*$", form_space())})
+}
 fn search_pattern() -> String {
-    const SPACE: &str =
-        "\\t\\n\\x0B\\f\\r \\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000";
     let (w, n) = (format!("[{SPACE}]"), format!("[^{SPACE}\\u0000]"));
     format!("^{w}*({n}+({w}+{n}+){{0,{}}})?{w}*$", MAX_SEARCH_TERMS - 1)
 }
@@ -591,7 +602,7 @@ fn specimen_filters() -> Vec<Value> {
             &format!(
                 "Specimens whose {name} is this (surrounding whitespace trimmed; an empty value filters nothing)."
             ),
-            json!({"anyOf": [schema, {"type": "string", "pattern": "^\\s*$"}]}),
+            json!({"anyOf": [schema, blank()]}),
         )
     };
     out.push(exact("usi", json!({"type": "string"})));
@@ -603,13 +614,16 @@ fn specimen_filters() -> Vec<Value> {
         out.push(exact(name, json!({"type": "string", "enum": choices})));
     }
     out.push(exact("month", json!({"type": "string", "enum": MONTHS})));
+    // The schema gives the canonical form: what else Django's date input formats
+    // take cannot be said in JSON Schema without also admitting days that do not
+    // exist, so the description lists them.
     out.push(query(
         "preparation_date",
         "Specimens prepared on this date, in one of Django's default input formats: \
-         2013-12-23, 12/23/2013, 12/23/13, Dec 23 2013, Dec 23, 2013, 23 Dec 2013, \
-         23 Dec, 2013, December 23 2013, December 23, 2013, 23 December 2013, 23 December, 2013 \
-         (an empty value filters nothing).",
-        json!({"type": "string"}),
+         2013-12-23 (the form the schema gives), 12/23/2013, 12/23/13, Dec 23 2013, \
+         Dec 23, 2013, 23 Dec 2013, 23 Dec, 2013, December 23 2013, December 23, 2013, \
+         23 December 2013, 23 December, 2013 (an empty value filters nothing).",
+        json!({"anyOf": [{"type": "string", "format": "date"}, blank()]}),
     ));
     for name in filter::INTS {
         out.push(query(
@@ -618,7 +632,7 @@ fn specimen_filters() -> Vec<Value> {
                 "Specimens whose {name} is this integer; a decimal is truncated toward zero \
                  (an empty value filters nothing)."
             ),
-            json!({"type": "string", "pattern": "^\\s*([+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+))?\\s*$"}),
+            json!({"type": "string", "pattern": format!("^{w}*([+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+))?{w}*$", w = form_space())}),
         ));
     }
     for name in filter::BOOLS {

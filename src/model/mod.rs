@@ -1,4 +1,4 @@
-//! The collection's vocabulary, which every other layer speaks: the 15 models and
+//! The collection's vocabulary, which every other layer speaks: the models and
 //! their field tables, the raw records a snapshot stores, the API's endpoints, the
 //! choices of the service's forms, the rules that derive values, and validation.
 

@@ -1,10 +1,10 @@
-//! The 15 models and their field tables: the one definition of every item shape.
+//! The models and their field tables: the one definition of every item shape.
 //!
 //! Rendering, filtering, the OpenAPI document and the endpoint table all read these
 //! tables, so an item's key exists in exactly one place. The order of a table is the
 //! key order of the item.
 
-/// One of the 15 models of the collection.
+/// One of the 24 models: the collection's 15, and the tables of its images and pages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Model {
     Order,
