@@ -372,7 +372,8 @@ pub const RENDITIONS: [(&str, &str); 6] = [
 ];
 
 /// An image item's fields: id, the renditions, `$lead`, the image's own fields,
-/// `$kind`, where it is kept (`collection`, `uploaded_by_user`), then `$tail`.
+/// `$kind`, where it is kept (`collection`, `uploaded_by_user`), where it was
+/// taken for a `live` image, then `$tail`.
 macro_rules! image_fields {
     ([$($lead:expr),*], [$($kind:expr),*], [$($tail:expr),*]) => {
         &[
@@ -407,6 +408,22 @@ macro_rules! image_fields {
             $($tail,)*
         ]
     };
+    // An image taken in the field: where, before `$tail`.
+    ([$($lead:expr),*], [$($kind:expr),*], live [$($tail:expr),*]) => {
+        image_fields!(
+            [$($lead),*],
+            [$($kind),*],
+            [
+                n("country", RefId(Model::Country)),
+                n("state", RefId(Model::State)),
+                n("county", RefId(Model::County)),
+                n("locality", RefId(Model::Locality)),
+                n("gps", RefId(Model::Gps)),
+                n("collecting_trip", RefId(Model::CollectingTrip))
+                $(, $tail)*
+            ]
+        )
+    };
 }
 
 const SPECIMEN_RECORD_IMAGE: &[Field] = image_fields!(
@@ -428,13 +445,7 @@ const INSECT_IMAGE: &[Field] = image_fields!(
         f("stage", Str),
         f("status", Str)
     ],
-    [
-        n("country", RefId(Model::Country)),
-        n("state", RefId(Model::State)),
-        n("county", RefId(Model::County)),
-        n("locality", RefId(Model::Locality)),
-        n("gps", RefId(Model::Gps)),
-        n("collecting_trip", RefId(Model::CollectingTrip)),
+    live [
         n("species", RefId(Model::Species)),
         n("species_page", RefId(Model::SpeciesPage))
     ]
@@ -443,30 +454,11 @@ const INSECT_IMAGE: &[Field] = image_fields!(
 const PLANT_IMAGE: &[Field] = image_fields!(
     [],
     [f("scientific_name", Str), f("common_name", Str)],
-    [
-        n("country", RefId(Model::Country)),
-        n("state", RefId(Model::State)),
-        n("county", RefId(Model::County)),
-        n("locality", RefId(Model::Locality)),
-        n("gps", RefId(Model::Gps)),
-        n("collecting_trip", RefId(Model::CollectingTrip)),
-        f("species_page", RefIds(Model::SpeciesPage))
-    ]
+    live[f("species_page", RefIds(Model::SpeciesPage))]
 );
 
-const HABITAT_IMAGE: &[Field] = image_fields!(
-    [],
-    [],
-    [
-        n("country", RefId(Model::Country)),
-        n("state", RefId(Model::State)),
-        n("county", RefId(Model::County)),
-        n("locality", RefId(Model::Locality)),
-        n("gps", RefId(Model::Gps)),
-        n("collecting_trip", RefId(Model::CollectingTrip)),
-        f("species_page", RefIds(Model::SpeciesPage))
-    ]
-);
+const HABITAT_IMAGE: &[Field] =
+    image_fields!([], [], live[f("species_page", RefIds(Model::SpeciesPage))]);
 
 const SPECIES_PAGE: &[Field] = &[
     f("id", Int),
