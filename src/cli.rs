@@ -433,6 +433,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     if !args.no_watch {
         tracing::info!(snapshot = %args.snapshot.display(), "watching the snapshot for changes");
     }
+    serve::raise_open_files_limit();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async move {
         reload_on_hangup(&reloader);

@@ -249,3 +249,53 @@ fn sighup_reloads_the_running_binary() {
     let exit = child.wait().unwrap();
     assert!(exit.success(), "SIGTERM stops the server cleanly: {exit:?}");
 }
+
+/// Waits for the failed-reload count to pass `before`.
+fn refused_after(server: &Server, before: u64) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.state.metrics.failed_reloads.load(Ordering::Relaxed) == before {
+        assert!(Instant::now() < deadline, "the file was never refused");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_fifo_or_a_device_at_the_path_is_refused_without_blocking_the_reloads() {
+    let (dir, path, server, reloader) = served_copy("reload-special", true);
+    let total = served_count(&server);
+    // A FIFO renamed onto the path: opening it for reading would wait for a writer.
+    let fifo = dir.path(".fifo");
+    let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a plain libc call on a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    let before = server.state.metrics.failed_reloads.load(Ordering::Relaxed);
+    std::fs::rename(&fifo, &path).unwrap();
+    refused_after(&server, before);
+    // A link to an endless device: refused without reading it.
+    let before = server.state.metrics.failed_reloads.load(Ordering::Relaxed);
+    std::fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+    reloader.force();
+    refused_after(&server, before);
+    assert_eq!(served_count(&server), total);
+    // The reload thread is still there: a good file is served.
+    std::fs::remove_file(&path).unwrap();
+    rename_over(&dir, &path, &variant(1));
+    served_within(&server, total - 1, Duration::from_secs(10));
+}
+
+#[test]
+fn a_file_larger_or_smaller_than_its_header_says_is_refused_by_its_size() {
+    let dir = TempDir::new("sizes");
+    let path = dir.path("collection.bin");
+    let mut bytes = variant(0);
+    bytes.extend_from_slice(&[0; 10]);
+    std::fs::write(&path, &bytes).unwrap();
+    let e = catalogue::snapshot::read(&path).unwrap_err().to_string();
+    assert!(e.contains("the header announces"), "{e}");
+    std::fs::create_dir(dir.path("dir.bin")).unwrap();
+    let e = catalogue::snapshot::read(&dir.path("dir.bin"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("is a directory, not a snapshot file"), "{e}");
+}

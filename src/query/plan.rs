@@ -297,7 +297,7 @@ impl Plan {
 #[derive(Clone, Debug)]
 pub struct RecordPlan {
     endpoint: Endpoint,
-    /// `None` when the id cannot name a record (not an integer).
+    /// `None` when the id cannot name a record (not an integer in canonical decimal).
     id: Option<i64>,
     projection: Option<Projection>,
 }
@@ -306,9 +306,13 @@ impl RecordPlan {
     pub fn parse(endpoint: Endpoint, id: &str, params: &Params) -> Result<RecordPlan, ApiError> {
         let projection = projection(endpoint.model, endpoint.shape(), params)?;
         check_record_format(params)?;
+        // Only the canonical spelling names a record: `01` and `+1` are not 1.
+        let canonical = !id.is_empty()
+            && id.bytes().all(|b| b.is_ascii_digit())
+            && (id == "0" || !id.starts_with('0'));
         Ok(RecordPlan {
             endpoint,
-            id: id.parse().ok(),
+            id: canonical.then(|| id.parse().ok()).flatten(),
             projection,
         })
     }

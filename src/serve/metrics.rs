@@ -23,7 +23,7 @@ pub enum Route {
 }
 
 /// The statuses counted separately; anything else counts as "other".
-const STATUSES: [u16; 10] = [200, 204, 301, 304, 400, 404, 405, 414, 431, 500];
+const STATUSES: [u16; 11] = [200, 204, 301, 304, 400, 404, 405, 414, 431, 500, 503];
 /// Upper bounds of the latency buckets, in seconds.
 const BUCKETS: [f64; 12] = [
     0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.1, 0.5, 2.0,

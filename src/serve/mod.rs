@@ -9,9 +9,15 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::convert::Infallible;
+
+use futures_util::future::Either;
+use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 
 pub mod compress;
+mod guard;
 pub mod metrics;
 pub mod reload;
 pub mod response;
@@ -29,6 +35,89 @@ const _: () = assert!(READ_BUFFER_BYTES >= 8192);
 /// How long shutdown waits for requests in flight.
 const DRAIN: Duration = Duration::from_secs(10);
 
+/// How long to wait after a failed `accept`: 10 ms, doubling to a second; one log
+/// line when failures start and one when they stop.
+#[derive(Default)]
+struct Backoff {
+    wait: Option<Duration>,
+    failures: u64,
+}
+
+impl Backoff {
+    fn next(&mut self, e: &std::io::Error) -> Duration {
+        self.failures += 1;
+        let wait = match self.wait {
+            None => {
+                tracing::warn!(error = %e, "accept failed; backing off until it succeeds");
+                Duration::from_millis(10)
+            }
+            Some(w) => (w * 2).min(Duration::from_secs(1)),
+        };
+        self.wait = Some(wait);
+        wait
+    }
+
+    fn reset(&mut self) {
+        if self.wait.take().is_some() {
+            tracing::info!(failures = self.failures, "accept succeeds again");
+            self.failures = 0;
+        }
+    }
+}
+
+/// Raises the soft limit on open descriptors to the hard limit: each connection
+/// holds one, and the usual soft default (1,024) is far below what a server meets.
+/// Logs both limits; returns the soft limit now in force.
+pub fn raise_open_files_limit() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        tracing::warn!(error = %std::io::Error::last_os_error(), "cannot read the open files limit");
+        return None;
+    }
+    let (soft, hard) = (limit.rlim_cur, limit.rlim_max);
+    if soft < hard {
+        limit.rlim_cur = hard;
+        // SAFETY: as above.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) } != 0 {
+            tracing::warn!(soft, hard, error = %std::io::Error::last_os_error(), "cannot raise the open files limit");
+            return Some(soft);
+        }
+    }
+    tracing::info!(was = soft, now = limit.rlim_cur, hard, "open files limit");
+    Some(limit.rlim_cur)
+}
+
+/// The routes behind the guard: what warp cannot route is refused first.
+fn guarded<S>(
+    routes: S,
+) -> impl hyper::service::Service<
+    hyper::Request<Incoming>,
+    Response = response::Response,
+    Error = Infallible,
+    Future = impl Future<Output = Result<response::Response, Infallible>> + Send,
+> + Clone
+where
+    S: hyper::service::Service<
+            hyper::Request<Incoming>,
+            Response = response::Response,
+            Error = Infallible,
+        > + Clone
+        + Send
+        + 'static,
+    S::Future: Send,
+{
+    hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+        match guard::refusal(&req) {
+            Some(refused) => Either::Left(std::future::ready(Ok(refused))),
+            None => Either::Right(routes.call(req)),
+        }
+    })
+}
+
 /// Serves on a bound listener until `shutdown` resolves, then stops accepting and
 /// gives requests in flight up to ten seconds to finish.
 pub async fn serve(
@@ -37,17 +126,26 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
     let idle = state.settings.idle_timeout;
-    let service = warp::service(router::routes(state));
+    let draining = state.clone();
+    let routes = TowerToHyperService::new(warp::service(router::routes(state)));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
+    let mut backoff = Backoff::default();
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok((stream, _)) => {
+                    backoff.reset();
+                    stream
+                }
                 Err(e) => {
-                    // Out of file descriptors and the like: wait, then go on.
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    // Out of descriptors and the like: wait longer each time rather
+                    // than spin, while the connections being served close.
+                    let wait = backoff.next(&e);
+                    tokio::select! {
+                        () = tokio::time::sleep(wait) => {}
+                        () = &mut shutdown => break,
+                    }
                     continue;
                 }
             },
@@ -59,10 +157,7 @@ pub async fn serve(
             .header_read_timeout(idle)
             .max_buf_size(READ_BUFFER_BYTES)
             .max_header_size(MAX_HEAD_BYTES)
-            .serve_connection(
-                TokioIo::new(stream),
-                hyper_util::service::TowerToHyperService::new(service.clone()),
-            );
+            .serve_connection(TokioIo::new(stream), guarded(routes.clone()));
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             if let Err(e) = connection.await {
@@ -71,6 +166,9 @@ pub async fn serve(
         });
     }
     drop(listener);
+    draining
+        .draining
+        .store(true, std::sync::atomic::Ordering::Relaxed);
     tokio::select! {
         () = graceful.shutdown() => {}
         () = tokio::time::sleep(DRAIN) => tracing::warn!("requests still running after {DRAIN:?}; stopping anyway"),

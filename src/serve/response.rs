@@ -182,10 +182,19 @@ pub struct Request<'a> {
 
 /// Turns an answer into a response: CORS on every one; validators, caching and
 /// compression on successful answers about the collection.
-pub fn finish(settings: &Settings, served: &Served, request: &Request, answer: Answer) -> Response {
+pub fn finish(
+    settings: &Settings,
+    served: &Served,
+    request: &Request,
+    answer: Answer,
+    draining: bool,
+) -> Response {
     let view = &served.view;
     let (method, req) = (request.method, request.headers);
     let mut h = HeaderMap::new();
+    if draining {
+        h.insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
     cors(settings, req, &mut h);
     if answer.status == 204 || answer.status == 405 {
         h.insert(header::ALLOW, HeaderValue::from_static(ALLOW));

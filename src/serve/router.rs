@@ -198,7 +198,8 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
                         headers: &headers,
                     };
                     let answer = answer(&state, &served, target, &request).await;
-                    let response = finish(&state.settings, &served, &request, answer);
+                    let draining = state.draining.load(std::sync::atomic::Ordering::Relaxed);
+                    let response = finish(&state.settings, &served, &request, answer, draining);
                     let status = response.status().as_u16();
                     let bytes = response
                         .headers()
@@ -234,6 +235,9 @@ async fn answer(
         }),
         Target::NotFound => Answer::not_found(),
         Target::Health => Answer::json(200, Bytes::from_static(b"{\"status\":\"ok\"}")).uncached(),
+        Target::Ready if state.draining.load(std::sync::atomic::Ordering::Relaxed) => {
+            Answer::json(503, Bytes::from_static(b"{\"status\":\"draining\"}")).uncached()
+        }
         Target::Ready => {
             let body = format!(
                 "{{\"status\":\"ready\",\"checksum\":\"{}\"}}",

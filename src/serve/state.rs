@@ -1,7 +1,7 @@
 //! What every request reads: the view being served with what serving it caches,
 //! swapped whole on reload, beside the settings and the counters.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -115,6 +115,9 @@ pub struct State {
     pub metrics: Metrics,
     /// The OpenAPI document for these settings, rendered once.
     pub openapi: Bytes,
+    /// Set when the server is told to stop: `/readyz` fails, and every answer
+    /// says `Connection: close` so no client sends another request on it.
+    pub draining: AtomicBool,
 }
 
 impl State {
@@ -132,6 +135,7 @@ impl State {
             openapi: Bytes::from(openapi),
             settings,
             metrics,
+            draining: AtomicBool::new(false),
         })
     }
 

@@ -71,6 +71,8 @@ pub enum SnapshotError {
     Decode { path: PathBuf, reason: String },
     #[error("cannot encode the collection: {0}")]
     Encode(String),
+    #[error("{path} is {kind}, not a snapshot file: only a regular file is read")]
+    NotAFile { path: PathBuf, kind: &'static str },
 }
 
 /// Encodes a collection into a complete snapshot file image.
@@ -135,6 +137,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// Parses and checks a header against the bytes that follow it.
 pub fn read_header(path: &Path, bytes: &[u8]) -> Result<Header, SnapshotError> {
+    check_header(path, bytes, bytes.len() as u64)
+}
+
+/// Parses the header at the start of `bytes` and checks it against a file of
+/// `file_len` bytes.
+fn check_header(path: &Path, bytes: &[u8], file_len: u64) -> Result<Header, SnapshotError> {
     // An empty file, or the start of the magic, is a snapshot still being written.
     if bytes.len() < MAGIC.len() && MAGIC.starts_with(bytes) {
         return Err(SnapshotError::Length {
@@ -170,7 +178,7 @@ pub fn read_header(path: &Path, bytes: &[u8]) -> Result<Header, SnapshotError> {
         payload_len: u64_at(20),
         checksum: bytes[28..60].try_into().unwrap(),
     };
-    let found = (bytes.len() - HEADER_LEN) as u64;
+    let found = file_len.saturating_sub(HEADER_LEN as u64);
     if found != header.payload_len {
         return Err(SnapshotError::Length {
             path: path.to_path_buf(),
@@ -199,12 +207,53 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), Snapsho
 }
 
 /// Reads, checks and decodes the snapshot at `path`.
+///
+/// Only a regular file is read (a FIFO, a device or a socket at the path is
+/// refused without blocking on it), and its size must be what its header
+/// announces before the payload is read: a link to `/dev/zero` or a file still
+/// being written costs a 60-byte read, not memory.
 pub fn read(path: &Path) -> Result<(Header, Collection), SnapshotError> {
-    let bytes = std::fs::read(path).map_err(|source| SnapshotError::Read {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let failed = |source| SnapshotError::Read {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    // Non-blocking, so that opening a FIFO does not wait for a writer.
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(failed)?;
+    let metadata = file.metadata().map_err(failed)?;
+    if !metadata.is_file() {
+        return Err(SnapshotError::NotAFile {
+            path: path.to_path_buf(),
+            kind: file_kind(&metadata.file_type()),
+        });
+    }
+    let mut head = Vec::with_capacity(HEADER_LEN);
+    (&mut file)
+        .take(HEADER_LEN as u64)
+        .read_to_end(&mut head)
+        .map_err(failed)?;
+    check_header(path, &head, metadata.len())?;
+    let mut bytes = head;
+    bytes.reserve_exact(metadata.len() as usize - HEADER_LEN);
+    file.read_to_end(&mut bytes).map_err(failed)?;
     decode(path, &bytes)
+}
+
+/// What a file that is not a regular file is, for the message.
+fn file_kind(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    match kind {
+        k if k.is_dir() => "a directory",
+        k if k.is_fifo() => "a FIFO",
+        k if k.is_socket() => "a socket",
+        k if k.is_char_device() || k.is_block_device() => "a device",
+        _ => "not a regular file",
+    }
 }
 
 #[cfg(test)]

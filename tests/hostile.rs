@@ -1,0 +1,143 @@
+//! What an attacker (or a confused client) sends, answered cleanly: nothing
+//! panics, nothing reaches the routes that cannot be routed, and the server goes
+//! on serving.
+
+mod common;
+
+use common::{request, Server};
+use serde_json::json;
+
+fn raw(s: &Server, head: &str) -> common::Reply {
+    request(s.addr, &format!("{head}\r\nConnection: close\r\n\r\n"))
+}
+
+#[test]
+fn targets_that_are_not_paths_are_refused_before_routing() {
+    let s = Server::sample();
+    for _ in 0..5 {
+        let r = raw(
+            &s,
+            "CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443",
+        );
+        assert_eq!(r.status, 400);
+        assert_eq!(
+            r.json(),
+            json!({"message": "the request target must be a path (origin form), like /api/v2/orders/"})
+        );
+    }
+    let r = raw(&s, "GET example.org:443 HTTP/1.1\r\nHost: t");
+    assert_eq!(r.status, 400);
+    let r = raw(&s, "GET * HTTP/1.1\r\nHost: t");
+    assert_eq!(
+        r.json(),
+        json!({"message": "the request target * is only for OPTIONS"})
+    );
+    assert_eq!(raw(&s, "OPTIONS * HTTP/1.1\r\nHost: t").status, 204);
+    // Absolute form is a path too.
+    assert_eq!(
+        raw(&s, "GET http://t/api/v2/orders/ HTTP/1.1\r\nHost: t").status,
+        200
+    );
+    // And the server is still there.
+    assert_eq!(s.get("/healthz").status, 200);
+}
+
+#[test]
+fn http_1_1_needs_exactly_one_host() {
+    let s = Server::sample();
+    let message = json!({"message": "an HTTP/1.1 request needs exactly one Host header"});
+    let r = raw(&s, "GET /api/v2/orders/ HTTP/1.1");
+    assert_eq!((r.status, r.json()), (400, message.clone()));
+    let r = raw(&s, "GET /api/v2/orders/ HTTP/1.1\r\nHost: a\r\nHost: b");
+    assert_eq!((r.status, r.json()), (400, message));
+    // HTTP/1.0 may leave it out.
+    assert_eq!(raw(&s, "GET /api/v2/orders/ HTTP/1.0").status, 200);
+}
+
+#[test]
+fn record_ids_are_canonical_decimal() {
+    let s = Server::sample();
+    assert_eq!(s.json("/api/v2/orders/1/", 200)["id"], 1);
+    for id in ["01", "+1", "1.0", "00", "-1", "1%20", "%31"] {
+        s.assert_error(
+            &format!("/api/v2/orders/{id}/"),
+            404,
+            "No Order matches the given query.",
+        );
+    }
+}
+
+#[test]
+fn the_open_files_limit_is_raised_to_the_hard_limit() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    // A soft limit of 64 (the hard one as it is): the server takes all it may have.
+    let script = format!(
+        "ulimit -Sn 64 && exec '{}' serve --no-watch --snapshot '{}' --addr {addr}",
+        env!("CARGO_BIN_EXE_catalogue"),
+        common::sample_snapshot().display()
+    );
+    let child = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .env("RUST_LOG", "info")
+        .env("NO_COLOR", "1")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while common::try_request(
+        addr.parse().unwrap(),
+        "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+    )
+    .is_none()
+    {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(20),
+            "the server did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: a plain signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    let line = log
+        .lines()
+        .find(|l| l.contains("open files limit"))
+        .unwrap_or_else(|| panic!("{log}"));
+    assert!(line.contains("was=64"), "{line}");
+    let mut hard = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct given.
+    assert_eq!(
+        unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut hard) },
+        0
+    );
+    assert!(line.contains(&format!("now={}", hard.rlim_max)), "{line}");
+}
+
+#[test]
+fn a_stopping_server_says_connection_close_and_is_not_ready() {
+    let s = Server::sample();
+    let mut client = common::Client::connect(s.addr);
+    let before = client.get("/api/v2/orders/").unwrap();
+    assert_eq!(before.header("connection"), None);
+    assert_eq!(s.json("/readyz", 200)["status"], "ready");
+    // What the server does once told to stop (SIGTERM sets it): the next answer on
+    // a keep-alive connection says it is the last.
+    s.state
+        .draining
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let after = client.get("/api/v2/orders/").unwrap();
+    assert_eq!(after.status, 200);
+    assert_eq!(after.header("connection"), Some("close"));
+    assert_eq!(after.body, before.body);
+    let ready = s.get("/readyz");
+    assert_eq!((ready.status, ready.json()), (503, json!({"status": "draining"})));
+}
