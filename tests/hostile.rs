@@ -139,5 +139,48 @@ fn a_stopping_server_says_connection_close_and_is_not_ready() {
     assert_eq!(after.header("connection"), Some("close"));
     assert_eq!(after.body, before.body);
     let ready = s.get("/readyz");
-    assert_eq!((ready.status, ready.json()), (503, json!({"status": "draining"})));
+    assert_eq!(
+        (ready.status, ready.json()),
+        (503, json!({"status": "draining"}))
+    );
+}
+
+#[test]
+fn revalidation_and_head_do_not_make_the_answer() {
+    let s = Server::sample();
+    let worked = || {
+        s.state
+            .metrics
+            .worked_answers
+            .load(std::sync::atomic::Ordering::Relaxed)
+    };
+    let path = "/api/v2/specimen-records/?sort=-notes,usi&search=a&limit=100000";
+    let get = s.send("GET", path, &[("Accept-Encoding", "gzip")]);
+    assert_eq!((get.status, worked()), (200, 1));
+    let tag = get.header("etag").unwrap().to_string();
+    // The tag names the request and the coding it takes, known before any work.
+    let again = s.send(
+        "GET",
+        path,
+        &[("Accept-Encoding", "gzip"), ("If-None-Match", &tag)],
+    );
+    assert_eq!((again.status, worked()), (304, 1));
+    assert_eq!(again.header("etag"), Some(tag.as_str()));
+    assert!(again.body.is_empty());
+    // Another coding is another representation.
+    let identity = s.send("GET", path, &[("If-None-Match", &tag)]);
+    assert_eq!((identity.status, worked()), (200, 2));
+    // HEAD of an answer that costs work: its headers, without making it (so
+    // without a length).
+    let head = s.send("HEAD", path, &[]);
+    assert_eq!((head.status, worked()), (200, 2));
+    assert_eq!(head.header("etag"), identity.header("etag"));
+    assert_eq!(head.header("content-type"), Some("application/json"));
+    assert_eq!(head.header("content-length"), None);
+    // A cheap answer's HEAD still says its length.
+    let plain = s.send("HEAD", "/api/v2/orders/", &[]);
+    assert_eq!(
+        plain.header("content-length"),
+        s.get("/api/v2/orders/").header("content-length")
+    );
 }

@@ -174,6 +174,25 @@ impl Plan {
         }
     }
 
+    /// Whether the answer costs next to nothing: a run of rendered items.
+    pub fn is_cheap(&self) -> bool {
+        self.is_a_slice()
+    }
+
+    /// Whether the same request always gets the same answer (not `order=random`),
+    /// so that a tag can name it.
+    pub fn cacheable(&self) -> bool {
+        !self.random
+    }
+
+    /// The media type of the answer.
+    pub fn media_type(&self) -> &'static str {
+        match self.format {
+            Format::Json => "application/json",
+            Format::GeoJson => geojson::MEDIA_TYPE,
+        }
+    }
+
     /// Whether the page is a run of rendered items: no filter, sort, projection,
     /// nor a GeoJSON answer (whose features wrap the items).
     fn is_a_slice(&self) -> bool {

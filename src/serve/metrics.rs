@@ -71,6 +71,9 @@ pub struct Metrics {
     pub reloads: AtomicU64,
     /// Files that failed a check and were not served.
     pub failed_reloads: AtomicU64,
+    /// Answers made by filtering, sorting, searching, projecting or counting
+    /// facets: the requests that cost work.
+    pub worked_answers: AtomicU64,
     /// When the served view was loaded, in seconds since the Unix epoch.
     pub loaded_at: AtomicI64,
 }
@@ -88,6 +91,7 @@ impl Default for Metrics {
             bytes_sent: AtomicU64::new(0),
             reloads: AtomicU64::new(0),
             failed_reloads: AtomicU64::new(0),
+            worked_answers: AtomicU64::new(0),
             loaded_at: AtomicI64::new(0),
         }
     }
@@ -190,6 +194,13 @@ impl Metrics {
             "counter",
             "Snapshot files refused by a reload.",
             self.failed_reloads.load(Relaxed).to_string(),
+        );
+        gauge(
+            w,
+            "catalogue_worked_answers_total",
+            "counter",
+            "List answers that filtered, sorted, searched, projected or counted facets.",
+            self.worked_answers.load(Relaxed).to_string(),
         );
         gauge(
             w,

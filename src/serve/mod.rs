@@ -110,12 +110,12 @@ where
         + 'static,
     S::Future: Send,
 {
-    hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
-        match guard::refusal(&req) {
+    hyper::service::service_fn(
+        move |req: hyper::Request<Incoming>| match guard::refusal(&req) {
             Some(refused) => Either::Left(std::future::ready(Ok(refused))),
             None => Either::Right(routes.call(req)),
-        }
-    })
+        },
+    )
 }
 
 /// Serves on a bound listener until `shutdown` resolves, then stops accepting and

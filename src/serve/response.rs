@@ -47,6 +47,9 @@ pub struct Answer {
     /// The body holds media URLs, whose base (`--media-url`, or the request's
     /// host) goes where the rendered bytes mark it.
     pub media: bool,
+    /// The body was not made (a HEAD of an answer that costs work): headers only,
+    /// without a length.
+    pub unmeasured: bool,
 }
 
 impl Answer {
@@ -61,7 +64,17 @@ impl Answer {
             etag: None,
             compressible: true,
             media: false,
+            unmeasured: false,
         }
+    }
+
+    /// The answer to a HEAD, or to a request its `If-None-Match` already answers,
+    /// without its body: the headers a successful answer of this type has.
+    pub fn unmade(content_type: &'static str) -> Answer {
+        let mut a = Answer::json(200, Bytes::new());
+        a.content_type = content_type;
+        a.unmeasured = true;
+        a
     }
 
     pub fn error(e: &ApiError) -> Answer {
@@ -161,6 +174,30 @@ fn etag(view: &View, request: &Request, media_base: Option<&str>, coding: Coding
     }
 }
 
+/// The coding a request's `Accept-Encoding` asks for.
+fn negotiated(req: &HeaderMap) -> Coding {
+    compress::negotiate(
+        req.get(header::ACCEPT_ENCODING)
+            .and_then(|v| v.to_str().ok()),
+    )
+}
+
+/// Whether the request's `If-None-Match` names the tag a successful answer to it
+/// would carry: then it can be answered 304 without making the answer.
+pub fn still_fresh(settings: &Settings, served: &Served, request: &Request, media: bool) -> bool {
+    let Some(header) = request.headers.get(header::IF_NONE_MATCH) else {
+        return false;
+    };
+    let base = media.then(|| media_base(settings, request.headers));
+    let tag = etag(
+        &served.view,
+        request,
+        base.as_deref(),
+        negotiated(request.headers),
+    );
+    none_match(Some(header), &tag)
+}
+
 /// Whether an `If-None-Match` value names this tag (weak comparison, `*` matches).
 fn none_match(header: Option<&HeaderValue>, tag: &str) -> bool {
     let Some(value) = header.and_then(|v| v.to_str().ok()) else {
@@ -220,17 +257,21 @@ pub fn finish(
         answer.parts = with_media_base(answer.parts, base.as_bytes());
     }
     let len = answer.len();
+    // The coding the client takes names the representation (and its tag) whatever
+    // the body's size, so the tag is known before any work; bodies too small or too
+    // large to be worth compressing are sent as they are under it.
+    let negotiated = match answer.compressible {
+        true => negotiated(req),
+        false => Coding::Identity,
+    };
     let mut coding = Coding::Identity;
     if answer.cacheable {
-        if answer.compressible && (COMPRESS_ABOVE..COMPRESS_BELOW).contains(&len) {
-            coding = compress::negotiate(
-                req.get(header::ACCEPT_ENCODING)
-                    .and_then(|v| v.to_str().ok()),
-            );
+        if (COMPRESS_ABOVE..COMPRESS_BELOW).contains(&len) && !answer.unmeasured {
+            coding = negotiated;
         }
         let tag = match &answer.etag {
             Some(tag) => tag.clone(),
-            None => etag(view, request, base.as_deref(), coding),
+            None => etag(view, request, base.as_deref(), negotiated),
         };
         h.append(header::VARY, HeaderValue::from_static("Accept-Encoding"));
         if let Ok(v) = HeaderValue::from_str(&format!("public, max-age={}", settings.cache_max_age))
@@ -248,6 +289,10 @@ pub fn finish(
             h.remove(header::CONTENT_TYPE);
             return response(StatusCode::NOT_MODIFIED, h, None, Vec::new());
         }
+    }
+    if answer.unmeasured {
+        // A HEAD whose body was not made: the headers it can give without it.
+        return response(status, h, None, Vec::new());
     }
     if let Some(token) = coding.token() {
         h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));

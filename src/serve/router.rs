@@ -17,7 +17,7 @@ use crate::model::Endpoint;
 use crate::query::{ApiError, Params, Plan, RecordPlan};
 
 use super::metrics::Route;
-use super::response::{finish, Answer, Request, Response, ALLOW};
+use super::response::{finish, still_fresh, Answer, Request, Response, ALLOW};
 use super::state::{Served, State};
 
 /// What a request asks for, as the filters decide it.
@@ -253,15 +253,40 @@ async fn answer(
         }
         Target::Archive => archive(state, served).await,
         Target::Unslashed(_) => Answer::redirect(request.path, raw),
-        Target::List(endpoint) => Params::parse(raw)
-            .and_then(|params| Plan::parse(endpoint, &params, &state.settings.limits))
-            .map(|plan| Answer::page(endpoint, plan.run(view)).with_media(endpoint))
-            .unwrap_or_else(|e| Answer::error(&e)),
-        Target::Record(endpoint, id) => Params::parse(raw)
-            .and_then(|params| RecordPlan::parse(endpoint, &id, &params))
-            .and_then(|plan| plan.run(view))
-            .map(|body| Answer::json(200, body).with_media(endpoint))
-            .unwrap_or_else(|e| Answer::error(&e)),
+        Target::List(endpoint) => {
+            let plan = match Params::parse(raw)
+                .and_then(|params| Plan::parse(endpoint, &params, &state.settings.limits))
+            {
+                Ok(plan) => plan,
+                Err(e) => return Answer::error(&e),
+            };
+            let media = endpoint.model.has_media();
+            // The tag depends on the request, not on the body: a revalidation, or a
+            // HEAD of an answer that costs work, is answered without making it.
+            let fresh = plan.cacheable() && still_fresh(&state.settings, served, request, media);
+            let head = *request.method == Method::HEAD && !plan.is_cheap();
+            if fresh || head {
+                return Answer::unmade(plan.media_type()).with_media(endpoint);
+            }
+            if !plan.is_cheap() {
+                state
+                    .metrics
+                    .worked_answers
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            Answer::page(endpoint, plan.run(view)).with_media(endpoint)
+        }
+        Target::Record(endpoint, id) => {
+            let plan = match Params::parse(raw)
+                .and_then(|params| RecordPlan::parse(endpoint, &id, &params))
+            {
+                Ok(plan) => plan,
+                Err(e) => return Answer::error(&e),
+            };
+            plan.run(view)
+                .map(|body| Answer::json(200, body).with_media(endpoint))
+                .unwrap_or_else(|e| Answer::error(&e))
+        }
     }
 }
 
@@ -299,6 +324,7 @@ async fn archive(state: &State, served: &Arc<Served>) -> Answer {
             etag: Some(archive.etag.clone()),
             compressible: false,
             media: false,
+            unmeasured: false,
         },
         Err(e) => {
             tracing::error!(error = %e, "cannot make the Darwin Core Archive");
