@@ -194,6 +194,14 @@ pub struct ServeArgs {
     /// Seconds a connection may take to send a complete request head (idle keep-alive included).
     #[arg(long, env = "CATALOGUE_IDLE_TIMEOUT", default_value_t = 30)]
     pub idle_timeout: u64,
+    /// Threads making answers that cost work (filters, sorts, searches, facets);
+    /// the answers cut from rendered lists never wait for them.
+    #[arg(long, env = "CATALOGUE_QUERY_THREADS", default_value_t = crate::serve::work::default_threads())]
+    pub query_threads: usize,
+    /// How many such requests may wait for a thread; past that they get 503 with
+    /// Retry-After.
+    #[arg(long, env = "CATALOGUE_QUERY_QUEUE", default_value_t = 64)]
+    pub query_queue: usize,
     /// Where media URLs start (`https://cdn.example.org/media/`); by default
     /// `http://<the request's Host>/media/`, as the existing service built them.
     #[arg(long, env = "CATALOGUE_MEDIA_URL", value_parser = parse_media_url)]
@@ -426,6 +434,8 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         idle_timeout: std::time::Duration::from_secs(args.idle_timeout),
         dataset,
         media_url: args.media_url.clone(),
+        query_threads: args.query_threads,
+        query_queue: args.query_queue,
     };
     let state = State::new(view, settings);
     let reloader = Reloader::start(state.clone(), &args.snapshot, !args.no_watch)

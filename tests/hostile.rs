@@ -184,3 +184,36 @@ fn revalidation_and_head_do_not_make_the_answer() {
         s.get("/api/v2/orders/").header("content-length")
     );
 }
+
+#[test]
+fn what_multiplies_work_is_bounded() {
+    let s = Server::sample();
+    // A sort key named 300 times is one key.
+    let keys = vec!["notes"; 300].join(",");
+    assert_eq!(
+        s.ids_of(&format!("/api/v2/specimen-records/?sort={keys}")),
+        s.ids_of("/api/v2/specimen-records/?sort=notes")
+    );
+    let keys = vec!["-year", "year", "usi"].repeat(100).join(",");
+    assert_eq!(
+        s.ids_of(&format!("/api/v2/specimen-records/?sort={keys}")),
+        s.ids_of("/api/v2/specimen-records/?sort=-year,usi")
+    );
+    // A term given twice is searched once.
+    assert_eq!(
+        s.ids_of("/api/v2/specimen-records/?search=danaus+danaus+DANAUS"),
+        s.ids_of("/api/v2/specimen-records/?search=danaus")
+    );
+    s.assert_error(
+        "/api/v2/orders/?facet=name&facet_size=1001",
+        400,
+        "facet_size cannot be higher than 1000",
+    );
+    assert_eq!(
+        s.json("/api/v2/orders/?facet=name&facet_size=1000", 200)["meta"]["facets"]["name"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+}

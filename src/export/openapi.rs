@@ -520,8 +520,12 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
         ),
         query(
             "facet_size",
-            &format!("At most this many values per facet (default {}).", facets::DEFAULT_SIZE),
-            json!({"type": "integer", "minimum": 0}),
+            &format!(
+                "At most this many values per facet (default {}, at most {}).",
+                facets::DEFAULT_SIZE,
+                facets::MAX_SIZE
+            ),
+            json!({"type": "integer", "minimum": 0, "maximum": facets::MAX_SIZE}),
         ),
         query(
             "_",

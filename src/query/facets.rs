@@ -20,6 +20,10 @@ use super::params::Params;
 /// Values per facet unless `facet_size` says otherwise.
 pub const DEFAULT_SIZE: usize = 30;
 
+/// The most values a facet lists: more is no summary, and each costs bytes made
+/// for this request alone.
+pub const MAX_SIZE: usize = 1000;
+
 /// The field of a related model whose value names a record in a facet.
 fn name_field(model: Model) -> Option<usize> {
     model

@@ -67,7 +67,12 @@ impl Filter {
                 terms.len()
             )));
         }
-        self.terms.extend(terms);
+        // A term given twice is searched once.
+        for term in terms {
+            if !self.terms.contains(&term) {
+                self.terms.push(term);
+            }
+        }
         Ok(())
     }
 }

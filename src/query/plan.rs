@@ -132,6 +132,12 @@ impl Plan {
         let offset = count(params, "offset", 0)?;
         let facets = facets::parse(model, params)?;
         let facet_size = count(params, "facet_size", facets::DEFAULT_SIZE)?;
+        if facet_size > facets::MAX_SIZE {
+            return Err(ApiError::bad_request(format!(
+                "facet_size cannot be higher than {}",
+                facets::MAX_SIZE
+            )));
+        }
         Ok(Plan {
             endpoint,
             filter,
@@ -397,7 +403,7 @@ fn ordering(model: Model, shape: Shape, params: &Params) -> Result<(Vec<SortKey>
         .filter(|_| model.field_index("order").is_none());
     match order {
         Some("random") => return Ok((keys, true)),
-        Some(order) => keys.push(sort::key(model, shape, order)?),
+        Some(order) => sort::push(&mut keys, sort::key(model, shape, order)?),
         None => {}
     }
     Ok((keys, false))

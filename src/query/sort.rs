@@ -26,15 +26,25 @@ pub fn sortable(ty: Type, shape: Shape) -> bool {
     }
 }
 
-/// Parses a `sort` value (empty: no sort).
+/// Parses a `sort` value (empty: no sort). A field named again adds nothing (the
+/// first key on it decides), so the keys are at most the model's fields however
+/// long the value.
 pub fn parse(model: Model, shape: Shape, value: &str) -> Result<Vec<SortKey>, ApiError> {
+    let mut keys = Vec::new();
     if value.is_empty() {
-        return Ok(Vec::new());
+        return Ok(keys);
     }
-    value
-        .split(',')
-        .map(|key| self::key(model, shape, key))
-        .collect()
+    for key in value.split(',') {
+        push(&mut keys, self::key(model, shape, key)?);
+    }
+    Ok(keys)
+}
+
+/// Adds a key unless its field is already sorted on.
+pub fn push(keys: &mut Vec<SortKey>, key: SortKey) {
+    if !keys.iter().any(|k| k.field == key.field) {
+        keys.push(key);
+    }
 }
 
 /// One key: a field's name, `-` before it for descending.

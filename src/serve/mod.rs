@@ -23,6 +23,7 @@ pub mod reload;
 pub mod response;
 pub mod router;
 pub mod state;
+pub mod work;
 
 pub use state::{Served, Settings, State};
 

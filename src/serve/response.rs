@@ -50,6 +50,8 @@ pub struct Answer {
     /// The body was not made (a HEAD of an answer that costs work): headers only,
     /// without a length.
     pub unmeasured: bool,
+    /// `Retry-After`, in seconds.
+    pub retry_after: Option<u32>,
 }
 
 impl Answer {
@@ -65,7 +67,18 @@ impl Answer {
             compressible: true,
             media: false,
             unmeasured: false,
+            retry_after: None,
         }
+    }
+
+    /// Every thread for expensive answers is busy and the queue is full.
+    pub fn busy() -> Answer {
+        let mut a = Answer::error(&ApiError {
+            status: 503,
+            message: "the server is busy with other questions: retry in a second".into(),
+        });
+        a.retry_after = Some(1);
+        a
     }
 
     /// The answer to a HEAD, or to a request its `If-None-Match` already answers,
@@ -235,6 +248,9 @@ pub fn finish(
     cors(settings, req, &mut h);
     if answer.status == 204 || answer.status == 405 {
         h.insert(header::ALLOW, HeaderValue::from_static(ALLOW));
+    }
+    if let Some(seconds) = answer.retry_after {
+        h.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }
     if let Some(l) = answer
         .location

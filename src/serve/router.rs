@@ -268,13 +268,18 @@ async fn answer(
             if fresh || head {
                 return Answer::unmade(plan.media_type()).with_media(endpoint);
             }
-            if !plan.is_cheap() {
-                state
-                    .metrics
-                    .worked_answers
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if plan.is_cheap() {
+                return Answer::page(endpoint, plan.run(view)).with_media(endpoint);
             }
-            Answer::page(endpoint, plan.run(view)).with_media(endpoint)
+            state
+                .metrics
+                .worked_answers
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let made = served.clone();
+            match state.work.run(move || plan.run(&made.view)).await {
+                Some(page) => Answer::page(endpoint, page).with_media(endpoint),
+                None => Answer::busy(),
+            }
         }
         Target::Record(endpoint, id) => {
             let plan = match Params::parse(raw)
@@ -325,6 +330,7 @@ async fn archive(state: &State, served: &Arc<Served>) -> Answer {
             compressible: false,
             media: false,
             unmeasured: false,
+            retry_after: None,
         },
         Err(e) => {
             tracing::error!(error = %e, "cannot make the Darwin Core Archive");

@@ -16,6 +16,7 @@ use crate::view::View;
 
 use super::compress::{self, Coding, Effort};
 use super::metrics::Metrics;
+use super::work::Work;
 
 /// Bodies smaller than this are not worth compressing.
 pub const COMPRESS_ABOVE: usize = 1024;
@@ -38,6 +39,9 @@ pub struct Settings {
     pub dataset: Dataset,
     /// Where media URLs start (ending in `/`); `None`: `http://<Host>/media/`.
     pub media_url: Option<String>,
+    /// Threads making answers that cost work, and how many such requests may wait.
+    pub query_threads: usize,
+    pub query_queue: usize,
 }
 
 impl Default for Settings {
@@ -49,6 +53,8 @@ impl Default for Settings {
             idle_timeout: Duration::from_secs(30),
             dataset: Dataset::default(),
             media_url: None,
+            query_threads: super::work::default_threads(),
+            query_queue: 64,
         }
     }
 }
@@ -118,6 +124,8 @@ pub struct State {
     /// Set when the server is told to stop: `/readyz` fails, and every answer
     /// says `Connection: close` so no client sends another request on it.
     pub draining: AtomicBool,
+    /// Where answers that cost work are made.
+    pub work: Work,
 }
 
 impl State {
@@ -133,6 +141,7 @@ impl State {
         Arc::new(State {
             current: ArcSwap::new(served),
             openapi: Bytes::from(openapi),
+            work: Work::new(settings.query_threads, settings.query_queue),
             settings,
             metrics,
             draining: AtomicBool::new(false),

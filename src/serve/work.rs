@@ -1,0 +1,95 @@
+//! Answers that cost work (filters, sorts, searches, projections, facets) run on a
+//! bounded set of blocking threads, so the async workers stay free for the answers
+//! cut from rendered bytes: a cheap request never waits behind an expensive one.
+//! A bounded queue waits for a thread; past it the request is refused at once (503
+//! with `Retry-After`) rather than letting every latency grow.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+
+/// The threads for expensive answers and the queue in front of them.
+pub struct Work {
+    permits: Arc<Semaphore>,
+    waiting: AtomicUsize,
+    queue: usize,
+}
+
+impl Work {
+    /// At most `threads` answers made at once, at most `queue` waiting.
+    pub fn new(threads: usize, queue: usize) -> Work {
+        Work {
+            permits: Arc::new(Semaphore::new(threads.max(1))),
+            waiting: AtomicUsize::new(0),
+            queue,
+        }
+    }
+
+    /// Runs `job` on a blocking thread once one is free; `None` when all are busy
+    /// and the queue is full.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        job: impl FnOnce() -> T + Send + 'static,
+    ) -> Option<T> {
+        let permit = match self.permits.clone().try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(_) => {
+                if self.waiting.fetch_add(1, Ordering::AcqRel) >= self.queue {
+                    self.waiting.fetch_sub(1, Ordering::AcqRel);
+                    return None;
+                }
+                let permit = self.permits.clone().acquire_owned().await;
+                self.waiting.fetch_sub(1, Ordering::AcqRel);
+                permit.expect("the semaphore is never closed")
+            }
+        };
+        let done = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            job()
+        })
+        .await;
+        Some(done.expect("making an answer does not panic"))
+    }
+}
+
+/// The default number of threads for expensive answers: all cores but one, which
+/// stays with the async workers (at least one).
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .saturating_sub(1)
+        .max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn refuses_past_the_queue_and_serves_after() {
+        let work = Arc::new(Work::new(1, 1));
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        // One job holds the only thread.
+        let busy = {
+            let work = work.clone();
+            tokio::spawn(async move { work.run(move || wait.recv().is_ok()).await })
+        };
+        while work.permits.available_permits() > 0 {
+            tokio::task::yield_now().await;
+        }
+        // One may wait; the next is refused at once.
+        let queued = {
+            let work = work.clone();
+            tokio::spawn(async move { work.run(|| 2).await })
+        };
+        while work.waiting.load(Ordering::Acquire) == 0 {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(work.run(|| 3).await, None);
+        release.send(()).unwrap();
+        assert_eq!(busy.await.unwrap(), Some(true));
+        assert_eq!(queued.await.unwrap(), Some(2));
+        assert_eq!(work.run(|| 4).await, Some(4));
+    }
+}
