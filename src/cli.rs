@@ -194,6 +194,10 @@ pub struct ServeArgs {
     /// Seconds a connection may take to send a complete request head (idle keep-alive included).
     #[arg(long, env = "CATALOGUE_IDLE_TIMEOUT", default_value_t = 30)]
     pub idle_timeout: u64,
+    /// Seconds a send may wait for the client to take anything before the
+    /// connection is closed.
+    #[arg(long, env = "CATALOGUE_SEND_TIMEOUT", default_value_t = 30)]
+    pub send_timeout: u64,
     /// Threads making answers that cost work (filters, sorts, searches, facets);
     /// the answers cut from rendered lists never wait for them.
     #[arg(long, env = "CATALOGUE_QUERY_THREADS", default_value_t = crate::serve::work::default_threads())]
@@ -432,6 +436,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         cache_max_age: args.cache_max_age,
         cors_origins: args.cors_origin.clone(),
         idle_timeout: std::time::Duration::from_secs(args.idle_timeout),
+        send_timeout: std::time::Duration::from_secs(args.send_timeout),
         dataset,
         media_url: args.media_url.clone(),
         query_threads: args.query_threads,

@@ -194,7 +194,7 @@ fn what_multiplies_work_is_bounded() {
         s.ids_of(&format!("/api/v2/specimen-records/?sort={keys}")),
         s.ids_of("/api/v2/specimen-records/?sort=notes")
     );
-    let keys = vec!["-year", "year", "usi"].repeat(100).join(",");
+    let keys = ["-year", "year", "usi"].repeat(100).join(",");
     assert_eq!(
         s.ids_of(&format!("/api/v2/specimen-records/?sort={keys}")),
         s.ids_of("/api/v2/specimen-records/?sort=-year,usi")
@@ -216,4 +216,42 @@ fn what_multiplies_work_is_bounded() {
             .len(),
         3
     );
+}
+
+#[test]
+fn a_client_that_takes_nothing_is_cut_off() {
+    use std::io::{Read, Write};
+    let dir = common::TempDir::new("slow-reader");
+    let settings = catalogue::serve::Settings {
+        send_timeout: std::time::Duration::from_millis(300),
+        ..Default::default()
+    };
+    let s = Server::start(&common::generated(&dir, 5000), settings);
+    let mut stream = std::net::TcpStream::connect(s.addr).unwrap();
+    // 15 MB asked for: more than the kernel's buffers hold for a client that
+    // reads nothing.
+    stream
+        .write_all(b"GET /api/v2/specimen-records/?limit=100000 HTTP/1.1\r\nHost: t\r\n\r\n")
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let mut got = Vec::new();
+    let _ = stream.read_to_end(&mut got);
+    let head_end = got.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    let head = String::from_utf8_lossy(&got[..head_end]).to_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length: "))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        got.len() - head_end < length,
+        "the whole {length}-byte answer arrived: nothing was cut"
+    );
+    // Others are still served.
+    assert_eq!(s.get("/healthz").status, 200);
 }

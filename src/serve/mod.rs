@@ -16,12 +16,15 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 
+use send_timeout::SendTimeout;
+
 pub mod compress;
 mod guard;
 pub mod metrics;
 pub mod reload;
 pub mod response;
 pub mod router;
+mod send_timeout;
 pub mod state;
 pub mod work;
 
@@ -126,7 +129,7 @@ pub async fn serve(
     state: Arc<State>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
-    let idle = state.settings.idle_timeout;
+    let (idle, send) = (state.settings.idle_timeout, state.settings.send_timeout);
     let draining = state.clone();
     let routes = TowerToHyperService::new(warp::service(router::routes(state)));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
@@ -158,7 +161,10 @@ pub async fn serve(
             .header_read_timeout(idle)
             .max_buf_size(READ_BUFFER_BYTES)
             .max_header_size(MAX_HEAD_BYTES)
-            .serve_connection(TokioIo::new(stream), guarded(routes.clone()));
+            .serve_connection(
+                TokioIo::new(SendTimeout::new(stream, send)),
+                guarded(routes.clone()),
+            );
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             if let Err(e) = connection.await {

@@ -35,6 +35,8 @@ pub struct Settings {
     pub cors_origins: Vec<String>,
     /// How long a connection may sit without sending a complete request head.
     pub idle_timeout: Duration,
+    /// How long a write may wait for the client to take anything.
+    pub send_timeout: Duration,
     /// What the Darwin Core Archive says of the dataset.
     pub dataset: Dataset,
     /// Where media URLs start (ending in `/`); `None`: `http://<Host>/media/`.
@@ -51,6 +53,7 @@ impl Default for Settings {
             cache_max_age: 60,
             cors_origins: Vec::new(),
             idle_timeout: Duration::from_secs(30),
+            send_timeout: Duration::from_secs(30),
             dataset: Dataset::default(),
             media_url: None,
             query_threads: super::work::default_threads(),
