@@ -255,3 +255,32 @@ fn a_client_that_takes_nothing_is_cut_off() {
     // Others are still served.
     assert_eq!(s.get("/healthz").status, 200);
 }
+
+#[test]
+fn large_answers_that_cost_work_are_written_as_they_are_sent() {
+    let dir = common::TempDir::new("streamed");
+    let s = Server::start(&common::generated(&dir, 4000), Default::default());
+    // Over 8 MiB: the sorted answer is streamed, the plain one is a slice.
+    let plain = s.get("/api/v2/specimen-records/?limit=100000");
+    let sorted = s.get("/api/v2/specimen-records/?limit=100000&sort=id");
+    assert!(plain.body.len() > 8 << 20, "{} bytes", plain.body.len());
+    assert_eq!(sorted.status, 200);
+    assert_eq!(sorted.body, plain.body);
+    assert_eq!(
+        sorted.header("content-length"),
+        Some(plain.body.len().to_string().as_str())
+    );
+    // A projected or GeoJSON answer's length is known only once made: chunked.
+    let cut = s.get("/api/v2/specimen-records/?limit=100000&sort=-id&fields=-notes");
+    assert_eq!(cut.header("content-length"), None);
+    let body = cut.json();
+    assert_eq!(body["items"].as_array().unwrap().len(), 4000);
+    assert_eq!(body["items"][0]["id"], 4000);
+    assert!(body["items"][0].get("notes").is_none());
+    let geo = s
+        .get("/api/v2/specimen-records/?limit=100000&sort=id&format=geojson")
+        .json();
+    let features = geo["features"].as_array().unwrap().len() as u64;
+    assert_eq!(features, geo["meta"]["total_count"].as_u64().unwrap());
+    assert!(features > 0);
+}

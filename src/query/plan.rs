@@ -93,6 +93,77 @@ pub struct Plan {
     facet_size: usize,
 }
 
+/// A page chosen but not written: the positions of its items, to be written in
+/// pieces as they are sent, so that an answer of hundreds of megabytes never sits
+/// whole in memory.
+pub struct Selected {
+    plan: Plan,
+    /// The true total, and what `meta` says besides it.
+    pub total: usize,
+    pub meta: Vec<u8>,
+    page: Vec<usize>,
+}
+
+impl Selected {
+    /// How many items the page has.
+    pub fn items(&self) -> usize {
+        self.page.len()
+    }
+
+    pub fn format(&self) -> Format {
+        self.plan.format
+    }
+
+    /// At most how many bytes the items take: their rendered sizes (a projection
+    /// only leaves keys out) and a feature's wrapper for GeoJSON.
+    pub fn size_bound(&self, view: &View) -> usize {
+        let list = view.list(self.plan.endpoint);
+        let wrapper = match self.plan.format {
+            Format::GeoJson => 160,
+            Format::Json => 0,
+        };
+        self.page
+            .iter()
+            .map(|&p| list.item(p).len() + 1 + wrapper)
+            .sum()
+    }
+
+    /// Exactly how many bytes the items take, when they are the rendered ones.
+    pub fn exact_len(&self, view: &View) -> Option<usize> {
+        let plain = self.plan.projection.is_none() && self.plan.format == Format::Json;
+        let list = view.list(self.plan.endpoint);
+        plain.then(|| {
+            let items: usize = self.page.iter().map(|&p| list.item(p).len()).sum();
+            items + self.page.len().saturating_sub(1)
+        })
+    }
+
+    /// Items `range` of the page, comma-separated, after a comma when they do not
+    /// start it.
+    pub fn write(&self, view: &View, range: std::ops::Range<usize>) -> Bytes {
+        let items = self.plan.write_items(view, &self.page[range.clone()]);
+        if range.start == 0 || range.is_empty() {
+            return items;
+        }
+        let mut out = Vec::with_capacity(items.len() + 1);
+        out.push(b',');
+        out.extend_from_slice(&items);
+        Bytes::from(out)
+    }
+
+    /// The whole page, written.
+    pub fn into_page(self, view: &View) -> Page {
+        Page {
+            total: self.total,
+            items: self.write(view, 0..self.page.len()),
+            whole: false,
+            meta: self.meta,
+            format: self.plan.format,
+            shuffled: self.plan.random,
+        }
+    }
+}
+
 /// The positions of a page and what `meta` says besides the total.
 struct Selection {
     total: usize,
@@ -177,6 +248,18 @@ impl Plan {
             meta,
             format: self.format,
             shuffled: self.random,
+        }
+    }
+
+    /// Chooses the page of an answer that costs work (filters, sorts, facets,
+    /// ...), without writing its items.
+    pub fn select_page(self, view: &View) -> Selected {
+        let Selection { total, page, meta } = self.select(view);
+        Selected {
+            plan: self,
+            total,
+            meta,
+            page,
         }
     }
 

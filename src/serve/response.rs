@@ -2,6 +2,9 @@
 //! compression and CORS headers for every kind of answer.
 
 use std::convert::Infallible;
+use std::sync::Arc;
+
+use futures_util::StreamExt as _;
 
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
@@ -11,6 +14,7 @@ use warp::reply::Reply;
 use crate::encoding::hex::hex;
 use crate::encoding::json::write_str;
 use crate::model::Endpoint;
+use crate::query::plan::Selected;
 use crate::query::{envelope, geojson, ApiError, Format, Page};
 use crate::view::render::MEDIA_BASE;
 use crate::view::View;
@@ -52,6 +56,35 @@ pub struct Answer {
     pub unmeasured: bool,
     /// `Retry-After`, in seconds.
     pub retry_after: Option<u32>,
+    /// Items made as they are sent, after `parts`.
+    pub stream: Option<Streamed>,
+}
+
+/// The items of a streamed answer, and what follows them.
+pub struct Streamed {
+    chunks: std::pin::Pin<Box<dyn futures_util::Stream<Item = Bytes> + Send + Sync>>,
+    tail: &'static [u8],
+    /// The whole body's length, where known before it is made.
+    len: Option<usize>,
+}
+
+/// Items a streamed answer writes at a time (about 200 KB of specimens).
+const STREAM_CHUNK_ITEMS: usize = 64;
+
+/// The start, the end and the media type of a page's answer.
+fn frame(format: Format, total: usize, meta: &[u8]) -> (Vec<u8>, &'static [u8], &'static str) {
+    match format {
+        Format::Json => (
+            envelope::envelope_head(total, meta),
+            envelope::TAIL,
+            "application/json",
+        ),
+        Format::GeoJson => (
+            geojson::head(total, meta),
+            geojson::TAIL,
+            geojson::MEDIA_TYPE,
+        ),
+    }
 }
 
 impl Answer {
@@ -68,6 +101,7 @@ impl Answer {
             media: false,
             unmeasured: false,
             retry_after: None,
+            stream: None,
         }
     }
 
@@ -122,18 +156,7 @@ impl Answer {
 
     /// `{"meta":{"total_count":N},"items":[...]}` around a run of items.
     pub fn page(endpoint: Endpoint, page: Page) -> Answer {
-        let (mut head, tail, content_type) = match page.format {
-            Format::Json => (
-                envelope::envelope_head(page.total, &page.meta),
-                envelope::TAIL,
-                "application/json",
-            ),
-            Format::GeoJson => (
-                geojson::head(page.total, &page.meta),
-                geojson::TAIL,
-                geojson::MEDIA_TYPE,
-            ),
-        };
+        let (mut head, tail, content_type) = frame(page.format, page.total, &page.meta);
         let mut a = if head.len() + page.items.len() + tail.len() < COPY_BELOW {
             head.extend_from_slice(&page.items);
             head.extend_from_slice(tail);
@@ -148,6 +171,34 @@ impl Answer {
         a.whole = page.whole.then_some(endpoint);
         // A shuffled page is another body each time: no tag can name it.
         a.cacheable = !page.shuffled;
+        a
+    }
+
+    /// A page whose items are written as the client takes them, a chunk at a time:
+    /// what it holds in memory is its positions and one chunk. Sent as it is
+    /// (never compressed: such answers are over the size compression stops at).
+    pub fn streamed(selected: Selected, served: Arc<Served>) -> Answer {
+        let (head, tail, content_type) = frame(selected.format(), selected.total, &selected.meta);
+        let len = selected
+            .exact_len(&served.view)
+            .map(|items| head.len() + items + tail.len());
+        let items = selected.items();
+        let source = Arc::new((selected, served));
+        let chunks = futures_util::stream::unfold(0, move |at| {
+            let source = source.clone();
+            async move {
+                let end = (at + STREAM_CHUNK_ITEMS).min(items);
+                (at < end).then(|| (source.0.write(&source.1.view, at..end), end))
+            }
+        });
+        let mut a = Answer::json(200, Bytes::from(head));
+        a.content_type = content_type;
+        a.compressible = false;
+        a.stream = Some(Streamed {
+            chunks: Box::pin(chunks),
+            tail,
+            len,
+        });
         a
     }
 
@@ -309,6 +360,27 @@ pub fn finish(
     if answer.unmeasured {
         // A HEAD whose body was not made: the headers it can give without it.
         return response(status, h, None, Vec::new());
+    }
+    if let Some(streamed) = answer.stream {
+        // Media URLs change the length: those go without one (chunked).
+        let len = streamed.len.filter(|_| base.is_none());
+        let base = base.map(String::into_bytes);
+        let head = futures_util::stream::iter(answer.parts);
+        let tail = futures_util::stream::once(async move { Bytes::from_static(streamed.tail) });
+        let body = head.chain(streamed.chunks).chain(tail).map(move |chunk| {
+            Ok::<_, Infallible>(match &base {
+                Some(base) => with_media_base(vec![chunk], base).pop().unwrap_or_default(),
+                None => chunk,
+            })
+        });
+        let mut r = warp::reply::stream(body).into_response();
+        *r.status_mut() = status;
+        *r.headers_mut() = h;
+        if let Some(len) = len {
+            r.headers_mut()
+                .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+        }
+        return r;
     }
     if let Some(token) = coding.token() {
         h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));

@@ -14,11 +14,12 @@ use warp::{Filter, Rejection};
 
 use crate::export::dwca::Archive;
 use crate::model::Endpoint;
-use crate::query::{ApiError, Params, Plan, RecordPlan};
+use crate::query::plan::Selected;
+use crate::query::{ApiError, Page, Params, Plan, RecordPlan};
 
 use super::metrics::Route;
 use super::response::{finish, still_fresh, Answer, Request, Response, ALLOW};
-use super::state::{Served, State};
+use super::state::{Served, State, COMPRESS_BELOW};
 
 /// What a request asks for, as the filters decide it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,6 +63,16 @@ impl Target {
             Target::Preflight | Target::NotAllowed | Target::NotFound => Route::Other,
         }
     }
+}
+
+/// Answers that may be larger than this are written as they are sent rather than
+/// made whole first (and are not compressed: compression stops at this size).
+const STREAM_ABOVE: usize = COMPRESS_BELOW;
+
+/// An expensive answer from the worker threads: made whole, or only chosen.
+enum Made {
+    Whole(Page),
+    Chosen(Selected),
 }
 
 /// A path segment naming one of the 25 endpoints (`orders`, `nested-families`).
@@ -276,8 +287,18 @@ async fn answer(
                 .worked_answers
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let made = served.clone();
-            match state.work.run(move || plan.run(&made.view)).await {
-                Some(page) => Answer::page(endpoint, page).with_media(endpoint),
+            let job = move || {
+                let selected = plan.select_page(&made.view);
+                match selected.size_bound(&made.view) < STREAM_ABOVE {
+                    true => Made::Whole(selected.into_page(&made.view)),
+                    false => Made::Chosen(selected),
+                }
+            };
+            match state.work.run(job).await {
+                Some(Made::Whole(page)) => Answer::page(endpoint, page).with_media(endpoint),
+                Some(Made::Chosen(selected)) => {
+                    Answer::streamed(selected, served.clone()).with_media(endpoint)
+                }
                 None => Answer::busy(),
             }
         }
@@ -331,6 +352,7 @@ async fn archive(state: &State, served: &Arc<Served>) -> Answer {
             media: false,
             unmeasured: false,
             retry_after: None,
+            stream: None,
         },
         Err(e) => {
             tracing::error!(error = %e, "cannot make the Darwin Core Archive");
