@@ -20,7 +20,7 @@ use crate::view::render::MEDIA_BASE;
 use crate::view::View;
 
 use super::compress::{self, Coding, Effort};
-use super::state::{Served, Settings, COMPRESS_ABOVE, COMPRESS_BELOW};
+use super::state::{Served, Settings, State, COMPRESS_ABOVE, COMPRESS_BELOW};
 
 /// A response as warp and hyper send it.
 pub type Response = warp::reply::Response;
@@ -177,18 +177,27 @@ impl Answer {
     /// A page whose items are written as the client takes them, a chunk at a time:
     /// what it holds in memory is its positions and one chunk. Sent as it is
     /// (never compressed: such answers are over the size compression stops at).
-    pub fn streamed(selected: Selected, served: Arc<Served>) -> Answer {
+    pub fn streamed(selected: Selected, served: Arc<Served>, work: Arc<State>) -> Answer {
         let (head, tail, content_type) = frame(selected.format(), selected.total, &selected.meta);
         let len = selected
             .exact_len(&served.view)
             .map(|items| head.len() + items + tail.len());
         let items = selected.items();
         let source = Arc::new((selected, served));
+        // Chunks are written on the threads for expensive answers, like the page
+        // they continue: the async workers only pass them on.
         let chunks = futures_util::stream::unfold(0, move |at| {
-            let source = source.clone();
+            let (source, work) = (source.clone(), work.clone());
             async move {
                 let end = (at + STREAM_CHUNK_ITEMS).min(items);
-                (at < end).then(|| (source.0.write(&source.1.view, at..end), end))
+                if at >= end {
+                    return None;
+                }
+                let chunk = work
+                    .work
+                    .more(move || source.0.write(&source.1.view, at..end))
+                    .await;
+                Some((chunk, end))
             }
         });
         let mut a = Answer::json(200, Bytes::from(head));

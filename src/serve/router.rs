@@ -229,7 +229,7 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
 
 /// Answers what a request asks for.
 async fn answer(
-    state: &State,
+    state: &Arc<State>,
     served: &Arc<Served>,
     target: Target,
     request: &Request<'_>,
@@ -297,7 +297,7 @@ async fn answer(
             match state.work.run(job).await {
                 Some(Made::Whole(page)) => Answer::page(endpoint, page).with_media(endpoint),
                 Some(Made::Chosen(selected)) => {
-                    Answer::streamed(selected, served.clone()).with_media(endpoint)
+                    Answer::streamed(selected, served.clone(), state.clone()).with_media(endpoint)
                 }
                 None => Answer::busy(),
             }

@@ -26,6 +26,20 @@ impl Work {
         }
     }
 
+    /// Runs `job`, a further piece of an answer already under way (a streamed
+    /// answer's next chunk), on a blocking thread once one is free: it waits
+    /// however long the queue, since its request was accepted already.
+    pub async fn more<T: Send + 'static>(&self, job: impl FnOnce() -> T + Send + 'static) -> T {
+        let permit = self.permits.clone().acquire_owned().await;
+        let permit = permit.expect("the semaphore is never closed");
+        let done = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            job()
+        })
+        .await;
+        done.expect("making an answer does not panic")
+    }
+
     /// Runs `job` on a blocking thread once one is free; `None` when all are busy
     /// and the queue is full.
     pub async fn run<T: Send + 'static>(
