@@ -341,6 +341,11 @@ fn error_response(description: &str) -> Value {
 fn list_responses(endpoint: Endpoint) -> Value {
     let name = schema_name(endpoint.model, endpoint.nested);
     let mut r = responses(&format!("{name}List"), true, &endpoint.segment());
+    let mut busy = error_response(
+        "Every thread for answers that cost work is busy and the queue is full: retry after `Retry-After` seconds.",
+    );
+    busy["headers"]["Retry-After"] = json!({"schema": {"type": "integer", "minimum": 1}});
+    r["503"] = busy;
     if geojson::supports(endpoint) {
         r["200"]["content"][geojson::MEDIA_TYPE] = json!({"schema": {
             "$ref": format!("#/components/schemas/{name}FeatureCollection")
