@@ -69,12 +69,7 @@ fn record_ids_are_canonical_decimal() {
 
 #[test]
 fn the_open_files_limit_is_raised_to_the_hard_limit() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr = format!("127.0.0.1:{port}");
+    let addr = common::free_addr();
     // A soft limit of 64 (the hard one as it is): the server takes all it may have.
     let script = format!(
         "ulimit -Sn 64 && exec '{}' serve --no-watch --snapshot '{}' --addr {addr}",

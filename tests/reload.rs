@@ -196,12 +196,7 @@ fn sighup_reloads_the_running_binary() {
     let dir = TempDir::new("hup");
     let path = dir.path("collection.bin");
     std::fs::copy(sample_snapshot(), &path).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr = format!("127.0.0.1:{port}");
+    let addr = common::free_addr();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_catalogue"))
         .args([
             "serve",

@@ -337,3 +337,13 @@ pub fn ids(body: &serde_json::Value) -> Vec<i64> {
         .map(|i| i["id"].as_i64().unwrap())
         .collect()
 }
+
+/// A loopback address with a port free now, for a server a test starts itself.
+pub fn free_addr() -> String {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    format!("127.0.0.1:{port}")
+}
