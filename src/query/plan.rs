@@ -114,6 +114,11 @@ impl Selected {
         self.plan.format
     }
 
+    /// Whether the items are in random order (`order=random`).
+    pub fn shuffled(&self) -> bool {
+        self.plan.random
+    }
+
     /// At most how many bytes the items take: their rendered sizes (a projection
     /// only leaves keys out) and a feature's wrapper for GeoJSON.
     pub fn size_bound(&self, view: &View) -> usize {

@@ -182,7 +182,7 @@ impl Answer {
         let len = selected
             .exact_len(&served.view)
             .map(|items| head.len() + items + tail.len());
-        let items = selected.items();
+        let (items, shuffled) = (selected.items(), selected.shuffled());
         let source = Arc::new((selected, served));
         // Chunks are written on the threads for expensive answers, like the page
         // they continue: the async workers only pass them on.
@@ -203,6 +203,8 @@ impl Answer {
         let mut a = Answer::json(200, Bytes::from(head));
         a.content_type = content_type;
         a.compressible = false;
+        // A shuffled page is another body each time: no tag can name it.
+        a.cacheable = !shuffled;
         a.stream = Some(Streamed {
             chunks: Box::pin(chunks),
             tail,
