@@ -22,6 +22,17 @@ const FORM_BOOLEANS: [&str; 9] = [
     "true", "false", "True", "False", "2", "3", "1", "0", "unknown",
 ];
 
+/// A string that is one of `spellings`, as a pattern rather than an enum: client
+/// generators turn enum values into identifiers, and `true` and `True` would be
+/// the same one.
+fn spelled(spellings: &[&str]) -> Value {
+    json!({
+        "type": "string",
+        "pattern": format!("^({})$", spellings.join("|")),
+        "description": format!("One of: {}.", spellings.join(", ")),
+    })
+}
+
 /// The document, for a server that caps `limit` at `max_limit` (if it does).
 pub fn document(max_limit: Option<usize>) -> Value {
     let mut paths = Map::new();
@@ -566,7 +577,7 @@ fn field_filters(model: Model) -> Vec<Value> {
         .filter_map(|f| {
             let schema = match f.ty {
                 Type::Int | Type::Parent(_) | Type::RefId(_) => int64(),
-                Type::Bool => json!({"type": "string", "enum": BOOLEANS}),
+                Type::Bool => spelled(&BOOLEANS),
                 Type::Str | Type::MediaFile => json!({"type": "string"}),
                 Type::Date => json!({"type": "string", "format": "date"}),
                 Type::Time => json!({"type": "string", "format": "date-time",
@@ -645,10 +656,7 @@ fn specimen_filters() -> Vec<Value> {
         ));
     }
     for name in filter::BOOLS {
-        out.push(exact(
-            name,
-            json!({"type": "string", "enum": FORM_BOOLEANS}),
-        ));
+        out.push(exact(name, spelled(&FORM_BOOLEANS)));
     }
     out
 }
