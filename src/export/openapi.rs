@@ -60,7 +60,7 @@ pub fn document(max_limit: Option<usize>) -> Value {
         paths.insert(
             format!("/api/v2/{segment}/{{id}}/"),
             json!({"get": {
-                "operationId": format!("get-{segment}"),
+                "operationId": format!("get-{}", kebab(&name)),
                 "summary": format!("One {} as the {} list shows it", endpoint.model.class_name(),
                     if endpoint.nested { "nested" } else { "plain" }),
                 "tags": [endpoint.model.path()],
@@ -131,6 +131,28 @@ pub fn document(max_limit: Option<usize>) -> Value {
             );
         }
     }
+    schemas.extend(taxon_schemas());
+    // Shared by every list, so a generated client has one type for each rather
+    // than one per operation.
+    schemas.insert("ListMeta".into(), meta_schema(false));
+    schemas.insert("FeatureCollectionMeta".into(), meta_schema(true));
+    schemas.insert(
+        "FacetCount".into(),
+        json!({
+            "type": "object",
+            "properties": {
+                "value": {"type": ["string", "integer", "boolean", "null"]},
+                "count": {"type": "integer", "minimum": 1},
+            },
+            "required": ["value", "count"],
+            "additionalProperties": false,
+        }),
+    );
+    schemas.insert("Format".into(), json!({"type": "string", "enum": ["json"]}));
+    schemas.insert(
+        "GeoFormat".into(),
+        json!({"type": "string", "enum": ["json", "geojson"]}),
+    );
     schemas.insert(
         "Error".into(),
         json!({
@@ -181,6 +203,21 @@ fn schema_name(model: Model, nested: bool) -> String {
     }
 }
 
+/// `NestedCollectingTrip` as `nested-collecting-trip` (and `NestedGPS` as
+/// `nested-gps`): an operation id that generators turn into a readable name.
+fn kebab(name: &str) -> String {
+    let mut out = String::new();
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if c.is_ascii_uppercase() && previous_lower {
+            out.push('-');
+        }
+        previous_lower = c.is_ascii_lowercase();
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
 fn reference(model: Model, nested: bool) -> Value {
     json!({"$ref": format!("#/components/schemas/{}", schema_name(model, nested))})
 }
@@ -210,9 +247,9 @@ fn field_schema(field: &Field, nested: bool) -> Value {
         Type::Parent(m) if nested => reference(m, m.has_nested()),
         Type::Parent(_) => json!({"type": "integer"}),
         Type::Embed(m) => reference(m, false),
-        Type::Taxon => {
-            json!({"anyOf": Model::RANKS.iter().map(|&m| reference(m, false)).collect::<Vec<_>>()})
-        }
+        Type::Taxon => json!({"anyOf": Model::RANKS.iter()
+            .map(|&rank| json!({"$ref": format!("#/components/schemas/{}", taxon_schema_name(rank))}))
+            .collect::<Vec<_>>()}),
         Type::EmbedMany(m) => json!({"type": "array", "items": reference(m, false)}),
         Type::RefId(_) => json!({"type": "integer"}),
         Type::RefIds(_) => json!({"type": "array", "items": {"type": "integer"}}),
@@ -242,6 +279,33 @@ fn item_schema(model: Model, nested: bool) -> Value {
     })
 }
 
+fn taxon_schema_name(rank: Model) -> String {
+    format!("{}Taxon", rank.class_name())
+}
+
+/// A specimen's taxon, a record of whichever rank it was identified to: one of
+/// seven `{Rank}Taxon` schemas, lowest rank first. Unlike the ranks' item schemas
+/// (where `fields` may leave any key out) these require every key, as an embedded
+/// taxon always has them: a generated client reads a taxon as the first schema
+/// whose keys it holds, and only this order and `required` make that its own rank
+/// rather than an order missing the species' fields.
+fn taxon_schemas() -> Vec<(String, Value)> {
+    Model::RANKS
+        .iter()
+        .map(|&rank| {
+            let mut schema = item_schema(rank, false);
+            let required: Vec<&str> = rank
+                .fields()
+                .iter()
+                .filter(|f| !f.absent_when_null)
+                .map(|f| f.name)
+                .collect();
+            schema["required"] = json!(required);
+            (taxon_schema_name(rank), schema)
+        })
+        .collect()
+}
+
 /// The `meta` member of a list answer; a GeoJSON one also counts what it left out.
 fn meta_schema(geo: bool) -> Value {
     let mut meta = json!({
@@ -251,15 +315,8 @@ fn meta_schema(geo: bool) -> Value {
                     "facets": {
                         "description": "With `facet`: per field, its values over the filtered records and how many hold each.",
                         "type": "object",
-                        "additionalProperties": {"type": "array", "items": {
-                            "type": "object",
-                            "properties": {
-                                "value": {"type": ["string", "integer", "boolean", "null"]},
-                                "count": {"type": "integer", "minimum": 1},
-                            },
-                            "required": ["value", "count"],
-                            "additionalProperties": false,
-                        }},
+                        "additionalProperties": {"type": "array",
+                            "items": {"$ref": "#/components/schemas/FacetCount"}},
                     },
                 },
                 "required": ["total_count"],
@@ -281,7 +338,7 @@ fn list_schema(model: Model, nested: bool) -> Value {
     json!({
         "type": "object",
         "properties": {
-            "meta": meta_schema(false),
+            "meta": {"$ref": "#/components/schemas/ListMeta"},
             "items": {"type": "array", "items": reference(model, nested)},
         },
         "required": ["meta", "items"],
@@ -296,7 +353,7 @@ fn feature_collection_schema(model: Model, nested: bool) -> Value {
         "type": "object",
         "properties": {
             "type": {"const": "FeatureCollection"},
-            "meta": meta_schema(true),
+            "meta": {"$ref": "#/components/schemas/FeatureCollectionMeta"},
             "features": {"type": "array", "items": {
                 "type": "object",
                 "properties": {
@@ -471,14 +528,16 @@ fn format_parameter(geo: bool) -> Value {
     if geo {
         query(
             "format",
-            "The response format: `json`, or `geojson` for a FeatureCollection              (`application/geo+json`) of the matching records that have coordinates,              each a Point whose properties are the item; filters, sort, fields and paging apply.",
-            json!({"type": "string", "enum": ["json", "geojson"]}),
+            "The response format: `json`, or `geojson` for a FeatureCollection \
+             (`application/geo+json`) of the matching records that have coordinates, \
+             each a Point whose properties are the item; filters, sort, fields and paging apply.",
+            json!({"$ref": "#/components/schemas/GeoFormat"}),
         )
     } else {
         query(
             "format",
             "The response format: only `json`.",
-            json!({"type": "string", "enum": ["json"]}),
+            json!({"$ref": "#/components/schemas/Format"}),
         )
     }
 }
@@ -663,7 +722,14 @@ fn specimen_filters() -> Vec<Value> {
 
 #[cfg(test)]
 mod tests {
-    use super::search_pattern;
+    use super::{kebab, search_pattern};
+
+    #[test]
+    fn operation_ids_split_words_but_not_acronyms() {
+        assert_eq!(kebab("NestedCollectingTrip"), "nested-collecting-trip");
+        assert_eq!(kebab("NestedGPS"), "nested-gps");
+        assert_eq!(kebab("Country"), "country");
+    }
 
     #[test]
     fn the_search_pattern_names_exactly_the_whitespace_the_server_splits_on() {

@@ -1,0 +1,67 @@
+// Calls every list of a catalogue server through openapi-fetch, typed by
+// openapi-typescript from the server's own document, and prints each list's
+// total_count. usage: node build/check.js BASE_URL
+import createClient from "openapi-fetch";
+import type { paths } from "./schema.js";
+
+// Every list path the document has, as a type: a path without `{id}` that
+// answers with a `meta`.
+type ListPath = {
+  [P in keyof paths]: P extends `${string}{id}${string}`
+    ? never
+    : paths[P]["get"] extends { responses: { 200: { content: { "application/json": { meta: unknown } } } } }
+      ? P
+      : never;
+}[keyof paths];
+
+// Written out so that tsc checks each one is a list path; the run checks that
+// none of the document's lists is missing.
+const lists: ListPath[] = [
+  "/api/v2/collecting-trips/",
+  "/api/v2/counties/",
+  "/api/v2/countries/",
+  "/api/v2/families/",
+  "/api/v2/genera/",
+  "/api/v2/gps-coordinates/",
+  "/api/v2/habitat-images/",
+  "/api/v2/insect-images/",
+  "/api/v2/localities/",
+  "/api/v2/nested-counties/",
+  "/api/v2/nested-families/",
+  "/api/v2/nested-genera/",
+  "/api/v2/nested-gps-coordinates/",
+  "/api/v2/nested-localities/",
+  "/api/v2/nested-species/",
+  "/api/v2/nested-states/",
+  "/api/v2/nested-subfamilies/",
+  "/api/v2/nested-subspecies/",
+  "/api/v2/nested-tribes/",
+  "/api/v2/orders/",
+  "/api/v2/people/",
+  "/api/v2/plant-images/",
+  "/api/v2/species/",
+  "/api/v2/species-pages/",
+  "/api/v2/specimen-record-images/",
+  "/api/v2/specimen-records/",
+  "/api/v2/states/",
+  "/api/v2/subfamilies/",
+  "/api/v2/subspecies/",
+  "/api/v2/tribes/",
+];
+
+const base = process.argv[2];
+if (!base) throw new Error("usage: node build/check.js BASE_URL");
+const client = createClient<paths>({ baseUrl: base });
+
+const document = (await (await fetch(`${base}/api/v2/openapi.json`)).json()) as { paths: Record<string, unknown> };
+const listed = Object.keys(document.paths).filter((p) => p.startsWith("/api/v2/") && !p.includes("{id}") && p.endsWith("/"));
+const missing = listed.filter((p) => !(lists as string[]).includes(p));
+if (missing.length > 0) throw new Error(`lists this program does not call: ${missing.join(", ")}`);
+
+for (const path of lists) {
+  const { data, error, response } = await client.GET(path, { params: { query: { limit: 1 } } });
+  if (data === undefined) throw new Error(`${path}: ${response.status} ${JSON.stringify(error)}`);
+  const count: number = data.meta.total_count;
+  console.log(`${path} ${count}`);
+}
+console.log(`typescript client: ${lists.length} lists answered`);
