@@ -301,6 +301,54 @@ fn the_document_is_served_and_printed_alike() {
 }
 
 #[test]
+fn generated_names_are_unique_readable_and_linked() {
+    let doc = catalogue::export::openapi::document(None);
+    let operations: Vec<&Value> = doc["paths"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|p| p.as_object().unwrap().values())
+        .collect();
+    let ids: Vec<&str> = operations
+        .iter()
+        .map(|o| o["operationId"].as_str().unwrap())
+        .collect();
+    let unique: std::collections::BTreeSet<&str> = ids.iter().copied().collect();
+    assert_eq!(unique.len(), ids.len(), "operation ids repeat: {ids:?}");
+    for id in [
+        "list-nested-counties",
+        "get-nested-county",
+        "get-species",
+        "get-gps",
+    ] {
+        assert!(unique.contains(id), "{id} is not an operation id: {ids:?}");
+    }
+    // A link names an operation the document has (schemathesis refuses the
+    // document otherwise).
+    for operation in &operations {
+        for response in operation["responses"].as_object().unwrap().values() {
+            for link in response["links"]
+                .as_object()
+                .into_iter()
+                .flat_map(|l| l.values())
+            {
+                let target = link["operationId"].as_str().unwrap();
+                assert!(
+                    unique.contains(target),
+                    "a link names {target}, no operation"
+                );
+            }
+        }
+    }
+    // JSON first wherever a response has more than one media type: generators
+    // read the first.
+    let specimens =
+        &doc["paths"]["/api/v2/specimen-records/"]["get"]["responses"]["200"]["content"];
+    let media: Vec<&String> = specimens.as_object().unwrap().keys().collect();
+    assert_eq!(media, ["application/json", "application/geo+json"]);
+}
+
+#[test]
 fn every_answer_on_the_sample_validates_exactly() {
     let server = Server::sample();
     every_answer_validates(&server, &catalogue::export::openapi::document(None));

@@ -60,12 +60,12 @@ pub fn document(max_limit: Option<usize>) -> Value {
         paths.insert(
             format!("/api/v2/{segment}/{{id}}/"),
             json!({"get": {
-                "operationId": format!("get-{}", kebab(&name)),
+                "operationId": record_operation(&name),
                 "summary": format!("One {} as the {} list shows it", endpoint.model.class_name(),
                     if endpoint.nested { "nested" } else { "plain" }),
                 "tags": [endpoint.model.path()],
                 "parameters": record_params,
-                "responses": responses(&name, false, &segment),
+                "responses": responses(&name, false),
             }}),
         );
     }
@@ -408,7 +408,7 @@ fn error_response(description: &str) -> Value {
 /// A list's responses: JSON, and GeoJSON where the records have points.
 fn list_responses(endpoint: Endpoint) -> Value {
     let name = schema_name(endpoint.model, endpoint.nested);
-    let mut r = responses(&format!("{name}List"), true, &endpoint.segment());
+    let mut r = responses(&name, true);
     let mut busy = error_response(
         "Every thread for answers that cost work is busy and the queue is full: retry after `Retry-After` seconds.",
     );
@@ -422,7 +422,18 @@ fn list_responses(endpoint: Endpoint) -> Value {
     r
 }
 
-fn responses(schema: &str, list: bool, segment: &str) -> Value {
+/// The id of the operation that answers one record of the schema `name`.
+fn record_operation(name: &str) -> String {
+    format!("get-{}", kebab(name))
+}
+
+/// The answers of a list (`list`) or record operation on items of the schema `name`.
+fn responses(name: &str, list: bool) -> Value {
+    let schema = if list {
+        format!("{name}List")
+    } else {
+        name.to_string()
+    };
     let header = |h: &str| json!({"$ref": format!("#/components/headers/{h}")});
     let mut r = json!({
         "200": {
@@ -442,7 +453,7 @@ fn responses(schema: &str, list: bool, segment: &str) -> Value {
     });
     if list {
         r["200"]["links"] = json!({"record": {
-            "operationId": format!("get-{segment}"),
+            "operationId": record_operation(name),
             "parameters": {"id": "$response.body#/items/0/id"},
             "description": "The first item of the page, on its own.",
         }});
