@@ -198,6 +198,11 @@ pub struct ServeArgs {
     /// connection is closed.
     #[arg(long, env = "CATALOGUE_SEND_TIMEOUT", default_value_t = 30)]
     pub send_timeout: u64,
+    /// Seconds to keep accepting after SIGTERM or Ctrl-C, failing /readyz and
+    /// closing each connection after its answer, so balancers take the server out
+    /// before it stops listening.
+    #[arg(long, env = "CATALOGUE_DRAIN", default_value_t = 5)]
+    pub drain: u64,
     /// Threads making answers that cost work (filters, sorts, searches, facets);
     /// the answers cut from rendered lists never wait for them.
     #[arg(long, env = "CATALOGUE_QUERY_THREADS", default_value_t = crate::serve::work::default_threads())]
@@ -441,6 +446,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         media_url: args.media_url.clone(),
         query_threads: args.query_threads,
         query_queue: args.query_queue,
+        drain: std::time::Duration::from_secs(args.drain),
     };
     let state = State::new(view, settings);
     let reloader = Reloader::start(state.clone(), &args.snapshot, !args.no_watch)

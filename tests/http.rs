@@ -372,3 +372,52 @@ fn shutdown_finishes_the_request_in_flight() {
     let body: serde_json::Value = serde_json::from_slice(&all[end..]).unwrap();
     assert_eq!(body["items"].as_array().unwrap().len(), 400);
 }
+
+#[test]
+fn a_stopping_server_is_a_lame_duck_for_its_drain_period() {
+    let settings = Settings {
+        drain: Duration::from_millis(1500),
+        ..Settings::default()
+    };
+    let mut s = Server::start(&common::sample_snapshot(), settings);
+    // A keep-alive connection that has had one answer and sits idle, as a
+    // balancer's upstream connection does.
+    let mut idle = TcpStream::connect(s.addr).unwrap();
+    idle.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let ask = b"GET /api/v2/orders/1/ HTTP/1.1\r\nHost: t\r\n\r\n";
+    idle.write_all(ask).unwrap();
+    let mut buffer = [0u8; 8192];
+    let n = idle.read(&mut buffer).unwrap();
+    let first = String::from_utf8_lossy(&buffer[..n]).to_string();
+    assert!(first.starts_with("HTTP/1.1 200"), "{first}");
+    assert!(
+        !first.to_ascii_lowercase().contains("connection: close"),
+        "{first}"
+    );
+    assert_eq!(s.get("/readyz").status, 200);
+
+    s.stop();
+    std::thread::sleep(Duration::from_millis(200));
+    // Still listening: readiness fails at once, data is still answered, and each
+    // answer closes its connection.
+    assert_eq!(s.get("/readyz").status, 503);
+    let fresh = s.get("/api/v2/orders/1/");
+    assert_eq!(fresh.status, 200);
+    assert_eq!(fresh.header("connection"), Some("close"));
+    // A request on the idle connection is answered, not cut, and closes it.
+    idle.write_all(ask).unwrap();
+    let mut rest = Vec::new();
+    idle.read_to_end(&mut rest).unwrap();
+    let second = String::from_utf8_lossy(&rest).to_string();
+    assert!(second.starts_with("HTTP/1.1 200"), "{second}");
+    assert!(
+        second.to_ascii_lowercase().contains("connection: close"),
+        "{second}"
+    );
+    // After the drain period the listener closes.
+    std::thread::sleep(Duration::from_millis(1800));
+    assert!(
+        TcpStream::connect(s.addr).is_err(),
+        "the listener closes after the drain period"
+    );
+}

@@ -122,8 +122,10 @@ where
     )
 }
 
-/// Serves on a bound listener until `shutdown` resolves, then stops accepting and
-/// gives requests in flight up to ten seconds to finish.
+/// Serves on a bound listener until `shutdown` resolves; then drains (a lame
+/// duck: `/readyz` fails and every answer says `Connection: close`, while new
+/// connections are still accepted for `settings.drain`), stops accepting and gives
+/// requests in flight up to ten seconds to finish.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: Arc<State>,
@@ -131,6 +133,21 @@ pub async fn serve(
 ) {
     let (idle, send) = (state.settings.idle_timeout, state.settings.send_timeout);
     let draining = state.clone();
+    let lame_duck = state.clone();
+    let shutdown = async move {
+        shutdown.await;
+        lame_duck
+            .draining
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        let drain = lame_duck.settings.drain;
+        if !drain.is_zero() {
+            tracing::info!(
+                ?drain,
+                "draining: /readyz fails, connections close after their answer"
+            );
+            tokio::time::sleep(drain).await;
+        }
+    };
     let routes = TowerToHyperService::new(warp::service(router::routes(state)));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);

@@ -44,6 +44,11 @@ pub struct Settings {
     /// Threads making answers that cost work, and how many such requests may wait.
     pub query_threads: usize,
     pub query_queue: usize,
+    /// After the stop signal, how long the server keeps accepting (failing
+    /// `/readyz`, closing each connection after its answer) so that balancers see
+    /// it leave before it stops listening. `serve --drain` defaults to 5 s; zero
+    /// here stops listening at once.
+    pub drain: Duration,
 }
 
 impl Default for Settings {
@@ -58,6 +63,7 @@ impl Default for Settings {
             media_url: None,
             query_threads: super::work::default_threads(),
             query_queue: 64,
+            drain: Duration::ZERO,
         }
     }
 }
