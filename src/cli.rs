@@ -61,6 +61,16 @@ enum Command {
         #[command(subcommand)]
         format: Export,
     },
+    /// Ask a running server for a path and exit 0 if it answers 200: a health
+    /// check for images without curl (the container's HEALTHCHECK).
+    Probe {
+        /// The server's address; an unspecified one (0.0.0.0, [::]) means this host.
+        #[arg(long, env = "CATALOGUE_ADDR", default_value = "127.0.0.1:8080")]
+        addr: SocketAddr,
+        /// The path to ask for.
+        #[arg(long, default_value = "/healthz")]
+        path: String,
+    },
     /// Print the OpenAPI 3.1 description of the API on stdout.
     Openapi {
         /// Describe the cap a server started with `--max-limit N` puts on `limit`.
@@ -264,6 +274,7 @@ pub fn run() -> ExitCode {
                     dataset,
                 },
         } => export_dwca(&snapshot, &output, &dataset),
+        Command::Probe { addr, path } => probe(addr, &path),
         Command::Openapi { max_limit } => {
             let doc = openapi::document(max_limit);
             println!(
@@ -279,6 +290,35 @@ pub fn run() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// One GET with a two-second budget; a status other than 200 is an error.
+fn probe(mut addr: SocketAddr, path: &str) -> anyhow::Result<ExitCode> {
+    use std::io::{Read, Write};
+    use std::time::Duration;
+    if addr.ip().is_unspecified() {
+        addr.set_ip(match addr {
+            SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+            SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+        });
+    }
+    let budget = Duration::from_secs(2);
+    let mut stream = std::net::TcpStream::connect_timeout(&addr, budget)
+        .with_context(|| format!("cannot connect to {addr}"))?;
+    stream.set_read_timeout(Some(budget))?;
+    stream.set_write_timeout(Some(budget))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut head = [0u8; 12];
+    stream
+        .read_exact(&mut head)
+        .with_context(|| format!("{addr} sent no status line"))?;
+    match &head {
+        b"HTTP/1.1 200" => Ok(ExitCode::SUCCESS),
+        other => anyhow::bail!("{addr}{path}: {}", String::from_utf8_lossy(other)),
     }
 }
 

@@ -379,7 +379,7 @@ fn a_stopping_server_is_a_lame_duck_for_its_drain_period() {
         drain: Duration::from_millis(1500),
         ..Settings::default()
     };
-    let mut s = Server::start(&common::sample_snapshot(), settings);
+    let mut s = Server::start(&sample_snapshot(), settings);
     // A keep-alive connection that has had one answer and sits idle, as a
     // balancer's upstream connection does.
     let mut idle = TcpStream::connect(s.addr).unwrap();
@@ -420,4 +420,22 @@ fn a_stopping_server_is_a_lame_duck_for_its_drain_period() {
         TcpStream::connect(s.addr).is_err(),
         "the listener closes after the drain period"
     );
+}
+
+#[test]
+fn probe_exits_zero_only_on_a_200() {
+    let mut s = Server::sample();
+    let addr = s.addr.to_string();
+    let healthy = common::catalogue(&["probe", "--addr", &addr]);
+    assert!(healthy.status.success(), "{healthy:?}");
+    let missing = common::catalogue(&["probe", "--addr", &addr, "--path", "/nope"]);
+    assert!(!missing.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&missing.stderr),
+        format!("error: {addr}/nope: HTTP/1.1 404\n")
+    );
+    s.stop();
+    std::thread::sleep(Duration::from_millis(300));
+    let stopped = common::catalogue(&["probe", "--addr", &addr]);
+    assert!(!stopped.status.success());
 }
