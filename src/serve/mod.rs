@@ -37,7 +37,7 @@ const READ_BUFFER_BYTES: usize = 2 * MAX_HEAD_BYTES;
 // hyper refuses (panics on) a read buffer under 8 KiB.
 const _: () = assert!(READ_BUFFER_BYTES >= 8192);
 /// How long shutdown waits for requests in flight.
-const DRAIN: Duration = Duration::from_secs(10);
+const IN_FLIGHT_WAIT: Duration = Duration::from_secs(10);
 
 /// How long to wait after a failed `accept`: 10 ms, doubling to a second; one log
 /// line when failures start and one when they stop.
@@ -132,7 +132,6 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
     let (idle, send) = (state.settings.idle_timeout, state.settings.send_timeout);
-    let draining = state.clone();
     let lame_duck = state.clone();
     let shutdown = async move {
         shutdown.await;
@@ -190,11 +189,8 @@ pub async fn serve(
         });
     }
     drop(listener);
-    draining
-        .draining
-        .store(true, std::sync::atomic::Ordering::Relaxed);
     tokio::select! {
         () = graceful.shutdown() => {}
-        () = tokio::time::sleep(DRAIN) => tracing::warn!("requests still running after {DRAIN:?}; stopping anyway"),
+        () = tokio::time::sleep(IN_FLIGHT_WAIT) => tracing::warn!("requests still running after {IN_FLIGHT_WAIT:?}; stopping anyway"),
     }
 }
