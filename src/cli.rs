@@ -155,6 +155,10 @@ struct SyncArgs {
     /// How often to read the database: 60s, 5m, 1h, 500ms.
     #[arg(long, default_value = "60s", value_parser = publisher::parse_interval)]
     every: std::time::Duration,
+    /// Read the whole collection at least this often, even when the change marker
+    /// (row counts, largest keys, newest date_modified) has not moved.
+    #[arg(long, default_value = "1h", value_parser = publisher::parse_interval)]
+    full_every: std::time::Duration,
 }
 
 #[derive(Args)]
@@ -453,9 +457,10 @@ fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         source = %source.describe(),
         snapshot = %args.snapshot.display(),
         every = ?args.every,
+        full_every = ?args.full_every,
         "syncing"
     );
-    let publisher = publisher::Publisher::new(source, &args.snapshot);
+    let publisher = publisher::Publisher::new(source, &args.snapshot, args.full_every);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(publisher::run(publisher, args.every, shutdown_signal()));
     Ok(ExitCode::SUCCESS)

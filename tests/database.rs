@@ -586,10 +586,22 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
         ("UMMZ-000009", &[2][..])
     );
 
-    // Update.
+    // An update that bypasses Django (no new date_modified) does not move the
+    // change marker: five ticks later the database has not been read again.
     db.exec("UPDATE specimens_specimenrecord SET notes = 'Re-mounted.' WHERE id = 9;");
+    std::thread::sleep(Duration::from_millis(1000));
+    assert_eq!(checksum_at(&snapshot).as_deref(), Some(inserted.as_str()));
+    // An update as Django saves it moves the marker: both updates are read.
+    let later = db.stamp("2024-05-02T08:00:00Z");
+    db.exec(&format!(
+        "UPDATE specimens_specimenrecord SET date_modified = {later}, sex = 'male' WHERE id = 9;"
+    ));
     let updated = next_checksum(&snapshot, Some(&inserted));
-    assert_eq!(specimens(&snapshot)[8].notes, "Re-mounted.");
+    let s = specimens(&snapshot);
+    assert_eq!(
+        (s[8].notes.as_str(), s[8].sex.as_str()),
+        ("Re-mounted.", "male")
+    );
 
     // Delete: back to the collection the fixture holds, byte for byte.
     db.exec(
@@ -605,7 +617,10 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
     assert!(std::fs::read(&snapshot).unwrap() == before);
     // ... and comes back: changes flow again.
     db.come_back();
-    db.exec("UPDATE specimens_specimenrecord SET notes = 'After the outage.' WHERE id = 1;");
+    db.exec(&format!(
+        "UPDATE specimens_specimenrecord SET notes = 'After the outage.', date_modified = {later} \
+         WHERE id = 1;"
+    ));
     next_checksum(&snapshot, Some(&original));
     assert_eq!(specimens(&snapshot)[0].notes, "After the outage.");
 
@@ -641,6 +656,28 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
         .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// An edit the change marker cannot see is read by the periodic full read.
+#[test]
+fn sync_reads_everything_every_full_interval() {
+    let dir = TempDir::new("db-sync-full");
+    let sqlite = Sqlite::create(&dir);
+    let snapshot = dir.path("synced.bin");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .args(["sync", "--from-db", &sqlite.url(), "--snapshot"])
+        .arg(&snapshot)
+        .args(["--every", "200ms", "--full-every", "1s"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let original = next_checksum(&snapshot, None);
+    sqlite.exec("UPDATE specimens_specimenrecord SET notes = 'Unstamped.' WHERE id = 1;");
+    next_checksum(&snapshot, Some(&original));
+    assert_eq!(specimens(&snapshot)[0].notes, "Unstamped.");
+    child.kill().unwrap();
+    child.wait().unwrap();
 }
 
 #[test]

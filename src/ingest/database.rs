@@ -126,11 +126,38 @@ pub enum DbError {
 /// Reads and checks the whole collection, as [`super::from_fixtures`] does for files.
 pub fn read(source: &Source) -> Result<Checked, DbError> {
     let mut import = Import::default();
-    match source {
-        Source::Postgres { config, shown } => read_postgres(config, shown, &mut import)?,
-        Source::Sqlite(path) => read_sqlite(path, &mut import)?,
-    }
+    in_one_read(source, &mut |rows, at| read_all(rows, at, &mut import))?;
     Ok(check(import.collection, import.errors, import.skipped))
+}
+
+/// What moves when the collection is edited, read for the cost of a few aggregate
+/// queries: per table the collection is read from, its row count, its largest key
+/// and, where it has one, its newest `date_modified`. Django stamps `date_modified`
+/// on every save and gives every insert a new key, so an edit made through the
+/// service moves the marker; an edit that bypasses both (a raw `UPDATE` leaving the
+/// stamp) does not, which is why `sync` also reads everything now and then.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Marker(Vec<(String, Vec<Option<String>>)>);
+
+/// Reads the change marker, in one consistent read like [`read`].
+pub fn marker(source: &Source) -> Result<Marker, DbError> {
+    let mut marker = Marker::default();
+    in_one_read(source, &mut |rows, at| {
+        marker = read_marker(rows, at)?;
+        Ok(())
+    })?;
+    Ok(marker)
+}
+
+/// Runs `f` on the source inside one read transaction.
+fn in_one_read(
+    source: &Source,
+    f: &mut dyn FnMut(&mut dyn Rows, &str) -> Result<(), DbError>,
+) -> Result<(), DbError> {
+    match source {
+        Source::Postgres { config, shown } => read_postgres(config, shown, f),
+        Source::Sqlite(path) => read_sqlite(path, f),
+    }
 }
 
 /// Something that runs a query and hands over its rows one by one, as text.
@@ -141,8 +168,13 @@ trait Rows {
         row: &mut dyn FnMut(&mut dyn Iterator<Item = Option<String>>),
     ) -> Result<(), String>;
 
-    /// `"column"` as text in this engine's SQL.
-    fn as_text(&self, column: &str) -> String;
+    /// An SQL expression's value as text in this engine's SQL.
+    fn text(&self, expr: &str) -> String;
+
+    /// `"column"` as text.
+    fn as_text(&self, column: &str) -> String {
+        self.text(&format!("\"{column}\""))
+    }
 
     /// The query that finds a table by name, one row when it exists.
     fn table_exists_sql(&self, table: &str) -> String;
@@ -168,6 +200,53 @@ fn exists(rows: &mut dyn Rows, table: &str) -> Result<bool, String> {
 /// A link table's target ids by owner id.
 type Owners = AHashMap<i64, Vec<i64>>;
 
+/// The models whose tables are there, in `Model::ALL` order: every required one,
+/// and the optional ones the database has.
+fn present_models(rows: &mut dyn Rows, at: &str) -> Result<Vec<Model>, DbError> {
+    let mut present = Vec::new();
+    for model in Model::ALL {
+        let table = table_name(model);
+        let there = !optional(model)
+            || exists(rows, &table).map_err(|message| DbError::Read {
+                at: at.to_string(),
+                table,
+                message,
+            })?;
+        if there {
+            present.push(model);
+        }
+    }
+    Ok(present)
+}
+
+fn read_marker(rows: &mut dyn Rows, at: &str) -> Result<Marker, DbError> {
+    let mut tables = Vec::new();
+    for model in present_models(rows, at)? {
+        let stamped = columns(model).iter().any(|(c, _, _)| c == "date_modified");
+        tables.push((table_name(model), pk_column(model), stamped));
+        if let Some(link) = link(model) {
+            tables.push((link.table, "id", false));
+        }
+    }
+    let mut marker = Vec::new();
+    for (table, key, stamped) in tables {
+        let mut aggregates = vec![rows.text("COUNT(*)"), rows.text(&format!("MAX(\"{key}\")"))];
+        if stamped {
+            aggregates.push(rows.text("MAX(\"date_modified\")"));
+        }
+        let sql = format!("SELECT {} FROM \"{table}\"", aggregates.join(", "));
+        let mut values = Vec::new();
+        rows.each(&sql, &mut |row| values.extend(row))
+            .map_err(|message| DbError::Read {
+                at: at.to_string(),
+                table: table.clone(),
+                message,
+            })?;
+        marker.push((table, values));
+    }
+    Ok(Marker(marker))
+}
+
 /// Reads the link tables, then every model table, in `Model::ALL` order.
 fn read_all(rows: &mut dyn Rows, at: &str, import: &mut Import) -> Result<(), DbError> {
     let failed = |table: &str| {
@@ -177,14 +256,8 @@ fn read_all(rows: &mut dyn Rows, at: &str, import: &mut Import) -> Result<(), Db
     // Link rows by owner, by model index, for the models with a link table.
     let mut links: Vec<Option<(Link, Owners)>> = Model::ALL.iter().map(|_| None).collect();
     // The optional models whose tables are there (all of them, or none).
-    let mut present = Vec::new();
-    for model in Model::ALL {
-        let there = !optional(model)
-            || exists(rows, &table_name(model)).map_err(failed(&table_name(model)))?;
-        present.push(there);
-    }
-    let present = |model: Model| present[Model::ALL.iter().position(|&m| m == model).unwrap_or(0)];
-    for model in Model::ALL.into_iter().filter(|&m| present(m)) {
+    let present = present_models(rows, at)?;
+    for &model in &present {
         let Some(link) = link(model) else {
             continue;
         };
@@ -209,7 +282,7 @@ fn read_all(rows: &mut dyn Rows, at: &str, import: &mut Import) -> Result<(), Db
         }
         links[model.index()] = Some((link, map));
     }
-    for model in Model::ALL.into_iter().filter(|&m| present(m)) {
+    for &model in &present {
         let table = table_name(model);
         let columns = columns(model);
         let selected: Vec<String> = columns.iter().map(|(c, _, _)| rows.as_text(c)).collect();
@@ -271,7 +344,10 @@ fn typed(kind: Column, value: Option<String>) -> Value {
     }
 }
 
-fn read_sqlite(path: &std::path::Path, import: &mut Import) -> Result<(), DbError> {
+fn read_sqlite(
+    path: &std::path::Path,
+    f: &mut dyn FnMut(&mut dyn Rows, &str) -> Result<(), DbError>,
+) -> Result<(), DbError> {
     use rusqlite::{Connection, OpenFlags};
     let open = |source| DbError::Open {
         path: path.display().to_string(),
@@ -301,8 +377,8 @@ fn read_sqlite(path: &std::path::Path, import: &mut Import) -> Result<(), DbErro
             Ok(())
         }
 
-        fn as_text(&self, column: &str) -> String {
-            format!("CAST(\"{column}\" AS TEXT)")
+        fn text(&self, expr: &str) -> String {
+            format!("CAST({expr} AS TEXT)")
         }
 
         fn table_exists_sql(&self, table: &str) -> String {
@@ -312,7 +388,7 @@ fn read_sqlite(path: &std::path::Path, import: &mut Import) -> Result<(), DbErro
     let at = format!("SQLite database {}", path.display());
     // One read transaction: every table as of the same moment.
     conn.execute_batch("BEGIN").map_err(open)?;
-    read_all(&mut Sqlite(&conn), &at, import)?;
+    f(&mut Sqlite(&conn), &at)?;
     conn.execute_batch("COMMIT").map_err(open)?;
     Ok(())
 }
@@ -320,7 +396,7 @@ fn read_sqlite(path: &std::path::Path, import: &mut Import) -> Result<(), DbErro
 fn read_postgres(
     config: &postgres::Config,
     shown: &str,
-    import: &mut Import,
+    f: &mut dyn FnMut(&mut dyn Rows, &str) -> Result<(), DbError>,
 ) -> Result<(), DbError> {
     use postgres::fallible_iterator::FallibleIterator;
     let mut client = config
@@ -365,8 +441,8 @@ fn read_postgres(
             Ok(())
         }
 
-        fn as_text(&self, column: &str) -> String {
-            format!("\"{column}\"::text")
+        fn text(&self, expr: &str) -> String {
+            format!("({expr})::text")
         }
 
         fn table_exists_sql(&self, table: &str) -> String {
@@ -376,7 +452,7 @@ fn read_postgres(
             )
         }
     }
-    read_all(&mut Pg(&mut tx), shown, import)?;
+    f(&mut Pg(&mut tx), shown)?;
     tx.commit().map_err(|e| read_failed("(commit)", e))?;
     Ok(())
 }

@@ -1,6 +1,11 @@
 //! Publishing from the database: `catalogue sync` rebuilds the
-//! collection on every tick and replaces the snapshot file, atomically, only when
-//! its checksum changed. A server watching the file then swaps to it.
+//! collection when the database moved and replaces the snapshot file, atomically,
+//! only when its checksum changed. A server watching the file then swaps to it.
+//!
+//! A tick first reads the database's change marker ([`database::Marker`], a few
+//! aggregate queries); only when it moved, or when the last full read is older than
+//! the full-read interval (for edits that bypass Django's stamps), does it read
+//! and rebuild the whole collection.
 //!
 //! A tick that cannot read the database, or reads a collection that fails
 //! validation, logs one line, never touches the file, and the next try comes
@@ -92,23 +97,30 @@ impl Digest {
 /// What one tick did.
 #[derive(Debug)]
 pub enum Tick {
-    /// The checksum is the one already at the path.
+    /// The change marker had not moved: nothing more was read.
+    Unmoved,
+    /// The collection was read; its checksum is the one already at the path.
     Unchanged,
     /// The file was replaced; what changed.
     Replaced { checksum: String, changes: String },
 }
 
-/// The loop's memory between ticks: the checksum and digests at the path.
+/// The loop's memory between ticks: the checksum and digests at the path, and the
+/// change marker as of the last full read.
 pub struct Publisher {
     source: Source,
     path: PathBuf,
     checksum: Option<[u8; 32]>,
     digest: Digest,
+    /// The marker read just before the last full read, and when that read was.
+    read_at: Option<(database::Marker, Instant)>,
+    full_every: Duration,
 }
 
 impl Publisher {
-    /// Starts from the snapshot already at `path`, if it reads.
-    pub fn new(source: Source, path: &Path) -> Publisher {
+    /// Starts from the snapshot already at `path`, if it reads; reads the whole
+    /// collection at least every `full_every`.
+    pub fn new(source: Source, path: &Path, full_every: Duration) -> Publisher {
         let (checksum, digest) = match snapshot::read(path) {
             Ok((header, collection)) => (Some(header.checksum), Digest::of(&collection)),
             Err(_) => (None, Digest::default()),
@@ -118,11 +130,25 @@ impl Publisher {
             path: path.to_path_buf(),
             checksum,
             digest,
+            read_at: None,
+            full_every,
         }
     }
 
-    /// Reads the database once and replaces the file if the collection changed.
+    /// Reads the database's marker and, when it moved, the collection; replaces the
+    /// file if the collection changed.
     pub fn tick(&mut self) -> anyhow::Result<Tick> {
+        // Read before the collection: an edit between the two reads is in the
+        // collection and moves the next marker, so it costs one more read, never a miss.
+        let marker = database::marker(&self.source)?;
+        let unmoved = self
+            .read_at
+            .as_ref()
+            .is_some_and(|(last, at)| *last == marker && at.elapsed() < self.full_every);
+        if unmoved && self.path.exists() {
+            return Ok(Tick::Unmoved);
+        }
+        let read_at = Instant::now();
         let checked = database::read(&self.source)?;
         if let Some(first) = checked.errors.first() {
             anyhow::bail!(
@@ -133,6 +159,7 @@ impl Publisher {
         let now = chrono::Utc::now().timestamp_micros();
         let (header, bytes) = snapshot::encode(&checked.collection, now)?;
         if Some(header.checksum) == self.checksum && self.path.exists() {
+            self.read_at = Some((marker, read_at));
             return Ok(Tick::Unchanged);
         }
         snapshot::write_atomically(&self.path, &bytes)
@@ -141,6 +168,7 @@ impl Publisher {
         let changes = digest.changes(&self.digest);
         self.checksum = Some(header.checksum);
         self.digest = digest;
+        self.read_at = Some((marker, read_at));
         Ok(Tick::Replaced {
             checksum: header.checksum_hex(),
             changes,
@@ -176,7 +204,8 @@ pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Ou
                 }
                 failures = 0;
                 match tick {
-                    Tick::Unchanged => tracing::debug!(ms, "unchanged"),
+                    Tick::Unmoved => tracing::debug!(ms, "unmoved"),
+                    Tick::Unchanged => tracing::debug!(ms, "read, unchanged"),
                     Tick::Replaced { checksum, changes } => {
                         tracing::info!(snapshot = %at, %checksum, %changes, ms, "snapshot replaced")
                     }

@@ -1,0 +1,72 @@
+"""Loads a fixture file (as `catalogue generate` writes) into a new SQLite database
+laid out as the existing service's (tests/database/sqlite.sql): what
+benches/sync_tick.sh measures `catalogue sync` against.
+
+    usage: python3 benches/fixture_to_sqlite.py FIXTURE.json DATABASE.sqlite3
+"""
+import json
+import sqlite3
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+# Fixture fields that are foreign keys (`x` is the column `x_id`).
+FOREIGN = {
+    "order", "family", "subfamily", "tribe", "genus", "species", "subspecies",
+    "country", "state", "county", "locality", "gps", "collecting_trip",
+    "determiner", "preparer", "image", "species_page", "collection", "uploaded_by_user",
+}
+# Django's multi-table inheritance names the pointer to the parent's row.
+PK = {
+    "images_baseliveimage": "customimage_ptr_id",
+    "images_specimenrecordimage": "customimage_ptr_id",
+    "images_insectimage": "baseliveimage_ptr_id",
+    "images_plantimage": "baseliveimage_ptr_id",
+    "images_habitatimage": "baseliveimage_ptr_id",
+    "pages_speciespage": "page_ptr_id",
+}
+LINK_TARGET = {"states": "state_id", "collector": "person_id"}
+
+
+def is_instant(field):
+    return (field.startswith("date_") and field != "date") or field in (
+        "created_at", "first_published_at", "last_published_at")
+
+
+def main(fixture, database):
+    ddl = (Path(__file__).resolve().parent.parent / "tests/database/sqlite.sql").read_text()
+    db = sqlite3.connect(database)
+    db.executescript(ddl)
+    rows = defaultdict(list)  # (table, columns) -> values
+    for obj in json.load(open(fixture)):
+        table = obj["model"].replace(".", "_")
+        if table == "home_homepage":
+            continue
+        pk = obj["pk"]
+        columns, values = [PK.get(table, "id")], [pk]
+        for field, value in obj["fields"].items():
+            if isinstance(value, list):
+                owner = table.split("_", 1)[1] + "_id"
+                target = LINK_TARGET.get(field, "speciespage_id")
+                for target_id in value:
+                    rows[(f"{table}_{field}", (owner, target))].append((pk, target_id))
+                continue
+            foreign = field in FOREIGN or (table == "images_specimenrecordimage" and field == "usi")
+            columns.append(f"{field}_id" if foreign else field)
+            if isinstance(value, str) and is_instant(field):
+                value = value.replace("T", " ").rstrip("Z")
+            values.append(value)
+        if table == "wagtailcore_page":
+            # Columns of Wagtail's tree that catalogue does not read but the table needs.
+            columns += ["path", "depth", "has_unpublished_changes", "draft_title"]
+            values += [f"0001{pk:08d}", 2, False, obj["fields"].get("title", "")]
+        rows[(table, tuple(columns))].append(tuple(values))
+    for (table, columns), values in rows.items():
+        names = ", ".join(f'"{c}"' for c in columns)
+        marks = ", ".join("?" for _ in columns)
+        db.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', values)
+    db.commit()
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
