@@ -1,0 +1,288 @@
+"""The deployment as an operator runs it, on loopback with real processes:
+`catalogue sync` publishing a snapshot from a database, two `catalogue serve`
+replicas watching it, nginx in front with deploy/nginx/catalogue.conf (only its
+ports and cache path changed), and wrk through nginx the whole time, while the
+database is edited twice and each replica is restarted in turn.
+
+Passes when wrk saw no socket error and no non-2xx answer, each edit reached both
+replicas within two sync intervals, and both replicas give the same ETag for the
+same URL. Prints the numbers the closing note of the deployment issue asks for.
+
+    usage: topology.py --bin target/release/catalogue --db URL [--seconds 40]
+
+URL is sqlite:///path or postgres://user@host:port/name (edited with psql).
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SYNC_EVERY = 1.0  # seconds, the sync's --every
+DRAIN = 2  # seconds, the replicas' --drain
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url, timeout=5):
+    """(status, headers, body) of a GET; a status of 0 when nothing answered."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+    except OSError:
+        return 0, {}, b""
+
+
+def wait_until(what, check, timeout=60):
+    started = time.monotonic()
+    while not check():
+        if time.monotonic() - started > timeout:
+            sys.exit(f"topology: timed out waiting for {what}")
+        time.sleep(0.05)
+    return time.monotonic() - started
+
+
+class Database:
+    """Edits the database the sync reads, as Django saves: a new date_modified."""
+
+    def __init__(self, url):
+        self.url = url
+
+    def edit(self, specimen, notes):
+        if self.url.startswith("sqlite:///"):
+            db = sqlite3.connect(self.url[len("sqlite:///"):])
+            stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+            db.execute(
+                "UPDATE specimens_specimenrecord SET notes = ?, date_modified = ? WHERE id = ?",
+                (notes, stamp, specimen),
+            )
+            db.commit()
+            db.close()
+        else:
+            sql = (f"UPDATE specimens_specimenrecord SET notes = '{notes}', "
+                   f"date_modified = now() WHERE id = {int(specimen)}")
+            subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", self.url, "-c", sql], check=True)
+
+
+class Topology:
+    def __init__(self, args, work):
+        self.args = args
+        self.work = work
+        self.snapshot = work / "collection.bin"
+        self.procs = {}
+        self.ports = [free_port(), free_port()]
+        self.front = free_port()
+
+    def start(self, name, argv, log):
+        self.procs[name] = subprocess.Popen(
+            argv, stdout=subprocess.DEVNULL, stderr=open(self.work / log, "ab"))
+
+    def start_sync(self):
+        self.start("sync", [self.args.bin, "sync", "--from-db", self.args.db, "--snapshot",
+                            str(self.snapshot), "--every", f"{int(SYNC_EVERY * 1000)}ms"],
+                   "sync.log")
+
+    def start_replica(self, i):
+        # max-age 0: nginx then stores nothing and every request reaches a replica,
+        # which is what this test is about.
+        self.start(f"replica{i}", [self.args.bin, "serve", "--snapshot", str(self.snapshot),
+                                   "--addr", f"127.0.0.1:{self.ports[i]}", "--drain", str(DRAIN),
+                                   "--cache-max-age", "0"], f"replica{i}.log")
+        wait_until(f"replica {i} to be ready",
+                   lambda: get(f"{self.replica(i)}/readyz", timeout=1)[0] == 200)
+
+    def replica(self, i):
+        return f"http://127.0.0.1:{self.ports[i]}"
+
+    def stop(self, name):
+        proc = self.procs.pop(name)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+        if proc.returncode != 0:
+            sys.exit(f"topology: {name} exited with {proc.returncode} after SIGTERM")
+
+    def start_nginx(self):
+        conf = (ROOT / "deploy/nginx/catalogue.conf").read_text()
+        conf = conf.replace("127.0.0.1:8081", f"127.0.0.1:{self.ports[0]}")
+        conf = conf.replace("127.0.0.1:8082", f"127.0.0.1:{self.ports[1]}")
+        conf = conf.replace("listen 80;", f"listen 127.0.0.1:{self.front};")
+        conf = conf.replace("/var/cache/nginx/catalogue", str(self.work / "nginx-cache"))
+        if conf.count(str(self.ports[0])) != 1 or conf.count(str(self.front)) != 1:
+            sys.exit("topology: deploy/nginx/catalogue.conf no longer has the ports this test adapts")
+        (self.work / "catalogue.conf").write_text(conf)
+        temp = self.work / "nginx-temp"
+        (self.work / "nginx.conf").write_text(f"""
+daemon off;
+worker_processes 1;
+pid {self.work}/nginx.pid;
+error_log {self.work}/nginx-error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+  access_log off;
+  client_body_temp_path {temp}/body;
+  proxy_temp_path {temp}/proxy;
+  include {self.work}/catalogue.conf;
+}}
+""")
+        self.start("nginx", [self.args.nginx, "-p", str(self.work), "-c",
+                             str(self.work / "nginx.conf")], "nginx.log")
+        wait_until("nginx", lambda: get(f"http://127.0.0.1:{self.front}/healthz", 1)[0] == 200)
+
+    def shutdown(self):
+        for proc in self.procs.values():
+            proc.send_signal(signal.SIGTERM)
+        for proc in self.procs.values():
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+WRK_SCRIPT = """
+-- Many distinct requests, so that neither side answers from a cache of answers.
+local paths = {}
+for offset = 0, 40 do
+  paths[#paths + 1] = "/api/v2/specimen-records/?limit=5&offset=" .. offset
+end
+for _, p in ipairs({"/api/v2/orders/", "/api/v2/families/", "/api/v2/people/",
+    "/api/v2/specimen-records/?sex=female", "/api/v2/specimen-records/?search=a&limit=3",
+    "/api/v2/localities/?order=-name", "/api/v2/gps-coordinates/?format=geojson"}) do
+  paths[#paths + 1] = p
+end
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format("GET", paths[(n % #paths) + 1])
+end
+"""
+
+
+def parse_wrk(out):
+    requests = int(re.search(r"(\d+) requests in", out).group(1))
+    m = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    socket_errors = sum(int(x) for x in m.groups()) if m else 0
+    m = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    non_2xx = int(m.group(1)) if m else 0
+    return requests, socket_errors, non_2xx
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--seconds", type=int, default=40, help="how long wrk runs")
+    parser.add_argument("--nginx", default=shutil.which("nginx") or "/usr/sbin/nginx")
+    args = parser.parse_args()
+    args.bin = str(Path(args.bin).resolve())
+    work = Path(tempfile.mkdtemp(prefix="topology-"))
+    # nginx's workers run as another user when the master runs as root.
+    work.chmod(0o755)
+    for name in ("nginx-temp", "nginx-cache"):
+        (work / name).mkdir()
+        (work / name).chmod(0o777)
+    topo = Topology(args, work)
+    db = Database(args.db)
+    wrk = None
+    try:
+        topo.start_sync()
+        wait_until("the first snapshot", topo.snapshot.exists)
+        topo.start_replica(0)
+        topo.start_replica(1)
+        topo.start_nginx()
+        front = f"http://127.0.0.1:{topo.front}"
+        first = json.loads(get(f"{front}/api/v2/specimen-records/?limit=1")[2])["items"][0]
+        specimen = first["id"]
+
+        (work / "mix.lua").write_text(WRK_SCRIPT)
+        started = time.monotonic()
+        wrk = subprocess.Popen(["wrk", "-t2", "-c16", f"-d{args.seconds}s", "--timeout", "10s",
+                                "-s", str(work / "mix.lua"), front],
+                               stdout=subprocess.PIPE, text=True)
+        time.sleep(3)
+
+        def reach(edit):
+            """Edits the database; seconds until each replica serves the edit."""
+            notes = f"topology edit {edit} at {time.time():.3f}"
+            db.edit(specimen, notes)
+            edited = time.monotonic()
+            seen = [None, None]
+
+            def check():
+                for i in (0, 1):
+                    if seen[i] is None:
+                        status, _, body = get(f"{topo.replica(i)}/api/v2/specimen-records/{specimen}/", 1)
+                        if status == 200 and json.loads(body).get("notes") == notes:
+                            seen[i] = time.monotonic() - edited
+                return None not in seen
+
+            wait_until(f"edit {edit} to reach both replicas", check, timeout=30)
+            return seen
+
+        reached = [reach(1)]
+        restarts = []
+        for i in (0, 1):
+            t = time.monotonic()
+            topo.stop(f"replica{i}")
+            topo.start_replica(i)
+            restarts.append(time.monotonic() - t)
+            time.sleep(2)
+        reached.append(reach(2))
+        events_done = time.monotonic() - started
+        out, _ = wrk.communicate(timeout=args.seconds + 60)
+        wrk = None
+        if events_done > args.seconds:
+            sys.exit(f"topology: the edits and restarts took {events_done:.1f} s, longer than "
+                     f"wrk's {args.seconds} s; raise --seconds")
+        requests, socket_errors, non_2xx = parse_wrk(out)
+
+        url = "/api/v2/specimen-records/?limit=3&offset=1"
+        etags = [get(topo.replica(i) + url)[1].get("ETag") for i in (0, 1)]
+
+        print(f"topology ({args.db.split(':')[0]}): {requests} requests through nginx in "
+              f"{args.seconds} s, {socket_errors} socket errors, {non_2xx} non-2xx")
+        for n, seen in enumerate(reached, 1):
+            print(f"  edit {n} reached replica 1 in {seen[0]:.2f} s, replica 2 in {seen[1]:.2f} s "
+                  f"(sync every {SYNC_EVERY:.0f} s)")
+        print(f"  restarts (SIGTERM, {DRAIN} s drain, start, ready): "
+              + ", ".join(f"{r:.1f} s" for r in restarts))
+        print(f"  ETag of {url}: {etags[0]} and {etags[1]}")
+        failures = []
+        if socket_errors or non_2xx:
+            failures.append(f"{socket_errors} socket errors and {non_2xx} non-2xx answers\n{out}")
+        if any(s > 2 * SYNC_EVERY for seen in reached for s in seen):
+            failures.append("an edit took longer than two sync intervals to reach a replica")
+        if etags[0] is None or etags[0] != etags[1]:
+            failures.append("the replicas' ETags differ")
+        if failures:
+            sys.exit("topology: " + "; ".join(failures))
+    finally:
+        if wrk is not None:
+            wrk.kill()
+        topo.shutdown()
+        if os.environ.get("TOPOLOGY_KEEP"):
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
