@@ -31,7 +31,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SYNC_EVERY = 1.0  # seconds, the sync's --every
+SYNC_EVERY = 2.0  # seconds, the sync's --every
 DRAIN = 2  # seconds, the replicas' --drain
 
 
