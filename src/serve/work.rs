@@ -49,12 +49,9 @@ impl Work {
         let permit = match self.permits.clone().try_acquire_owned() {
             Ok(permit) => permit,
             Err(_) => {
-                if self.waiting.fetch_add(1, Ordering::AcqRel) >= self.queue {
-                    self.waiting.fetch_sub(1, Ordering::AcqRel);
-                    return None;
-                }
+                let place = Waiting::enter(&self.waiting, self.queue)?;
                 let permit = self.permits.clone().acquire_owned().await;
-                self.waiting.fetch_sub(1, Ordering::AcqRel);
+                drop(place);
                 permit.expect("the semaphore is never closed")
             }
         };
@@ -64,6 +61,24 @@ impl Work {
         })
         .await;
         Some(done.expect("making an answer does not panic"))
+    }
+}
+
+/// A place in the queue, given back when dropped: also when the request is
+/// dropped while it waits (its client went away), or the queue would fill with
+/// requests nobody waits for and refuse everything after.
+struct Waiting<'q>(&'q AtomicUsize);
+
+impl<'q> Waiting<'q> {
+    fn enter(waiting: &'q AtomicUsize, queue: usize) -> Option<Waiting<'q>> {
+        let place = Waiting(waiting);
+        (waiting.fetch_add(1, Ordering::AcqRel) < queue).then_some(place)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -104,6 +119,35 @@ mod tests {
         release.send(()).unwrap();
         assert_eq!(busy.await.unwrap(), Some(true));
         assert_eq!(queued.await.unwrap(), Some(2));
+        assert_eq!(work.run(|| 4).await, Some(4));
+    }
+
+    /// A request dropped while it waits (its client hung up) gives its place back.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_request_dropped_while_waiting_leaves_the_queue() {
+        let work = Arc::new(Work::new(1, 1));
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let busy = {
+            let work = work.clone();
+            tokio::spawn(async move { work.run(move || wait.recv().is_ok()).await })
+        };
+        while work.permits.available_permits() > 0 {
+            tokio::task::yield_now().await;
+        }
+        for _ in 0..3 {
+            let queued = {
+                let work = work.clone();
+                tokio::spawn(async move { work.run(|| 2).await })
+            };
+            while work.waiting.load(Ordering::Acquire) == 0 {
+                tokio::task::yield_now().await;
+            }
+            queued.abort();
+            let _ = queued.await;
+            assert_eq!(work.waiting.load(Ordering::Acquire), 0);
+        }
+        release.send(()).unwrap();
+        assert_eq!(busy.await.unwrap(), Some(true));
         assert_eq!(work.run(|| 4).await, Some(4));
     }
 }
