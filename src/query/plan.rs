@@ -345,32 +345,42 @@ impl Plan {
             meta.extend_from_slice(&facets);
             return Selection { total, page, meta };
         }
-        let mut positions = if self.filter.is_empty() {
-            (0..view.list(self.endpoint).len()).collect()
-        } else {
-            filter::matching(view, model, self.endpoint.shape(), &self.filter)
-        };
-        let counted = (!self.filter.is_empty()).then_some(&positions[..]);
-        let facets = self.facet_counts(view, counted);
+        let mut positions = (!self.filter.is_empty())
+            .then(|| filter::matching(view, model, self.endpoint.shape(), &self.filter));
+        let facets = self.facet_counts(view, positions.as_deref());
         if geo {
             // Only records with a point are features; the others are counted.
-            let before = positions.len();
-            positions.retain(|&p| view.points.get(model, p).is_some());
-            without(&mut meta, before - positions.len());
+            let (considered, located) = match positions.take() {
+                Some(mut matched) => {
+                    let considered = matched.len();
+                    matched.retain(|&p| view.points.get(model, p).is_some());
+                    (considered, matched)
+                }
+                None => (
+                    view.list(self.endpoint).len(),
+                    view.points.located(model).to_vec(),
+                ),
+            };
+            without(&mut meta, considered - located.len());
+            positions = Some(located);
         }
-        let total = positions.len();
-        let need = self.offset.saturating_add(self.limit);
+        let total = positions
+            .as_ref()
+            .map_or(view.list(self.endpoint).len(), Vec::len);
         let ties = match self.random {
             true => sort::Ties::Random(ahash::RandomState::new()),
             false => sort::Ties::ById,
         };
-        sort::sort(view, model, &self.order, ties, &mut positions, need);
+        let page = sort::page(
+            view,
+            model,
+            &self.order,
+            ties,
+            positions,
+            self.offset,
+            self.limit,
+        );
         meta.extend_from_slice(&facets);
-        let page = positions
-            .into_iter()
-            .skip(self.offset)
-            .take(self.limit)
-            .collect();
         Selection { total, page, meta }
     }
 

@@ -4,6 +4,7 @@
 use std::cmp::Ordering;
 
 use crate::model::{Model, Shape, Type};
+use crate::view::order::FieldOrder;
 use crate::view::{Value, View};
 
 use super::error::ApiError;
@@ -72,19 +73,120 @@ pub enum Ties {
     Random(ahash::RandomState),
 }
 
-/// Sorts positions by the keys, ties as `ties` says. Only the first `need`
-/// positions are wanted: past them the list is cut short, unsorted.
-pub fn sort(
+/// The page `offset..offset + limit` of `candidates` (every row when `None`;
+/// otherwise ascending positions) in the keys' order, ties as `ties` says.
+///
+/// By id, the order is looked up in each key's [`FieldOrder`] rather than read
+/// from the rows: with every row, the page is found by index; with many
+/// candidates, the first key's order is walked value by value, sorting only the
+/// ties a value leaves by the other keys, until the page is full; with few, the
+/// candidates are ordered by the keys' ranks.
+pub fn page(
     view: &View,
     model: Model,
     keys: &[SortKey],
     ties: Ties,
+    candidates: Option<Vec<usize>>,
+    offset: usize,
+    limit: usize,
+) -> Vec<usize> {
+    let table = view.table(model);
+    let rows = table.rows.len();
+    let need = offset.saturating_add(limit);
+    if let Ties::Random(random) = ties {
+        let mut positions = candidates.unwrap_or_else(|| (0..rows).collect());
+        shuffle(view, model, keys, &random, &mut positions, need);
+        return positions.into_iter().skip(offset).take(limit).collect();
+    }
+    let Some(first) = keys.first() else {
+        return match candidates {
+            Some(c) => c.into_iter().skip(offset).take(limit).collect(),
+            None => (offset.min(rows)..need.min(rows)).collect(),
+        };
+    };
+    let orders: Vec<(&FieldOrder, bool)> = keys
+        .iter()
+        .map(|k| (table.order(k.field), k.descending))
+        .collect();
+    let order = orders[0].0;
+    match candidates {
+        None if keys.len() == 1 => (offset.min(rows)..need.min(rows))
+            .map(|i| order.nth(i, first.descending) as usize)
+            .collect(),
+        None => walk(&orders, |_| true, offset, limit),
+        Some(c) if c.len().saturating_mul(16) >= rows => {
+            let mut member = vec![0u64; rows.div_ceil(64)];
+            for &p in &c {
+                member[p / 64] |= 1 << (p % 64);
+            }
+            let member = |p: u32| member[p as usize / 64] & (1 << (p % 64)) != 0;
+            walk(&orders, member, offset, limit)
+        }
+        Some(mut c) => {
+            let key = |&p: &usize| -> (Vec<u32>, usize) {
+                let ranks = orders.iter().map(|(o, d)| o.key(p as u32, *d)).collect();
+                (ranks, p)
+            };
+            let by_keys = |a: &usize, b: &usize| key(a).cmp(&key(b));
+            if need == 0 {
+                return Vec::new();
+            }
+            if need < c.len() {
+                c.select_nth_unstable_by(need - 1, by_keys);
+                c.truncate(need);
+            }
+            c.sort_unstable_by_key(key);
+            c.into_iter().skip(offset).take(limit).collect()
+        }
+    }
+}
+
+/// Walks the first key's order value by value, keeping the members, ordering the
+/// ties of each value by the other keys, until `offset + limit` are found.
+fn walk(
+    orders: &[(&FieldOrder, bool)],
+    member: impl Fn(u32) -> bool,
+    offset: usize,
+    limit: usize,
+) -> Vec<usize> {
+    let (first, descending) = orders[0];
+    let rest = &orders[1..];
+    let mut skip = offset;
+    let mut page = Vec::with_capacity(limit.min(1 << 16));
+    let mut tied = Vec::new();
+    for run in first.runs(descending) {
+        if page.len() == limit {
+            break;
+        }
+        tied.clear();
+        tied.extend(run.iter().copied().filter(|&p| member(p)));
+        if tied.len() <= skip {
+            skip -= tied.len();
+            continue;
+        }
+        if !rest.is_empty() && tied.len() > 1 {
+            // Stable: ties on every key stay by ascending position.
+            tied.sort_by_cached_key(|&p| {
+                rest.iter().map(|(o, d)| o.key(p, *d)).collect::<Vec<_>>()
+            });
+        }
+        let take = (limit - page.len()).min(tied.len() - skip);
+        page.extend(tied[skip..skip + take].iter().map(|&p| p as usize));
+        skip = 0;
+    }
+    page
+}
+
+/// Sorts positions by the keys, ties at random (`order=random`). Only the first
+/// `need` positions are wanted: past them the list is cut short, unsorted.
+fn shuffle(
+    view: &View,
+    model: Model,
+    keys: &[SortKey],
+    random: &ahash::RandomState,
     positions: &mut Vec<usize>,
     need: usize,
 ) {
-    if keys.is_empty() && matches!(ties, Ties::ById) {
-        return;
-    }
     let table = view.table(model);
     let cmp = |a: &Value, b: &Value| -> Ordering {
         match (a, b) {
@@ -98,10 +200,7 @@ pub fn sort(
             _ => Ordering::Equal,
         }
     };
-    let tie = |p: usize, q: usize| match &ties {
-        Ties::ById => p.cmp(&q),
-        Ties::Random(random) => random.hash_one(p).cmp(&random.hash_one(q)).then(p.cmp(&q)),
-    };
+    let tie = |p: usize, q: usize| random.hash_one(p).cmp(&random.hash_one(q)).then(p.cmp(&q));
     // Positions are distinct, so the tie-break makes the order total: selecting the
     // first `need` and sorting them is the full sort's prefix.
     let order = |&p: &usize, &q: &usize| {

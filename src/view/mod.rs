@@ -4,8 +4,9 @@
 //! one value per field of the model's table, derived values computed, references
 //! turned into positions), indexes them ([`index`]), finds the points of the
 //! records that have one ([`points`]), then renders every list once ([`render`]).
-//! Requests only read it; nothing in it changes after it is built, and nothing
-//! here knows of HTTP or of the request that reads it.
+//! Requests only read it; nothing in it changes after it is built but the sort
+//! orders ([`order`]), each built once on first use and kept, and nothing here
+//! knows of HTTP or of the request that reads it.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -17,6 +18,7 @@ use crate::model::{Endpoint, Model};
 use crate::snapshot::{self, Header, SnapshotError};
 
 pub mod index;
+pub mod order;
 pub mod points;
 pub mod render;
 mod rows;

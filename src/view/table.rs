@@ -1,11 +1,14 @@
 //! A model's table: its rows, ascending by id, with what finds them fast (an id
-//! index, row groups, lowercased text columns).
+//! index, row groups, lowercased text columns, sort orders).
+
+use std::sync::OnceLock;
 
 use ahash::AHashMap;
 
 use crate::model::{Model, Type};
 
 use super::index::{Groups, TextColumn};
+use super::order::FieldOrder;
 use super::value::{Row, Value};
 
 /// The specimen's own text fields that filters match case-insensitively.
@@ -32,6 +35,10 @@ pub struct Table {
     text: TextColumn,
     /// Per field, the rows grouped by value where that pays (see [`Groups`]).
     groups: Vec<Option<Groups>>,
+    /// Per field, its sort order, built the first time it is asked for: a view
+    /// is served before any is built, and only the fields someone sorts on cost
+    /// memory (8 bytes a row each).
+    orders: Box<[OnceLock<FieldOrder>]>,
 }
 
 impl Table {
@@ -48,7 +55,23 @@ impl Table {
             lower: Vec::new(),
             text: TextColumn::default(),
             groups: Vec::new(),
+            orders: model.fields().iter().map(|_| OnceLock::new()).collect(),
         }
+    }
+
+    /// The rows in `field`'s order, built on first use (another caller asking
+    /// meanwhile waits for the same build).
+    pub fn order(&self, field: usize) -> &FieldOrder {
+        self.orders[field].get_or_init(|| FieldOrder::build(&self.rows, field))
+    }
+
+    /// Bytes held by the sort orders built so far.
+    pub fn order_bytes(&self) -> usize {
+        self.orders
+            .iter()
+            .filter_map(OnceLock::get)
+            .map(FieldOrder::heap_bytes)
+            .sum()
     }
 
     /// Builds the indexes filters and search use: lowercased text columns of the
