@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The served speed against nginx serving the very same bytes as static files.
 #
-#   usage: benches/load.sh [SPECIMENS]      (default 100000)
+#   usage: benches/load.sh [SPECIMENS] [questions]     (default 100000)
 #   env:   ROUNDS (3), DURATION (5s), CONNECTIONS (32), THREADS (2),
 #          CATALOGUE_BIN (a catalogue binary to measure instead of building this tree's)
 #
@@ -9,10 +9,17 @@
 # saves three answers as files for nginx, then runs wrk against each URL, server and
 # nginx alternating, ROUNDS times. Prints requests/s per round, the median of each
 # side and the ratio server / nginx; also build time, time to first answer, RSS.
+#
+# With `questions`: no nginx; instead the cold questions, each kind drawn from 600
+# distinct requests (benches/questions.py writes the wrk script): a substring filter
+# on the family's name (40 fragments), a one-word search (the 60 commonest words),
+# a sort on any sortable field either way at offsets up to 50,000, a facet on any
+# facetable field; all at random offsets, so no answer repeats often.
 # Installs wrk and nginx from the system's packages when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-100000}
+mode=${2:-pages}
 rounds=${ROUNDS:-3}
 duration=${DURATION:-5s}
 connections=${CONNECTIONS:-32}
@@ -66,6 +73,28 @@ echo "first answer: $(ms "$t") ms after start"
 rss() { awk -v k="$1:" '$1 == k {print int($2/1024)}' "/proc/$server/status"; }
 echo "server RSS at start: $(rss VmRSS) MB"
 
+rps() { wrk -t"$threads" -c"$connections" -d"$duration" "$@" | awk '/Requests\/sec/ {print int($2)}'; }
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
+
+if [ "$mode" = questions ]; then
+  echo
+  echo "cold questions, $n specimens: wrk -t$threads -c$connections -d$duration, $rounds rounds, requests/s"
+  printf '%-8s %-30s %8s %10s\n' kind rounds median non-2xx
+  for kind in filter search sort facet; do
+    python3 benches/questions.py "$base" "$kind" "$work/$kind.lua"
+    all=()
+    errors=0
+    for _ in $(seq 1 "$rounds"); do
+      out=$(wrk -t"$threads" -c"$connections" -d"$duration" -s "$work/$kind.lua" "$base")
+      all+=("$(awk '/Requests\/sec/ {print int($2)}' <<< "$out")")
+      errors=$(( errors + $(awk '/Non-2xx/ {print $NF}' <<< "$out" | grep . || echo 0) ))
+    done
+    printf '%-8s %-30s %8s %10s\n' "$kind" "${all[*]}" "$(median "${all[@]}")" "$errors"
+  done
+  echo "server RSS after the questions: $(rss VmRSS) MB (peak $(rss VmHWM) MB)"
+  exit 0
+fi
+
 deep=$(( n * 9 / 10 ))
 names=(orders page filtered)
 paths=(
@@ -101,9 +130,6 @@ EOF
 "$nginx_bin" -c "$work/nginx.conf" -p "$work" &
 nginx_pid=$!
 until curl -sf -o /dev/null "http://127.0.0.1:$nginx_port/orders.json"; do sleep 0.05; done
-
-rps() { wrk -t"$threads" -c"$connections" -d"$duration" "$1" | awk '/Requests\/sec/ {print int($2)}'; }
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
 
 echo
 echo "wrk -t$threads -c$connections -d$duration, $rounds rounds alternating, requests/s"
