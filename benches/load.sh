@@ -2,7 +2,7 @@
 # The served speed against nginx serving the very same bytes as static files.
 #
 #   usage: benches/load.sh [SPECIMENS] [questions]     (default 100000)
-#   env:   ROUNDS (3), DURATION (5s), CONNECTIONS (32), THREADS (2),
+#   env:   ROUNDS (3), DURATION (5s), CONNECTIONS (32), THREADS (2), KINDS (of questions),
 #          CATALOGUE_BIN (a catalogue binary to measure instead of building this tree's)
 #
 # Builds the release binary, generates and builds a collection, starts the server,
@@ -80,7 +80,7 @@ if [ "$mode" = questions ]; then
   echo
   echo "cold questions, $n specimens: wrk -t$threads -c$connections -d$duration, $rounds rounds, requests/s"
   printf '%-8s %-30s %8s %10s\n' kind rounds median non-2xx
-  for kind in filter search sort facet; do
+  for kind in ${KINDS:-filter search sort facet}; do
     python3 benches/questions.py "$base" "$kind" "$work/$kind.lua"
     all=()
     errors=0

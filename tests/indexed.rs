@@ -191,7 +191,14 @@ fn expected_facet(items: &[&Value], values: impl Fn(&Value) -> Vec<Value>, size:
             }
         }
     }
-    let key = |v: &Value| (v.is_null(), v.as_i64(), v.as_str().map(String::from));
+    let key = |v: &Value| {
+        (
+            v.is_null(),
+            v.as_bool(),
+            v.as_i64(),
+            v.as_str().map(String::from),
+        )
+    };
     counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| key(&a.0).cmp(&key(&b.0))));
     counts
         .into_iter()
@@ -240,6 +247,20 @@ fn facet_counts_equal_counts_from_the_full_list() {
         );
         let top = facets_of(&view, specimens, &format!("{filter}facet=family"));
         assert_eq!(top["family"], expected_facet(&kept, family, 30), "{filter}");
+        // Scalar fields, counted by rank: nulls, booleans, unique strings, instants.
+        for (field, size) in [
+            ("labeled", 1000),
+            ("determined_year", 1000),
+            ("determined_year", 3),
+            ("usi", 30),
+            ("sex", 1000),
+            ("date_created", 10),
+        ] {
+            let q = format!("{filter}facet={field}&facet_size={size}&limit=1");
+            let got = facets_of(&view, specimens, &q);
+            let want = expected_facet(&kept, |s| vec![s[field].clone()], size);
+            assert_eq!(got[field], want, "{q}");
+        }
     }
 }
 

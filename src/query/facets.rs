@@ -117,6 +117,65 @@ fn count<'v>(
     counts
 }
 
+/// The `size` most held values of a scalar field and their counts, in facet order,
+/// counted by the ranks of the field's sort order: a counter per distinct value
+/// (every row: the order's run lengths, nothing counted), no hashing of values.
+fn count_by_rank<'v>(
+    view: &'v View,
+    model: Model,
+    field: usize,
+    positions: Option<&[usize]>,
+    size: usize,
+) -> Vec<(&'v Value, usize)> {
+    let table = view.table(model);
+    let order = table.order(field);
+    let (counts, nulls): (Vec<u32>, usize) = match positions {
+        None => (order.value_counts().collect(), order.nulls()),
+        Some(positions) => {
+            let mut counts = vec![0u32; order.value_counts().len()];
+            let mut nulls = 0;
+            for &p in positions {
+                match order.rank(p) {
+                    Some(r) => counts[r as usize] += 1,
+                    None => nulls += 1,
+                }
+            }
+            (counts, nulls)
+        }
+    };
+    // The best `size` by count, then by value (rank); the null after any value
+    // held as often. A heap of `size` keeps the selection free of a sort of all.
+    let mut best: std::collections::BinaryHeap<(std::cmp::Reverse<u32>, u32)> =
+        std::collections::BinaryHeap::with_capacity(size + 1);
+    for (rank, &n) in counts.iter().enumerate() {
+        if n == 0 || size == 0 {
+            continue;
+        }
+        best.push((std::cmp::Reverse(n), rank as u32));
+        if best.len() > size {
+            best.pop();
+        }
+    }
+    let mut out: Vec<(&Value, usize)> = best
+        .into_sorted_vec()
+        .into_iter()
+        .map(|(n, rank)| {
+            (
+                &table.rows[order.holder(rank) as usize][field],
+                n.0 as usize,
+            )
+        })
+        .collect();
+    if nulls > 0 {
+        let at = out.partition_point(|&(_, n)| n >= nulls);
+        if at < size {
+            out.insert(at, (&Value::Null, nulls));
+            out.truncate(size);
+        }
+    }
+    out
+}
+
 /// Values in facet order: nulls last, then numbers, strings, booleans and times by
 /// their natural order.
 fn by_value(a: &Value, b: &Value) -> Ordering {
@@ -148,10 +207,19 @@ pub fn render(
         }
         write_str(&mut out, model.fields()[field].name);
         out.extend_from_slice(b":[");
-        let mut counts: Vec<(&Value, usize)> =
-            count(view, model, field, positions).into_iter().collect();
-        counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| by_value(a.0, b.0)));
-        for (i, (value, n)) in counts.into_iter().take(size).enumerate() {
+        let counts = match model.fields()[field].ty {
+            Type::Int | Type::Bool | Type::Str | Type::Time | Type::Date => {
+                count_by_rank(view, model, field, positions, size)
+            }
+            _ => {
+                let mut counts: Vec<(&Value, usize)> =
+                    count(view, model, field, positions).into_iter().collect();
+                counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| by_value(a.0, b.0)));
+                counts.truncate(size);
+                counts
+            }
+        };
+        for (i, (value, n)) in counts.into_iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }

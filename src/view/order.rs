@@ -120,6 +120,27 @@ impl FieldOrder {
         }
     }
 
+    /// The rank of the value at `pos` (`None` for a null): distinct values are
+    /// numbered 0, 1, ... in ascending order.
+    pub fn rank(&self, pos: usize) -> Option<u32> {
+        Some(self.rank[pos]).filter(|&r| r != NULL_RANK)
+    }
+
+    /// How many rows hold the value of each rank, in rank order.
+    pub fn value_counts(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.runs.windows(2).map(|w| w[1] - w[0])
+    }
+
+    /// How many rows are null.
+    pub fn nulls(&self) -> usize {
+        self.ascending.len() - self.non_null()
+    }
+
+    /// A row holding the value of rank `r`.
+    pub fn holder(&self, r: u32) -> u32 {
+        self.ascending[self.runs[r as usize] as usize]
+    }
+
     /// Bytes held.
     pub fn heap_bytes(&self) -> usize {
         (self.ascending.capacity() + self.rank.capacity() + self.runs.capacity()) * 4
