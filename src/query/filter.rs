@@ -322,21 +322,31 @@ fn row_has(
     found: &Found,
     term: &str,
 ) -> bool {
+    table.text(pos).contains(term) || embeds_a_hit(table, pos, embedded, found)
+}
+
+/// Whether the row at `pos` embeds a record whose item holds the term (as `found`
+/// marks).
+fn embeds_a_hit(
+    table: &Table,
+    pos: usize,
+    embedded: &[Vec<(Model, Shape)>],
+    found: &Found,
+) -> bool {
     let hit = |targets: &[(Model, Shape)], m: &Model, p: &u32| {
         targets
             .iter()
             .find(|(t, _)| t == m)
             .is_some_and(|key| found[key][*p as usize])
     };
-    table.text(pos).contains(term)
-        || table.rows[pos]
-            .iter()
-            .zip(embedded)
-            .any(|(v, targets)| match v {
-                Value::Ref(m, p) => hit(targets, m, p),
-                Value::Refs(m, ps) => ps.iter().any(|p| hit(targets, m, p)),
-                _ => false,
-            })
+    table.rows[pos]
+        .iter()
+        .zip(embedded)
+        .any(|(v, targets)| match v {
+            Value::Ref(m, p) => hit(targets, m, p),
+            Value::Refs(m, ps) => ps.iter().any(|p| hit(targets, m, p)),
+            _ => false,
+        })
 }
 
 /// Marks the rows of `model` whose item, as served in `shape`, holds `term` in one
@@ -348,9 +358,15 @@ fn find_term(view: &View, model: Model, shape: Shape, term: &str, found: &mut Fo
     let embedded = embedded(model, shape);
     find_embedded(view, &embedded, term, found);
     let table = view.table(model);
-    let set = (0..table.rows.len())
-        .map(|pos| row_has(table, pos, &embedded, found, term))
-        .collect();
+    let mut set = vec![false; table.rows.len()];
+    for pos in table.find_text(term) {
+        set[pos as usize] = true;
+    }
+    if embedded.iter().any(|targets| !targets.is_empty()) {
+        for (pos, hit) in set.iter_mut().enumerate() {
+            *hit = *hit || embeds_a_hit(table, pos, &embedded, found);
+        }
+    }
     found.insert((model, shape), set);
 }
 

@@ -208,6 +208,15 @@ impl TextColumn {
         column
     }
 
+    /// How many rows there are.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
     /// The lowercased text of row `row`.
     pub fn get(&self, row: usize) -> &str {
         let start = if row == 0 { 0 } else { self.ends[row - 1] + 1 };
@@ -247,10 +256,110 @@ impl TextColumn {
     }
 }
 
+/// The words of a text column: its distinct whitespace-separated tokens, and per
+/// token the rows holding it. A term without whitespace can only occur inside one
+/// token, so the rows holding it are the rows of the tokens that contain it: one
+/// substring search over the distinct tokens (far less text than the column) and a
+/// union of their rows, with the same answer as searching the column.
+#[derive(Debug, Default)]
+pub struct Words {
+    /// The distinct tokens, NUL after each.
+    dictionary: String,
+    /// Where each token starts in `dictionary`, ascending.
+    starts: Vec<u32>,
+    /// Token `t`'s rows are `rows[row_starts[t]..row_starts[t + 1]]`, ascending.
+    row_starts: Vec<u32>,
+    rows: Vec<u32>,
+}
+
+impl Words {
+    /// Indexes the tokens of every row of `column`.
+    pub fn build(column: &TextColumn) -> Words {
+        let mut ids: AHashMap<&str, u32> = AHashMap::new();
+        let mut holders: Vec<Vec<u32>> = Vec::new();
+        let mut words = Words::default();
+        for row in 0..column.len() {
+            let text = column.get(row);
+            for token in text.split(|c: char| c.is_whitespace() || c == '\0') {
+                if token.is_empty() {
+                    continue;
+                }
+                let id = *ids.entry(token).or_insert_with(|| {
+                    words.starts.push(words.dictionary.len() as u32);
+                    words.dictionary.push_str(token);
+                    words.dictionary.push('\0');
+                    holders.push(Vec::new());
+                    holders.len() as u32 - 1
+                });
+                let list = &mut holders[id as usize];
+                if list.last() != Some(&(row as u32)) {
+                    list.push(row as u32);
+                }
+            }
+        }
+        words.row_starts.reserve_exact(holders.len() + 1);
+        words.rows.reserve_exact(holders.iter().map(Vec::len).sum());
+        for list in holders {
+            words.row_starts.push(words.rows.len() as u32);
+            words.rows.extend(list);
+        }
+        words.row_starts.push(words.rows.len() as u32);
+        words.dictionary.shrink_to_fit();
+        words
+    }
+
+    /// The rows whose text contains `term`, ascending; `None` when the term is not
+    /// one these words can answer (empty, or holding whitespace or NUL).
+    pub fn find(&self, term: &str, rows: usize) -> Option<Cow<'_, [u32]>> {
+        if term.is_empty() || term.chars().any(|c| c.is_whitespace() || c == '\0') {
+            return None;
+        }
+        let mut tokens = Vec::new();
+        for at in memchr::memmem::find_iter(self.dictionary.as_bytes(), term.as_bytes()) {
+            let token = self.starts.partition_point(|&s| s as usize <= at) - 1;
+            if tokens.last() != Some(&token) {
+                tokens.push(token);
+            }
+        }
+        let holders =
+            |t: usize| &self.rows[self.row_starts[t] as usize..self.row_starts[t + 1] as usize];
+        Some(union(rows, tokens.into_iter().map(holders)))
+    }
+
+    /// Bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.dictionary.capacity()
+            + (self.starts.capacity() + self.row_starts.capacity() + self.rows.capacity()) * 4
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::Model;
+
+    #[test]
+    fn words_find_what_the_column_finds() {
+        let column = TextColumn::build([
+            "Pine woods\0near a creek",
+            "",
+            "creek\0CREEKSIDE  meadow",
+            "Prés humides",
+            "pine",
+        ]);
+        let words = Words::build(&column);
+        for term in [
+            "pine", "creek", "ek", "e", "é", "prés", "ows", "meadow", "zzz", "de\u{a0}",
+        ] {
+            let want = column.find(term);
+            match words.find(term, 5) {
+                Some(got) => assert_eq!(*got, want[..], "{term}"),
+                None => assert!(term.contains('\u{a0}'), "{term}"),
+            }
+        }
+        assert!(words.find("a creek", 5).is_none());
+        assert!(words.find("", 5).is_none());
+    }
 
     fn rows(values: Vec<Value>) -> Vec<Row> {
         values

@@ -7,7 +7,7 @@ use ahash::AHashMap;
 
 use crate::model::{Model, Type};
 
-use super::index::{Groups, TextColumn};
+use super::index::{Groups, TextColumn, Words};
 use super::order::FieldOrder;
 use super::value::{Row, Value};
 
@@ -33,6 +33,8 @@ pub struct Table {
     /// Per row, the lowercased string values of its own fields (timestamps aside),
     /// NUL-separated: what `search` looks in, besides embedded records.
     text: TextColumn,
+    /// The words of `text`, built the first time a search needs them.
+    words: OnceLock<Words>,
     /// Per field, the rows grouped by value where that pays (see [`Groups`]).
     groups: Vec<Option<Groups>>,
     /// Per field, its sort order, built the first time it is asked for: a view
@@ -54,6 +56,7 @@ impl Table {
             index,
             lower: Vec::new(),
             text: TextColumn::default(),
+            words: OnceLock::new(),
             groups: Vec::new(),
             orders: model.fields().iter().map(|_| OnceLock::new()).collect(),
         }
@@ -140,9 +143,14 @@ impl Table {
         self.text.get(pos)
     }
 
-    /// The rows whose own strings contain `term` (lowercase), ascending.
+    /// The rows whose own strings contain `term` (lowercase), ascending: from the
+    /// words when the term is one word, else by searching the whole text.
     pub fn find_text(&self, term: &str) -> Vec<u32> {
-        self.text.find(term)
+        let words = self.words.get_or_init(|| Words::build(&self.text));
+        match words.find(term, self.rows.len()) {
+            Some(rows) => rows.into_owned(),
+            None => self.text.find(term),
+        }
     }
 
     /// The id of the row at `pos`.
