@@ -455,6 +455,116 @@ fn intersect(small: &[u32], large: &[u32]) -> Vec<u32> {
         .collect()
 }
 
+/// The rows a filter matched.
+pub enum Matches<'v> {
+    /// The union of these lists, which are ascending and share no row: the groups
+    /// of the related records a single substring condition on a one-record field
+    /// (`family=idae`) found. Counted and paged without listing every row.
+    Disjoint(Vec<&'v [u32]>),
+    /// Every matching position, ascending.
+    Positions(Vec<usize>),
+}
+
+impl Matches<'_> {
+    /// How many rows matched.
+    pub fn len(&self) -> usize {
+        match self {
+            Matches::Disjoint(lists) => lists.iter().map(|l| l.len()).sum(),
+            Matches::Positions(p) => p.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The rows `offset..offset + limit` of the ascending matches: for disjoint
+    /// lists, a merge that stops there.
+    pub fn page(&self, offset: usize, limit: usize) -> Vec<usize> {
+        match self {
+            Matches::Positions(p) => p.iter().skip(offset).take(limit).copied().collect(),
+            Matches::Disjoint(lists) => {
+                use std::cmp::Reverse;
+                let mut heads: std::collections::BinaryHeap<Reverse<(u32, usize, usize)>> = lists
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(l, list)| Some(Reverse((*list.first()?, l, 0))))
+                    .collect();
+                let mut page = Vec::with_capacity(limit.min(1 << 16));
+                let mut skip = offset;
+                while page.len() < limit {
+                    let Some(Reverse((row, l, i))) = heads.pop() else {
+                        break;
+                    };
+                    match skip {
+                        0 => page.push(row as usize),
+                        _ => skip -= 1,
+                    }
+                    if let Some(&next) = lists[l].get(i + 1) {
+                        heads.push(Reverse((next, l, i + 1)));
+                    }
+                }
+                page
+            }
+        }
+    }
+
+    /// Every matching position, ascending.
+    pub fn into_positions(self) -> Vec<usize> {
+        match self {
+            Matches::Positions(p) => p,
+            Matches::Disjoint(lists) => {
+                let rows = lists
+                    .iter()
+                    .filter_map(|l| l.last())
+                    .max()
+                    .map_or(0, |&r| r as usize + 1);
+                index::union(rows, lists)
+                    .iter()
+                    .map(|&p| p as usize)
+                    .collect()
+            }
+        }
+    }
+}
+
+/// What a filter of one substring condition on a one-record field matches: the
+/// groups of the related records found, which no row shares. `None` for any
+/// other filter, or a field that is not grouped.
+fn disjoint<'v>(view: &View, table: &'v Table, filter: &Filter) -> Option<Matches<'v>> {
+    let [Cond::Related {
+        field,
+        target,
+        term,
+    }] = &filter.conds[..]
+    else {
+        return None;
+    };
+    if !filter.terms.is_empty() || matches!(table.model.fields()[*field].ty, Type::EmbedMany(_)) {
+        return None;
+    }
+    let groups = table.groups(*field)?;
+    let sets = related_sets(view, table.model, *field, target, term);
+    let lists = sets
+        .iter()
+        .flat_map(|(&m, set)| {
+            set.iter()
+                .enumerate()
+                .filter(|(_, hit)| **hit)
+                .map(move |(p, _)| groups.get(&Value::Ref(m, p as u32)))
+        })
+        .filter(|l| !l.is_empty())
+        .collect();
+    Some(Matches::Disjoint(lists))
+}
+
+/// The rows of `model` that match every condition and every search term
+/// (searched in the item as served in `shape`).
+pub fn matches<'v>(view: &'v View, model: Model, shape: Shape, filter: &Filter) -> Matches<'v> {
+    disjoint(view, view.table(model), filter)
+        .unwrap_or_else(|| Matches::Positions(matching(view, model, shape, filter)))
+}
+
 /// The positions of the rows of `model` that match every condition and every
 /// search term (searched in the item as served in `shape`), ascending.
 ///

@@ -345,8 +345,21 @@ impl Plan {
             meta.extend_from_slice(&facets);
             return Selection { total, page, meta };
         }
-        let mut positions = (!self.filter.is_empty())
-            .then(|| filter::matching(view, model, self.endpoint.shape(), &self.filter));
+        let matches = (!self.filter.is_empty())
+            .then(|| filter::matches(view, model, self.endpoint.shape(), &self.filter));
+        if let Some(matches) = matches
+            .as_ref()
+            .filter(|_| self.order.is_empty() && !self.random && !geo && self.facets.is_empty())
+        {
+            // Only a page and a count are wanted: neither needs every match listed.
+            let page = matches.page(self.offset, self.limit);
+            return Selection {
+                total: matches.len(),
+                page,
+                meta,
+            };
+        }
+        let mut positions = matches.map(filter::Matches::into_positions);
         let facets = self.facet_counts(view, positions.as_deref());
         if geo {
             // Only records with a point are features; the others are counted.
