@@ -67,8 +67,27 @@ fn at_size(c: &mut Criterion, specimens: usize) {
         ),
         ("filter+page, related only", "order=lepi&limit=20"),
         ("filter+page, own substring only", "full_date=june&limit=20"),
+        (
+            "filter+page, broad related",
+            "family=idae&offset=500&limit=20",
+        ),
         ("search+page", "search=moth+june&limit=20"),
+        ("search+page, one word", "search=moth&offset=100&limit=20"),
         ("sort+page", "sort=-year,usi&limit=20"),
+        (
+            "sort+page, one key, deep",
+            "sort=-notes&offset=50000&limit=20",
+        ),
+        (
+            "sort+page, filtered",
+            "sex=female&sort=date_modified&offset=1000&limit=20",
+        ),
+        ("facet, related", "facet=family&limit=20"),
+        ("facet, unique scalar", "facet=usi&limit=20"),
+        (
+            "facet, filtered",
+            "year=1990&facet=determined_year,family&limit=20",
+        ),
         (
             "fields, page of 20",
             "fields=_,usi,taxon(_,name,authority)&limit=20",
