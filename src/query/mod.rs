@@ -18,3 +18,26 @@ mod error;
 pub use error::ApiError;
 pub use params::Params;
 pub use plan::{Format, Limits, Page, Plan, RecordPlan, DEFAULT_LIMIT, OPERATIONS};
+
+use crate::model::{Model, Shape};
+use crate::view::View;
+
+/// Builds the indexes a view otherwise builds on first use: every sortable
+/// field's order (facets on scalar fields count from them too) and each table's
+/// search words. Run off the request path after a view is published, so the
+/// first questions find them ready; a question that comes sooner builds (or waits
+/// for) the one it needs. Stops early once `wanted` says no.
+pub fn prepare(view: &View, wanted: impl Fn() -> bool) {
+    for model in Model::ALL {
+        let table = view.table(model);
+        for (f, field) in model.fields().iter().enumerate() {
+            if !wanted() {
+                return;
+            }
+            if sort::sortable(field.ty, Shape::Plain) {
+                table.order(f);
+            }
+        }
+        table.words();
+    }
+}

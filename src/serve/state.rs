@@ -11,7 +11,7 @@ use bytes::Bytes;
 use crate::export::dwca::{Archive, Dataset};
 use crate::export::openapi;
 use crate::model::Endpoint;
-use crate::query::{envelope, Limits};
+use crate::query::{self, envelope, Limits};
 use crate::view::View;
 
 use super::compress::{self, Coding, Effort};
@@ -78,6 +78,9 @@ pub struct Served {
     compressed: Vec<[OnceLock<Bytes>; 2]>,
     /// The Darwin Core Archive of this view, made on the first request for it.
     pub archive: tokio::sync::OnceCell<Archive>,
+    /// Another view replaced this one: preparing it further is wasted work (and
+    /// keeps its memory longer).
+    retired: AtomicBool,
 }
 
 impl Served {
@@ -86,6 +89,7 @@ impl Served {
             view,
             compressed: Endpoint::all().iter().map(|_| Default::default()).collect(),
             archive: tokio::sync::OnceCell::new(),
+            retired: AtomicBool::new(false),
         }
     }
 
@@ -146,7 +150,7 @@ impl State {
         let openapi = serde_json::to_vec(&openapi::document(settings.limits.max_limit))
             .expect("a JSON value serialises");
         let served = Arc::new(Served::new(view));
-        precompress_in_background(served.clone());
+        prepare_in_background(served.clone());
         Arc::new(State {
             current: ArcSwap::new(served),
             openapi: Bytes::from(openapi),
@@ -167,17 +171,30 @@ impl State {
     pub fn swap(&self, view: View) -> Arc<Served> {
         let served = Arc::new(Served::new(view));
         let old = self.current.swap(served.clone());
-        precompress_in_background(served);
+        old.retired.store(true, Ordering::Relaxed);
+        prepare_in_background(served);
         old
     }
 }
 
-/// Compresses a view's whole-list answers on a background thread, so the first
-/// answer and a swap never wait for it; until then they are compressed per response.
-fn precompress_in_background(served: Arc<Served>) {
+/// Builds a view's question indexes (sort orders, search words), then compresses
+/// its whole-list answers, on a background thread, so the first answer and a swap
+/// never wait for either; until then questions build the index they need and
+/// answers are compressed per response.
+fn prepare_in_background(served: Arc<Served>) {
     let spawned = std::thread::Builder::new()
-        .name("precompress".into())
+        .name("prepare".into())
         .spawn(move || {
+            let started = Instant::now();
+            let current = || !served.retired.load(Ordering::Relaxed);
+            query::prepare(&served.view, current);
+            tracing::info!(
+                ms = started.elapsed().as_millis() as u64,
+                "sort orders and search words built"
+            );
+            if !current() {
+                return;
+            }
             let started = Instant::now();
             served.precompress(COMPRESS_ABOVE, COMPRESS_BELOW);
             tracing::debug!(
@@ -186,6 +203,6 @@ fn precompress_in_background(served: Arc<Served>) {
             );
         });
     if let Err(e) = spawned {
-        tracing::warn!(error = %e, "cannot start compressing whole lists; answers compress per response");
+        tracing::warn!(error = %e, "cannot start preparing the view; questions build their indexes, answers compress per response");
     }
 }

@@ -68,6 +68,11 @@ impl Table {
         self.orders[field].get_or_init(|| FieldOrder::build(&self.rows, field))
     }
 
+    /// The words of the search text, built on first use.
+    pub fn words(&self) -> &Words {
+        self.words.get_or_init(|| Words::build(&self.text))
+    }
+
     /// Bytes held by the sort orders built so far.
     pub fn order_bytes(&self) -> usize {
         self.orders
@@ -146,8 +151,7 @@ impl Table {
     /// The rows whose own strings contain `term` (lowercase), ascending: from the
     /// words when the term is one word, else by searching the whole text.
     pub fn find_text(&self, term: &str) -> Vec<u32> {
-        let words = self.words.get_or_init(|| Words::build(&self.text));
-        match words.find(term, self.rows.len()) {
+        match self.words().find(term, self.rows.len()) {
             Some(rows) => rows.into_owned(),
             None => self.text.find(term),
         }
