@@ -92,7 +92,7 @@ if [ "$mode" = questions ]; then
     printf '%-8s %-30s %8s %10s\n' "$kind" "${all[*]}" "$(median "${all[@]}")" "$errors"
   done
   echo "server RSS after the questions: $(rss VmRSS) MB (peak $(rss VmHWM) MB)"
-  grep -o 'ms=[0-9]* sort orders and search words built' "$work/server.log" || true
+  grep -o 'sort orders and search words built ms=[0-9]*' "$work/server.log" || true
   exit 0
 fi
 

@@ -95,11 +95,11 @@ pub fn default_threads() -> usize {
 mod tests {
     use super::*;
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn refuses_past_the_queue_and_serves_after() {
-        let work = Arc::new(Work::new(1, 1));
+    type Held = tokio::task::JoinHandle<Option<bool>>;
+
+    /// A job holding the only thread of `work` until the sender says.
+    async fn hold_the_thread(work: &Arc<Work>) -> (std::sync::mpsc::Sender<()>, Held) {
         let (release, wait) = std::sync::mpsc::channel::<()>();
-        // One job holds the only thread.
         let busy = {
             let work = work.clone();
             tokio::spawn(async move { work.run(move || wait.recv().is_ok()).await })
@@ -107,7 +107,11 @@ mod tests {
         while work.permits.available_permits() > 0 {
             tokio::task::yield_now().await;
         }
-        // One may wait; the next is refused at once.
+        (release, busy)
+    }
+
+    /// A job that waits in the queue (once it is there).
+    async fn queue_one(work: &Arc<Work>) -> tokio::task::JoinHandle<Option<i32>> {
         let queued = {
             let work = work.clone();
             tokio::spawn(async move { work.run(|| 2).await })
@@ -115,6 +119,15 @@ mod tests {
         while work.waiting.load(Ordering::Acquire) == 0 {
             tokio::task::yield_now().await;
         }
+        queued
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn refuses_past_the_queue_and_serves_after() {
+        let work = Arc::new(Work::new(1, 1));
+        let (release, busy) = hold_the_thread(&work).await;
+        // One may wait; the next is refused at once.
+        let queued = queue_one(&work).await;
         assert_eq!(work.run(|| 3).await, None);
         release.send(()).unwrap();
         assert_eq!(busy.await.unwrap(), Some(true));
@@ -126,22 +139,9 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_request_dropped_while_waiting_leaves_the_queue() {
         let work = Arc::new(Work::new(1, 1));
-        let (release, wait) = std::sync::mpsc::channel::<()>();
-        let busy = {
-            let work = work.clone();
-            tokio::spawn(async move { work.run(move || wait.recv().is_ok()).await })
-        };
-        while work.permits.available_permits() > 0 {
-            tokio::task::yield_now().await;
-        }
+        let (release, busy) = hold_the_thread(&work).await;
         for _ in 0..3 {
-            let queued = {
-                let work = work.clone();
-                tokio::spawn(async move { work.run(|| 2).await })
-            };
-            while work.waiting.load(Ordering::Acquire) == 0 {
-                tokio::task::yield_now().await;
-            }
+            let queued = queue_one(&work).await;
             queued.abort();
             let _ = queued.await;
             assert_eq!(work.waiting.load(Ordering::Acquire), 0);
