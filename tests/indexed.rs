@@ -109,6 +109,18 @@ fn grouped_filters_and_partial_sorts_agree_with_the_full_list() {
                     && s["labeled"] == true
             }),
         ),
+        (
+            "order=lepi&year=1990&sex=female",
+            Box::new(|s| {
+                text(s, &["order", "name"]).contains("lepi")
+                    && s["year"] == 1990
+                    && s["sex"] == "female"
+            }),
+        ),
+        ("collector_lastname=re&year=1990", {
+            let re = collector("re");
+            Box::new(move |s| re(s) && s["year"] == 1990)
+        }),
         ("usi=CAT-000042", Box::new(|s| s["usi"] == "CAT-000042")),
         ("state=zzz", Box::new(|_| false)),
         ("search=moth+june", search(&["moth", "june"])),

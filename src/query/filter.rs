@@ -598,16 +598,24 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
     // intersect those, smallest first. The rest are checked row by row.
     let mut lists: Vec<Cow<[u32]>> = Vec::new();
     let mut checked: Vec<(&Cond, Option<&Sets>)> = Vec::new();
-    // A substring condition searches the whole column: once other conditions have
-    // narrowed the rows to a few, checking those rows is cheaper.
-    let (substrings, others): (Vec<_>, Vec<_>) = filter
-        .conds
-        .iter()
-        .zip(&sets)
-        .partition(|(c, _)| matches!(c, Cond::Contains { .. }));
-    for (cond, sets) in others.into_iter().chain(substrings) {
+    // Exact conditions first (their rows are borrowed from the groups). A condition
+    // on a related record's text unions the groups of every record found, and a
+    // substring condition searches the whole column: once the rows are narrowed
+    // to a few, checking those rows is cheaper (a related record's mark is one
+    // lookup a row, so "a few" is a quarter of the table there).
+    let mut conds: Vec<(&Cond, &Option<Sets>)> = filter.conds.iter().zip(&sets).collect();
+    conds.sort_by_key(|(c, _)| match c {
+        Cond::Equals { .. } | Cond::ParentId { .. } => 0,
+        Cond::Related { .. } => 1,
+        Cond::Contains { .. } => 2,
+    });
+    for (cond, sets) in conds {
         let fewest = lists.iter().map(|l| l.len()).min().unwrap_or(usize::MAX);
-        let few = matches!(cond, Cond::Contains { .. }) && fewest < table.rows.len() / 64;
+        let few = match cond {
+            Cond::Contains { .. } => fewest < table.rows.len() / 64,
+            Cond::Related { .. } => fewest < table.rows.len() / 4,
+            _ => false,
+        };
         match (!few)
             .then(|| candidates(view, table, cond, sets.as_ref()))
             .flatten()
