@@ -446,9 +446,15 @@ fn intersect(small: &[u32], large: &[u32]) -> Vec<u32> {
         .iter()
         .copied()
         .filter(|&x| {
-            // Galloping would do better on very uneven lists; a binary search on
-            // what is left of the larger list is already O(small × log large).
-            let at = rest.partition_point(|&y| y < x);
+            // Gallop: the next member is usually near, so probe 1, 2, 4, ... ahead
+            // (in cache) before a binary search of the last step; a binary search
+            // of all that is left costs a cache miss a step on a large list.
+            let mut step = 1;
+            while step < rest.len() && rest[step] < x {
+                step *= 2;
+            }
+            let window = &rest[..rest.len().min(step + 1)];
+            let at = window.partition_point(|&y| y < x);
             rest = &rest[at..];
             rest.first() == Some(&x)
         })
@@ -703,5 +709,16 @@ mod tests {
         assert_eq!(intersect(&[], &[1, 2]), Vec::<u32>::new());
         assert_eq!(intersect(&[5], &[]), Vec::<u32>::new());
         assert_eq!(intersect(&[7, 8], &[1, 2]), Vec::<u32>::new());
+        // Uneven lists, members near and far apart, as galloping meets them.
+        let large: Vec<u32> = (0..5000).filter(|x| x % 3 != 0).collect();
+        for stride in [1, 2, 7, 64, 999] {
+            let small: Vec<u32> = (0..5100).step_by(stride).collect();
+            let want: Vec<u32> = small
+                .iter()
+                .copied()
+                .filter(|x| large.contains(x))
+                .collect();
+            assert_eq!(intersect(&small, &large), want, "stride {stride}");
+        }
     }
 }
