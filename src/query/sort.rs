@@ -122,21 +122,30 @@ pub fn page(
             let member = |p: u32| member[p as usize / 64] & (1 << (p % 64)) != 0;
             walk(&orders, member, offset, limit)
         }
-        Some(mut c) => {
-            let key = |&p: &usize| -> (Vec<u32>, usize) {
-                let ranks = orders.iter().map(|(o, d)| o.key(p as u32, *d)).collect();
-                (ranks, p)
-            };
-            let by_keys = |a: &usize, b: &usize| key(a).cmp(&key(b));
+        Some(c) => {
+            // Each candidate's ranks, computed once, side by side: the sort then
+            // compares slices of one buffer, and equal ranks fall to the position.
+            let m = orders.len();
+            let ranks: Vec<u32> = c
+                .iter()
+                .flat_map(|&p| orders.iter().map(move |(o, d)| o.key(p as u32, *d)))
+                .collect();
+            let of = |i: usize| &ranks[i * m..(i + 1) * m];
+            let by_keys = |a: &usize, b: &usize| of(*a).cmp(of(*b)).then(c[*a].cmp(&c[*b]));
+            let mut at: Vec<usize> = (0..c.len()).collect();
             if need == 0 {
                 return Vec::new();
             }
-            if need < c.len() {
-                c.select_nth_unstable_by(need - 1, by_keys);
-                c.truncate(need);
+            if need < at.len() {
+                at.select_nth_unstable_by(need - 1, by_keys);
+                at.truncate(need);
             }
-            c.sort_unstable_by_key(key);
-            c.into_iter().skip(offset).take(limit).collect()
+            at.sort_unstable_by(by_keys);
+            at.into_iter()
+                .skip(offset)
+                .take(limit)
+                .map(|i| c[i])
+                .collect()
         }
     }
 }
