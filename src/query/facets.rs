@@ -151,6 +151,11 @@ fn count_by_rank<'v>(
         if n == 0 || size == 0 {
             continue;
         }
+        // Ranks come in ascending order, so once the heap is full a value held no
+        // more often than the worst kept cannot displace it.
+        if best.len() == size && best.peek().is_some_and(|worst| n <= worst.0 .0) {
+            continue;
+        }
         best.push((std::cmp::Reverse(n), rank as u32));
         if best.len() > size {
             best.pop();
