@@ -6,9 +6,10 @@
 #   env:   CATALOGUE_BIN (default: this tree's release build)
 #
 # For each size: the snapshot's size, the time from `serve` starting to its first
-# answer, resident memory once serving, and the peak while a hot reload holds the
-# old and the new view at once (a snapshot one specimen larger is renamed over the
-# served file). One line per size.
+# answer, resident memory once serving (after the background preparation of sort
+# orders and search words), and the peak while a hot reload holds the old and the
+# new view at once (a snapshot one specimen larger is renamed over the served
+# file; read once the new view is prepared too). One line per size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
@@ -42,13 +43,15 @@ for n in "${sizes[@]}"; do
   server=$!
   until curl -sf -o /dev/null "http://127.0.0.1:$port/readyz"; do sleep 0.02; done
   first=$(ms "$t")
-  sleep 1
+  prepared() { [ "$(grep -c 'search words built' "$work/log")" -ge "$1" ]; }
+  until prepared 1; do sleep 0.1; done
   rss=$(mb VmRSS)
   cp "$work/$((n + 1)).bin" "$work/.incoming"
   t=$(date +%s%N)
   mv "$work/.incoming" "$work/served.bin"
   until [ "$(total "$port")" = "$((n + 1))" ]; do sleep 0.05; done
   reload=$(ms "$t")
+  until prepared 2; do sleep 0.1; done
   printf '%-10s %12s %16s %12s %16s %14s\n' "$n" "$(( $(stat -c %s "$work/$n.bin") / 1048576 ))" \
     "$first" "$rss" "$(mb VmHWM)" "$reload"
   kill "$server"
