@@ -14,17 +14,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000 1000000)
-bin=${CATALOGUE_BIN:-}
-if [ -z "$bin" ]; then
-  cargo build --release -q
-  bin=target/release/catalogue
-fi
+. benches/lib.sh
 work=$(mktemp -d)
 server=
 cleanup() { [ -n "$server" ] && kill "$server" 2> /dev/null; wait 2> /dev/null; rm -rf "$work"; }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 mb() { awk -v k="$1:" '$1 == k {print int($2/1024)}' "/proc/$server/status"; }
 total() { curl -sf "http://127.0.0.1:$1/api/v2/specimen-records/?limit=0" \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)["meta"]["total_count"])' 2> /dev/null || echo 0; }

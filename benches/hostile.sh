@@ -16,11 +16,7 @@ command -v wrk > /dev/null || {
   sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
   $sudo apt-get update -qq > /dev/null && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq wrk > /dev/null
 }
-bin=${CATALOGUE_BIN:-}
-if [ -z "$bin" ]; then
-  cargo build --release -q
-  bin=target/release/catalogue
-fi
+. benches/lib.sh
 work=$(mktemp -d)
 server=
 cleanup() {

@@ -36,11 +36,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 
-bin=${CATALOGUE_BIN:-}
-if [ -z "$bin" ]; then
-  cargo build --release -q
-  bin=target/release/catalogue
-fi
+. benches/lib.sh
 work=$(mktemp -d)
 chmod 755 "$work"
 server=
@@ -52,8 +48,6 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 
 t=$(date +%s%N)
 "$bin" generate --specimens "$n" --seed 1 -o "$work/collection.json" > /dev/null

@@ -12,11 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000000}
 ticks=${TICKS:-5}
-bin=${CATALOGUE_BIN:-}
-if [ -z "$bin" ]; then
-  cargo build --release -q
-  bin=target/release/catalogue
-fi
+. benches/lib.sh
 work=$(mktemp -d)
 sync=
 cleanup() { [ -n "$sync" ] && kill "$sync" 2> /dev/null; wait 2> /dev/null; rm -rf "$work"; }

@@ -5,12 +5,11 @@
 //! names (`name`, or `full_name` for people). Counts come from the view's rows (or,
 //! with no filter, straight from the row groups), never from rendered JSON.
 
-use std::cmp::Ordering;
-
 use ahash::AHashMap;
 
 use crate::encoding::json::{write_int, write_str};
 use crate::model::{Model, Type};
+use crate::view::order;
 use crate::view::render::write_scalar;
 use crate::view::{Value, View};
 
@@ -129,8 +128,10 @@ fn count_by_rank<'v>(
 ) -> Vec<(&'v Value, usize)> {
     let table = view.table(model);
     let order = table.order(field);
-    let (counts, nulls): (Vec<u32>, usize) = match positions {
-        None => (order.value_counts().collect(), order.nulls()),
+    // Every row: the order's run lengths as they are; a filter: counted.
+    let counted: Vec<u32>;
+    let (counts, nulls): (&mut dyn Iterator<Item = u32>, usize) = match positions {
+        None => (&mut order.value_counts(), order.nulls()),
         Some(positions) => {
             let mut counts = vec![0u32; order.value_counts().len()];
             let mut nulls = 0;
@@ -140,14 +141,15 @@ fn count_by_rank<'v>(
                     None => nulls += 1,
                 }
             }
-            (counts, nulls)
+            counted = counts;
+            (&mut counted.iter().copied(), nulls)
         }
     };
     // The best `size` by count, then by value (rank); the null after any value
     // held as often. A heap of `size` keeps the selection free of a sort of all.
     let mut best: std::collections::BinaryHeap<(std::cmp::Reverse<u32>, u32)> =
         std::collections::BinaryHeap::with_capacity(size + 1);
-    for (rank, &n) in counts.iter().enumerate() {
+    for (rank, n) in counts.enumerate() {
         if n == 0 || size == 0 {
             continue;
         }
@@ -181,21 +183,6 @@ fn count_by_rank<'v>(
     out
 }
 
-/// Values in facet order: nulls last, then numbers, strings, booleans and times by
-/// their natural order.
-fn by_value(a: &Value, b: &Value) -> Ordering {
-    match (a, b) {
-        (Value::Null, Value::Null) => Ordering::Equal,
-        (Value::Null, _) => Ordering::Greater,
-        (_, Value::Null) => Ordering::Less,
-        (Value::Int(x), Value::Int(y)) => x.cmp(y),
-        (Value::Str(x), Value::Str(y)) => x.cmp(y),
-        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
-        (Value::Time(x), Value::Time(y)) => x.cmp(y),
-        _ => Ordering::Equal,
-    }
-}
-
 /// `,"facets":{"family":[{"value":...,"count":n},...],...}`: what goes into `meta`
 /// after `total_count`, for the rows at `positions` (every row when `None`).
 pub fn render(
@@ -219,7 +206,7 @@ pub fn render(
             _ => {
                 let mut counts: Vec<(&Value, usize)> =
                     count(view, model, field, positions).into_iter().collect();
-                counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| by_value(a.0, b.0)));
+                counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| order::compare(a.0, b.0)));
                 counts.truncate(size);
                 counts
             }

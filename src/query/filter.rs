@@ -9,7 +9,7 @@ use ahash::AHashMap;
 use crate::encoding::time;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Model, Shape, Type};
-use crate::view::index;
+use crate::view::index::{self, Groups};
 use crate::view::{Table, Value, View, SPECIMEN_TEXT};
 
 use super::error::ApiError;
@@ -382,13 +382,7 @@ fn candidates<'v>(
         Cond::Related { field, .. } => {
             let groups = table.groups(*field)?;
             let sets = sets.expect("computed for related conditions");
-            let lists = sets.iter().flat_map(|(&m, set)| {
-                set.iter()
-                    .enumerate()
-                    .filter(|(_, hit)| **hit)
-                    .map(move |(p, _)| groups.get(&Value::Ref(m, p as u32)))
-            });
-            Some(index::union(table.rows.len(), lists))
+            Some(index::union(table.rows.len(), found_groups(groups, sets)))
         }
         Cond::Contains { field, term } => match table.groups(*field) {
             // A few distinct values (methods, weather): test each value once.
@@ -551,17 +545,24 @@ fn disjoint<'v>(view: &View, table: &'v Table, filter: &Filter) -> Option<Matche
     }
     let groups = table.groups(*field)?;
     let sets = related_sets(view, table.model, *field, target, term);
-    let lists = sets
-        .iter()
-        .flat_map(|(&m, set)| {
-            set.iter()
-                .enumerate()
-                .filter(|(_, hit)| **hit)
-                .map(move |(p, _)| groups.get(&Value::Ref(m, p as u32)))
-        })
+    let lists = found_groups(groups, &sets)
         .filter(|l| !l.is_empty())
         .collect();
     Some(Matches::Disjoint(lists))
+}
+
+/// The groups (of a field holding related records) of every related record the
+/// sets mark.
+fn found_groups<'g, 's>(
+    groups: &'g Groups,
+    sets: &'s Sets,
+) -> impl Iterator<Item = &'g [u32]> + use<'g, 's> {
+    sets.iter().flat_map(move |(&m, set)| {
+        set.iter()
+            .enumerate()
+            .filter(|(_, hit)| **hit)
+            .map(move |(p, _)| groups.get(&Value::Ref(m, p as u32)))
+    })
 }
 
 /// The rows of `model` that match every condition and every search term

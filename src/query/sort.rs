@@ -1,10 +1,8 @@
 //! `sort=f1,-f2`: by scalar fields of the item, strings by code point, numbers
 //! numerically, nulls last in both directions, ties by ascending id.
 
-use std::cmp::Ordering;
-
 use crate::model::{Model, Shape, Type};
-use crate::view::order::FieldOrder;
+use crate::view::order::{self, FieldOrder};
 use crate::view::{Value, View};
 
 use super::error::ApiError;
@@ -197,18 +195,6 @@ fn shuffle(
     need: usize,
 ) {
     let table = view.table(model);
-    let cmp = |a: &Value, b: &Value| -> Ordering {
-        match (a, b) {
-            (Value::Int(x), Value::Int(y)) => x.cmp(y),
-            (Value::Str(x), Value::Str(y)) => x.cmp(y),
-            (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
-            (Value::Time(x), Value::Time(y)) => x.cmp(y),
-            (Value::Ref(m, x), Value::Ref(_, y)) => {
-                view.table(*m).id(*x).cmp(&view.table(*m).id(*y))
-            }
-            _ => Ordering::Equal,
-        }
-    };
     let tie = |p: usize, q: usize| random.hash_one(p).cmp(&random.hash_one(q)).then(p.cmp(&q));
     // Positions are distinct, so the tie-break makes the order total: selecting the
     // first `need` and sorting them is the full sort's prefix.
@@ -216,11 +202,11 @@ fn shuffle(
         let (rp, rq) = (&table.rows[p], &table.rows[q]);
         keys.iter()
             .map(|k| match (&rp[k.field], &rq[k.field]) {
-                (Value::Null, Value::Null) => Ordering::Equal,
-                (Value::Null, _) => Ordering::Greater,
-                (_, Value::Null) => Ordering::Less,
-                (a, b) if k.descending => cmp(a, b).reverse(),
-                (a, b) => cmp(a, b),
+                // Nulls last both ways.
+                (a, b) if k.descending && *a != Value::Null && *b != Value::Null => {
+                    order::compare(a, b).reverse()
+                }
+                (a, b) => order::compare(a, b),
             })
             .find(|o| o.is_ne())
             .unwrap_or_else(|| tie(p, q))

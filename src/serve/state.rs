@@ -188,13 +188,13 @@ fn prepare_in_background(served: Arc<Served>) {
             let started = Instant::now();
             let current = || !served.retired.load(Ordering::Relaxed);
             query::prepare(&served.view, current);
+            if !current() {
+                return;
+            }
             tracing::info!(
                 ms = started.elapsed().as_millis() as u64,
                 "sort orders and search words built"
             );
-            if !current() {
-                return;
-            }
             let started = Instant::now();
             served.precompress(COMPRESS_ABOVE, COMPRESS_BELOW);
             tracing::debug!(

@@ -325,12 +325,6 @@ impl Words {
             |t: usize| &self.rows[self.row_starts[t] as usize..self.row_starts[t + 1] as usize];
         Some(union(rows, tokens.into_iter().map(holders)))
     }
-
-    /// Bytes held.
-    pub fn heap_bytes(&self) -> usize {
-        self.dictionary.capacity()
-            + (self.starts.capacity() + self.row_starts.capacity() + self.rows.capacity()) * 4
-    }
 }
 
 #[cfg(test)]

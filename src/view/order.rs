@@ -26,13 +26,17 @@ pub struct FieldOrder {
     runs: Vec<u32>,
 }
 
-/// How two non-null values of one field compare.
-fn compare(a: &Value, b: &Value) -> Ordering {
+/// How two values of one field compare in every order the API gives (sorts,
+/// facets): numbers, instants, strings (by code point), booleans, related records
+/// (by id: positions in a table ascend with ids); nulls after every value.
+pub fn compare(a: &Value, b: &Value) -> Ordering {
     match (a, b) {
+        (Value::Null, Value::Null) => Ordering::Equal,
+        (Value::Null, _) => Ordering::Greater,
+        (_, Value::Null) => Ordering::Less,
         (Value::Int(x), Value::Int(y)) | (Value::Time(x), Value::Time(y)) => x.cmp(y),
         (Value::Str(x), Value::Str(y)) => x.cmp(y),
         (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
-        // Positions in a table ascend with ids.
         (Value::Ref(_, x), Value::Ref(_, y)) => x.cmp(y),
         _ => Ordering::Equal,
     }
@@ -43,14 +47,7 @@ impl FieldOrder {
     pub fn build(rows: &[Row], field: usize) -> FieldOrder {
         let mut ascending: Vec<u32> = (0..rows.len() as u32).collect();
         // Stable: equal values keep ascending positions.
-        ascending.sort_by(
-            |&p, &q| match (&rows[p as usize][field], &rows[q as usize][field]) {
-                (Value::Null, Value::Null) => Ordering::Equal,
-                (Value::Null, _) => Ordering::Greater,
-                (_, Value::Null) => Ordering::Less,
-                (a, b) => compare(a, b),
-            },
-        );
+        ascending.sort_by(|&p, &q| compare(&rows[p as usize][field], &rows[q as usize][field]));
         let mut rank = vec![NULL_RANK; rows.len()];
         let mut runs = Vec::new();
         let mut previous: Option<&Value> = None;
@@ -139,11 +136,6 @@ impl FieldOrder {
     /// A row holding the value of rank `r`.
     pub fn holder(&self, r: u32) -> u32 {
         self.ascending[self.runs[r as usize] as usize]
-    }
-
-    /// Bytes held.
-    pub fn heap_bytes(&self) -> usize {
-        (self.ascending.capacity() + self.rank.capacity() + self.runs.capacity()) * 4
     }
 }
 

@@ -73,15 +73,6 @@ impl Table {
         self.words.get_or_init(|| Words::build(&self.text))
     }
 
-    /// Bytes held by the sort orders built so far.
-    pub fn order_bytes(&self) -> usize {
-        self.orders
-            .iter()
-            .filter_map(OnceLock::get)
-            .map(FieldOrder::heap_bytes)
-            .sum()
-    }
-
     /// Builds the indexes filters and search use: lowercased text columns of the
     /// string fields filters match, the search text of every row, row groups.
     pub(super) fn index(&mut self) {

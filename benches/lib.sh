@@ -1,0 +1,12 @@
+# What the load scripts in benches/ share; sourced, not run.
+#   bin:        the catalogue binary measured: CATALOGUE_BIN, else this tree's
+#               release build (built here)
+#   free_port:  a free loopback port
+#   ms START:   milliseconds since START (from `date +%s%N`)
+bin=${CATALOGUE_BIN:-}
+if [ -z "$bin" ]; then
+  cargo build --release -q
+  bin=target/release/catalogue
+fi
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
