@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::export::dwca::{self, Dataset};
 use crate::export::openapi;
+use crate::html::Site;
 use crate::ingest::database_url::Source;
 use crate::ingest::{self, database, publisher, synthetic, BuildError};
 use crate::model::Model;
@@ -229,6 +230,11 @@ pub struct ServeArgs {
     /// `http://<the request's Host>/media/`, as the existing service built them.
     #[arg(long, env = "CATALOGUE_MEDIA_URL", value_parser = parse_media_url)]
     pub media_url: Option<String>,
+    /// The map tiles the pages draw under their markers, as a Leaflet URL template
+    /// (`https://tile.example.org/{z}/{x}/{y}.png`). None by default: pages then
+    /// show markers only and never ask another host for anything.
+    #[arg(long, env = "CATALOGUE_MAP_TILES", value_parser = parse_map_tiles)]
+    pub map_tiles: Option<String>,
     /// What `/dwca.zip` says of the dataset.
     #[command(flatten)]
     pub dataset: DatasetArgs,
@@ -251,6 +257,27 @@ fn parse_media_url(url: &str) -> Result<String, String> {
     } else {
         format!("{url}/")
     })
+}
+
+/// A tile URL template: http(s), with `{z}`, `{x}` and `{y}`.
+fn parse_map_tiles(url: &str) -> Result<String, String> {
+    let web = url.starts_with("http://") || url.starts_with("https://");
+    let placed = ["{z}", "{x}", "{y}"].iter().all(|p| url.contains(p));
+    if !web || !placed {
+        return Err(format!(
+            "{url:?} is not a tile URL template: http(s), with {{z}}, {{x}} and {{y}}, \
+             like https://tile.example.org/{{z}}/{{x}}/{{y}}.png"
+        ));
+    }
+    if url
+        .chars()
+        .any(|c| c.is_control() || c.is_whitespace() || c == '\'' || c == ';')
+    {
+        return Err(format!(
+            "{url:?} holds spaces, quotes, semicolons or control characters"
+        ));
+    }
+    Ok(url.to_string())
 }
 
 /// Runs the command line.
@@ -492,6 +519,9 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         query_threads: args.query_threads,
         query_queue: args.query_queue,
         drain: std::time::Duration::from_secs(args.drain),
+        site: Site {
+            map_tiles: args.map_tiles.clone(),
+        },
     };
     let state = State::new(view, settings);
     let reloader = Reloader::start(state.clone(), &args.snapshot, !args.no_watch)

@@ -22,6 +22,7 @@
 pub mod cli;
 pub mod encoding;
 pub mod export;
+pub mod html;
 pub mod ingest;
 pub mod model;
 pub mod query;

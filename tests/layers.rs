@@ -12,7 +12,7 @@ const LAYERS: &[&[&str]] = &[
     &["snapshot"],
     &["ingest", "view"],
     &["query"],
-    &["export"],
+    &["export", "html"],
     &["serve"],
     &["cli"],
 ];

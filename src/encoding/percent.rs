@@ -35,6 +35,25 @@ pub fn percent_decode(s: &str, plus_is_space: bool) -> Cow<'_, str> {
     }
 }
 
+/// Encodes a query string's name or value as forms do: unreserved bytes as they
+/// are, a space as `+`, every other byte as `%XX`; decoding it gives it back.
+pub fn form_encode(out: &mut String, s: &str) {
+    for &b in s.as_bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                out.push(b as char)
+            }
+            b' ' => out.push('+'),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789ABCDEF";
+                out.push('%');
+                out.push(HEX[(b >> 4) as usize] as char);
+                out.push(HEX[(b & 15) as usize] as char);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +74,18 @@ mod tests {
         assert_eq!(d("%00"), "\0");
         assert_eq!(percent_decode("a+b", false), "a+b");
         assert!(matches!(percent_decode("plain", true), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn form_encoding_round_trips() {
+        for s in ["a b+c", "été & <x>", "100%", "=?#/", "plain-1.2_~"] {
+            let mut e = String::new();
+            form_encode(&mut e, s);
+            assert!(e.bytes().all(|b| b.is_ascii_graphic()), "{e}");
+            assert_eq!(percent_decode(&e, true), s);
+        }
+        let mut e = String::new();
+        form_encode(&mut e, "a b&c");
+        assert_eq!(e, "a+b%26c");
     }
 }

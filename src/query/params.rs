@@ -1,6 +1,6 @@
 //! A query string, decoded into its parameters in order.
 
-use crate::encoding::percent::percent_decode;
+use crate::encoding::percent::{form_encode, percent_decode};
 
 use super::error::ApiError;
 
@@ -35,6 +35,46 @@ impl Params {
             .rev()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// The parameters as a query string (without `?`), in order.
+    pub fn to_query(&self) -> String {
+        let mut out = String::new();
+        for (k, v) in &self.0 {
+            if !out.is_empty() {
+                out.push('&');
+            }
+            form_encode(&mut out, k);
+            out.push('=');
+            form_encode(&mut out, v);
+        }
+        out
+    }
+
+    /// These parameters less every one named `name`.
+    pub fn without(&self, name: &str) -> Params {
+        Params(self.0.iter().filter(|(k, _)| k != name).cloned().collect())
+    }
+
+    /// These parameters with `name` set to `value` alone (replacing any given,
+    /// where the first was; else at the end).
+    pub fn with(&self, name: &str, value: &str) -> Params {
+        let mut out = Vec::with_capacity(self.0.len() + 1);
+        let mut placed = false;
+        for (k, v) in &self.0 {
+            match (k == name, placed) {
+                (false, _) => out.push((k.clone(), v.clone())),
+                (true, false) => {
+                    out.push((k.clone(), value.to_string()));
+                    placed = true;
+                }
+                (true, true) => {}
+            }
+        }
+        if !placed {
+            out.push((name.to_string(), value.to_string()));
+        }
+        Params(out)
     }
 
     /// The distinct names, in first-seen order.
@@ -85,5 +125,20 @@ mod tests {
                 "the query string holds a NUL character (%00), which no value can hold"
             );
         }
+    }
+
+    #[test]
+    fn edits_and_writes_back() {
+        let p = Params::parse("family=Nymph+idae&limit=5&family=x&q=%26").unwrap();
+        assert_eq!(
+            p.with("family", "a b").to_query(),
+            "family=a+b&limit=5&q=%26"
+        );
+        assert_eq!(
+            p.with("offset", "20").to_query(),
+            "family=Nymph+idae&limit=5&family=x&q=%26&offset=20"
+        );
+        assert_eq!(p.without("family").to_query(), "limit=5&q=%26");
+        assert_eq!(Params::parse(&p.to_query()).unwrap(), p);
     }
 }

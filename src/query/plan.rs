@@ -268,6 +268,16 @@ impl Plan {
         }
     }
 
+    /// The position of the page's first item in the answer.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// How many items the page may hold.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
     /// Whether the answer costs next to nothing: a run of rendered items.
     pub fn is_cheap(&self) -> bool {
         self.is_a_slice()

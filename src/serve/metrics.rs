@@ -19,6 +19,8 @@ pub enum Route {
     Metrics,
     OpenApi,
     Archive,
+    /// The front page, the docs viewer and the pages' files.
+    Page,
     Other,
 }
 
@@ -40,7 +42,8 @@ fn route_index(route: Route) -> usize {
         Route::Metrics => 2 * n + 2,
         Route::OpenApi => 2 * n + 3,
         Route::Archive => 2 * n + 4,
-        Route::Other => 2 * n + 5,
+        Route::Page => 2 * n + 5,
+        Route::Other => 2 * n + 6,
     }
 }
 
@@ -54,6 +57,7 @@ fn route_label(index: usize) -> String {
         i if i == 2 * n + 2 => "/metrics".into(),
         i if i == 2 * n + 3 => OPENAPI_PATH.into(),
         i if i == 2 * n + 4 => ARCHIVE_PATH.into(),
+        i if i == 2 * n + 5 => "pages".into(),
         _ => "other".into(),
     }
 }
@@ -80,7 +84,7 @@ pub struct Metrics {
 
 impl Default for Metrics {
     fn default() -> Self {
-        let routes = 2 * Endpoint::all().len() + 6;
+        let routes = 2 * Endpoint::all().len() + 7;
         Metrics {
             requests: (0..routes * (STATUSES.len() + 1))
                 .map(|_| AtomicU64::new(0))

@@ -18,9 +18,12 @@ use hyper_util::service::TowerToHyperService;
 
 use send_timeout::SendTimeout;
 
+mod assets;
 pub mod compress;
 mod guard;
 pub mod metrics;
+pub mod negotiate;
+mod pages;
 pub mod reload;
 pub mod response;
 pub mod router;

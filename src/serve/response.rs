@@ -28,6 +28,9 @@ pub type Response = warp::reply::Response;
 /// The methods the API answers.
 pub const ALLOW: &str = "GET, HEAD, OPTIONS";
 
+/// The media type of pages.
+pub const HTML: &str = "text/html; charset=utf-8";
+
 /// Bodies smaller than this are copied into one buffer; larger ones are sent as
 /// head, shared slice, tail.
 const COPY_BELOW: usize = 64 * 1024;
@@ -58,6 +61,12 @@ pub struct Answer {
     pub retry_after: Option<u32>,
     /// Items made as they are sent, after `parts`.
     pub stream: Option<Streamed>,
+    /// The `Content-Encoding` the body is in already (a precompressed asset).
+    pub encoded: Option<&'static str>,
+    /// A `Cache-Control` of its own instead of `--cache-max-age`'s.
+    pub cache_control: Option<&'static str>,
+    /// The URL answers in more than one representation (`Vary: Accept`).
+    pub negotiated: bool,
 }
 
 /// The items of a streamed answer, and what follows them.
@@ -102,7 +111,17 @@ impl Answer {
             unmeasured: false,
             retry_after: None,
             stream: None,
+            encoded: None,
+            cache_control: None,
+            negotiated: false,
         }
+    }
+
+    /// A page for people (`text/html`).
+    pub fn html(status: u16, page: String) -> Answer {
+        let mut a = Answer::json(status, Bytes::from(page));
+        a.content_type = HTML;
+        a
     }
 
     /// Every thread for expensive answers is busy and the queue is full.
@@ -238,6 +257,9 @@ fn etag(view: &View, request: &Request, media_base: Option<&str>, coding: Coding
     h.update(request.path.as_bytes());
     h.update(b"?");
     h.update(request.raw_query.as_bytes());
+    if request.html {
+        h.update(b"\0html");
+    }
     if let Some(base) = media_base {
         h.update(b"\0");
         h.update(base.as_bytes());
@@ -290,6 +312,8 @@ pub struct Request<'a> {
     pub path: &'a str,
     pub raw_query: &'a str,
     pub headers: &'a HeaderMap,
+    /// The answer is a page: its tag differs from the JSON answer's.
+    pub html: bool,
 }
 
 /// Turns an answer into a response: CORS on every one; validators, caching and
@@ -308,6 +332,16 @@ pub fn finish(
         h.insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
     cors(settings, req, &mut h);
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    if answer.negotiated {
+        h.append(header::VARY, HeaderValue::from_static("Accept"));
+    }
+    if answer.content_type == HTML {
+        page_policy(settings, &mut h);
+    }
     if answer.status == 204 || answer.status == 405 {
         h.insert(header::ALLOW, HeaderValue::from_static(ALLOW));
     }
@@ -352,8 +386,13 @@ pub fn finish(
             None => etag(view, request, base.as_deref(), negotiated),
         };
         h.append(header::VARY, HeaderValue::from_static("Accept-Encoding"));
-        if let Ok(v) = HeaderValue::from_str(&format!("public, max-age={}", settings.cache_max_age))
-        {
+        let cache_control = answer
+            .cache_control
+            .map(HeaderValue::from_static)
+            .or_else(|| {
+                HeaderValue::from_str(&format!("public, max-age={}", settings.cache_max_age)).ok()
+            });
+        if let Some(v) = cache_control {
             h.insert(header::CACHE_CONTROL, v);
         }
         if let Ok(d) = HeaderValue::from_str(&view.last_modified) {
@@ -367,6 +406,9 @@ pub fn finish(
             h.remove(header::CONTENT_TYPE);
             return response(StatusCode::NOT_MODIFIED, h, None, Vec::new());
         }
+    }
+    if let Some(token) = answer.encoded {
+        h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));
     }
     if answer.unmeasured {
         // A HEAD whose body was not made: the headers it can give without it.
@@ -386,7 +428,7 @@ pub fn finish(
         });
         let mut r = warp::reply::stream(body).into_response();
         *r.status_mut() = status;
-        *r.headers_mut() = h;
+        *r.headers_mut() = one_vary(h);
         if let Some(len) = len {
             r.headers_mut()
                 .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
@@ -407,6 +449,25 @@ pub fn finish(
         return response(status, h, Some(body.len()), vec![body]);
     }
     response(status, h, Some(len), answer.parts)
+}
+
+/// What a page may load and do: scripts and styles from this origin only (no
+/// inline script, so a value that slipped through escaping could not run), images
+/// from here and the map's tile host, requests to this origin only.
+fn page_policy(settings: &Settings, h: &mut HeaderMap) {
+    let tiles = settings.site.tile_origin().unwrap_or_default();
+    let csp = format!(
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: {tiles}; \
+         connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; \
+         frame-ancestors 'none'"
+    );
+    if let Ok(v) = HeaderValue::from_str(&csp) {
+        h.insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
 }
 
 fn cors(settings: &Settings, req: &HeaderMap, h: &mut HeaderMap) {
@@ -445,6 +506,21 @@ fn cors(settings: &Settings, req: &HeaderMap, h: &mut HeaderMap) {
     }
 }
 
+/// The `Vary` values appended along the way, as one header (`Accept, Origin`).
+fn one_vary(mut h: HeaderMap) -> HeaderMap {
+    let values: Vec<&str> = h
+        .get_all(header::VARY)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    if values.len() > 1 {
+        if let Ok(v) = HeaderValue::from_str(&values.join(", ")) {
+            h.insert(header::VARY, v);
+        }
+    }
+    h
+}
+
 /// Builds the response: one part is a plain body, several are streamed in order
 /// (the middle one a shared slice of a rendered list) with an exact length.
 fn response(
@@ -460,7 +536,7 @@ fn response(
         warp::http::Response::new(parts.pop().unwrap_or_default().into())
     };
     *r.status_mut() = status;
-    *r.headers_mut() = headers;
+    *r.headers_mut() = one_vary(headers);
     if let Some(len) = len {
         r.headers_mut()
             .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
@@ -471,7 +547,7 @@ fn response(
 /// Where media URLs start, as JSON string content: `--media-url`, else
 /// `http://<Host>/media/` as the existing service built it from the request
 /// (`/media/` when a request names no host).
-fn media_base(settings: &Settings, req: &HeaderMap) -> String {
+pub(super) fn media_base(settings: &Settings, req: &HeaderMap) -> String {
     let base = match &settings.media_url {
         Some(url) => url.clone(),
         None => match req.get(header::HOST).and_then(|h| h.to_str().ok()) {
@@ -486,7 +562,7 @@ fn media_base(settings: &Settings, req: &HeaderMap) -> String {
 }
 
 /// The parts with every media base marker replaced by `base`.
-fn with_media_base(parts: Vec<Bytes>, base: &[u8]) -> Vec<Bytes> {
+pub(super) fn with_media_base(parts: Vec<Bytes>, base: &[u8]) -> Vec<Bytes> {
     parts
         .into_iter()
         .map(|part| {

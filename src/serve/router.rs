@@ -17,7 +17,10 @@ use crate::model::Endpoint;
 use crate::query::plan::Selected;
 use crate::query::{ApiError, Page, Params, Plan, RecordPlan};
 
+use super::assets;
 use super::metrics::Route;
+use super::negotiate::{self, Representation};
+use super::pages;
 use super::response::{finish, still_fresh, Answer, Request, Response, ALLOW};
 use super::state::{Served, State, COMPRESS_BELOW};
 
@@ -28,6 +31,12 @@ enum Target {
     Record(Endpoint, String),
     /// A list or record path without its trailing slash: redirected.
     Unslashed(Endpoint),
+    /// `/` and `/api/v2/`: the front page, for people.
+    Home,
+    /// The API docs viewer.
+    Docs,
+    /// A file the pages load (`/static/...`).
+    Asset,
     Health,
     Ready,
     Metrics,
@@ -55,6 +64,7 @@ impl Target {
         match self {
             Target::List(e) | Target::Unslashed(e) => Route::List(*e),
             Target::Record(e, _) => Route::Record(*e),
+            Target::Home | Target::Docs | Target::Asset => Route::Page,
             Target::Health => Route::Health,
             Target::Ready => Route::Ready,
             Target::Metrics => Route::Metrics,
@@ -156,6 +166,23 @@ fn targets() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
         .or(warp::path!("api" / "v2" / "openapi.json")
             .and(exact())
             .map(|| Target::OpenApi))
+        .unify()
+        .or(warp::path!("api" / "v2" / "docs")
+            .and(exact())
+            .map(|| Target::Docs))
+        .unify()
+        .or(warp::path::end().map(|| Target::Home))
+        .unify()
+        .or(warp::path!("api" / "v2")
+            .and(slashed())
+            .and_then(|slashed| async move {
+                match slashed {
+                    true => Ok(Target::Home),
+                    false => Err(warp::reject::not_found()),
+                }
+            }))
+        .unify()
+        .or(warp::path("static").map(|| Target::Asset))
         .unify();
     let lists = warp::path!("api" / "v2" / Segment)
         .and(slashed())
@@ -202,13 +229,28 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
                     // meanwhile: a body and its ETag come from the same snapshot.
                     let served = state.current();
                     let route = target.route();
+                    // The URLs that answer a page or JSON, as the client prefers.
+                    let negotiable = matches!(
+                        target,
+                        Target::List(_) | Target::Record(..) | Target::Home | Target::NotFound
+                    );
+                    let html = match target {
+                        _ if negotiable => {
+                            negotiate::representation(&headers, format_of(&raw).as_deref())
+                                == Representation::Html
+                        }
+                        Target::Docs => true,
+                        _ => false,
+                    };
                     let request = Request {
                         method: &method,
                         path: path.as_str(),
                         raw_query: &raw,
                         headers: &headers,
+                        html,
                     };
-                    let answer = answer(&state, &served, target, &request).await;
+                    let mut answer = answer(&state, &served, target, &request).await;
+                    answer.negotiated = negotiable;
                     let draining = state.draining.load(std::sync::atomic::Ordering::Relaxed);
                     let response = finish(&state.settings, &served, &request, answer, draining);
                     let status = response.status().as_u16();
@@ -227,6 +269,14 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
         )
 }
 
+/// The last `format` value of a query string (decoded only when it may hold one).
+fn format_of(raw: &str) -> Option<String> {
+    if !raw.contains("format") && !raw.contains('%') {
+        return None;
+    }
+    Params::parse(raw).ok()?.get("format").map(str::to_string)
+}
+
 /// Answers what a request asks for.
 async fn answer(
     state: &Arc<State>,
@@ -235,6 +285,15 @@ async fn answer(
     request: &Request<'_>,
 ) -> Answer {
     let (view, raw) = (&served.view, request.raw_query);
+    if request.html {
+        return match target {
+            Target::List(endpoint) => pages::list(state, served, endpoint, request).await,
+            Target::Record(endpoint, id) => pages::record(state, served, endpoint, &id, request),
+            Target::Home => pages::home(served),
+            Target::Docs => pages::docs(served),
+            _ => pages::not_found(served),
+        };
+    }
     match target {
         Target::Preflight => Answer::json(204, Bytes::new()).uncached(),
         Target::NotAllowed => Answer::error(&ApiError {
@@ -244,7 +303,11 @@ async fn answer(
                 request.method
             ),
         }),
-        Target::NotFound => Answer::not_found(),
+        Target::NotFound | Target::Home => Answer::not_found(),
+        Target::Docs => unreachable!("the docs page is only HTML"),
+        Target::Asset => {
+            assets::answer(request.path, request.headers).unwrap_or_else(Answer::not_found)
+        }
         Target::Health => Answer::json(200, Bytes::from_static(b"{\"status\":\"ok\"}")).uncached(),
         Target::Ready if state.draining.load(std::sync::atomic::Ordering::Relaxed) => {
             Answer::json(503, Bytes::from_static(b"{\"status\":\"draining\"}")).uncached()
@@ -294,13 +357,14 @@ async fn answer(
                     false => Made::Chosen(selected),
                 }
             };
-            match state.work.run(job).await {
+            let answer = match state.work.run(job).await {
                 Some(Made::Whole(page)) => Answer::page(endpoint, page).with_media(endpoint),
                 Some(Made::Chosen(selected)) => {
                     Answer::streamed(selected, served.clone(), state.clone()).with_media(endpoint)
                 }
                 None => Answer::busy(),
-            }
+            };
+            answer
         }
         Target::Record(endpoint, id) => {
             let plan = match Params::parse(raw)
@@ -340,20 +404,13 @@ async fn archive(state: &State, served: &Arc<Served>) -> Answer {
         })
         .await;
     match made {
-        Ok(archive) => Answer {
-            status: 200,
-            parts: vec![archive.bytes.clone()],
-            content_type: "application/zip",
-            cacheable: true,
-            location: None,
-            whole: None,
-            etag: Some(archive.etag.clone()),
-            compressible: false,
-            media: false,
-            unmeasured: false,
-            retry_after: None,
-            stream: None,
-        },
+        Ok(archive) => {
+            let mut a = Answer::json(200, archive.bytes.clone());
+            a.content_type = "application/zip";
+            a.etag = Some(archive.etag.clone());
+            a.compressible = false;
+            a
+        }
         Err(e) => {
             tracing::error!(error = %e, "cannot make the Darwin Core Archive");
             Answer::error(&ApiError {
@@ -361,5 +418,31 @@ async fn archive(state: &State, served: &Arc<Served>) -> Answer {
                 message: format!("cannot make the Darwin Core Archive: {e}"),
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn target_of(path: &str) -> Target {
+        warp::test::request()
+            .path(path)
+            .filter(&targets())
+            .await
+            .unwrap_or_else(Target::refused)
+    }
+
+    #[tokio::test]
+    async fn paths_name_their_targets() {
+        assert_eq!(target_of("/").await, Target::Home);
+        assert_eq!(target_of("/api/v2/").await, Target::Home);
+        assert_eq!(target_of("/api/v2").await, Target::NotFound);
+        assert_eq!(target_of("/api/v2/docs").await, Target::Docs);
+        assert_eq!(target_of("/static/abc/site.css").await, Target::Asset);
+        assert_eq!(
+            target_of("/api/v2/orders/").await,
+            Target::List(Endpoint::from_segment("orders").unwrap())
+        );
     }
 }

@@ -10,6 +10,7 @@ use bytes::Bytes;
 
 use crate::export::dwca::{Archive, Dataset};
 use crate::export::openapi;
+use crate::html::Site;
 use crate::model::Endpoint;
 use crate::query::{self, envelope, Limits};
 use crate::view::View;
@@ -49,6 +50,8 @@ pub struct Settings {
     /// it leave before it stops listening. `serve --drain` defaults to 5 s; zero
     /// here stops listening at once.
     pub drain: Duration,
+    /// What the pages for people show (`--map-tiles`).
+    pub site: Site,
 }
 
 impl Default for Settings {
@@ -64,6 +67,7 @@ impl Default for Settings {
             query_threads: super::work::default_threads(),
             query_queue: 64,
             drain: Duration::ZERO,
+            site: Site::default(),
         }
     }
 }

@@ -1,0 +1,110 @@
+//! The frame every page shares: head, skip link, site navigation, footer.
+
+use maud::{html, Markup, DOCTYPE};
+
+use crate::model::endpoint::{API_PREFIX, OPENAPI_PATH};
+use crate::model::Model;
+use crate::view::View;
+
+use super::assets;
+use super::DOCS_PATH;
+
+/// What a page loads besides the site's style sheet.
+#[derive(Default)]
+pub struct Loads {
+    pub styles: &'static [&'static str],
+    pub scripts: &'static [&'static str],
+}
+
+/// The map's files: Leaflet, its cluster plugin, and the script that draws.
+pub const MAP: Loads = Loads {
+    styles: &[
+        "vendor/leaflet/leaflet.css",
+        "vendor/leaflet.markercluster/MarkerCluster.css",
+        "vendor/leaflet.markercluster/MarkerCluster.Default.css",
+    ],
+    scripts: &[
+        "vendor/leaflet/leaflet.js",
+        "vendor/leaflet.markercluster/leaflet.markercluster.js",
+        "map.js",
+    ],
+};
+
+/// A whole page: `title` in the tab and as the heading's context, `crumbs` above
+/// the content.
+pub fn page(view: &View, title: &str, crumbs: Markup, loads: &Loads, content: Markup) -> String {
+    let specimens = format!("{API_PREFIX}{}/", Model::SpecimenRecord.path());
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · catalogue" }
+                // No icon: without this, browsers ask for /favicon.ico.
+                link rel="icon" href="data:,";
+                link rel="stylesheet" href=(assets::url("site.css"));
+                @for style in loads.styles { link rel="stylesheet" href=(assets::url(style)); }
+            }
+            body {
+                a.skip href="#content" { "Skip to the content" }
+                header.site {
+                    a.brand href="/" { "catalogue" }
+                    nav aria-label="Site" {
+                        ul {
+                            li { a href=(specimens) { "Specimens" } }
+                            li { a href=(API_PREFIX) { "All lists" } }
+                            li { a href=(DOCS_PATH) { "API docs" } }
+                            li { a href=(OPENAPI_PATH) { "OpenAPI" } }
+                        }
+                    }
+                }
+                main id="content" tabindex="-1" {
+                    (crumbs)
+                    (content)
+                }
+                footer.site {
+                    "Snapshot " code { (view.header.checksum_hex()[..12]) }
+                    " of " (view.last_modified) ". Every page is also JSON: add "
+                    code { "format=json" } " or ask for " code { "application/json" } "."
+                }
+                @for script in loads.scripts { script src=(assets::url(script)) {} }
+            }
+        }
+    }
+    .into_string()
+}
+
+/// The trail from the front page to `here`.
+pub fn crumbs(trail: &[(&str, String)], here: &str) -> Markup {
+    html! {
+        nav aria-label="Breadcrumb" {
+            p.crumbs {
+                a href="/" { "Collection" }
+                @for (text, url) in trail { " › " a href=(url) { (text) } }
+                " › " span aria-current="page" { (here) }
+            }
+        }
+    }
+}
+
+/// A page saying what went wrong, with the API's message.
+pub fn error(view: &View, status: u16, message: &str) -> String {
+    let title = match status {
+        404 => "Not found",
+        400 => "Bad request",
+        503 => "Busy",
+        _ => "Error",
+    };
+    page(
+        view,
+        title,
+        crumbs(&[], title),
+        &Loads::default(),
+        html! {
+            h1 { (title) }
+            p.error role="alert" { (message) }
+            p { a href="/" { "Back to the collection" } }
+        },
+    )
+}

@@ -1,0 +1,284 @@
+//! A list as a page: the items as a table, the total, paging, the filters in use
+//! (each removable), sortable columns, the same query as JSON and GeoJSON, and a
+//! map where the records have places.
+
+use maud::{html, Markup};
+use serde_json::{Map, Value as Json};
+
+use crate::model::endpoint::API_PREFIX;
+use crate::model::{Endpoint, Model, Type};
+use crate::query::{geojson, sort, Params};
+use crate::view::View;
+
+use super::label_form;
+use super::layout::{self, Loads, MAP};
+use super::values::{cell, record_url};
+use super::Site;
+
+/// The most rows a page shows, whatever `limit` asks: a longer answer is paged
+/// (the JSON answer still gives every item asked for).
+pub const MAX_ROWS: usize = 500;
+
+/// The most records the map fetches (as GeoJSON, for the page's filters).
+const MAP_RECORDS: usize = 10_000;
+
+/// Parameters that shape the answer rather than choose records.
+const SHAPING: &[&str] = &[
+    "limit",
+    "offset",
+    "sort",
+    "order",
+    "fields",
+    "format",
+    "facet",
+    "facet_size",
+    "search_operator",
+];
+
+/// A list's answer, and the request it answers.
+pub struct ListPage<'a> {
+    pub endpoint: Endpoint,
+    /// The request's parameters, less `format`, `limit` at most [`MAX_ROWS`].
+    pub params: &'a Params,
+    pub total: usize,
+    pub items: Vec<Map<String, Json>>,
+    /// The facets' counts (`meta.facets`), where asked.
+    pub facets: Option<Map<String, Json>>,
+    pub offset: usize,
+    pub limit: usize,
+    /// The limit the request asked for, when more than a page shows.
+    pub clamped_from: Option<usize>,
+    /// Why the request was refused, shown above the form.
+    pub error: Option<String>,
+}
+
+/// `path?query`, or `path` when the query is empty.
+fn href(path: &str, params: &Params) -> String {
+    let q = params.to_query();
+    match q.is_empty() {
+        true => path.to_string(),
+        false => format!("{path}?{q}"),
+    }
+}
+
+/// The list's page.
+pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
+    let e = page.endpoint;
+    let path = format!("{API_PREFIX}{}/", e.segment());
+    let specimens = e.model == Model::SpecimenRecord;
+    let mappable = geojson::supports(e);
+    let title = e.segment();
+    let content = html! {
+        h1 { (title) }
+        p.summary {
+            strong { (page.total) } " records"
+            @if page.total > 0 && page.limit > 0 && !page.items.is_empty() {
+                ", showing " (page.offset + 1) "–" (page.offset + page.items.len())
+            }
+            "."
+            " "
+            span.formats {
+                a href=(href(&path, &page.params.with("format", "json"))) type="application/json" { "JSON" }
+                @if mappable {
+                    a href=(href(&path, &page.params.with("format", "geojson"))) type="application/geo+json" { "GeoJSON" }
+                }
+            }
+        }
+        @if let Some(asked) = page.clamped_from {
+            p.note { "A page shows at most " (MAX_ROWS) " rows (" (asked) " were asked for); the JSON answer gives them all." }
+        }
+        @if let Some(message) = &page.error {
+            p.error role="alert" { (message) }
+        }
+        (in_use(&path, page.params))
+        @if specimens {
+            div.layout.with-side {
+                aside.side aria-label="Filters and counts" {
+                    (label_form::form(&path, page.params))
+                    (label_form::facets(view, &path, page.params, page.facets.as_ref()))
+                }
+                div { (results(site, &path, page, mappable)) }
+            }
+        } @else {
+            (results(site, &path, page, mappable))
+        }
+    };
+    let loads = match mappable {
+        true => MAP,
+        false => Loads::default(),
+    };
+    layout::page(
+        view,
+        title.as_str(),
+        layout::crumbs(&[("Lists", API_PREFIX.to_string())], &title),
+        &loads,
+        content,
+    )
+}
+
+/// The filters and search in use, each with a link that removes it.
+fn in_use(path: &str, params: &Params) -> Markup {
+    let used: Vec<&(String, String)> = params
+        .0
+        .iter()
+        // `unknown` is the form's "no filter" for a boolean.
+        .filter(|(k, v)| !SHAPING.contains(&k.as_str()) && !v.trim().is_empty() && v != "unknown")
+        .collect();
+    html! {
+        @if !used.is_empty() {
+            h2.visually-hidden id="in-use" { "Filters in use" }
+            ul.chips aria-labelledby="in-use" {
+                @for (k, v) in used {
+                    li {
+                        (k) ": " strong { (v) }
+                        a href=(href(path, &params.without(k).without("offset"))) aria-label=(format!("Remove the filter {k}")) title="Remove" { "×" }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The map, the table and the paging links.
+fn results(site: &Site, path: &str, page: &ListPage, mappable: bool) -> Markup {
+    html! {
+        @if mappable && page.total > 0 {
+            (map(site, path, page))
+        }
+        @if page.items.is_empty() {
+            p { "No records on this page." }
+        } @else {
+            (table(path, page))
+        }
+        (paging(path, page))
+    }
+}
+
+/// The map of the page's query: the records of every page, to a bound.
+fn map(site: &Site, path: &str, page: &ListPage) -> Markup {
+    let mut query = Params(
+        page.params
+            .0
+            .iter()
+            .filter(|(k, _)| !SHAPING.contains(&k.as_str()))
+            .cloned()
+            .collect(),
+    );
+    let label = match page.endpoint.model {
+        Model::SpecimenRecord => "_,id,usi",
+        _ => "_,id",
+    };
+    query = query
+        .with("format", "geojson")
+        .with("fields", label)
+        .with("limit", &MAP_RECORDS.to_string());
+    let records = format!("{API_PREFIX}{}/", page.endpoint.model.path());
+    html! {
+        section aria-labelledby="map-heading" {
+            h2 id="map-heading" { "Map" }
+            @if page.total > MAP_RECORDS {
+                p.note { "The map shows the first " (MAP_RECORDS) " records of " (page.total) "." }
+            }
+            div.map id="map" role="region" aria-label="Map of the records"
+                data-geojson=(href(path, &query)) data-records=(records)
+                data-tiles=[site.map_tiles.as_deref()] {}
+            p.note id="map-status" aria-live="polite" {
+                @if site.map_tiles.is_none() { "No map tiles are configured (--map-tiles): markers only. " }
+            }
+        }
+    }
+}
+
+/// The items as a table: a column for each field any item has, in the field
+/// table's order; sortable fields' headers sort.
+fn table(path: &str, page: &ListPage) -> Markup {
+    let e = page.endpoint;
+    let shape = e.shape();
+    let fields = e.model.fields();
+    let columns: Vec<(&str, Option<Type>)> = fields
+        .iter()
+        .filter(|f| page.items.iter().any(|item| item.contains_key(f.name)))
+        .map(|f| (f.name, Some(f.ty)))
+        .collect();
+    let current = page
+        .params
+        .get("sort")
+        .and_then(|s| s.split(',').next())
+        .unwrap_or("");
+    html! {
+        div.table-wrap {
+            table {
+                caption.visually-hidden { (e.segment()) ", " (page.total) " records" }
+                thead {
+                    tr {
+                        @for (name, ty) in &columns {
+                            @let sortable = ty.is_some_and(|t| sort::sortable(t, shape));
+                            @let (aria, next, arrow) = match current {
+                                c if c == *name => ("ascending", format!("-{name}"), " ▲"),
+                                c if c.strip_prefix('-') == Some(name) => ("descending", name.to_string(), " ▼"),
+                                _ => ("none", name.to_string(), ""),
+                            };
+                            th scope="col" aria-sort=[(aria != "none").then_some(aria)] {
+                                @if sortable {
+                                    a href=(href(path, &page.params.with("sort", &next).without("offset"))) { (name) (arrow) }
+                                } @else { (name) }
+                            }
+                        }
+                    }
+                }
+                tbody {
+                    @for item in &page.items {
+                        tr {
+                            @for (name, ty) in &columns {
+                                @let value = item.get(*name).unwrap_or(&Json::Null);
+                                @if *name == "id" {
+                                    td.num { @match record_url(e.model, value) {
+                                        Some(url) => a href=(url) { (value) },
+                                        None => (value),
+                                    } }
+                                } @else if value.is_number() {
+                                    td.num { (cell(*ty, value)) }
+                                } @else {
+                                    td { (cell(*ty, value)) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// First, previous, next and last, where they lead somewhere.
+fn paging(path: &str, page: &ListPage) -> Markup {
+    let (offset, limit, total) = (page.offset, page.limit, page.total);
+    if limit == 0 || total <= limit && offset == 0 {
+        return html! {};
+    }
+    let at = |o: usize| {
+        href(
+            path,
+            &page
+                .params
+                .with("offset", &o.to_string())
+                .with("limit", &limit.to_string()),
+        )
+    };
+    let last = (total.saturating_sub(1) / limit) * limit;
+    html! {
+        nav.pages aria-label="Pages" {
+            ul {
+                @if offset > 0 {
+                    li { a rel="first" href=(at(0)) { "« First" } }
+                    li { a rel="prev" href=(at(offset.saturating_sub(limit))) { "‹ Previous" } }
+                }
+                li { "Page " (offset / limit + 1) " of " (total.div_ceil(limit).max(1)) }
+                @if offset + limit < total {
+                    li { a rel="next" href=(at(offset + limit)) { "Next ›" } }
+                    li { a rel="last" href=(at(last)) { "Last »" } }
+                }
+            }
+        }
+    }
+}

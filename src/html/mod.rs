@@ -1,0 +1,64 @@
+//! The API's pages for people: the collection's front page, every list and record
+//! as HTML, the specimen label form with its counts, maps, and the API docs viewer.
+//!
+//! Pages are made from the answers the JSON clients get (the same plan's page,
+//! read back), so a page never says something the API does not; the templates
+//! are maud's, which escapes every value it writes. Nothing here knows HTTP:
+//! `serve` decides when a page is asked for and sends it with its headers.
+
+pub mod assets;
+mod front;
+mod label_form;
+mod layout;
+mod list;
+mod record;
+mod values;
+
+pub use front::{docs, home};
+pub use label_form::FACETS as SPECIMEN_FACETS;
+pub use layout::error;
+pub use list::{list, ListPage, MAX_ROWS};
+pub use record::record;
+
+/// The API docs page.
+pub const DOCS_PATH: &str = "/api/v2/docs";
+
+/// What the operator chose for the pages.
+#[derive(Clone, Debug, Default)]
+pub struct Site {
+    /// A tile URL template (`https://tile.example.org/{z}/{x}/{y}.png`) for maps;
+    /// `None`: markers without tiles, so no page calls another host.
+    pub map_tiles: Option<String>,
+}
+
+impl Site {
+    /// The origin maps load tiles from, for the Content-Security-Policy
+    /// (`{s}` subdomains become a wildcard).
+    pub fn tile_origin(&self) -> Option<String> {
+        let url = self.map_tiles.as_deref()?;
+        let (scheme, rest) = url.split_once("://")?;
+        let host = rest.split('/').next()?;
+        Some(format!("{scheme}://{}", host.replace("{s}", "*")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tile_origin_is_the_templates_host() {
+        let site = |t: &str| Site {
+            map_tiles: Some(t.to_string()),
+        };
+        assert_eq!(
+            site("https://{s}.tile.example.org/{z}/{x}/{y}.png").tile_origin(),
+            Some("https://*.tile.example.org".into())
+        );
+        assert_eq!(
+            site("http://127.0.0.1:9000/t/{z}/{x}/{y}.png").tile_origin(),
+            Some("http://127.0.0.1:9000".into())
+        );
+        assert_eq!(Site::default().tile_origin(), None);
+    }
+}

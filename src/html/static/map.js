@@ -1,0 +1,54 @@
+// Draws the map of a page: markers from the GeoJSON the API serves for the
+// page's query (data-geojson) or one point (data-lat, data-lng), clustered.
+// Tiles only from the operator's --map-tiles template (data-tiles); none by default.
+(function () {
+  "use strict";
+  var element = document.getElementById("map");
+  if (!element || !window.L) { return; }
+  // The cluster layer needs a zoom range, which a map without tiles lacks.
+  var map = L.map(element, { worldCopyJump: true, minZoom: 1, maxZoom: 18 });
+  var tiles = element.getAttribute("data-tiles");
+  if (tiles) {
+    L.tileLayer(tiles, { maxZoom: 18, attribution: element.getAttribute("data-attribution") || "" }).addTo(map);
+  }
+  var status = document.getElementById("map-status");
+  function say(text) { if (status) { status.textContent = text; } }
+  var cluster = L.markerClusterGroup();
+  map.addLayer(cluster);
+  map.setView([20, 0], 2);
+  function place(features) {
+    var layer = L.geoJSON(features, {
+      onEachFeature: function (feature, marker) {
+        var p = feature.properties || {};
+        var label = p.usi || p.name || ("#" + feature.id);
+        var link = document.createElement("a");
+        link.href = element.getAttribute("data-records") + encodeURIComponent(feature.id) + "/";
+        link.textContent = String(label);
+        marker.bindPopup(link);
+      }
+    });
+    cluster.addLayer(layer);
+    if (layer.getLayers().length > 0) {
+      map.fitBounds(cluster.getBounds(), { maxZoom: 10, padding: [20, 20] });
+    }
+    element.setAttribute("data-markers", String(layer.getLayers().length));
+    return layer.getLayers().length;
+  }
+  var lat = element.getAttribute("data-lat");
+  if (lat !== null) {
+    place([{ type: "Feature", id: element.getAttribute("data-id"), properties: {},
+             geometry: { type: "Point", coordinates: [Number(element.getAttribute("data-lng")), Number(lat)] } }]);
+    return;
+  }
+  var url = element.getAttribute("data-geojson");
+  if (!url) { return; }
+  say("Loading the map…");
+  fetch(url, { headers: { Accept: "application/geo+json" }, credentials: "same-origin" })
+    .then(function (r) { if (!r.ok) { throw new Error("HTTP " + r.status); } return r.json(); })
+    .then(function (collection) {
+      var n = place(collection.features || []);
+      var total = collection.meta ? collection.meta.total_count : n;
+      say(n + " of " + total + " located records on the map.");
+    })
+    .catch(function (e) { say("The map could not be loaded: " + e.message); });
+})();

@@ -1,0 +1,198 @@
+//! The answers that are pages for people (`html`): the plan runs as for JSON, on
+//! the same threads by the same rules, and its page is read back into a page.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use serde_json::{Map, Value as Json};
+
+use crate::html::{self, ListPage};
+use crate::model::{Endpoint, Model};
+use crate::query::{ApiError, Page, Params, Plan, RecordPlan};
+
+use super::response::{media_base, still_fresh, with_media_base, Answer, Request};
+use super::state::{Served, State};
+
+/// The front page.
+pub fn home(served: &Served) -> Answer {
+    Answer::html(200, html::home(&served.view))
+}
+
+/// The API docs viewer.
+pub fn docs(served: &Served) -> Answer {
+    Answer::html(200, html::docs(&served.view))
+}
+
+/// A path no route takes, as a page.
+pub fn not_found(served: &Served) -> Answer {
+    let mut a = Answer::html(404, html::error(&served.view, 404, "Not found."));
+    a.cacheable = false;
+    a
+}
+
+/// An error page, not to be cached.
+fn refused(served: &Served, e: &ApiError) -> Answer {
+    let mut a = Answer::html(e.status, html::error(&served.view, e.status, &e.message));
+    a.cacheable = false;
+    a
+}
+
+/// The items of a page with their media URLs filled in, read back as objects.
+fn read_items(parts: Bytes, base: Option<&str>) -> Vec<Map<String, Json>> {
+    let mut json = Vec::with_capacity(parts.len() + 2);
+    json.push(b'[');
+    json.extend_from_slice(&parts);
+    json.push(b']');
+    let json = match base {
+        Some(base) => with_media_base(vec![Bytes::from(json)], base.as_bytes())
+            .pop()
+            .unwrap_or_default(),
+        None => Bytes::from(json),
+    };
+    serde_json::from_slice(&json).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "a rendered page does not read back as JSON");
+        Vec::new()
+    })
+}
+
+/// `meta`'s facets (`,"facets":{...}`), read back.
+fn read_facets(meta: &[u8]) -> Option<Map<String, Json>> {
+    let mut json = b"{\"_\":0".to_vec();
+    json.extend_from_slice(meta);
+    json.push(b'}');
+    let mut object: Map<String, Json> = serde_json::from_slice(&json).ok()?;
+    match object.remove("facets") {
+        Some(Json::Object(f)) => Some(f),
+        _ => None,
+    }
+}
+
+/// A list as a page: at most `html::MAX_ROWS` rows; the specimen list counts its
+/// facets for the form's side.
+pub async fn list(
+    state: &Arc<State>,
+    served: &Arc<Served>,
+    endpoint: Endpoint,
+    request: &Request<'_>,
+) -> Answer {
+    let params = match Params::parse(request.raw_query) {
+        Ok(p) => p.without("format"),
+        Err(e) => return refused(served, &e),
+    };
+    let limits = &state.settings.limits;
+    let mut shown = params.clone();
+    let mut clamped_from = None;
+    let plan = Plan::parse(endpoint, &counted(endpoint, &shown), limits).and_then(|plan| {
+        if plan.limit() <= html::MAX_ROWS {
+            return Ok(plan);
+        }
+        clamped_from = Some(plan.limit());
+        shown = shown.with("limit", &html::MAX_ROWS.to_string());
+        Plan::parse(endpoint, &counted(endpoint, &shown), limits)
+    });
+    let media = endpoint.model.has_media();
+    let base = media.then(|| media_base(&state.settings, request.headers));
+    let plan = match plan {
+        Ok(plan) => plan,
+        // A refused form is shown again with its message, so it can be corrected.
+        Err(e) => {
+            let page = ListPage {
+                endpoint,
+                params: &shown,
+                total: 0,
+                items: Vec::new(),
+                facets: None,
+                offset: 0,
+                limit: 0,
+                clamped_from: None,
+                error: Some(e.message.clone()),
+            };
+            let mut a = Answer::html(
+                e.status,
+                html::list(&state.settings.site, &served.view, &page),
+            );
+            a.cacheable = false;
+            return a;
+        }
+    };
+    if plan.cacheable() && still_fresh(&state.settings, served, request, media) {
+        return Answer::unmade(crate::serve::response::HTML).with_media(endpoint);
+    }
+    let (offset, limit, cacheable) = (plan.offset(), plan.limit(), plan.cacheable());
+    let made: Option<Page> = match plan.is_cheap() {
+        true => Some(plan.run(&served.view)),
+        false => {
+            let view = served.clone();
+            state
+                .work
+                .run(move || plan.select_page(&view.view).into_page(&view.view))
+                .await
+        }
+    };
+    let Some(made) = made else {
+        return refused(
+            served,
+            &ApiError {
+                status: 503,
+                message: "the server is busy with other questions: retry in a second".into(),
+            },
+        );
+    };
+    let page = ListPage {
+        endpoint,
+        params: &shown,
+        total: made.total,
+        items: read_items(made.items, base.as_deref()),
+        facets: read_facets(&made.meta),
+        offset,
+        limit,
+        clamped_from,
+        error: None,
+    };
+    let mut a = Answer::html(200, html::list(&state.settings.site, &served.view, &page));
+    a.cacheable = cacheable;
+    a.with_media(endpoint)
+}
+
+/// The parameters the plan runs with: the specimen list counts the form's facets
+/// unless the request names its own.
+fn counted(endpoint: Endpoint, params: &Params) -> Params {
+    match endpoint.model == Model::SpecimenRecord && params.get("facet").is_none() {
+        true => params.with("facet", html::SPECIMEN_FACETS),
+        false => params.clone(),
+    }
+}
+
+/// A record as a page.
+pub fn record(
+    state: &Arc<State>,
+    served: &Arc<Served>,
+    endpoint: Endpoint,
+    id: &str,
+    request: &Request<'_>,
+) -> Answer {
+    let view = &served.view;
+    let made = Params::parse(request.raw_query)
+        .and_then(|p| RecordPlan::parse(endpoint, id, &p.without("format")))
+        .and_then(|plan| plan.run(view));
+    let body = match made {
+        Ok(body) => body,
+        Err(e) => return refused(served, &e),
+    };
+    let media = endpoint.model.has_media();
+    let base = media.then(|| media_base(&state.settings, request.headers));
+    let mut items = read_items(body, base.as_deref());
+    let (Some(item), Some(pos)) = (
+        items.pop(),
+        id.parse()
+            .ok()
+            .and_then(|id| view.table(endpoint.model).position(id)),
+    ) else {
+        return refused(served, &ApiError::not_found("Not found."));
+    };
+    Answer::html(
+        200,
+        html::record(&state.settings.site, view, endpoint, pos as usize, &item),
+    )
+    .with_media(endpoint)
+}
