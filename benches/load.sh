@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The served speed against nginx serving the very same bytes as static files.
 #
-#   usage: benches/load.sh [SPECIMENS] [questions]     (default 100000)
+#   usage: benches/load.sh [SPECIMENS] [questions|html]     (default 100000)
 #   env:   ROUNDS (3), DURATION (5s), CONNECTIONS (32), THREADS (2), KINDS (of questions),
 #          CATALOGUE_BIN (a catalogue binary to measure instead of building this tree's)
 #
@@ -15,6 +15,9 @@
 # on the family's name (40 fragments), a one-word search (the 60 commonest words),
 # a sort on any sortable field either way at offsets up to 50,000, a facet on any
 # facetable field; all at random offsets, so no answer repeats often.
+#
+# With `html`: no nginx; each URL as JSON and as a page (`Accept: text/html`, what a
+# browser sends), alternating, and the ratio page / JSON.
 # Installs wrk and nginx from the system's packages when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -91,6 +94,33 @@ if [ "$mode" = questions ]; then
 fi
 
 deep=$(( n * 9 / 10 ))
+if [ "$mode" = html ]; then
+  names=(page deep filtered record)
+  paths=(
+    "/api/v2/specimen-records/"
+    "/api/v2/specimen-records/?limit=20&offset=$deep"
+    "/api/v2/specimen-records/?family=idae&sex=female&limit=20"
+    "/api/v2/specimen-records/$(( n / 2 ))/"
+  )
+  echo
+  echo "pages against JSON, wrk -t$threads -c$connections -d$duration, $rounds rounds alternating, requests/s"
+  printf '%-9s %-9s %-9s %-26s %-26s %8s %8s %6s\n' what json-B page-B json page json page ratio
+  for i in "${!names[@]}"; do
+    url="$base${paths[$i]}"
+    jb=$(curl -sf "$url" | wc -c); pb=$(curl -sf -H 'Accept: text/html' "$url" | wc -c)
+    ours=(); theirs=()
+    for _ in $(seq 1 "$rounds"); do
+      theirs+=("$(rps "$url")")
+      ours+=("$(rps -H 'Accept: text/html' "$url")")
+    done
+    a=$(median "${ours[@]}"); b=$(median "${theirs[@]}")
+    printf '%-9s %-9s %-9s %-26s %-26s %8s %8s %6s\n' "${names[$i]}" "$jb" "$pb" "${theirs[*]}" "${ours[*]}" \
+      "$b" "$a" "$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", a / b}')"
+  done
+  echo "server RSS after the load: $(rss VmRSS) MB (peak $(rss VmHWM) MB)"
+  for i in "${!names[@]}"; do echo "${names[$i]}: ${paths[$i]}"; done
+  exit 0
+fi
 names=(orders page filtered)
 paths=(
   "/api/v2/orders/"

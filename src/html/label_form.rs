@@ -13,6 +13,8 @@ use crate::view::{Value, View, SPECIMEN_TEXT};
 
 /// The facets the page counts beside the results.
 pub const FACETS: &str = "family,year,country,collector,sex,stage";
+/// How many values of each the page shows.
+pub const FACET_SIZE: usize = 10;
 
 /// One control of the form.
 enum Control {

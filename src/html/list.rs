@@ -6,13 +6,13 @@ use maud::{html, Markup};
 use serde_json::{Map, Value as Json};
 
 use crate::model::endpoint::API_PREFIX;
-use crate::model::{Endpoint, Model, Type};
+use crate::model::{Endpoint, Model};
 use crate::query::{geojson, sort, Params};
-use crate::view::View;
+use crate::view::{Value, View};
 
 use super::label_form;
 use super::layout::{self, Loads, MAP};
-use super::values::{cell, record_url};
+use super::values::RowValue;
 use super::Site;
 
 /// The most rows a page shows, whatever `limit` asks: a longer answer is paged
@@ -41,7 +41,12 @@ pub struct ListPage<'a> {
     /// The request's parameters, less `format`, `limit` at most [`MAX_ROWS`].
     pub params: &'a Params,
     pub total: usize,
-    pub items: Vec<Map<String, Json>>,
+    /// The page's records: positions in the model's table.
+    pub rows: &'a [usize],
+    /// The fields shown (`fields`), in table order; `None`: every field.
+    pub columns: Option<Vec<usize>>,
+    /// Where stored media paths start, for their links.
+    pub media_base: &'a str,
     /// The facets' counts (`meta.facets`), where asked.
     pub facets: Option<Map<String, Json>>,
     pub offset: usize,
@@ -72,8 +77,8 @@ pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
         h1 { (title) }
         p.summary {
             strong { (page.total) } " records"
-            @if page.total > 0 && page.limit > 0 && !page.items.is_empty() {
-                ", showing " (page.offset + 1) "–" (page.offset + page.items.len())
+            @if page.total > 0 && page.limit > 0 && !page.rows.is_empty() {
+                ", showing " (page.offset + 1) "–" (page.offset + page.rows.len())
             }
             "."
             " "
@@ -97,10 +102,10 @@ pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
                     (label_form::form(&path, page.params))
                     (label_form::facets(view, &path, page.params, page.facets.as_ref()))
                 }
-                div { (results(site, &path, page, mappable)) }
+                div { (results(site, view, &path, page, mappable)) }
             }
         } @else {
-            (results(site, &path, page, mappable))
+            (results(site, view, &path, page, mappable))
         }
     };
     let loads = match mappable {
@@ -140,15 +145,15 @@ fn in_use(path: &str, params: &Params) -> Markup {
 }
 
 /// The map, the table and the paging links.
-fn results(site: &Site, path: &str, page: &ListPage, mappable: bool) -> Markup {
+fn results(site: &Site, view: &View, path: &str, page: &ListPage, mappable: bool) -> Markup {
     html! {
         @if mappable && page.total > 0 {
             (map(site, path, page))
         }
-        @if page.items.is_empty() {
+        @if page.rows.is_empty() {
             p { "No records on this page." }
         } @else {
-            (table(path, page))
+            (table(view, path, page))
         }
         (paging(path, page))
     }
@@ -189,17 +194,17 @@ fn map(site: &Site, path: &str, page: &ListPage) -> Markup {
     }
 }
 
-/// The items as a table: a column for each field any item has, in the field
-/// table's order; sortable fields' headers sort.
-fn table(path: &str, page: &ListPage) -> Markup {
+/// The records as a table, from the view's rows: a column per field shown;
+/// sortable fields' headers sort.
+fn table(view: &View, path: &str, page: &ListPage) -> Markup {
     let e = page.endpoint;
     let shape = e.shape();
     let fields = e.model.fields();
-    let columns: Vec<(&str, Option<Type>)> = fields
-        .iter()
-        .filter(|f| page.items.iter().any(|item| item.contains_key(f.name)))
-        .map(|f| (f.name, Some(f.ty)))
-        .collect();
+    let columns: Vec<usize> = page
+        .columns
+        .clone()
+        .unwrap_or_else(|| (0..fields.len()).collect());
+    let rows = &view.table(e.model).rows;
     let current = page
         .params
         .get("sort")
@@ -211,10 +216,11 @@ fn table(path: &str, page: &ListPage) -> Markup {
                 caption.visually-hidden { (e.segment()) ", " (page.total) " records" }
                 thead {
                     tr {
-                        @for (name, ty) in &columns {
-                            @let sortable = ty.is_some_and(|t| sort::sortable(t, shape));
+                        @for &c in &columns {
+                            @let name = fields[c].name;
+                            @let sortable = sort::sortable(fields[c].ty, shape);
                             @let (aria, next, arrow) = match current {
-                                c if c == *name => ("ascending", format!("-{name}"), " ▲"),
+                                c if c == name => ("ascending", format!("-{name}"), " ▲"),
                                 c if c.strip_prefix('-') == Some(name) => ("descending", name.to_string(), " ▼"),
                                 _ => ("none", name.to_string(), ""),
                             };
@@ -227,19 +233,17 @@ fn table(path: &str, page: &ListPage) -> Markup {
                     }
                 }
                 tbody {
-                    @for item in &page.items {
+                    @for &pos in page.rows {
+                        @let row = &rows[pos];
                         tr {
-                            @for (name, ty) in &columns {
-                                @let value = item.get(*name).unwrap_or(&Json::Null);
-                                @if *name == "id" {
-                                    td.num { @match record_url(e.model, value) {
-                                        Some(url) => a href=(url) { (value) },
-                                        None => (value),
-                                    } }
-                                } @else if value.is_number() {
-                                    td.num { (cell(*ty, value)) }
+                            @for &c in &columns {
+                                @let value = &row[c];
+                                @if c == 0 {
+                                    td.num { a href=(format!("{path}{}/", view.table(e.model).id(pos as u32))) { (RowValue { view, ty: fields[c].ty, value, media_base: page.media_base }) } }
+                                } @else if matches!(value, Value::Int(_)) {
+                                    td.num { (RowValue { view, ty: fields[c].ty, value, media_base: page.media_base }) }
                                 } @else {
-                                    td { (cell(*ty, value)) }
+                                    td { (RowValue { view, ty: fields[c].ty, value, media_base: page.media_base }) }
                                 }
                             }
                         }

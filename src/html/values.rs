@@ -4,11 +4,26 @@
 //! escaping; only media fields become links to something other than a record, and
 //! only when they are http(s) or same-origin URLs.
 
-use maud::{html, Markup};
+use std::borrow::Cow;
+
+use maud::{html, Markup, Render};
 use serde_json::{Map, Value as Json};
 
+use crate::encoding::time::write_timestamp;
 use crate::model::endpoint::API_PREFIX;
 use crate::model::{Model, Shape, Type};
+use crate::view::{Value, View};
+
+/// The fields that name a record in a sentence, in the order they are preferred.
+const NAMING: &[&str] = &[
+    "binomial",
+    "trinomial",
+    "full_name",
+    "usi",
+    "title",
+    "name",
+    "filter_spec",
+];
 
 /// The page of a record, where its model is listed.
 pub fn record_url(model: Model, id: &Json) -> Option<String> {
@@ -21,15 +36,6 @@ pub fn record_url(model: Model, id: &Json) -> Option<String> {
 /// What names a record in a sentence: the first of its naming fields it has, else
 /// its id.
 pub fn label(object: &Map<String, Json>) -> String {
-    const NAMING: &[&str] = &[
-        "binomial",
-        "trinomial",
-        "full_name",
-        "usi",
-        "title",
-        "name",
-        "filter_spec",
-    ];
     for key in NAMING {
         if let Some(Json::String(s)) = object.get(*key) {
             if !s.is_empty() {
@@ -40,6 +46,106 @@ pub fn label(object: &Map<String, Json>) -> String {
     match object.get("id") {
         Some(id) => format!("#{id}"),
         None => "(record)".to_string(),
+    }
+}
+
+/// What names the record at `pos` of `model`: its first naming field that holds
+/// text, else its id.
+fn row_label(view: &View, model: Model, pos: u32) -> Cow<'_, str> {
+    let table = view.table(model);
+    let row = &table.rows[pos as usize];
+    NAMING
+        .iter()
+        .filter_map(|name| model.field_index(name))
+        .find_map(|f| row[f].as_str().filter(|s| !s.is_empty()))
+        .map_or_else(|| Cow::Owned(format!("#{}", table.id(pos))), Cow::Borrowed)
+}
+
+/// Appends an integer's decimal digits (without `fmt`'s machinery: a table writes
+/// hundreds).
+fn push_int(out: &mut String, n: i64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        out.push('-');
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+}
+
+/// Writes a link to the record at `pos` of `model` (its label where it has no page).
+fn write_row_link(out: &mut String, view: &View, model: Model, pos: u32) {
+    let label = row_label(view, model, pos);
+    if model.listed() {
+        out.push_str("<a href=\"");
+        out.push_str(API_PREFIX);
+        out.push_str(model.path());
+        out.push('/');
+        push_int(out, view.table(model).id(pos));
+        out.push_str("/\">");
+        label.as_ref().render_to(out);
+        out.push_str("</a>");
+    } else {
+        label.as_ref().render_to(out);
+    }
+}
+
+/// A value of a row in a table cell: what the item's JSON says, one line where
+/// it can be; related records as links; stored media paths as links under
+/// `media_base`. Written straight into the page (a table has hundreds).
+pub struct RowValue<'v> {
+    pub view: &'v View,
+    pub ty: Type,
+    pub value: &'v Value,
+    pub media_base: &'v str,
+}
+
+impl Render for RowValue<'_> {
+    fn render_to(&self, out: &mut String) {
+        match self.value {
+            Value::Null => out.push_str("<span class=\"null\">—</span>"),
+            Value::Int(n) => push_int(out, *n),
+            Value::Bool(true) => out.push_str("yes"),
+            Value::Bool(false) => out.push_str("no"),
+            Value::Str(path) if self.ty == Type::MediaFile => {
+                let url = format!("{}{path}", self.media_base);
+                if safe_url(&url) {
+                    out.push_str("<a href=\"");
+                    url.render_to(out);
+                    out.push_str("\">");
+                    path.rsplit('/').next().unwrap_or(path).render_to(out);
+                    out.push_str("</a>");
+                } else {
+                    path.as_ref().render_to(out);
+                }
+            }
+            Value::Str(s) => s.as_ref().render_to(out),
+            Value::Time(t) => {
+                let mut bytes = Vec::with_capacity(27);
+                write_timestamp(&mut bytes, *t);
+                // Digits, dashes, colons, a dot, `T` and `Z`: nothing to escape.
+                out.push_str(&String::from_utf8_lossy(&bytes));
+            }
+            Value::Ref(m, p) => write_row_link(out, self.view, *m, *p),
+            Value::Refs(_, ps) if ps.is_empty() => out.push_str("<span class=\"null\">none</span>"),
+            Value::Refs(m, ps) => {
+                out.push_str("<ul class=\"many\">");
+                for &p in ps.iter() {
+                    out.push_str("<li>");
+                    write_row_link(out, self.view, *m, p);
+                    out.push_str("</li>");
+                }
+                out.push_str("</ul>");
+            }
+        }
     }
 }
 
@@ -209,6 +315,15 @@ mod tests {
             text(cell(Some(Type::Embed(Model::Person)), &named)),
             r#"<a href="/api/v2/people/1/">&quot;&gt;&lt;script&gt;x&lt;/script&gt;</a>"#
         );
+    }
+
+    #[test]
+    fn integers_are_written_whole() {
+        for n in [0, 7, -7, 1234567890, i64::MIN, i64::MAX] {
+            let mut out = String::new();
+            push_int(&mut out, n);
+            assert_eq!(out, n.to_string());
+        }
     }
 
     #[test]

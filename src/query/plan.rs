@@ -105,6 +105,11 @@ pub struct Selected {
 }
 
 impl Selected {
+    /// The positions of the page's records in their model's table, in page order.
+    pub fn positions(&self) -> &[usize] {
+        &self.page
+    }
+
     /// How many items the page has.
     pub fn items(&self) -> usize {
         self.page.len()
@@ -276,6 +281,19 @@ impl Plan {
     /// How many items the page may hold.
     pub fn limit(&self) -> usize {
         self.limit
+    }
+
+    /// The fields the items keep (`fields`), in table order; `None` for every field.
+    pub fn columns(&self) -> Option<Vec<usize>> {
+        self.projection
+            .as_ref()
+            .map(|p| p.fields.iter().map(|&(f, _)| f).collect())
+    }
+
+    /// Whether the page is a run of the list's records (no filter, no sort), so
+    /// choosing it, facets included, costs next to nothing.
+    pub fn picks_a_run(&self) -> bool {
+        self.filter.is_empty() && self.order.is_empty() && !self.random
     }
 
     /// Whether the answer costs next to nothing: a run of rendered items.

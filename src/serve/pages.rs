@@ -8,9 +8,9 @@ use serde_json::{Map, Value as Json};
 
 use crate::html::{self, ListPage};
 use crate::model::{Endpoint, Model};
-use crate::query::{ApiError, Page, Params, Plan, RecordPlan};
+use crate::query::{ApiError, Params, Plan, RecordPlan};
 
-use super::response::{media_base, still_fresh, with_media_base, Answer, Request};
+use super::response::{media_base, media_url, still_fresh, with_media_base, Answer, Request, HTML};
 use super::state::{Served, State};
 
 /// The front page.
@@ -67,8 +67,10 @@ fn read_facets(meta: &[u8]) -> Option<Map<String, Json>> {
     }
 }
 
-/// A list as a page: at most `html::MAX_ROWS` rows; the specimen list counts its
-/// facets for the form's side.
+/// A list as a page: at most `html::MAX_ROWS` rows, written from the view's rows;
+/// the specimen list counts its facets for the form's side. Chosen and written
+/// on the async workers when the page is a run of the list, else on the threads
+/// for answers that cost work, as JSON is.
 pub async fn list(
     state: &Arc<State>,
     served: &Arc<Served>,
@@ -91,7 +93,8 @@ pub async fn list(
         Plan::parse(endpoint, &counted(endpoint, &shown), limits)
     });
     let media = endpoint.model.has_media();
-    let base = media.then(|| media_base(&state.settings, request.headers));
+    let base = media_url(&state.settings, request.headers);
+    let site = state.settings.site.clone();
     let plan = match plan {
         Ok(plan) => plan,
         // A refused form is shown again with its message, so it can be corrected.
@@ -100,34 +103,47 @@ pub async fn list(
                 endpoint,
                 params: &shown,
                 total: 0,
-                items: Vec::new(),
+                rows: &[],
+                columns: None,
+                media_base: &base,
                 facets: None,
                 offset: 0,
                 limit: 0,
                 clamped_from: None,
                 error: Some(e.message.clone()),
             };
-            let mut a = Answer::html(
-                e.status,
-                html::list(&state.settings.site, &served.view, &page),
-            );
+            let mut a = Answer::html(e.status, html::list(&site, &served.view, &page));
             a.cacheable = false;
             return a;
         }
     };
-    if plan.cacheable() && still_fresh(&state.settings, served, request, media) {
-        return Answer::unmade(crate::serve::response::HTML).with_media(endpoint);
+    let cacheable = plan.cacheable();
+    if cacheable && still_fresh(&state.settings, served, request, media) {
+        return Answer::unmade(HTML).with_media(endpoint);
     }
-    let (offset, limit, cacheable) = (plan.offset(), plan.limit(), plan.cacheable());
-    let made: Option<Page> = match plan.is_cheap() {
-        true => Some(plan.run(&served.view)),
-        false => {
-            let view = served.clone();
-            state
-                .work
-                .run(move || plan.select_page(&view.view).into_page(&view.view))
-                .await
-        }
+    let inline = plan.picks_a_run();
+    let view = served.clone();
+    let make = move || {
+        let (offset, limit, columns) = (plan.offset(), plan.limit(), plan.columns());
+        let selected = plan.select_page(&view.view);
+        let page = ListPage {
+            endpoint,
+            params: &shown,
+            total: selected.total,
+            rows: selected.positions(),
+            columns,
+            media_base: &base,
+            facets: read_facets(&selected.meta),
+            offset,
+            limit,
+            clamped_from,
+            error: None,
+        };
+        html::list(&site, &view.view, &page)
+    };
+    let made = match inline {
+        true => Some(make()),
+        false => state.work.run(make).await,
     };
     let Some(made) = made else {
         return refused(
@@ -138,27 +154,18 @@ pub async fn list(
             },
         );
     };
-    let page = ListPage {
-        endpoint,
-        params: &shown,
-        total: made.total,
-        items: read_items(made.items, base.as_deref()),
-        facets: read_facets(&made.meta),
-        offset,
-        limit,
-        clamped_from,
-        error: None,
-    };
-    let mut a = Answer::html(200, html::list(&state.settings.site, &served.view, &page));
+    let mut a = Answer::html(200, made);
     a.cacheable = cacheable;
     a.with_media(endpoint)
 }
 
 /// The parameters the plan runs with: the specimen list counts the form's facets
-/// unless the request names its own.
+/// (the ten commonest values of each) unless the request names its own.
 fn counted(endpoint: Endpoint, params: &Params) -> Params {
     match endpoint.model == Model::SpecimenRecord && params.get("facet").is_none() {
-        true => params.with("facet", html::SPECIMEN_FACETS),
+        true => params
+            .with("facet", html::SPECIMEN_FACETS)
+            .with("facet_size", &html::SPECIMEN_FACET_SIZE.to_string()),
         false => params.clone(),
     }
 }

@@ -544,18 +544,22 @@ fn response(
     r
 }
 
-/// Where media URLs start, as JSON string content: `--media-url`, else
-/// `http://<Host>/media/` as the existing service built it from the request
-/// (`/media/` when a request names no host).
-pub(super) fn media_base(settings: &Settings, req: &HeaderMap) -> String {
-    let base = match &settings.media_url {
+/// Where media URLs start: `--media-url`, else `http://<Host>/media/` as the
+/// existing service built it from the request (`/media/` when a request names no
+/// host).
+pub(super) fn media_url(settings: &Settings, req: &HeaderMap) -> String {
+    match &settings.media_url {
         Some(url) => url.clone(),
         None => match req.get(header::HOST).and_then(|h| h.to_str().ok()) {
             Some(host) => format!("http://{host}/media/"),
             None => "/media/".to_string(),
         },
-    };
-    // The base is written inside a JSON string: escape it as one.
+    }
+}
+
+/// [`media_url`] as JSON string content, to go where the rendered bytes mark it.
+pub(super) fn media_base(settings: &Settings, req: &HeaderMap) -> String {
+    let base = media_url(settings, req);
     let mut quoted = Vec::with_capacity(base.len() + 2);
     write_str(&mut quoted, &base);
     String::from_utf8_lossy(&quoted[1..quoted.len() - 1]).into_owned()

@@ -138,6 +138,19 @@ impl Groups {
         self.keys.iter().map(|(v, &g)| (v, self.members(g).len()))
     }
 
+    /// Every grouped value with how many of the rows `among` passes hold it: a
+    /// walk of the groups' positions (ascending runs, so `among` can be a bitset),
+    /// not of the rows.
+    pub fn sizes_among(
+        &self,
+        among: impl Fn(u32) -> bool,
+    ) -> impl Iterator<Item = (&Value, usize)> {
+        self.keys.iter().map(move |(v, &g)| {
+            let n = self.members(g).iter().filter(|&&p| among(p)).count();
+            (v, n)
+        })
+    }
+
     /// The rows whose value is `value` (or whose list holds it), ascending.
     pub fn get(&self, value: &Value) -> &[u32] {
         self.keys.get(value).map_or(&[], |&g| self.members(g))
