@@ -6,6 +6,7 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
+use catalogue::html::{self, ListPage, Site};
 use catalogue::model::{Endpoint, Model};
 use catalogue::query::{Limits, Params, Plan};
 use catalogue::view::View;
@@ -104,6 +105,47 @@ fn at_size(c: &mut Criterion, specimens: usize) {
         });
     }
     req.finish();
+
+    // A page for people: the same plan, its page written as HTML from the rows,
+    // with the label form's facets on the specimen list (as `serve` asks for them).
+    let mut pages = c.benchmark_group(format!("page/{specimens}"));
+    let site = Site::default();
+    for (name, q) in [
+        ("html page of 20", "limit=20"),
+        ("html page of 20, deep", deep.as_str()),
+        (
+            "html page of 20, broad filter",
+            "family=idae&sex=female&limit=20",
+        ),
+    ] {
+        let shown = Params::parse(q).unwrap();
+        let planned = shown
+            .with("facet", html::SPECIMEN_FACETS)
+            .with("facet_size", &html::SPECIMEN_FACET_SIZE.to_string());
+        let limits = Limits::default();
+        pages.bench_function(name, |b| {
+            b.iter(|| {
+                let plan = Plan::parse(specimens_list, black_box(&planned), &limits).unwrap();
+                let (offset, limit, columns) = (plan.offset(), plan.limit(), plan.columns());
+                let selected = plan.select_page(&view);
+                let page = ListPage {
+                    endpoint: specimens_list,
+                    params: &shown,
+                    total: selected.total,
+                    rows: selected.positions(),
+                    columns,
+                    media_base: "http://h/media/",
+                    facets: html::read_facets(&selected.meta),
+                    offset,
+                    limit,
+                    clamped_from: None,
+                    error: None,
+                };
+                html::list(&site, &view, &page)
+            })
+        });
+    }
+    pages.finish();
 }
 
 criterion_group!(all, benches);

@@ -6,7 +6,7 @@ use maud::{html, Markup};
 use serde_json::{Map, Value as Json};
 
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
-use crate::model::{Model, Shape};
+use crate::model::{Model, Shape, Type};
 use crate::query::filter::{BOOLS, INTS, RELATED};
 use crate::query::{sort, Params};
 use crate::view::{Value, View, SPECIMEN_TEXT};
@@ -25,67 +25,52 @@ enum Control {
     Boolean,
 }
 
+/// Which group of the form a related-record filter goes in, by the specimen
+/// field it reads.
+fn group_of(field: &str) -> &'static str {
+    let ty = Model::SpecimenRecord
+        .field_index(field)
+        .map(|f| Model::SpecimenRecord.fields()[f].ty);
+    match ty {
+        Some(Type::Taxon) => "Taxon",
+        Some(Type::Embed(m)) if Model::RANKS.contains(&m) => "Taxon",
+        Some(Type::Embed(Model::Person) | Type::EmbedMany(Model::Person)) => "People",
+        _ => "Place",
+    }
+}
+
 /// The form's groups: a legend and its parameters, in order. Every specimen
 /// filter is in one (a test checks against the filter tables).
 fn groups() -> Vec<(&'static str, Vec<(&'static str, Control)>)> {
-    let related = |names: &[&'static str]| -> Vec<(&'static str, Control)> {
-        names.iter().map(|&n| (n, Control::Text)).collect()
+    let mut out: Vec<(&'static str, Vec<(&'static str, Control)>)> =
+        ["Taxon", "Place", "Collected", "People", "Specimen"]
+            .into_iter()
+            .map(|legend| (legend, Vec::new()))
+            .collect();
+    let mut add = |legend: &str, name: &'static str, control: Control| {
+        if let Some((_, controls)) = out.iter_mut().find(|(l, _)| *l == legend) {
+            controls.push((name, control));
+        }
     };
-    let mut specimen = vec![
-        ("usi", Control::Text),
-        ("sex", Control::Choice(SEXES)),
-        ("stage", Control::Choice(STAGES)),
-        ("preparation", Control::Choice(PREPARATIONS)),
-        ("preparation_date", Control::Date),
-    ];
-    specimen.extend(BOOLS.iter().map(|&n| (n, Control::Boolean)));
-    let mut collected = vec![
-        ("day", Control::Number),
-        ("month", Control::Choice(&MONTHS)),
-        ("year", Control::Number),
-    ];
-    collected.extend(SPECIMEN_TEXT.iter().map(|&n| (n, Control::Text)));
-    let mut people = related(&[
-        "collector_lastname",
-        "collector_firstname",
-        "determiner_lastname",
-        "determiner_firstname",
-        "preparer_lastname",
-        "preparer_firstname",
-    ]);
-    people.push(("determined_year", Control::Number));
-    vec![
-        (
-            "Taxon",
-            related(&[
-                "order",
-                "family",
-                "subfamily",
-                "tribe",
-                "genus",
-                "species",
-                "subspecies",
-                "taxon",
-                "common_name",
-            ]),
-        ),
-        (
-            "Place",
-            related(&[
-                "country",
-                "state",
-                "county",
-                "locality",
-                "collecting_trip",
-                "gps_lat",
-                "gps_long",
-                "elevation",
-            ]),
-        ),
-        ("Collected", collected),
-        ("People", people),
-        ("Specimen", specimen),
-    ]
+    for &(name, field, _) in RELATED {
+        add(group_of(field), name, Control::Text);
+    }
+    add("Collected", "day", Control::Number);
+    add("Collected", "month", Control::Choice(&MONTHS));
+    add("Collected", "year", Control::Number);
+    for &name in SPECIMEN_TEXT {
+        add("Collected", name, Control::Text);
+    }
+    add("People", "determined_year", Control::Number);
+    add("Specimen", "usi", Control::Text);
+    add("Specimen", "sex", Control::Choice(SEXES));
+    add("Specimen", "stage", Control::Choice(STAGES));
+    add("Specimen", "preparation", Control::Choice(PREPARATIONS));
+    add("Specimen", "preparation_date", Control::Date);
+    for &name in BOOLS {
+        add("Specimen", name, Control::Boolean);
+    }
+    out
 }
 
 /// A parameter's name as a label.

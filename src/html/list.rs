@@ -57,6 +57,18 @@ pub struct ListPage<'a> {
     pub error: Option<String>,
 }
 
+/// `meta`'s facets (`,"facets":{...}`), read back.
+pub fn read_facets(meta: &[u8]) -> Option<Map<String, Json>> {
+    let mut json = b"{\"_\":0".to_vec();
+    json.extend_from_slice(meta);
+    json.push(b'}');
+    let mut object: Map<String, Json> = serde_json::from_slice(&json).ok()?;
+    match object.remove("facets") {
+        Some(Json::Object(f)) => Some(f),
+        _ => None,
+    }
+}
+
 /// `path?query`, or `path` when the query is empty.
 fn href(path: &str, params: &Params) -> String {
     let q = params.to_query();

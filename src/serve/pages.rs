@@ -55,18 +55,6 @@ fn read_items(parts: Bytes, base: Option<&str>) -> Vec<Map<String, Json>> {
     })
 }
 
-/// `meta`'s facets (`,"facets":{...}`), read back.
-fn read_facets(meta: &[u8]) -> Option<Map<String, Json>> {
-    let mut json = b"{\"_\":0".to_vec();
-    json.extend_from_slice(meta);
-    json.push(b'}');
-    let mut object: Map<String, Json> = serde_json::from_slice(&json).ok()?;
-    match object.remove("facets") {
-        Some(Json::Object(f)) => Some(f),
-        _ => None,
-    }
-}
-
 /// A list as a page: at most `html::MAX_ROWS` rows, written from the view's rows;
 /// the specimen list counts its facets for the form's side. Chosen and written
 /// on the async workers when the page is a run of the list, else on the threads
@@ -133,7 +121,7 @@ pub async fn list(
             rows: selected.positions(),
             columns,
             media_base: &base,
-            facets: read_facets(&selected.meta),
+            facets: html::read_facets(&selected.meta),
             offset,
             limit,
             clamped_from,

@@ -27,6 +27,7 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -140,6 +141,12 @@ def run(b, base):
     b.open("/")
     b.check(b.text("h1") == "The collection", "front page: heading")
     b.clean_page("front page")
+    # The keyboard: the first Tab reaches the skip link, which moves to the content.
+    d.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+    focused = d.switch_to.active_element
+    b.check(focused.get_attribute("class") == "skip" and focused.is_displayed(), "keyboard: Tab reaches the skip link")
+    focused.send_keys(Keys.ENTER)
+    b.check(d.switch_to.active_element.get_attribute("id") == "content", "keyboard: the skip link moves to the content")
     d.find_element(By.LINK_TEXT, "specimen-records").click()
     b.settle()
     b.check(d.current_url == base + "/api/v2/specimen-records/", f"front page links the list ({d.current_url})")
@@ -153,7 +160,8 @@ def run(b, base):
     # Page forward, by the link a keyboard user reaches too.
     d.find_element(By.CSS_SELECTOR, "a[rel=next]").click()
     b.settle()
-    b.check("showing 21–40" in b.text(".summary"), f"next page: {b.text('.summary')}")
+    summary = " ".join(b.text(".summary").split())
+    b.check("showing 21–40" in summary, f"next page: {summary}")
     json_ids = [i["id"] for i in fetch_json(base + "/api/v2/specimen-records/?offset=20&limit=20")["items"]]
     page_ids = [int(a.text) for a in d.find_elements(By.CSS_SELECTOR, "tbody tr td:first-child a")]
     b.check(page_ids == json_ids, "next page: the same records as the JSON answer")
