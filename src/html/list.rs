@@ -27,13 +27,19 @@ const SHAPING: &[&str] = &[
     "limit",
     "offset",
     "sort",
-    "order",
     "fields",
     "format",
     "facet",
     "facet_size",
     "search_operator",
 ];
+
+/// Whether a parameter shapes the answer rather than chooses records: `order` is
+/// a sort (or `random`) only where the model has no field of that name (a
+/// specimen's `order` is its taxonomic order).
+fn shaping(model: Model, name: &str) -> bool {
+    SHAPING.contains(&name) || (name == "order" && model.field_index("order").is_none())
+}
 
 /// A list's answer, and the request it answers.
 pub struct ListPage<'a> {
@@ -107,7 +113,7 @@ pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
         @if let Some(message) = &page.error {
             p.error role="alert" { (message) }
         }
-        (in_use(&path, page.params))
+        (in_use(e.model, &path, page.params))
         @if specimens {
             div.layout.with-side {
                 aside.side aria-label="Filters and counts" {
@@ -134,12 +140,12 @@ pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
 }
 
 /// The filters and search in use, each with a link that removes it.
-fn in_use(path: &str, params: &Params) -> Markup {
+fn in_use(model: Model, path: &str, params: &Params) -> Markup {
     let used: Vec<&(String, String)> = params
         .0
         .iter()
         // `unknown` is the form's "no filter" for a boolean.
-        .filter(|(k, v)| !SHAPING.contains(&k.as_str()) && !v.trim().is_empty() && v != "unknown")
+        .filter(|(k, v)| !shaping(model, k) && !v.trim().is_empty() && v != "unknown")
         .collect();
     html! {
         @if !used.is_empty() {
@@ -177,7 +183,7 @@ fn map(site: &Site, path: &str, page: &ListPage) -> Markup {
         page.params
             .0
             .iter()
-            .filter(|(k, _)| !SHAPING.contains(&k.as_str()))
+            .filter(|(k, _)| !shaping(page.endpoint.model, k))
             .cloned()
             .collect(),
     );

@@ -1,5 +1,6 @@
-//! The answers that are pages for people (`html`): the plan runs as for JSON, on
-//! the same threads by the same rules, and its page is read back into a page.
+//! The answers that are pages for people (`html`): a list's plan runs as for
+//! JSON, on the same threads by the same rules, and `html` writes its rows; a
+//! record's rendered item is read back and written field by field.
 
 use std::sync::Arc;
 
@@ -134,13 +135,15 @@ pub async fn list(
         false => state.work.run(make).await,
     };
     let Some(made) = made else {
-        return refused(
+        let mut a = refused(
             served,
             &ApiError {
                 status: 503,
                 message: "the server is busy with other questions: retry in a second".into(),
             },
         );
+        a.retry_after = Some(1);
+        return a;
     };
     let mut a = Answer::html(200, made);
     a.cacheable = cacheable;

@@ -251,14 +251,24 @@ impl Answer {
 /// A strong validator for one representation: the snapshot's checksum and the
 /// request, so every replica serving the same snapshot gives the same tag.
 /// A body with media URLs also depends on their base.
-fn etag(view: &View, request: &Request, media_base: Option<&str>, coding: Coding) -> String {
+fn etag(
+    settings: &Settings,
+    view: &View,
+    request: &Request,
+    media_base: Option<&str>,
+    coding: Coding,
+) -> String {
     let mut h = Sha256::new();
     h.update(view.header.checksum);
     h.update(request.path.as_bytes());
     h.update(b"?");
     h.update(request.raw_query.as_bytes());
     if request.html {
-        h.update(b"\0html");
+        // A page also depends on this build's templates and files, and the tiles.
+        h.update(b"\0html ");
+        h.update(env!("CARGO_PKG_VERSION"));
+        h.update(crate::html::assets::prefix());
+        h.update(settings.site.map_tiles.as_deref().unwrap_or_default());
     }
     if let Some(base) = media_base {
         h.update(b"\0");
@@ -287,6 +297,7 @@ pub fn still_fresh(settings: &Settings, served: &Served, request: &Request, medi
     };
     let base = media.then(|| media_base(settings, request.headers));
     let tag = etag(
+        settings,
         &served.view,
         request,
         base.as_deref(),
@@ -383,7 +394,7 @@ pub fn finish(
         }
         let tag = match &answer.etag {
             Some(tag) => tag.clone(),
-            None => etag(view, request, base.as_deref(), negotiated),
+            None => etag(settings, view, request, base.as_deref(), negotiated),
         };
         h.append(header::VARY, HeaderValue::from_static("Accept-Encoding"));
         let cache_control = answer

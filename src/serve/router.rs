@@ -304,7 +304,8 @@ async fn answer(
             ),
         }),
         Target::NotFound | Target::Home => Answer::not_found(),
-        Target::Docs => unreachable!("the docs page is only HTML"),
+        // A page whatever the client takes (`html` is always set for it).
+        Target::Docs => pages::docs(served),
         Target::Asset => {
             assets::answer(request.path, request.headers).unwrap_or_else(Answer::not_found)
         }
@@ -357,14 +358,13 @@ async fn answer(
                     false => Made::Chosen(selected),
                 }
             };
-            let answer = match state.work.run(job).await {
+            match state.work.run(job).await {
                 Some(Made::Whole(page)) => Answer::page(endpoint, page).with_media(endpoint),
                 Some(Made::Chosen(selected)) => {
                     Answer::streamed(selected, served.clone(), state.clone()).with_media(endpoint)
                 }
                 None => Answer::busy(),
-            };
-            answer
+            }
         }
         Target::Record(endpoint, id) => {
             let plan = match Params::parse(raw)
