@@ -2,14 +2,16 @@
 //! same URL so the address can be shared) and its facet counts, each a link that
 //! adds the filter.
 
-use maud::{html, Markup};
+use maud::{html, Markup, Render};
 use serde_json::{Map, Value as Json};
 
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Model, Shape, Type};
 use crate::query::filter::{BOOLS, INTS, RELATED};
 use crate::query::{sort, Params};
-use crate::view::{Value, View, SPECIMEN_TEXT};
+
+use super::list::Linker;
+use crate::view::{View, SPECIMEN_TEXT};
 
 /// The facets the page counts beside the results.
 pub const FACETS: &str = "family,year,country,collector,sex,stage";
@@ -85,17 +87,16 @@ fn label(name: &str) -> String {
 
 /// One control, with its label, holding the request's value.
 fn control(params: &Params, name: &str, kind: &Control) -> Markup {
-    let id = format!("f-{name}");
     let value = params.get(name).unwrap_or("");
     html! {
-        label for=(id) {
+        label for={ "f-" (name) } {
             (label(name))
             @match kind {
-                Control::Text => { input id=(id) name=(name) type="text" value=(value); }
-                Control::Number => { input id=(id) name=(name) type="number" step="1" value=(value); }
-                Control::Date => { input id=(id) name=(name) type="date" value=(value); }
+                Control::Text => { input id={ "f-" (name) } name=(name) type="text" value=(value); }
+                Control::Number => { input id={ "f-" (name) } name=(name) type="number" step="1" value=(value); }
+                Control::Date => { input id={ "f-" (name) } name=(name) type="date" value=(value); }
                 Control::Choice(choices) => {
-                    select id=(id) name=(name) {
+                    select id={ "f-" (name) } name=(name) {
                         option value="" { "any" }
                         @for c in *choices {
                             option value=(c) selected[c.eq_ignore_ascii_case(value)] { (c) }
@@ -107,7 +108,7 @@ fn control(params: &Params, name: &str, kind: &Control) -> Markup {
                     }
                 }
                 Control::Boolean => {
-                    select id=(id) name=(name) {
+                    select id={ "f-" (name) } name=(name) {
                         option value="unknown" { "unknown" }
                         option value="true" selected[value == "true" || value == "True" || value == "2" || value == "1"] { "yes" }
                         option value="false" selected[value == "false" || value == "False" || value == "3" || value == "0"] { "no" }
@@ -140,7 +141,7 @@ pub fn form(path: &str, params: &Params) -> Markup {
                             @for f in &sortable {
                                 @if *f != "id" {
                                     option value=(f) selected[current_sort == *f] { (f) }
-                                    option value=(format!("-{f}")) selected[current_sort.strip_prefix('-') == Some(*f)] { (f) ", descending" }
+                                    option value={ "-" (f) } selected[current_sort.strip_prefix('-') == Some(*f)] { (f) ", descending" }
                                 }
                             }
                         }
@@ -167,53 +168,47 @@ pub fn form(path: &str, params: &Params) -> Markup {
     }
 }
 
-/// The filter that selects records with a facet's value, as parameters to add.
-fn facet_filter(view: &View, field: &str, value: &Json) -> Option<Vec<(String, String)>> {
+/// The parameters a facet's links set: the field's own filter, or a person's
+/// first and last name (people are counted by full name).
+fn facet_names(field: &str) -> Option<Vec<String>> {
+    match field {
+        "collector" | "determiner" | "preparer" => Some(vec![
+            format!("{field}_firstname"),
+            format!("{field}_lastname"),
+        ]),
+        f if RELATED.iter().any(|r| r.0 == f)
+            || INTS.contains(&f)
+            || BOOLS.contains(&f)
+            || ["sex", "stage", "preparation", "month", "usi"].contains(&f) =>
+        {
+            Some(vec![f.to_string()])
+        }
+        _ => None,
+    }
+}
+
+/// The values [`facet_names`] take to select the records holding a facet's value.
+fn facet_values(view: &View, field: &str, value: &Json) -> Option<Vec<String>> {
     let text = match value {
         Json::Null => return None,
         Json::String(s) => s.clone(),
         other => other.to_string(),
     };
-    let one = |name: &str| Some(vec![(name.to_string(), text.clone())]);
-    match field {
-        "collector" | "determiner" | "preparer" => {
-            // People are counted by full name; the form filters by first and last.
-            let people = view.table(Model::Person);
-            let (full, first, last) = (
-                Model::Person.field_index("full_name")?,
-                Model::Person.field_index("first_name")?,
-                Model::Person.field_index("last_name")?,
-            );
-            let row = people
-                .rows
-                .iter()
-                .find(|r| r[full].as_str() == Some(text.as_str()))?;
-            let get = |i: usize| match &row[i] {
-                Value::Str(s) => s.to_string(),
-                _ => String::new(),
-            };
-            Some(vec![
-                (format!("{field}_firstname"), get(first)),
-                (format!("{field}_lastname"), get(last)),
-            ])
-        }
-        f if RELATED.iter().any(|r| r.0 == f) => one(f),
-        f if INTS.contains(&f) || BOOLS.contains(&f) => one(f),
-        "sex" | "stage" | "preparation" | "month" | "usi" => one(field),
-        _ => None,
+    if !["collector", "determiner", "preparer"].contains(&field) {
+        return Some(vec![text]);
     }
+    let people = view.table(Model::Person);
+    let [full, first, last] = ["full_name", "first_name", "last_name"]
+        .map(|name| Model::Person.field_index(name).expect("a person has names"));
+    let row = people
+        .rows
+        .iter()
+        .find(|r| r[full].as_str() == Some(text.as_str()))?;
+    let get = |i: usize| row[i].as_str().unwrap_or_default().to_string();
+    Some(vec![get(first), get(last)])
 }
 
-/// The list's URL with these filters added, from its first page.
-fn adding(path: &str, params: &Params, adds: &[(String, String)]) -> String {
-    let mut p = params.without("offset");
-    for (k, v) in adds {
-        p = p.with(k, v);
-    }
-    format!("{path}?{}", p.to_query())
-}
-
-/// The facet counts, each value a link adding its filter.
+/// The facet counts, each value a link adding its filter (from the first page).
 pub fn facets(
     view: &View,
     path: &str,
@@ -227,22 +222,40 @@ pub fn facets(
         section.facets aria-labelledby="facets-heading" {
             h2 id="facets-heading" { "Counts" }
             @for (field, counts) in facets {
+                @let names = facet_names(field).unwrap_or_default();
+                @let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                @let linker = Linker::new(path, params, &names);
                 h3 { (label(field)) }
                 ul {
                     @for entry in counts.as_array().into_iter().flatten() {
                         @let value = entry.get("value").unwrap_or(&Json::Null);
                         @let n = entry.get("count").cloned().unwrap_or(Json::Null);
-                        @let shown = match value { Json::Null => "(none)".to_string(), Json::String(s) => s.clone(), v => v.to_string() };
                         li {
-                            @match facet_filter(view, field, value) {
-                                Some(adds) => { a href=(adding(path, params, &adds)) { (shown) } }
-                                None => { span { (shown) } }
+                            @match facet_values(view, field, value).filter(|_| !names.is_empty()) {
+                                Some(values) => {
+                                    @let pairs: Vec<(&str, &str)> = names.iter().copied().zip(values.iter().map(String::as_str)).collect();
+                                    a href=(linker.link(&pairs)) { (Shown(value)) }
+                                }
+                                None => { span { (Shown(value)) } }
                             }
                             span.count { (n) }
                         }
                     }
                 }
             }
+        }
+    }
+}
+
+/// A facet's value as text: a string as it is, `(none)` for null.
+struct Shown<'a>(&'a Json);
+
+impl Render for Shown<'_> {
+    fn render_to(&self, out: &mut String) {
+        match self.0 {
+            Json::Null => out.push_str("(none)"),
+            Json::String(s) => s.render_to(out),
+            other => other.to_string().render_to(out),
         }
     }
 }

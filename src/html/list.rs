@@ -5,6 +5,7 @@
 use maud::{html, Markup};
 use serde_json::{Map, Value as Json};
 
+use crate::encoding::percent::form_encode;
 use crate::model::endpoint::API_PREFIX;
 use crate::model::{Endpoint, Model};
 use crate::query::{geojson, sort, Params};
@@ -72,6 +73,46 @@ pub fn read_facets(meta: &[u8]) -> Option<Map<String, Json>> {
     match object.remove("facets") {
         Some(Json::Object(f)) => Some(f),
         _ => None,
+    }
+}
+
+/// Links that set parameters on the page's query (and start at its first page):
+/// the rest of the query is written once, each link adds its own pairs.
+pub(super) struct Linker {
+    prefix: String,
+}
+
+impl Linker {
+    /// For links that set `names` on `params` at `path`.
+    pub fn new(path: &str, params: &Params, names: &[&str]) -> Linker {
+        let rest = Params(
+            params
+                .0
+                .iter()
+                .filter(|(k, _)| k != "offset" && !names.contains(&k.as_str()))
+                .cloned()
+                .collect(),
+        );
+        let q = rest.to_query();
+        let prefix = match q.is_empty() {
+            true => format!("{path}?"),
+            false => format!("{path}?{q}&"),
+        };
+        Linker { prefix }
+    }
+
+    /// The URL with these pairs set.
+    pub fn link(&self, pairs: &[(&str, &str)]) -> String {
+        let mut out = self.prefix.clone();
+        for (i, (k, v)) in pairs.iter().enumerate() {
+            if i > 0 {
+                out.push('&');
+            }
+            form_encode(&mut out, k);
+            out.push('=');
+            form_encode(&mut out, v);
+        }
+        out
     }
 }
 
@@ -228,6 +269,7 @@ fn table(view: &View, path: &str, page: &ListPage) -> Markup {
         .get("sort")
         .and_then(|s| s.split(',').next())
         .unwrap_or("");
+    let sorting = Linker::new(path, page.params, &["sort"]);
     html! {
         div.table-wrap {
             table {
@@ -244,7 +286,7 @@ fn table(view: &View, path: &str, page: &ListPage) -> Markup {
                             };
                             th scope="col" aria-sort=[(aria != "none").then_some(aria)] {
                                 @if sortable {
-                                    a href=(href(path, &page.params.with("sort", &next).without("offset"))) { (name) (arrow) }
+                                    a href=(sorting.link(&[("sort", &next)])) { (name) (arrow) }
                                 } @else { (name) }
                             }
                         }

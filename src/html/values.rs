@@ -1,8 +1,9 @@
-//! How a value of an item appears on a page: scalars as text, related records as
-//! links to their own pages, embedded records either as one link (in a table
-//! cell) or field by field (on a record's page). Every string goes through maud's
-//! escaping; only media fields become links to something other than a record, and
-//! only when they are http(s) or same-origin URLs.
+//! How a value appears on a page: scalars as text, related records as links to
+//! their own pages. A list's cells are written from the view's rows
+//! ([`RowValue`]); a record's page shows its item's JSON, embedded records field
+//! by field ([`fields`]). Every string goes through maud's escaping; only media
+//! fields become links to something other than a record, and only when they are
+//! http(s) or same-origin URLs.
 
 use std::borrow::Cow;
 
