@@ -95,6 +95,8 @@ fi
 
 deep=$(( n * 9 / 10 ))
 if [ "$mode" = html ]; then
+  # Steady state: after the background preparation of sort orders and words.
+  until grep -q 'sort orders and search words built' "$work/server.log"; do sleep 0.5; done
   names=(page deep filtered record)
   paths=(
     "/api/v2/specimen-records/"
