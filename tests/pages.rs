@@ -214,13 +214,15 @@ fn the_label_form_keeps_its_values_and_counts_link_filters() {
     let s = Server::sample();
     let body = html(
         &s,
-        "/api/v2/specimen-records/?family=nymph&sex=female&labels_printed=true",
+        "/api/v2/specimen-records/?family=nymph&sex=female&labels_printed=true&labeled=3",
         200,
     );
     for control in [
         r#"<input id="f-family" name="family" type="text" value="nymph">"#,
         r#"<option value="female" selected>female</option>"#,
         r#"<option value="true" selected>yes</option>"#,
+        // The select's own spelling of false, as the old form sent it.
+        r#"<select id="f-labeled" name="labeled"><option value="unknown">unknown</option><option value="true">yes</option><option value="false" selected>no</option></select>"#,
         r#"<input id="f-preparation_date" name="preparation_date" type="date" value="">"#,
         r#"<form class="filters" method="get" action="/api/v2/specimen-records/""#,
     ] {

@@ -8,7 +8,7 @@ use serde_json::{Map, Value as Json};
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Model, Shape, Type};
 use crate::query::filter::{BOOLS, INTS, RELATED};
-use crate::query::{sort, Params};
+use crate::query::{form, sort, Params};
 
 use super::list::Linker;
 use crate::view::{View, SPECIMEN_TEXT};
@@ -108,10 +108,12 @@ fn control(params: &Params, name: &str, kind: &Control) -> Markup {
                     }
                 }
                 Control::Boolean => {
+                    // Every spelling the filter reads (`2`, `True`, ...) selects its answer.
+                    @let chosen = form::boolean(value).flatten();
                     select id={ "f-" (name) } name=(name) {
                         option value="unknown" { "unknown" }
-                        option value="true" selected[value == "true" || value == "True" || value == "2" || value == "1"] { "yes" }
-                        option value="false" selected[value == "false" || value == "False" || value == "3" || value == "0"] { "no" }
+                        option value="true" selected[chosen == Some(true)] { "yes" }
+                        option value="false" selected[chosen == Some(false)] { "no" }
                     }
                 }
             }
