@@ -235,6 +235,10 @@ pub struct ServeArgs {
     /// show markers only and never ask another host for anything.
     #[arg(long, env = "CATALOGUE_MAP_TILES", value_parser = parse_map_tiles)]
     pub map_tiles: Option<String>,
+    /// What the maps credit for those tiles, shown as text under the map
+    /// (`© OpenStreetMap contributors`, as most tile providers require).
+    #[arg(long, env = "CATALOGUE_MAP_ATTRIBUTION", requires = "map_tiles")]
+    pub map_attribution: Option<String>,
     /// What `/dwca.zip` says of the dataset.
     #[command(flatten)]
     pub dataset: DatasetArgs,
@@ -521,6 +525,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         drain: std::time::Duration::from_secs(args.drain),
         site: Site {
             map_tiles: args.map_tiles.clone(),
+            map_attribution: args.map_attribution.clone(),
         },
     };
     let state = State::new(view, settings);

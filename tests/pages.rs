@@ -140,6 +140,7 @@ fn pages_say_what_they_may_load_and_send() {
     let settings = Settings {
         site: Site {
             map_tiles: Some("https://{s}.tiles.example.org/{z}/{x}/{y}.png".into()),
+            map_attribution: Some("© Tiles <b>& co</b>".into()),
         },
         ..Settings::default()
     };
@@ -152,6 +153,9 @@ fn pages_say_what_they_may_load_and_send() {
     assert!(r
         .text()
         .contains(r#"data-tiles="https://{s}.tiles.example.org/{z}/{x}/{y}.png""#));
+    assert!(r
+        .text()
+        .contains(r#"data-attribution="© Tiles &lt;b&gt;&amp; co&lt;/b&gt;""#));
 }
 
 #[test]

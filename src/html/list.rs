@@ -245,7 +245,8 @@ fn map(site: &Site, path: &str, page: &ListPage) -> Markup {
             }
             div.map id="map" role="region" aria-label="Map of the records"
                 data-geojson=(href(path, &query)) data-records=(records)
-                data-tiles=[site.map_tiles.as_deref()] {}
+                data-tiles=[site.map_tiles.as_deref()]
+                data-attribution=[site.map_attribution.as_deref()] {}
             p.note id="map-status" aria-live="polite" {
                 @if site.map_tiles.is_none() { "No map tiles are configured (--map-tiles): markers only. " }
             }

@@ -29,6 +29,9 @@ pub struct Site {
     /// A tile URL template (`https://tile.example.org/{z}/{x}/{y}.png`) for maps;
     /// `None`: markers without tiles, so no page calls another host.
     pub map_tiles: Option<String>,
+    /// What the maps credit for their tiles (`© OpenStreetMap contributors`),
+    /// shown as text.
+    pub map_attribution: Option<String>,
 }
 
 impl Site {
@@ -50,6 +53,7 @@ mod tests {
     fn the_tile_origin_is_the_templates_host() {
         let site = |t: &str| Site {
             map_tiles: Some(t.to_string()),
+            map_attribution: None,
         };
         assert_eq!(
             site("https://{s}.tile.example.org/{z}/{x}/{y}.png").tile_origin(),

@@ -38,7 +38,8 @@ pub fn record(
                 p { (lat) ", " (lng) }
                 div.map id="map" role="region" aria-label="Map of the record's place"
                     data-lat=(lat) data-lng=(lng) data-id=(id) data-records=(records)
-                    data-tiles=[site.map_tiles.as_deref()] {}
+                    data-tiles=[site.map_tiles.as_deref()]
+                data-attribution=[site.map_attribution.as_deref()] {}
                 p.note id="map-status" aria-live="polite" {
                     @if site.map_tiles.is_none() { "No map tiles are configured (--map-tiles): the marker only." }
                 }

@@ -269,6 +269,8 @@ fn etag(
         h.update(env!("CARGO_PKG_VERSION"));
         h.update(crate::html::assets::prefix());
         h.update(settings.site.map_tiles.as_deref().unwrap_or_default());
+        h.update(b"\0");
+        h.update(settings.site.map_attribution.as_deref().unwrap_or_default());
     }
     if let Some(base) = media_base {
         h.update(b"\0");

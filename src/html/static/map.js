@@ -9,7 +9,10 @@
   var map = L.map(element, { worldCopyJump: true, minZoom: 1, maxZoom: 18 });
   var tiles = element.getAttribute("data-tiles");
   if (tiles) {
-    L.tileLayer(tiles, { maxZoom: 18, attribution: element.getAttribute("data-attribution") || "" }).addTo(map);
+    // Leaflet writes an attribution as markup: the operator's text goes in as text.
+    var credit = document.createElement("span");
+    credit.textContent = element.getAttribute("data-attribution") || "";
+    L.tileLayer(tiles, { maxZoom: 18, attribution: credit.innerHTML }).addTo(map);
   }
   var status = document.getElementById("map-status");
   function say(text) { if (status) { status.textContent = text; } }
