@@ -41,9 +41,17 @@ fn group_of(field: &str) -> &'static str {
     }
 }
 
-/// The form's groups: a legend and its parameters, in order. Every specimen
-/// filter is in one (a test checks against the filter tables).
-fn groups() -> Vec<(&'static str, Vec<(&'static str, Control)>)> {
+/// A group of the form: its legend and its controls.
+type Group = (&'static str, Vec<(&'static str, Control)>);
+
+/// The form's groups, in order, made once. Every specimen filter is in one (a
+/// test checks against the filter tables).
+fn groups() -> &'static [Group] {
+    static GROUPS: std::sync::OnceLock<Vec<Group>> = std::sync::OnceLock::new();
+    GROUPS.get_or_init(make_groups)
+}
+
+fn make_groups() -> Vec<Group> {
     let mut out: Vec<(&'static str, Vec<(&'static str, Control)>)> =
         ["Taxon", "Place", "Collected", "People", "Specimen"]
             .into_iter()
@@ -123,12 +131,11 @@ fn control(params: &Params, name: &str, kind: &Control) -> Markup {
 
 /// The label form: GET to the list's own URL.
 pub fn form(path: &str, params: &Params) -> Markup {
-    let sortable: Vec<&str> = Model::SpecimenRecord
+    let sortable = Model::SpecimenRecord
         .fields()
         .iter()
         .filter(|f| sort::sortable(f.ty, Shape::Plain))
-        .map(|f| f.name)
-        .collect();
+        .map(|f| f.name);
     let current_sort = params.get("sort").unwrap_or("");
     html! {
         form.filters method="get" action=(path) role="search" aria-label="Specimen filters" {
@@ -140,11 +147,9 @@ pub fn form(path: &str, params: &Params) -> Markup {
                         "Sort by"
                         select id="f-sort" name="sort" {
                             option value="" { "id" }
-                            @for f in &sortable {
-                                @if *f != "id" {
-                                    option value=(f) selected[current_sort == *f] { (f) }
-                                    option value={ "-" (f) } selected[current_sort.strip_prefix('-') == Some(*f)] { (f) ", descending" }
-                                }
+                            @for f in sortable.filter(|f| *f != "id") {
+                                option value=(f) selected[current_sort == f] { (f) }
+                                option value={ "-" (f) } selected[current_sort.strip_prefix('-') == Some(f)] { (f) ", descending" }
                             }
                         }
                     }
@@ -160,7 +165,7 @@ pub fn form(path: &str, params: &Params) -> Markup {
                     fieldset {
                         legend.visually-hidden { (legend) }
                         div.grid {
-                            @for (name, kind) in &controls { (control(params, name, kind)) }
+                            @for (name, kind) in controls { (control(params, name, kind)) }
                         }
                     }
                 }
@@ -174,7 +179,7 @@ pub fn form(path: &str, params: &Params) -> Markup {
 /// first and last name (people are counted by full name).
 fn facet_names(field: &str) -> Option<Vec<String>> {
     match field {
-        "collector" | "determiner" | "preparer" => Some(vec![
+        f if counts_people(f) => Some(vec![
             format!("{field}_firstname"),
             format!("{field}_lastname"),
         ]),
@@ -189,25 +194,38 @@ fn facet_names(field: &str) -> Option<Vec<String>> {
     }
 }
 
-/// The values [`facet_names`] take to select the records holding a facet's value.
-fn facet_values(view: &View, field: &str, value: &Json) -> Option<Vec<String>> {
+/// Whether a facet counts people (by full name).
+fn counts_people(field: &str) -> bool {
+    ["collector", "determiner", "preparer"].contains(&field)
+}
+
+/// The first and last names of the people with these full names, found in one
+/// pass over the people.
+fn people_named<'v>(view: &'v View, full_names: &[&str]) -> Vec<(&'v str, [&'v str; 2])> {
+    let [full, first, last] = ["full_name", "first_name", "last_name"]
+        .map(|name| Model::Person.field_index(name).expect("a person has names"));
+    let text = |row: &'v [crate::view::Value], f: usize| row[f].as_str().unwrap_or_default();
+    view.table(Model::Person)
+        .rows
+        .iter()
+        .filter(|row| full_names.contains(&text(row, full)))
+        .map(|row| (text(row, full), [text(row, first), text(row, last)]))
+        .collect()
+}
+
+/// The values [`facet_names`] take to select the records holding a facet's
+/// value; `people` holds the names of the people the facet counts.
+fn facet_values(value: &Json, people: &[(&str, [&str; 2])], field: &str) -> Option<Vec<String>> {
     let text = match value {
         Json::Null => return None,
         Json::String(s) => s.clone(),
         other => other.to_string(),
     };
-    if !["collector", "determiner", "preparer"].contains(&field) {
+    if !counts_people(field) {
         return Some(vec![text]);
     }
-    let people = view.table(Model::Person);
-    let [full, first, last] = ["full_name", "first_name", "last_name"]
-        .map(|name| Model::Person.field_index(name).expect("a person has names"));
-    let row = people
-        .rows
-        .iter()
-        .find(|r| r[full].as_str() == Some(text.as_str()))?;
-    let get = |i: usize| row[i].as_str().unwrap_or_default().to_string();
-    Some(vec![get(first), get(last)])
+    let (_, names) = people.iter().find(|(full, _)| *full == text)?;
+    Some(names.map(str::to_string).to_vec())
 }
 
 /// The facet counts, each value a link adding its filter (from the first page).
@@ -227,13 +245,15 @@ pub fn facets(
                 @let names = facet_names(field).unwrap_or_default();
                 @let names: Vec<&str> = names.iter().map(String::as_str).collect();
                 @let linker = Linker::new(path, params, &names);
+                @let shown: Vec<&str> = counts.as_array().into_iter().flatten().filter_map(|c| c.get("value")?.as_str()).collect();
+                @let people = if counts_people(field) { people_named(view, &shown) } else { Vec::new() };
                 h3 { (label(field)) }
                 ul {
                     @for entry in counts.as_array().into_iter().flatten() {
                         @let value = entry.get("value").unwrap_or(&Json::Null);
                         @let n = entry.get("count").cloned().unwrap_or(Json::Null);
                         li {
-                            @match facet_values(view, field, value).filter(|_| !names.is_empty()) {
+                            @match facet_values(value, &people, field).filter(|_| !names.is_empty()) {
                                 Some(values) => {
                                     @let pairs: Vec<(&str, &str)> = names.iter().copied().zip(values.iter().map(String::as_str)).collect();
                                     a href=(linker.link(&pairs)) { (Shown(value)) }
@@ -269,8 +289,8 @@ mod tests {
     #[test]
     fn the_form_has_every_specimen_filter() {
         let named: Vec<&str> = groups()
-            .into_iter()
-            .flat_map(|(_, c)| c.into_iter().map(|(n, _)| n))
+            .iter()
+            .flat_map(|(_, c)| c.iter().map(|&(n, _)| n))
             .collect();
         let mut filters: Vec<&str> = RELATED.iter().map(|r| r.0).collect();
         filters.extend(BOOLS);

@@ -8,7 +8,7 @@ use serde_json::{Map, Value as Json};
 use crate::encoding::percent::form_encode;
 use crate::model::endpoint::API_PREFIX;
 use crate::model::{Endpoint, Model};
-use crate::query::{geojson, sort, Params};
+use crate::query::{geojson, sort, Params, OPERATIONS};
 use crate::view::{Value, View};
 
 use super::label_form;
@@ -23,23 +23,15 @@ pub const MAX_ROWS: usize = 500;
 /// The most records the map fetches (as GeoJSON, for the page's filters).
 const MAP_RECORDS: usize = 10_000;
 
-/// Parameters that shape the answer rather than choose records.
-const SHAPING: &[&str] = &[
-    "limit",
-    "offset",
-    "sort",
-    "fields",
-    "format",
-    "facet",
-    "facet_size",
-    "search_operator",
-];
-
-/// Whether a parameter shapes the answer rather than chooses records: `order` is
-/// a sort (or `random`) only where the model has no field of that name (a
-/// specimen's `order` is its taxonomic order).
+/// Whether a parameter shapes the answer rather than chooses records: the list
+/// operations but `search`; `order` is a sort (or `random`) only where the model
+/// has no field of that name (a specimen's `order` is its taxonomic order).
 fn shaping(model: Model, name: &str) -> bool {
-    SHAPING.contains(&name) || (name == "order" && model.field_index("order").is_none())
+    match name {
+        "search" => false,
+        "order" => model.field_index("order").is_none(),
+        _ => OPERATIONS.contains(&name),
+    }
 }
 
 /// A list's answer, and the request it answers.

@@ -301,7 +301,6 @@ mod tests {
     fn hostile_values_are_text() {
         let hostile = json!("<script>alert(1)</script><img src=x onerror=alert(2)>\"'");
         let out = text(cell(Some(Type::Str), &hostile));
-        assert!(!out.contains('<') || out.starts_with("&lt;"), "{out}");
         assert_eq!(
             out,
             "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&quot;'"

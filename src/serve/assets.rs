@@ -1,5 +1,5 @@
 //! The pages' files (`html::assets`): named by their content, so cached for a year;
-//! compressed once per coding, the first time a client takes that coding.
+//! compressed once per process at start, off the request path.
 
 use std::sync::OnceLock;
 
@@ -14,21 +14,41 @@ use super::response::Answer;
 /// `Cache-Control` of an asset: its URL changes with its content.
 pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
-/// Each asset's gzip and brotli bodies, made on first use.
-fn compressed(index: usize, coding: Coding) -> Option<Bytes> {
+/// Each asset's gzip and brotli bodies, once [`prepare`] made them.
+fn bodies() -> &'static [[OnceLock<Bytes>; 2]] {
     static BODIES: OnceLock<Vec<[OnceLock<Bytes>; 2]>> = OnceLock::new();
-    let bodies = BODIES.get_or_init(|| ASSETS.iter().map(|_| Default::default()).collect());
-    let slot = match coding {
-        Coding::Gzip => 0,
-        Coding::Brotli => 1,
-        Coding::Identity => return None,
-    };
-    let bytes = ASSETS[index].bytes;
-    Some(
-        bodies[index][slot]
-            .get_or_init(|| Bytes::from(compress::compress(coding, &[bytes], Effort::PerResponse)))
-            .clone(),
-    )
+    BODIES.get_or_init(|| ASSETS.iter().map(|_| Default::default()).collect())
+}
+
+fn slot(coding: Coding) -> Option<usize> {
+    match coding {
+        Coding::Gzip => Some(0),
+        Coding::Brotli => Some(1),
+        Coding::Identity => None,
+    }
+}
+
+/// Names the assets and compresses them, once per process, off the request path
+/// (the server calls it on a thread of its own at start). Until it is done, an
+/// asset is sent as it is.
+pub fn prepare() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(compress_all);
+}
+
+fn compress_all() {
+    let _ = assets::prefix();
+    for (i, asset) in ASSETS.iter().enumerate().filter(|(_, a)| compressible(a)) {
+        for coding in [Coding::Gzip, Coding::Brotli] {
+            let body = compress::compress(coding, &[asset.bytes], Effort::Once);
+            let _ = bodies()[i][slot(coding).expect("a coding")].set(Bytes::from(body));
+        }
+    }
+}
+
+/// An asset's body in a coding, if [`prepare`] has made it.
+fn compressed(index: usize, coding: Coding) -> Option<Bytes> {
+    bodies()[index][slot(coding)?].get().cloned()
 }
 
 /// Whether an asset gains from compression (images are compressed already).
@@ -40,15 +60,15 @@ fn compressible(asset: &Asset) -> bool {
 pub fn answer(path: &str, headers: &HeaderMap) -> Option<Answer> {
     let asset = assets::find(path)?;
     let index = ASSETS.iter().position(|a| std::ptr::eq(a, asset))?;
-    let coding = match compressible(asset) {
-        true => compress::negotiate(
-            headers
-                .get(header::ACCEPT_ENCODING)
-                .and_then(|v| v.to_str().ok()),
-        ),
-        false => Coding::Identity,
+    let wanted = compress::negotiate(
+        headers
+            .get(header::ACCEPT_ENCODING)
+            .and_then(|v| v.to_str().ok()),
+    );
+    let (coding, body) = match compressed(index, wanted) {
+        Some(body) => (wanted, body),
+        None => (Coding::Identity, Bytes::from_static(asset.bytes)),
     };
-    let body = compressed(index, coding).unwrap_or_else(|| Bytes::from_static(asset.bytes));
     let mut a = Answer::json(200, body);
     a.content_type = asset.content_type;
     a.compressible = false;

@@ -2,6 +2,8 @@
 
 use std::io::Write;
 
+use super::negotiate::weighted;
+
 /// A content coding the server can send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Coding {
@@ -69,23 +71,8 @@ pub fn negotiate(accept: Option<&str>) -> Coding {
         (Coding::Identity, None),
     ];
     let mut star = None;
-    for part in accept.split(',') {
-        let mut bits = part.split(';');
-        let name = bits.next().unwrap_or("").trim().to_ascii_lowercase();
-        let weight = bits
-            .find_map(|p| {
-                p.trim()
-                    .strip_prefix("q=")
-                    .or_else(|| p.trim().strip_prefix("Q="))
-            })
-            .map_or(Some(1.0), |v| {
-                v.trim()
-                    .parse::<f32>()
-                    .ok()
-                    .filter(|x| (0.0..=1.0).contains(x))
-            });
-        let Some(weight) = weight else { continue };
-        match name.as_str() {
+    for (name, weight) in weighted(accept) {
+        match name.to_ascii_lowercase().as_str() {
             "br" => q[0].1 = Some(weight),
             "gzip" | "x-gzip" => q[1].1 = Some(weight),
             "identity" => q[2].1 = Some(weight),

@@ -38,13 +38,31 @@ pub fn representation(headers: &HeaderMap, format: Option<&str>) -> Representati
     }
 }
 
+/// The ranges of an `Accept`-style header (`Accept`, `Accept-Encoding`) with their
+/// q-values: `(token, q)`, the token trimmed, `q` 1 when absent; a range whose q
+/// is not a number in 0..=1 is left out.
+pub fn weighted(header: &str) -> impl Iterator<Item = (&str, f32)> {
+    header.split(',').filter_map(|range| {
+        let mut parts = range.split(';');
+        let token = parts.next()?.trim();
+        let q = parts
+            .find_map(|p| p.trim().strip_prefix("q=").or(p.trim().strip_prefix("Q=")))
+            .map_or(Some(1.0), |q| {
+                q.trim()
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|q| (0.0..=1.0).contains(q))
+            })?;
+        Some((token, q))
+    })
+}
+
 /// The q-value `accept` gives `kind/sub`, by its most specific matching range
 /// (RFC 9110 §12.5.1); 0 when none matches.
 fn quality(accept: &str, kind: &str, sub: &str) -> f32 {
     let mut best: Option<(u8, f32)> = None;
-    for range in accept.split(',') {
-        let mut parts = range.split(';');
-        let Some((k, s)) = parts.next().and_then(|m| m.trim().split_once('/')) else {
+    for (range, q) in weighted(accept) {
+        let Some((k, s)) = range.split_once('/') else {
             continue;
         };
         let specificity = match (k.trim(), s.trim()) {
@@ -53,11 +71,6 @@ fn quality(accept: &str, kind: &str, sub: &str) -> f32 {
             ("*", "*") => 0,
             _ => continue,
         };
-        let q = parts
-            .filter_map(|p| p.trim().strip_prefix("q=").or(p.trim().strip_prefix("Q=")))
-            .find_map(|q| q.trim().parse::<f32>().ok())
-            .unwrap_or(1.0)
-            .clamp(0.0, 1.0);
         if best.is_none_or(|(s, _)| specificity > s) {
             best = Some((specificity, q));
         }

@@ -155,6 +155,10 @@ impl State {
             .expect("a JSON value serialises");
         let served = Arc::new(Served::new(view));
         prepare_in_background(served.clone());
+        std::thread::Builder::new()
+            .name("assets".into())
+            .spawn(super::assets::prepare)
+            .expect("a thread for the pages' files");
         Arc::new(State {
             current: ArcSwap::new(served),
             openapi: Bytes::from(openapi),
