@@ -475,7 +475,7 @@ fn export_dwca(
     println!(
         "wrote {} ({} occurrences, {} bytes)",
         output.display(),
-        view.table(Model::SpecimenRecord).rows.len(),
+        view.table(Model::SpecimenRecord).len(),
         bytes.len()
     );
     Ok(ExitCode::SUCCESS)

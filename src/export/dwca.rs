@@ -370,10 +370,14 @@ fn write_occurrences(out: &mut impl Write, view: &View, dataset: &Dataset) -> st
     line.buf.push(b'\n');
     out.write_all(&line.buf)?;
     let occurrences = Occurrences::new(view, dataset);
-    for row in &view.table(Model::SpecimenRecord).rows {
+    let specimens = view.table(Model::SpecimenRecord);
+    let mut row = Vec::with_capacity(Model::SpecimenRecord.fields().len());
+    for pos in 0..specimens.len() {
+        row.clear();
+        row.extend(specimens.row(pos));
         line.buf.clear();
         line.cells = 0;
-        occurrences.line(&mut line, row);
+        occurrences.line(&mut line, &row);
         line.buf.push(b'\n');
         out.write_all(&line.buf)?;
     }
@@ -387,7 +391,7 @@ fn position(value: &Value) -> Option<u32> {
     }
 }
 
-fn text(value: &Value) -> &str {
+fn text<'a>(value: &Value<'a>) -> &'a str {
     value.as_str().unwrap_or("")
 }
 
@@ -446,8 +450,8 @@ impl<'v> Occurrences<'v> {
     }
 
     /// The value of `name` in the row at `pos` of `model`'s table.
-    fn get(&self, model: Model, pos: u32, name: &str) -> &'v Value {
-        &self.view.table(model).rows[pos as usize][field(model, name)]
+    fn get(&self, model: Model, pos: u32, name: &str) -> Value<'v> {
+        self.view.table(model).get(pos as usize, field(model, name))
     }
 
     /// One specimen's cells, in `COLUMNS` order.
@@ -484,7 +488,7 @@ impl<'v> Occurrences<'v> {
                 let Some(parent) = self.rank.parent[r] else {
                     break;
                 };
-                match view.table(RANKS[r]).rows[p as usize][parent] {
+                match view.table(RANKS[r]).get(p as usize, parent) {
                     Value::Ref(m, q) => match rank_of(m) {
                         Some(up) => (r, p) = (up, q),
                         None => break,
@@ -495,7 +499,7 @@ impl<'v> Occurrences<'v> {
         }
         for r in (0..7).rev() {
             let name = ranks[r].map_or("", |p| {
-                text(&view.table(RANKS[r]).rows[p as usize][self.rank.names[r]])
+                text(&view.table(RANKS[r]).get(p as usize, self.rank.names[r]))
             });
             line.cell(name);
         }
@@ -504,10 +508,10 @@ impl<'v> Occurrences<'v> {
             return;
         };
         let table: &Table = view.table(RANKS[r]);
-        let taxon_row = &table.rows[p as usize];
+        let taxon_row: Vec<Value> = table.row(p as usize).collect();
         let full = match RANKS[r] {
-            Model::Species => text(self.get(Model::Species, p, "binomial")),
-            Model::Subspecies => text(self.get(Model::Subspecies, p, "trinomial")),
+            Model::Species => text(&self.get(Model::Species, p, "binomial")),
+            Model::Subspecies => text(&self.get(Model::Subspecies, p, "trinomial")),
             _ => text(&taxon_row[self.rank.names[r]]),
         };
         let authority = text(&taxon_row[self.rank.authority[r]]);
@@ -523,7 +527,7 @@ impl<'v> Occurrences<'v> {
 
     /// `recordedBy`, `identifiedBy`, `dateIdentified`.
     fn people(&self, line: &mut Line, row: &[Value]) {
-        let full_name = |p: u32| text(self.get(Model::Person, p, "full_name"));
+        let full_name = |p: u32| text(&self.get(Model::Person, p, "full_name"));
         match &row[self.s.collector] {
             Value::Refs(_, people) => {
                 let names: Vec<&str> = people.iter().map(|&p| full_name(p)).collect();
@@ -551,29 +555,29 @@ impl<'v> Occurrences<'v> {
         let get = |model, pos, name: &str| self.get(model, pos, name);
         let locality = position(&row[self.s.locality]);
         let from_locality =
-            |name: &str| locality.and_then(|p| position(get(Model::Locality, p, name)));
+            |name: &str| locality.and_then(|p| position(&get(Model::Locality, p, name)));
         let county = position(&row[self.s.county]).or_else(|| from_locality("county"));
         let state = position(&row[self.s.state])
-            .or_else(|| county.and_then(|c| position(get(Model::County, c, "state"))))
+            .or_else(|| county.and_then(|c| position(&get(Model::County, c, "state"))))
             .or_else(|| from_locality("state"));
         let country = position(&row[self.s.country])
-            .or_else(|| state.and_then(|c| position(get(Model::State, c, "country"))))
+            .or_else(|| state.and_then(|c| position(&get(Model::State, c, "country"))))
             .or_else(|| from_locality("country"));
         match country {
             Some(c) => {
-                let name = text(get(Model::Country, c, "name"));
+                let name = text(&get(Model::Country, c, "name"));
                 line.cell(name);
-                line.cell(country_code(name, text(get(Model::Country, c, "abbr"))).unwrap_or(""));
+                line.cell(country_code(name, text(&get(Model::Country, c, "abbr"))).unwrap_or(""));
             }
             None => (0..2).for_each(|_| line.cell("")),
         }
-        line.cell(state.map_or("", |p| text(get(Model::State, p, "name"))));
-        line.cell(county.map_or("", |p| text(get(Model::County, p, "name"))));
+        line.cell(state.map_or("", |p| text(&get(Model::State, p, "name"))));
+        line.cell(county.map_or("", |p| text(&get(Model::County, p, "name"))));
         match locality {
             Some(p) => {
                 let parts: Vec<&str> = ["name", "range", "town"]
                     .iter()
-                    .map(|f| text(get(Model::Locality, p, f)).trim())
+                    .map(|f| text(&get(Model::Locality, p, f)).trim())
                     .filter(|t| !t.is_empty())
                     .collect();
                 line.cell(&parts.join(", "));
@@ -590,7 +594,7 @@ impl<'v> Occurrences<'v> {
             None => (0..3).for_each(|_| line.cell("")),
         }
         let (low, high) = gps
-            .and_then(|p| elevation(text(get(Model::Gps, p, "elevation"))))
+            .and_then(|p| elevation(text(&get(Model::Gps, p, "elevation"))))
             .unzip();
         line.number(low);
         line.number(high);

@@ -677,7 +677,7 @@ fn specimen_filters() -> Vec<Value> {
             json!({"type": "string"}),
         ));
     }
-    for name in crate::view::SPECIMEN_TEXT {
+    for name in crate::query::filter::SPECIMEN_TEXT {
         out.push(query(
             name,
             &format!("Specimens whose {name} contains this (case-insensitive)."),

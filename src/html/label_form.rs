@@ -11,7 +11,8 @@ use crate::query::filter::{BOOLS, INTS, RELATED};
 use crate::query::{form, sort, Params};
 
 use super::list::Linker;
-use crate::view::{View, SPECIMEN_TEXT};
+use crate::query::filter::SPECIMEN_TEXT;
+use crate::view::View;
 
 /// The facets the page counts beside the results.
 pub const FACETS: &str = "family,year,country,collector,sex,stage";
@@ -204,12 +205,11 @@ fn counts_people(field: &str) -> bool {
 fn people_named<'v>(view: &'v View, full_names: &[&str]) -> Vec<(&'v str, [&'v str; 2])> {
     let [full, first, last] = ["full_name", "first_name", "last_name"]
         .map(|name| Model::Person.field_index(name).expect("a person has names"));
-    let text = |row: &'v [crate::view::Value], f: usize| row[f].as_str().unwrap_or_default();
-    view.table(Model::Person)
-        .rows
-        .iter()
-        .filter(|row| full_names.contains(&text(row, full)))
-        .map(|row| (text(row, full), [text(row, first), text(row, last)]))
+    let people = view.table(Model::Person);
+    let text = |p: usize, f: usize| people.get(p, f).as_str().unwrap_or_default();
+    (0..people.len())
+        .filter(|&p| full_names.contains(&text(p, full)))
+        .map(|p| (text(p, full), [text(p, first), text(p, last)]))
         .collect()
 }
 

@@ -256,7 +256,7 @@ fn table(view: &View, path: &str, page: &ListPage) -> Markup {
         .columns
         .clone()
         .unwrap_or_else(|| (0..fields.len()).collect());
-    let rows = &view.table(e.model).rows;
+    let rows = view.table(e.model);
     let current = page
         .params
         .get("sort")
@@ -287,10 +287,9 @@ fn table(view: &View, path: &str, page: &ListPage) -> Markup {
                 }
                 tbody {
                     @for &pos in page.rows {
-                        @let row = &rows[pos];
                         tr {
                             @for &c in &columns {
-                                @let value = &row[c];
+                                @let value = rows.get(pos, c);
                                 @if c == 0 {
                                     td.num { a href=(format!("{path}{}/", view.table(e.model).id(pos as u32))) { (RowValue { view, ty: fields[c].ty, value, media_base: page.media_base }) } }
                                 } @else if matches!(value, Value::Int(_)) {

@@ -54,11 +54,15 @@ pub fn label(object: &Map<String, Json>) -> String {
 /// text, else its id.
 fn row_label(view: &View, model: Model, pos: u32) -> Cow<'_, str> {
     let table = view.table(model);
-    let row = &table.rows[pos as usize];
     NAMING
         .iter()
         .filter_map(|name| model.field_index(name))
-        .find_map(|f| row[f].as_str().filter(|s| !s.is_empty()))
+        .find_map(|f| {
+            table
+                .get(pos as usize, f)
+                .as_str()
+                .filter(|s| !s.is_empty())
+        })
         .map_or_else(|| Cow::Owned(format!("#{}", table.id(pos))), Cow::Borrowed)
 }
 
@@ -105,7 +109,7 @@ fn write_row_link(out: &mut String, view: &View, model: Model, pos: u32) {
 pub struct RowValue<'v> {
     pub view: &'v View,
     pub ty: Type,
-    pub value: &'v Value,
+    pub value: Value<'v>,
     pub media_base: &'v str,
 }
 
@@ -113,7 +117,7 @@ impl Render for RowValue<'_> {
     fn render_to(&self, out: &mut String) {
         match self.value {
             Value::Null => out.push_str("<span class=\"null\">—</span>"),
-            Value::Int(n) => push_int(out, *n),
+            Value::Int(n) => push_int(out, n),
             Value::Bool(true) => out.push_str("yes"),
             Value::Bool(false) => out.push_str("no"),
             Value::Str(path) if self.ty == Type::MediaFile => {
@@ -125,23 +129,23 @@ impl Render for RowValue<'_> {
                     path.rsplit('/').next().unwrap_or(path).render_to(out);
                     out.push_str("</a>");
                 } else {
-                    path.as_ref().render_to(out);
+                    path.render_to(out);
                 }
             }
-            Value::Str(s) => s.as_ref().render_to(out),
+            Value::Str(s) => s.render_to(out),
             Value::Time(t) => {
                 let mut bytes = Vec::with_capacity(27);
-                write_timestamp(&mut bytes, *t);
+                write_timestamp(&mut bytes, t);
                 // Digits, dashes, colons, a dot, `T` and `Z`: nothing to escape.
                 out.push_str(&String::from_utf8_lossy(&bytes));
             }
-            Value::Ref(m, p) => write_row_link(out, self.view, *m, *p),
+            Value::Ref(m, p) => write_row_link(out, self.view, m, p),
             Value::Refs(_, ps) if ps.is_empty() => out.push_str("<span class=\"null\">none</span>"),
             Value::Refs(m, ps) => {
                 out.push_str("<ul class=\"many\">");
                 for &p in ps.iter() {
                     out.push_str("<li>");
-                    write_row_link(out, self.view, *m, p);
+                    write_row_link(out, self.view, m, p);
                     out.push_str("</li>");
                 }
                 out.push_str("</ul>");

@@ -11,7 +11,7 @@ use crate::encoding::json::{write_int, write_str};
 use crate::model::{Model, Type};
 use crate::view::order;
 use crate::view::render::write_scalar;
-use crate::view::{Value, View};
+use crate::view::{Key, Value, View};
 
 use super::error::ApiError;
 use super::params::Params;
@@ -80,53 +80,50 @@ fn count<'v>(
     model: Model,
     field: usize,
     positions: Option<&[usize]>,
-) -> AHashMap<&'v Value, usize> {
+) -> AHashMap<Value<'v>, usize> {
     let table = view.table(model);
-    let mut counts: AHashMap<&Value, usize> = AHashMap::new();
+    let column = table.column(field);
+    let mut counts: AHashMap<Value, usize> = AHashMap::new();
     let mut related: AHashMap<(Model, u32), usize> = AHashMap::new();
-    let mut add = |value: &'v Value, n: usize| match value {
+    let mut add = |value: Value<'v>, n: usize| match value {
         Value::Refs(m, ps) => {
             for &p in ps.iter() {
-                *related.entry((*m, p)).or_default() += n;
+                *related.entry((m, p)).or_default() += n;
             }
         }
-        Value::Ref(m, p) => *related.entry((*m, *p)).or_default() += n,
+        Value::Ref(m, p) => *related.entry((m, p)).or_default() += n,
         v => *counts.entry(v).or_default() += n,
     };
     match (positions, table.groups(field)) {
         (None, Some(groups)) => {
-            for (value, n) in groups.sizes() {
+            for (key, n) in groups.sizes() {
                 // An empty list has a group of its own; a list's members have theirs.
-                if !matches!(value, Value::Refs(..)) {
-                    add(value, n);
+                if key != Key::NoRefs {
+                    add(column.value_of(key), n);
                 }
             }
         }
-        (None, None) => table.rows.iter().for_each(|r| add(&r[field], 1)),
+        (None, None) => (0..table.len()).for_each(|p| add(column.get(p), 1)),
         // Many rows: each group's members tested against a bitset of them, which
-        // reads the groups in order instead of every row (each a pointer away).
-        (Some(positions), Some(groups)) if positions.len() >= table.rows.len() / DENSE => {
-            let mut bits = vec![0u64; table.rows.len().div_ceil(64)];
+        // reads the groups in order instead of every row.
+        (Some(positions), Some(groups)) if positions.len() >= table.len() / DENSE => {
+            let mut bits = vec![0u64; table.len().div_ceil(64)];
             for &p in positions {
                 bits[p / 64] |= 1 << (p % 64);
             }
             let among = |p: u32| bits[p as usize / 64] & (1 << (p % 64)) != 0;
-            for (value, n) in groups.sizes_among(among) {
-                if n > 0 && !matches!(value, Value::Refs(..)) {
-                    add(value, n);
+            for (key, n) in groups.sizes_among(among) {
+                if n > 0 && key != Key::NoRefs {
+                    add(column.value_of(key), n);
                 }
             }
         }
-        (Some(positions), _) => positions
-            .iter()
-            .for_each(|&p| add(&table.rows[p][field], 1)),
+        (Some(positions), _) => positions.iter().for_each(|&p| add(column.get(p), 1)),
     }
     for ((m, p), n) in related {
         // `facetable` admits only related models with a name.
         if let Some(f) = name_field(m) {
-            *counts
-                .entry(&view.table(m).rows[p as usize][f])
-                .or_default() += n;
+            *counts.entry(view.table(m).get(p as usize, f)).or_default() += n;
         }
     }
     counts
@@ -141,7 +138,7 @@ fn count_by_rank<'v>(
     field: usize,
     positions: Option<&[usize]>,
     size: usize,
-) -> Vec<(&'v Value, usize)> {
+) -> Vec<(Value<'v>, usize)> {
     let table = view.table(model);
     let order = table.order(field);
     // Every row: the order's run lengths as they are; a filter: counted.
@@ -179,20 +176,15 @@ fn count_by_rank<'v>(
             best.pop();
         }
     }
-    let mut out: Vec<(&Value, usize)> = best
+    let mut out: Vec<(Value, usize)> = best
         .into_sorted_vec()
         .into_iter()
-        .map(|(n, rank)| {
-            (
-                &table.rows[order.holder(rank) as usize][field],
-                n.0 as usize,
-            )
-        })
+        .map(|(n, rank)| (table.get(order.holder(rank) as usize, field), n.0 as usize))
         .collect();
     if nulls > 0 {
         let at = out.partition_point(|&(_, n)| n >= nulls);
         if at < size {
-            out.insert(at, (&Value::Null, nulls));
+            out.insert(at, (Value::Null, nulls));
             out.truncate(size);
         }
     }
@@ -220,7 +212,7 @@ pub fn render(
                 count_by_rank(view, model, field, positions, size)
             }
             _ => {
-                let mut counts: Vec<(&Value, usize)> =
+                let mut counts: Vec<(Value, usize)> =
                     count(view, model, field, positions).into_iter().collect();
                 counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| order::compare(a.0, b.0)));
                 counts.truncate(size);
@@ -232,7 +224,7 @@ pub fn render(
                 out.push(b',');
             }
             out.extend_from_slice(b"{\"value\":");
-            write_scalar(&mut out, value);
+            write_scalar(&mut out, &value);
             out.extend_from_slice(b",\"count\":");
             write_int(&mut out, n as i64);
             out.push(b'}');

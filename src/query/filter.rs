@@ -10,7 +10,7 @@ use crate::encoding::time;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Model, Shape, Type};
 use crate::view::index::{self, Groups};
-use crate::view::{Table, Value, View, SPECIMEN_TEXT};
+use crate::view::{Key, OwnedValue, Table, Value, View};
 
 use super::error::ApiError;
 use super::form;
@@ -32,7 +32,7 @@ enum Cond {
     /// The row's own text field contains `term` (lowercase).
     Contains { field: usize, term: String },
     /// The row's field equals `value`.
-    Equals { field: usize, value: Value },
+    Equals { field: usize, value: OwnedValue },
     /// The row's parent has this id.
     ParentId { field: usize, id: i64 },
 }
@@ -105,6 +105,17 @@ pub const RELATED: &[(&str, &str, &str)] = &[
     ("elevation", "gps", "elevation"),
 ];
 
+/// The specimen's own text fields that filters match case-insensitively.
+pub const SPECIMEN_TEXT: &[&str] = &[
+    "full_date",
+    "method",
+    "weather",
+    "temperature",
+    "time_of_day",
+    "habitat",
+    "notes",
+];
+
 pub const BOOLS: &[&str] = &["labels_printed", "labeled", "photographed"];
 pub const INTS: &[&str] = &["determined_year", "day", "year"];
 
@@ -122,11 +133,11 @@ fn parse_bool(v: &str) -> Option<bool> {
     }
 }
 
-fn choice(name: &str, value: &str, allowed: &[&str]) -> Result<Value, ApiError> {
+fn choice(name: &str, value: &str, allowed: &[&str]) -> Result<OwnedValue, ApiError> {
     allowed
         .iter()
         .find(|c| c.eq_ignore_ascii_case(value))
-        .map(|c| Value::Str((*c).into()))
+        .map(|c| OwnedValue::Str((*c).into()))
         .ok_or_else(|| {
             ApiError::bad_request(format!(
                 "{name} must be one of: {}; not {value:?}",
@@ -171,20 +182,20 @@ pub fn specimen(params: &Params) -> Result<Filter, ApiError> {
 
 /// The value an exact specimen filter asks for; `None` for a parameter that is
 /// not one (or a boolean that is `unknown`).
-fn exact_specimen(name: &str, value: &str) -> Result<Option<Value>, ApiError> {
+fn exact_specimen(name: &str, value: &str) -> Result<Option<OwnedValue>, ApiError> {
     let invalid = |what: &str| {
         Err(ApiError::bad_request(format!(
             "{name} must be {what}; not {value:?}"
         )))
     };
     let v = match name {
-        "usi" => Value::Str(value.into()),
+        "usi" => OwnedValue::Str(value.into()),
         "sex" => choice(name, value, SEXES)?,
         "stage" => choice(name, value, STAGES)?,
         "preparation" => choice(name, value, PREPARATIONS)?,
         "month" => choice(name, value, &MONTHS)?,
         "preparation_date" => match form::date(value) {
-            Some(d) => Value::Str(d.into()),
+            Some(d) => OwnedValue::Str(d.into()),
             None => {
                 return invalid(
                     "a date (2013-12-23, 12/23/2013, Dec 23 2013, 23 December 2013, ...)",
@@ -192,11 +203,11 @@ fn exact_specimen(name: &str, value: &str) -> Result<Option<Value>, ApiError> {
             }
         },
         n if INTS.contains(&n) => match form::integer(value) {
-            Some(i) => Value::Int(i),
+            Some(i) => OwnedValue::Int(i),
             None => return invalid("an integer"),
         },
         n if BOOLS.contains(&n) => match form::boolean(value) {
-            Some(Some(b)) => Value::Bool(b),
+            Some(Some(b)) => OwnedValue::Bool(b),
             Some(None) => return Ok(None),
             None => return invalid(&format!("a boolean ({})", form::BOOLEAN_SPELLINGS)),
         },
@@ -222,7 +233,7 @@ pub fn fields(model: Model, params: &Params) -> Result<Filter, ApiError> {
         let cond = match field.ty {
             Type::Int => Cond::Equals {
                 field: index,
-                value: Value::Int(value.parse().map_err(|_| invalid("an integer"))?),
+                value: OwnedValue::Int(value.parse().map_err(|_| invalid("an integer"))?),
             },
             Type::Parent(_) | Type::RefId(_) => Cond::ParentId {
                 field: index,
@@ -230,15 +241,15 @@ pub fn fields(model: Model, params: &Params) -> Result<Filter, ApiError> {
             },
             Type::Bool => Cond::Equals {
                 field: index,
-                value: Value::Bool(parse_bool(value).ok_or_else(|| invalid("true or false"))?),
+                value: OwnedValue::Bool(parse_bool(value).ok_or_else(|| invalid("true or false"))?),
             },
             Type::Str | Type::MediaFile => Cond::Equals {
                 field: index,
-                value: Value::Str(value.into()),
+                value: OwnedValue::Str(value.into()),
             },
             Type::Date => Cond::Equals {
                 field: index,
-                value: Value::Str(
+                value: OwnedValue::Str(
                     time::parse_date(value)
                         .ok_or_else(|| invalid("a date, YYYY-MM-DD"))?
                         .into(),
@@ -246,7 +257,7 @@ pub fn fields(model: Model, params: &Params) -> Result<Filter, ApiError> {
             },
             Type::Time => Cond::Equals {
                 field: index,
-                value: Value::Time(
+                value: OwnedValue::Time(
                     time::parse_timestamp(value).ok_or_else(|| invalid("a timestamp"))?,
                 ),
             },
@@ -279,7 +290,7 @@ fn related_sets(view: &View, model: Model, field: usize, target: &str, term: &st
         .map(|m| {
             let table = view.table(m);
             let f = m.field_index(target);
-            let set = (0..table.rows.len())
+            let set = (0..table.len())
                 .map(|pos| {
                     f.and_then(|f| table.lowercase(pos, f))
                         .is_some_and(|s| s.contains(term))
@@ -322,7 +333,7 @@ fn row_has(
     found: &Found,
     term: &str,
 ) -> bool {
-    table.text(pos).contains(term) || embeds_a_hit(table, pos, embedded, found)
+    table.row_contains(pos, term) || embeds_a_hit(table, pos, embedded, found)
 }
 
 /// Whether the row at `pos` embeds a record whose item holds the term (as `found`
@@ -339,14 +350,11 @@ fn embeds_a_hit(
             .find(|(t, _)| t == m)
             .is_some_and(|key| found[key][*p as usize])
     };
-    table.rows[pos]
-        .iter()
-        .zip(embedded)
-        .any(|(v, targets)| match v {
-            Value::Ref(m, p) => hit(targets, m, p),
-            Value::Refs(m, ps) => ps.iter().any(|p| hit(targets, m, p)),
-            _ => false,
-        })
+    table.row(pos).zip(embedded).any(|(v, targets)| match v {
+        Value::Ref(m, p) => hit(targets, &m, &p),
+        Value::Refs(m, ps) => ps.iter().any(|p| hit(targets, &m, p)),
+        _ => false,
+    })
 }
 
 /// Marks the rows of `model` whose item, as served in `shape`, holds `term` in one
@@ -358,7 +366,7 @@ fn find_term(view: &View, model: Model, shape: Shape, term: &str, found: &mut Fo
     let embedded = embedded(model, shape);
     find_embedded(view, &embedded, term, found);
     let table = view.table(model);
-    let mut set = vec![false; table.rows.len()];
+    let mut set = vec![false; table.len()];
     for pos in table.find_text(term) {
         set[pos as usize] = true;
     }
@@ -382,12 +390,12 @@ fn candidates<'v>(
         Cond::Related { field, .. } => {
             let groups = table.groups(*field)?;
             let sets = sets.expect("computed for related conditions");
-            Some(index::union(table.rows.len(), found_groups(groups, sets)))
+            Some(index::union(table.len(), found_groups(groups, sets)))
         }
         Cond::Contains { field, term } => match table.groups(*field) {
             // A few distinct values (methods, weather): test each value once.
-            Some(groups) if groups.len() * 8 < table.rows.len() => {
-                Some(groups.select(table.rows.len(), |rep| {
+            Some(groups) if groups.len() * 8 < table.len() => {
+                Some(groups.select(table.len(), |rep| {
                     table
                         .lowercase(rep as usize, *field)
                         .is_some_and(|s| s.contains(term.as_str()))
@@ -395,14 +403,14 @@ fn candidates<'v>(
             }
             _ => Some(table.find(*field, term)?.into()),
         },
-        Cond::Equals { field, value } => Some(table.groups(*field)?.get(value).into()),
+        Cond::Equals { field, value } => Some(table.rows_with(*field, value.as_value())?.into()),
         Cond::ParentId { field, id } => {
             let groups = table.groups(*field)?;
             let (Type::Parent(m) | Type::RefId(m)) = table.model.fields()[*field].ty else {
                 return None;
             };
             Some(match view.table(m).position(*id) {
-                Some(p) => groups.get(&Value::Ref(m, p)).into(),
+                Some(p) => groups.get(Key::Ref(m, p)).into(),
                 None => Cow::Borrowed(&[]),
             })
         }
@@ -427,10 +435,10 @@ fn term_rows(
         let groups = table.groups(field)?;
         for &(m, s) in targets {
             let hits = found[&(m, s)].iter().enumerate().filter(|(_, hit)| **hit);
-            lists.extend(hits.map(|(p, _)| groups.get(&Value::Ref(m, p as u32))));
+            lists.extend(hits.map(|(p, _)| groups.get(Key::Ref(m, p as u32))));
         }
     }
-    Some(index::union(table.rows.len(), lists).into_owned())
+    Some(index::union(table.len(), lists).into_owned())
 }
 
 /// The members of `small` that are in `large`; both ascending.
@@ -561,7 +569,7 @@ fn found_groups<'g, 's>(
         set.iter()
             .enumerate()
             .filter(|(_, hit)| **hit)
-            .map(move |(p, _)| groups.get(&Value::Ref(m, p as u32)))
+            .map(move |(p, _)| groups.get(Key::Ref(m, p as u32)))
     })
 }
 
@@ -619,8 +627,8 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
     for (cond, sets) in conds {
         let fewest = lists.iter().map(|l| l.len()).min().unwrap_or(usize::MAX);
         let few = match cond {
-            Cond::Contains { .. } => fewest < table.rows.len() / 64,
-            Cond::Related { .. } => fewest < table.rows.len() / 4,
+            Cond::Contains { .. } => fewest < table.len() / 64,
+            Cond::Related { .. } => fewest < table.len() / 4,
             _ => false,
         };
         match (!few)
@@ -643,7 +651,7 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
     }
     if filter.any_term && searched_rows.is_empty() && !any_found.is_empty() {
         // `search_operator=or`: the rows holding any term.
-        let rows = table.rows.len();
+        let rows = table.len();
         lists.push(
             index::union(rows, any_found.iter().map(|l| &l[..]))
                 .into_owned()
@@ -660,21 +668,20 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
         .map(|first| lists.fold(first.into_owned(), |acc, next| intersect(&acc, &next)));
     let in_set = |sets: &Sets, m: &Model, p: &u32| sets.get(m).is_some_and(|s| s[*p as usize]);
     let holds = |pos: usize| {
-        let row = &table.rows[pos];
         checked.iter().all(|(cond, sets)| match cond {
             Cond::Related { field, .. } => {
                 let sets = sets.expect("computed above");
-                match &row[*field] {
-                    Value::Ref(m, p) => in_set(sets, m, p),
-                    Value::Refs(m, ps) => ps.iter().any(|p| in_set(sets, m, p)),
+                match table.get(pos, *field) {
+                    Value::Ref(m, p) => in_set(sets, &m, &p),
+                    Value::Refs(m, ps) => ps.iter().any(|p| in_set(sets, &m, p)),
                     _ => false,
                 }
             }
             Cond::Contains { field, term } => table
                 .lowercase(pos, *field)
                 .is_some_and(|s| s.contains(term.as_str())),
-            Cond::Equals { field, value } => &row[*field] == value,
-            Cond::ParentId { field, id } => match row[*field] {
+            Cond::Equals { field, value } => table.get(pos, *field) == value.as_value(),
+            Cond::ParentId { field, id } => match table.get(pos, *field) {
                 Value::Ref(m, p) => view.table(m).id(p) == *id,
                 _ => false,
             },
@@ -693,7 +700,7 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
             .map(|p| p as usize)
             .filter(|&p| holds(p))
             .collect(),
-        None => (0..table.rows.len()).filter(|&p| holds(p)).collect(),
+        None => (0..table.len()).filter(|&p| holds(p)).collect(),
     }
 }
 

@@ -89,7 +89,7 @@ pub fn page(
     limit: usize,
 ) -> Vec<usize> {
     let table = view.table(model);
-    let rows = table.rows.len();
+    let rows = table.len();
     let need = offset.saturating_add(limit);
     if let Ties::Random(random) = ties {
         let mut positions = candidates.unwrap_or_else(|| (0..rows).collect());
@@ -199,11 +199,10 @@ fn shuffle(
     // Positions are distinct, so the tie-break makes the order total: selecting the
     // first `need` and sorting them is the full sort's prefix.
     let order = |&p: &usize, &q: &usize| {
-        let (rp, rq) = (&table.rows[p], &table.rows[q]);
         keys.iter()
-            .map(|k| match (&rp[k.field], &rq[k.field]) {
+            .map(|k| match (table.get(p, k.field), table.get(q, k.field)) {
                 // Nulls last both ways.
-                (a, b) if k.descending && *a != Value::Null && *b != Value::Null => {
+                (a, b) if k.descending && a != Value::Null && b != Value::Null => {
                     order::compare(a, b).reverse()
                 }
                 (a, b) => order::compare(a, b),

@@ -13,13 +13,13 @@ use std::borrow::Cow;
 
 use ahash::AHashMap;
 
-use super::value::{Row, Value};
+use super::column::{Column, Key};
 
 /// The rows of a table grouped by one field's value.
 #[derive(Debug)]
 pub struct Groups {
     /// A value → its group.
-    keys: AHashMap<Value, u32>,
+    keys: AHashMap<Key, u32>,
     /// Group `g` holds `positions[starts[g]..starts[g + 1]]`.
     starts: Vec<u32>,
     /// Row positions, ascending within each group.
@@ -31,21 +31,18 @@ pub struct Groups {
 /// A field's groups while they are built.
 #[derive(Default)]
 struct Grouping {
-    keys: AHashMap<Value, u32>,
+    keys: AHashMap<Key, u32>,
     members: Vec<Vec<u32>>,
     representatives: Vec<u32>,
-    /// Too many distinct values: no groups for this field.
-    abandoned: bool,
 }
 
 impl Grouping {
-    fn add(&mut self, value: &Value, pos: u32) {
-        let g = match self.keys.get(value) {
+    fn add(&mut self, key: Key, pos: u32) {
+        let g = match self.keys.get(&key) {
             Some(&g) => g,
             None => {
-                // Cloned once per distinct value, not once per row.
                 let g = self.members.len() as u32;
-                self.keys.insert(value.clone(), g);
+                self.keys.insert(key, g);
                 self.members.push(Vec::new());
                 self.representatives.push(pos);
                 g
@@ -78,44 +75,36 @@ impl Grouping {
 }
 
 impl Groups {
-    /// Groups the rows by each of `fields`, in one pass over the rows; a field gets
+    /// Groups the rows by each of `fields`, a column at a time; a field gets
     /// `None` when more than one value in `max_distinct_per` rows is distinct (on
     /// tables big enough to matter).
     pub fn by_fields(
-        rows: &[Row],
+        columns: &[Column],
+        rows: usize,
         fields: &[usize],
         max_distinct_per: usize,
     ) -> Vec<Option<Groups>> {
-        let limit = if rows.len() < 1024 {
+        let limit = if rows < 1024 {
             usize::MAX
         } else {
-            rows.len() / max_distinct_per
+            rows / max_distinct_per
         };
-        let mut building: Vec<Grouping> = fields.iter().map(|_| Grouping::default()).collect();
-        for (pos, row) in rows.iter().enumerate() {
-            let pos = pos as u32;
-            for (g, &field) in building.iter_mut().zip(fields) {
-                if g.abandoned {
-                    continue;
+        fields
+            .iter()
+            .map(|&field| {
+                let column = &columns[field];
+                if column.strings().is_some_and(|s| s.distinct().len() > limit) {
+                    return None;
                 }
-                match &row[field] {
-                    Value::Refs(m, ps) if ps.is_empty() => {
-                        g.add(&Value::Refs(*m, Box::new([])), pos)
+                let mut g = Grouping::default();
+                for pos in 0..rows {
+                    column.keys(pos, |key| g.add(key, pos as u32));
+                    if g.members.len() > limit {
+                        return None;
                     }
-                    Value::Refs(m, ps) => ps.iter().for_each(|&p| g.add(&Value::Ref(*m, p), pos)),
-                    v => g.add(v, pos),
                 }
-                if g.members.len() > limit {
-                    *g = Grouping {
-                        abandoned: true,
-                        ..Grouping::default()
-                    };
-                }
-            }
-        }
-        building
-            .into_iter()
-            .map(|g| (!g.abandoned).then(|| g.into_groups(rows.len())))
+                Some(g.into_groups(rows))
+            })
             .collect()
     }
 
@@ -134,26 +123,26 @@ impl Groups {
     }
 
     /// Every grouped value with how many rows hold it.
-    pub fn sizes(&self) -> impl Iterator<Item = (&Value, usize)> {
-        self.keys.iter().map(|(v, &g)| (v, self.members(g).len()))
+    pub fn sizes(&self) -> impl Iterator<Item = (Key, usize)> + '_ {
+        self.keys.iter().map(|(&k, &g)| (k, self.members(g).len()))
     }
 
     /// Every grouped value with how many of the rows `among` passes hold it: a
     /// walk of the groups' positions (ascending runs, so `among` can be a bitset),
     /// not of the rows.
-    pub fn sizes_among(
-        &self,
-        among: impl Fn(u32) -> bool,
-    ) -> impl Iterator<Item = (&Value, usize)> {
-        self.keys.iter().map(move |(v, &g)| {
+    pub fn sizes_among<'a>(
+        &'a self,
+        among: impl Fn(u32) -> bool + 'a,
+    ) -> impl Iterator<Item = (Key, usize)> + 'a {
+        self.keys.iter().map(move |(&k, &g)| {
             let n = self.members(g).iter().filter(|&&p| among(p)).count();
-            (v, n)
+            (k, n)
         })
     }
 
-    /// The rows whose value is `value` (or whose list holds it), ascending.
-    pub fn get(&self, value: &Value) -> &[u32] {
-        self.keys.get(value).map_or(&[], |&g| self.members(g))
+    /// The rows whose value has this key (or whose list holds it), ascending.
+    pub fn get(&self, key: Key) -> &[u32] {
+        self.keys.get(&key).map_or(&[], |&g| self.members(g))
     }
 
     /// The rows of every group whose value passes `keep`, ascending and distinct.
@@ -209,6 +198,19 @@ pub struct TextColumn {
 }
 
 impl TextColumn {
+    /// One text per row, each written by `fill` (already lowercased).
+    pub fn build_with(rows: usize, mut fill: impl FnMut(usize, &mut String)) -> TextColumn {
+        let mut column = TextColumn::default();
+        column.ends.reserve_exact(rows);
+        for pos in 0..rows {
+            fill(pos, &mut column.text);
+            column.ends.push(column.text.len());
+            column.text.push('\0');
+        }
+        column.text.shrink_to_fit();
+        column
+    }
+
     /// Lowercases and joins one text per row.
     pub fn build<'a>(rows: impl IntoIterator<Item = &'a str>) -> TextColumn {
         let mut column = TextColumn::default();
@@ -286,27 +288,53 @@ pub struct Words {
 }
 
 impl Words {
-    /// Indexes the tokens of every row of `column`.
-    pub fn build(column: &TextColumn) -> Words {
+    /// Indexes the tokens of every row: `columns` are the lowercased distinct
+    /// values of each string field, and `code(i, row)` the value of `columns[i]`
+    /// that `row` holds. Each value is split once, however many rows hold it.
+    pub fn build(
+        rows: usize,
+        columns: &[&TextColumn],
+        code: impl Fn(usize, usize) -> Option<u32>,
+    ) -> Words {
         let mut ids: AHashMap<&str, u32> = AHashMap::new();
-        let mut holders: Vec<Vec<u32>> = Vec::new();
         let mut words = Words::default();
-        for row in 0..column.len() {
-            let text = column.get(row);
-            for token in text.split(|c: char| c.is_whitespace() || c == '\0') {
-                if token.is_empty() {
-                    continue;
+        // Per column, each value's tokens: `tokens[starts[c]..starts[c + 1]]`.
+        let split: Vec<(Vec<u32>, Vec<u32>)> = columns
+            .iter()
+            .map(|column| {
+                let (mut starts, mut tokens) = (vec![0], Vec::new());
+                for value in 0..column.len() {
+                    for token in column
+                        .get(value)
+                        .split(|c: char| c.is_whitespace() || c == '\0')
+                    {
+                        if token.is_empty() {
+                            continue;
+                        }
+                        let id = *ids.entry(token).or_insert_with(|| {
+                            words.starts.push(words.dictionary.len() as u32);
+                            words.dictionary.push_str(token);
+                            words.dictionary.push('\0');
+                            words.starts.len() as u32 - 1
+                        });
+                        if !tokens[starts[value] as usize..].contains(&id) {
+                            tokens.push(id);
+                        }
+                    }
+                    starts.push(tokens.len() as u32);
                 }
-                let id = *ids.entry(token).or_insert_with(|| {
-                    words.starts.push(words.dictionary.len() as u32);
-                    words.dictionary.push_str(token);
-                    words.dictionary.push('\0');
-                    holders.push(Vec::new());
-                    holders.len() as u32 - 1
-                });
-                let list = &mut holders[id as usize];
-                if list.last() != Some(&(row as u32)) {
-                    list.push(row as u32);
+                (starts, tokens)
+            })
+            .collect();
+        let mut holders: Vec<Vec<u32>> = vec![Vec::new(); words.starts.len()];
+        for row in 0..rows {
+            for (i, (starts, tokens)) in split.iter().enumerate() {
+                let Some(c) = code(i, row) else { continue };
+                for &t in &tokens[starts[c as usize] as usize..starts[c as usize + 1] as usize] {
+                    let list = &mut holders[t as usize];
+                    if list.last() != Some(&(row as u32)) {
+                        list.push(row as u32);
+                    }
                 }
             }
         }
@@ -343,22 +371,33 @@ impl Words {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Model;
+    use crate::model::{Model, Type};
+    use crate::view::value::OwnedValue;
 
     #[test]
     fn words_find_what_the_column_finds() {
-        let column = TextColumn::build([
-            "Pine woods\0near a creek",
-            "",
-            "creek\0CREEKSIDE  meadow",
-            "Prés humides",
-            "pine",
-        ]);
-        let words = Words::build(&column);
+        // Two fields' distinct values, and which value of each the five rows hold.
+        let a = TextColumn::build(["Pine woods", "creek", "Prés humides", "pine", "x\0y"]);
+        let b = TextColumn::build(["near a creek", "CREEKSIDE  meadow"]);
+        let held: [[Option<u32>; 2]; 5] = [
+            [Some(0), Some(0)],
+            [None, None],
+            [Some(1), Some(1)],
+            [Some(2), None],
+            [Some(3), None],
+        ];
+        let words = Words::build(5, &[&a, &b], |i, row| held[row][i]);
         for term in [
-            "pine", "creek", "ek", "e", "é", "prés", "ows", "meadow", "zzz", "de\u{a0}",
+            "pine", "creek", "ek", "e", "é", "prés", "ows", "meadow", "zzz", "de\u{a0}", "y",
         ] {
-            let want = column.find(term);
+            let want: Vec<u32> = (0..5u32)
+                .filter(|&r| {
+                    held[r as usize]
+                        .iter()
+                        .zip([&a, &b])
+                        .any(|(c, col)| c.is_some_and(|c| col.get(c as usize).contains(term)))
+                })
+                .collect();
             match words.find(term, 5) {
                 Some(got) => assert_eq!(*got, want[..], "{term}"),
                 None => assert!(term.contains('\u{a0}'), "{term}"),
@@ -368,36 +407,45 @@ mod tests {
         assert!(words.find("", 5).is_none());
     }
 
-    fn rows(values: Vec<Value>) -> Vec<Row> {
-        values
-            .into_iter()
-            .map(|v| vec![v].into_boxed_slice())
-            .collect()
+    fn column(ty: Type, values: Vec<OwnedValue>) -> Column {
+        let mut c = Column::new(ty, values.len());
+        for v in &values {
+            c.push(v, true).unwrap();
+        }
+        c
     }
 
-    fn one(rows: &[Row], max_distinct_per: usize) -> Option<Groups> {
-        Groups::by_fields(rows, &[0], max_distinct_per)
+    fn one(c: &Column, rows: usize, max_distinct_per: usize) -> Option<Groups> {
+        Groups::by_fields(std::slice::from_ref(c), rows, &[0], max_distinct_per)
             .pop()
             .unwrap()
     }
 
     #[test]
     fn groups_values_and_list_members() {
-        let r = rows(vec![
-            Value::Int(7),
-            Value::Null,
-            Value::Int(7),
-            Value::Refs(Model::Person, Box::new([1, 2, 2])),
-            Value::Refs(Model::Person, Box::new([2])),
-        ]);
-        let g = one(&r, 2).unwrap();
-        assert_eq!(g.get(&Value::Int(7)), &[0, 2]);
-        assert_eq!(g.get(&Value::Null), &[1]);
-        assert_eq!(g.get(&Value::Ref(Model::Person, 2)), &[3, 4]);
-        assert_eq!(g.get(&Value::Int(8)), &[] as &[u32]);
-        assert_eq!(*g.select(r.len(), |rep| rep != 1), [0, 2, 3, 4]);
-        assert_eq!(*g.select(r.len(), |rep| rep == 1), [1]);
-        assert!(g.select(r.len(), |_| false).is_empty());
+        let ints = column(
+            Type::Int,
+            vec![OwnedValue::Int(7), OwnedValue::Null, OwnedValue::Int(7)],
+        );
+        let g = one(&ints, 3, 2).unwrap();
+        assert_eq!(g.get(Key::Int(7)), &[0, 2]);
+        assert_eq!(g.get(Key::Null), &[1]);
+        assert_eq!(g.get(Key::Int(8)), &[] as &[u32]);
+        assert_eq!(*g.select(3, |rep| rep != 1), [0, 2]);
+        assert_eq!(*g.select(3, |rep| rep == 1), [1]);
+        assert!(g.select(3, |_| false).is_empty());
+        let lists = column(
+            Type::RefIds(Model::Person),
+            vec![
+                OwnedValue::Refs(Model::Person, Box::new([1, 2, 2])),
+                OwnedValue::Refs(Model::Person, Box::new([2])),
+                OwnedValue::Refs(Model::Person, Box::new([])),
+            ],
+        );
+        let g = one(&lists, 3, 2).unwrap();
+        assert_eq!(g.get(Key::Ref(Model::Person, 2)), &[0, 1]);
+        assert_eq!(g.get(Key::Ref(Model::Person, 1)), &[0]);
+        assert_eq!(g.get(Key::NoRefs), &[2]);
     }
 
     #[test]
@@ -425,10 +473,18 @@ mod tests {
 
     #[test]
     fn refuses_mostly_distinct_fields_on_big_tables() {
-        let r = rows((0..5000).map(|i| Value::Int(i % 3000)).collect());
-        assert!(one(&r, 4).is_none());
-        let r = rows((0..5000).map(|i| Value::Int(i % 100)).collect());
-        let g = one(&r, 4).unwrap();
-        assert_eq!(g.get(&Value::Int(3)).len(), 50);
+        let c = column(
+            Type::Int,
+            (0..5000).map(|i| OwnedValue::Int(i % 3000)).collect(),
+        );
+        assert!(one(&c, 5000, 4).is_none());
+        let c = column(
+            Type::Int,
+            (0..5000).map(|i| OwnedValue::Int(i % 100)).collect(),
+        );
+        let g = one(&c, 5000, 4).unwrap();
+        assert_eq!(g.get(Key::Int(3)).len(), 50);
+        let text = (0..5000).map(|i| OwnedValue::Str(format!("v{}", i % 3000).into()));
+        assert!(one(&column(Type::Str, text.collect()), 5000, 4).is_none());
     }
 }

@@ -17,6 +17,7 @@ use crate::model::validate;
 use crate::model::{Endpoint, Model};
 use crate::snapshot::{self, Header, SnapshotError};
 
+pub mod column;
 pub mod index;
 pub mod order;
 pub mod points;
@@ -25,10 +26,11 @@ mod rows;
 mod table;
 mod value;
 
+pub use column::Key;
 pub use points::Points;
 pub use render::{List, Projection};
-pub use table::{Table, SPECIMEN_TEXT};
-pub use value::{Row, Value};
+pub use table::Table;
+pub use value::{OwnedValue, Value};
 
 use render::Embeds;
 
@@ -77,7 +79,7 @@ impl View {
     /// Builds a view from a decoded collection, refusing one that fails validation.
     pub fn from_collection(
         header: Header,
-        collection: Collection,
+        mut collection: Collection,
     ) -> Result<View, (usize, validate::Problem)> {
         let started = Instant::now();
         let report = validate::check(&collection);
@@ -85,6 +87,9 @@ impl View {
             return Err((report.errors.len(), first.clone()));
         }
         let last_modified = http_date(header.created_at);
+        // Tables find records by binary search on ascending ids; a snapshot
+        // written by `build` is in that order already (and sorting it is a pass).
+        collection.canonicalise();
         let tables = rows::tables(collection);
         let (plain, nested) = render::render_all(&tables).into_lists();
         let points = Points::locate(&tables);
@@ -117,7 +122,7 @@ impl View {
     pub fn counts(&self) -> Vec<(Model, usize)> {
         Model::ALL
             .into_iter()
-            .map(|m| (m, self.table(m).rows.len()))
+            .map(|m| (m, self.table(m).len()))
             .collect()
     }
 

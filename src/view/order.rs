@@ -8,7 +8,8 @@
 
 use std::cmp::Ordering;
 
-use super::value::{Row, Value};
+use super::column::Column;
+use super::value::Value;
 
 /// Rank of a null: after every value, whichever the direction.
 const NULL_RANK: u32 = u32::MAX;
@@ -29,31 +30,31 @@ pub struct FieldOrder {
 /// How two values of one field compare in every order the API gives (sorts,
 /// facets): numbers, instants, strings (by code point), booleans, related records
 /// (by id: positions in a table ascend with ids); nulls after every value.
-pub fn compare(a: &Value, b: &Value) -> Ordering {
+pub fn compare(a: Value, b: Value) -> Ordering {
     match (a, b) {
         (Value::Null, Value::Null) => Ordering::Equal,
         (Value::Null, _) => Ordering::Greater,
         (_, Value::Null) => Ordering::Less,
-        (Value::Int(x), Value::Int(y)) | (Value::Time(x), Value::Time(y)) => x.cmp(y),
+        (Value::Int(x), Value::Int(y)) | (Value::Time(x), Value::Time(y)) => x.cmp(&y),
         (Value::Str(x), Value::Str(y)) => x.cmp(y),
-        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
-        (Value::Ref(_, x), Value::Ref(_, y)) => x.cmp(y),
+        (Value::Bool(x), Value::Bool(y)) => x.cmp(&y),
+        (Value::Ref(_, x), Value::Ref(_, y)) => x.cmp(&y),
         _ => Ordering::Equal,
     }
 }
 
 impl FieldOrder {
     /// Sorts the rows by `field`.
-    pub fn build(rows: &[Row], field: usize) -> FieldOrder {
-        let mut ascending: Vec<u32> = (0..rows.len() as u32).collect();
+    pub fn build(column: &Column, rows: usize) -> FieldOrder {
+        let mut ascending: Vec<u32> = (0..rows as u32).collect();
         // Stable: equal values keep ascending positions.
-        ascending.sort_by(|&p, &q| compare(&rows[p as usize][field], &rows[q as usize][field]));
-        let mut rank = vec![NULL_RANK; rows.len()];
+        ascending.sort_by(|&p, &q| compare(column.get(p as usize), column.get(q as usize)));
+        let mut rank = vec![NULL_RANK; rows];
         let mut runs = Vec::new();
-        let mut previous: Option<&Value> = None;
+        let mut previous: Option<Value> = None;
         for (i, &p) in ascending.iter().enumerate() {
-            let value = &rows[p as usize][field];
-            if *value == Value::Null {
+            let value = column.get(p as usize);
+            if value == Value::Null {
                 break;
             }
             if previous.is_none_or(|v| compare(v, value).is_ne()) {
@@ -142,19 +143,22 @@ impl FieldOrder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::view::value::OwnedValue;
 
-    fn rows(values: &[Option<i64>]) -> Vec<Row> {
-        values
-            .iter()
-            .map(|v| vec![Value::Int(0), v.map_or(Value::Null, Value::Int)].into_boxed_slice())
-            .collect()
+    fn column(values: &[Option<i64>]) -> Column {
+        let mut c = Column::new(crate::model::Type::Int, values.len());
+        for v in values {
+            let v = v.map_or(OwnedValue::Null, OwnedValue::Int);
+            c.push(&v, true).unwrap();
+        }
+        c
     }
 
     #[test]
     fn nulls_last_and_ties_by_position_both_ways() {
         // Positions:            0        1        2     3        4        5
-        let rows = rows(&[Some(2), None, Some(1), Some(2), None, Some(3)]);
-        let order = FieldOrder::build(&rows, 1);
+        let c = column(&[Some(2), None, Some(1), Some(2), None, Some(3)]);
+        let order = FieldOrder::build(&c, 6);
         let up: Vec<u32> = (0..6).map(|i| order.nth(i, false)).collect();
         let down: Vec<u32> = (0..6).map(|i| order.nth(i, true)).collect();
         assert_eq!(up, [2, 0, 3, 5, 1, 4]);
@@ -167,10 +171,10 @@ mod tests {
 
     #[test]
     fn all_null_and_empty() {
-        let order = FieldOrder::build(&rows(&[None, None]), 1);
+        let order = FieldOrder::build(&column(&[None, None]), 2);
         assert_eq!((order.nth(0, true), order.nth(1, true)), (0, 1));
         assert_eq!(order.runs(true).flatten().count(), 2);
-        let order = FieldOrder::build(&rows(&[]), 1);
+        let order = FieldOrder::build(&column(&[]), 0);
         assert_eq!(order.runs(true).flatten().count(), 0);
     }
 }

@@ -65,20 +65,16 @@ impl Points {
                 .field_index("longitude")
                 .expect("GPS has a longitude"),
         );
-        let own: Vec<Option<Point>> = gps
-            .rows
-            .iter()
-            .map(|row| point(row[lat].as_str(), row[lon].as_str()))
+        let own: Vec<Option<Point>> = (0..gps.len())
+            .map(|p| point(gps.get(p, lat).as_str(), gps.get(p, lon).as_str()))
             .collect();
         let mut rows: Vec<Option<Vec<Option<Point>>>> = tables.iter().map(|_| None).collect();
         for table in tables {
             let Some(field) = gps_field(table.model) else {
                 continue;
             };
-            let theirs = table
-                .rows
-                .iter()
-                .map(|row| match row[field] {
+            let theirs = (0..table.len())
+                .map(|pos| match table.get(pos, field) {
                     Value::Ref(Model::Gps, p) => own[p as usize],
                     _ => None,
                 })

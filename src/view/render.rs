@@ -164,7 +164,7 @@ pub fn render_all(tables: &[Table]) -> Rendered<'_> {
 const SAMPLE_ITEMS: usize = 256;
 
 fn render_list(done: &Rendered, model: Model, shape: Shape) -> List {
-    let rows = done.table(model).rows.len();
+    let rows = done.table(model).len();
     let mut out = Vec::new();
     let mut spans = Vec::with_capacity(rows);
     for pos in 0..rows {
@@ -200,11 +200,12 @@ pub fn write_item(
     projection: Option<&Projection>,
 ) {
     let fields = model.fields();
-    let row = &e.table(model).rows[pos];
+    let table = e.table(model);
     out.push(b'{');
     let mut written = 0;
     let mut write = |i: usize, child: Option<&Child>| {
-        if fields[i].absent_when_null && row[i] == Value::Null {
+        let value = table.get(pos, i);
+        if fields[i].absent_when_null && value == Value::Null {
             return;
         }
         if written > 0 {
@@ -213,7 +214,7 @@ pub fn write_item(
         written += 1;
         write_str(out, fields[i].name);
         out.push(b':');
-        write_value(out, e, fields[i].ty, &row[i], shape, child);
+        write_value(out, e, fields[i].ty, &value, shape, child);
     };
     match projection {
         None => (0..fields.len()).for_each(|i| write(i, None)),

@@ -9,7 +9,7 @@ use crate::model::schema::{IMAGE_FIELDS, RENDITIONS};
 use crate::model::{derived, Model};
 
 use super::table::Table;
-use super::value::{Row, Value};
+use super::value::{OwnedValue, Row, Value};
 
 /// Resolves references to positions while rows are built. A snapshot that passed
 /// validation has every target, so a miss is a bug, and panics.
@@ -34,26 +34,31 @@ impl Builder {
             .expect("validation checked every reference")
     }
 
-    fn reference(&self, model: Model, id: i64) -> Value {
-        Value::Ref(model, self.pos(model, id))
+    fn reference(&self, model: Model, id: i64) -> OwnedValue {
+        OwnedValue::Ref(model, self.pos(model, id))
     }
 
-    fn opt_ref(&self, model: Model, id: Option<i64>) -> Value {
-        id.map_or(Value::Null, |id| self.reference(model, id))
+    fn opt_ref(&self, model: Model, id: Option<i64>) -> OwnedValue {
+        id.map_or(OwnedValue::Null, |id| self.reference(model, id))
     }
 
     fn str_field(&self, model: Model, pos: u32, field: &str) -> &str {
         self.field(model, pos, field).as_str().unwrap_or("")
     }
 
-    fn field(&self, model: Model, pos: u32, field: &str) -> &Value {
+    fn field(&self, model: Model, pos: u32, field: &str) -> Value<'_> {
         let f = model.field_index(field).expect("field exists");
-        &self.table(model).rows[pos as usize][f]
+        self.table(model).get(pos as usize, f)
     }
 
-    /// The row of the record with this id.
-    fn row(&self, model: Model, id: i64) -> &Row {
-        &self.table(model).rows[self.pos(model, id) as usize]
+    /// The values of the record with this id, from field `from` on.
+    fn row(&self, model: Model, id: i64, from: usize) -> Vec<OwnedValue> {
+        let pos = self.pos(model, id) as usize;
+        self.table(model)
+            .row(pos)
+            .skip(from)
+            .map(Value::owned)
+            .collect()
     }
 
     /// The ranks above a species, from the order down to the species itself
@@ -65,7 +70,7 @@ impl Builder {
             let (name, _) = model
                 .parent()
                 .expect("every rank above a species has a parent");
-            out[i] = match *self.field(model, pos, name) {
+            out[i] = match self.field(model, pos, name) {
                 Value::Ref(m, p) => (m, p),
                 _ => unreachable!("validation requires every rank's parent"),
             };
@@ -78,19 +83,18 @@ impl Builder {
     fn index_renditions(&mut self) {
         let table = self.table(Model::Rendition);
         let mut by_image: AHashMap<i64, [Option<u32>; 6]> = AHashMap::new();
-        for (pos, row) in table.rows.iter().enumerate() {
-            let spec = row[Model::Rendition
-                .field_index("filter_spec")
-                .expect("a rendition has a filter")]
-            .as_str()
-            .unwrap_or_default();
+        let spec_field = Model::Rendition
+            .field_index("filter_spec")
+            .expect("a rendition has a filter");
+        let image_field = Model::Rendition
+            .field_index("image")
+            .expect("a rendition has an image");
+        for pos in 0..table.len() {
+            let spec = table.get(pos, spec_field).as_str().unwrap_or_default();
             let Some(slot) = RENDITIONS.iter().position(|(_, s)| *s == spec) else {
                 continue;
             };
-            let image = match row[Model::Rendition
-                .field_index("image")
-                .expect("a rendition has an image")]
-            {
+            let image = match table.get(pos, image_field) {
                 Value::Ref(m, p) => self.table(m).id(p),
                 _ => continue,
             };
@@ -107,8 +111,8 @@ impl Builder {
             .parent()
             .expect("a subspecies has a species");
         let mut of: AHashMap<u32, Vec<u32>> = AHashMap::new();
-        for pos in 0..table.rows.len() as u32 {
-            if let Value::Ref(_, species) = *self.field(Model::Subspecies, pos, parent) {
+        for pos in 0..table.len() as u32 {
+            if let Value::Ref(_, species) = self.field(Model::Subspecies, pos, parent) {
                 of.entry(species).or_default().push(pos);
             }
         }
@@ -118,8 +122,8 @@ impl Builder {
         self.subspecies = of;
     }
 
-    fn put(&mut self, model: Model, rows: Vec<Row>) {
-        self.tables[model.index()] = Some(Table::new(model, rows));
+    fn put(&mut self, model: Model, table: Table) {
+        self.tables[model.index()] = Some(table);
     }
 
     /// The finished tables, in `Model::ALL` order, each indexed.
@@ -128,7 +132,6 @@ impl Builder {
             .into_iter()
             .map(|t| {
                 let mut table = t.expect("every model is built");
-                debug_assert_eq!(table.conforms(), Ok(()));
                 table.index();
                 table
             })
@@ -136,55 +139,50 @@ impl Builder {
     }
 }
 
-fn rank_rows(b: &Builder, records: Vec<records::Rank>, model: Model) -> Vec<Row> {
+fn rank_rows(b: &Builder, records: Vec<records::Rank>, model: Model) -> Table {
     let parent = model.parent().map(|(_, m)| m);
-    records
-        .into_iter()
-        .map(|r| {
-            let mut v = vec![
-                Value::Int(r.id),
-                Value::own(r.name),
-                Value::opt_own(r.common_name),
-                Value::own(r.authority),
-                Value::Time(r.date_created),
-                Value::Time(r.date_modified),
-            ];
-            if let (Some(model), Some(id)) = (parent, r.parent) {
-                v.push(b.reference(model, id));
-            }
-            v.into_boxed_slice()
-        })
-        .collect()
+    let rows = records.into_iter().map(|r| {
+        let mut v = vec![
+            OwnedValue::Int(r.id),
+            OwnedValue::own(r.name),
+            OwnedValue::opt_own(r.common_name),
+            OwnedValue::own(r.authority),
+            OwnedValue::Time(r.date_created),
+            OwnedValue::Time(r.date_modified),
+        ];
+        if let (Some(model), Some(id)) = (parent, r.parent) {
+            v.push(b.reference(model, id));
+        }
+        v
+    });
+    Table::new(model, rows)
 }
 
-fn species_rows(b: &Builder, records: Vec<records::Species>, model: Model) -> Vec<Row> {
+fn species_rows(b: &Builder, records: Vec<records::Species>, model: Model) -> Table {
     let (_, parent) = model.parent().expect("a species rank has a parent");
-    records
-        .into_iter()
-        .map(|r| {
-            let p = b.pos(parent, r.parent);
-            // binomial = genus name + name; trinomial = species binomial + name.
-            let stem = match parent {
-                Model::Genus => b.str_field(parent, p, "name"),
-                _ => b.str_field(parent, p, "binomial"),
-            };
-            let full = Value::Str(format!("{stem} {}", r.name).into());
-            vec![
-                Value::Int(r.id),
-                Value::own(r.name),
-                full,
-                Value::opt_own(r.common_name),
-                Value::own(r.authority),
-                Value::opt_own(r.mona),
-                Value::opt_own(r.p3),
-                Value::opt_own(r.ps),
-                Value::Time(r.date_created),
-                Value::Time(r.date_modified),
-                Value::Ref(parent, p),
-            ]
-            .into_boxed_slice()
-        })
-        .collect()
+    let rows = records.into_iter().map(|r| {
+        let p = b.pos(parent, r.parent);
+        // binomial = genus name + name; trinomial = species binomial + name.
+        let stem = match parent {
+            Model::Genus => b.str_field(parent, p, "name"),
+            _ => b.str_field(parent, p, "binomial"),
+        };
+        let full = OwnedValue::Str(format!("{stem} {}", r.name).into());
+        vec![
+            OwnedValue::Int(r.id),
+            OwnedValue::own(r.name),
+            full,
+            OwnedValue::opt_own(r.common_name),
+            OwnedValue::own(r.authority),
+            OwnedValue::opt_own(r.mona),
+            OwnedValue::opt_own(r.p3),
+            OwnedValue::opt_own(r.ps),
+            OwnedValue::Time(r.date_created),
+            OwnedValue::Time(r.date_modified),
+            OwnedValue::Ref(parent, p),
+        ]
+    });
+    Table::new(model, rows)
 }
 
 /// Builds every model's table from the records, in `Model::ALL` order (a model
@@ -237,118 +235,142 @@ pub fn tables(c: Collection) -> Vec<Table> {
     );
     b.put(
         Model::Country,
-        countries.into_iter().map(country_row).collect(),
+        Table::new(Model::Country, countries.into_iter().map(country_row)),
     );
-    b.put(Model::State, rows(&b, states, state_row));
-    b.put(Model::County, rows(&b, counties, county_row));
-    b.put(Model::Locality, rows(&b, localities, locality_row));
-    b.put(Model::Gps, rows(&b, gps, gps_row));
-    b.put(Model::Person, people.into_iter().map(person_row).collect());
-    b.put(Model::CollectingTrip, rows(&b, collecting_trips, trip_row));
+    b.put(Model::State, rows(&b, Model::State, states, state_row));
+    b.put(Model::County, rows(&b, Model::County, counties, county_row));
+    b.put(
+        Model::Locality,
+        rows(&b, Model::Locality, localities, locality_row),
+    );
+    b.put(Model::Gps, rows(&b, Model::Gps, gps, gps_row));
+    b.put(
+        Model::Person,
+        Table::new(Model::Person, people.into_iter().map(person_row)),
+    );
+    b.put(
+        Model::CollectingTrip,
+        rows(&b, Model::CollectingTrip, collecting_trips, trip_row),
+    );
     b.put(
         Model::SpecimenRecord,
-        rows(&b, specimen_records, specimen_row),
+        rows(&b, Model::SpecimenRecord, specimen_records, specimen_row),
     );
     b.put(
         Model::CustomImage,
-        custom_images.into_iter().map(custom_image_row).collect(),
+        Table::new(
+            Model::CustomImage,
+            custom_images.into_iter().map(custom_image_row),
+        ),
     );
-    b.put(Model::LiveImage, rows(&b, live_images, live_image_row));
-    b.put(Model::Page, pages.into_iter().map(page_row).collect());
-    b.put(Model::Rendition, rows(&b, renditions, rendition_row));
+    b.put(
+        Model::LiveImage,
+        rows(&b, Model::LiveImage, live_images, live_image_row),
+    );
+    b.put(
+        Model::Page,
+        Table::new(Model::Page, pages.into_iter().map(page_row)),
+    );
+    b.put(
+        Model::Rendition,
+        rows(&b, Model::Rendition, renditions, rendition_row),
+    );
     b.index_renditions();
     b.index_subspecies();
     b.put(
         Model::SpeciesPage,
-        rows(&b, species_pages, species_page_row),
+        rows(&b, Model::SpeciesPage, species_pages, species_page_row),
     );
     b.put(
         Model::SpecimenRecordImage,
-        rows(&b, specimen_record_images, specimen_record_image_row),
+        rows(
+            &b,
+            Model::SpecimenRecordImage,
+            specimen_record_images,
+            specimen_record_image_row,
+        ),
     );
     b.put(
         Model::InsectImage,
-        rows(&b, insect_images, insect_image_row),
+        rows(&b, Model::InsectImage, insect_images, insect_image_row),
     );
-    b.put(Model::PlantImage, rows(&b, plant_images, plant_image_row));
+    b.put(
+        Model::PlantImage,
+        rows(&b, Model::PlantImage, plant_images, plant_image_row),
+    );
     b.put(
         Model::HabitatImage,
-        rows(&b, habitat_images, habitat_image_row),
+        rows(&b, Model::HabitatImage, habitat_images, habitat_image_row),
     );
     b.finish()
 }
 
-fn rows<R>(b: &Builder, records: Vec<R>, row: fn(&Builder, R) -> Row) -> Vec<Row> {
-    records.into_iter().map(|r| row(b, r)).collect()
+fn rows<R>(b: &Builder, model: Model, records: Vec<R>, row: fn(&Builder, R) -> Row) -> Table {
+    Table::new(model, records.into_iter().map(|r| row(b, r)))
 }
 
 fn country_row(r: records::Country) -> Row {
     vec![
-        Value::Int(r.id),
-        Value::own(r.name),
-        Value::own(r.abbr),
-        Value::Time(r.date_created),
-        Value::Time(r.date_modified),
+        OwnedValue::Int(r.id),
+        OwnedValue::own(r.name),
+        OwnedValue::own(r.abbr),
+        OwnedValue::Time(r.date_created),
+        OwnedValue::Time(r.date_modified),
     ]
-    .into_boxed_slice()
 }
 
 fn state_row(b: &Builder, r: records::State) -> Row {
     vec![
-        Value::Int(r.id),
-        Value::own(r.name),
-        Value::own(r.abbr),
-        Value::Time(r.date_created),
-        Value::Time(r.date_modified),
+        OwnedValue::Int(r.id),
+        OwnedValue::own(r.name),
+        OwnedValue::own(r.abbr),
+        OwnedValue::Time(r.date_created),
+        OwnedValue::Time(r.date_modified),
         b.reference(Model::Country, r.country),
     ]
-    .into_boxed_slice()
 }
 
 fn county_row(b: &Builder, r: records::County) -> Row {
     let state = b.pos(Model::State, r.state);
     let abbr = derived::county_abbr(b.str_field(Model::State, state, "name"), &r.name);
-    let full_name = Value::Str(derived::county_full_name(&r.name, abbr).into());
+    let full_name = OwnedValue::Str(derived::county_full_name(&r.name, abbr).into());
     vec![
-        Value::Int(r.id),
-        Value::own(r.name),
-        Value::str(abbr),
+        OwnedValue::Int(r.id),
+        OwnedValue::own(r.name),
+        OwnedValue::str(abbr),
         full_name,
-        Value::Time(r.date_created),
-        Value::Time(r.date_modified),
-        Value::Ref(Model::State, state),
+        OwnedValue::Time(r.date_created),
+        OwnedValue::Time(r.date_modified),
+        OwnedValue::Ref(Model::State, state),
     ]
-    .into_boxed_slice()
 }
 
 fn locality_row(b: &Builder, r: records::Locality) -> Row {
     vec![
-        Value::Int(r.id),
-        Value::opt_own(r.name),
-        Value::opt_own(r.range),
-        Value::opt_own(r.town),
-        Value::Time(r.date_created),
-        Value::Time(r.date_modified),
+        OwnedValue::Int(r.id),
+        OwnedValue::opt_own(r.name),
+        OwnedValue::opt_own(r.range),
+        OwnedValue::opt_own(r.town),
+        OwnedValue::Time(r.date_created),
+        OwnedValue::Time(r.date_modified),
         b.opt_ref(Model::Country, r.country),
         b.opt_ref(Model::State, r.state),
         b.opt_ref(Model::County, r.county),
     ]
-    .into_boxed_slice()
 }
 
 fn gps_row(b: &Builder, r: records::Gps) -> Row {
-    let meters = Value::Str(format!("{}m", r.elevation).into());
+    let meters = OwnedValue::Str(format!("{}m", r.elevation).into());
     vec![
-        Value::Int(r.id),
-        Value::opt_own(r.latitude),
-        Value::opt_own(r.longitude),
-        Value::own(r.elevation),
+        OwnedValue::Int(r.id),
+        OwnedValue::opt_own(r.latitude),
+        OwnedValue::opt_own(r.longitude),
+        OwnedValue::own(r.elevation),
         meters,
-        Value::Time(r.date_created),
-        Value::Time(r.date_modified),
+        OwnedValue::Time(r.date_created),
+        OwnedValue::Time(r.date_modified),
         b.reference(Model::Locality, r.locality),
     ]
-    .into_boxed_slice()
 }
 
 fn person_row(r: records::Person) -> Row {
@@ -356,17 +378,16 @@ fn person_row(r: records::Person) -> Row {
     let collector_name = derived::collector_name(&r.first_name, &r.last_name, sx);
     let full_name = derived::person_full_name(&r.first_name, mi, &r.last_name, sx);
     vec![
-        Value::Int(r.id),
-        Value::own(r.first_name),
-        Value::opt_own(r.middle_initial),
-        Value::own(r.last_name),
-        Value::opt_own(r.suffix),
-        Value::Str(collector_name.into()),
-        Value::Str(full_name.into()),
-        Value::Time(r.date_created),
-        Value::Time(r.date_modified),
+        OwnedValue::Int(r.id),
+        OwnedValue::own(r.first_name),
+        OwnedValue::opt_own(r.middle_initial),
+        OwnedValue::own(r.last_name),
+        OwnedValue::opt_own(r.suffix),
+        OwnedValue::Str(collector_name.into()),
+        OwnedValue::Str(full_name.into()),
+        OwnedValue::Time(r.date_created),
+        OwnedValue::Time(r.date_modified),
     ]
-    .into_boxed_slice()
 }
 
 fn trip_row(b: &Builder, r: records::CollectingTrip) -> Row {
@@ -381,17 +402,16 @@ fn trip_row(b: &Builder, r: records::CollectingTrip) -> Row {
     });
     let slug = derived::slugify(&r.name);
     vec![
-        Value::Int(r.id),
-        Value::own(r.name),
-        Value::Str(slug.into()),
-        Value::Refs(Model::State, states.into()),
-        Value::own(r.start_date),
-        Value::own(r.end_date),
-        Value::opt_own(r.notes),
-        Value::Time(r.date_created),
-        Value::Time(r.date_modified),
+        OwnedValue::Int(r.id),
+        OwnedValue::own(r.name),
+        OwnedValue::Str(slug.into()),
+        OwnedValue::Refs(Model::State, states.into()),
+        OwnedValue::own(r.start_date),
+        OwnedValue::own(r.end_date),
+        OwnedValue::opt_own(r.notes),
+        OwnedValue::Time(r.date_created),
+        OwnedValue::Time(r.date_modified),
     ]
-    .into_boxed_slice()
 }
 
 fn specimen_row(b: &Builder, r: records::SpecimenRecord) -> Row {
@@ -407,7 +427,7 @@ fn specimen_row(b: &Builder, r: records::SpecimenRecord) -> Row {
     ]
     .into_iter()
     .find_map(|(m, id)| id.map(|id| b.reference(m, id)))
-    .unwrap_or(Value::Null);
+    .unwrap_or(OwnedValue::Null);
     let people = b.table(Person);
     let mut collectors: Vec<u32> = r.collector.iter().map(|&p| b.pos(Person, p)).collect();
     collectors.sort_by(|&x, &y| {
@@ -428,8 +448,8 @@ fn specimen_row(b: &Builder, r: records::SpecimenRecord) -> Row {
     // Validation rejected a temperature that is not a number.
     let t = derived::parse_temperature(&r.temperature).unwrap_or(None);
     vec![
-        Value::Int(r.id),
-        Value::own(r.usi),
+        OwnedValue::Int(r.id),
+        OwnedValue::own(r.usi),
         b.opt_ref(Order, r.order),
         b.opt_ref(Family, r.family),
         b.opt_ref(Subfamily, r.subfamily),
@@ -439,73 +459,71 @@ fn specimen_row(b: &Builder, r: records::SpecimenRecord) -> Row {
         b.opt_ref(Subspecies, r.subspecies),
         taxon,
         b.opt_ref(Person, r.determiner),
-        Value::opt_int(r.determined_year),
-        Value::own(r.sex),
-        Value::own(r.stage),
+        OwnedValue::opt_int(r.determined_year),
+        OwnedValue::own(r.sex),
+        OwnedValue::own(r.stage),
         b.opt_ref(Person, r.preparer),
-        Value::own(r.preparation),
-        Value::opt_own(r.preparation_date),
-        Value::opt_bool(r.labels_printed),
-        Value::opt_bool(r.labeled),
-        Value::opt_bool(r.photographed),
-        Value::Bool(r.species.is_some()),
+        OwnedValue::own(r.preparation),
+        OwnedValue::opt_own(r.preparation_date),
+        OwnedValue::opt_bool(r.labels_printed),
+        OwnedValue::opt_bool(r.labeled),
+        OwnedValue::opt_bool(r.photographed),
+        OwnedValue::Bool(r.species.is_some()),
         b.opt_ref(CollectingTrip, r.collecting_trip),
         b.opt_ref(Country, r.country),
         b.opt_ref(State, r.state),
         b.opt_ref(County, r.county),
         b.opt_ref(Locality, r.locality),
         b.opt_ref(Gps, r.gps),
-        Value::opt_int(r.day),
-        Value::own(r.month),
-        Value::opt_int(r.year),
-        Value::Str(dates.collected.into()),
-        Value::Str(dates.full.into()),
-        Value::Str(dates.numeric.into()),
-        Value::Refs(Person, collectors.into()),
-        Value::Str(names.join(", ").into()),
-        Value::own(r.method),
-        Value::own(r.weather),
-        Value::own(r.temperature),
-        Value::Str(derived::temp_f(t).into()),
-        Value::Str(derived::temp_c(t).into()),
-        Value::own(r.time_of_day),
-        Value::own(r.habitat),
-        Value::own(r.notes),
-        Value::Time(r.date_created),
-        Value::Time(r.date_modified),
+        OwnedValue::opt_int(r.day),
+        OwnedValue::own(r.month),
+        OwnedValue::opt_int(r.year),
+        OwnedValue::Str(dates.collected.into()),
+        OwnedValue::Str(dates.full.into()),
+        OwnedValue::Str(dates.numeric.into()),
+        OwnedValue::Refs(Person, collectors.into()),
+        OwnedValue::Str(names.join(", ").into()),
+        OwnedValue::own(r.method),
+        OwnedValue::own(r.weather),
+        OwnedValue::own(r.temperature),
+        OwnedValue::Str(derived::temp_f(t).into()),
+        OwnedValue::Str(derived::temp_c(t).into()),
+        OwnedValue::own(r.time_of_day),
+        OwnedValue::own(r.habitat),
+        OwnedValue::own(r.notes),
+        OwnedValue::Time(r.date_created),
+        OwnedValue::Time(r.date_modified),
     ]
-    .into_boxed_slice()
 }
 
 fn custom_image_row(r: records::CustomImage) -> Row {
     vec![
-        Value::Int(r.id),
-        Value::Time(r.date_created),
-        Value::Time(r.date_modified),
-        Value::own(r.title),
-        Value::own(r.file),
-        Value::own(r.description),
-        Value::Int(r.width),
-        Value::Int(r.height),
-        Value::Time(r.created_at),
-        Value::opt_int(r.focal_point_x),
-        Value::opt_int(r.focal_point_y),
-        Value::opt_int(r.focal_point_width),
-        Value::opt_int(r.focal_point_height),
-        Value::opt_int(r.file_size),
-        Value::own(r.file_hash),
-        Value::own(r.alt_text),
-        Value::own(r.date),
-        Value::own(r.notes),
-        Value::Int(r.collection),
-        Value::opt_int(r.uploaded_by_user),
+        OwnedValue::Int(r.id),
+        OwnedValue::Time(r.date_created),
+        OwnedValue::Time(r.date_modified),
+        OwnedValue::own(r.title),
+        OwnedValue::own(r.file),
+        OwnedValue::own(r.description),
+        OwnedValue::Int(r.width),
+        OwnedValue::Int(r.height),
+        OwnedValue::Time(r.created_at),
+        OwnedValue::opt_int(r.focal_point_x),
+        OwnedValue::opt_int(r.focal_point_y),
+        OwnedValue::opt_int(r.focal_point_width),
+        OwnedValue::opt_int(r.focal_point_height),
+        OwnedValue::opt_int(r.file_size),
+        OwnedValue::own(r.file_hash),
+        OwnedValue::own(r.alt_text),
+        OwnedValue::own(r.date),
+        OwnedValue::own(r.notes),
+        OwnedValue::Int(r.collection),
+        OwnedValue::opt_int(r.uploaded_by_user),
     ]
-    .into_boxed_slice()
 }
 
 fn live_image_row(b: &Builder, r: records::LiveImage) -> Row {
     vec![
-        Value::Int(r.id),
+        OwnedValue::Int(r.id),
         b.opt_ref(Model::Country, r.country),
         b.opt_ref(Model::State, r.state),
         b.opt_ref(Model::County, r.county),
@@ -513,51 +531,54 @@ fn live_image_row(b: &Builder, r: records::LiveImage) -> Row {
         b.opt_ref(Model::Gps, r.gps),
         b.opt_ref(Model::CollectingTrip, r.collecting_trip),
     ]
-    .into_boxed_slice()
 }
 
 fn page_row(r: records::Page) -> Row {
     vec![
-        Value::Int(r.id),
-        Value::own(r.title),
-        Value::own(r.slug),
-        Value::Bool(r.live),
-        r.first_published_at.map_or(Value::Null, Value::Time),
-        r.last_published_at.map_or(Value::Null, Value::Time),
+        OwnedValue::Int(r.id),
+        OwnedValue::own(r.title),
+        OwnedValue::own(r.slug),
+        OwnedValue::Bool(r.live),
+        r.first_published_at
+            .map_or(OwnedValue::Null, OwnedValue::Time),
+        r.last_published_at
+            .map_or(OwnedValue::Null, OwnedValue::Time),
     ]
-    .into_boxed_slice()
 }
 
 fn rendition_row(b: &Builder, r: records::Rendition) -> Row {
     vec![
-        Value::Int(r.id),
-        Value::Time(r.date_created),
-        Value::Time(r.date_modified),
-        Value::own(r.filter_spec),
-        Value::own(r.file),
-        Value::Int(r.width),
-        Value::Int(r.height),
-        Value::own(r.focal_point_key),
+        OwnedValue::Int(r.id),
+        OwnedValue::Time(r.date_created),
+        OwnedValue::Time(r.date_modified),
+        OwnedValue::own(r.filter_spec),
+        OwnedValue::own(r.file),
+        OwnedValue::Int(r.width),
+        OwnedValue::Int(r.height),
+        OwnedValue::own(r.focal_point_key),
         b.reference(Model::CustomImage, r.image),
     ]
-    .into_boxed_slice()
 }
 
 /// A species page: the page's title, slug and publication, the species' ranks
 /// (each in its plain shape) and its subspecies by name, and the page's text.
 fn species_page_row(b: &Builder, r: records::SpeciesPage) -> Row {
-    let page = b.row(Model::Page, r.id);
+    let page = b.row(Model::Page, r.id, 0);
     let page_field = |name| page[Model::Page.field_index(name).expect("a page field")].clone();
-    let mut v = vec![Value::Int(r.id), page_field("title"), page_field("slug")];
+    let mut v = vec![
+        OwnedValue::Int(r.id),
+        page_field("title"),
+        page_field("slug"),
+    ];
     match r.species.map(|id| b.pos(Model::Species, id)) {
         Some(species) => {
-            v.extend(b.lineage(species).map(|(m, p)| Value::Ref(m, p)));
+            v.extend(b.lineage(species).map(|(m, p)| OwnedValue::Ref(m, p)));
             let subspecies = b.subspecies.get(&species).cloned().unwrap_or_default();
-            v.push(Value::Refs(Model::Subspecies, subspecies.into()));
+            v.push(OwnedValue::Refs(Model::Subspecies, subspecies.into()));
         }
         None => {
-            v.extend(std::iter::repeat_n(Value::Null, 6));
-            v.push(Value::Refs(Model::Subspecies, Box::new([])));
+            v.extend(std::iter::repeat_n(OwnedValue::Null, 6));
+            v.push(OwnedValue::Refs(Model::Subspecies, Box::new([])));
         }
     }
     v.extend(
@@ -570,18 +591,24 @@ fn species_page_row(b: &Builder, r: records::SpeciesPage) -> Row {
             r.food,
             r.life_cycle,
         ]
-        .map(Value::own),
+        .map(OwnedValue::own),
     );
     v.push(page_field("first_published_at"));
     v.push(page_field("last_published_at"));
-    v.into_boxed_slice()
+    v
 }
 
 /// An image item of any kind: id, its renditions, `lead`, the fields of its
 /// [`Model::CustomImage`] part, `kind`, where it is kept, then `tail`, as the
 /// image field tables order them.
-fn image_row(b: &Builder, id: i64, lead: Vec<Value>, kind: Vec<Value>, tail: Vec<Value>) -> Row {
-    let image = b.row(Model::CustomImage, id);
+fn image_row(
+    b: &Builder,
+    id: i64,
+    lead: Vec<OwnedValue>,
+    kind: Vec<OwnedValue>,
+    tail: Vec<OwnedValue>,
+) -> Row {
+    let image = b.row(Model::CustomImage, id, 0);
     let field = |name| {
         image[Model::CustomImage
             .field_index(name)
@@ -589,25 +616,33 @@ fn image_row(b: &Builder, id: i64, lead: Vec<Value>, kind: Vec<Value>, tail: Vec
         .clone()
     };
     let renditions = b.renditions.get(&id).copied().unwrap_or_default();
-    let mut v = vec![Value::Int(id)];
-    v.extend(renditions.map(|r| r.map_or(Value::Null, |p| Value::Ref(Model::Rendition, p))));
+    let mut v = vec![OwnedValue::Int(id)];
+    v.extend(
+        renditions.map(|r| r.map_or(OwnedValue::Null, |p| OwnedValue::Ref(Model::Rendition, p))),
+    );
     v.extend(lead);
     v.extend(IMAGE_FIELDS.map(field));
     v.extend(kind);
     v.push(field("collection"));
     v.push(field("uploaded_by_user"));
     v.extend(tail);
-    v.into_boxed_slice()
+    v
 }
 
 /// Where an insect, plant or habitat image was taken: its live part's places.
-fn live_fields(b: &Builder, id: i64) -> Vec<Value> {
-    b.row(Model::LiveImage, id)[1..].to_vec()
+fn live_fields(b: &Builder, id: i64) -> Vec<OwnedValue> {
+    b.row(Model::LiveImage, id, 1)
 }
 
 fn specimen_record_image_row(b: &Builder, r: records::SpecimenRecordImage) -> Row {
     let usi = b.reference(Model::SpecimenRecord, r.usi);
-    image_row(b, r.id, Vec::new(), vec![Value::own(r.position)], vec![usi])
+    image_row(
+        b,
+        r.id,
+        Vec::new(),
+        vec![OwnedValue::own(r.position)],
+        vec![usi],
+    )
 }
 
 /// An insect image; `identified` when it is linked to a species page, and the
@@ -618,36 +653,39 @@ fn insect_image_row(b: &Builder, r: records::InsectImage) -> Row {
         Some(s) => {
             let (_, family) = b.lineage(s)[1];
             (
-                Value::str(b.str_field(Model::Family, family, "name")),
-                Value::str(b.str_field(Model::Species, s, "binomial")),
+                OwnedValue::str(b.str_field(Model::Family, family, "name")),
+                OwnedValue::str(b.str_field(Model::Species, s, "binomial")),
             )
         }
-        None => (Value::Null, Value::Null),
+        None => (OwnedValue::Null, OwnedValue::Null),
     };
-    let lead = vec![Value::Bool(r.species_page.is_some()), family, binomial];
+    let lead = vec![OwnedValue::Bool(r.species_page.is_some()), family, binomial];
     let kind = vec![
-        Value::Bool(r.featured_family),
-        Value::Bool(r.featured_species),
-        Value::own(r.sex),
-        Value::own(r.stage),
-        Value::own(r.status),
+        OwnedValue::Bool(r.featured_family),
+        OwnedValue::Bool(r.featured_species),
+        OwnedValue::own(r.sex),
+        OwnedValue::own(r.stage),
+        OwnedValue::own(r.status),
     ];
     let mut tail = live_fields(b, r.id);
-    tail.push(species.map_or(Value::Null, |p| Value::Ref(Model::Species, p)));
+    tail.push(species.map_or(OwnedValue::Null, |p| OwnedValue::Ref(Model::Species, p)));
     tail.push(b.opt_ref(Model::SpeciesPage, r.species_page));
     image_row(b, r.id, lead, kind, tail)
 }
 
-fn page_refs(b: &Builder, ids: &[i64]) -> Value {
+fn page_refs(b: &Builder, ids: &[i64]) -> OwnedValue {
     let positions: Vec<u32> = ids
         .iter()
         .map(|&id| b.pos(Model::SpeciesPage, id))
         .collect();
-    Value::Refs(Model::SpeciesPage, positions.into())
+    OwnedValue::Refs(Model::SpeciesPage, positions.into())
 }
 
 fn plant_image_row(b: &Builder, r: records::PlantImage) -> Row {
-    let kind = vec![Value::own(r.scientific_name), Value::own(r.common_name)];
+    let kind = vec![
+        OwnedValue::own(r.scientific_name),
+        OwnedValue::own(r.common_name),
+    ];
     let mut tail = live_fields(b, r.id);
     tail.push(page_refs(b, &r.species_page));
     image_row(b, r.id, Vec::new(), kind, tail)

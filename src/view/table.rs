@@ -3,37 +3,25 @@
 
 use std::sync::OnceLock;
 
-use ahash::AHashMap;
-
 use crate::model::{Model, Type};
 
-use super::index::{Groups, TextColumn, Words};
+use super::column::{Column, Key};
+use super::index::{self, Groups, TextColumn, Words};
 use super::order::FieldOrder;
 use super::value::{Row, Value};
 
-/// The specimen's own text fields that filters match case-insensitively.
-pub const SPECIMEN_TEXT: &[&str] = &[
-    "full_date",
-    "method",
-    "weather",
-    "temperature",
-    "time_of_day",
-    "habitat",
-    "notes",
-];
-
-/// The records of one model, ascending by id.
+/// The records of one model, ascending by id, stored by column.
 #[derive(Debug)]
 pub struct Table {
     pub model: Model,
-    pub rows: Vec<Row>,
-    index: AHashMap<i64, u32>,
-    /// Lowercased text of the string fields filters match case-insensitively.
+    len: usize,
+    /// One per field of the model's table, in field-table order (`[0]`: ids).
+    columns: Box<[Column]>,
+    /// Per string field, its distinct values lowercased (by code): what
+    /// substring filters and `search` look in, each value once however many
+    /// rows hold it.
     lower: Vec<Option<TextColumn>>,
-    /// Per row, the lowercased string values of its own fields (timestamps aside),
-    /// NUL-separated: what `search` looks in, besides embedded records.
-    text: TextColumn,
-    /// The words of `text`, built the first time a search needs them.
+    /// The words of the lowercased strings, built the first time a search needs them.
     words: OnceLock<Words>,
     /// Per field, the rows grouped by value where that pays (see [`Groups`]).
     groups: Vec<Option<Groups>>,
@@ -43,72 +31,113 @@ pub struct Table {
     orders: Box<[OnceLock<FieldOrder>]>,
 }
 
+/// A field is grouped (and its strings can be looked up) unless more than one
+/// row in this many holds a value of its own.
+const MAX_DISTINCT_PER: usize = 4;
+
 impl Table {
-    pub(super) fn new(model: Model, rows: Vec<Row>) -> Table {
-        let index = rows
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (id_of(r), i as u32))
-            .collect();
+    /// Stores the rows (ascending by id) in columns. A value the field table does
+    /// not admit is a bug in row building, and panics.
+    pub(super) fn new(model: Model, rows: impl ExactSizeIterator<Item = Row>) -> Table {
+        let fields = model.fields();
+        let len = rows.len();
+        let mut columns: Vec<Column> = fields.iter().map(|f| Column::new(f.ty, len)).collect();
+        for row in rows {
+            assert_eq!(row.len(), fields.len(), "{model:?} row of the wrong length");
+            for ((column, field), value) in columns.iter_mut().zip(fields).zip(&row) {
+                if let Err(what) = column.push(value, field.nullable) {
+                    panic!(
+                        "{} row {:?} field {} ({:?}) holds {what}: {value:?}",
+                        model.class_name(),
+                        row[0],
+                        field.name,
+                        field.ty
+                    );
+                }
+            }
+        }
+        let max_distinct = max_distinct(len);
+        for column in &mut columns {
+            column.finish(max_distinct);
+        }
         Table {
             model,
-            rows,
-            index,
+            len,
+            columns: columns.into_boxed_slice(),
             lower: Vec::new(),
-            text: TextColumn::default(),
             words: OnceLock::new(),
             groups: Vec::new(),
-            orders: model.fields().iter().map(|_| OnceLock::new()).collect(),
+            orders: fields.iter().map(|_| OnceLock::new()).collect(),
         }
+    }
+
+    /// How many rows there are.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Row `pos`'s value of `field`.
+    pub fn get(&self, pos: usize, field: usize) -> Value<'_> {
+        self.columns[field].get(pos)
+    }
+
+    /// Row `pos`'s values, in field-table order.
+    pub fn row(&self, pos: usize) -> impl Iterator<Item = Value<'_>> + '_ {
+        self.columns.iter().map(move |c| c.get(pos))
+    }
+
+    /// The column of `field`.
+    pub fn column(&self, field: usize) -> &Column {
+        &self.columns[field]
     }
 
     /// The rows in `field`'s order, built on first use (another caller asking
     /// meanwhile waits for the same build).
     pub fn order(&self, field: usize) -> &FieldOrder {
-        self.orders[field].get_or_init(|| FieldOrder::build(&self.rows, field))
+        self.orders[field].get_or_init(|| FieldOrder::build(&self.columns[field], self.len))
     }
 
-    /// The words of the search text, built on first use.
+    /// The words of the lowercased strings, built on first use.
     pub fn words(&self) -> &Words {
-        self.words.get_or_init(|| Words::build(&self.text))
+        self.words.get_or_init(|| {
+            let fields: Vec<usize> = self.string_fields().collect();
+            let lower: Vec<&TextColumn> = fields
+                .iter()
+                .filter_map(|&f| self.lower[f].as_ref())
+                .collect();
+            Words::build(self.len, &lower, |i, pos| self.code(fields[i], pos))
+        })
     }
 
-    /// Builds the indexes filters and search use: lowercased text columns of the
-    /// string fields filters match, the search text of every row, row groups.
+    /// Builds the indexes filters and search use: the lowercased distinct strings
+    /// of every string field, and row groups.
     pub(super) fn index(&mut self) {
-        let model = self.model;
-        let fields: Vec<usize> = model
-            .fields()
+        self.lower = self
+            .columns
             .iter()
-            .enumerate()
-            .filter(|(_, f)| {
-                f.ty == Type::Str
-                    && (model != Model::SpecimenRecord || SPECIMEN_TEXT.contains(&f.name))
+            .map(|c| {
+                let distinct = c.strings()?.distinct();
+                Some(TextColumn::build(
+                    (0..distinct.len() as u32).map(|code| distinct.get(code)),
+                ))
             })
-            .map(|(i, _)| i)
             .collect();
-        self.keep_lowercase(&fields);
-        self.keep_search_text();
         self.keep_groups();
     }
 
-    /// Builds the search text of every row.
-    fn keep_search_text(&mut self) {
-        let texts: Vec<String> = self
-            .rows
-            .iter()
-            .map(|row| {
-                let mut t = String::new();
-                for v in row.iter() {
-                    if let Value::Str(s) = v {
-                        t.push_str(s);
-                        t.push('\0');
-                    }
-                }
-                t
-            })
-            .collect();
-        self.text = TextColumn::build(texts.iter().map(String::as_str));
+    /// The fields that hold strings.
+    fn string_fields(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.columns.len()).filter(|&f| self.columns[f].strings().is_some())
+    }
+
+    /// The code of row `pos`'s string in `field`; `None` for a null or a field
+    /// that holds no strings.
+    fn code(&self, field: usize, pos: usize) -> Option<u32> {
+        self.columns[field].strings()?.code(pos)
     }
 
     /// Groups the rows by every field a filter can name, except those that are
@@ -122,7 +151,8 @@ impl Table {
             .filter(|(f, field)| *f > 0 && field.ty != Type::Time)
             .map(|(f, _)| f)
             .collect();
-        let mut built = Groups::by_fields(&self.rows, &fields, 4).into_iter();
+        let mut built =
+            Groups::by_fields(&self.columns, self.len, &fields, MAX_DISTINCT_PER).into_iter();
         self.groups = (0..self.model.fields().len()).map(|_| None).collect();
         for (&f, groups) in fields.iter().zip(&mut built) {
             self.groups[f] = groups;
@@ -134,111 +164,96 @@ impl Table {
         self.groups.get(field).and_then(Option::as_ref)
     }
 
-    /// The search text of the row at `pos`: its own strings, lowercased, NUL-separated.
-    pub fn text(&self, pos: usize) -> &str {
-        self.text.get(pos)
+    /// The rows whose `field` holds `value` (or whose list holds it), ascending;
+    /// `None` when the field is not grouped.
+    pub fn rows_with(&self, field: usize, value: Value) -> Option<&[u32]> {
+        let groups = self.groups(field)?;
+        Some(match self.columns[field].key_of(value) {
+            Some(key) => groups.get(key),
+            None => &[],
+        })
     }
 
-    /// The rows whose own strings contain `term` (lowercase), ascending: from the
-    /// words when the term is one word, else by searching the whole text.
+    /// Whether one of the row's own strings contains `term` (lowercase).
+    pub fn row_contains(&self, pos: usize, term: &str) -> bool {
+        self.string_fields()
+            .any(|f| self.lowercase(pos, f).is_some_and(|s| s.contains(term)))
+    }
+
+    /// The rows one of whose own strings contains `term` (lowercase), ascending:
+    /// from the words when the term is one word, else field by field.
     pub fn find_text(&self, term: &str) -> Vec<u32> {
-        match self.words().find(term, self.rows.len()) {
-            Some(rows) => rows.into_owned(),
-            None => self.text.find(term),
+        if let Some(rows) = self.words().find(term, self.len) {
+            return rows.into_owned();
         }
+        let found: Vec<Vec<u32>> = self
+            .string_fields()
+            .filter_map(|f| self.find(f, term))
+            .collect();
+        index::union(self.len, found.iter().map(Vec::as_slice)).into_owned()
     }
 
     /// The id of the row at `pos`.
     pub fn id(&self, pos: u32) -> i64 {
-        id_of(&self.rows[pos as usize])
+        self.ids()[pos as usize]
     }
 
-    /// The position of the record with this id.
+    /// The ids, ascending.
+    fn ids(&self) -> &[i64] {
+        self.columns[0]
+            .ints()
+            .expect("the first field of every table is its id")
+    }
+
+    /// The position of the record with this id: rows ascend by id.
     pub fn position(&self, id: i64) -> Option<u32> {
-        self.index.get(&id).copied()
-    }
-
-    /// Keeps a lowercased copy of these string fields.
-    fn keep_lowercase(&mut self, fields: &[usize]) {
-        self.lower = (0..self.model.fields().len()).map(|_| None).collect();
-        for &f in fields {
-            let values = self.rows.iter().map(|r| r[f].as_str().unwrap_or(""));
-            self.lower[f] = Some(TextColumn::build(values));
-        }
+        self.ids().binary_search(&id).ok().map(|p| p as u32)
     }
 
     /// The lowercased text of a string field, or `None` when the value is not a string.
-    pub fn lowercase(&self, pos: usize, field: usize) -> Option<std::borrow::Cow<'_, str>> {
-        let value = self.rows[pos][field].as_str()?;
-        match self.lower.get(field).and_then(Option::as_ref) {
-            Some(column) => Some(column.get(pos).into()),
-            None => Some(value.to_lowercase().into()),
-        }
+    pub fn lowercase(&self, pos: usize, field: usize) -> Option<&str> {
+        let code = self.code(field, pos)?;
+        Some(self.lower[field].as_ref()?.get(code as usize))
     }
 
     /// The rows whose string `field` contains `term` (lowercase), ascending; `None`
-    /// when the field's lowercased text is not kept.
+    /// when the field holds no strings. The distinct values are searched, then
+    /// their rows found: from the groups when a few values match, else by a pass
+    /// over the codes.
     pub fn find(&self, field: usize, term: &str) -> Option<Vec<u32>> {
-        let column = self.lower.get(field).and_then(Option::as_ref)?;
-        let mut rows = column.find(term);
-        if term.is_empty() {
-            // The empty text of a null is not a string that contains "".
-            rows.retain(|&r| self.rows[r as usize][field].as_str().is_some());
+        let strings = self.columns[field].strings()?;
+        let lower = self.lower[field].as_ref()?;
+        let codes = lower.find(term);
+        if codes.is_empty() {
+            return Some(Vec::new());
         }
-        Some(rows)
-    }
-
-    /// Checks that every row holds what the model's field table says, in length
-    /// and in the type of each value: row building and the field tables are
-    /// written apart, and this is what keeps them in step.
-    pub fn conforms(&self) -> Result<(), String> {
-        let fields = self.model.fields();
-        for row in &self.rows {
-            if row.len() != fields.len() {
-                return Err(format!(
-                    "{} row id={} has {} values for {} fields",
-                    self.model.class_name(),
-                    id_of(row),
-                    row.len(),
-                    fields.len()
-                ));
-            }
-            for (field, value) in fields.iter().zip(row.iter()) {
-                if !holds(field.ty, field.nullable, value) {
-                    return Err(format!(
-                        "{} row id={} field {} ({:?}{}) holds {value:?}",
-                        self.model.class_name(),
-                        id_of(row),
-                        field.name,
-                        field.ty,
-                        if field.nullable { ", nullable" } else { "" }
-                    ));
-                }
-            }
+        if let Some(groups) = self.groups(field).filter(|_| codes.len() <= FEW_VALUES) {
+            let lists = codes.iter().map(|&c| groups.get(Key::Code(c)));
+            return Some(index::union(self.len, lists).into_owned());
         }
-        Ok(())
+        let mut hit = vec![false; lower.len()];
+        for &c in &codes {
+            hit[c as usize] = true;
+        }
+        Some(
+            (0..self.len)
+                .filter(|&p| strings.code(p).is_some_and(|c| hit[c as usize]))
+                .map(|p| p as u32)
+                .collect(),
+        )
     }
 }
 
-/// Whether a value is one a field of this type holds.
-fn holds(ty: Type, nullable: bool, value: &Value) -> bool {
-    match (ty, value) {
-        (_, Value::Null) => nullable,
-        (Type::Int, Value::Int(_))
-        | (Type::Bool, Value::Bool(_))
-        | (Type::Str | Type::Date | Type::MediaFile, Value::Str(_))
-        | (Type::Time, Value::Time(_)) => true,
-        (Type::Parent(m) | Type::Embed(m), Value::Ref(r, _)) => m == *r,
-        (Type::EmbedMany(m) | Type::RefIds(m), Value::Refs(r, _)) => m == *r,
-        (Type::RefId(m), Value::Ref(r, _)) => m == *r,
-        (Type::Taxon, Value::Ref(r, _)) => Model::RANKS.contains(r),
-        _ => false,
-    }
-}
+/// At most this many matching values are looked up group by group; more are
+/// found by one pass over the codes.
+const FEW_VALUES: usize = 16;
 
-fn id_of(row: &Row) -> i64 {
-    match row[0] {
-        Value::Int(id) => id,
-        _ => unreachable!("the first field of every row is its id"),
+/// How many distinct values a field of a table this long may hold and still be
+/// grouped.
+fn max_distinct(rows: usize) -> usize {
+    if rows < 1024 {
+        usize::MAX
+    } else {
+        rows / MAX_DISTINCT_PER
     }
 }
