@@ -140,7 +140,7 @@ impl Render for RowValue<'_> {
                 out.push_str(&String::from_utf8_lossy(&bytes));
             }
             Value::Ref(m, p) => write_row_link(out, self.view, m, p),
-            Value::Refs(_, ps) if ps.is_empty() => out.push_str("<span class=\"null\">none</span>"),
+            Value::Refs(_, []) => out.push_str("<span class=\"null\">none</span>"),
             Value::Refs(m, ps) => {
                 out.push_str("<ul class=\"many\">");
                 for &p in ps.iter() {

@@ -365,7 +365,8 @@ impl Plan {
                 let located = view.points.located(model);
                 without(&mut meta, everything - located.len());
                 let (from, to) = self.cut(located.len());
-                (located.len(), located[from..to].to_vec())
+                let page = located[from..to].iter().map(|&p| p as usize).collect();
+                (located.len(), page)
             } else {
                 let (from, to) = self.cut(everything);
                 (everything, (from..to).collect())
@@ -399,7 +400,11 @@ impl Plan {
                 }
                 None => (
                     view.list(self.endpoint).len(),
-                    view.points.located(model).to_vec(),
+                    view.points
+                        .located(model)
+                        .iter()
+                        .map(|&p| p as usize)
+                        .collect(),
                 ),
             };
             without(&mut meta, considered - located.len());

@@ -2,7 +2,7 @@
 //! numerically, nulls last in both directions, ties by ascending id.
 
 use crate::model::{Model, Shape, Type};
-use crate::view::order::{self, FieldOrder};
+use crate::view::order::{self, Order};
 use crate::view::{Value, View};
 
 use super::error::ApiError;
@@ -74,7 +74,7 @@ pub enum Ties {
 /// The page `offset..offset + limit` of `candidates` (every row when `None`;
 /// otherwise ascending positions) in the keys' order, ties as `ties` says.
 ///
-/// By id, the order is looked up in each key's [`FieldOrder`] rather than read
+/// By id, the order is looked up in each key's [`Order`] rather than read
 /// from the rows: with every row, the page is found by index; with many
 /// candidates, the first key's order is walked value by value, sorting only the
 /// ties a value leaves by the other keys, until the page is full; with few, the
@@ -102,7 +102,7 @@ pub fn page(
             None => (offset.min(rows)..need.min(rows)).collect(),
         };
     };
-    let orders: Vec<(&FieldOrder, bool)> = keys
+    let orders: Vec<(Order, bool)> = keys
         .iter()
         .map(|k| (table.order(k.field), k.descending))
         .collect();
@@ -151,7 +151,7 @@ pub fn page(
 /// Walks the first key's order value by value, keeping the members, ordering the
 /// ties of each value by the other keys, until `offset + limit` are found.
 fn walk(
-    orders: &[(&FieldOrder, bool)],
+    orders: &[(Order, bool)],
     member: impl Fn(u32) -> bool,
     offset: usize,
     limit: usize,

@@ -36,7 +36,7 @@ pub enum Key {
 pub enum Column {
     /// Integers or instants (`time`), with the rows that are null.
     Int {
-        values: Vec<i64>,
+        values: Ints,
         nulls: Vec<u64>,
         time: bool,
     },
@@ -54,6 +54,55 @@ pub enum Column {
         starts: Vec<u32>,
         items: Vec<u32>,
     },
+}
+
+/// Integers, in 4 bytes each when every one fits (years, days, most ids).
+#[derive(Debug)]
+pub enum Ints {
+    Wide(Vec<i64>),
+    Narrow(Vec<i32>),
+}
+
+impl Ints {
+    fn get(&self, i: usize) -> i64 {
+        match self {
+            Ints::Wide(v) => v[i],
+            Ints::Narrow(v) => i64::from(v[i]),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Ints::Wide(v) => v.len(),
+            Ints::Narrow(v) => v.len(),
+        }
+    }
+
+    fn push(&mut self, n: i64) {
+        match self {
+            Ints::Wide(v) => v.push(n),
+            Ints::Narrow(_) => unreachable!("columns are narrowed once built"),
+        }
+    }
+
+    /// Where `n` is in ascending integers.
+    pub fn binary_search(&self, n: i64) -> Option<usize> {
+        match self {
+            Ints::Wide(v) => v.binary_search(&n).ok(),
+            Ints::Narrow(v) => v.binary_search(&i32::try_from(n).ok()?).ok(),
+        }
+    }
+
+    /// Keeps the integers in 4 bytes each when they all fit.
+    fn narrow(&mut self) {
+        if let Ints::Wide(v) = self {
+            if v.iter().all(|&n| i32::try_from(n).is_ok()) {
+                *self = Ints::Narrow(v.iter().map(|&n| n as i32).collect());
+            } else {
+                v.shrink_to_fit();
+            }
+        }
+    }
 }
 
 /// The model a reference column points into: one for most fields, one per row
@@ -154,7 +203,7 @@ impl Column {
     pub fn new(ty: Type, rows: usize) -> Column {
         match ty {
             Type::Int | Type::Time => Column::Int {
-                values: Vec::with_capacity(rows),
+                values: Ints::Wide(Vec::with_capacity(rows)),
                 nulls: Vec::new(),
                 time: ty == Type::Time,
             },
@@ -240,7 +289,7 @@ impl Column {
     pub fn finish(&mut self, max_distinct: usize) {
         match self {
             Column::Int { values, nulls, .. } => {
-                values.shrink_to_fit();
+                values.narrow();
                 nulls.shrink_to_fit();
             }
             Column::Bool(values) => values.shrink_to_fit(),
@@ -279,9 +328,9 @@ impl Column {
                 {
                     Value::Null
                 } else if *time {
-                    Value::Time(values[pos])
+                    Value::Time(values.get(pos))
                 } else {
-                    Value::Int(values[pos])
+                    Value::Int(values.get(pos))
                 }
             }
             Column::Bool(values) => match values[pos] {
@@ -342,7 +391,7 @@ impl Column {
                 _ => return None,
             },
             Value::Ref(m, p) => Key::Ref(m, p),
-            Value::Refs(_, ps) if ps.is_empty() => Key::NoRefs,
+            Value::Refs(_, []) => Key::NoRefs,
             Value::Refs(..) => return None,
         })
     }
@@ -362,6 +411,17 @@ impl Column {
         }
     }
 
+    /// A small number standing for row `pos`'s value, one per distinct value: a
+    /// string's code or a reference's position (`None` for a null or another
+    /// kind of column).
+    pub fn dense_key(&self, pos: usize) -> Option<u32> {
+        match self {
+            Column::Str(s) => s.code(pos),
+            Column::Ref { positions, .. } => Some(positions[pos]).filter(|&p| p != NULL),
+            _ => None,
+        }
+    }
+
     /// The strings of a string column.
     pub fn strings(&self) -> Option<&Strings> {
         match self {
@@ -371,7 +431,7 @@ impl Column {
     }
 
     /// The integers of an integer column without nulls (a table's ids).
-    pub fn ints(&self) -> Option<&[i64]> {
+    pub fn ints(&self) -> Option<&Ints> {
         match self {
             Column::Int { values, nulls, .. } if nulls.is_empty() => Some(values),
             _ => None,
@@ -467,5 +527,27 @@ mod tests {
         bools.push(&OwnedValue::Null, true).unwrap();
         assert_eq!(bools.get(0), Value::Bool(true));
         assert_eq!(bools.get(1), Value::Null);
+    }
+
+    #[test]
+    fn integers_are_narrowed_only_when_all_fit() {
+        for (values, narrow) in [
+            (vec![-7, 3, 2_000_000_000], true),
+            (vec![-7, 3, 1 << 40], false),
+        ] {
+            let mut c = Column::new(Type::Int, values.len());
+            for &v in &values {
+                c.push(&OwnedValue::Int(v), false).unwrap();
+            }
+            c.finish(usize::MAX);
+            let read: Vec<Value> = (0..values.len()).map(|p| c.get(p)).collect();
+            let want: Vec<Value> = values.iter().map(|&v| Value::Int(v)).collect();
+            assert_eq!(read, want);
+            let ints = c.ints().unwrap();
+            assert_eq!(matches!(ints, Ints::Narrow(_)), narrow);
+            assert_eq!(ints.binary_search(3), Some(1));
+            assert_eq!(ints.binary_search(1 << 40), (!narrow).then_some(2));
+            assert_eq!(ints.binary_search(4), None);
+        }
     }
 }

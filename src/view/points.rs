@@ -27,15 +27,21 @@ pub fn point(latitude: Option<&str>, longitude: Option<&str>) -> Option<Point> {
 }
 
 /// Where the records of the models with points are, built once per view: each
-/// row's point, and the positions that have one (what an unfiltered, unsorted
-/// GeoJSON page is cut from).
+/// GPS record's point, each row's GPS record that has one, and the positions that
+/// have one (what an unfiltered, unsorted GeoJSON page is cut from).
 #[derive(Debug, Default)]
 pub struct Points {
-    /// By model index: each row's point, for the models that have points.
-    rows: Vec<Option<Vec<Option<Point>>>>,
+    /// Each GPS record's point.
+    gps: Vec<Option<Point>>,
+    /// By model index: each row's GPS record with a point ([`NONE`] for none),
+    /// for the models that have points.
+    rows: Vec<Option<Vec<u32>>>,
     /// By model index: the positions that have a point, ascending.
-    located: Vec<Vec<usize>>,
+    located: Vec<Vec<u32>>,
 }
+
+/// No GPS record, or one without a point.
+const NONE: u32 = u32::MAX;
 
 /// Whether a model's records have points: GPS records, and every model with a
 /// `gps` field (specimen records, the images taken in the field).
@@ -68,46 +74,47 @@ impl Points {
         let own: Vec<Option<Point>> = (0..gps.len())
             .map(|p| point(gps.get(p, lat).as_str(), gps.get(p, lon).as_str()))
             .collect();
-        let mut rows: Vec<Option<Vec<Option<Point>>>> = tables.iter().map(|_| None).collect();
+        let mut rows: Vec<Option<Vec<u32>>> = tables.iter().map(|_| None).collect();
         for table in tables {
             let Some(field) = gps_field(table.model) else {
                 continue;
             };
             let theirs = (0..table.len())
                 .map(|pos| match table.get(pos, field) {
-                    Value::Ref(Model::Gps, p) => own[p as usize],
-                    _ => None,
+                    Value::Ref(Model::Gps, p) if own[p as usize].is_some() => p,
+                    _ => NONE,
                 })
                 .collect();
             rows[table.model.index()] = Some(theirs);
         }
-        rows[Model::Gps.index()] = Some(own);
+        rows[Model::Gps.index()] = Some(
+            (0..own.len() as u32)
+                .map(|p| if own[p as usize].is_some() { p } else { NONE })
+                .collect(),
+        );
         let located = rows
             .iter()
-            .map(|points| {
-                points
-                    .iter()
-                    .flatten()
-                    .enumerate()
-                    .filter_map(|(i, p)| p.map(|_| i))
+            .map(|gps| {
+                (0..gps.as_ref().map_or(0, Vec::len) as u32)
+                    .filter(|&pos| gps.as_ref().is_some_and(|g| g[pos as usize] != NONE))
                     .collect()
             })
             .collect();
-        Points { rows, located }
+        Points {
+            gps: own,
+            rows,
+            located,
+        }
     }
 
     /// The point of the record at `pos`, if it has one.
     pub fn get(&self, model: Model, pos: usize) -> Option<Point> {
-        self.rows
-            .get(model.index())?
-            .as_ref()?
-            .get(pos)
-            .copied()
-            .flatten()
+        let gps = *self.rows.get(model.index())?.as_ref()?.get(pos)?;
+        self.gps.get(gps as usize).copied().flatten()
     }
 
     /// The positions of a model's records that have a point, ascending.
-    pub fn located(&self, model: Model) -> &[usize] {
+    pub fn located(&self, model: Model) -> &[u32] {
         self.located.get(model.index()).map_or(&[], Vec::as_slice)
     }
 }

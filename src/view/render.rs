@@ -17,29 +17,35 @@ use super::value::Value;
 #[derive(Debug, Default)]
 pub struct List {
     bytes: Bytes,
-    /// Start and end of each item in `bytes`.
-    spans: Vec<(usize, usize)>,
+    /// Where each item ends in `bytes`; the next starts after the comma that
+    /// follows (one number an item, not two: 16 MB less at a million).
+    ends: Vec<u64>,
 }
 
 impl List {
     pub fn len(&self) -> usize {
-        self.spans.len()
+        self.ends.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
+        self.ends.is_empty()
+    }
+
+    fn start(&self, i: usize) -> usize {
+        match i {
+            0 => 0,
+            _ => self.ends[i - 1] as usize + 1,
+        }
     }
 
     /// The bytes of item `i`.
     pub fn item(&self, i: usize) -> &[u8] {
-        let (s, e) = self.spans[i];
-        &self.bytes[s..e]
+        &self.bytes[self.start(i)..self.ends[i] as usize]
     }
 
     /// Item `i` as a shared slice of the buffer (no copy).
     pub fn item_bytes(&self, i: usize) -> Bytes {
-        let (s, e) = self.spans[i];
-        self.bytes.slice(s..e)
+        self.bytes.slice(self.start(i)..self.ends[i] as usize)
     }
 
     /// Items `from..to`, with their separating commas, as one shared slice (no copy).
@@ -47,7 +53,8 @@ impl List {
         if from >= to {
             return Bytes::new();
         }
-        self.bytes.slice(self.spans[from].0..self.spans[to - 1].1)
+        self.bytes
+            .slice(self.start(from)..self.ends[to - 1] as usize)
     }
 
     /// The size of the buffer, for reports.
@@ -166,7 +173,7 @@ const SAMPLE_ITEMS: usize = 256;
 fn render_list(done: &Rendered, model: Model, shape: Shape) -> List {
     let rows = done.table(model).len();
     let mut out = Vec::new();
-    let mut spans = Vec::with_capacity(rows);
+    let mut ends = Vec::with_capacity(rows);
     for pos in 0..rows {
         if pos > 0 {
             out.push(b',');
@@ -177,16 +184,15 @@ fn render_list(done: &Rendered, model: Model, shape: Shape) -> List {
             let estimate = out.len() / pos * rows / 20 * 21;
             out.reserve(estimate.saturating_sub(out.len()));
         }
-        let start = out.len();
         write_item(&mut out, done, model, pos, shape, None);
-        spans.push((start, out.len()));
+        ends.push(out.len() as u64);
     }
     if out.capacity() - out.len() > out.len() / 8 {
         out.shrink_to_fit();
     }
     List {
         bytes: Bytes::from(out),
-        spans,
+        ends,
     }
 }
 

@@ -7,7 +7,7 @@ use crate::model::{Model, Type};
 
 use super::column::{Column, Key};
 use super::index::{self, Groups, TextColumn, Words};
-use super::order::FieldOrder;
+use super::order::{FieldOrder, Order};
 use super::value::{Row, Value};
 
 /// The records of one model, ascending by id, stored by column.
@@ -30,6 +30,17 @@ pub struct Table {
     /// memory (8 bytes a row each).
     orders: Box<[OnceLock<FieldOrder>]>,
 }
+
+/// A specimen's fields computed from others, which no filter names: groups would
+/// cost 4 bytes a row each for nothing (a facet on one counts from its sort order).
+const UNGROUPED_SPECIMEN: &[&str] = &[
+    "identified",
+    "collected_date",
+    "num_date",
+    "collectors",
+    "temp_F",
+    "temp_C",
+];
 
 /// A field is grouped (and its strings can be looked up) unless more than one
 /// row in this many holds a value of its own.
@@ -97,8 +108,11 @@ impl Table {
 
     /// The rows in `field`'s order, built on first use (another caller asking
     /// meanwhile waits for the same build).
-    pub fn order(&self, field: usize) -> &FieldOrder {
-        self.orders[field].get_or_init(|| FieldOrder::build(&self.columns[field], self.len))
+    pub fn order(&self, field: usize) -> Order<'_> {
+        let column = &self.columns[field];
+        self.orders[field]
+            .get_or_init(|| FieldOrder::build(column, self.len))
+            .with(column)
     }
 
     /// The words of the lowercased strings, built on first use.
@@ -141,20 +155,31 @@ impl Table {
     }
 
     /// Groups the rows by every field a filter can name, except those that are
-    /// (nearly) unique per row: ids, timestamps, free text.
+    /// (nearly) unique per row: ids, timestamps, free text. Half the fields on
+    /// another thread: each field's groups are built apart.
     fn keep_groups(&mut self) {
-        let fields: Vec<usize> = self
-            .model
+        let model = self.model;
+        let fields: Vec<usize> = model
             .fields()
             .iter()
             .enumerate()
-            .filter(|(f, field)| *f > 0 && field.ty != Type::Time)
+            .filter(|(f, field)| {
+                *f > 0
+                    && field.ty != Type::Time
+                    && !(model == Model::SpecimenRecord && UNGROUPED_SPECIMEN.contains(&field.name))
+            })
             .map(|(f, _)| f)
             .collect();
-        let mut built =
-            Groups::by_fields(&self.columns, self.len, &fields, MAX_DISTINCT_PER).into_iter();
-        self.groups = (0..self.model.fields().len()).map(|_| None).collect();
-        for (&f, groups) in fields.iter().zip(&mut built) {
+        let (first, second) = fields.split_at(fields.len() / 2);
+        let (columns, len) = (&self.columns, self.len);
+        let built = std::thread::scope(|scope| {
+            let second = scope.spawn(|| Groups::by_fields(columns, len, second, MAX_DISTINCT_PER));
+            let mut built = Groups::by_fields(columns, len, first, MAX_DISTINCT_PER);
+            built.extend(second.join().expect("grouping does not panic"));
+            built
+        });
+        self.groups = (0..model.fields().len()).map(|_| None).collect();
+        for (&f, groups) in fields.iter().zip(built) {
             self.groups[f] = groups;
         }
     }
@@ -195,19 +220,18 @@ impl Table {
 
     /// The id of the row at `pos`.
     pub fn id(&self, pos: u32) -> i64 {
-        self.ids()[pos as usize]
-    }
-
-    /// The ids, ascending.
-    fn ids(&self) -> &[i64] {
-        self.columns[0]
-            .ints()
-            .expect("the first field of every table is its id")
+        match self.columns[0].get(pos as usize) {
+            Value::Int(id) => id,
+            _ => unreachable!("the first field of every table is its id"),
+        }
     }
 
     /// The position of the record with this id: rows ascend by id.
     pub fn position(&self, id: i64) -> Option<u32> {
-        self.ids().binary_search(&id).ok().map(|p| p as u32)
+        let ids = self.columns[0]
+            .ints()
+            .expect("the first field of every table is its id");
+        ids.binary_search(id).map(|p| p as u32)
     }
 
     /// The lowercased text of a string field, or `None` when the value is not a string.
@@ -255,5 +279,17 @@ fn max_distinct(rows: usize) -> usize {
         usize::MAX
     } else {
         rows / MAX_DISTINCT_PER
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ungrouped_fields_are_specimen_fields() {
+        for name in UNGROUPED_SPECIMEN {
+            assert!(Model::SpecimenRecord.field_index(name).is_some(), "{name}");
+        }
     }
 }
