@@ -500,7 +500,7 @@ fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
 fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // A bad dataset file is a mistake to hear about now, not at the first request.
     let dataset = args.dataset.dataset()?;
-    let view = View::load(&args.snapshot)?;
+    let view = serve::reload::load(&args.snapshot)?;
     tracing::info!(
         snapshot = %args.snapshot.display(),
         checksum = %view.header.checksum_hex(),

@@ -21,6 +21,7 @@ use send_timeout::SendTimeout;
 mod assets;
 pub mod compress;
 mod guard;
+pub mod memory;
 pub mod metrics;
 pub mod negotiate;
 mod pages;

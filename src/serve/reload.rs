@@ -17,6 +17,7 @@ use notify::{RecursiveMode, Watcher};
 use crate::snapshot::SnapshotError;
 use crate::view::{LoadError, View};
 
+use super::memory;
 use super::state::{Served, State};
 
 /// Quiet time after the last file event before a reload starts: one copy or
@@ -140,9 +141,15 @@ fn is_short(attempt: &Result<(), LoadError>) -> bool {
     )
 }
 
+/// Loads the view of the snapshot at `path` as the server does: with huge pages
+/// off while it is built (see [`memory`]).
+pub fn load(path: &Path) -> Result<View, LoadError> {
+    memory::without_huge_pages(|| View::load(path))
+}
+
 /// Loads the file and, when it differs from the served one, swaps it in.
 pub fn reload(state: &State, path: &Path) -> Result<(), LoadError> {
-    let view = View::load(path)?;
+    let view = load(path)?;
     if state.current().view.header.checksum == view.header.checksum {
         tracing::info!(checksum = %view.header.checksum_hex(), "snapshot unchanged, view kept");
         return Ok(());

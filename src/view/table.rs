@@ -109,10 +109,10 @@ impl Table {
     /// The rows in `field`'s order, built on first use (another caller asking
     /// meanwhile waits for the same build).
     pub fn order(&self, field: usize) -> Order<'_> {
-        let column = &self.columns[field];
+        let (column, groups) = (&self.columns[field], self.groups(field));
         self.orders[field]
-            .get_or_init(|| FieldOrder::build(column, self.len))
-            .with(column)
+            .get_or_init(|| FieldOrder::build(column, self.len, groups))
+            .with(column, groups)
     }
 
     /// The words of the lowercased strings, built on first use.
