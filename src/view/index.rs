@@ -5,9 +5,12 @@
 //! (ids, timestamps, free text) are not grouped: a group per row would cost more
 //! memory than a scan costs time.
 //!
-//! [`TextColumn`]: one field's lowercased text for every row in one buffer, so a
-//! substring filter is one pass of a substring search over contiguous memory,
-//! instead of a visit to every row (two cache misses each).
+//! [`TextColumn`]: a string field's distinct values, lowercased, in one buffer, so
+//! a substring filter is one pass of a substring search over contiguous memory
+//! (and each value is searched once, however many rows hold it).
+//!
+//! [`Words`]: each distinct token of the lowercased strings and the rows holding
+//! it, so a one-word search scans tokens, not text.
 
 use std::borrow::Cow;
 
@@ -188,8 +191,8 @@ pub fn union<'a>(rows: usize, lists: impl IntoIterator<Item = &'a [u32]>) -> Cow
     Cow::Owned(out)
 }
 
-/// Lowercased text of one field (or of a row's search text) for every row, NUL
-/// after each row, in one buffer.
+/// Lowercased texts (a string field's distinct values), NUL after each, in one
+/// buffer; "rows" below are the texts' numbers.
 #[derive(Debug, Default)]
 pub struct TextColumn {
     text: String,
@@ -198,19 +201,6 @@ pub struct TextColumn {
 }
 
 impl TextColumn {
-    /// One text per row, each written by `fill` (already lowercased).
-    pub fn build_with(rows: usize, mut fill: impl FnMut(usize, &mut String)) -> TextColumn {
-        let mut column = TextColumn::default();
-        column.ends.reserve_exact(rows);
-        for pos in 0..rows {
-            fill(pos, &mut column.text);
-            column.ends.push(column.text.len());
-            column.text.push('\0');
-        }
-        column.text.shrink_to_fit();
-        column
-    }
-
     /// Lowercases and joins one text per row.
     pub fn build<'a>(rows: impl IntoIterator<Item = &'a str>) -> TextColumn {
         let mut column = TextColumn::default();

@@ -1,8 +1,9 @@
 //! The view: one loaded snapshot, indexed and rendered, immutable once built.
 //!
-//! Building a view turns the snapshot's raw records into tables of rows ([`rows`]:
-//! one value per field of the model's table, derived values computed, references
-//! turned into positions), indexes them ([`index`]), finds the points of the
+//! Building a view turns the snapshot's raw records into tables ([`rows`]: one
+//! value per field of the model's table, derived values computed, references
+//! turned into positions, each field stored as a [`column`]), indexes them
+//! ([`index`]), finds the points of the
 //! records that have one ([`points`]), then renders every list once ([`render`]).
 //! Requests only read it; nothing in it changes after it is built but the sort
 //! orders ([`order`]), each built once on first use and kept, and nothing here

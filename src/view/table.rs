@@ -1,5 +1,5 @@
-//! A model's table: its rows, ascending by id, with what finds them fast (an id
-//! index, row groups, lowercased text columns, sort orders).
+//! A model's table: its rows, ascending by id, stored by column, with what finds
+//! them fast (row groups, lowercased distinct strings, search words, sort orders).
 
 use std::sync::OnceLock;
 
