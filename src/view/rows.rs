@@ -305,7 +305,7 @@ pub fn tables(c: Collection) -> Vec<Table> {
     b.finish()
 }
 
-fn rows<R>(b: &Builder, model: Model, records: Vec<R>, row: fn(&Builder, R) -> Row) -> Table {
+fn rows<R: Send>(b: &Builder, model: Model, records: Vec<R>, row: fn(&Builder, R) -> Row) -> Table {
     Table::new(model, records.into_iter().map(|r| row(b, r)))
 }
 

@@ -31,6 +31,11 @@ pub struct Table {
     orders: Box<[OnceLock<FieldOrder>]>,
 }
 
+/// Tables this long are made and stored on two threads (see [`Table::new`]), in
+/// chunks of `CHUNK_ROWS`.
+const PIPELINED_ROWS: usize = 50_000;
+const CHUNK_ROWS: usize = 4096;
+
 /// A specimen's fields computed from others, which no filter names: groups would
 /// cost 4 bytes a row each for nothing (a facet on one counts from its sort order).
 const UNGROUPED_SPECIMEN: &[&str] = &[
@@ -48,12 +53,15 @@ const MAX_DISTINCT_PER: usize = 4;
 
 impl Table {
     /// Stores the rows (ascending by id) in columns. A value the field table does
-    /// not admit is a bug in row building, and panics.
-    pub(super) fn new(model: Model, rows: impl ExactSizeIterator<Item = Row>) -> Table {
+    /// not admit is a bug in row building, and panics. On a big table the rows
+    /// are made on another thread while this one stores them, a chunk at a time:
+    /// making a row (derived values, references found) and storing it (strings
+    /// interned) cost about the same.
+    pub(super) fn new(model: Model, rows: impl ExactSizeIterator<Item = Row> + Send) -> Table {
         let fields = model.fields();
         let len = rows.len();
         let mut columns: Vec<Column> = fields.iter().map(|f| Column::new(f.ty, len)).collect();
-        for row in rows {
+        let mut store = |row: Row| {
             assert_eq!(row.len(), fields.len(), "{model:?} row of the wrong length");
             for ((column, field), value) in columns.iter_mut().zip(fields).zip(&row) {
                 if let Err(what) = column.push(value, field.nullable) {
@@ -66,6 +74,23 @@ impl Table {
                     );
                 }
             }
+        };
+        if len < PIPELINED_ROWS {
+            rows.for_each(store);
+        } else {
+            std::thread::scope(|scope| {
+                let (send, receive) = std::sync::mpsc::sync_channel::<Vec<Row>>(4);
+                scope.spawn(move || {
+                    let mut rows = rows.peekable();
+                    while rows.peek().is_some() {
+                        let chunk: Vec<Row> = rows.by_ref().take(CHUNK_ROWS).collect();
+                        if send.send(chunk).is_err() {
+                            return;
+                        }
+                    }
+                });
+                receive.into_iter().flatten().for_each(&mut store);
+            });
         }
         let max_distinct = max_distinct(len);
         for column in &mut columns {
@@ -285,6 +310,32 @@ fn max_distinct(rows: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::view::value::OwnedValue;
+
+    /// A table long enough to be made and stored on two threads holds every row,
+    /// in order.
+    #[test]
+    fn long_tables_keep_every_row_in_order() {
+        let n = PIPELINED_ROWS + CHUNK_ROWS + 7;
+        let row = |i: usize| -> Row {
+            vec![
+                OwnedValue::Int(i as i64 * 3),
+                OwnedValue::Str(format!("country {}", i % 1000).into()),
+                OwnedValue::Str(format!("C{i}").into()),
+                OwnedValue::Time(i as i64),
+                OwnedValue::Time(-(i as i64)),
+            ]
+        };
+        let table = Table::new(Model::Country, (0..n).map(row));
+        assert_eq!(table.len(), n);
+        for i in [0, 1, CHUNK_ROWS - 1, CHUNK_ROWS, PIPELINED_ROWS, n - 1] {
+            let want = row(i);
+            let got: Vec<OwnedValue> = table.row(i).map(Value::owned).collect();
+            assert_eq!(got, want, "row {i}");
+            assert_eq!(table.position(i as i64 * 3), Some(i as u32));
+        }
+        assert_eq!(table.position(4), None);
+    }
 
     #[test]
     fn ungrouped_fields_are_specimen_fields() {
