@@ -9,7 +9,8 @@
 //! while the view is built. Requests keep them: a server without huge pages
 //! throughout answered a deep page and a filter about 10% fewer times a second
 //! (their buffers fault in 4 KiB pages), and one that only builds without them
-//! answered as many as with them.
+//! answered as many as with them. The option is the process's: during a hot
+//! reload, requests answered meanwhile get memory without huge pages too.
 
 /// `mi_option_allow_thp` in mimalloc.h (v3, as libmimalloc-sys 0.1 builds it;
 /// the crate's own constants follow v2's numbering).
