@@ -150,9 +150,7 @@ impl Distinct {
 
     /// The string with code `code`.
     pub fn get(&self, code: u32) -> &str {
-        let c = code as usize;
-        let start = if c == 0 { 0 } else { self.ends[c - 1] };
-        &self.text[start..self.ends[c]]
+        nth(&self.text, &self.ends, code)
     }
 
     /// The code of `s`, if some row holds it.
@@ -167,24 +165,23 @@ impl Distinct {
         let hash = self.hasher.hash_one(s);
         let lookup = self.lookup.get_or_insert_with(HashTable::new);
         let (text, ends) = (&self.text, &self.ends);
-        let get = |c: u32| {
-            let c = c as usize;
-            &text[if c == 0 { 0 } else { ends[c - 1] }..ends[c]]
-        };
-        if let Some(&code) = lookup.find(hash, |&c| get(c) == s) {
+        if let Some(&code) = lookup.find(hash, |&c| nth(text, ends, c) == s) {
             return code;
         }
         let code = self.ends.len() as u32;
         self.text.push_str(s);
         self.ends.push(self.text.len());
-        let hasher = &self.hasher;
-        let (text, ends) = (&self.text, &self.ends);
-        lookup.insert_unique(hash, code, |&c| {
-            let c = c as usize;
-            hasher.hash_one(&text[if c == 0 { 0 } else { ends[c - 1] }..ends[c]])
-        });
+        let (text, ends, hasher) = (&self.text, &self.ends, &self.hasher);
+        lookup.insert_unique(hash, code, |&c| hasher.hash_one(nth(text, ends, c)));
         code
     }
+}
+
+/// String `code` of a buffer and its strings' ends (the first starts at 0).
+fn nth<'t>(text: &'t str, ends: &[usize], code: u32) -> &'t str {
+    let c = code as usize;
+    let start = if c == 0 { 0 } else { ends[c - 1] };
+    &text[start..ends[c]]
 }
 
 impl Strings {
@@ -312,6 +309,21 @@ impl Column {
                 items.shrink_to_fit();
             }
         }
+    }
+
+    /// How many rows the column holds.
+    pub fn len(&self) -> usize {
+        match self {
+            Column::Int { values, .. } => values.len(),
+            Column::Bool(values) => values.len(),
+            Column::Str(s) => s.codes.len(),
+            Column::Ref { positions, .. } => positions.len(),
+            Column::Refs { starts, .. } => starts.len() - 1,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Row `pos`'s value.

@@ -14,7 +14,6 @@ use super::value::{Row, Value};
 #[derive(Debug)]
 pub struct Table {
     pub model: Model,
-    len: usize,
     /// One per field of the model's table, in field-table order (`[0]`: ids).
     columns: Box<[Column]>,
     /// Per string field, its distinct values lowercased (by code): what
@@ -98,7 +97,6 @@ impl Table {
         }
         Table {
             model,
-            len,
             columns: columns.into_boxed_slice(),
             lower: Vec::new(),
             words: OnceLock::new(),
@@ -109,11 +107,11 @@ impl Table {
 
     /// How many rows there are.
     pub fn len(&self) -> usize {
-        self.len
+        self.columns[0].len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// Row `pos`'s value of `field`.
@@ -136,7 +134,7 @@ impl Table {
     pub fn order(&self, field: usize) -> Order<'_> {
         let (column, groups) = (&self.columns[field], self.groups(field));
         self.orders[field]
-            .get_or_init(|| FieldOrder::build(column, self.len, groups))
+            .get_or_init(|| FieldOrder::build(column, self.len(), groups))
             .with(column, groups)
     }
 
@@ -148,7 +146,7 @@ impl Table {
                 .iter()
                 .filter_map(|&f| self.lower[f].as_ref())
                 .collect();
-            Words::build(self.len, &lower, |i, pos| self.code(fields[i], pos))
+            Words::build(self.len(), &lower, |i, pos| self.code(fields[i], pos))
         })
     }
 
@@ -196,7 +194,7 @@ impl Table {
             .map(|(f, _)| f)
             .collect();
         let (first, second) = fields.split_at(fields.len() / 2);
-        let (columns, len) = (&self.columns, self.len);
+        let (columns, len) = (&self.columns, self.len());
         let built = std::thread::scope(|scope| {
             let second = scope.spawn(|| Groups::by_fields(columns, len, second, MAX_DISTINCT_PER));
             let mut built = Groups::by_fields(columns, len, first, MAX_DISTINCT_PER);
@@ -233,14 +231,14 @@ impl Table {
     /// The rows one of whose own strings contains `term` (lowercase), ascending:
     /// from the words when the term is one word, else field by field.
     pub fn find_text(&self, term: &str) -> Vec<u32> {
-        if let Some(rows) = self.words().find(term, self.len) {
+        if let Some(rows) = self.words().find(term, self.len()) {
             return rows.into_owned();
         }
         let found: Vec<Vec<u32>> = self
             .string_fields()
             .filter_map(|f| self.find(f, term))
             .collect();
-        index::union(self.len, found.iter().map(Vec::as_slice)).into_owned()
+        index::union(self.len(), found.iter().map(Vec::as_slice)).into_owned()
     }
 
     /// The id of the row at `pos`.
@@ -278,14 +276,14 @@ impl Table {
         }
         if let Some(groups) = self.groups(field).filter(|_| codes.len() <= FEW_VALUES) {
             let lists = codes.iter().map(|&c| groups.get(Key::Code(c)));
-            return Some(index::union(self.len, lists).into_owned());
+            return Some(index::union(self.len(), lists).into_owned());
         }
         let mut hit = vec![false; lower.len()];
         for &c in &codes {
             hit[c as usize] = true;
         }
         Some(
-            (0..self.len)
+            (0..self.len())
                 .filter(|&p| strings.code(p).is_some_and(|c| hit[c as usize]))
                 .map(|p| p as u32)
                 .collect(),
