@@ -27,15 +27,18 @@ fn served_as(kind: Kind, ty: Type, nullable: bool) -> bool {
         Kind::Ref(m) => !nullable && id(m),
         Kind::OptRef(m) => nullable && id(m),
         Kind::Refs(m) => !nullable && matches!(ty, Type::EmbedMany(t) | Type::RefIds(t) if t == m),
+        Kind::AddedRef(m) => nullable && id(m),
+        // Tags are served by Wagtail's image list, not as a field of the table.
+        Kind::Tags => unreachable!("tags are skipped"),
     }
 }
 
 #[test]
 fn every_stored_field_is_served_under_its_name_with_its_type() {
-    for model in Model::ALL {
+    for model in Model::ALL.into_iter().filter(|m| m.stored()) {
         let stored = stored_fields(model);
         assert!(!stored.is_empty(), "{model:?} stores nothing");
-        for (name, kind) in stored {
+        for (name, kind) in stored.into_iter().filter(|(_, k)| *k != Kind::Tags) {
             let index = model
                 .field_index(name)
                 .unwrap_or_else(|| panic!("{model:?} stores {name}, which its table lacks"));

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use super::database_url::{Source, UrlError};
 use super::fixture::Import;
-use super::{check, Checked};
+use super::{check, legacy, Checked};
 use crate::model::records::{stored_fields, Kind};
 use crate::model::Model;
 
@@ -37,21 +37,23 @@ pub fn table_name(model: Model) -> String {
 }
 
 /// Django's name for a model in a column: `specimenrecord` in `specimenrecord_id`.
-fn model_name(model: Model) -> &'static str {
-    let label = model.label();
+fn model_name(label: &str) -> &str {
     &label[label.find('.').map_or(0, |dot| dot + 1)..]
 }
 
-/// The columns of a model's table, with the field each fills, in the order the
-/// records read them: `id`, then a column per stored field (`x_id` for a reference).
-fn columns(model: Model) -> Vec<(String, &'static str, Column)> {
-    let mut out = vec![(pk_column(model).to_string(), "id", Column::Int)];
-    for (field, kind) in stored_fields(model) {
+/// The columns of a table, with the field each fills, in the order the records
+/// read them: the primary key as `id`, then a column per stored field (`x_id`
+/// for a reference); many-to-many links and tags come from tables of their own.
+fn columns(pk: &str, fields: &[(&'static str, Kind)]) -> Vec<(String, &'static str, Column)> {
+    let mut out = vec![(pk.to_string(), "id", Column::Int)];
+    for &(field, kind) in fields {
         let column = match kind {
-            Kind::Refs(_) => continue,
-            Kind::Ref(_) | Kind::OptRef(_) | Kind::ForeignId | Kind::OptForeignId => {
-                (format!("{field}_id"), Column::Int)
-            }
+            Kind::Refs(_) | Kind::Tags => continue,
+            Kind::Ref(_)
+            | Kind::OptRef(_)
+            | Kind::AddedRef(_)
+            | Kind::ForeignId
+            | Kind::OptForeignId => (format!("{field}_id"), Column::Int),
             Kind::Count | Kind::OptCount => (field.to_string(), Column::Int),
             Kind::Bool | Kind::OptBool => (field.to_string(), Column::Bool),
             Kind::Text
@@ -70,8 +72,6 @@ fn columns(model: Model) -> Vec<(String, &'static str, Column)> {
 /// multi-table inheritance), the pointer to its parent's row.
 fn pk_column(model: Model) -> &'static str {
     match model {
-        Model::LiveImage | Model::SpecimenRecordImage => "customimage_ptr_id",
-        Model::InsectImage | Model::PlantImage | Model::HabitatImage => "baseliveimage_ptr_id",
         Model::SpeciesPage => "page_ptr_id",
         _ => "id",
     }
@@ -80,26 +80,107 @@ fn pk_column(model: Model) -> &'static str {
 /// A many-to-many link table (`<table>_<field>`, with `<model>_id` and
 /// `<target>_id`): which field of its model it fills.
 struct Link {
-    model: Model,
+    label: &'static str,
     table: String,
     field: &'static str,
     owner: String,
     target: String,
 }
 
-fn link(model: Model) -> Option<Link> {
-    stored_fields(model)
+/// One table the collection is read from: a model's, a typed image table of the
+/// service before 0.16 ([`legacy`]), or one images need (tags, content types,
+/// the site). Its rows become fixture objects of `label`.
+struct Table {
+    label: &'static str,
+    name: String,
+    pk: &'static str,
+    fields: Vec<(&'static str, Kind)>,
+    /// Whether a collection may lack it: the image and page apps, and the tables
+    /// only images need; their lists are then empty.
+    optional: bool,
+}
+
+impl Table {
+    fn of_model(model: Model) -> Table {
+        let label = model.label();
+        Table {
+            label,
+            name: table_name(model),
+            pk: pk_column(model),
+            fields: stored_fields(model),
+            optional: ["images.", "pages.", "wagtailcore."]
+                .iter()
+                .any(|app| label.starts_with(app)),
+        }
+    }
+
+    fn links(&self) -> Vec<Link> {
+        self.fields
+            .iter()
+            .filter_map(|&(field, kind)| match kind {
+                Kind::Refs(target) => Some(Link {
+                    label: self.label,
+                    table: format!("{}_{field}", self.name),
+                    field,
+                    owner: format!("{}_id", model_name(self.label)),
+                    target: format!("{}_id", model_name(target.label())),
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Every table the collection may be read from, in reading order: the stored
+/// models in `Model::ALL` order, the typed image tables, then tags, content
+/// types and sites.
+fn tables() -> Vec<Table> {
+    let mut out: Vec<Table> = Model::ALL
         .into_iter()
-        .find_map(|(field, kind)| match kind {
-            Kind::Refs(target) => Some(Link {
-                model,
-                table: format!("{}_{field}", table_name(model)),
-                field,
-                owner: format!("{}_id", model_name(model)),
-                target: format!("{}_id", model_name(target)),
-            }),
-            _ => None,
-        })
+        .filter(|m| m.stored())
+        .map(Table::of_model)
+        .collect();
+    for part in &legacy::PARTS {
+        out.push(Table {
+            label: part.label,
+            name: part.label.replace('.', "_"),
+            pk: part.pk_column,
+            fields: part.fields.to_vec(),
+            optional: true,
+        });
+    }
+    let extra = |label, name: &str, fields: &[(&'static str, Kind)]| Table {
+        label,
+        name: name.to_string(),
+        pk: "id",
+        fields: fields.to_vec(),
+        optional: true,
+    };
+    out.push(extra("taggit.tag", "taggit_tag", &[("name", Kind::Text)]));
+    out.push(extra(
+        "taggit.taggeditem",
+        "taggit_taggeditem",
+        &[
+            ("tag", Kind::ForeignId),
+            ("content_type", Kind::ForeignId),
+            ("object_id", Kind::Count),
+        ],
+    ));
+    out.push(extra(
+        "contenttypes.contenttype",
+        "django_content_type",
+        &[("app_label", Kind::Text), ("model", Kind::Text)],
+    ));
+    out.push(extra(
+        "wagtailcore.site",
+        "wagtailcore_site",
+        &[
+            ("hostname", Kind::Text),
+            ("port", Kind::Count),
+            ("is_default_site", Kind::Bool),
+        ],
+    ));
+    out
 }
 
 /// Why a database could not be read. Problems with the records themselves are not
@@ -121,13 +202,20 @@ pub enum DbError {
         table: String,
         message: String,
     },
+    #[error("{at}: {table} has no image_type column (the service's 0.16 on), and none of the typed image tables of before (images_baseliveimage, images_specimenrecordimage, images_insectimage, images_plantimage, images_habitatimage) is beside it: images in a shape this catalogue does not know")]
+    UnknownImages { at: String, table: String },
 }
 
 /// Reads and checks the whole collection, as [`super::from_fixtures`] does for files.
 pub fn read(source: &Source) -> Result<Checked, DbError> {
     let mut import = Import::default();
     in_one_read(source, &mut |rows, at| read_all(rows, at, &mut import))?;
-    Ok(check(import.collection, import.errors, import.skipped))
+    let imported = import.finish();
+    Ok(check(
+        imported.collection,
+        imported.errors,
+        imported.skipped,
+    ))
 }
 
 /// What moves when the collection is edited, read for the cost of a few aggregate
@@ -178,16 +266,9 @@ trait Rows {
 
     /// The query that finds a table by name, one row when it exists.
     fn table_exists_sql(&self, table: &str) -> String;
-}
 
-/// Whether a model's table may be missing: the image and page models belong to
-/// apps (Wagtail's images and pages) a collection may be served without; their
-/// lists are then empty, as the existing service's were.
-fn optional(model: Model) -> bool {
-    let label = model.label();
-    ["images.", "pages.", "wagtailcore."]
-        .iter()
-        .any(|app| label.starts_with(app))
+    /// The query that lists a table's column names, one a row.
+    fn columns_sql(&self, table: &str) -> String;
 }
 
 /// Whether the database has a table.
@@ -200,20 +281,56 @@ fn exists(rows: &mut dyn Rows, table: &str) -> Result<bool, String> {
 /// A link table's target ids by owner id.
 type Owners = AHashMap<i64, Vec<i64>>;
 
-/// The models whose tables are there, in `Model::ALL` order: every required one,
-/// and the optional ones the database has.
-fn present_models(rows: &mut dyn Rows, at: &str) -> Result<Vec<Model>, DbError> {
+/// A table that is there, with the columns it has of those its records read.
+struct Present {
+    table: Table,
+    columns: Vec<(String, &'static str, Column)>,
+}
+
+/// The tables that are there, in reading order: every required one, and the
+/// optional ones the database has, each with the columns it has (a column the
+/// service added later, such as `featured_image_id`, may be missing; any other
+/// missing column is reported by the import, record by record). Refuses images
+/// in a shape it does not know.
+fn present_tables(rows: &mut dyn Rows, at: &str) -> Result<Vec<Present>, DbError> {
     let mut present = Vec::new();
-    for model in Model::ALL {
-        let table = table_name(model);
-        let there = !optional(model)
-            || exists(rows, &table).map_err(|message| DbError::Read {
+    for table in tables() {
+        let failed = |message| DbError::Read {
+            at: at.to_string(),
+            table: table.name.clone(),
+            message,
+        };
+        if table.optional && !exists(rows, &table.name).map_err(failed)? {
+            continue;
+        }
+        let mut has = Vec::new();
+        rows.each(&rows.columns_sql(&table.name), &mut |row| {
+            has.extend(row.flatten());
+        })
+        .map_err(|message| DbError::Read {
+            at: at.to_string(),
+            table: table.name.clone(),
+            message,
+        })?;
+        let columns = columns(table.pk, &table.fields)
+            .into_iter()
+            // A database whose tables cannot be listed (no rights) is read whole.
+            .filter(|(c, _, _)| has.is_empty() || has.contains(c))
+            .collect();
+        present.push(Present { table, columns });
+    }
+    let image = present
+        .iter()
+        .find(|p| p.table.label == Model::Image.label());
+    let typed = present
+        .iter()
+        .any(|p| legacy::part(p.table.label).is_some());
+    if let Some(image) = image {
+        if !typed && !image.columns.iter().any(|(c, _, _)| c == "image_type") {
+            return Err(DbError::UnknownImages {
                 at: at.to_string(),
-                table,
-                message,
-            })?;
-        if there {
-            present.push(model);
+                table: image.table.name.clone(),
+            });
         }
     }
     Ok(present)
@@ -221,12 +338,18 @@ fn present_models(rows: &mut dyn Rows, at: &str) -> Result<Vec<Model>, DbError> 
 
 fn read_marker(rows: &mut dyn Rows, at: &str) -> Result<Marker, DbError> {
     let mut tables = Vec::new();
-    for model in present_models(rows, at)? {
-        let stamped = columns(model).iter().any(|(c, _, _)| c == "date_modified");
-        tables.push((table_name(model), pk_column(model), stamped));
-        if let Some(link) = link(model) {
-            tables.push((link.table, "id", false));
+    for present in present_tables(rows, at)? {
+        let stamped = present.columns.iter().any(|(c, _, _)| c == "date_modified");
+        for link in present.table.links() {
+            if exists(rows, &link.table).map_err(|message| DbError::Read {
+                at: at.to_string(),
+                table: link.table.clone(),
+                message,
+            })? {
+                tables.push((link.table, "id", false));
+            }
         }
+        tables.push((present.table.name, present.table.pk, stamped));
     }
     let mut marker = Vec::new();
     for (table, key, stamped) in tables {
@@ -247,51 +370,51 @@ fn read_marker(rows: &mut dyn Rows, at: &str) -> Result<Marker, DbError> {
     Ok(Marker(marker))
 }
 
-/// Reads the link tables, then every model table, in `Model::ALL` order.
+/// Reads every table that is there, each with its link tables, as fixture
+/// objects into the import.
 fn read_all(rows: &mut dyn Rows, at: &str, import: &mut Import) -> Result<(), DbError> {
     let failed = |table: &str| {
         let (at, table) = (at.to_string(), table.to_string());
         move |message: String| DbError::Read { at, table, message }
     };
-    // Link rows by owner, by model index, for the models with a link table.
-    let mut links: Vec<Option<(Link, Owners)>> = Model::ALL.iter().map(|_| None).collect();
-    // The optional models whose tables are there (all of them, or none).
-    let present = present_models(rows, at)?;
-    for &model in &present {
-        let Some(link) = link(model) else {
-            continue;
-        };
-        let mut map: AHashMap<i64, Vec<i64>> = AHashMap::new();
-        let sql = format!(
-            "SELECT {}, {} FROM \"{}\"",
-            rows.as_text(&link.owner),
-            rows.as_text(&link.target),
-            link.table
-        );
-        let mut bad = None;
-        rows.each(&sql, &mut |values| {
-            let ids: Vec<Option<i64>> = values.map(|v| v.and_then(|s| s.parse().ok())).collect();
-            match ids[..] {
-                [Some(owner), Some(target)] => map.entry(owner).or_default().push(target),
-                _ => bad = Some(format!("a row of {} without two ids", link.table)),
+    let mut unlinked: Vec<(Link, Owners)> = Vec::new();
+    for Present { table, columns } in present_tables(rows, at)? {
+        let mut links = Vec::new();
+        for link in table.links() {
+            // A link table of a later version (0.16's image links) may be
+            // missing: the field is then absent, as in an older dump.
+            if !exists(rows, &link.table).map_err(failed(&link.table))? {
+                continue;
             }
-        })
-        .map_err(failed(&link.table))?;
-        if let Some(message) = bad {
-            return Err(failed(&link.table)(message));
+            let mut map: Owners = AHashMap::new();
+            let sql = format!(
+                "SELECT {}, {} FROM \"{}\"",
+                rows.as_text(&link.owner),
+                rows.as_text(&link.target),
+                link.table
+            );
+            let mut bad = None;
+            rows.each(&sql, &mut |values| {
+                let ids: Vec<Option<i64>> =
+                    values.map(|v| v.and_then(|s| s.parse().ok())).collect();
+                match ids[..] {
+                    [Some(owner), Some(target)] => map.entry(owner).or_default().push(target),
+                    _ => bad = Some(format!("a row of {} without two ids", link.table)),
+                }
+            })
+            .map_err(failed(&link.table))?;
+            if let Some(message) = bad {
+                return Err(failed(&link.table)(message));
+            }
+            links.push((link, map));
         }
-        links[model.index()] = Some((link, map));
-    }
-    for &model in &present {
-        let table = table_name(model);
-        let columns = columns(model);
         let selected: Vec<String> = columns.iter().map(|(c, _, _)| rows.as_text(c)).collect();
         let sql = format!(
-            "SELECT {} FROM \"{table}\" ORDER BY \"{}\"",
+            "SELECT {} FROM \"{}\" ORDER BY \"{}\"",
             selected.join(", "),
-            pk_column(model)
+            table.name,
+            table.pk
         );
-        let link = &mut links[model.index()];
         rows.each(&sql, &mut |values| {
             let mut fields = Map::new();
             let mut pk = None;
@@ -303,22 +426,23 @@ fn read_all(rows: &mut dyn Rows, at: &str, import: &mut Import) -> Result<(), Db
                 fields.insert(field.to_string(), typed(*column, value));
             }
             let Some(pk) = pk else { return };
-            if let Some((link, owners)) = link {
+            for (link, owners) in &mut links {
                 let ids = owners.remove(&pk).unwrap_or_default();
                 fields.insert(link.field.to_string(), Value::from(ids));
             }
-            import.push(model, pk, fields);
+            import.push(table.label, pk, fields);
         })
-        .map_err(failed(&table))?;
+        .map_err(failed(&table.name))?;
+        unlinked.extend(links);
     }
     // Link rows whose owner is not there: the database lost a constraint.
-    for (link, left) in links.into_iter().flatten() {
+    for (link, left) in unlinked {
         let mut owners: Vec<i64> = left.into_keys().collect();
         owners.sort_unstable();
         for owner in owners {
-            import.errors.push(crate::model::validate::Problem {
+            import.push_problem(crate::model::validate::Problem {
                 place: format!("{} {}={owner}", link.table, link.owner),
-                message: format!("links a {} that does not exist", link.model.label()),
+                message: format!("links a {} that does not exist", link.label),
             });
         }
     }
@@ -383,6 +507,10 @@ fn read_sqlite(
 
         fn table_exists_sql(&self, table: &str) -> String {
             format!("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '{table}'")
+        }
+
+        fn columns_sql(&self, table: &str) -> String {
+            format!("SELECT name FROM pragma_table_info('{table}')")
         }
     }
     let at = format!("SQLite database {}", path.display());
@@ -451,6 +579,13 @@ fn read_postgres(
                  WHERE table_schema = current_schema() AND table_name = '{table}'"
             )
         }
+
+        fn columns_sql(&self, table: &str) -> String {
+            format!(
+                "SELECT column_name::text FROM information_schema.columns \
+                 WHERE table_schema = current_schema() AND table_name = '{table}'"
+            )
+        }
     }
     f(&mut Pg(&mut tx), shown)?;
     tx.commit().map_err(|e| read_failed("(commit)", e))?;
@@ -480,8 +615,11 @@ mod tests {
 
     #[test]
     fn columns_are_djangos() {
-        let names = |m| {
-            let mut c: Vec<String> = columns(m).into_iter().map(|(c, _, _)| c).collect();
+        let names = |m: Model| {
+            let mut c: Vec<String> = columns(pk_column(m), &stored_fields(m))
+                .into_iter()
+                .map(|(c, _, _)| c)
+                .collect();
             c.sort();
             c.join(" ")
         };
@@ -497,6 +635,7 @@ mod tests {
              preparation preparation_date preparer_id sex species_id stage state_id \
              subfamily_id subspecies_id temperature time_of_day tribe_id usi weather year"
         );
+        let link = |m: Model| Table::of_model(m).links().into_iter().next();
         let trip = link(Model::CollectingTrip).unwrap();
         assert_eq!(
             (
@@ -524,5 +663,17 @@ mod tests {
             )
         );
         assert!(link(Model::Person).is_none());
+        let image: Vec<String> = Table::of_model(Model::Image)
+            .links()
+            .into_iter()
+            .map(|l| format!("{} {} {}", l.table, l.owner, l.target))
+            .collect();
+        assert_eq!(
+            image,
+            [
+                "images_customimage_plant_species_page customimage_id speciespage_id",
+                "images_customimage_habitat_species_page customimage_id speciespage_id"
+            ]
+        );
     }
 }

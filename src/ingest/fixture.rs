@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use ahash::AHashMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -16,13 +17,35 @@ use crate::model::records::{Collection, FieldSource};
 use crate::model::validate::Problem;
 use crate::model::Model;
 
-/// What an import read.
+use super::legacy::{self, Featured, Parts};
+
+/// What an import read. Most records are read as they come; images, their tags
+/// and the site wait for [`Import::finish`], since an image's shape (one model,
+/// or the typed tables before the service's 0.16) is known only once all of
+/// the source is in.
 #[derive(Debug, Default)]
 pub struct Import {
-    pub collection: Collection,
+    collection: Collection,
     /// Problems that stop the build: JSON that does not parse, wrong types, bad dates.
+    errors: Vec<Problem>,
+    /// Objects of other models (users, revisions, ...), by label.
+    skipped: BTreeMap<String, usize>,
+    images: Vec<(i64, Map<String, Value>)>,
+    parts: Parts,
+    /// taggit's tags by id, and its tagged items: (tag, content type, object).
+    tags: AHashMap<i64, String>,
+    tagged: Vec<(i64, i64, i64)>,
+    /// Django's content types by id, as `app.model`.
+    content_types: AHashMap<i64, String>,
+    /// Wagtail's sites: (hostname, port, whether it is the default).
+    sites: Vec<(String, i64, bool)>,
+}
+
+/// What an import read, once finished.
+#[derive(Debug)]
+pub struct Imported {
+    pub collection: Collection,
     pub errors: Vec<Problem>,
-    /// Objects of other models (pages, images, users), by label.
     pub skipped: BTreeMap<String, usize>,
 }
 
@@ -67,10 +90,6 @@ impl Import {
                 });
                 continue;
             };
-            let Some(model) = Model::from_label(label) else {
-                *self.skipped.entry(label.to_string()).or_default() += 1;
-                continue;
-            };
             let pk = match object
                 .pk
                 .map(|raw| serde_json::from_str::<Value>(raw.get()))
@@ -83,31 +102,80 @@ impl Import {
                         Some(Ok(v)) => format!("found {v}"),
                         _ => "it is missing".into(),
                     };
-                    self.errors.push(Problem {
-                        place: format!("{} ({label})", place()),
-                        message: format!("pk must be an integer; {found}"),
-                    });
+                    if wanted(label) {
+                        self.errors.push(Problem {
+                            place: format!("{} ({label})", place()),
+                            message: format!("pk must be an integer; {found}"),
+                        });
+                    }
                     continue;
                 }
             };
+            if !wanted(label) {
+                *self.skipped.entry(label.to_string()).or_default() += 1;
+                continue;
+            }
             let fields = match object
                 .fields
                 .map(|raw| serde_json::from_str::<Map<String, Value>>(raw.get()))
             {
                 Some(Ok(map)) => map,
                 _ => {
-                    self.errors
-                        .push(Problem::at(model, pk, "fields", "must be a JSON object"));
+                    self.errors.push(Problem {
+                        place: format!("{label} pk={pk} fields"),
+                        message: "must be a JSON object".into(),
+                    });
                     continue;
                 }
             };
-            self.push(model, pk, fields);
+            self.push(label, pk, fields);
         }
     }
 
-    /// Adds one record given as a fixture object's `fields` (values as `dumpdata`
-    /// types them), checking each field as the fixture import does.
-    pub fn push(&mut self, model: Model, pk: i64, fields: Map<String, Value>) {
+    /// Adds one object given as a fixture object's `fields` (values as `dumpdata`
+    /// types them): a record, checked as the fixture import checks it, or what
+    /// [`Import::finish`] needs; objects of other models are counted as skipped.
+    pub fn push(&mut self, label: &str, pk: i64, mut fields: Map<String, Value>) {
+        let int = |key: &str| fields.get(key).and_then(Value::as_i64).unwrap_or(-1);
+        match (Model::from_label(label), label) {
+            (Some(Model::Image), _) => self.images.push((pk, fields)),
+            (Some(model), _) if model.stored() => self.read(model, pk, fields),
+            (_, "taggit.tag") => {
+                if let Some(Value::String(name)) = fields.remove("name") {
+                    self.tags.insert(pk, name);
+                }
+            }
+            (_, "taggit.taggeditem") => {
+                let item = (int("tag"), int("content_type"), int("object_id"));
+                self.tagged.push(item);
+            }
+            (_, "contenttypes.contenttype") => {
+                let name = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
+                let label = format!(
+                    "{}.{}",
+                    name(fields.get("app_label")),
+                    name(fields.get("model"))
+                );
+                self.content_types.insert(pk, label);
+            }
+            (_, "wagtailcore.site") => {
+                let host = fields.get("hostname").and_then(Value::as_str).unwrap_or("");
+                let default = fields.get("is_default_site") == Some(&Value::Bool(true));
+                self.sites.push((host.to_string(), int("port"), default));
+            }
+            _ => match legacy::part(label) {
+                Some(part) => self.parts.add(part, pk, fields),
+                None => *self.skipped.entry(label.to_string()).or_default() += 1,
+            },
+        }
+    }
+
+    /// Notes a problem the source found outside any one object.
+    pub fn push_problem(&mut self, problem: Problem) {
+        self.errors.push(problem);
+    }
+
+    fn read(&mut self, model: Model, pk: i64, fields: Map<String, Value>) {
         let mut f = ObjectFields {
             model,
             pk,
@@ -115,6 +183,94 @@ impl Import {
             errors: &mut self.errors,
         };
         self.collection.read(model, pk, &mut f);
+    }
+
+    /// Reads the images in the shape the source holds them, with their tags, and
+    /// the site.
+    pub fn finish(mut self) -> Imported {
+        let typed = !self.parts.is_empty();
+        let one_model = self
+            .images
+            .iter()
+            .any(|(_, m)| m.contains_key("image_type"));
+        if typed && one_model {
+            self.errors.push(Problem {
+                place: "images".into(),
+                message: "the source holds both images with an image_type (the service's 0.16 \
+                          on) and the typed image tables of before (images.insectimage, ...): \
+                          publish from one version"
+                    .into(),
+            });
+        }
+        let mut tags: AHashMap<i64, Vec<String>> = AHashMap::new();
+        for (tag, content_type, object) in std::mem::take(&mut self.tagged) {
+            let on_image = self
+                .content_types
+                .get(&content_type)
+                .is_some_and(|l| l == "images.customimage" || legacy::part(l).is_some());
+            if let (true, Some(name)) = (on_image, self.tags.get(&tag)) {
+                tags.entry(object).or_default().push(name.clone());
+            }
+        }
+        let mut featured = Featured::default();
+        for (pk, mut fields) in std::mem::take(&mut self.images) {
+            if typed && !one_model {
+                self.parts
+                    .merge(pk, &mut fields, &mut featured, &mut self.errors);
+            } else if !one_model {
+                self.errors.push(Problem::at(
+                    Model::Image,
+                    pk,
+                    "image_type",
+                    "is missing; a dump from before the service's 0.16 needs its typed image \
+                     models too (images.baseliveimage, images.specimenrecordimage, \
+                     images.insectimage, images.plantimage, images.habitatimage)",
+                ));
+                continue;
+            }
+            let names = tags.remove(&pk).unwrap_or_default();
+            fields.insert("tags".into(), names.into());
+            self.read(Model::Image, pk, fields);
+        }
+        std::mem::take(&mut self.parts).orphans(&mut self.errors);
+        featured.apply(&mut self.collection);
+        self.collection.site = site_root(&self.sites);
+        Imported {
+            collection: self.collection,
+            errors: self.errors,
+            skipped: self.skipped,
+        }
+    }
+}
+
+/// Whether an object of this label is read (a record, or what images need).
+fn wanted(label: &str) -> bool {
+    Model::from_label(label).is_some()
+        || legacy::part(label).is_some()
+        || matches!(
+            label,
+            "taggit.tag" | "taggit.taggeditem" | "contenttypes.contenttype" | "wagtailcore.site"
+        )
+}
+
+/// The root URL of the default Wagtail site (of the only one, when none is
+/// marked), as Wagtail writes it: `http://host`, `https://host` on port 443,
+/// `http://host:port` on other ports. A source without one (a dump that left
+/// `wagtailcore.site` out) gets the site Wagtail's first migration creates,
+/// `localhost` on port 80, so a database and its dump give one snapshot.
+fn site_root(sites: &[(String, i64, bool)]) -> String {
+    let initial = ("localhost".to_string(), 80, true);
+    let (host, port, _) = match sites {
+        [only] => only,
+        _ => sites
+            .iter()
+            .find(|(_, _, default)| *default)
+            .unwrap_or(&initial),
+    };
+    match port {
+        80 => format!("http://{host}"),
+        443 => format!("https://{host}"),
+        _ => format!("http://{host}:{port}"),
     }
 }
 
@@ -302,5 +458,34 @@ impl FieldSource for ObjectFields<'_> {
             }
         }
         ids
+    }
+
+    fn added_reference(&mut self, field: &'static str, target: Model) -> Option<i64> {
+        match self.map.contains_key(field) {
+            true => self.opt_reference(field, target),
+            false => None,
+        }
+    }
+
+    fn tags(&mut self, field: &'static str) -> Vec<String> {
+        if !self.map.contains_key(field) {
+            return Vec::new();
+        }
+        let expected = "a list of tag names";
+        let items = self.read(field, false, expected, |_, v| match v {
+            Value::Array(items) => Ok(items),
+            v => Err(v),
+        });
+        let mut names = Vec::new();
+        for item in items.unwrap_or_default() {
+            match item {
+                Value::String(name) => names.push(name),
+                other => self.error(
+                    field,
+                    format!("expected {expected}, found {}", describe(&other)),
+                ),
+            }
+        }
+        names
     }
 }

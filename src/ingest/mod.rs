@@ -13,6 +13,7 @@ use crate::snapshot::{self, Header, SnapshotError};
 pub mod database;
 pub mod database_url;
 pub mod fixture;
+pub mod legacy;
 pub mod publisher;
 pub mod synthetic;
 
@@ -43,7 +44,8 @@ pub fn from_fixtures(paths: &[PathBuf]) -> Checked {
     for path in paths {
         import.read_file(path);
     }
-    check(import.collection, import.errors, import.skipped)
+    let imported = import.finish();
+    check(imported.collection, imported.errors, imported.skipped)
 }
 
 /// Canonicalises and checks a collection whose parsing found `errors`.

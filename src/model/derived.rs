@@ -5,13 +5,24 @@ use unicode_normalization::UnicodeNormalization;
 
 use super::vocabulary::MONTHS;
 
-/// `M. Last` plus ` Suffix`: how a label names a collector.
-pub fn collector_name(first: &str, last: &str, suffix: Option<&str>) -> String {
+/// `F.M. Last` plus ` Suffix` (the middle initial and its dot only when there
+/// is one): how a label names a collector, as the service writes it since 0.13.
+pub fn collector_name(
+    first: &str,
+    middle: Option<&str>,
+    last: &str,
+    suffix: Option<&str>,
+) -> String {
     let mut s = String::with_capacity(last.len() + 8);
     if let Some(initial) = first.chars().next() {
         s.push(initial);
-        s.push_str(". ");
+        s.push('.');
     }
+    if let Some(m) = middle.filter(|x| !x.is_empty()) {
+        s.push_str(m);
+        s.push('.');
+    }
+    s.push(' ');
     s.push_str(last);
     if let Some(suffix) = suffix.filter(|x| !x.is_empty()) {
         s.push(' ');
@@ -187,9 +198,20 @@ mod tests {
 
     #[test]
     fn person_names() {
-        assert_eq!(collector_name("Megan", "Hart", None), "M. Hart");
-        assert_eq!(collector_name("Paul", "Ives", Some("Jr.")), "P. Ives Jr.");
-        assert_eq!(collector_name("Émile", "Roy", Some("")), "É. Roy");
+        assert_eq!(collector_name("Megan", None, "Hart", None), "M. Hart");
+        assert_eq!(
+            collector_name("Megan", Some("E"), "Hart", None),
+            "M.E. Hart"
+        );
+        assert_eq!(
+            collector_name("Paul", Some("A"), "Ives", Some("Jr.")),
+            "P.A. Ives Jr."
+        );
+        assert_eq!(
+            collector_name("Paul", None, "Ives", Some("Jr.")),
+            "P. Ives Jr."
+        );
+        assert_eq!(collector_name("Émile", Some(""), "Roy", Some("")), "É. Roy");
         assert_eq!(
             person_full_name("Ann", Some("Q"), "Lee", None),
             "Ann Q. Lee"

@@ -7,6 +7,8 @@ use super::schema::{Model, Type};
 pub const API_PREFIX: &str = "/api/v2/";
 /// The OpenAPI document of the API.
 pub const OPENAPI_PATH: &str = "/api/v2/openapi.json";
+/// Wagtail's own image list (`/<id>/` beside it for one image).
+pub const IMAGES_PATH: &str = "/api/v2/images/";
 /// The Darwin Core Archive of the served collection.
 pub const ARCHIVE_PATH: &str = "/dwca.zip";
 

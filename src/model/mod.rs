@@ -4,6 +4,7 @@
 
 pub mod derived;
 pub mod endpoint;
+pub mod image_api;
 pub mod records;
 pub mod schema;
 pub mod validate;

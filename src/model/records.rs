@@ -20,6 +20,9 @@ pub struct Rank {
     pub authority: String,
     /// The parent rank (none for an order).
     pub parent: Option<i64>,
+    /// The image the service's site shows for the rank (orders and families,
+    /// since 0.16; always none for the other ranks).
+    pub featured_image: Option<i64>,
 }
 
 /// A species (parent: genus) or subspecies (parent: species).
@@ -35,6 +38,9 @@ pub struct Species {
     pub mona: Option<String>,
     pub p3: Option<String>,
     pub ps: Option<String>,
+    /// The image the service's site shows for the species (since 0.16; always
+    /// none for a subspecies).
+    pub featured_image: Option<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -155,9 +161,12 @@ pub struct SpecimenRecord {
     pub collector: Vec<i64>,
 }
 
-/// The part of an image every kind shares (Wagtail's image model).
+/// An image: Wagtail's image columns and, since the service's 0.16, the columns
+/// of every kind in one row, with `image_type` saying which kind it is (the
+/// service clears the columns of the other kinds). Older sources' typed tables
+/// are converted into this shape on the way in (`ingest::legacy`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct CustomImage {
+pub struct Image {
     pub id: i64,
     pub date_created: i64,
     pub date_modified: i64,
@@ -177,22 +186,34 @@ pub struct CustomImage {
     pub alt_text: String,
     pub date: String,
     pub notes: String,
+    /// `specimen`, `insect`, `plant` or `habitat`.
+    pub image_type: String,
+    /// A specimen image's view (`dorsal`, ...); empty for other kinds.
+    pub position: String,
+    pub sex: String,
+    pub stage: String,
+    pub status: String,
+    pub scientific_name: String,
+    pub common_name: String,
     /// A Wagtail collection's id (not published).
     pub collection: i64,
     /// A user's id (not published).
     pub uploaded_by_user: Option<i64>,
-}
-
-/// Where an insect, plant or habitat image was taken; its id is its image's.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct LiveImage {
-    pub id: i64,
     pub country: Option<i64>,
     pub state: Option<i64>,
     pub county: Option<i64>,
     pub locality: Option<i64>,
     pub gps: Option<i64>,
     pub collecting_trip: Option<i64>,
+    pub specimen_record: Option<i64>,
+    pub species: Option<i64>,
+    pub species_page: Option<i64>,
+    /// Species page ids, ascending.
+    pub plant_species_page: Vec<i64>,
+    /// Species page ids, ascending.
+    pub habitat_species_page: Vec<i64>,
+    /// The names of the image's tags (taggit), in byte order, each once.
+    pub tags: Vec<String>,
 }
 
 /// What catalogue serves of a Wagtail page: the live title, and publication.
@@ -220,41 +241,6 @@ pub struct Rendition {
     pub height: i64,
     pub focal_point_key: String,
     pub image: i64,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct SpecimenRecordImage {
-    pub id: i64,
-    pub usi: i64,
-    pub position: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct InsectImage {
-    pub id: i64,
-    pub species: Option<i64>,
-    pub species_page: Option<i64>,
-    pub featured_family: bool,
-    pub featured_species: bool,
-    pub sex: String,
-    pub stage: String,
-    pub status: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct PlantImage {
-    pub id: i64,
-    pub scientific_name: String,
-    pub common_name: String,
-    /// Species page ids, ascending.
-    pub species_page: Vec<i64>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct HabitatImage {
-    pub id: i64,
-    /// Species page ids, ascending.
-    pub species_page: Vec<i64>,
 }
 
 /// A species page's own fields; its id is its [`Page`]'s. Rich text is stored
@@ -290,15 +276,13 @@ pub struct Collection {
     pub collecting_trips: Vec<CollectingTrip>,
     pub people: Vec<Person>,
     pub specimen_records: Vec<SpecimenRecord>,
-    pub custom_images: Vec<CustomImage>,
-    pub live_images: Vec<LiveImage>,
+    pub images: Vec<Image>,
     pub pages: Vec<Page>,
     pub renditions: Vec<Rendition>,
-    pub specimen_record_images: Vec<SpecimenRecordImage>,
-    pub insect_images: Vec<InsectImage>,
-    pub plant_images: Vec<PlantImage>,
-    pub habitat_images: Vec<HabitatImage>,
     pub species_pages: Vec<SpeciesPage>,
+    /// The default Wagtail site's root URL (`http://localhost`), which
+    /// Wagtail's own endpoints build their `detail_url`s from.
+    pub site: String,
 }
 
 /// A stored record: a primary key, and a digest of everything it holds.
@@ -329,14 +313,9 @@ record!(
     CollectingTrip,
     Person,
     SpecimenRecord,
-    CustomImage,
-    LiveImage,
+    Image,
     Page,
     Rendition,
-    SpecimenRecordImage,
-    InsectImage,
-    PlantImage,
-    HabitatImage,
     SpeciesPage
 );
 
@@ -361,14 +340,9 @@ impl Collection {
         by_id(&mut self.collecting_trips);
         by_id(&mut self.people);
         by_id(&mut self.specimen_records);
-        by_id(&mut self.custom_images);
-        by_id(&mut self.live_images);
+        by_id(&mut self.images);
         by_id(&mut self.pages);
         by_id(&mut self.renditions);
-        by_id(&mut self.specimen_record_images);
-        by_id(&mut self.insect_images);
-        by_id(&mut self.plant_images);
-        by_id(&mut self.habitat_images);
         by_id(&mut self.species_pages);
         for trip in &mut self.collecting_trips {
             trip.states.sort_unstable();
@@ -376,15 +350,15 @@ impl Collection {
         for specimen in &mut self.specimen_records {
             specimen.collector.sort_unstable();
         }
-        for image in &mut self.plant_images {
-            image.species_page.sort_unstable();
-        }
-        for image in &mut self.habitat_images {
-            image.species_page.sort_unstable();
+        for image in &mut self.images {
+            image.plant_species_page.sort_unstable();
+            image.habitat_species_page.sort_unstable();
+            image.tags.sort_unstable();
+            image.tags.dedup();
         }
     }
 
-    /// A model's records, in stored order.
+    /// A model's records, in stored order (none for the models a view derives).
     pub fn records(&self, model: Model) -> Vec<&dyn Record> {
         fn all<T: Record>(v: &[T]) -> Vec<&dyn Record> {
             v.iter().map(|r| r as &dyn Record).collect()
@@ -405,21 +379,24 @@ impl Collection {
             Model::CollectingTrip => all(&self.collecting_trips),
             Model::Person => all(&self.people),
             Model::SpecimenRecord => all(&self.specimen_records),
-            Model::CustomImage => all(&self.custom_images),
-            Model::LiveImage => all(&self.live_images),
+            Model::Image => all(&self.images),
             Model::Page => all(&self.pages),
             Model::Rendition => all(&self.renditions),
-            Model::SpecimenRecordImage => all(&self.specimen_record_images),
-            Model::InsectImage => all(&self.insect_images),
-            Model::PlantImage => all(&self.plant_images),
-            Model::HabitatImage => all(&self.habitat_images),
             Model::SpeciesPage => all(&self.species_pages),
+            Model::SpecimenRecordImage
+            | Model::InsectImage
+            | Model::PlantImage
+            | Model::HabitatImage => Vec::new(),
         }
     }
 
     /// The number of records of each model, in `Model::ALL` order.
     pub fn counts(&self) -> Vec<(Model, usize)> {
-        Model::ALL.into_iter().map(|m| (m, self.count(m))).collect()
+        Model::ALL
+            .into_iter()
+            .filter(|m| m.stored())
+            .map(|m| (m, self.count(m)))
+            .collect()
     }
 
     pub fn count(&self, model: Model) -> usize {
@@ -459,6 +436,13 @@ pub enum Kind {
     OptRef(Model),
     /// Primary keys of records of the model: a many-to-many link.
     Refs(Model),
+    /// A reference the service added in a later version (0.16's
+    /// `featured_image`): a source from before it has no such field, which
+    /// reads as null.
+    AddedRef(Model),
+    /// The names of the record's tags, from taggit's tables rather than a
+    /// column of the record's own.
+    Tags,
 }
 
 /// Where a record's stored fields come from, asked for by name and kind: a fixture
@@ -481,6 +465,8 @@ pub trait FieldSource {
     fn reference(&mut self, name: &'static str, target: Model) -> i64;
     fn opt_reference(&mut self, name: &'static str, target: Model) -> Option<i64>;
     fn references(&mut self, name: &'static str, target: Model) -> Vec<i64>;
+    fn added_reference(&mut self, name: &'static str, target: Model) -> Option<i64>;
+    fn tags(&mut self, name: &'static str) -> Vec<String>;
 }
 
 /// The stored fields of a model, in the order [`Collection::read`] asks for them:
@@ -547,6 +533,12 @@ impl FieldSource for Columns {
     fn references(&mut self, name: &'static str, target: Model) -> Vec<i64> {
         self.note(name, Kind::Refs(target))
     }
+    fn added_reference(&mut self, name: &'static str, target: Model) -> Option<i64> {
+        self.note(name, Kind::AddedRef(target))
+    }
+    fn tags(&mut self, name: &'static str) -> Vec<String> {
+        self.note(name, Kind::Tags)
+    }
 }
 
 fn rank(f: &mut dyn FieldSource, id: i64, stamps: (i64, i64), model: Model) -> Rank {
@@ -560,6 +552,9 @@ fn rank(f: &mut dyn FieldSource, id: i64, stamps: (i64, i64), model: Model) -> R
         parent: model
             .parent()
             .map(|(name, target)| f.reference(name, target)),
+        featured_image: model
+            .field_index("featured_image")
+            .and_then(|_| f.added_reference("featured_image", Model::Image)),
     }
 }
 
@@ -576,6 +571,9 @@ fn species(f: &mut dyn FieldSource, id: i64, stamps: (i64, i64), model: Model) -
         mona: f.opt_text("mona"),
         p3: f.opt_text("p3"),
         ps: f.opt_text("ps"),
+        featured_image: model
+            .field_index("featured_image")
+            .and_then(|_| f.added_reference("featured_image", Model::Image)),
     }
 }
 
@@ -588,16 +586,7 @@ impl Collection {
     pub fn read(&mut self, model: Model, id: i64, f: &mut dyn FieldSource) {
         let c = self;
         // The parts of a multi-table model have their stamps on the first part.
-        let stamped = !matches!(
-            model,
-            Model::LiveImage
-                | Model::Page
-                | Model::SpecimenRecordImage
-                | Model::InsectImage
-                | Model::PlantImage
-                | Model::HabitatImage
-                | Model::SpeciesPage
-        );
+        let stamped = !matches!(model, Model::Page | Model::SpeciesPage);
         let (created, modified) = match stamped {
             true => (f.time("date_created"), f.time("date_modified")),
             false => (0, 0),
@@ -711,7 +700,7 @@ impl Collection {
                 notes: f.text("notes"),
                 collector: f.references("collector", Model::Person),
             }),
-            Model::CustomImage => c.custom_images.push(CustomImage {
+            Model::Image => c.images.push(Image {
                 id,
                 date_created: created,
                 date_modified: modified,
@@ -730,17 +719,27 @@ impl Collection {
                 alt_text: f.text("alt_text"),
                 date: f.date("date"),
                 notes: f.text("notes"),
+                image_type: f.text("image_type"),
+                position: f.text("position"),
+                sex: f.text("sex"),
+                stage: f.text("stage"),
+                status: f.text("status"),
+                scientific_name: f.text("scientific_name"),
+                common_name: f.text("common_name"),
                 collection: f.foreign_id("collection"),
                 uploaded_by_user: f.opt_foreign_id("uploaded_by_user"),
-            }),
-            Model::LiveImage => c.live_images.push(LiveImage {
-                id,
                 country: f.opt_reference("country", Model::Country),
                 state: f.opt_reference("state", Model::State),
                 county: f.opt_reference("county", Model::County),
                 locality: f.opt_reference("locality", Model::Locality),
                 gps: f.opt_reference("gps", Model::Gps),
                 collecting_trip: f.opt_reference("collecting_trip", Model::CollectingTrip),
+                specimen_record: f.opt_reference("specimen_record", Model::SpecimenRecord),
+                species: f.opt_reference("species", Model::Species),
+                species_page: f.opt_reference("species_page", Model::SpeciesPage),
+                plant_species_page: f.references("plant_species_page", Model::SpeciesPage),
+                habitat_species_page: f.references("habitat_species_page", Model::SpeciesPage),
+                tags: f.tags("tags"),
             }),
             Model::Page => c.pages.push(Page {
                 id,
@@ -759,32 +758,7 @@ impl Collection {
                 width: f.count("width"),
                 height: f.count("height"),
                 focal_point_key: f.text("focal_point_key"),
-                image: f.reference("image", Model::CustomImage),
-            }),
-            Model::SpecimenRecordImage => c.specimen_record_images.push(SpecimenRecordImage {
-                id,
-                usi: f.reference("usi", Model::SpecimenRecord),
-                position: f.text("position"),
-            }),
-            Model::InsectImage => c.insect_images.push(InsectImage {
-                id,
-                species: f.opt_reference("species", Model::Species),
-                species_page: f.opt_reference("species_page", Model::SpeciesPage),
-                featured_family: f.boolean("featured_family"),
-                featured_species: f.boolean("featured_species"),
-                sex: f.text("sex"),
-                stage: f.text("stage"),
-                status: f.text("status"),
-            }),
-            Model::PlantImage => c.plant_images.push(PlantImage {
-                id,
-                scientific_name: f.text("scientific_name"),
-                common_name: f.text("common_name"),
-                species_page: f.references("species_page", Model::SpeciesPage),
-            }),
-            Model::HabitatImage => c.habitat_images.push(HabitatImage {
-                id,
-                species_page: f.references("species_page", Model::SpeciesPage),
+                image: f.reference("image", Model::Image),
             }),
             Model::SpeciesPage => c.species_pages.push(SpeciesPage {
                 id,
@@ -797,6 +771,11 @@ impl Collection {
                 food: f.text("food"),
                 life_cycle: f.text("life_cycle"),
             }),
+            // Derived from the images when a view is built; never read.
+            Model::SpecimenRecordImage
+            | Model::InsectImage
+            | Model::PlantImage
+            | Model::HabitatImage => {}
         }
     }
 }

@@ -22,15 +22,16 @@ pub enum Model {
     CollectingTrip,
     Person,
     SpecimenRecord,
-    /// An image as Wagtail stores it (`images.customimage`): the part every kind of
-    /// image shares. Not listed: the kinds below are.
-    CustomImage,
-    /// The place of an insect, plant or habitat image (`images.baseliveimage`).
-    LiveImage,
+    /// An image (`images.customimage`, one model for every kind since the
+    /// service's 0.16): embedded whole as an order's, family's or species'
+    /// `featured_image`, and listed by Wagtail's own `/api/v2/images/`.
+    Image,
     /// A Wagtail page's title, slug and publication (`wagtailcore.page`).
     Page,
     /// A resized copy of an image (`images.customrendition`), embedded in images.
     Rendition,
+    /// The deprecated typed image lists of the service before 0.16: each a view
+    /// of the images of one `image_type`, in the shape those lists had.
     SpecimenRecordImage,
     InsectImage,
     PlantImage,
@@ -113,10 +114,11 @@ const ORDER: &[Field] = &[
     f("authority", Str),
     f("date_created", Time),
     f("date_modified", Time),
+    n("featured_image", Embed(Model::Image)),
 ];
 
 macro_rules! rank_fields {
-    ($parent:literal, $model:expr) => {
+    ($parent:literal, $model:expr $(, $featured:expr)?) => {
         &[
             f("id", Int),
             f("name", Str),
@@ -125,11 +127,16 @@ macro_rules! rank_fields {
             f("date_created", Time),
             f("date_modified", Time),
             f($parent, Parent($model)),
+            $($featured,)?
         ]
     };
 }
 
-const FAMILY: &[Field] = rank_fields!("order", Model::Order);
+const FAMILY: &[Field] = rank_fields!(
+    "order",
+    Model::Order,
+    n("featured_image", Embed(Model::Image))
+);
 const SUBFAMILY: &[Field] = rank_fields!("family", Model::Family);
 const TRIBE: &[Field] = rank_fields!("subfamily", Model::Subfamily);
 const GENUS: &[Field] = rank_fields!("tribe", Model::Tribe);
@@ -146,6 +153,7 @@ const SPECIES: &[Field] = &[
     f("date_created", Time),
     f("date_modified", Time),
     f("genus", Parent(Model::Genus)),
+    n("featured_image", Embed(Model::Image)),
 ];
 
 const SUBSPECIES: &[Field] = &[
@@ -284,8 +292,16 @@ const SPECIMEN_RECORD: &[Field] = &[
     f("date_modified", Time),
 ];
 
-const CUSTOM_IMAGE: &[Field] = &[
+/// An image in the one model of the service since 0.16, as a `featured_image`
+/// shows it: id, the six renditions, then every column of the image's row.
+const IMAGE: &[Field] = &[
     f("id", Int),
+    n("x_large", Embed(Model::Rendition)),
+    n("large", Embed(Model::Rendition)),
+    n("medium", Embed(Model::Rendition)),
+    n("small", Embed(Model::Rendition)),
+    n("x_small", Embed(Model::Rendition)),
+    n("thumbnail", Embed(Model::Rendition)),
     f("date_created", Time),
     f("date_modified", Time),
     f("title", Str),
@@ -303,12 +319,30 @@ const CUSTOM_IMAGE: &[Field] = &[
     f("alt_text", Str),
     f("date", Date),
     f("notes", Str),
+    f("image_type", Str),
+    f("position", Str),
+    f("sex", Str),
+    f("stage", Str),
+    f("status", Str),
+    f("scientific_name", Str),
+    f("common_name", Str),
     f("collection", Int),
     n("uploaded_by_user", Int),
+    n("country", RefId(Model::Country)),
+    n("state", RefId(Model::State)),
+    n("county", RefId(Model::County)),
+    n("locality", RefId(Model::Locality)),
+    n("gps", RefId(Model::Gps)),
+    n("collecting_trip", RefId(Model::CollectingTrip)),
+    n("specimen_record", RefId(Model::SpecimenRecord)),
+    n("species", RefId(Model::Species)),
+    n("species_page", RefId(Model::SpeciesPage)),
+    f("plant_species_page", RefIds(Model::SpeciesPage)),
+    f("habitat_species_page", RefIds(Model::SpeciesPage)),
 ];
 
-/// The fields every kind of image copies from its [`Model::CustomImage`] part, in
-/// the order the items show them (`collection` and `uploaded_by_user` come later).
+/// The fields every typed image list copies from the image, in the order the
+/// items show them (`collection` and `uploaded_by_user` come later).
 pub const IMAGE_FIELDS: [&str; 17] = [
     "date_created",
     "date_modified",
@@ -329,16 +363,6 @@ pub const IMAGE_FIELDS: [&str; 17] = [
     "notes",
 ];
 
-const LIVE_IMAGE: &[Field] = &[
-    f("id", Int),
-    n("country", RefId(Model::Country)),
-    n("state", RefId(Model::State)),
-    n("county", RefId(Model::County)),
-    n("locality", RefId(Model::Locality)),
-    n("gps", RefId(Model::Gps)),
-    n("collecting_trip", RefId(Model::CollectingTrip)),
-];
-
 const PAGE: &[Field] = &[
     f("id", Int),
     f("title", Str),
@@ -357,7 +381,7 @@ const RENDITION: &[Field] = &[
     f("width", Int),
     f("height", Int),
     f("focal_point_key", Str),
-    f("image", RefId(Model::CustomImage)),
+    f("image", RefId(Model::Image)),
 ];
 
 /// The six renditions every image item embeds: its key, and the filter that made
@@ -429,7 +453,7 @@ macro_rules! image_fields {
 const SPECIMEN_RECORD_IMAGE: &[Field] = image_fields!(
     [],
     [f("position", Str)],
-    [f("usi", RefId(Model::SpecimenRecord))]
+    [n("usi", RefId(Model::SpecimenRecord))]
 );
 
 const INSECT_IMAGE: &[Field] = image_fields!(
@@ -483,8 +507,12 @@ const SPECIES_PAGE: &[Field] = &[
 ];
 
 impl Model {
-    /// Every model, in an order where a model comes after everything it embeds.
-    pub const ALL: [Model; 24] = [
+    /// Every model, in an order where a model comes after everything it embeds
+    /// (an image before the taxa that feature it). A model may refer by id to
+    /// one that comes later: ids are known before any table is built.
+    pub const ALL: [Model; 23] = [
+        Model::Rendition,
+        Model::Image,
         Model::Order,
         Model::Family,
         Model::Subfamily,
@@ -500,10 +528,7 @@ impl Model {
         Model::Person,
         Model::CollectingTrip,
         Model::SpecimenRecord,
-        Model::CustomImage,
-        Model::LiveImage,
         Model::Page,
-        Model::Rendition,
         Model::SpeciesPage,
         Model::SpecimenRecordImage,
         Model::InsectImage,
@@ -545,8 +570,7 @@ impl Model {
             Model::CollectingTrip => "geography.collectingtrip",
             Model::Person => "specimens.person",
             Model::SpecimenRecord => "specimens.specimenrecord",
-            Model::CustomImage => "images.customimage",
-            Model::LiveImage => "images.baseliveimage",
+            Model::Image => "images.customimage",
             Model::Page => "wagtailcore.page",
             Model::Rendition => "images.customrendition",
             Model::SpecimenRecordImage => "images.specimenrecordimage",
@@ -579,8 +603,7 @@ impl Model {
             Model::CollectingTrip => "CollectingTrip",
             Model::Person => "Person",
             Model::SpecimenRecord => "SpecimenRecord",
-            Model::CustomImage => "CustomImage",
-            Model::LiveImage => "BaseLiveImage",
+            Model::Image => "CustomImage",
             Model::Page => "Page",
             Model::Rendition => "CustomRendition",
             Model::SpecimenRecordImage => "SpecimenRecordImage",
@@ -609,8 +632,7 @@ impl Model {
             Model::CollectingTrip => "collecting-trips",
             Model::Person => "people",
             Model::SpecimenRecord => "specimen-records",
-            Model::CustomImage => "custom-images",
-            Model::LiveImage => "live-images",
+            Model::Image => "images",
             Model::Page => "pages",
             Model::Rendition => "renditions",
             Model::SpecimenRecordImage => "specimen-record-images",
@@ -621,13 +643,34 @@ impl Model {
         }
     }
 
-    /// Whether the API lists the model. The parts images and pages are stored in
-    /// (and renditions, which images embed) are not listed.
+    /// Whether the API lists the model as one of its own lists. Pages and
+    /// renditions are parts of other items; images are listed by Wagtail's own
+    /// endpoint, in its shape (`query::images`).
     pub fn listed(self) -> bool {
+        !matches!(self, Model::Image | Model::Page | Model::Rendition)
+    }
+
+    /// Whether the model's records are stored in a snapshot; the typed image
+    /// lists are derived from the images when a view is built.
+    pub fn stored(self) -> bool {
         !matches!(
             self,
-            Model::CustomImage | Model::LiveImage | Model::Page | Model::Rendition
+            Model::SpecimenRecordImage
+                | Model::InsectImage
+                | Model::PlantImage
+                | Model::HabitatImage
         )
+    }
+
+    /// The `image_type` of the images a typed image list shows.
+    pub fn image_type(self) -> Option<&'static str> {
+        match self {
+            Model::SpecimenRecordImage => Some("specimen"),
+            Model::InsectImage => Some("insect"),
+            Model::PlantImage => Some("plant"),
+            Model::HabitatImage => Some("habitat"),
+            _ => None,
+        }
     }
 
     /// Whether `?field=value` filters the model's list. The existing service's
@@ -644,12 +687,15 @@ impl Model {
         )
     }
 
-    /// Whether the model's items hold media URLs (their own files, or embedded
-    /// renditions'), which depend on the request.
+    /// Whether the model's items hold media URLs (their own files, or those of
+    /// a record they embed, however deep), which depend on the request.
     pub fn has_media(self) -> bool {
-        self.fields()
-            .iter()
-            .any(|f| matches!(f.ty, Type::MediaFile | Type::Embed(Model::Rendition)))
+        self.fields().iter().any(|f| match f.ty {
+            Type::MediaFile => true,
+            Type::Embed(m) | Type::EmbedMany(m) | Type::Parent(m) => m.has_media(),
+            Type::Taxon => Model::RANKS.iter().any(|m| m.has_media()),
+            _ => false,
+        })
     }
 
     /// Whether the model has a nested list: a model with a parent.
@@ -684,8 +730,7 @@ impl Model {
             Model::CollectingTrip => COLLECTING_TRIP,
             Model::Person => PERSON,
             Model::SpecimenRecord => SPECIMEN_RECORD,
-            Model::CustomImage => CUSTOM_IMAGE,
-            Model::LiveImage => LIVE_IMAGE,
+            Model::Image => IMAGE,
             Model::Page => PAGE,
             Model::Rendition => RENDITION,
             Model::SpecimenRecordImage => SPECIMEN_RECORD_IMAGE,
@@ -723,11 +768,7 @@ mod tests {
         for (i, m) in Model::ALL.iter().enumerate() {
             for field in m.fields() {
                 let target = match field.ty {
-                    Type::Parent(t)
-                    | Type::Embed(t)
-                    | Type::EmbedMany(t)
-                    | Type::RefId(t)
-                    | Type::RefIds(t) => t,
+                    Type::Parent(t) | Type::Embed(t) | Type::EmbedMany(t) => t,
                     _ => continue,
                 };
                 let j = Model::ALL.iter().position(|x| *x == target).unwrap();

@@ -49,7 +49,7 @@ struct Ids {
 impl Ids {
     fn new(c: &Collection, report: &mut Report) -> Ids {
         let mut maps = vec![AHashMap::new(); Model::ALL.len()];
-        for model in Model::ALL {
+        for model in Model::ALL.into_iter().filter(|m| m.stored()) {
             let ids = c.ids(model);
             let mut map = AHashMap::with_capacity(ids.len());
             for (pos, id) in ids.into_iter().enumerate() {
@@ -171,6 +171,7 @@ pub fn check(c: &Collection) -> Report {
             k.reference(model, r.id, field, target, r.parent);
         }
     }
+    featured(&mut k, c);
     for r in &c.species {
         k.reference(Model::Species, r.id, "genus", Model::Genus, Some(r.parent));
     }
@@ -231,29 +232,89 @@ pub fn check(c: &Collection) -> Report {
     for r in &c.specimen_records {
         specimen(&mut k, r);
     }
+    unique_usi(&mut k, c);
     images_and_pages(&mut k, c);
     k.report
 }
 
-/// Images and species pages: each kind of image extends an image (an insect,
-/// plant or habitat image also its live part), a species page extends a page,
-/// and every reference resolves. An image without one of the six renditions is a
-/// warning: its item shows null there.
-fn images_and_pages(k: &mut Checker, c: &Collection) {
-    use Model::*;
-    // Django's multi-table inheritance: the part a record extends, by the same id.
-    let extends = |k: &mut Checker, model: Model, id: i64, part: Model| {
-        if k.ids.get(part, id).is_none() {
+/// The image an order, family or species features exists, and each image is
+/// featured by one record of each of those tables at most (the service's
+/// database holds the link as a unique column).
+fn featured(k: &mut Checker, c: &Collection) {
+    let ranks = [(Model::Order, &c.orders), (Model::Family, &c.families)];
+    let species = c.species.iter().map(|r| (r.id, r.featured_image));
+    let tables = ranks
+        .into_iter()
+        .map(|(m, v)| {
+            (
+                m,
+                v.iter()
+                    .map(|r| (r.id, r.featured_image))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .chain(std::iter::once((Model::Species, species.collect())));
+    for (model, links) in tables {
+        let mut by_image: AHashMap<i64, i64> = AHashMap::new();
+        for (id, image) in links {
+            k.reference(model, id, "featured_image", Model::Image, image);
+            let Some(image) = image else { continue };
+            if let Some(other) = by_image.insert(image, id) {
+                k.report.errors.push(Problem::at(
+                    model,
+                    id,
+                    "featured_image",
+                    format!(
+                        "images.customimage pk={image} is featured by {} pk={other} already",
+                        model.label()
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// Two specimens with one `usi` are an error naming both (the service's
+/// database holds it unique since 0.16; labels and QR codes depend on it).
+fn unique_usi(k: &mut Checker, c: &Collection) {
+    let mut seen: AHashMap<&str, i64> = AHashMap::with_capacity(c.specimen_records.len());
+    for r in &c.specimen_records {
+        if let Some(first) = seen.insert(&r.usi, r.id) {
+            seen.insert(&r.usi, first);
             k.report.errors.push(Problem::at(
-                model,
-                id,
-                "pk",
-                format!("extends {} pk={id}, which does not exist", part.label()),
+                Model::SpecimenRecord,
+                r.id,
+                "usi",
+                format!(
+                    "{:?} is the usi of specimens.specimenrecord pk={first} too",
+                    r.usi
+                ),
             ));
         }
-    };
-    for r in &c.live_images {
-        extends(k, LiveImage, r.id, CustomImage);
+    }
+}
+
+/// The kinds an image can be.
+pub const IMAGE_TYPES: &[&str] = &["specimen", "insect", "plant", "habitat"];
+
+/// Images and species pages: an image is of a known kind and every reference
+/// resolves, a species page extends a page. An image without one of the six
+/// renditions is a warning: its items show null there.
+fn images_and_pages(k: &mut Checker, c: &Collection) {
+    use Model::*;
+    for r in &c.images {
+        if !IMAGE_TYPES.contains(&r.image_type.as_str()) {
+            k.report.errors.push(Problem::at(
+                Image,
+                r.id,
+                "image_type",
+                format!(
+                    "{:?} is not one of the kinds ({})",
+                    r.image_type,
+                    IMAGE_TYPES.join(", ")
+                ),
+            ));
+        }
         for (field, target, id) in [
             ("country", Country, r.country),
             ("state", State, r.state),
@@ -261,73 +322,49 @@ fn images_and_pages(k: &mut Checker, c: &Collection) {
             ("locality", Locality, r.locality),
             ("gps", Gps, r.gps),
             ("collecting_trip", CollectingTrip, r.collecting_trip),
+            ("specimen_record", SpecimenRecord, r.specimen_record),
+            ("species", Species, r.species),
+            ("species_page", SpeciesPage, r.species_page),
         ] {
-            k.reference(LiveImage, r.id, field, target, id);
+            k.reference(Image, r.id, field, target, id);
+        }
+        for (field, pages) in [
+            ("plant_species_page", &r.plant_species_page),
+            ("habitat_species_page", &r.habitat_species_page),
+        ] {
+            for &page in pages {
+                k.reference(Image, r.id, field, SpeciesPage, Some(page));
+            }
         }
     }
     for r in &c.renditions {
-        k.reference(Rendition, r.id, "image", CustomImage, Some(r.image));
+        k.reference(Rendition, r.id, "image", Image, Some(r.image));
     }
     for r in &c.species_pages {
-        extends(k, SpeciesPage, r.id, Page);
-        k.reference(SpeciesPage, r.id, "species", Species, r.species);
-    }
-    for r in &c.specimen_record_images {
-        extends(k, SpecimenRecordImage, r.id, CustomImage);
-        k.reference(
-            SpecimenRecordImage,
-            r.id,
-            "usi",
-            SpecimenRecord,
-            Some(r.usi),
-        );
-    }
-    for r in &c.insect_images {
-        extends(k, InsectImage, r.id, LiveImage);
-        k.reference(InsectImage, r.id, "species", Species, r.species);
-        k.reference(
-            InsectImage,
-            r.id,
-            "species_page",
-            SpeciesPage,
-            r.species_page,
-        );
-    }
-    let pages = |k: &mut Checker, model, id, list: &[i64]| {
-        for &page in list {
-            k.reference(model, id, "species_page", SpeciesPage, Some(page));
+        if k.ids.get(Page, r.id).is_none() {
+            k.report.errors.push(Problem::at(
+                SpeciesPage,
+                r.id,
+                "pk",
+                format!("extends {} pk={}, which does not exist", Page.label(), r.id),
+            ));
         }
-    };
-    for r in &c.plant_images {
-        extends(k, PlantImage, r.id, LiveImage);
-        pages(k, PlantImage, r.id, &r.species_page);
-    }
-    for r in &c.habitat_images {
-        extends(k, HabitatImage, r.id, LiveImage);
-        pages(k, HabitatImage, r.id, &r.species_page);
+        k.reference(SpeciesPage, r.id, "species", Species, r.species);
     }
     let mut made: AHashMap<i64, Vec<&str>> = AHashMap::new();
     for r in &c.renditions {
         made.entry(r.image).or_default().push(&r.filter_spec);
     }
-    let served = [
-        (SpecimenRecordImage, c.ids(SpecimenRecordImage)),
-        (InsectImage, c.ids(InsectImage)),
-        (PlantImage, c.ids(PlantImage)),
-        (HabitatImage, c.ids(HabitatImage)),
-    ];
-    for (model, ids) in served {
-        for id in ids {
-            let specs = made.get(&id).map(Vec::as_slice).unwrap_or_default();
-            for (key, spec) in RENDITIONS {
-                if !specs.contains(&spec) {
-                    k.warn(
-                        model,
-                        id,
-                        key,
-                        format!("the image has no {spec} rendition: its {key} is null"),
-                    );
-                }
+    for id in c.ids(Image) {
+        let specs = made.get(&id).map(Vec::as_slice).unwrap_or_default();
+        for (key, spec) in RENDITIONS {
+            if !specs.contains(&spec) {
+                k.warn(
+                    Image,
+                    id,
+                    key,
+                    format!("the image has no {spec} rendition: its {key} is null"),
+                );
             }
         }
     }

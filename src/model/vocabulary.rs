@@ -18,6 +18,8 @@ pub const METHODS: &[&str] = &[
     "Trap",
     "UV trap",
     "Light",
+    "LED light",
+    "LED light sheet",
     "MV light",
     "MV light sheet",
     "UV light",

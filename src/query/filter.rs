@@ -261,6 +261,9 @@ pub fn fields(model: Model, params: &Params) -> Result<Filter, ApiError> {
                     time::parse_timestamp(value).ok_or_else(|| invalid("a timestamp"))?,
                 ),
             },
+            // The service (0.16 on) accepts `featured_image=<id>` as naming a
+            // field, and answers the whole list.
+            Type::Embed(Model::Image) => continue,
             Type::Embed(_) | Type::EmbedMany(_) | Type::Taxon | Type::RefIds(_) => {
                 return Err(ApiError::bad_request(format!(
                     "field filter error. {name} holds embedded records and cannot be filtered on"

@@ -8,6 +8,7 @@ pub mod facets;
 pub mod filter;
 pub mod form;
 pub mod geojson;
+pub mod images;
 pub mod params;
 pub mod plan;
 pub mod projection;

@@ -512,7 +512,7 @@ impl RecordPlan {
 
 /// A non-negative count (`limit`, `offset`, `facet_size`) as Python's `int()`
 /// reads it (whitespace and a sign allowed), or `default` when absent.
-fn count(params: &Params, name: &str, default: usize) -> Result<usize, ApiError> {
+pub(super) fn count(params: &Params, name: &str, default: usize) -> Result<usize, ApiError> {
     let Some(v) = params.get(name) else {
         return Ok(default);
     };
@@ -526,7 +526,7 @@ fn count(params: &Params, name: &str, default: usize) -> Result<usize, ApiError>
 }
 
 /// `search_operator`: `and` (the default: every term must occur) or `or`.
-fn search_any(params: &Params) -> Result<bool, ApiError> {
+pub(super) fn search_any(params: &Params) -> Result<bool, ApiError> {
     match params.get("search_operator") {
         None | Some("and") => Ok(false),
         Some("or") => Ok(true),
@@ -576,7 +576,7 @@ fn list_format(endpoint: Endpoint, params: &Params) -> Result<Format, ApiError> 
 }
 
 /// The `format` of a record request: only `json`.
-fn check_record_format(params: &Params) -> Result<(), ApiError> {
+pub(super) fn check_record_format(params: &Params) -> Result<(), ApiError> {
     match params.get("format") {
         None | Some("json") => Ok(()),
         Some("geojson") => Err(ApiError::bad_request(

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
 
-use crate::model::endpoint::{ARCHIVE_PATH, OPENAPI_PATH};
+use crate::model::endpoint::{ARCHIVE_PATH, IMAGES_PATH, OPENAPI_PATH};
 use crate::model::Endpoint;
 use crate::view::View;
 
@@ -21,6 +21,9 @@ pub enum Route {
     Archive,
     /// The front page, the docs viewer and the pages' files.
     Page,
+    /// Wagtail's own image list, and single images.
+    Images,
+    Image,
     Other,
 }
 
@@ -43,7 +46,9 @@ fn route_index(route: Route) -> usize {
         Route::OpenApi => 2 * n + 3,
         Route::Archive => 2 * n + 4,
         Route::Page => 2 * n + 5,
-        Route::Other => 2 * n + 6,
+        Route::Images => 2 * n + 6,
+        Route::Image => 2 * n + 7,
+        Route::Other => 2 * n + 8,
     }
 }
 
@@ -58,6 +63,8 @@ fn route_label(index: usize) -> String {
         i if i == 2 * n + 3 => OPENAPI_PATH.into(),
         i if i == 2 * n + 4 => ARCHIVE_PATH.into(),
         i if i == 2 * n + 5 => "pages".into(),
+        i if i == 2 * n + 6 => IMAGES_PATH.into(),
+        i if i == 2 * n + 7 => format!("{IMAGES_PATH}{{id}}/"),
         _ => "other".into(),
     }
 }
@@ -84,7 +91,7 @@ pub struct Metrics {
 
 impl Default for Metrics {
     fn default() -> Self {
-        let routes = 2 * Endpoint::all().len() + 7;
+        let routes = 2 * Endpoint::all().len() + 9;
         Metrics {
             requests: (0..routes * (STATUSES.len() + 1))
                 .map(|_| AtomicU64::new(0))

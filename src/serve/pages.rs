@@ -11,7 +11,7 @@ use crate::html::{self, ListPage};
 use crate::model::{Endpoint, Model};
 use crate::query::{ApiError, Params, Plan, RecordPlan};
 
-use super::response::{media_base, media_url, still_fresh, with_media_base, Answer, Request, HTML};
+use super::response::{media_url, still_fresh, with_media_base, Answer, Media, Request, HTML};
 use super::state::{Served, State};
 
 /// The front page.
@@ -81,7 +81,7 @@ pub async fn list(
         shown = shown.with("limit", &html::MAX_ROWS.to_string());
         Plan::parse(endpoint, &counted(endpoint, &shown), limits)
     });
-    let media = endpoint.model.has_media();
+    let media = Media::of(endpoint);
     let base = media_url(&state.settings, request.headers);
     let site = state.settings.site.clone();
     let plan = match plan {
@@ -177,8 +177,7 @@ pub fn record(
         Ok(body) => body,
         Err(e) => return refused(served, &e),
     };
-    let media = endpoint.model.has_media();
-    let base = media.then(|| media_base(&state.settings, request.headers));
+    let base = Media::of(endpoint).base(&state.settings, request.headers);
     let mut items = read_items(body, base.as_deref());
     let (Some(item), Some(pos)) = (
         items.pop(),

@@ -51,9 +51,9 @@ pub struct Answer {
     pub etag: Option<String>,
     /// Whether a content coding may be applied (not to a zip, compressed already).
     pub compressible: bool,
-    /// The body holds media URLs, whose base (`--media-url`, or the request's
-    /// host) goes where the rendered bytes mark it.
-    pub media: bool,
+    /// Where the body's media URLs start, if it holds any: the base goes where
+    /// the rendered bytes mark it.
+    pub media: Media,
     /// The body was not made (a HEAD of an answer that costs work): headers only,
     /// without a length.
     pub unmeasured: bool,
@@ -107,7 +107,7 @@ impl Answer {
             whole: None,
             etag: None,
             compressible: true,
-            media: false,
+            media: Media::None,
             unmeasured: false,
             retry_after: None,
             stream: None,
@@ -161,7 +161,7 @@ impl Answer {
 
     /// Marks an answer about an endpoint whose items hold media URLs.
     pub fn with_media(mut self, endpoint: Endpoint) -> Answer {
-        self.media = endpoint.model.has_media();
+        self.media = Media::of(endpoint);
         self
     }
 
@@ -175,6 +175,14 @@ impl Answer {
 
     /// `{"meta":{"total_count":N},"items":[...]}` around a run of items.
     pub fn page(endpoint: Endpoint, page: Page) -> Answer {
+        let whole = page.whole;
+        let mut a = Answer::items(page);
+        a.whole = whole.then_some(endpoint);
+        a
+    }
+
+    /// [`Answer::page`] for a list that is not one of the endpoints' (Wagtail's images).
+    pub fn items(page: Page) -> Answer {
         let (mut head, tail, content_type) = frame(page.format, page.total, &page.meta);
         let mut a = if head.len() + page.items.len() + tail.len() < COPY_BELOW {
             head.extend_from_slice(&page.items);
@@ -187,7 +195,6 @@ impl Answer {
             a
         };
         a.content_type = content_type;
-        a.whole = page.whole.then_some(endpoint);
         // A shuffled page is another body each time: no tag can name it.
         a.cacheable = !page.shuffled;
         a
@@ -293,11 +300,11 @@ fn negotiated(req: &HeaderMap) -> Coding {
 
 /// Whether the request's `If-None-Match` names the tag a successful answer to it
 /// would carry: then it can be answered 304 without making the answer.
-pub fn still_fresh(settings: &Settings, served: &Served, request: &Request, media: bool) -> bool {
+pub fn still_fresh(settings: &Settings, served: &Served, request: &Request, media: Media) -> bool {
     let Some(header) = request.headers.get(header::IF_NONE_MATCH) else {
         return false;
     };
-    let base = media.then(|| media_base(settings, request.headers));
+    let base = media.base(settings, request.headers);
     let tag = etag(
         settings,
         &served.view,
@@ -377,7 +384,7 @@ pub fn finish(
         HeaderValue::from_static(answer.content_type),
     );
     let mut answer = answer;
-    let base = answer.media.then(|| media_base(settings, req));
+    let base = answer.media.base(settings, req);
     if let Some(base) = &base {
         answer.parts = with_media_base(answer.parts, base.as_bytes());
     }
@@ -557,6 +564,39 @@ fn response(
     r
 }
 
+/// Where the media URLs of an answer start, if it holds any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Media {
+    None,
+    /// As the service's own lists build them: [`media_url`].
+    FromHost,
+    /// As Wagtail's own endpoints write them (`/api/v2/images/`'s
+    /// `download_url`): `--media-url`, else `/media/`, whatever the Host.
+    Configured,
+}
+
+impl Media {
+    /// What the items of an endpoint hold.
+    pub fn of(endpoint: Endpoint) -> Media {
+        match endpoint.model.has_media() {
+            true => Media::FromHost,
+            false => Media::None,
+        }
+    }
+
+    /// The base, as JSON string content, to go where the rendered bytes mark it.
+    pub(super) fn base(self, settings: &Settings, req: &HeaderMap) -> Option<String> {
+        match self {
+            Media::None => None,
+            Media::FromHost => Some(media_base(settings, req)),
+            Media::Configured => {
+                let url = settings.media_url.as_deref().unwrap_or("/media/");
+                Some(json_content(url))
+            }
+        }
+    }
+}
+
 /// Where media URLs start: `--media-url`, else `http://<Host>/media/` as the
 /// existing service built it from the request (`/media/` when a request names no
 /// host).
@@ -572,9 +612,13 @@ pub(super) fn media_url(settings: &Settings, req: &HeaderMap) -> String {
 
 /// [`media_url`] as JSON string content, to go where the rendered bytes mark it.
 pub(super) fn media_base(settings: &Settings, req: &HeaderMap) -> String {
-    let base = media_url(settings, req);
-    let mut quoted = Vec::with_capacity(base.len() + 2);
-    write_str(&mut quoted, &base);
+    json_content(&media_url(settings, req))
+}
+
+/// A string as it stands between a JSON string's quotes.
+fn json_content(s: &str) -> String {
+    let mut quoted = Vec::with_capacity(s.len() + 2);
+    write_str(&mut quoted, s);
     String::from_utf8_lossy(&quoted[1..quoted.len() - 1]).into_owned()
 }
 

@@ -14,6 +14,7 @@ use warp::{Filter, Rejection};
 
 use crate::export::dwca::Archive;
 use crate::model::Endpoint;
+use crate::query::images::{ImagePlan, ImagesPlan};
 use crate::query::plan::Selected;
 use crate::query::{ApiError, Page, Params, Plan, RecordPlan};
 
@@ -21,7 +22,7 @@ use super::assets;
 use super::metrics::Route;
 use super::negotiate::{self, Representation};
 use super::pages;
-use super::response::{finish, still_fresh, Answer, Request, Response, ALLOW};
+use super::response::{finish, still_fresh, Answer, Media, Request, Response, ALLOW};
 use super::state::{Served, State, COMPRESS_BELOW};
 
 /// What a request asks for, as the filters decide it.
@@ -29,8 +30,11 @@ use super::state::{Served, State, COMPRESS_BELOW};
 enum Target {
     List(Endpoint),
     Record(Endpoint, String),
+    /// Wagtail's own image list, and one image.
+    Images,
+    Image(String),
     /// A list or record path without its trailing slash: redirected.
-    Unslashed(Endpoint),
+    Unslashed(Route),
     /// `/` and `/api/v2/`: the front page, for people.
     Home,
     /// The API docs viewer.
@@ -62,8 +66,11 @@ impl Target {
     /// How metrics count the request.
     fn route(&self) -> Route {
         match self {
-            Target::List(e) | Target::Unslashed(e) => Route::List(*e),
+            Target::List(e) => Route::List(*e),
             Target::Record(e, _) => Route::Record(*e),
+            Target::Images => Route::Images,
+            Target::Image(_) => Route::Image,
+            Target::Unslashed(route) => *route,
             Target::Home | Target::Docs | Target::Asset => Route::Page,
             Target::Health => Route::Health,
             Target::Ready => Route::Ready,
@@ -188,18 +195,39 @@ fn targets() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
         .and(slashed())
         .map(|Segment(e), slashed| match slashed {
             true => Target::List(e),
-            false => Target::Unslashed(e),
+            false => Target::Unslashed(Route::List(e)),
         });
     let records = warp::path!("api" / "v2" / Segment / String)
         .and(slashed())
         .map(|Segment(e), id, slashed| match slashed {
             true => Target::Record(e, id),
-            false => Target::Unslashed(e),
+            false => Target::Unslashed(Route::Record(e)),
         });
+    let images = warp::path!("api" / "v2" / "images")
+        .and(slashed())
+        .map(|slashed| match slashed {
+            true => Target::Images,
+            false => Target::Unslashed(Route::Images),
+        })
+        .or(warp::path!("api" / "v2" / "images" / String)
+            .and(slashed())
+            .map(|id, slashed| match slashed {
+                true => Target::Image(id),
+                false => Target::Unslashed(Route::Image),
+            }))
+        .unify();
     let read = method(Method::GET).or(method(Method::HEAD)).unify();
     method(Method::OPTIONS)
         .map(|| Target::Preflight)
-        .or(read.and(operations.or(lists).unify().or(records).unify()))
+        .or(read.and(
+            operations
+                .or(images)
+                .unify()
+                .or(lists)
+                .unify()
+                .or(records)
+                .unify(),
+        ))
         .unify()
         .or(read_only())
         .unify()
@@ -335,7 +363,7 @@ async fn answer(
                 Ok(plan) => plan,
                 Err(e) => return Answer::error(&e),
             };
-            let media = endpoint.model.has_media();
+            let media = Media::of(endpoint);
             // The tag depends on the request, not on the body: a revalidation, or a
             // HEAD of an answer that costs work, is answered without making it.
             let fresh = plan.cacheable() && still_fresh(&state.settings, served, request, media);
@@ -366,6 +394,18 @@ async fn answer(
                 None => Answer::busy(),
             }
         }
+        Target::Images => images(state, served, request).await,
+        Target::Image(id) => match Params::parse(raw).and_then(|p| ImagePlan::parse(&id, &p)) {
+            Ok(plan) => match plan.run(view) {
+                Ok(body) => {
+                    let mut a = Answer::json(200, body);
+                    a.media = Media::Configured;
+                    a
+                }
+                Err(e) => Answer::error(&e),
+            },
+            Err(e) => Answer::error(&e),
+        },
         Target::Record(endpoint, id) => {
             let plan = match Params::parse(raw)
                 .and_then(|params| RecordPlan::parse(endpoint, &id, &params))
@@ -377,6 +417,42 @@ async fn answer(
                 .map(|body| Answer::json(200, body).with_media(endpoint))
                 .unwrap_or_else(|e| Answer::error(&e))
         }
+    }
+}
+
+/// Wagtail's image list: a run of the images rendered once on the async
+/// workers; any other selection written on the threads for expensive answers.
+async fn images(state: &Arc<State>, served: &Arc<Served>, request: &Request<'_>) -> Answer {
+    let plan = match Params::parse(request.raw_query)
+        .and_then(|params| ImagesPlan::parse(&params, &state.settings.limits))
+    {
+        Ok(plan) => plan,
+        Err(e) => return Answer::error(&e),
+    };
+    let media = Media::Configured;
+    if plan.cacheable() && still_fresh(&state.settings, served, request, media) {
+        let mut a = Answer::unmade("application/json");
+        a.media = media;
+        return a;
+    }
+    let page = match plan.is_a_slice() {
+        true => Some(plan.run(&served.view)),
+        false => {
+            state
+                .metrics
+                .worked_answers
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let made = served.clone();
+            state.work.run(move || plan.run(&made.view)).await
+        }
+    };
+    match page {
+        Some(page) => {
+            let mut a = Answer::items(page);
+            a.media = media;
+            a
+        }
+        None => Answer::busy(),
     }
 }
 

@@ -22,7 +22,7 @@ use super::codec;
 use crate::model::records::Collection;
 
 pub const MAGIC: &[u8; 8] = b"CATSNAP\0";
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 pub const HEADER_LEN: usize = 60;
 
 /// What the header says about a snapshot.

@@ -110,6 +110,7 @@ impl Ints {
 #[derive(Debug)]
 pub enum RefModels {
     One(Model),
+    /// Per row, the position of its rank in `Model::RANKS`.
     Each(Vec<u8>),
 }
 
@@ -253,7 +254,10 @@ impl Column {
             (Column::Ref { models, positions }, OwnedValue::Ref(m, p)) => {
                 match models {
                     RefModels::One(one) if one == m => {}
-                    RefModels::Each(each) if Model::RANKS.contains(m) => each.push(m.index() as u8),
+                    RefModels::Each(each) if Model::RANKS.contains(m) => {
+                        let rank = Model::RANKS.iter().position(|r| r == m);
+                        each.push(rank.unwrap_or_default() as u8)
+                    }
                     _ => return Err("a reference to another model"),
                 }
                 positions.push(*p)
@@ -455,7 +459,7 @@ impl RefModels {
     fn at(&self, pos: usize) -> Model {
         match self {
             RefModels::One(m) => *m,
-            RefModels::Each(each) => Model::ALL[each[pos] as usize],
+            RefModels::Each(each) => Model::RANKS[each[pos] as usize],
         }
     }
 }

@@ -19,6 +19,7 @@ use crate::model::{Endpoint, Model};
 use crate::snapshot::{self, Header, SnapshotError};
 
 pub mod column;
+pub mod image_api;
 pub mod index;
 pub mod order;
 pub mod points;
@@ -59,6 +60,8 @@ pub struct View {
     pub last_modified: String,
     /// The points of GPS and specimen records, for GeoJSON answers and the archive.
     pub points: Points,
+    /// Wagtail's own image items (`/api/v2/images/`).
+    pub images: image_api::ImageApi,
 }
 
 impl View {
@@ -91,7 +94,19 @@ impl View {
         // Tables find records by binary search on ascending ids; a snapshot
         // written by `build` is in that order already (and sorting it is a pass).
         collection.canonicalise();
+        let site = std::mem::take(&mut collection.site);
+        let tags: Vec<Box<[Box<str>]>> = collection
+            .images
+            .iter_mut()
+            .map(|i| {
+                std::mem::take(&mut i.tags)
+                    .into_iter()
+                    .map(Into::into)
+                    .collect()
+            })
+            .collect();
         let tables = rows::tables(collection);
+        let images = image_api::ImageApi::new(&tables[Model::Image.index()], tags, site);
         let (plain, nested) = render::render_all(&tables).into_lists();
         let points = Points::locate(&tables);
         Ok(View {
@@ -102,6 +117,7 @@ impl View {
             build_time: started.elapsed(),
             last_modified,
             points,
+            images,
         })
     }
 

@@ -23,6 +23,14 @@ pub struct List {
 }
 
 impl List {
+    /// A list of items written one after another, comma-separated, ending where `ends` say.
+    pub(super) fn new(bytes: Vec<u8>, ends: Vec<u64>) -> List {
+        List {
+            bytes: Bytes::from(bytes),
+            ends,
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.ends.len()
     }

@@ -2,7 +2,7 @@
 //! of the model's table, in table order, with references turned into positions
 //! and the derived fields computed.
 
-use ahash::AHashMap;
+use ahash::{AHashMap, AHashSet};
 
 use crate::model::records::{self, Collection};
 use crate::model::schema::{IMAGE_FIELDS, RENDITIONS};
@@ -15,10 +15,18 @@ use super::value::{OwnedValue, Row, Value};
 /// validation has every target, so a miss is a bug, and panics.
 struct Builder {
     tables: Vec<Option<Table>>,
+    /// Each stored model's ids, ascending (a table's rows are in that order): a
+    /// reference's position is found here, so a model may refer to one built
+    /// after it (an image to the species that features it).
+    ids: Vec<Vec<i64>>,
     /// Each image's renditions by image id, in `RENDITIONS` order.
     renditions: AHashMap<i64, [Option<u32>; 6]>,
     /// Each species' subspecies by the species' position, by name then id.
     subspecies: AHashMap<u32, Vec<u32>>,
+    /// The images a family features, and those a species features: what the
+    /// typed insect list's `featured_family` and `featured_species` say.
+    featured_by_family: AHashSet<i64>,
+    featured_by_species: AHashSet<i64>,
 }
 
 impl Builder {
@@ -29,9 +37,9 @@ impl Builder {
     }
 
     fn pos(&self, model: Model, id: i64) -> u32 {
-        self.table(model)
-            .position(id)
-            .expect("validation checked every reference")
+        self.ids[model.index()]
+            .binary_search(&id)
+            .expect("validation checked every reference") as u32
     }
 
     fn reference(&self, model: Model, id: i64) -> OwnedValue {
@@ -95,7 +103,7 @@ impl Builder {
                 continue;
             };
             let image = match table.get(pos, image_field) {
-                Value::Ref(m, p) => self.table(m).id(p),
+                Value::Ref(m, p) => self.ids[m.index()][p as usize],
                 _ => continue,
             };
             // Rows are in id order: the first one seen is the lowest id.
@@ -122,6 +130,25 @@ impl Builder {
         self.subspecies = of;
     }
 
+    /// Notes which images the families and species feature, once their tables
+    /// are built.
+    fn index_featured(&mut self) {
+        let featured = |b: &Builder, model: Model| -> AHashSet<i64> {
+            let table = b.table(model);
+            let f = model
+                .field_index("featured_image")
+                .expect("a featured image");
+            (0..table.len())
+                .filter_map(|pos| match table.get(pos, f) {
+                    Value::Ref(m, p) => Some(b.ids[m.index()][p as usize]),
+                    _ => None,
+                })
+                .collect()
+        };
+        self.featured_by_family = featured(self, Model::Family);
+        self.featured_by_species = featured(self, Model::Species);
+    }
+
     fn put(&mut self, model: Model, table: Table) {
         self.tables[model.index()] = Some(table);
     }
@@ -141,6 +168,7 @@ impl Builder {
 
 fn rank_rows(b: &Builder, records: Vec<records::Rank>, model: Model) -> Table {
     let parent = model.parent().map(|(_, m)| m);
+    let featured = model.field_index("featured_image").is_some();
     let rows = records.into_iter().map(|r| {
         let mut v = vec![
             OwnedValue::Int(r.id),
@@ -153,6 +181,9 @@ fn rank_rows(b: &Builder, records: Vec<records::Rank>, model: Model) -> Table {
         if let (Some(model), Some(id)) = (parent, r.parent) {
             v.push(b.reference(model, id));
         }
+        if featured {
+            v.push(b.opt_ref(Model::Image, r.featured_image));
+        }
         v
     });
     Table::new(model, rows)
@@ -160,6 +191,7 @@ fn rank_rows(b: &Builder, records: Vec<records::Rank>, model: Model) -> Table {
 
 fn species_rows(b: &Builder, records: Vec<records::Species>, model: Model) -> Table {
     let (_, parent) = model.parent().expect("a species rank has a parent");
+    let featured = model.field_index("featured_image").is_some();
     let rows = records.into_iter().map(|r| {
         let p = b.pos(parent, r.parent);
         // binomial = genus name + name; trinomial = species binomial + name.
@@ -168,7 +200,7 @@ fn species_rows(b: &Builder, records: Vec<records::Species>, model: Model) -> Ta
             _ => b.str_field(parent, p, "binomial"),
         };
         let full = OwnedValue::Str(format!("{stem} {}", r.name).into());
-        vec![
+        let mut v = vec![
             OwnedValue::Int(r.id),
             OwnedValue::own(r.name),
             full,
@@ -180,7 +212,11 @@ fn species_rows(b: &Builder, records: Vec<records::Species>, model: Model) -> Ta
             OwnedValue::Time(r.date_created),
             OwnedValue::Time(r.date_modified),
             OwnedValue::Ref(parent, p),
-        ]
+        ];
+        if featured {
+            v.push(b.opt_ref(Model::Image, r.featured_image));
+        }
+        v
     });
     Table::new(model, rows)
 }
@@ -189,6 +225,10 @@ fn species_rows(b: &Builder, records: Vec<records::Species>, model: Model) -> Ta
 /// after every model it refers to), turning references into positions and
 /// computing the derived fields; then indexes each table.
 pub fn tables(c: Collection) -> Vec<Table> {
+    let mut ids = vec![Vec::new(); Model::ALL.len()];
+    for model in Model::ALL {
+        ids[model.index()] = c.ids(model);
+    }
     let Collection {
         orders,
         families,
@@ -205,21 +245,26 @@ pub fn tables(c: Collection) -> Vec<Table> {
         collecting_trips,
         people,
         specimen_records,
-        custom_images,
-        live_images,
+        images,
         pages,
         renditions,
-        specimen_record_images,
-        insect_images,
-        plant_images,
-        habitat_images,
         species_pages,
+        site: _,
     } = c;
     let mut b = Builder {
         tables: (0..Model::ALL.len()).map(|_| None).collect(),
+        ids,
         renditions: AHashMap::new(),
         subspecies: AHashMap::new(),
+        featured_by_family: AHashSet::new(),
+        featured_by_species: AHashSet::new(),
     };
+    b.put(
+        Model::Rendition,
+        rows(&b, Model::Rendition, renditions, rendition_row),
+    );
+    b.index_renditions();
+    b.put(Model::Image, rows(&b, Model::Image, images, image_row));
     b.put(Model::Order, rank_rows(&b, orders, Model::Order));
     b.put(Model::Family, rank_rows(&b, families, Model::Family));
     b.put(
@@ -233,6 +278,7 @@ pub fn tables(c: Collection) -> Vec<Table> {
         Model::Subspecies,
         species_rows(&b, subspecies, Model::Subspecies),
     );
+    b.index_featured();
     b.put(
         Model::Country,
         Table::new(Model::Country, countries.into_iter().map(country_row)),
@@ -257,51 +303,32 @@ pub fn tables(c: Collection) -> Vec<Table> {
         rows(&b, Model::SpecimenRecord, specimen_records, specimen_row),
     );
     b.put(
-        Model::CustomImage,
-        Table::new(
-            Model::CustomImage,
-            custom_images.into_iter().map(custom_image_row),
-        ),
-    );
-    b.put(
-        Model::LiveImage,
-        rows(&b, Model::LiveImage, live_images, live_image_row),
-    );
-    b.put(
         Model::Page,
         Table::new(Model::Page, pages.into_iter().map(page_row)),
     );
-    b.put(
-        Model::Rendition,
-        rows(&b, Model::Rendition, renditions, rendition_row),
-    );
-    b.index_renditions();
     b.index_subspecies();
     b.put(
         Model::SpeciesPage,
         rows(&b, Model::SpeciesPage, species_pages, species_page_row),
     );
-    b.put(
+    for model in [
         Model::SpecimenRecordImage,
-        rows(
-            &b,
-            Model::SpecimenRecordImage,
-            specimen_record_images,
-            specimen_record_image_row,
-        ),
-    );
-    b.put(
         Model::InsectImage,
-        rows(&b, Model::InsectImage, insect_images, insect_image_row),
-    );
-    b.put(
         Model::PlantImage,
-        rows(&b, Model::PlantImage, plant_images, plant_image_row),
-    );
-    b.put(
         Model::HabitatImage,
-        rows(&b, Model::HabitatImage, habitat_images, habitat_image_row),
-    );
+    ] {
+        let images = b.table(Model::Image);
+        let kind = Model::Image.field_index("image_type").expect("a kind");
+        let of_kind: Vec<u32> = (0..images.len())
+            .filter(|&pos| images.get(pos, kind).as_str() == model.image_type())
+            .map(|pos| pos as u32)
+            .collect();
+        let rows = of_kind
+            .into_iter()
+            .map(|pos| typed_image_row(&b, model, pos));
+        let table = Table::new(model, rows);
+        b.put(model, table);
+    }
     b.finish()
 }
 
@@ -375,7 +402,7 @@ fn gps_row(b: &Builder, r: records::Gps) -> Row {
 
 fn person_row(r: records::Person) -> Row {
     let (mi, sx) = (r.middle_initial.as_deref(), r.suffix.as_deref());
-    let collector_name = derived::collector_name(&r.first_name, &r.last_name, sx);
+    let collector_name = derived::collector_name(&r.first_name, mi, &r.last_name, sx);
     let full_name = derived::person_full_name(&r.first_name, mi, &r.last_name, sx);
     vec![
         OwnedValue::Int(r.id),
@@ -496,9 +523,14 @@ fn specimen_row(b: &Builder, r: records::SpecimenRecord) -> Row {
     ]
 }
 
-fn custom_image_row(r: records::CustomImage) -> Row {
-    vec![
-        OwnedValue::Int(r.id),
+/// An image as a `featured_image` shows it: its renditions, then its row.
+fn image_row(b: &Builder, r: records::Image) -> Row {
+    let renditions = b.renditions.get(&r.id).copied().unwrap_or_default();
+    let mut v = vec![OwnedValue::Int(r.id)];
+    v.extend(
+        renditions.map(|r| r.map_or(OwnedValue::Null, |p| OwnedValue::Ref(Model::Rendition, p))),
+    );
+    v.extend([
         OwnedValue::Time(r.date_created),
         OwnedValue::Time(r.date_modified),
         OwnedValue::own(r.title),
@@ -516,21 +548,28 @@ fn custom_image_row(r: records::CustomImage) -> Row {
         OwnedValue::own(r.alt_text),
         OwnedValue::own(r.date),
         OwnedValue::own(r.notes),
+        OwnedValue::own(r.image_type),
+        OwnedValue::own(r.position),
+        OwnedValue::own(r.sex),
+        OwnedValue::own(r.stage),
+        OwnedValue::own(r.status),
+        OwnedValue::own(r.scientific_name),
+        OwnedValue::own(r.common_name),
         OwnedValue::Int(r.collection),
         OwnedValue::opt_int(r.uploaded_by_user),
-    ]
-}
-
-fn live_image_row(b: &Builder, r: records::LiveImage) -> Row {
-    vec![
-        OwnedValue::Int(r.id),
         b.opt_ref(Model::Country, r.country),
         b.opt_ref(Model::State, r.state),
         b.opt_ref(Model::County, r.county),
         b.opt_ref(Model::Locality, r.locality),
         b.opt_ref(Model::Gps, r.gps),
         b.opt_ref(Model::CollectingTrip, r.collecting_trip),
-    ]
+        b.opt_ref(Model::SpecimenRecord, r.specimen_record),
+        b.opt_ref(Model::Species, r.species),
+        b.opt_ref(Model::SpeciesPage, r.species_page),
+        page_refs(b, &r.plant_species_page),
+        page_refs(b, &r.habitat_species_page),
+    ]);
+    v
 }
 
 fn page_row(r: records::Page) -> Row {
@@ -556,7 +595,7 @@ fn rendition_row(b: &Builder, r: records::Rendition) -> Row {
         OwnedValue::Int(r.width),
         OwnedValue::Int(r.height),
         OwnedValue::own(r.focal_point_key),
-        b.reference(Model::CustomImage, r.image),
+        b.reference(Model::Image, r.image),
     ]
 }
 
@@ -598,28 +637,77 @@ fn species_page_row(b: &Builder, r: records::SpeciesPage) -> Row {
     v
 }
 
-/// An image item of any kind: id, its renditions, `lead`, the fields of its
-/// [`Model::CustomImage`] part, `kind`, where it is kept, then `tail`, as the
-/// image field tables order them.
-fn image_row(
-    b: &Builder,
-    id: i64,
-    lead: Vec<OwnedValue>,
-    kind: Vec<OwnedValue>,
-    tail: Vec<OwnedValue>,
-) -> Row {
-    let image = b.row(Model::CustomImage, id, 0);
-    let field = |name| {
-        image[Model::CustomImage
-            .field_index(name)
-            .expect("an image field")]
-        .clone()
+/// An item of a typed image list (the service's before 0.16), from an image of
+/// its kind: id, the renditions, `lead`, the image's own fields, `kind`, where
+/// it is kept, then `tail`, as the typed field tables order them.
+fn typed_image_row(b: &Builder, model: Model, pos: u32) -> Row {
+    let id = b.table(Model::Image).id(pos);
+    let image = b.row(Model::Image, id, 0);
+    let field = |name| image[Model::Image.field_index(name).expect("an image field")].clone();
+    let places = || {
+        [
+            "country",
+            "state",
+            "county",
+            "locality",
+            "gps",
+            "collecting_trip",
+        ]
+        .map(field)
     };
-    let renditions = b.renditions.get(&id).copied().unwrap_or_default();
+    let (lead, kind, tail): (Vec<OwnedValue>, Vec<OwnedValue>, Vec<OwnedValue>) = match model {
+        Model::SpecimenRecordImage => (
+            vec![],
+            vec![field("position")],
+            vec![field("specimen_record")],
+        ),
+        Model::InsectImage => {
+            // `identified` when it is linked to a species page, and the species'
+            // family and binomial when it names a species (absent otherwise).
+            let species = match field("species") {
+                OwnedValue::Ref(_, p) => Some(p),
+                _ => None,
+            };
+            let linked = field("species_page") != OwnedValue::Null;
+            let (family, binomial) = match species {
+                Some(s) => {
+                    let (_, family) = b.lineage(s)[1];
+                    (
+                        OwnedValue::str(b.str_field(Model::Family, family, "name")),
+                        OwnedValue::str(b.str_field(Model::Species, s, "binomial")),
+                    )
+                }
+                None => (OwnedValue::Null, OwnedValue::Null),
+            };
+            let lead = vec![OwnedValue::Bool(linked), family, binomial];
+            let kind = vec![
+                OwnedValue::Bool(b.featured_by_family.contains(&id)),
+                OwnedValue::Bool(b.featured_by_species.contains(&id)),
+                field("sex"),
+                field("stage"),
+                field("status"),
+            ];
+            let mut tail = places().to_vec();
+            tail.extend([field("species"), field("species_page")]);
+            (lead, kind, tail)
+        }
+        Model::PlantImage => {
+            let mut tail = places().to_vec();
+            tail.push(field("plant_species_page"));
+            (
+                vec![],
+                vec![field("scientific_name"), field("common_name")],
+                tail,
+            )
+        }
+        _ => {
+            let mut tail = places().to_vec();
+            tail.push(field("habitat_species_page"));
+            (vec![], vec![], tail)
+        }
+    };
     let mut v = vec![OwnedValue::Int(id)];
-    v.extend(
-        renditions.map(|r| r.map_or(OwnedValue::Null, |p| OwnedValue::Ref(Model::Rendition, p))),
-    );
+    v.extend(image[1..7].iter().cloned());
     v.extend(lead);
     v.extend(IMAGE_FIELDS.map(field));
     v.extend(kind);
@@ -629,70 +717,10 @@ fn image_row(
     v
 }
 
-/// Where an insect, plant or habitat image was taken: its live part's places.
-fn live_fields(b: &Builder, id: i64) -> Vec<OwnedValue> {
-    b.row(Model::LiveImage, id, 1)
-}
-
-fn specimen_record_image_row(b: &Builder, r: records::SpecimenRecordImage) -> Row {
-    let usi = b.reference(Model::SpecimenRecord, r.usi);
-    image_row(
-        b,
-        r.id,
-        Vec::new(),
-        vec![OwnedValue::own(r.position)],
-        vec![usi],
-    )
-}
-
-/// An insect image; `identified` when it is linked to a species page, and the
-/// species' family and binomial when it names a species (absent otherwise).
-fn insect_image_row(b: &Builder, r: records::InsectImage) -> Row {
-    let species = r.species.map(|id| b.pos(Model::Species, id));
-    let (family, binomial) = match species {
-        Some(s) => {
-            let (_, family) = b.lineage(s)[1];
-            (
-                OwnedValue::str(b.str_field(Model::Family, family, "name")),
-                OwnedValue::str(b.str_field(Model::Species, s, "binomial")),
-            )
-        }
-        None => (OwnedValue::Null, OwnedValue::Null),
-    };
-    let lead = vec![OwnedValue::Bool(r.species_page.is_some()), family, binomial];
-    let kind = vec![
-        OwnedValue::Bool(r.featured_family),
-        OwnedValue::Bool(r.featured_species),
-        OwnedValue::own(r.sex),
-        OwnedValue::own(r.stage),
-        OwnedValue::own(r.status),
-    ];
-    let mut tail = live_fields(b, r.id);
-    tail.push(species.map_or(OwnedValue::Null, |p| OwnedValue::Ref(Model::Species, p)));
-    tail.push(b.opt_ref(Model::SpeciesPage, r.species_page));
-    image_row(b, r.id, lead, kind, tail)
-}
-
 fn page_refs(b: &Builder, ids: &[i64]) -> OwnedValue {
     let positions: Vec<u32> = ids
         .iter()
         .map(|&id| b.pos(Model::SpeciesPage, id))
         .collect();
     OwnedValue::Refs(Model::SpeciesPage, positions.into())
-}
-
-fn plant_image_row(b: &Builder, r: records::PlantImage) -> Row {
-    let kind = vec![
-        OwnedValue::own(r.scientific_name),
-        OwnedValue::own(r.common_name),
-    ];
-    let mut tail = live_fields(b, r.id);
-    tail.push(page_refs(b, &r.species_page));
-    image_row(b, r.id, Vec::new(), kind, tail)
-}
-
-fn habitat_image_row(b: &Builder, r: records::HabitatImage) -> Row {
-    let mut tail = live_fields(b, r.id);
-    tail.push(page_refs(b, &r.species_page));
-    image_row(b, r.id, Vec::new(), Vec::new(), tail)
 }

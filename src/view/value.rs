@@ -27,6 +27,14 @@ impl<'a> Value<'a> {
         }
     }
 
+    /// The number of an integer value.
+    pub fn as_int(self) -> Option<i64> {
+        match self {
+            Value::Int(n) => Some(n),
+            _ => None,
+        }
+    }
+
     pub fn owned(self) -> OwnedValue {
         match self {
             Value::Null => OwnedValue::Null,
