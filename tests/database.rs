@@ -29,13 +29,43 @@ struct Sqlite {
     path: PathBuf,
 }
 
+/// Which version of the service's tables a database has.
+#[derive(Clone, Copy)]
+enum Version {
+    /// Today's (0.16 on): one image table, featured images, tags and the site;
+    /// the bundled sample's rows.
+    Today,
+    /// Before 0.16: the typed image tables; the sample's rows in that shape.
+    Typed,
+}
+
+impl Version {
+    fn ddl(self, engine: &str) -> PathBuf {
+        match self {
+            Version::Today => ddl(&format!("{engine}.sql")),
+            Version::Typed => ddl(&format!("{engine}-0.10.sql")),
+        }
+    }
+
+    fn fixture(self) -> PathBuf {
+        match self {
+            Version::Today => common::sample_fixture(),
+            Version::Typed => common::typed_fixture(),
+        }
+    }
+}
+
 impl Sqlite {
     fn create(dir: &TempDir) -> Sqlite {
+        Sqlite::of(dir, Version::Today)
+    }
+
+    fn of(dir: &TempDir, version: Version) -> Sqlite {
         let db = Sqlite {
             path: dir.path("museum.sqlite3"),
         };
-        db.exec(&std::fs::read_to_string(ddl("sqlite.sql")).unwrap());
-        db.exec(&rows_sql(&db));
+        db.exec(&std::fs::read_to_string(version.ddl("sqlite")).unwrap());
+        db.exec(&rows_sql(&db, &version.fixture()));
         db
     }
 }
@@ -171,10 +201,14 @@ impl Postgres {
     }
 
     fn create(dir_tag: &str) -> Option<Postgres> {
+        Postgres::of(dir_tag, Version::Today)
+    }
+
+    fn of(dir_tag: &str, version: Version) -> Option<Postgres> {
         match Postgres::start() {
             Ok(pg) => {
-                pg.exec(&std::fs::read_to_string(ddl("postgres.sql")).unwrap());
-                pg.exec(&rows_sql(&pg));
+                pg.exec(&std::fs::read_to_string(version.ddl("postgres")).unwrap());
+                pg.exec(&rows_sql(&pg, &version.fixture()));
                 Some(pg)
             }
             Err(why) if std::env::var_os("CATALOGUE_REQUIRE_POSTGRES").is_some() => {
@@ -300,6 +334,11 @@ const FOREIGN: &[&str] = &[
     "species_page",
     "collection",
     "uploaded_by_user",
+    "specimen_record",
+    "featured_image",
+    "tag",
+    "content_type",
+    "root_page",
 ];
 
 /// The primary key column of a table: Django's multi-table inheritance names the
@@ -324,14 +363,16 @@ fn is_instant(field: &str) -> bool {
         )
 }
 
-/// INSERTs of every record of the bundled sample, links included.
-fn rows_sql(db: &dyn Db) -> String {
-    let fixture: Value =
-        serde_json::from_str(&std::fs::read_to_string(common::sample_fixture()).unwrap()).unwrap();
+/// INSERTs of every record of a fixture, links included.
+fn rows_sql(db: &dyn Db, fixture: &Path) -> String {
+    let fixture: Value = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
     let mut sql = String::new();
     let mut links = String::new();
     for object in fixture.as_array().unwrap() {
-        let table = object["model"].as_str().unwrap().replace('.', "_");
+        let table = match object["model"].as_str().unwrap() {
+            "contenttypes.contenttype" => "django_content_type".to_string(),
+            label => label.replace('.', "_"),
+        };
         if table == "home_homepage" {
             continue;
         }
@@ -402,13 +443,13 @@ fn built_checksum(args: &[&str], env: &[(&str, &str)]) -> String {
         .unwrap_or_else(|| panic!("no checksum in {stdout}"))
 }
 
-/// The checksum of the bundled sample built from its fixture.
-fn fixture_checksum(dir: &TempDir) -> String {
+/// The checksum of a fixture's snapshot.
+fn fixture_checksum(dir: &TempDir, fixture: &Path) -> String {
     let out = dir.path("fixture.bin");
     built_checksum(
         &[
             "build",
-            common::sample_fixture().to_str().unwrap(),
+            fixture.to_str().unwrap(),
             "-o",
             out.to_str().unwrap(),
         ],
@@ -417,9 +458,9 @@ fn fixture_checksum(dir: &TempDir) -> String {
 }
 
 /// Builds from the database, with the URL given as a flag and through DATABASE_URL,
-/// and checks `inspect` prints the same checksum.
-fn same_snapshot_as_fixtures(db: &dyn Db, dir: &TempDir) {
-    let expected = fixture_checksum(dir);
+/// and checks `inspect` prints the same checksum as the fixture of its version.
+fn same_snapshot_as_fixtures(db: &dyn Db, dir: &TempDir, version: Version) {
+    let expected = fixture_checksum(dir, &version.fixture());
     let out = dir.path("db.bin");
     let out = out.to_str().unwrap();
     let url = db.url();
@@ -442,12 +483,56 @@ fn same_snapshot_as_fixtures(db: &dyn Db, dir: &TempDir) {
 fn sqlite_fixtures_and_postgres_give_one_checksum() {
     let dir = TempDir::new("db-same");
     let sqlite = Sqlite::create(&dir);
-    same_snapshot_as_fixtures(&sqlite, &dir);
+    same_snapshot_as_fixtures(&sqlite, &dir, Version::Today);
     if let Some(pg) =
         Postgres::create("postgres part of sqlite_fixtures_and_postgres_give_one_checksum")
     {
-        same_snapshot_as_fixtures(&pg, &dir);
+        same_snapshot_as_fixtures(&pg, &dir, Version::Today);
     }
+}
+
+/// A database of the service before 0.16 (typed image tables, featured flags)
+/// gives the snapshot its fixtures give, on both engines.
+#[test]
+fn a_database_of_the_typed_image_tables_gives_its_fixtures_snapshot() {
+    let dir = TempDir::new("db-typed");
+    let sqlite = Sqlite::of(&dir, Version::Typed);
+    same_snapshot_as_fixtures(&sqlite, &dir, Version::Typed);
+    if let Some(pg) = Postgres::of(
+        "postgres part of a_database_of_the_typed_image_tables_gives_its_fixtures_snapshot",
+        Version::Typed,
+    ) {
+        same_snapshot_as_fixtures(&pg, &dir, Version::Typed);
+    }
+}
+
+/// Image tables in neither shape (Wagtail's own image table alone, without
+/// `image_type` or the typed tables) are refused, naming the table, rather
+/// than published as empty image lists.
+#[test]
+fn image_tables_of_an_unknown_shape_are_refused_by_name() {
+    let dir = TempDir::new("db-unknown-images");
+    let sqlite = Sqlite::of(&dir, Version::Typed);
+    sqlite.exec(
+        "DROP TABLE images_baseliveimage; DROP TABLE images_specimenrecordimage; \
+         DROP TABLE images_insectimage; DROP TABLE images_plantimage; \
+         DROP TABLE images_habitatimage;",
+    );
+    let out = dir.path("unknown.bin");
+    let built = catalogue(&[
+        "build",
+        "--from-db",
+        &sqlite.url(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!built.status.success());
+    let stderr = String::from_utf8_lossy(&built.stderr);
+    assert!(
+        stderr.contains("images_customimage has no image_type column"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
 }
 
 #[test]
@@ -566,7 +651,7 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .unwrap();
-    let original = fixture_checksum(dir);
+    let original = fixture_checksum(dir, &common::sample_fixture());
     assert_eq!(next_checksum(&snapshot, None), original);
 
     // Insert: a specimen with a collector.

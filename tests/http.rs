@@ -122,7 +122,7 @@ fn gzip_and_brotli_bodies_decompress_to_the_identity_body() {
     // Tiny bodies are not worth compressing.
     let small = s.send(
         "GET",
-        "/api/v2/orders/?limit=1",
+        "/api/v2/countries/?limit=1",
         &[("Accept-Encoding", "gzip")],
     );
     assert_eq!(small.header("content-encoding"), None);
@@ -328,7 +328,7 @@ fn health_readiness_and_metrics() {
         "catalogue_reload_failures_total 0",
         "catalogue_snapshot_records{model=\"specimens.specimenrecord\"} 8",
         &format!(
-            "catalogue_snapshot_info{{checksum=\"{}\",format_version=\"2\"}} 1",
+            "catalogue_snapshot_info{{checksum=\"{}\",format_version=\"3\"}} 1",
             header.checksum_hex()
         ),
         "# TYPE catalogue_request_duration_seconds histogram",

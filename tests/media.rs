@@ -173,11 +173,15 @@ fn species_pages_nest_their_taxonomy_and_list_drafts() {
     assert_eq!(draft["first_published_at"], Value::Null);
     assert_eq!(draft["last_published_at"], Value::Null);
     assert_eq!(draft["subspecies"], json!([]));
-    // Species pages embed no media: the same bytes whatever the host.
+    // The order's featured image is there with its files under the request's host.
+    let a = with_host(&s, "/api/v2/species-pages/", "a");
+    let b = with_host(&s, "/api/v2/species-pages/", "b");
+    assert_ne!(a.body, b.body);
     assert_eq!(
-        with_host(&s, "/api/v2/species-pages/", "a").body,
-        with_host(&s, "/api/v2/species-pages/", "b").body
+        a.json()["items"][0]["order"]["featured_image"]["file"],
+        "http://a/media/original_images/monarch-milkweed.jpg"
     );
+    assert_eq!(a.json()["items"][1]["order"]["featured_image"]["id"], 3);
     // The plant image lists its pages by id, ascending.
     assert_eq!(
         s.json("/api/v2/plant-images/5/", 200)["species_page"],
@@ -286,6 +290,7 @@ fn image_and_page_lists_do_what_every_list_does() {
         s.ids_of("/api/v2/specimen-record-images/?search=ventral.max-600x600"),
         [2]
     );
+    // A featured image is not searched (the order's is "Monarch on milkweed").
     assert_eq!(s.ids_of("/api/v2/species-pages/?search=monarch"), [11]);
     let facets = s.json("/api/v2/insect-images/?facet=species,stage&limit=0", 200);
     assert_eq!(

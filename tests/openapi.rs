@@ -260,6 +260,36 @@ fn every_answer_validates(server: &Server, doc: &Value) {
             &mut errors,
         );
     }
+    // Wagtail's image list with every field, its default page, and single images.
+    let (list_path, record_path) = ("/api/v2/images/", "/api/v2/images/{id}/");
+    let all = server.json("/api/v2/images/?limit=100000&fields=*", 200);
+    assert!(!all["items"].as_array().unwrap().is_empty());
+    let schema = response_schema(doc, list_path, 200);
+    check(doc, schema, &all, true, list_path, &mut errors);
+    let default = server.json(list_path, 200);
+    check(doc, schema, &default, false, list_path, &mut errors);
+    for item in all["items"].as_array().unwrap().iter().take(20) {
+        let path = format!("/api/v2/images/{}/", item["id"]);
+        let record = server.json(&path, 200);
+        check(
+            doc,
+            response_schema(doc, record_path, 200),
+            &record,
+            true,
+            &path,
+            &mut errors,
+        );
+    }
+    let missing = server.get("/api/v2/images/0/");
+    assert_eq!(missing.status, 404);
+    check(
+        doc,
+        response_schema(doc, record_path, 404),
+        &missing.json(),
+        false,
+        record_path,
+        &mut errors,
+    );
     assert!(
         errors.is_empty(),
         "{} problems, first: {:#?}",
@@ -278,8 +308,19 @@ fn the_document_is_served_and_printed_alike() {
     let doc = served.json();
     assert_eq!(doc, catalogue::export::openapi::document(None));
     assert_eq!(doc["openapi"], "3.1.0");
-    // Two paths per endpoint, the document's own and the archive.
-    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 30 + 2);
+    // Two paths per endpoint, the document's own, the archive and Wagtail's images.
+    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 30 + 4);
+    // The typed image lists are there for the service's older clients, deprecated.
+    for path in [
+        "/api/v2/insect-images/",
+        "/api/v2/insect-images/{id}/",
+        "/api/v2/plant-images/",
+    ] {
+        assert_eq!(doc["paths"][path]["get"]["deprecated"], true, "{path}");
+    }
+    assert!(doc["paths"]["/api/v2/images/"]["get"]
+        .get("deprecated")
+        .is_none());
     assert!(
         doc["paths"]["/dwca.zip"]["get"]["responses"]["200"]["content"]["application/zip"]
             .is_object()

@@ -104,8 +104,13 @@ fn fields_keep_item_order_and_cut_embedded_records() {
         r#"{"meta":{"total_count":4},"items":[{"id":1,"last_name":"Alvarez"},{"id":2,"last_name":"Brooks"}]}"#
     );
     assert_eq!(
-        text("/api/v2/orders/?fields=-date_created,-date_modified,-authority&limit=1"),
+        text("/api/v2/orders/?fields=-date_created,-date_modified,-authority,-featured_image&limit=1"),
         r#"{"meta":{"total_count":3},"items":[{"id":1,"name":"Lepidoptera","common_name":"Butterflies and Moths"}]}"#
+    );
+    // A featured image is cut like any embedded record.
+    assert_eq!(
+        text("/api/v2/orders/?fields=_,id,featured_image(_,id,title,thumbnail(_,file))&limit=2"),
+        r#"{"meta":{"total_count":3},"items":[{"id":1,"featured_image":{"id":3,"thumbnail":{"file":"http://t/media/images/monarch-milkweed.max-300x300.jpg"},"title":"Monarch on milkweed"}},{"id":2,"featured_image":null}]}"#
     );
     assert_eq!(
         text("/api/v2/specimen-records/?fields=_,usi,taxon(_,name,authority)&limit=2"),

@@ -11,7 +11,7 @@ fn the_bundled_snapshot_is_built_from_the_bundled_fixture() {
     // The one warning is on purpose: an image without its thumbnail rendition,
     // whose `thumbnail` the API then shows as null.
     let warned: Vec<&str> = checked.warnings.iter().map(|w| w.place.as_str()).collect();
-    assert_eq!(warned, ["images.specimenrecordimage pk=2 thumbnail"]);
+    assert_eq!(warned, ["images.customimage pk=2 thumbnail"]);
     let (header, collection) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
     let (fresh, _) = catalogue::snapshot::encode(&checked.collection, 0).unwrap();
     assert!(
@@ -27,7 +27,7 @@ fn inspect_prints_version_checksum_and_counts() {
     assert!(o.status.success());
     let out = String::from_utf8(o.stdout).unwrap();
     let (header, _) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
-    assert!(out.contains("format version: 2\n"), "{out}");
+    assert!(out.contains("format version: 3\n"), "{out}");
     assert!(
         out.contains(&format!("checksum: {}\n", header.checksum_hex())),
         "{out}"
@@ -82,7 +82,7 @@ fn truncated_altered_and_foreign_files_are_refused() {
     future[8..12].copy_from_slice(&7u32.to_le_bytes());
     serve_refuses(
         &future,
-        "is snapshot format version 7, this catalogue reads version 2",
+        "is snapshot format version 7, this catalogue reads version 3",
     );
 }
 

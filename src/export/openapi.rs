@@ -6,7 +6,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::model::endpoint::ARCHIVE_PATH;
+use crate::model::endpoint::{ARCHIVE_PATH, IMAGES_PATH};
+use crate::model::image_api::ImageField;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Endpoint, Field, Model, Type};
 use crate::query::filter::{self, MAX_TERMS as MAX_SEARCH_TERMS};
@@ -68,7 +69,25 @@ pub fn document(max_limit: Option<usize>) -> Value {
                 "responses": responses(&name, false),
             }}),
         );
+        if let Some(kind) = endpoint.model.image_type() {
+            // The service's typed image lists, gone from it since 0.16: kept for its
+            // older clients, answered from the one image model.
+            for path in [
+                format!("/api/v2/{segment}/"),
+                format!("/api/v2/{segment}/{{id}}/"),
+            ] {
+                let op = &mut paths[&path]["get"];
+                op["deprecated"] = json!(true);
+                op["description"] = json!(format!(
+                    "Deprecated: the service lists every image at `{IMAGES_PATH}` since its 0.16. \
+                     This list shows the images whose `image_type` is `{kind}`, in the shape the \
+                     service's typed list had before."
+                ));
+            }
+        }
     }
+    paths.insert(IMAGES_PATH.into(), image_list_operation(max_limit));
+    paths.insert(format!("{IMAGES_PATH}{{id}}/"), image_operation());
     paths.insert(
         "/api/v2/openapi.json".into(),
         json!({"get": {
@@ -132,6 +151,19 @@ pub fn document(max_limit: Option<usize>) -> Value {
         }
     }
     schemas.extend(taxon_schemas());
+    schemas.insert("WagtailImage".into(), wagtail_image_schema());
+    schemas.insert(
+        "WagtailImageList".into(),
+        json!({
+            "type": "object",
+            "properties": {
+                "meta": {"$ref": "#/components/schemas/ListMeta"},
+                "items": {"type": "array", "items": {"$ref": "#/components/schemas/WagtailImage"}},
+            },
+            "required": ["meta", "items"],
+            "additionalProperties": false,
+        }),
+    );
     // Shared by every list, so a generated client has one type for each rather
     // than one per operation.
     schemas.insert("ListMeta".into(), meta_schema(false));
@@ -652,6 +684,13 @@ fn field_filters(model: Model) -> Vec<Value> {
                 Type::Date => json!({"type": "string", "format": "date"}),
                 Type::Time => json!({"type": "string", "format": "date-time",
                     "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?(Z|[+-]\\d{2}:\\d{2})$"}),
+                Type::Embed(Model::Image) => {
+                    return Some(query(
+                        f.name,
+                        "Accepted as the service accepts it (it names a field); filters nothing.",
+                        json!({"type": "string"}),
+                    ))
+                }
                 Type::Embed(_) | Type::EmbedMany(_) | Type::Taxon | Type::RefIds(_) => return None,
             };
             let what = match f.ty {
@@ -729,6 +768,114 @@ fn specimen_filters() -> Vec<Value> {
         out.push(exact(name, spelled(&FORM_BOOLEANS)));
     }
     out
+}
+
+/// An item of Wagtail's image list: every key optional, since `fields` may
+/// leave any out.
+fn wagtail_image_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer"},
+            "meta": {
+                "type": "object",
+                "properties": {
+                    "type": {"const": crate::model::image_api::IMAGE_TYPE},
+                    "detail_url": {"type": "string", "format": "uri",
+                        "description": "The image's address, from the collection's Wagtail site."},
+                    "tags": {"type": "array", "items": {"type": "string"},
+                        "description": "The image's tags, by name (byte order)."},
+                    "download_url": {"type": "string",
+                        "description": "The original file: under `--media-url`, else `/media/` (relative, as Wagtail writes it)."},
+                },
+                "additionalProperties": false,
+            },
+            "title": {"type": "string"},
+            "width": {"type": "integer"},
+            "height": {"type": "integer"},
+        },
+        "additionalProperties": false,
+    })
+}
+
+/// Wagtail's `fields` for the image endpoint: names of its fields.
+fn wagtail_fields_parameter(default: &str) -> Value {
+    let names: Vec<&str> = ImageField::ALL.iter().map(|f| f.name()).collect();
+    let name = one_of(&names);
+    query(
+        "fields",
+        &format!(
+            "Which fields items show, in Wagtail's syntax: {default}; `name` adds, `-name` \
+             removes, `*` first starts from every field, `_` first from none."
+        ),
+        json!({"type": "string", "pattern": format!("^((\\*|_)(,-?({name}))*|-?({name})(,-?({name}))*)?$")}),
+    )
+}
+
+/// `GET /api/v2/images/`: every image, as Wagtail's own endpoint lists them.
+fn image_list_operation(max_limit: Option<usize>) -> Value {
+    let mut limit = json!({"type": "integer", "minimum": 0});
+    if let Some(max) = max_limit {
+        limit["maximum"] = json!(max);
+    }
+    let sorts: Vec<&str> = ImageField::ALL
+        .iter()
+        .filter(|f| f.sorts())
+        .map(|f| f.name())
+        .collect();
+    let sorts = one_of(&sorts);
+    let mut busy = error_response(
+        "Every thread for answers that cost work is busy: retry after `Retry-After` seconds.",
+    );
+    busy["headers"]["Retry-After"] = json!({"schema": {"type": "integer", "minimum": 1}});
+    let mut r = responses("WagtailImage", true);
+    r["200"]["links"]["record"]["operationId"] = json!("get-wagtail-image");
+    r["503"] = busy;
+    json!({"get": {
+        "operationId": "list-images",
+        "summary": "Every image, as Wagtail's own image endpoint lists them",
+        "description": "The service's image list since 0.16 (Wagtail's `ImagesAPIViewSet`): \
+            `id`, `meta` (`type`, `detail_url`, `tags`, `download_url`) and `title` by default.",
+        "tags": ["images"],
+        "parameters": [
+            query("limit", &format!("Items per page (default {DEFAULT_LIMIT}, or the server's `--default-limit`)."), limit),
+            query("offset", "Items to skip.", json!({"type": "integer", "minimum": 0})),
+            wagtail_fields_parameter("by default `id`, `type`, `detail_url`, `tags`, `download_url` and `title`"),
+            query("order", "A field to order by (`-` for descending, ties by id), or `random` (not with `offset`).",
+                json!({"type": "string", "pattern": format!("^(-?({sorts})|random)$")})),
+            query("search", &format!(
+                "Whitespace-separated terms (at most {MAX_SEARCH_TERMS}), each found case-insensitively in the \
+                 title or a tag's name; not with `tags`."),
+                json!({"type": "string", "pattern": search_pattern()})),
+            query("search_operator", "`and` (the default): every term; `or`: any one.",
+                json!({"type": "string", "enum": ["and", "or"]})),
+            format_parameter(false),
+            query("_", "Ignored (a cache-buster some clients send).", json!({"type": "string"})),
+            query("id", "Images with this id.", int64()),
+            query("title", "Images whose title is exactly this.", json!({"type": "string"})),
+            query("width", "Images this wide.", int64()),
+            query("height", "Images this high.", int64()),
+            query("tags", "Comma-separated tag names: images with every one of them.", json!({"type": "string"})),
+        ],
+        "responses": r,
+    }})
+}
+
+/// `GET /api/v2/images/{id}/`: one image, every field by default.
+fn image_operation() -> Value {
+    json!({"get": {
+        "operationId": "get-wagtail-image",
+        "summary": "One image, as Wagtail's own image endpoint shows it",
+        "tags": ["images"],
+        "parameters": [
+            {"name": "id", "in": "path", "required": true,
+             "description": "The image's id. An id that is not an integer, or names no image, is a 404.",
+             "schema": {"type": "string"}},
+            wagtail_fields_parameter("by default every field"),
+            format_parameter(false),
+        ],
+        "responses": responses("WagtailImage", false),
+    }})
 }
 
 #[cfg(test)]

@@ -687,17 +687,6 @@ impl Model {
         )
     }
 
-    /// Whether the model's items hold media URLs (their own files, or those of
-    /// a record they embed, however deep), which depend on the request.
-    pub fn has_media(self) -> bool {
-        self.fields().iter().any(|f| match f.ty {
-            Type::MediaFile => true,
-            Type::Embed(m) | Type::EmbedMany(m) | Type::Parent(m) => m.has_media(),
-            Type::Taxon => Model::RANKS.iter().any(|m| m.has_media()),
-            _ => false,
-        })
-    }
-
     /// Whether the model has a nested list: a model with a parent.
     pub fn has_nested(self) -> bool {
         self.parent().is_some()

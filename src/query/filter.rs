@@ -308,12 +308,14 @@ fn related_sets(view: &View, model: Model, field: usize, target: &str, term: &st
 type Found = AHashMap<(Model, Shape), Vec<bool>>;
 
 /// For each field of `model`: the (model, shape) of the records it embeds in an
-/// item served in `shape`.
+/// item served in `shape`, where a search looks too. A featured image is not
+/// searched: its title and files say nothing of the specimens of its taxon.
 fn embedded(model: Model, shape: Shape) -> Vec<Vec<(Model, Shape)>> {
     model
         .fields()
         .iter()
         .map(|f| match shape.embedded(f.ty) {
+            _ if f.ty == Type::Embed(Model::Image) => Vec::new(),
             Some((models, s)) => models.into_iter().map(|m| (m, s)).collect(),
             None => Vec::new(),
         })

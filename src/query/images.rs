@@ -10,6 +10,7 @@ use crate::model::Model;
 use crate::view::View;
 
 use super::error::ApiError;
+use super::filter::MAX_TERMS;
 use super::params::Params;
 use super::plan::{check_record_format, count, search_any, Format, Limits, Page};
 use super::projection::{self, Spec};
@@ -103,10 +104,16 @@ impl ImagesPlan {
                     "filtering by tag with a search query is not supported",
                 ))
             }
-            Some(terms) => Some((
-                terms.split_whitespace().map(str::to_lowercase).collect(),
-                any,
-            )),
+            Some(terms) => {
+                let terms: Vec<String> = terms.split_whitespace().map(str::to_lowercase).collect();
+                if terms.len() > MAX_TERMS {
+                    return Err(ApiError::bad_request(format!(
+                        "search takes at most {MAX_TERMS} terms, not {}",
+                        terms.len()
+                    )));
+                }
+                Some((terms, any))
+            }
             None => None,
         };
         let order = match params.get("order") {

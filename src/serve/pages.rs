@@ -81,7 +81,7 @@ pub async fn list(
         shown = shown.with("limit", &html::MAX_ROWS.to_string());
         Plan::parse(endpoint, &counted(endpoint, &shown), limits)
     });
-    let media = Media::of(endpoint);
+    let media = Media::of(&served.view, endpoint);
     let base = media_url(&state.settings, request.headers);
     let site = state.settings.site.clone();
     let plan = match plan {
@@ -108,7 +108,7 @@ pub async fn list(
     };
     let cacheable = plan.cacheable();
     if cacheable && still_fresh(&state.settings, served, request, media) {
-        return Answer::unmade(HTML).with_media(endpoint);
+        return Answer::unmade(HTML).with_media(&served.view, endpoint);
     }
     let inline = plan.picks_a_run();
     let view = served.clone();
@@ -147,7 +147,7 @@ pub async fn list(
     };
     let mut a = Answer::html(200, made);
     a.cacheable = cacheable;
-    a.with_media(endpoint)
+    a.with_media(&served.view, endpoint)
 }
 
 /// The parameters the plan runs with: the specimen list counts the form's facets
@@ -177,7 +177,7 @@ pub fn record(
         Ok(body) => body,
         Err(e) => return refused(served, &e),
     };
-    let base = Media::of(endpoint).base(&state.settings, request.headers);
+    let base = Media::of(&served.view, endpoint).base(&state.settings, request.headers);
     let mut items = read_items(body, base.as_deref());
     let (Some(item), Some(pos)) = (
         items.pop(),
@@ -191,5 +191,5 @@ pub fn record(
         200,
         html::record(&state.settings.site, view, endpoint, pos as usize, &item),
     )
-    .with_media(endpoint)
+    .with_media(&served.view, endpoint)
 }

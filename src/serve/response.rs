@@ -159,9 +159,9 @@ impl Answer {
         self
     }
 
-    /// Marks an answer about an endpoint whose items hold media URLs.
-    pub fn with_media(mut self, endpoint: Endpoint) -> Answer {
-        self.media = Media::of(endpoint);
+    /// Marks an answer about an endpoint, whose items may hold media URLs.
+    pub fn with_media(mut self, view: &View, endpoint: Endpoint) -> Answer {
+        self.media = Media::of(view, endpoint);
         self
     }
 
@@ -576,9 +576,10 @@ pub enum Media {
 }
 
 impl Media {
-    /// What the items of an endpoint hold.
-    pub fn of(endpoint: Endpoint) -> Media {
-        match endpoint.model.has_media() {
+    /// What the items of an endpoint hold in this view (a specimen's only
+    /// where a taxon it embeds has a featured image).
+    pub fn of(view: &View, endpoint: Endpoint) -> Media {
+        match view.list(endpoint).has_media() {
             true => Media::FromHost,
             false => Media::None,
         }

@@ -363,16 +363,16 @@ async fn answer(
                 Ok(plan) => plan,
                 Err(e) => return Answer::error(&e),
             };
-            let media = Media::of(endpoint);
+            let media = Media::of(&served.view, endpoint);
             // The tag depends on the request, not on the body: a revalidation, or a
             // HEAD of an answer that costs work, is answered without making it.
             let fresh = plan.cacheable() && still_fresh(&state.settings, served, request, media);
             let head = *request.method == Method::HEAD && !plan.is_cheap();
             if fresh || head {
-                return Answer::unmade(plan.media_type()).with_media(endpoint);
+                return Answer::unmade(plan.media_type()).with_media(&served.view, endpoint);
             }
             if plan.is_cheap() {
-                return Answer::page(endpoint, plan.run(view)).with_media(endpoint);
+                return Answer::page(endpoint, plan.run(view)).with_media(&served.view, endpoint);
             }
             state
                 .metrics
@@ -387,9 +387,12 @@ async fn answer(
                 }
             };
             match state.work.run(job).await {
-                Some(Made::Whole(page)) => Answer::page(endpoint, page).with_media(endpoint),
+                Some(Made::Whole(page)) => {
+                    Answer::page(endpoint, page).with_media(&served.view, endpoint)
+                }
                 Some(Made::Chosen(selected)) => {
-                    Answer::streamed(selected, served.clone(), state.clone()).with_media(endpoint)
+                    Answer::streamed(selected, served.clone(), state.clone())
+                        .with_media(&served.view, endpoint)
                 }
                 None => Answer::busy(),
             }
@@ -414,7 +417,7 @@ async fn answer(
                 Err(e) => return Answer::error(&e),
             };
             plan.run(view)
-                .map(|body| Answer::json(200, body).with_media(endpoint))
+                .map(|body| Answer::json(200, body).with_media(&served.view, endpoint))
                 .unwrap_or_else(|e| Answer::error(&e))
         }
     }

@@ -111,10 +111,10 @@ impl Served {
     pub fn precompress(&self, min: usize, max: usize) {
         for (i, &endpoint) in Endpoint::all().iter().enumerate() {
             // A body with media URLs depends on the request.
-            if endpoint.model.has_media() {
+            let list = self.view.list(endpoint);
+            if list.has_media() {
                 continue;
             }
-            let list = self.view.list(endpoint);
             let head = envelope::envelope_head(list.len(), &[]);
             let items = list.run(0, list.len());
             let len = head.len() + items.len() + envelope::TAIL.len();

@@ -20,15 +20,24 @@ pub struct List {
     /// Where each item ends in `bytes`; the next starts after the comma that
     /// follows (one number an item, not two: 16 MB less at a million).
     ends: Vec<u64>,
+    /// Whether an item holds a media URL (a file, or a featured image's): an
+    /// answer cut from the list then depends on the media base.
+    media: bool,
 }
 
 impl List {
     /// A list of items written one after another, comma-separated, ending where `ends` say.
     pub(super) fn new(bytes: Vec<u8>, ends: Vec<u64>) -> List {
         List {
+            media: memchr::memchr(MEDIA_BASE, &bytes).is_some(),
             bytes: Bytes::from(bytes),
             ends,
         }
+    }
+
+    /// Whether an item holds a media URL.
+    pub fn has_media(&self) -> bool {
+        self.media
     }
 
     pub fn len(&self) -> usize {
@@ -198,10 +207,7 @@ fn render_list(done: &Rendered, model: Model, shape: Shape) -> List {
     if out.capacity() - out.len() > out.len() / 8 {
         out.shrink_to_fit();
     }
-    List {
-        bytes: Bytes::from(out),
-        ends,
-    }
+    List::new(out, ends)
 }
 
 /// Appends one item: every field, or the fields a projection keeps.

@@ -20,6 +20,12 @@ pub fn sample_fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshot/collection.json")
 }
 
+/// The bundled sample as the service stored it before 0.16 (typed image
+/// models, featured flags on insect images, no tags or site).
+pub fn typed_fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sample-0.10.json")
+}
+
 /// A server running on its own runtime until dropped.
 pub struct Server {
     pub addr: SocketAddr,
@@ -290,11 +296,21 @@ pub fn catalogue(args: &[&str]) -> std::process::Output {
 
 /// Builds the snapshot of a generated collection of `specimens` in `dir`.
 pub fn generated(dir: &TempDir, specimens: usize) -> PathBuf {
+    generated_with(dir, specimens, |_| {})
+}
+
+/// [`generated`], with the collection changed by `edit` before it is written.
+pub fn generated_with(
+    dir: &TempDir,
+    specimens: usize,
+    edit: impl FnOnce(&mut catalogue::model::records::Collection),
+) -> PathBuf {
     let fixture = dir.path("generated.json");
     let file = std::fs::File::create(&fixture).unwrap();
     catalogue::ingest::synthetic::write(std::io::BufWriter::new(file), specimens, 42).unwrap();
-    let checked = catalogue::ingest::from_fixtures(&[fixture]);
+    let mut checked = catalogue::ingest::from_fixtures(&[fixture]);
     assert!(checked.errors.is_empty(), "{:?}", checked.errors);
+    edit(&mut checked.collection);
     let out = dir.path("generated.bin");
     catalogue::ingest::write_snapshot(&checked, &out).unwrap();
     out
