@@ -9,6 +9,17 @@ use catalogue::serve::Settings;
 use common::{Server, TempDir};
 use serde_json::{json, Value};
 
+/// The bundled sample, its media under `--media-url https://cdn.example/m/`.
+fn behind_a_cdn() -> Server {
+    Server::start(
+        &common::sample_snapshot(),
+        Settings {
+            media_url: Some("https://cdn.example/m/".into()),
+            ..Settings::default()
+        },
+    )
+}
+
 #[test]
 fn featured_images_are_served_wherever_their_taxa_are() {
     let s = Server::sample();
@@ -56,13 +67,7 @@ fn featured_images_are_served_wherever_their_taxa_are() {
     let page = s.json("/api/v2/species-pages/11/", 200);
     assert_eq!(page["order"]["featured_image"], *image);
     // Their files follow `--media-url` like every other media URL.
-    let cdn = Server::start(
-        &common::sample_snapshot(),
-        Settings {
-            media_url: Some("https://cdn.example/m/".into()),
-            ..Settings::default()
-        },
-    );
+    let cdn = behind_a_cdn();
     assert_eq!(
         cdn.json("/api/v2/orders/1/", 200)["featured_image"]["file"],
         "https://cdn.example/m/original_images/monarch-milkweed.jpg"
@@ -179,13 +184,7 @@ fn wagtails_download_url_does_not_follow_the_host_but_media_url() {
     let b = s.send("GET", "/api/v2/images/", &[("Host", "b")]);
     assert_eq!(a.body, b.body);
     assert_eq!(a.header("etag"), b.header("etag"));
-    let cdn = Server::start(
-        &common::sample_snapshot(),
-        Settings {
-            media_url: Some("https://cdn.example/m/".into()),
-            ..Settings::default()
-        },
-    );
+    let cdn = behind_a_cdn();
     assert_eq!(
         cdn.json("/api/v2/images/1/", 200)["meta"]["download_url"],
         "https://cdn.example/m/original_images/ummz-000001-dorsal.jpg"

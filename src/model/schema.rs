@@ -292,55 +292,6 @@ const SPECIMEN_RECORD: &[Field] = &[
     f("date_modified", Time),
 ];
 
-/// An image in the one model of the service since 0.16, as a `featured_image`
-/// shows it: id, the six renditions, then every column of the image's row.
-const IMAGE: &[Field] = &[
-    f("id", Int),
-    n("x_large", Embed(Model::Rendition)),
-    n("large", Embed(Model::Rendition)),
-    n("medium", Embed(Model::Rendition)),
-    n("small", Embed(Model::Rendition)),
-    n("x_small", Embed(Model::Rendition)),
-    n("thumbnail", Embed(Model::Rendition)),
-    f("date_created", Time),
-    f("date_modified", Time),
-    f("title", Str),
-    f("file", MediaFile),
-    f("description", Str),
-    f("width", Int),
-    f("height", Int),
-    f("created_at", Time),
-    n("focal_point_x", Int),
-    n("focal_point_y", Int),
-    n("focal_point_width", Int),
-    n("focal_point_height", Int),
-    n("file_size", Int),
-    f("file_hash", Str),
-    f("alt_text", Str),
-    f("date", Date),
-    f("notes", Str),
-    f("image_type", Str),
-    f("position", Str),
-    f("sex", Str),
-    f("stage", Str),
-    f("status", Str),
-    f("scientific_name", Str),
-    f("common_name", Str),
-    f("collection", Int),
-    n("uploaded_by_user", Int),
-    n("country", RefId(Model::Country)),
-    n("state", RefId(Model::State)),
-    n("county", RefId(Model::County)),
-    n("locality", RefId(Model::Locality)),
-    n("gps", RefId(Model::Gps)),
-    n("collecting_trip", RefId(Model::CollectingTrip)),
-    n("specimen_record", RefId(Model::SpecimenRecord)),
-    n("species", RefId(Model::Species)),
-    n("species_page", RefId(Model::SpeciesPage)),
-    f("plant_species_page", RefIds(Model::SpeciesPage)),
-    f("habitat_species_page", RefIds(Model::SpeciesPage)),
-];
-
 /// The fields every typed image list copies from the image, in the order the
 /// items show them (`collection` and `uploaded_by_user` come later).
 pub const IMAGE_FIELDS: [&str; 17] = [
@@ -397,7 +348,8 @@ pub const RENDITIONS: [(&str, &str); 6] = [
 
 /// An image item's fields: id, the renditions, `$lead`, the image's own fields,
 /// `$kind`, where it is kept (`collection`, `uploaded_by_user`), where it was
-/// taken for a `live` image, then `$tail`.
+/// taken for a `live` image, then `$tail`: the one image model's, and each
+/// typed list's.
 macro_rules! image_fields {
     ([$($lead:expr),*], [$($kind:expr),*], [$($tail:expr),*]) => {
         &[
@@ -449,6 +401,28 @@ macro_rules! image_fields {
         )
     };
 }
+
+/// An image in the one model of the service since 0.16, as a `featured_image`
+/// shows it: id, the six renditions, then every column of the image's row.
+const IMAGE: &[Field] = image_fields!(
+    [],
+    [
+        f("image_type", Str),
+        f("position", Str),
+        f("sex", Str),
+        f("stage", Str),
+        f("status", Str),
+        f("scientific_name", Str),
+        f("common_name", Str)
+    ],
+    live [
+        n("specimen_record", RefId(Model::SpecimenRecord)),
+        n("species", RefId(Model::Species)),
+        n("species_page", RefId(Model::SpeciesPage)),
+        f("plant_species_page", RefIds(Model::SpeciesPage)),
+        f("habitat_species_page", RefIds(Model::SpeciesPage))
+    ]
+);
 
 const SPECIMEN_RECORD_IMAGE: &[Field] = image_fields!(
     [],
