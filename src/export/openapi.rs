@@ -841,11 +841,11 @@ fn image_list_operation(max_limit: Option<usize>) -> Value {
             query("limit", &format!("Items per page (default {DEFAULT_LIMIT}, or the server's `--default-limit`)."), limit),
             query("offset", "Items to skip.", json!({"type": "integer", "minimum": 0})),
             wagtail_fields_parameter("by default `id`, `type`, `detail_url`, `tags`, `download_url` and `title`"),
-            query("order", "A field to order by (`-` for descending, ties by id), or `random` (not with `offset`).",
+            query("order", "A field to order by (`-` for descending, ties by id), or `random`.",
                 json!({"type": "string", "pattern": format!("^(-?({sorts})|random)$")})),
             query("search", &format!(
                 "Whitespace-separated terms (at most {MAX_SEARCH_TERMS}), each found case-insensitively in the \
-                 title or a tag's name; not with `tags`."),
+                 title or a tag's name."),
                 json!({"type": "string", "pattern": search_pattern()})),
             query("search_operator", "`and` (the default): every term; `or`: any one.",
                 json!({"type": "string", "enum": ["and", "or"]})),
