@@ -264,60 +264,66 @@ trait Rows {
         self.text(&format!("\"{column}\""))
     }
 
-    /// The query that finds a table by name, one row when it exists.
-    fn table_exists_sql(&self, table: &str) -> String;
-
-    /// The query that lists a table's column names, one a row.
-    fn columns_sql(&self, table: &str) -> String;
+    /// The query that lists every table's columns, a row each: table, column.
+    fn schema_sql(&self) -> &'static str;
 }
 
-/// Whether the database has a table.
-fn exists(rows: &mut dyn Rows, table: &str) -> Result<bool, String> {
-    let mut found = false;
-    rows.each(&rows.table_exists_sql(table), &mut |_| found = true)?;
-    Ok(found)
+/// Every table of the database with its columns, read in one query (a query
+/// per table costs seconds on PostgreSQL's catalog, on every `sync` tick).
+fn schema(rows: &mut dyn Rows, at: &str) -> Result<AHashMap<String, Vec<String>>, DbError> {
+    let mut tables: AHashMap<String, Vec<String>> = AHashMap::new();
+    rows.each(rows.schema_sql(), &mut |row| {
+        if let (Some(Some(table)), Some(Some(column))) = (row.next(), row.next()) {
+            tables.entry(table).or_default().push(column);
+        }
+    })
+    .map_err(|message| DbError::Read {
+        at: at.to_string(),
+        table: "(the list of tables)".into(),
+        message,
+    })?;
+    Ok(tables)
 }
 
 /// A link table's target ids by owner id.
 type Owners = AHashMap<i64, Vec<i64>>;
 
-/// A table that is there, with the columns it has of those its records read.
+/// A table that is there, with the columns it has of those its records read and
+/// its link tables that are there.
 struct Present {
     table: Table,
     columns: Vec<(String, &'static str, Column)>,
+    links: Vec<Link>,
 }
 
-/// The tables that are there, in reading order: every required one, and the
-/// optional ones the database has, each with the columns it has (a column the
-/// service added later, such as `featured_image_id`, may be missing; any other
-/// missing column is reported by the import, record by record). Refuses images
-/// in a shape it does not know.
+/// The tables that are there, in reading order: every required one (a missing
+/// one fails when it is read, naming it), and the optional ones the database has,
+/// each with the columns it has (a column the service added later, such as
+/// `featured_image_id`, may be missing; any other missing column is reported by
+/// the import, record by record) and the link tables it has (0.16's image links
+/// are missing from an older database). Refuses images in a shape it does not know.
 fn present_tables(rows: &mut dyn Rows, at: &str) -> Result<Vec<Present>, DbError> {
+    let schema = schema(rows, at)?;
     let mut present = Vec::new();
     for table in tables() {
-        let failed = |message| DbError::Read {
-            at: at.to_string(),
-            table: table.name.clone(),
-            message,
-        };
-        if table.optional && !exists(rows, &table.name).map_err(failed)? {
+        let has = schema.get(&table.name);
+        if table.optional && has.is_none() {
             continue;
         }
-        let mut has = Vec::new();
-        rows.each(&rows.columns_sql(&table.name), &mut |row| {
-            has.extend(row.flatten());
-        })
-        .map_err(|message| DbError::Read {
-            at: at.to_string(),
-            table: table.name.clone(),
-            message,
-        })?;
         let columns = columns(table.pk, &table.fields)
             .into_iter()
-            // A database whose tables cannot be listed (no rights) is read whole.
-            .filter(|(c, _, _)| has.is_empty() || has.contains(c))
+            .filter(|(c, _, _)| has.is_none_or(|has| has.contains(c)))
             .collect();
-        present.push(Present { table, columns });
+        let links = table
+            .links()
+            .into_iter()
+            .filter(|link| schema.contains_key(&link.table))
+            .collect();
+        present.push(Present {
+            table,
+            columns,
+            links,
+        });
     }
     let image = present
         .iter()
@@ -340,14 +346,8 @@ fn read_marker(rows: &mut dyn Rows, at: &str) -> Result<Marker, DbError> {
     let mut tables = Vec::new();
     for present in present_tables(rows, at)? {
         let stamped = present.columns.iter().any(|(c, _, _)| c == "date_modified");
-        for link in present.table.links() {
-            if exists(rows, &link.table).map_err(|message| DbError::Read {
-                at: at.to_string(),
-                table: link.table.clone(),
-                message,
-            })? {
-                tables.push((link.table, "id", false));
-            }
+        for link in present.links {
+            tables.push((link.table, "id", false));
         }
         tables.push((present.table.name, present.table.pk, stamped));
     }
@@ -378,14 +378,14 @@ fn read_all(rows: &mut dyn Rows, at: &str, import: &mut Import) -> Result<(), Db
         move |message: String| DbError::Read { at, table, message }
     };
     let mut unlinked: Vec<(Link, Owners)> = Vec::new();
-    for Present { table, columns } in present_tables(rows, at)? {
+    for present in present_tables(rows, at)? {
+        let Present {
+            table,
+            columns,
+            links: link_tables,
+        } = present;
         let mut links = Vec::new();
-        for link in table.links() {
-            // A link table of a later version (0.16's image links) may be
-            // missing: the field is then absent, as in an older dump.
-            if !exists(rows, &link.table).map_err(failed(&link.table))? {
-                continue;
-            }
+        for link in link_tables {
             let mut map: Owners = AHashMap::new();
             let sql = format!(
                 "SELECT {}, {} FROM \"{}\"",
@@ -505,12 +505,9 @@ fn read_sqlite(
             format!("CAST({expr} AS TEXT)")
         }
 
-        fn table_exists_sql(&self, table: &str) -> String {
-            format!("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '{table}'")
-        }
-
-        fn columns_sql(&self, table: &str) -> String {
-            format!("SELECT name FROM pragma_table_info('{table}')")
+        fn schema_sql(&self) -> &'static str {
+            "SELECT m.name, p.name FROM sqlite_master AS m \
+             JOIN pragma_table_info(m.name) AS p WHERE m.type = 'table'"
         }
     }
     let at = format!("SQLite database {}", path.display());
@@ -573,18 +570,9 @@ fn read_postgres(
             format!("({expr})::text")
         }
 
-        fn table_exists_sql(&self, table: &str) -> String {
-            format!(
-                "SELECT 1 FROM information_schema.tables \
-                 WHERE table_schema = current_schema() AND table_name = '{table}'"
-            )
-        }
-
-        fn columns_sql(&self, table: &str) -> String {
-            format!(
-                "SELECT column_name::text FROM information_schema.columns \
-                 WHERE table_schema = current_schema() AND table_name = '{table}'"
-            )
+        fn schema_sql(&self) -> &'static str {
+            "SELECT table_name::text, column_name::text FROM information_schema.columns \
+             WHERE table_schema = current_schema()"
         }
     }
     f(&mut Pg(&mut tx), shown)?;
