@@ -272,8 +272,8 @@ fn record_pages_front_page_docs_and_not_found() {
             body.contains(r#"<a href="/api/v2/docs">"#)
                 && body.contains(r#"<a href="/api/v2/openapi.json">"#)
         );
-        // JSON clients still find nothing there.
-        s.assert_error(home, 404, "Not found.");
+        // JSON clients find the API root there.
+        assert_eq!(s.json(home, 200)["lists"]["orders"], "/api/v2/orders/");
     }
     let docs = s.get("/api/v2/docs");
     assert_eq!(docs.status, 200);

@@ -116,6 +116,16 @@ pub const SPECIMEN_TEXT: &[&str] = &[
     "notes",
 ];
 
+/// The specimen filters matched exactly, besides the integer and boolean ones.
+const SPECIMEN_EXACT: &[&str] = &[
+    "usi",
+    "sex",
+    "stage",
+    "preparation",
+    "month",
+    "preparation_date",
+];
+
 pub const BOOLS: &[&str] = &["labels_printed", "labeled", "photographed"];
 pub const INTS: &[&str] = &["determined_year", "day", "year"];
 
@@ -178,6 +188,15 @@ pub fn specimen(params: &Params) -> Result<Filter, ApiError> {
         terms: Vec::new(),
         any_term: false,
     })
+}
+
+/// Whether `name` is a filter of `/specimen-records/` (any other parameter that is
+/// not an operation is ignored there).
+pub fn is_specimen_filter(name: &str) -> bool {
+    RELATED.iter().any(|r| r.0 == name)
+        || [SPECIMEN_TEXT, SPECIMEN_EXACT, INTS, BOOLS]
+            .iter()
+            .any(|names| names.contains(&name))
 }
 
 /// The value an exact specimen filter asks for; `None` for a parameter that is

@@ -100,6 +100,7 @@ pub async fn list(
                 limit: 0,
                 clamped_from: None,
                 error: Some(e.message.clone()),
+                ignored: &[],
             };
             let mut a = Answer::html(e.status, html::list(&site, &served.view, &page));
             a.cacheable = false;
@@ -107,11 +108,13 @@ pub async fn list(
         }
     };
     let cacheable = plan.cacheable();
+    let ignored = plan.ignored().to_vec();
     if cacheable && still_fresh(&state.settings, served, request, media) {
-        return Answer::unmade(HTML).with_media(endpoint);
+        return Answer::unmade(HTML).with_media(endpoint).ignoring(&ignored);
     }
     let inline = plan.picks_a_run();
     let view = served.clone();
+    let shown_ignored = ignored.clone();
     let make = move || {
         let (offset, limit, columns) = (plan.offset(), plan.limit(), plan.columns());
         let selected = plan.select_page(&view.view);
@@ -127,6 +130,7 @@ pub async fn list(
             limit,
             clamped_from,
             error: None,
+            ignored: &shown_ignored,
         };
         html::list(&site, &view.view, &page)
     };
@@ -147,7 +151,7 @@ pub async fn list(
     };
     let mut a = Answer::html(200, made);
     a.cacheable = cacheable;
-    a.with_media(endpoint)
+    a.with_media(endpoint).ignoring(&ignored)
 }
 
 /// The parameters the plan runs with: the specimen list counts the form's facets

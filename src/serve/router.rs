@@ -13,6 +13,7 @@ use warp::path::FullPath;
 use warp::{Filter, Rejection};
 
 use crate::export::dwca::Archive;
+use crate::model::endpoint::API_PREFIX;
 use crate::model::Endpoint;
 use crate::query::plan::Selected;
 use crate::query::{ApiError, Page, Params, Plan, RecordPlan};
@@ -22,6 +23,7 @@ use super::metrics::Route;
 use super::negotiate::{self, Representation};
 use super::pages;
 use super::response::{finish, still_fresh, Answer, Request, Response, ALLOW};
+use super::root;
 use super::state::{Served, State, COMPRESS_BELOW};
 
 /// What a request asks for, as the filters decide it.
@@ -31,8 +33,10 @@ enum Target {
     Record(Endpoint, String),
     /// A list or record path without its trailing slash: redirected.
     Unslashed(Endpoint),
-    /// `/` and `/api/v2/`: the front page, for people.
+    /// `/` and `/api/v2/`: the front page for people, the API root for programs.
     Home,
+    /// `/api`, `/api/` and `/api/v2`: redirected to the API root.
+    Api,
     /// The API docs viewer.
     Docs,
     /// A file the pages load (`/static/...`).
@@ -64,7 +68,7 @@ impl Target {
         match self {
             Target::List(e) | Target::Unslashed(e) => Route::List(*e),
             Target::Record(e, _) => Route::Record(*e),
-            Target::Home | Target::Docs | Target::Asset => Route::Page,
+            Target::Home | Target::Api | Target::Docs | Target::Asset => Route::Page,
             Target::Health => Route::Health,
             Target::Ready => Route::Ready,
             Target::Metrics => Route::Metrics,
@@ -175,12 +179,12 @@ fn targets() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
         .unify()
         .or(warp::path!("api" / "v2")
             .and(slashed())
-            .and_then(|slashed| async move {
-                match slashed {
-                    true => Ok(Target::Home),
-                    false => Err(warp::reject::not_found()),
-                }
+            .map(|slashed| match slashed {
+                true => Target::Home,
+                false => Target::Api,
             }))
+        .unify()
+        .or(warp::path!("api").map(|| Target::Api))
         .unify()
         .or(warp::path("static").map(|| Target::Asset))
         .unify();
@@ -303,7 +307,9 @@ async fn answer(
                 request.method
             ),
         }),
-        Target::NotFound | Target::Home => Answer::not_found(),
+        Target::NotFound => Answer::error(&ApiError::not_found(root::not_found(request.path))),
+        Target::Home => Answer::json(200, root::document()),
+        Target::Api => Answer::redirect(API_PREFIX.trim_end_matches('/'), raw),
         // A page whatever the client takes (`html` is always set for it).
         Target::Docs => pages::docs(served),
         Target::Asset => {
@@ -335,36 +341,10 @@ async fn answer(
                 Ok(plan) => plan,
                 Err(e) => return Answer::error(&e),
             };
-            let media = endpoint.model.has_media();
-            // The tag depends on the request, not on the body: a revalidation, or a
-            // HEAD of an answer that costs work, is answered without making it.
-            let fresh = plan.cacheable() && still_fresh(&state.settings, served, request, media);
-            let head = *request.method == Method::HEAD && !plan.is_cheap();
-            if fresh || head {
-                return Answer::unmade(plan.media_type()).with_media(endpoint);
-            }
-            if plan.is_cheap() {
-                return Answer::page(endpoint, plan.run(view)).with_media(endpoint);
-            }
-            state
-                .metrics
-                .worked_answers
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let made = served.clone();
-            let job = move || {
-                let selected = plan.select_page(&made.view);
-                match selected.size_bound(&made.view) < STREAM_ABOVE {
-                    true => Made::Whole(selected.into_page(&made.view)),
-                    false => Made::Chosen(selected),
-                }
-            };
-            match state.work.run(job).await {
-                Some(Made::Whole(page)) => Answer::page(endpoint, page).with_media(endpoint),
-                Some(Made::Chosen(selected)) => {
-                    Answer::streamed(selected, served.clone(), state.clone()).with_media(endpoint)
-                }
-                None => Answer::busy(),
-            }
+            let ignored = plan.ignored().to_vec();
+            list(state, served, endpoint, plan, request)
+                .await
+                .ignoring(&ignored)
         }
         Target::Record(endpoint, id) => {
             let plan = match Params::parse(raw)
@@ -377,6 +357,48 @@ async fn answer(
                 .map(|body| Answer::json(200, body).with_media(endpoint))
                 .unwrap_or_else(|e| Answer::error(&e))
         }
+    }
+}
+
+/// A list's answer to a parsed request: cut from the rendered list, or made on the
+/// worker threads (whole, or streamed when large).
+async fn list(
+    state: &Arc<State>,
+    served: &Arc<Served>,
+    endpoint: Endpoint,
+    plan: Plan,
+    request: &Request<'_>,
+) -> Answer {
+    let view = &served.view;
+    let media = endpoint.model.has_media();
+    // The tag depends on the request, not on the body: a revalidation, or a
+    // HEAD of an answer that costs work, is answered without making it.
+    let fresh = plan.cacheable() && still_fresh(&state.settings, served, request, media);
+    let head = *request.method == Method::HEAD && !plan.is_cheap();
+    if fresh || head {
+        return Answer::unmade(plan.media_type()).with_media(endpoint);
+    }
+    if plan.is_cheap() {
+        return Answer::page(endpoint, plan.run(view)).with_media(endpoint);
+    }
+    state
+        .metrics
+        .worked_answers
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let made = served.clone();
+    let job = move || {
+        let selected = plan.select_page(&made.view);
+        match selected.size_bound(&made.view) < STREAM_ABOVE {
+            true => Made::Whole(selected.into_page(&made.view)),
+            false => Made::Chosen(selected),
+        }
+    };
+    match state.work.run(job).await {
+        Some(Made::Whole(page)) => Answer::page(endpoint, page).with_media(endpoint),
+        Some(Made::Chosen(selected)) => {
+            Answer::streamed(selected, served.clone(), state.clone()).with_media(endpoint)
+        }
+        None => Answer::busy(),
     }
 }
 
@@ -437,7 +459,10 @@ mod tests {
     async fn paths_name_their_targets() {
         assert_eq!(target_of("/").await, Target::Home);
         assert_eq!(target_of("/api/v2/").await, Target::Home);
-        assert_eq!(target_of("/api/v2").await, Target::NotFound);
+        assert_eq!(target_of("/api/v2").await, Target::Api);
+        assert_eq!(target_of("/api/").await, Target::Api);
+        assert_eq!(target_of("/api").await, Target::Api);
+        assert_eq!(target_of("/api/v1").await, Target::NotFound);
         assert_eq!(target_of("/api/v2/docs").await, Target::Docs);
         assert_eq!(target_of("/static/abc/site.css").await, Target::Asset);
         assert_eq!(
