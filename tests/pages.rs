@@ -265,6 +265,7 @@ fn record_pages_front_page_docs_and_not_found() {
     assert!(record.contains(r#"<a href="/api/v2/localities/1/">Matthaei Botanical Gardens</a>"#));
     html(&s, "/api/v2/specimen-records/999/", 404);
     html(&s, "/api/v2/bogus/", 404);
+    assert!(html(&s, "/api/v2/specimens/", 404).contains("did you mean /api/v2/specimen-records/"));
     for home in ["/", "/api/v2/"] {
         let body = html(&s, home, 200);
         assert!(body.contains(r#"<a href="/api/v2/specimen-records/">specimen-records</a> — 8"#));

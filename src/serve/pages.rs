@@ -24,9 +24,9 @@ pub fn docs(served: &Served) -> Answer {
     Answer::html(200, html::docs(&served.view))
 }
 
-/// A path no route takes, as a page.
-pub fn not_found(served: &Served) -> Answer {
-    let mut a = Answer::html(404, html::error(&served.view, 404, "Not found."));
+/// A path no route takes, as a page saying what the JSON answer says.
+pub fn not_found(served: &Served, message: &str) -> Answer {
+    let mut a = Answer::html(404, html::error(&served.view, 404, message));
     a.cacheable = false;
     a
 }

@@ -295,7 +295,7 @@ async fn answer(
             Target::Record(endpoint, id) => pages::record(state, served, endpoint, &id, request),
             Target::Home => pages::home(served),
             Target::Docs => pages::docs(served),
-            _ => pages::not_found(served),
+            _ => pages::not_found(served, &root::not_found(request.path)),
         };
     }
     match target {
