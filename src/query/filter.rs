@@ -190,13 +190,20 @@ pub fn specimen(params: &Params) -> Result<Filter, ApiError> {
     })
 }
 
+/// Every filter of `/specimen-records/`, by parameter name.
+pub fn specimen_filters() -> impl Iterator<Item = &'static str> {
+    RELATED.iter().map(|r| r.0).chain(
+        [SPECIMEN_TEXT, SPECIMEN_EXACT, INTS, BOOLS]
+            .into_iter()
+            .flatten()
+            .copied(),
+    )
+}
+
 /// Whether `name` is a filter of `/specimen-records/` (any other parameter that is
 /// not an operation is ignored there).
 pub fn is_specimen_filter(name: &str) -> bool {
-    RELATED.iter().any(|r| r.0 == name)
-        || [SPECIMEN_TEXT, SPECIMEN_EXACT, INTS, BOOLS]
-            .iter()
-            .any(|names| names.contains(&name))
+    specimen_filters().any(|f| f == name)
 }
 
 /// The value an exact specimen filter asks for; `None` for a parameter that is
