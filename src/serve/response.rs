@@ -240,7 +240,6 @@ impl Answer {
         a
     }
 
-    /// Sends a list or record path without its trailing slash to the slashed path.
     /// The answer, naming the parameters it ignored (percent-encoded, comma-separated).
     pub fn ignoring(mut self, names: &[String]) -> Answer {
         let mut value = String::new();
@@ -256,6 +255,8 @@ impl Answer {
         self
     }
 
+    /// Sends a path to itself with a trailing slash (a list or record path without
+    /// its slash; `/api`, `/api/` and `/api/v2` to the API root), query kept.
     pub fn redirect(path: &str, raw_query: &str) -> Answer {
         let mut location = format!("{path}/");
         if !raw_query.is_empty() {
