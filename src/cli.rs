@@ -419,10 +419,11 @@ fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
             ingest::apps().join(", ")
         );
     }
-    if args.strict && (empty || !checked.warnings.is_empty()) {
+    let warnings = checked.warnings.len() + usize::from(empty);
+    // Errors, where there are any, are said below instead: they stop the build anyway.
+    if args.strict && warnings > 0 && checked.errors.is_empty() {
         eprintln!(
-            "error: --strict and {} warning(s); nothing was written to {}",
-            checked.warnings.len() + usize::from(empty),
+            "error: --strict and {warnings} warning(s); nothing was written to {}",
             args.output.display()
         );
         return Ok(ExitCode::FAILURE);
@@ -433,9 +434,8 @@ fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
                 println!("{:>9} {}", n, model.label());
             }
             println!(
-                "wrote {} ({} warnings, {} objects skipped), checksum: {}",
+                "wrote {} ({warnings} warnings, {} objects skipped), checksum: {}",
                 args.output.display(),
-                checked.warnings.len(),
                 checked.skipped.values().sum::<usize>(),
                 header.checksum_hex()
             );

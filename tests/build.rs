@@ -449,6 +449,11 @@ fn a_dump_of_other_apps_warns_and_fails_only_when_strict() {
         assert!(outcome.ok, "{}", outcome.stderr);
         assert!(outcome.written);
         assert!(outcome.stdout.contains(EMPTY), "{}", outcome.stdout);
+        assert!(
+            outcome.stdout.contains(" (1 warnings, "),
+            "{}",
+            outcome.stdout
+        );
         let strict = build_flagged(std::slice::from_ref(&input), &["--strict"]);
         assert!(!strict.ok && !strict.written, "{}", strict.stdout);
         assert!(strict.stdout.contains(EMPTY), "{}", strict.stdout);
