@@ -580,11 +580,10 @@ fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
 fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // A bad dataset file is a mistake to hear about now, not at the first request.
     let dataset = args.dataset.dataset()?;
-    // Bound before the snapshot loads (seconds, for a large one): a taken port fails
-    // at once. Connections made meanwhile wait in the backlog, answered once loaded.
-    let listener = std::net::TcpListener::bind(args.addr)
-        .and_then(|l| l.set_nonblocking(true).map(|()| l))
-        .with_context(|| format!("cannot listen on {}", args.addr))?;
+    // The address is bound before the snapshot loads (seconds, for a large one), so
+    // a taken port fails at once; it is listened on once loaded, so until then a
+    // connection is refused and a balancer tries another replica without waiting.
+    let socket = bound(args.addr).with_context(|| format!("cannot listen on {}", args.addr))?;
     let view = serve::reload::load(&args.snapshot).map_err(|e| unloadable(e, &args.snapshot))?;
     tracing::info!(
         snapshot = %args.snapshot.display(),
@@ -623,13 +622,28 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async move {
         reload_on_hangup(&reloader);
-        let listener = tokio::net::TcpListener::from_std(listener)
+        let listener = socket
+            .listen(BACKLOG)
             .with_context(|| format!("cannot listen on {}", args.addr))?;
         tracing::info!(addr = %args.addr, "serving");
         serve::serve(listener, state, shutdown_signal()).await;
         tracing::info!("stopped");
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Connections the kernel queues for `accept` (what `TcpListener::bind` asks).
+const BACKLOG: u32 = 1024;
+
+/// A socket bound to `addr`, not yet listening; address reuse as `bind` sets it.
+fn bound(addr: SocketAddr) -> std::io::Result<tokio::net::TcpSocket> {
+    let socket = match addr {
+        SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    Ok(socket)
 }
 
 /// Why the snapshot to serve cannot be loaded; for a missing file, what to do.
