@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a replica needs, per collection size: the numbers behind the README's
+# What a replica needs, per collection size: the numbers behind docs/deployment.md's
 # capacity table and the Kubernetes probes and resources.
 #
 #   usage: benches/capacity.sh [SPECIMENS ...]     (default 10000 100000 1000000)

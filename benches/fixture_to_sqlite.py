@@ -1,6 +1,7 @@
 """Loads a fixture file (as `catalogue generate` writes) into a new SQLite database
-laid out as the existing service's (tests/database/sqlite.sql): what
-benches/sync_tick.sh measures `catalogue sync` against.
+laid out as the existing service's: as it is today (tests/database/sqlite.sql), or
+before its 0.16 (tests/database/sqlite-0.10.sql) for a fixture with the typed
+image models. What benches/sync_tick.sh measures `catalogue sync` against.
 
     usage: python3 benches/fixture_to_sqlite.py FIXTURE.json DATABASE.sqlite3
 """
@@ -15,7 +16,12 @@ FOREIGN = {
     "order", "family", "subfamily", "tribe", "genus", "species", "subspecies",
     "country", "state", "county", "locality", "gps", "collecting_trip",
     "determiner", "preparer", "image", "species_page", "collection", "uploaded_by_user",
+    "specimen_record", "featured_image", "tag", "content_type", "root_page",
 }
+# Tables not named after their model's label.
+TABLE = {"contenttypes_contenttype": "django_content_type"}
+TYPED = {"images.baseliveimage", "images.specimenrecordimage", "images.insectimage",
+         "images.plantimage", "images.habitatimage"}
 # Django's multi-table inheritance names the pointer to the parent's row.
 PK = {
     "images_baseliveimage": "customimage_ptr_id",
@@ -34,12 +40,16 @@ def is_instant(field):
 
 
 def main(fixture, database):
-    ddl = (Path(__file__).resolve().parent.parent / "tests/database/sqlite.sql").read_text()
+    objects = json.load(open(fixture))
+    typed = any(obj["model"] in TYPED for obj in objects)
+    name = "sqlite-0.10.sql" if typed else "sqlite.sql"
+    ddl = (Path(__file__).resolve().parent.parent / "tests/database" / name).read_text()
     db = sqlite3.connect(database)
     db.executescript(ddl)
     rows = defaultdict(list)  # (table, columns) -> values
-    for obj in json.load(open(fixture)):
+    for obj in objects:
         table = obj["model"].replace(".", "_")
+        table = TABLE.get(table, table)
         if table == "home_homepage":
             continue
         pk = obj["pk"]

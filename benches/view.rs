@@ -140,6 +140,7 @@ fn at_size(c: &mut Criterion, specimens: usize) {
                     limit,
                     clamped_from: None,
                     error: None,
+                    ignored: &[],
                 };
                 html::list(&site, &view, &page)
             })

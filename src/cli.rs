@@ -17,8 +17,8 @@ use crate::model::Model;
 use crate::query::Limits;
 use crate::serve::reload::{Reloader, Trigger};
 use crate::serve::{self, Settings, State};
-use crate::snapshot;
-use crate::view::View;
+use crate::snapshot::{self, SnapshotError};
+use crate::view::{LoadError, View};
 
 #[derive(Parser)]
 #[command(
@@ -177,6 +177,10 @@ struct BuildArgs {
     /// How many warnings to print (all are counted).
     #[arg(long, default_value_t = 20)]
     show_warnings: usize,
+    /// Write nothing, and fail, when there is any warning (an input without
+    /// collection records included).
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(Args, Clone)]
@@ -198,7 +202,8 @@ pub struct ServeArgs {
     #[arg(long, env = "CATALOGUE_MAX_LIMIT")]
     pub max_limit: Option<usize>,
     /// Do not watch the snapshot file for changes (SIGHUP still reloads it).
-    #[arg(long, env = "CATALOGUE_NO_WATCH")]
+    /// CATALOGUE_NO_WATCH takes 1/0, yes/no, true/false, on/off.
+    #[arg(long, env = "CATALOGUE_NO_WATCH", value_parser = clap::builder::BoolishValueParser::new())]
     pub no_watch: bool,
     /// `Cache-Control: max-age` of successful answers, in seconds.
     #[arg(long, env = "CATALOGUE_CACHE_MAX_AGE", default_value_t = 60)]
@@ -405,15 +410,32 @@ fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
             checked.warnings.len() - args.show_warnings
         );
     }
+    let empty = checked.is_empty();
+    if empty {
+        println!(
+            "warning: no collection records were found, so the snapshot would publish an \
+             empty collection; the catalogue reads the Django apps {} \
+             (python manage.py dumpdata taxonomy geography specimens > dump.json)",
+            ingest::apps().join(", ")
+        );
+    }
+    let warnings = checked.warnings.len() + usize::from(empty);
+    // Errors, where there are any, are said below instead: they stop the build anyway.
+    if args.strict && warnings > 0 && checked.errors.is_empty() {
+        eprintln!(
+            "error: --strict and {warnings} warning(s); nothing was written to {}",
+            args.output.display()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     match ingest::write_snapshot(&checked, &args.output) {
         Ok(header) => {
             for (model, n) in checked.collection.counts() {
                 println!("{:>9} {}", n, model.label());
             }
             println!(
-                "wrote {} ({} warnings, {} objects skipped), checksum: {}",
+                "wrote {} ({warnings} warnings, {} objects skipped), checksum: {}",
                 args.output.display(),
-                checked.warnings.len(),
                 checked.skipped.values().sum::<usize>(),
                 header.checksum_hex()
             );
@@ -468,6 +490,9 @@ fn export_dwca(
     dataset: &DatasetArgs,
 ) -> anyhow::Result<ExitCode> {
     let dataset = dataset.dataset()?;
+    for line in unpublishable(&dataset) {
+        eprintln!("warning: {line}");
+    }
     let view = View::load(snapshot)?;
     let bytes = dwca::archive(&view, &dataset)?;
     snapshot::write_atomically(output, &bytes)
@@ -479,6 +504,61 @@ fn export_dwca(
         bytes.len()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// What an archive of this dataset lacks that GBIF and other harvesters ask for:
+/// for each value not given, its flag (variable, file key) and what goes without it.
+fn unpublishable(d: &Dataset) -> Vec<String> {
+    [
+        (
+            &d.title,
+            "--dataset-title",
+            "CATALOGUE_DATASET_TITLE",
+            "title",
+            "eml.xml's title is the placeholder \"Specimen records\"",
+        ),
+        (
+            &d.description,
+            "--dataset-description",
+            "CATALOGUE_DATASET_DESCRIPTION",
+            "description",
+            "eml.xml has no abstract",
+        ),
+        (
+            &d.publisher,
+            "--dataset-publisher",
+            "CATALOGUE_DATASET_PUBLISHER",
+            "publisher",
+            "eml.xml has no creator, contact or publisher",
+        ),
+        (
+            &d.license,
+            "--dataset-license",
+            "CATALOGUE_DATASET_LICENSE",
+            "license",
+            "eml.xml has no intellectualRights (GBIF takes CC0 1.0, CC BY 4.0, CC BY-NC 4.0)",
+        ),
+        (
+            &d.institution_code,
+            "--institution-code",
+            "CATALOGUE_INSTITUTION_CODE",
+            "institution_code",
+            "every occurrence's institutionCode is empty",
+        ),
+        (
+            &d.collection_code,
+            "--collection-code",
+            "CATALOGUE_COLLECTION_CODE",
+            "collection_code",
+            "every occurrence's collectionCode is empty",
+        ),
+    ]
+    .into_iter()
+    .filter(|(value, ..)| value.is_empty())
+    .map(|(_, flag, variable, key, lacking)| {
+        format!("no {flag} ({variable}, or \"{key}\" in --dataset-config): {lacking}")
+    })
+    .collect()
 }
 
 fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
@@ -500,7 +580,11 @@ fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
 fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // A bad dataset file is a mistake to hear about now, not at the first request.
     let dataset = args.dataset.dataset()?;
-    let view = serve::reload::load(&args.snapshot)?;
+    // The address is bound before the snapshot loads (seconds, for a large one), so
+    // a taken port fails at once; it is listened on once loaded, so until then a
+    // connection is refused and a balancer tries another replica without waiting.
+    let socket = bound(args.addr).with_context(|| format!("cannot listen on {}", args.addr))?;
+    let view = serve::reload::load(&args.snapshot).map_err(|e| unloadable(e, &args.snapshot))?;
     tracing::info!(
         snapshot = %args.snapshot.display(),
         checksum = %view.header.checksum_hex(),
@@ -538,14 +622,50 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async move {
         reload_on_hangup(&reloader);
-        let listener = tokio::net::TcpListener::bind(args.addr)
-            .await
+        let listener = socket
+            .listen(BACKLOG)
             .with_context(|| format!("cannot listen on {}", args.addr))?;
         tracing::info!(addr = %args.addr, "serving");
         serve::serve(listener, state, shutdown_signal()).await;
         tracing::info!("stopped");
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Connections the kernel queues for `accept` (what `TcpListener::bind` asks).
+const BACKLOG: u32 = 1024;
+
+/// A socket bound to `addr`, not yet listening; address reuse as `bind` sets it.
+fn bound(addr: SocketAddr) -> std::io::Result<tokio::net::TcpSocket> {
+    let socket = match addr {
+        SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    Ok(socket)
+}
+
+/// Why the snapshot to serve cannot be loaded; for a missing file, what to do.
+fn unloadable(e: LoadError, path: &std::path::Path) -> anyhow::Error {
+    match e {
+        LoadError::Snapshot(SnapshotError::Read { cause, .. })
+            if cause.kind() == std::io::ErrorKind::NotFound =>
+        {
+            let from = match path.is_relative() {
+                true => std::env::current_dir()
+                    .map(|d| format!(" (relative to {})", d.display()))
+                    .unwrap_or_default(),
+                false => String::new(),
+            };
+            anyhow::anyhow!(
+                "there is no snapshot at {}{from}: give its path with --snapshot or \
+                 CATALOGUE_SNAPSHOT, or make one with `catalogue build`",
+                path.display()
+            )
+        }
+        e => e.into(),
+    }
 }
 
 /// SIGHUP reloads the snapshot from the same path.
@@ -593,4 +713,31 @@ async fn shutdown_signal() {
         _ = term => {},
     }
     tracing::info!("shutting down: finishing what is in flight");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_watch_reads_what_people_write() {
+        // The only test that sets this variable, so no other reads it meanwhile.
+        for (value, meant) in [
+            ("1", true),
+            ("yes", true),
+            ("on", true),
+            ("True", true),
+            ("0", false),
+            ("no", false),
+            ("off", false),
+            ("false", false),
+        ] {
+            std::env::set_var("CATALOGUE_NO_WATCH", value);
+            let parsed = ServeCommand::try_parse_from(["catalogue"]).map(|c| c.args.no_watch);
+            assert_eq!(parsed.ok(), Some(meant), "CATALOGUE_NO_WATCH={value}");
+        }
+        std::env::remove_var("CATALOGUE_NO_WATCH");
+        let flag = ServeCommand::try_parse_from(["catalogue", "--no-watch"]).unwrap();
+        assert!(flag.args.no_watch);
+    }
 }

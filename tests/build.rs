@@ -94,6 +94,11 @@ struct Outcome {
 }
 
 fn build_texts(texts: &[String]) -> Outcome {
+    build_flagged(texts, &[])
+}
+
+/// Builds these fixture texts with these flags after the files.
+fn build_flagged(texts: &[String], flags: &[&str]) -> Outcome {
     let dir = TempDir::new("build");
     let mut args = Vec::new();
     for (i, t) in texts.iter().enumerate() {
@@ -105,6 +110,7 @@ fn build_texts(texts: &[String]) -> Outcome {
     let mut argv: Vec<&str> = vec!["build"];
     argv.extend(args.iter().map(String::as_str));
     argv.extend(["-o", out.to_str().unwrap()]);
+    argv.extend(flags);
     let o = catalogue(&argv);
     let leftovers = std::fs::read_dir(&dir.0).unwrap().count() - texts.len();
     Outcome {
@@ -520,5 +526,49 @@ fn images_of_an_unknown_kind_or_shape_fail() {
     fails_with(
         build(&o),
         "images: the source holds both images with an image_type",
+    );
+}
+
+/// What `build` says when the input holds no collection records at all.
+const EMPTY: &str = "warning: no collection records were found, so the snapshot would publish an \
+     empty collection; the catalogue reads the Django apps taxonomy, geography, specimens, \
+     images, wagtailcore, pages, taggit, contenttypes (python manage.py dumpdata taxonomy geography \
+     specimens > dump.json)\n";
+
+#[test]
+fn a_dump_of_other_apps_warns_and_fails_only_when_strict() {
+    let other = json!([
+        {"model": "auth.user", "pk": 1, "fields": {"username": "admin"}},
+        {"model": "blog.post", "pk": 1, "fields": {"title": "Hello"}},
+    ])
+    .to_string();
+    for input in [other, "[]".to_string()] {
+        let outcome = build_texts(std::slice::from_ref(&input));
+        assert!(outcome.ok, "{}", outcome.stderr);
+        assert!(outcome.written);
+        assert!(outcome.stdout.contains(EMPTY), "{}", outcome.stdout);
+        assert!(
+            outcome.stdout.contains(" (1 warnings, "),
+            "{}",
+            outcome.stdout
+        );
+        let strict = build_flagged(std::slice::from_ref(&input), &["--strict"]);
+        assert!(!strict.ok && !strict.written, "{}", strict.stdout);
+        assert!(strict.stdout.contains(EMPTY), "{}", strict.stdout);
+        assert!(
+            strict
+                .stderr
+                .starts_with("error: --strict and 1 warning(s); nothing was written to "),
+            "{}",
+            strict.stderr
+        );
+    }
+    // A collection builds under --strict as without it, and says nothing of apps.
+    let strict = build_flagged(&[Value::Array(base()).to_string()], &["--strict"]);
+    assert!(strict.ok && strict.written, "{}", strict.stderr);
+    assert!(
+        !strict.stdout.contains("no collection records"),
+        "{}",
+        strict.stdout
     );
 }

@@ -196,3 +196,61 @@ fn a_bad_dataset_file_is_refused_with_its_name() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn an_export_warns_of_each_value_a_publishable_archive_lacks() {
+    let dir = TempDir::new("dwca-warnings");
+    let out = dir.path("out.zip");
+    let snapshot = common::sample_snapshot();
+    let export = |extra: &[&str]| {
+        let mut args = vec![
+            "export",
+            "dwca",
+            snapshot.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let run = catalogue(&args);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        String::from_utf8_lossy(&run.stderr).into_owned()
+    };
+    assert_eq!(
+        export(&[]),
+        "warning: no --dataset-title (CATALOGUE_DATASET_TITLE, or \"title\" in --dataset-config): \
+         eml.xml's title is the placeholder \"Specimen records\"\n\
+         warning: no --dataset-description (CATALOGUE_DATASET_DESCRIPTION, or \"description\" in \
+         --dataset-config): eml.xml has no abstract\n\
+         warning: no --dataset-publisher (CATALOGUE_DATASET_PUBLISHER, or \"publisher\" in \
+         --dataset-config): eml.xml has no creator, contact or publisher\n\
+         warning: no --dataset-license (CATALOGUE_DATASET_LICENSE, or \"license\" in \
+         --dataset-config): eml.xml has no intellectualRights (GBIF takes CC0 1.0, CC BY 4.0, \
+         CC BY-NC 4.0)\n\
+         warning: no --institution-code (CATALOGUE_INSTITUTION_CODE, or \"institution_code\" in \
+         --dataset-config): every occurrence's institutionCode is empty\n\
+         warning: no --collection-code (CATALOGUE_COLLECTION_CODE, or \"collection_code\" in \
+         --dataset-config): every occurrence's collectionCode is empty\n"
+    );
+    assert!(out.exists(), "the archive is written all the same");
+    assert_eq!(
+        export(&[
+            "--dataset-title",
+            "Sample",
+            "--dataset-description",
+            "Pinned",
+            "--dataset-publisher",
+            "Sample Museum",
+            "--dataset-license",
+            "CC0 1.0",
+            "--institution-code",
+            "SMU",
+            "--collection-code",
+            "ENT",
+        ]),
+        ""
+    );
+}

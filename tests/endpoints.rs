@@ -234,16 +234,56 @@ fn specimen_derived_values() {
 #[test]
 fn unknown_paths_are_404_json() {
     let server = Server::sample();
-    for path in [
-        "/",
-        "/api/v2/",
-        "/api/v2/bogus/",
-        "/api/v2/nested-people/",
-        "/api/v1/orders/",
-        "/api/v2/orders/1/x/",
-    ] {
+    for path in ["/api/v2/bogus/", "/api/v1/orders/", "/api/v2/orders/1/x/"] {
         let body = server.json(path, 404);
         assert_eq!(body, serde_json::json!({"message": "Not found."}), "{path}");
+    }
+}
+
+#[test]
+fn a_list_name_that_is_none_gets_the_nearest() {
+    let server = Server::sample();
+    server.assert_error(
+        "/api/v2/specimens/",
+        404,
+        "Not found. There is no list \"specimens\"; did you mean /api/v2/specimen-records/, \
+         /api/v2/specimen-record-images/ or /api/v2/species/? /api/v2/ lists them all.",
+    );
+    server.assert_error(
+        "/api/v2/nested-people/",
+        404,
+        "Not found. There is no list \"nested-people\"; did you mean /api/v2/people/? \
+         /api/v2/ lists them all.",
+    );
+    server.assert_error(
+        "/api/v2/familys/7/",
+        404,
+        "Not found. There is no list \"familys\"; did you mean /api/v2/families/? \
+         /api/v2/ lists them all.",
+    );
+}
+
+#[test]
+fn the_api_root_lists_every_list_and_the_documents() {
+    let server = Server::sample();
+    for path in ["/", "/api/v2/"] {
+        let root = server.json(path, 200);
+        let lists = root["lists"].as_object().unwrap();
+        assert_eq!(lists.len(), 31, "{path}");
+        assert_eq!(lists["orders"], "/api/v2/orders/");
+        assert_eq!(lists["images"], "/api/v2/images/");
+        assert_eq!(lists["nested-families"], "/api/v2/nested-families/");
+        for url in lists.values() {
+            server.json(url.as_str().unwrap(), 200);
+        }
+        assert_eq!(root["openapi"], "/api/v2/openapi.json");
+        assert_eq!(root["docs"], "/api/v2/docs");
+        assert_eq!(root["archive"], "/dwca.zip");
+    }
+    for path in ["/api", "/api/", "/api/v2"] {
+        let r = server.get(path);
+        assert_eq!(r.status, 301, "{path}");
+        assert_eq!(r.header("location"), Some("/api/v2/"), "{path}");
     }
 }
 

@@ -263,3 +263,59 @@ fn every_filter_can_match_nothing() {
         assert_eq!(matched(&s, q), Vec::<i64>::new(), "{q}");
     }
 }
+
+#[test]
+fn ignored_parameters_are_named_in_a_header_and_change_nothing() {
+    let s = Server::sample();
+    let all = s.get("/api/v2/specimen-records/");
+    assert_eq!(all.header("x-ignored-parameters"), None);
+    let typo = s.get("/api/v2/specimen-records/?famly=nymph&limt=2&f%C3%A9e=1&famly=x");
+    assert_eq!(typo.status, 200);
+    assert_eq!(
+        typo.header("x-ignored-parameters"),
+        Some("famly, limt, f%C3%A9e")
+    );
+    // The contract of the service it replaces: the same records, unfiltered.
+    assert_eq!(typo.body, all.body);
+    // A revalidation says so too, and still answers 304.
+    let etag = typo.header("etag").unwrap().to_string();
+    let again = s.send(
+        "GET",
+        "/api/v2/specimen-records/?famly=nymph&limt=2&f%C3%A9e=1&famly=x",
+        &[("If-None-Match", &etag)],
+    );
+    assert_eq!(again.status, 304);
+    assert_eq!(
+        again.header("x-ignored-parameters"),
+        Some("famly, limt, f%C3%A9e")
+    );
+    // Filters, operations and filters left empty are not ignored parameters.
+    let known = s.get("/api/v2/specimen-records/?family=nymph&limit=2&sex=&sort=usi");
+    assert_eq!(known.status, 200);
+    assert_eq!(known.header("x-ignored-parameters"), None);
+    // Other lists refuse what they do not know, as before.
+    s.assert_error(
+        "/api/v2/orders/?famly=x",
+        400,
+        "query parameter is not an operation or a recognised field: famly",
+    );
+    // Browsers may read it across origins.
+    assert!(typo
+        .header("access-control-expose-headers")
+        .unwrap()
+        .contains("X-Ignored-Parameters"));
+    // The page shows them.
+    let page = s.send(
+        "GET",
+        "/api/v2/specimen-records/?famly=nymph",
+        &[("Accept", "text/html")],
+    );
+    assert_eq!(page.status, 200);
+    assert_eq!(page.header("x-ignored-parameters"), Some("famly"));
+    assert!(
+        page.text()
+            .contains("Ignored, as they are not filters of this list: famly"),
+        "{}",
+        page.text()
+    );
+}

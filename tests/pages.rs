@@ -265,6 +265,7 @@ fn record_pages_front_page_docs_and_not_found() {
     assert!(record.contains(r#"<a href="/api/v2/localities/1/">Matthaei Botanical Gardens</a>"#));
     html(&s, "/api/v2/specimen-records/999/", 404);
     html(&s, "/api/v2/bogus/", 404);
+    assert!(html(&s, "/api/v2/specimens/", 404).contains("did you mean /api/v2/specimen-records/"));
     for home in ["/", "/api/v2/"] {
         let body = html(&s, home, 200);
         assert!(body.contains(r#"<a href="/api/v2/specimen-records/">specimen-records</a> — 8"#));
@@ -272,8 +273,8 @@ fn record_pages_front_page_docs_and_not_found() {
             body.contains(r#"<a href="/api/v2/docs">"#)
                 && body.contains(r#"<a href="/api/v2/openapi.json">"#)
         );
-        // JSON clients still find nothing there.
-        s.assert_error(home, 404, "Not found.");
+        // JSON clients find the API root there.
+        assert_eq!(s.json(home, 200)["lists"]["orders"], "/api/v2/orders/");
     }
     let docs = s.get("/api/v2/docs");
     assert_eq!(docs.status, 200);

@@ -96,7 +96,8 @@ fn a_missing_snapshot_is_a_clear_error() {
         "127.0.0.1:0",
     ]);
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read /nonexistent/x.bin"));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("there is no snapshot at /nonexistent/x.bin: give its path with --snapshot"));
 }
 
 #[test]

@@ -86,15 +86,13 @@ pub struct Dataset {
 /// Why the dataset description or the archive could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum DwcaError {
-    #[error("cannot read the dataset file {path}: {source}")]
-    ReadConfig {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("the dataset file {path} is not valid: {source} (expected a JSON object with title, description, publisher, license, institution_code, collection_code)")]
+    // `cause`, not `source`: said once, in the message, not again by error chains.
+    #[error("cannot read the dataset file {path}: {cause}")]
+    ReadConfig { path: String, cause: std::io::Error },
+    #[error("the dataset file {path} is not valid: {cause} (expected a JSON object with title, description, publisher, license, institution_code, collection_code)")]
     Config {
         path: String,
-        source: serde_json::Error,
+        cause: serde_json::Error,
     },
     #[error("cannot write the archive: {0}")]
     Zip(#[from] zip::result::ZipError),
@@ -105,13 +103,13 @@ pub enum DwcaError {
 impl Dataset {
     /// Reads a dataset file: a JSON object with any of the fields.
     pub fn from_file(path: &Path) -> Result<Dataset, DwcaError> {
-        let text = std::fs::read_to_string(path).map_err(|source| DwcaError::ReadConfig {
+        let text = std::fs::read_to_string(path).map_err(|cause| DwcaError::ReadConfig {
             path: path.display().to_string(),
-            source,
+            cause,
         })?;
-        serde_json::from_str(&text).map_err(|source| DwcaError::Config {
+        serde_json::from_str(&text).map_err(|cause| DwcaError::Config {
             path: path.display().to_string(),
-            source,
+            cause,
         })
     }
 

@@ -292,18 +292,7 @@ mod tests {
             .iter()
             .flat_map(|(_, c)| c.iter().map(|&(n, _)| n))
             .collect();
-        let mut filters: Vec<&str> = RELATED.iter().map(|r| r.0).collect();
-        filters.extend(BOOLS);
-        filters.extend(INTS);
-        filters.extend(SPECIMEN_TEXT);
-        filters.extend([
-            "usi",
-            "sex",
-            "stage",
-            "preparation",
-            "month",
-            "preparation_date",
-        ]);
+        let filters: Vec<&str> = crate::query::filter::specimen_filters().collect();
         for f in &filters {
             assert!(named.contains(f), "the form lacks {f}");
         }

@@ -54,6 +54,8 @@ pub struct ListPage<'a> {
     pub clamped_from: Option<usize>,
     /// Why the request was refused, shown above the form.
     pub error: Option<String>,
+    /// Parameters the list took no notice of (not its filters), named so a typo shows.
+    pub ignored: &'a [String],
 }
 
 /// `meta`'s facets (`,"facets":{...}`), read back.
@@ -145,6 +147,9 @@ pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
         }
         @if let Some(message) = &page.error {
             p.error role="alert" { (message) }
+        }
+        @if !page.ignored.is_empty() {
+            p.note.ignored { "Ignored, as they are not filters of this list: " (page.ignored.join(", ")) }
         }
         (in_use(e.model, &path, page.params))
         @if specimens {

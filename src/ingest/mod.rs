@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::model::records::Collection;
 use crate::model::validate::{self, Problem};
+use crate::model::Model;
 use crate::snapshot::{self, Header, SnapshotError};
 
 pub mod database;
@@ -27,6 +28,29 @@ pub struct Checked {
     pub warnings: Vec<Problem>,
     /// Objects of models the catalogue does not publish, by label.
     pub skipped: BTreeMap<String, usize>,
+}
+
+impl Checked {
+    /// Whether no record of any model was read: the input was a dump of other apps
+    /// (or of none), and a snapshot of it would publish an empty collection.
+    pub fn is_empty(&self) -> bool {
+        self.collection.counts().iter().all(|&(_, n)| n == 0)
+    }
+}
+
+/// The Django apps whose models the catalogue reads, the collection's first, then
+/// the images' and pages', and the two the images' tags come from: what to dump.
+pub fn apps() -> Vec<&'static str> {
+    let mut apps: Vec<&'static str> = Vec::new();
+    for model in Model::ALL {
+        let app = model.label().split('.').next().unwrap_or_default();
+        if !apps.contains(&app) {
+            apps.push(app);
+        }
+    }
+    apps.sort_by_key(|app| !matches!(*app, "taxonomy" | "geography" | "specimens"));
+    apps.extend(["taggit", "contenttypes"]);
+    apps
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -116,6 +116,16 @@ pub const SPECIMEN_TEXT: &[&str] = &[
     "notes",
 ];
 
+/// The specimen filters matched exactly, besides the integer and boolean ones.
+const SPECIMEN_EXACT: &[&str] = &[
+    "usi",
+    "sex",
+    "stage",
+    "preparation",
+    "month",
+    "preparation_date",
+];
+
 pub const BOOLS: &[&str] = &["labels_printed", "labeled", "photographed"];
 pub const INTS: &[&str] = &["determined_year", "day", "year"];
 
@@ -178,6 +188,22 @@ pub fn specimen(params: &Params) -> Result<Filter, ApiError> {
         terms: Vec::new(),
         any_term: false,
     })
+}
+
+/// Every filter of `/specimen-records/`, by parameter name.
+pub fn specimen_filters() -> impl Iterator<Item = &'static str> {
+    RELATED.iter().map(|r| r.0).chain(
+        [SPECIMEN_TEXT, SPECIMEN_EXACT, INTS, BOOLS]
+            .into_iter()
+            .flatten()
+            .copied(),
+    )
+}
+
+/// Whether `name` is a filter of `/specimen-records/` (any other parameter that is
+/// not an operation is ignored there).
+pub fn is_specimen_filter(name: &str) -> bool {
+    specimen_filters().any(|f| f == name)
 }
 
 /// The value an exact specimen filter asks for; `None` for a parameter that is

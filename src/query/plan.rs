@@ -91,6 +91,9 @@ pub struct Plan {
     offset: usize,
     facets: Vec<usize>,
     facet_size: usize,
+    /// Parameters that are neither operations nor filters, ignored (specimen
+    /// records only: the label-printing form sends many; other lists refuse them).
+    ignored: Vec<String>,
 }
 
 /// A page chosen but not written: the positions of its items, to be written in
@@ -187,7 +190,14 @@ impl Plan {
     pub fn parse(endpoint: Endpoint, params: &Params, limits: &Limits) -> Result<Plan, ApiError> {
         let model = endpoint.model;
         let shape = endpoint.shape();
+        let mut ignored = Vec::new();
         let mut filter = if model == Model::SpecimenRecord {
+            ignored = params
+                .names()
+                .into_iter()
+                .filter(|n| !OPERATIONS.contains(n) && !filter::is_specimen_filter(n))
+                .map(str::to_string)
+                .collect();
             filter::specimen(params)?
         } else {
             check_known(model, params)?;
@@ -230,7 +240,13 @@ impl Plan {
             offset,
             facets,
             facet_size,
+            ignored,
         })
+    }
+
+    /// The parameters this plan ignores, in the order given.
+    pub fn ignored(&self) -> &[String] {
+        &self.ignored
     }
 
     /// Answers the request from a view.

@@ -27,6 +27,7 @@ pub mod negotiate;
 mod pages;
 pub mod reload;
 pub mod response;
+mod root;
 pub mod router;
 mod send_timeout;
 pub mod state;

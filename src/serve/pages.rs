@@ -24,9 +24,9 @@ pub fn docs(served: &Served) -> Answer {
     Answer::html(200, html::docs(&served.view))
 }
 
-/// A path no route takes, as a page.
-pub fn not_found(served: &Served) -> Answer {
-    let mut a = Answer::html(404, html::error(&served.view, 404, "Not found."));
+/// A path no route takes, as a page saying what the JSON answer says.
+pub fn not_found(served: &Served, message: &str) -> Answer {
+    let mut a = Answer::html(404, html::error(&served.view, 404, message));
     a.cacheable = false;
     a
 }
@@ -100,6 +100,7 @@ pub async fn list(
                 limit: 0,
                 clamped_from: None,
                 error: Some(e.message.clone()),
+                ignored: &[],
             };
             let mut a = Answer::html(e.status, html::list(&site, &served.view, &page));
             a.cacheable = false;
@@ -107,11 +108,15 @@ pub async fn list(
         }
     };
     let cacheable = plan.cacheable();
+    let ignored = plan.ignored().to_vec();
     if cacheable && still_fresh(&state.settings, served, request, media) {
-        return Answer::unmade(HTML).with_media(&served.view, endpoint);
+        return Answer::unmade(HTML)
+            .with_media(&served.view, endpoint)
+            .ignoring(&ignored);
     }
     let inline = plan.picks_a_run();
     let view = served.clone();
+    let shown_ignored = ignored.clone();
     let make = move || {
         let (offset, limit, columns) = (plan.offset(), plan.limit(), plan.columns());
         let selected = plan.select_page(&view.view);
@@ -127,6 +132,7 @@ pub async fn list(
             limit,
             clamped_from,
             error: None,
+            ignored: &shown_ignored,
         };
         html::list(&site, &view.view, &page)
     };
@@ -147,7 +153,7 @@ pub async fn list(
     };
     let mut a = Answer::html(200, made);
     a.cacheable = cacheable;
-    a.with_media(&served.view, endpoint)
+    a.with_media(&served.view, endpoint).ignoring(&ignored)
 }
 
 /// The parameters the plan runs with: the specimen list counts the form's facets

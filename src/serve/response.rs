@@ -8,11 +8,12 @@ use futures_util::StreamExt as _;
 
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
-use warp::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use warp::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use warp::reply::Reply;
 
 use crate::encoding::hex::hex;
 use crate::encoding::json::write_str;
+use crate::encoding::percent::form_encode;
 use crate::model::Endpoint;
 use crate::query::plan::Selected;
 use crate::query::{envelope, geojson, ApiError, Format, Page};
@@ -27,6 +28,10 @@ pub type Response = warp::reply::Response;
 
 /// The methods the API answers.
 pub const ALLOW: &str = "GET, HEAD, OPTIONS";
+
+/// The parameters a list took no notice of (the specimen list ignores what is
+/// not its filter, as the service it replaces did), so a typo is seen.
+pub const IGNORED_PARAMETERS: HeaderName = HeaderName::from_static("x-ignored-parameters");
 
 /// The media type of pages.
 pub const HTML: &str = "text/html; charset=utf-8";
@@ -67,6 +72,8 @@ pub struct Answer {
     pub cache_control: Option<&'static str>,
     /// The URL answers in more than one representation (`Vary: Accept`).
     pub negotiated: bool,
+    /// `X-Ignored-Parameters`: the request's parameters that changed nothing.
+    pub ignored: Option<HeaderValue>,
 }
 
 /// The items of a streamed answer, and what follows them.
@@ -114,6 +121,7 @@ impl Answer {
             encoded: None,
             cache_control: None,
             negotiated: false,
+            ignored: None,
         }
     }
 
@@ -239,7 +247,23 @@ impl Answer {
         a
     }
 
-    /// Sends a list or record path without its trailing slash to the slashed path.
+    /// The answer, naming the parameters it ignored (percent-encoded, comma-separated).
+    pub fn ignoring(mut self, names: &[String]) -> Answer {
+        let mut value = String::new();
+        for name in names {
+            if !value.is_empty() {
+                value.push_str(", ");
+            }
+            form_encode(&mut value, name);
+        }
+        self.ignored = (!value.is_empty())
+            .then(|| HeaderValue::from_str(&value).ok())
+            .flatten();
+        self
+    }
+
+    /// Sends a path to itself with a trailing slash (a list or record path without
+    /// its slash; `/api`, `/api/` and `/api/v2` to the API root), query kept.
     pub fn redirect(path: &str, raw_query: &str) -> Answer {
         let mut location = format!("{path}/");
         if !raw_query.is_empty() {
@@ -364,6 +388,10 @@ pub fn finish(
     }
     if answer.status == 204 || answer.status == 405 {
         h.insert(header::ALLOW, HeaderValue::from_static(ALLOW));
+    }
+    if let Some(names) = &answer.ignored {
+        // Said on a 304 too: the request, not the body, decides it.
+        h.insert(IGNORED_PARAMETERS, names.clone());
     }
     if let Some(seconds) = answer.retry_after {
         h.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
@@ -517,7 +545,7 @@ fn cors(settings: &Settings, req: &HeaderMap, h: &mut HeaderMap) {
         );
         h.insert(
             header::ACCESS_CONTROL_EXPOSE_HEADERS,
-            HeaderValue::from_static("ETag, Last-Modified"),
+            HeaderValue::from_static("ETag, Last-Modified, X-Ignored-Parameters"),
         );
         h.insert(
             header::ACCESS_CONTROL_MAX_AGE,

@@ -13,6 +13,7 @@ use warp::path::FullPath;
 use warp::{Filter, Rejection};
 
 use crate::export::dwca::Archive;
+use crate::model::endpoint::API_PREFIX;
 use crate::model::Endpoint;
 use crate::query::images::{ImagePlan, ImagesPlan};
 use crate::query::plan::Selected;
@@ -23,6 +24,7 @@ use super::metrics::Route;
 use super::negotiate::{self, Representation};
 use super::pages;
 use super::response::{finish, still_fresh, Answer, Media, Request, Response, ALLOW};
+use super::root;
 use super::state::{Served, State, COMPRESS_BELOW};
 
 /// What a request asks for, as the filters decide it.
@@ -35,8 +37,10 @@ enum Target {
     Image(String),
     /// A list or record path without its trailing slash: redirected.
     Unslashed(Route),
-    /// `/` and `/api/v2/`: the front page, for people.
+    /// `/` and `/api/v2/`: the front page for people, the API root for programs.
     Home,
+    /// `/api`, `/api/` and `/api/v2`: redirected to the API root.
+    Api,
     /// The API docs viewer.
     Docs,
     /// A file the pages load (`/static/...`).
@@ -71,7 +75,7 @@ impl Target {
             Target::Images => Route::Images,
             Target::Image(_) => Route::Image,
             Target::Unslashed(route) => *route,
-            Target::Home | Target::Docs | Target::Asset => Route::Page,
+            Target::Home | Target::Api | Target::Docs | Target::Asset => Route::Page,
             Target::Health => Route::Health,
             Target::Ready => Route::Ready,
             Target::Metrics => Route::Metrics,
@@ -182,12 +186,12 @@ fn targets() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
         .unify()
         .or(warp::path!("api" / "v2")
             .and(slashed())
-            .and_then(|slashed| async move {
-                match slashed {
-                    true => Ok(Target::Home),
-                    false => Err(warp::reject::not_found()),
-                }
+            .map(|slashed| match slashed {
+                true => Target::Home,
+                false => Target::Api,
             }))
+        .unify()
+        .or(warp::path!("api").map(|| Target::Api))
         .unify()
         .or(warp::path("static").map(|| Target::Asset))
         .unify();
@@ -319,7 +323,7 @@ async fn answer(
             Target::Record(endpoint, id) => pages::record(state, served, endpoint, &id, request),
             Target::Home => pages::home(served),
             Target::Docs => pages::docs(served),
-            _ => pages::not_found(served),
+            _ => pages::not_found(served, &root::not_found(request.path)),
         };
     }
     match target {
@@ -331,7 +335,9 @@ async fn answer(
                 request.method
             ),
         }),
-        Target::NotFound | Target::Home => Answer::not_found(),
+        Target::NotFound => Answer::error(&ApiError::not_found(root::not_found(request.path))),
+        Target::Home => Answer::json(200, root::document()),
+        Target::Api => Answer::redirect(API_PREFIX.trim_end_matches('/'), raw),
         // A page whatever the client takes (`html` is always set for it).
         Target::Docs => pages::docs(served),
         Target::Asset => {
@@ -363,39 +369,10 @@ async fn answer(
                 Ok(plan) => plan,
                 Err(e) => return Answer::error(&e),
             };
-            let media = Media::of(&served.view, endpoint);
-            // The tag depends on the request, not on the body: a revalidation, or a
-            // HEAD of an answer that costs work, is answered without making it.
-            let fresh = plan.cacheable() && still_fresh(&state.settings, served, request, media);
-            let head = *request.method == Method::HEAD && !plan.is_cheap();
-            if fresh || head {
-                return Answer::unmade(plan.media_type()).with_media(&served.view, endpoint);
-            }
-            if plan.is_cheap() {
-                return Answer::page(endpoint, plan.run(view)).with_media(&served.view, endpoint);
-            }
-            state
-                .metrics
-                .worked_answers
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let made = served.clone();
-            let job = move || {
-                let selected = plan.select_page(&made.view);
-                match selected.size_bound(&made.view) < STREAM_ABOVE {
-                    true => Made::Whole(selected.into_page(&made.view)),
-                    false => Made::Chosen(selected),
-                }
-            };
-            match state.work.run(job).await {
-                Some(Made::Whole(page)) => {
-                    Answer::page(endpoint, page).with_media(&served.view, endpoint)
-                }
-                Some(Made::Chosen(selected)) => {
-                    Answer::streamed(selected, served.clone(), state.clone())
-                        .with_media(&served.view, endpoint)
-                }
-                None => Answer::busy(),
-            }
+            let ignored = plan.ignored().to_vec();
+            list(state, served, endpoint, plan, request)
+                .await
+                .ignoring(&ignored)
         }
         Target::Images => images(state, served, request).await,
         Target::Image(id) => match Params::parse(raw).and_then(|p| ImagePlan::parse(&id, &p)) {
@@ -459,6 +436,48 @@ async fn images(state: &Arc<State>, served: &Arc<Served>, request: &Request<'_>)
     }
 }
 
+/// A list's answer to a parsed request: cut from the rendered list, or made on the
+/// worker threads (whole, or streamed when large).
+async fn list(
+    state: &Arc<State>,
+    served: &Arc<Served>,
+    endpoint: Endpoint,
+    plan: Plan,
+    request: &Request<'_>,
+) -> Answer {
+    let view = &served.view;
+    let media = Media::of(view, endpoint);
+    // The tag depends on the request, not on the body: a revalidation, or a
+    // HEAD of an answer that costs work, is answered without making it.
+    let fresh = plan.cacheable() && still_fresh(&state.settings, served, request, media);
+    let head = *request.method == Method::HEAD && !plan.is_cheap();
+    if fresh || head {
+        return Answer::unmade(plan.media_type()).with_media(view, endpoint);
+    }
+    if plan.is_cheap() {
+        return Answer::page(endpoint, plan.run(view)).with_media(view, endpoint);
+    }
+    state
+        .metrics
+        .worked_answers
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let made = served.clone();
+    let job = move || {
+        let selected = plan.select_page(&made.view);
+        match selected.size_bound(&made.view) < STREAM_ABOVE {
+            true => Made::Whole(selected.into_page(&made.view)),
+            false => Made::Chosen(selected),
+        }
+    };
+    match state.work.run(job).await {
+        Some(Made::Whole(page)) => Answer::page(endpoint, page).with_media(view, endpoint),
+        Some(Made::Chosen(selected)) => {
+            Answer::streamed(selected, served.clone(), state.clone()).with_media(view, endpoint)
+        }
+        None => Answer::busy(),
+    }
+}
+
 /// The Darwin Core Archive of a view: made once, off the async workers, by the
 /// first request that asks (others asking meanwhile wait for the same one).
 async fn archive(state: &State, served: &Arc<Served>) -> Answer {
@@ -516,7 +535,10 @@ mod tests {
     async fn paths_name_their_targets() {
         assert_eq!(target_of("/").await, Target::Home);
         assert_eq!(target_of("/api/v2/").await, Target::Home);
-        assert_eq!(target_of("/api/v2").await, Target::NotFound);
+        assert_eq!(target_of("/api/v2").await, Target::Api);
+        assert_eq!(target_of("/api/").await, Target::Api);
+        assert_eq!(target_of("/api").await, Target::Api);
+        assert_eq!(target_of("/api/v1").await, Target::NotFound);
         assert_eq!(target_of("/api/v2/docs").await, Target::Docs);
         assert_eq!(target_of("/static/abc/site.css").await, Target::Asset);
         assert_eq!(

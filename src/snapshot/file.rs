@@ -43,15 +43,17 @@ impl Header {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
-    #[error("cannot read {path}: {source}")]
+    // `cause`, not `source`: the message already says it, and a source would be
+    // said again by error chains (`cannot read x: No such file: No such file`).
+    #[error("cannot read {path}: {cause}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}: {cause}")]
     Write {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error(
         "{path} is not a catalogue snapshot (no CATSNAP header); build one with `catalogue build`"
@@ -104,9 +106,9 @@ pub fn write(
     created_at: i64,
 ) -> Result<Header, SnapshotError> {
     let (header, bytes) = encode(collection, created_at)?;
-    write_atomically(path, &bytes).map_err(|source| SnapshotError::Write {
+    write_atomically(path, &bytes).map_err(|cause| SnapshotError::Write {
         path: path.to_path_buf(),
-        source,
+        cause,
     })?;
     Ok(header)
 }
@@ -215,9 +217,9 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), Snapsho
 pub fn read(path: &Path) -> Result<(Header, Collection), SnapshotError> {
     use std::io::Read as _;
     use std::os::unix::fs::OpenOptionsExt as _;
-    let failed = |source| SnapshotError::Read {
+    let failed = |cause| SnapshotError::Read {
         path: path.to_path_buf(),
-        source,
+        cause,
     };
     // Non-blocking, so that opening a FIFO does not wait for a writer.
     let mut file = std::fs::OpenOptions::new()
