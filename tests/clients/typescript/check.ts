@@ -24,6 +24,7 @@ const lists: ListPath[] = [
   "/api/v2/genera/",
   "/api/v2/gps-coordinates/",
   "/api/v2/habitat-images/",
+  "/api/v2/images/",
   "/api/v2/insect-images/",
   "/api/v2/localities/",
   "/api/v2/nested-counties/",
