@@ -656,17 +656,47 @@ pub(super) fn with_media_base(parts: Vec<Bytes>, base: &[u8]) -> Vec<Bytes> {
     parts
         .into_iter()
         .map(|part| {
-            if memchr::memchr(MEDIA_BASE, &part).is_none() {
+            let mut markers = memchr::memchr_iter(MEDIA_BASE, &part).peekable();
+            if markers.peek().is_none() {
                 return part;
             }
-            let mut out = Vec::with_capacity(part.len() + 64 * base.len());
-            for (i, piece) in part.split(|&b| b == MEDIA_BASE).enumerate() {
-                if i > 0 {
-                    out.extend_from_slice(base);
-                }
-                out.extend_from_slice(piece);
+            // Found with memchr and copied a run at a time: a featured image puts
+            // a dozen markers in an item, and a byte-by-byte split cost a third
+            // of a page's throughput.
+            let mut out = Vec::with_capacity(part.len() + 16 * base.len());
+            let mut from = 0;
+            for at in markers {
+                out.extend_from_slice(&part[from..at]);
+                out.extend_from_slice(base);
+                from = at + 1;
             }
+            out.extend_from_slice(&part[from..]);
             Bytes::from(out)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_media_base_goes_at_every_marker() {
+        let m = MEDIA_BASE as char;
+        let parts = vec![
+            Bytes::from(format!("{m}a{m}{m}b{m}")),
+            Bytes::from_static(b"no marker"),
+            Bytes::from(format!("\"{m}x.jpg\"")),
+        ];
+        let out = with_media_base(parts, b"http://h/media/");
+        assert_eq!(
+            out,
+            [
+                "http://h/media/ahttp://h/media/http://h/media/bhttp://h/media/",
+                "no marker",
+                "\"http://h/media/x.jpg\"",
+            ]
+            .map(|s| Bytes::from(s.to_string()))
+        );
+    }
 }
