@@ -439,3 +439,28 @@ fn probe_exits_zero_only_on_a_200() {
     let stopped = common::catalogue(&["probe", "--addr", &addr]);
     assert!(!stopped.status.success());
 }
+
+#[test]
+fn if_none_match_is_read_from_every_header_line() {
+    let s = Server::sample();
+    let tag = s
+        .get("/api/v2/countries/")
+        .header("etag")
+        .unwrap()
+        .to_string();
+    let r = s.send(
+        "GET",
+        "/api/v2/countries/",
+        &[("If-None-Match", "\"other\""), ("If-None-Match", &tag)],
+    );
+    assert_eq!(r.status, 304);
+    let r = s.send(
+        "GET",
+        "/api/v2/countries/",
+        &[
+            ("If-None-Match", "\"other\""),
+            ("If-None-Match", "\"another\""),
+        ],
+    );
+    assert_eq!(r.status, 200);
+}

@@ -222,11 +222,20 @@ fn media_urls_follow_the_host_or_the_configured_base() {
         ],
     );
     assert_eq!(again.status, 304);
-    // A hostile host stays inside the JSON string.
-    let evil = with_host(&s, path, "x\"y");
+    // A Host that is not a host is refused: no answer is built from it.
+    for evil in ["x\"y", "evil.example/x?", "user:pw@evil.example", ""] {
+        let r = with_host(&s, path, evil);
+        assert_eq!(r.status, 400, "{evil}");
+        assert!(
+            r.text().contains("the Host header must be a host name"),
+            "{evil}"
+        );
+    }
+    // An answer built from the Host says so to caches.
+    assert_eq!(a.header("vary"), Some("Accept, Accept-Encoding, Host"));
     assert_eq!(
-        evil.json()["items"][0]["file"],
-        "http://x\"y/media/original_images/ummz-000001-dorsal.jpg"
+        s.get("/api/v2/countries/").header("vary"),
+        Some("Accept, Accept-Encoding")
     );
     // Compressed answers carry the same URLs.
     let whole = "/api/v2/insect-images/?limit=100000";

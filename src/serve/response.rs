@@ -325,9 +325,9 @@ fn negotiated(req: &HeaderMap) -> Coding {
 /// Whether the request's `If-None-Match` names the tag a successful answer to it
 /// would carry: then it can be answered 304 without making the answer.
 pub fn still_fresh(settings: &Settings, served: &Served, request: &Request, media: Media) -> bool {
-    let Some(header) = request.headers.get(header::IF_NONE_MATCH) else {
+    if !request.headers.contains_key(header::IF_NONE_MATCH) {
         return false;
-    };
+    }
     let base = media.base(settings, request.headers);
     let tag = etag(
         settings,
@@ -336,16 +336,16 @@ pub fn still_fresh(settings: &Settings, served: &Served, request: &Request, medi
         base.as_deref(),
         negotiated(request.headers),
     );
-    none_match(Some(header), &tag)
+    none_match(request.headers, &tag)
 }
 
-/// Whether an `If-None-Match` value names this tag (weak comparison, `*` matches).
-fn none_match(header: Option<&HeaderValue>, tag: &str) -> bool {
-    let Some(value) = header.and_then(|v| v.to_str().ok()) else {
-        return false;
-    };
-    value
-        .split(',')
+/// Whether the request's `If-None-Match` names this tag (weak comparison, `*`
+/// matches), on whichever of its header lines (a list may be split over several).
+fn none_match(req: &HeaderMap, tag: &str) -> bool {
+    req.get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
         .map(|t| t.trim())
         .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == tag)
 }
@@ -434,6 +434,10 @@ pub fn finish(
             None => etag(settings, view, request, base.as_deref(), negotiated),
         };
         h.append(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+        // Media URLs built from the request's Host: a cache must key on it.
+        if answer.media == Media::FromHost && settings.media_url.is_none() {
+            h.append(header::VARY, HeaderValue::from_static("Host"));
+        }
         let cache_control = answer
             .cache_control
             .map(HeaderValue::from_static)
@@ -446,7 +450,7 @@ pub fn finish(
         if let Ok(d) = HeaderValue::from_str(&view.last_modified) {
             h.insert(header::LAST_MODIFIED, d);
         }
-        let not_modified = none_match(req.get(header::IF_NONE_MATCH), &tag);
+        let not_modified = none_match(req, &tag);
         if let Ok(v) = HeaderValue::from_str(&tag) {
             h.insert(header::ETAG, v);
         }
