@@ -286,3 +286,26 @@ fn large_answers_that_cost_work_are_written_as_they_are_sent() {
     assert_eq!(features, geo["meta"]["total_count"].as_u64().unwrap());
     assert!(features > 0);
 }
+
+/// Counting facets is work, even over the whole list: it goes to the threads
+/// for expensive answers (counted as worked), never the async workers.
+#[test]
+fn facets_of_a_plain_run_are_counted_on_the_work_threads() {
+    let s = Server::sample();
+    let worked = |s: &Server| -> u64 {
+        let metrics = s.get("/metrics").text();
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix("catalogue_worked_answers_total "))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let before = worked(&s);
+    assert_eq!(s.get("/api/v2/specimen-records/?limit=2").status, 200);
+    assert_eq!(worked(&s), before, "a plain run is a slice");
+    let r = s.json("/api/v2/specimen-records/?facet=sex&limit=2", 200);
+    assert!(r["meta"]["facets"]["sex"].is_array());
+    assert_eq!(worked(&s), before + 1, "facets are work");
+}
