@@ -211,10 +211,10 @@ impl ImagesPlan {
                 Cond::Tags(wanted) => wanted.iter().all(|w| tags(pos).iter().any(|t| **t == **w)),
             });
             let found = |term: &String| {
-                title.to_lowercase().contains(term.as_str())
-                    || tags(pos)
-                        .iter()
-                        .any(|t| t.to_lowercase().contains(term.as_str()))
+                view.images
+                    .searched(pos)
+                    .iter()
+                    .any(|s| s.contains(term.as_str()))
             };
             let searched = match &self.search {
                 None => true,

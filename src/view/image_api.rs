@@ -15,6 +15,9 @@ use super::value::Value;
 #[derive(Debug, Default)]
 pub struct ImageApi {
     tags: Vec<Box<[Box<str>]>>,
+    /// Per image, what `search` looks in: its title and tag names, lowercased
+    /// once here rather than on every search.
+    searched: Vec<Box<[Box<str>]>>,
     /// The Wagtail site's root URL, which `detail_url`s start with.
     site: String,
     /// Every image with the listing's default fields, in id order.
@@ -25,8 +28,20 @@ impl ImageApi {
     /// Renders the listing of the images in `table` (the image model's), whose
     /// tags are `tags` by position.
     pub fn new(table: &Table, tags: Vec<Box<[Box<str>]>>, site: String) -> ImageApi {
+        let title = Model::Image.field_index("title").expect("an image title");
+        let searched = (0..table.len())
+            .map(|pos| {
+                let title = table.get(pos, title).as_str().unwrap_or_default();
+                let tags = tags.get(pos).map_or(&[][..], |t| &t[..]);
+                std::iter::once(title)
+                    .chain(tags.iter().map(|t| &**t))
+                    .map(|s| s.to_lowercase().into_boxed_str())
+                    .collect()
+            })
+            .collect();
         let mut api = ImageApi {
             tags,
+            searched,
             site,
             listing: List::default(),
         };
@@ -46,6 +61,11 @@ impl ImageApi {
     /// Every image with the listing's default fields.
     pub fn listing(&self) -> &List {
         &self.listing
+    }
+
+    /// The lowercased title and tag names of the image at `pos`.
+    pub fn searched(&self, pos: usize) -> &[Box<str>] {
+        self.searched.get(pos).map_or(&[], |t| t)
     }
 
     /// The tags of the image at `pos`.
