@@ -21,4 +21,12 @@ impl ApiError {
             message: message.into(),
         }
     }
+
+    /// Every thread for answers that cost work is busy and the queue is full.
+    pub fn busy() -> ApiError {
+        ApiError {
+            status: 503,
+            message: "the server is busy with other questions: retry in a second".into(),
+        }
+    }
 }

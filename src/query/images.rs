@@ -9,6 +9,7 @@ use crate::model::image_api::{ImageField, ImageFields};
 use crate::model::Model;
 use crate::view::View;
 
+use super::cost::Cost;
 use super::error::ApiError;
 use super::filter::MAX_TERMS;
 use super::params::Params;
@@ -149,14 +150,14 @@ impl ImagesPlan {
         })
     }
 
-    /// Whether the answer is a run of the images rendered once (default fields,
-    /// every image, by id): cut on the async workers. Anything else is written
-    /// per request, as work.
-    pub fn is_a_slice(&self) -> bool {
-        self.fields == ImageFields::LISTING
-            && self.conds.is_empty()
+    /// What answering costs: a slice where the answer is a run of the images
+    /// rendered once (default fields, every image, by id); anything else is
+    /// written per request, as work.
+    pub fn cost(&self) -> Cost {
+        let run = self.conds.is_empty()
             && self.search.is_none()
-            && matches!(self.order, Order::Id | Order::By(ImageField::Id, false))
+            && matches!(self.order, Order::Id | Order::By(ImageField::Id, false));
+        Cost::of(run, self.fields == ImageFields::LISTING, false)
     }
 
     /// Whether the same request always gets the same answer (not `order=random`).
@@ -167,7 +168,7 @@ impl ImagesPlan {
     /// Answers the request from a view.
     pub fn run(&self, view: &View) -> Page {
         let listing = view.images.listing();
-        let (total, items) = if self.is_a_slice() {
+        let (total, items) = if self.cost() == Cost::Slice {
             let total = listing.len();
             let from = self.offset.min(total);
             let to = from.saturating_add(self.limit).min(total);

@@ -3,6 +3,7 @@
 //! paging, format), which then runs against a view to give a [`Page`]. Nothing
 //! here knows of HTTP; the view is only read.
 
+pub mod cost;
 pub mod envelope;
 pub mod facets;
 pub mod filter;
@@ -16,6 +17,7 @@ pub mod sort;
 
 mod error;
 
+pub use cost::Cost;
 pub use error::ApiError;
 pub use params::Params;
 pub use plan::{Format, Limits, Page, Plan, RecordPlan, DEFAULT_LIMIT, OPERATIONS};

@@ -8,6 +8,7 @@ use crate::encoding::json::write_int;
 use crate::model::{Endpoint, Model, Shape};
 use crate::view::{render, Projection, View};
 
+use super::cost::Cost;
 use super::error::ApiError;
 use super::filter::{self, Filter};
 use super::form;
@@ -94,6 +95,8 @@ pub struct Plan {
     /// Parameters that are neither operations nor filters, ignored (specimen
     /// records only: the label-printing form sends many; other lists refuse them).
     ignored: Vec<String>,
+    /// Where the answer is made, decided once the rest is parsed.
+    cost: Cost,
 }
 
 /// A page chosen but not written: the positions of its items, to be written in
@@ -229,7 +232,7 @@ impl Plan {
                 facets::MAX_SIZE
             )));
         }
-        Ok(Plan {
+        let mut plan = Plan {
             endpoint,
             filter,
             order,
@@ -241,7 +244,14 @@ impl Plan {
             facets,
             facet_size,
             ignored,
-        })
+            cost: Cost::Work,
+        };
+        plan.cost = Cost::of(
+            plan.picks_a_run(),
+            plan.projection.is_none() && plan.format == Format::Json,
+            !plan.facets.is_empty(),
+        );
+        Ok(plan)
     }
 
     /// The parameters this plan ignores, in the order given.
@@ -252,16 +262,15 @@ impl Plan {
     /// Answers the request from a view.
     pub fn run(&self, view: &View) -> Page {
         let list = view.list(self.endpoint);
-        if self.is_a_slice() {
+        if self.cost == Cost::Slice {
             // The fast path: one slice of the rendered list.
             let total = list.len();
             let (from, to) = self.cut(total);
-            let meta = self.facet_counts(view, None);
             return Page {
                 total,
                 items: list.run(from, to),
-                whole: from == 0 && to == total && meta.is_empty(),
-                meta,
+                whole: from == 0 && to == total,
+                meta: Vec::new(),
                 format: self.format,
                 shuffled: false,
             };
@@ -306,17 +315,9 @@ impl Plan {
             .map(|p| p.fields.iter().map(|&(f, _)| f).collect())
     }
 
-    /// Whether the page is a run of the list's records (no filter, no sort), so
-    /// choosing it, facets included, costs next to nothing.
-    pub fn picks_a_run(&self) -> bool {
-        self.filter.is_empty() && self.order.is_empty() && !self.random
-    }
-
-    /// Whether the answer costs next to nothing: a run of rendered items, with no
-    /// facets to count (counting every distinct `usi` of a million rows takes
-    /// milliseconds, which the async workers must not spend).
-    pub fn is_cheap(&self) -> bool {
-        self.is_a_slice() && self.facets.is_empty()
+    /// What answering costs, and so where it is made.
+    pub fn cost(&self) -> Cost {
+        self.cost
     }
 
     /// Whether the same request always gets the same answer (not `order=random`),
@@ -325,22 +326,15 @@ impl Plan {
         !self.random
     }
 
-    /// The media type of the answer.
-    pub fn media_type(&self) -> &'static str {
-        match self.format {
-            Format::Json => "application/json",
-            Format::GeoJson => geojson::MEDIA_TYPE,
-        }
+    /// What the answer's items are: JSON items, or GeoJSON features.
+    pub fn format(&self) -> Format {
+        self.format
     }
 
-    /// Whether the page is a run of rendered items: no filter, sort, projection,
-    /// nor a GeoJSON answer (whose features wrap the items).
-    fn is_a_slice(&self) -> bool {
-        self.filter.is_empty()
-            && self.order.is_empty()
-            && !self.random
-            && self.projection.is_none()
-            && self.format == Format::Json
+    /// Whether the page's records are a run of the list's (no filter, no sort),
+    /// which the view can name without looking at a row.
+    fn picks_a_run(&self) -> bool {
+        self.filter.is_empty() && self.order.is_empty() && !self.random
     }
 
     /// The page's bounds in a list of `total`.
@@ -374,7 +368,7 @@ impl Plan {
             meta.extend_from_slice(b",\"without_coordinates\":");
             write_int(meta, n as i64);
         };
-        if self.filter.is_empty() && self.order.is_empty() && !self.random {
+        if self.picks_a_run() {
             // No filter, no sort: the page is a run of every record's positions, or
             // (GeoJSON) of those with a point, which the view knows from load time.
             let facets = self.facet_counts(view, None);

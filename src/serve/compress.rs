@@ -1,8 +1,48 @@
-//! Content negotiation and compression of response bodies.
+//! Content negotiation and compression of response bodies, and the bodies
+//! compressed once and kept (whole lists, the pages' files).
 
 use std::io::Write;
+use std::sync::OnceLock;
+
+use bytes::Bytes;
 
 use super::negotiate::weighted;
+
+/// Bodies smaller than this are not worth compressing.
+pub const COMPRESS_ABOVE: usize = 1024;
+/// Bodies larger than this are sent as they are: compressing hundreds of megabytes
+/// per request would hold a core for seconds.
+pub const COMPRESS_BELOW: usize = 8 * 1024 * 1024;
+
+/// A body's gzip and brotli forms, each made once off the request path and then
+/// read by every request that takes it; empty until made.
+#[derive(Debug, Default)]
+pub struct Compressed([OnceLock<Bytes>; 2]);
+
+impl Compressed {
+    /// The body in `coding`, once made (never for identity).
+    pub fn get(&self, coding: Coding) -> Option<Bytes> {
+        self.0[Compressed::slot(coding)?].get().cloned()
+    }
+
+    /// Makes both forms of the concatenation of `parts`, as hard as is worth once.
+    pub fn fill(&self, parts: &[&[u8]]) {
+        for coding in [Coding::Gzip, Coding::Brotli] {
+            let body = Bytes::from(compress(coding, parts, Effort::Once));
+            if let Some(slot) = Compressed::slot(coding) {
+                let _ = self.0[slot].set(body);
+            }
+        }
+    }
+
+    fn slot(coding: Coding) -> Option<usize> {
+        match coding {
+            Coding::Gzip => Some(0),
+            Coding::Brotli => Some(1),
+            Coding::Identity => None,
+        }
+    }
+}
 
 /// A content coding the server can send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,16 +137,30 @@ pub fn negotiate(accept: Option<&str>) -> Coding {
 /// Compresses the concatenation of `parts`.
 pub fn compress(coding: Coding, parts: &[&[u8]], effort: Effort) -> Vec<u8> {
     let size: usize = parts.iter().map(|p| p.len()).sum();
+    encode(coding, effort, size, |w| {
+        parts.iter().try_for_each(|p| w.write_all(p))
+    })
+}
+
+/// Compresses what `write` writes (about `size` bytes) in memory.
+pub fn encode(
+    coding: Coding,
+    effort: Effort,
+    size: usize,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Vec<u8> {
     match coding {
-        Coding::Identity => parts.concat(),
+        Coding::Identity => {
+            let mut out = Vec::with_capacity(size);
+            write(&mut out).expect("writing to memory");
+            out
+        }
         Coding::Gzip => {
             let mut e = flate2::write::GzEncoder::new(
                 Vec::with_capacity(size / 4),
                 flate2::Compression::new(effort.gzip()),
             );
-            for p in parts {
-                e.write_all(p).expect("writing to memory");
-            }
+            write(&mut e).expect("writing to memory");
             e.finish().expect("writing to memory")
         }
         Coding::Brotli => {
@@ -118,9 +172,7 @@ pub fn compress(coding: Coding, parts: &[&[u8]], effort: Effort) -> Vec<u8> {
                     effort.brotli(),
                     BROTLI_WINDOW,
                 );
-                for p in parts {
-                    e.write_all(p).expect("writing to memory");
-                }
+                write(&mut e).expect("writing to memory");
             }
             out
         }

@@ -18,9 +18,12 @@ use hyper_util::service::TowerToHyperService;
 
 use send_timeout::SendTimeout;
 
+mod answer;
+mod asked;
 mod assets;
 pub mod compress;
 mod guard;
+mod media;
 pub mod memory;
 pub mod metrics;
 pub mod negotiate;
@@ -30,10 +33,13 @@ pub mod response;
 mod root;
 pub mod router;
 mod send_timeout;
+pub mod settings;
 pub mod state;
+mod target;
 pub mod work;
 
-pub use state::{Served, Settings, State};
+pub use settings::Settings;
+pub use state::{Served, State};
 
 /// The largest request head (request line and headers) accepted.
 pub const MAX_HEAD_BYTES: usize = 8 * 1024;
@@ -100,8 +106,10 @@ pub fn raise_open_files_limit() -> Option<u64> {
     Some(limit.rlim_cur)
 }
 
-/// The routes behind the guard: what warp cannot route is refused first.
+/// The routes behind the guard: what warp cannot route is refused first, its
+/// answer finished and counted as every other.
 fn guarded<S>(
+    state: Arc<State>,
     routes: S,
 ) -> impl hyper::service::Service<
     hyper::Request<Incoming>,
@@ -121,7 +129,14 @@ where
 {
     hyper::service::service_fn(
         move |req: hyper::Request<Incoming>| match guard::refusal(&req) {
-            Some(refused) => Either::Left(std::future::ready(Ok(refused))),
+            Some(reason) => {
+                let state = state.clone();
+                let (method, path) = (req.method().clone(), req.uri().path().to_string());
+                let headers = req.headers().clone();
+                Either::Left(async move {
+                    Ok(router::refusal(&state, method, path, headers, reason).await)
+                })
+            }
             None => Either::Right(routes.call(req)),
         },
     )
@@ -137,6 +152,16 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
     let (idle, send) = (state.settings.idle_timeout, state.settings.send_timeout);
+    // Preparation starts with serving, off the request path: the view's
+    // question indexes and compressed lists, and the pages' compressed files.
+    state.prepare();
+    let spawned = std::thread::Builder::new()
+        .name("assets".into())
+        .spawn(assets::prepare);
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "cannot start compressing the pages' files; they are sent as they are");
+    }
+    let refusals = state.clone();
     let lame_duck = state.clone();
     let shutdown = async move {
         shutdown.await;
@@ -184,7 +209,7 @@ pub async fn serve(
             .max_header_size(MAX_HEAD_BYTES)
             .serve_connection(
                 TokioIo::new(SendTimeout::new(stream, send)),
-                guarded(routes.clone()),
+                guarded(refusals.clone(), routes.clone()),
             );
         let connection = graceful.watch(connection);
         tokio::spawn(async move {

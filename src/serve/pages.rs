@@ -11,31 +11,29 @@ use crate::html::{self, ListPage};
 use crate::model::{Endpoint, Model};
 use crate::query::{ApiError, Params, Plan, RecordPlan};
 
-use super::response::{media_url, still_fresh, with_media_base, Answer, Media, Request, HTML};
+use super::answer::{Answer, Kind};
+use super::asked::Asked;
+use super::media::{self, media_url};
 use super::state::{Served, State};
 
 /// The front page.
 pub fn home(served: &Served) -> Answer {
-    Answer::html(200, html::home(&served.view))
+    Answer::html(html::home(&served.view))
 }
 
 /// The API docs viewer.
 pub fn docs(served: &Served) -> Answer {
-    Answer::html(200, html::docs(&served.view))
+    Answer::html(html::docs(&served.view))
 }
 
 /// A path no route takes, as a page saying what the JSON answer says.
 pub fn not_found(served: &Served, message: &str) -> Answer {
-    let mut a = Answer::html(404, html::error(&served.view, 404, message));
-    a.cacheable = false;
-    a
+    Answer::html_error(404, html::error(&served.view, 404, message))
 }
 
 /// An error page, not to be cached.
 fn refused(served: &Served, e: &ApiError) -> Answer {
-    let mut a = Answer::html(e.status, html::error(&served.view, e.status, &e.message));
-    a.cacheable = false;
-    a
+    Answer::html_error(e.status, html::error(&served.view, e.status, &e.message))
 }
 
 /// The items of a page with their media URLs filled in, read back as objects.
@@ -45,9 +43,7 @@ fn read_items(parts: Bytes, base: Option<&str>) -> Vec<Map<String, Json>> {
     json.extend_from_slice(&parts);
     json.push(b']');
     let json = match base {
-        Some(base) => with_media_base(vec![Bytes::from(json)], base.as_bytes())
-            .pop()
-            .unwrap_or_default(),
+        Some(base) => media::splice(Bytes::from(json), base.as_bytes()),
         None => Bytes::from(json),
     };
     serde_json::from_slice(&json).unwrap_or_else(|e| {
@@ -57,18 +53,18 @@ fn read_items(parts: Bytes, base: Option<&str>) -> Vec<Map<String, Json>> {
 }
 
 /// A list as a page: at most `html::MAX_ROWS` rows, written from the view's rows;
-/// the specimen list counts its facets for the form's side. Chosen and written
-/// on the async workers when the page is a run of the list, else on the threads
-/// for answers that cost work, as JSON is.
+/// the specimen list counts its facets for the form's side. Always written on
+/// the threads for answers that cost work: a page's rows are written anew, so
+/// it is never a slice of rendered bytes (`Cost::as_page`).
 pub async fn list(
     state: &Arc<State>,
     served: &Arc<Served>,
     endpoint: Endpoint,
-    request: &Request<'_>,
+    asked: &Asked,
 ) -> Answer {
-    let params = match Params::parse(request.raw_query) {
+    let params = match &asked.params {
         Ok(p) => p.without("format"),
-        Err(e) => return refused(served, &e),
+        Err(e) => return refused(served, e),
     };
     let limits = &state.settings.limits;
     let mut shown = params.clone();
@@ -81,8 +77,7 @@ pub async fn list(
         shown = shown.with("limit", &html::MAX_ROWS.to_string());
         Plan::parse(endpoint, &counted(endpoint, &shown), limits)
     });
-    let media = Media::of(&served.view, endpoint);
-    let base = media_url(&state.settings, request.headers);
+    let base = media_url(&state.settings, &asked.headers);
     let site = state.settings.site.clone();
     let plan = match plan {
         Ok(plan) => plan,
@@ -102,19 +97,21 @@ pub async fn list(
                 error: Some(e.message.clone()),
                 ignored: &[],
             };
-            let mut a = Answer::html(e.status, html::list(&site, &served.view, &page));
-            a.cacheable = false;
-            return a;
+            return Answer::html_error(e.status, html::list(&site, &served.view, &page));
         }
     };
     let cacheable = plan.cacheable();
     let ignored = plan.ignored().to_vec();
-    if cacheable && still_fresh(&state.settings, served, request, media) {
-        return Answer::unmade(HTML)
-            .with_media(&served.view, endpoint)
+    if cacheable && asked.fresh(&state.settings, &served.view) {
+        return Answer::unmade(Kind::Html)
+            .with_media(asked.media)
             .ignoring(&ignored);
     }
-    let inline = plan.picks_a_run();
+    debug_assert!(plan.cost().as_page().on_pool());
+    state
+        .metrics
+        .worked_answers
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let view = served.clone();
     let shown_ignored = ignored.clone();
     let make = move || {
@@ -136,24 +133,14 @@ pub async fn list(
         };
         html::list(&site, &view.view, &page)
     };
-    let made = match inline {
-        true => Some(make()),
-        false => state.work.run(make).await,
+    let Some(made) = state.work.run(make).await else {
+        return refused(served, &ApiError::busy()).retry_after(1);
     };
-    let Some(made) = made else {
-        let mut a = refused(
-            served,
-            &ApiError {
-                status: 503,
-                message: "the server is busy with other questions: retry in a second".into(),
-            },
-        );
-        a.retry_after = Some(1);
-        return a;
-    };
-    let mut a = Answer::html(200, made);
-    a.cacheable = cacheable;
-    a.with_media(&served.view, endpoint).ignoring(&ignored)
+    let a = Answer::html(made).with_media(asked.media);
+    match cacheable {
+        true => a.ignoring(&ignored),
+        false => a.uncached().ignoring(&ignored),
+    }
 }
 
 /// The parameters the plan runs with: the specimen list counts the form's facets
@@ -173,18 +160,20 @@ pub fn record(
     served: &Arc<Served>,
     endpoint: Endpoint,
     id: &str,
-    request: &Request<'_>,
+    asked: &Asked,
 ) -> Answer {
     let view = &served.view;
-    let made = Params::parse(request.raw_query)
+    let made = asked
+        .params
+        .as_ref()
+        .map_err(Clone::clone)
         .and_then(|p| RecordPlan::parse(endpoint, id, &p.without("format")))
         .and_then(|plan| plan.run(view));
     let body = match made {
         Ok(body) => body,
         Err(e) => return refused(served, &e),
     };
-    let base = Media::of(&served.view, endpoint).base(&state.settings, request.headers);
-    let mut items = read_items(body, base.as_deref());
+    let mut items = read_items(body, asked.media_base(&state.settings));
     let (Some(item), Some(pos)) = (
         items.pop(),
         id.parse()
@@ -193,9 +182,12 @@ pub fn record(
     ) else {
         return refused(served, &ApiError::not_found("Not found."));
     };
-    Answer::html(
-        200,
-        html::record(&state.settings.site, view, endpoint, pos as usize, &item),
-    )
-    .with_media(&served.view, endpoint)
+    Answer::html(html::record(
+        &state.settings.site,
+        view,
+        endpoint,
+        pos as usize,
+        &item,
+    ))
+    .with_media(asked.media)
 }

@@ -1,6 +1,7 @@
 //! Routing: warp filters decide what a request asks for (a [`Target`]), with
-//! rejections recovered into the API's JSON errors; one handler then answers the
-//! target from the view the request loaded, and [`finish`] adds the headers.
+//! rejections recovered into the API's JSON errors; the request is read once
+//! into an [`Asked`], one handler answers it from the view the request loaded,
+//! and [`finish`] adds the headers.
 
 use std::convert::Infallible;
 use std::str::FromStr;
@@ -17,74 +18,18 @@ use crate::model::endpoint::API_PREFIX;
 use crate::model::Endpoint;
 use crate::query::images::{ImagePlan, ImagesPlan};
 use crate::query::plan::Selected;
-use crate::query::{ApiError, Page, Params, Plan, RecordPlan};
+use crate::query::{ApiError, Page, Plan, RecordPlan};
 
+use super::answer::{Answer, Kind};
+use super::asked::Asked;
 use super::assets;
+use super::compress::COMPRESS_BELOW;
 use super::metrics::Route;
-use super::negotiate::{self, Representation};
 use super::pages;
-use super::response::{finish, still_fresh, Answer, Media, Request, Response, ALLOW};
+use super::response::{finish, Response, ALLOW};
 use super::root;
-use super::state::{Served, State, COMPRESS_BELOW};
-
-/// What a request asks for, as the filters decide it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Target {
-    List(Endpoint),
-    Record(Endpoint, String),
-    /// Wagtail's own image list, and one image.
-    Images,
-    Image(String),
-    /// A list or record path without its trailing slash: redirected.
-    Unslashed(Route),
-    /// `/` and `/api/v2/`: the front page for people, the API root for programs.
-    Home,
-    /// `/api`, `/api/` and `/api/v2`: redirected to the API root.
-    Api,
-    /// The API docs viewer.
-    Docs,
-    /// A file the pages load (`/static/...`).
-    Asset,
-    Health,
-    Ready,
-    Metrics,
-    OpenApi,
-    Archive,
-    /// `OPTIONS`, on any path: the CORS preflight.
-    Preflight,
-    /// A method other than GET, HEAD and OPTIONS.
-    NotAllowed,
-    /// No route takes the path.
-    NotFound,
-}
-
-impl Target {
-    /// What the rejection of every route means.
-    fn refused(rejection: Rejection) -> Target {
-        match rejection.find::<NotAllowed>() {
-            Some(_) => Target::NotAllowed,
-            None => Target::NotFound,
-        }
-    }
-
-    /// How metrics count the request.
-    fn route(&self) -> Route {
-        match self {
-            Target::List(e) => Route::List(*e),
-            Target::Record(e, _) => Route::Record(*e),
-            Target::Images => Route::Images,
-            Target::Image(_) => Route::Image,
-            Target::Unslashed(route) => *route,
-            Target::Home | Target::Api | Target::Docs | Target::Asset => Route::Page,
-            Target::Health => Route::Health,
-            Target::Ready => Route::Ready,
-            Target::Metrics => Route::Metrics,
-            Target::OpenApi => Route::OpenApi,
-            Target::Archive => Route::Archive,
-            Target::Preflight | Target::NotAllowed | Target::NotFound => Route::Other,
-        }
-    }
-}
+use super::state::{Served, State};
+use super::target::Target;
 
 /// Answers that may be larger than this are written as they are sent rather than
 /// made whole first (and are not compressed: compression stops at this size).
@@ -240,7 +185,7 @@ fn targets() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
 /// The warp filter that answers every request.
 pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Infallible> + Clone {
     let target = targets()
-        .recover(|rejection| async move { Ok::<_, Infallible>(Target::refused(rejection)) })
+        .recover(|rejection| async move { Ok::<_, Infallible>(refused(rejection)) })
         .unify();
     let raw_query = warp::query::raw().or(warp::any().map(String::new)).unify();
     target
@@ -260,164 +205,167 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
                     // One view for the whole request, even if a reload swaps it
                     // meanwhile: a body and its ETag come from the same snapshot.
                     let served = state.current();
-                    let route = target.route();
-                    // The URLs that answer a page or JSON, as the client prefers.
-                    let negotiable = matches!(
-                        target,
-                        Target::List(_) | Target::Record(..) | Target::Home | Target::NotFound
-                    );
-                    let html = match target {
-                        _ if negotiable => {
-                            negotiate::representation(&headers, format_of(&raw).as_deref())
-                                == Representation::Html
-                        }
-                        Target::Docs => true,
-                        _ => false,
-                    };
-                    let request = Request {
-                        method: &method,
-                        path: path.as_str(),
-                        raw_query: &raw,
-                        headers: &headers,
-                        html,
-                    };
-                    let mut answer = answer(&state, &served, target, &request).await;
-                    answer.negotiated = negotiable;
-                    let draining = state.draining.load(std::sync::atomic::Ordering::Relaxed);
-                    let response = finish(&state.settings, &served, &request, answer, draining);
-                    let status = response.status().as_u16();
-                    let bytes = response
-                        .headers()
-                        .get(header::CONTENT_LENGTH)
-                        .and_then(|v| v.to_str().ok()?.parse().ok())
-                        .unwrap_or(0);
-                    state
-                        .metrics
-                        .observe(route, status, started.elapsed().as_secs_f64(), bytes);
-                    tracing::debug!(%method, path = path.as_str(), query = %raw, status, "request");
-                    response
+                    let path = path.as_str().to_string();
+                    let asked = Asked::new(target, method, path, raw, headers, &served.view);
+                    let answer = answer(&state, &served, &asked).await;
+                    respond(&state, &served, &asked, answer, started).await
                 }
             },
         )
 }
 
-/// The last `format` value of a query string (decoded only when it may hold one).
-fn format_of(raw: &str) -> Option<String> {
-    if !raw.contains("format") && !raw.contains('%') {
-        return None;
+/// The answer to a request the guard refused before routing, through the same
+/// `finish` and counters as every other.
+pub async fn refusal(
+    state: &State,
+    method: Method,
+    path: String,
+    headers: HeaderMap,
+    reason: &'static str,
+) -> Response {
+    let started = Instant::now();
+    let served = state.current();
+    let target = Target::Refused(reason);
+    let asked = Asked::new(target, method, path, String::new(), headers, &served.view);
+    let answer = Answer::error(&ApiError::bad_request(reason));
+    respond(state, &served, &asked, answer, started).await
+}
+
+/// Finishes an answer and counts it.
+async fn respond(
+    state: &State,
+    served: &Served,
+    asked: &Asked,
+    answer: Answer,
+    started: Instant,
+) -> Response {
+    let response = finish(state, served, asked, answer).await;
+    let status = response.status().as_u16();
+    let bytes = response
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse().ok())
+        .unwrap_or(0);
+    state.metrics.observe(
+        asked.target.route(),
+        status,
+        started.elapsed().as_secs_f64(),
+        bytes,
+    );
+    tracing::debug!(method = %asked.method, path = asked.path, query = %asked.raw_query, status, "request");
+    response
+}
+
+/// What the rejection of every route means.
+fn refused(rejection: Rejection) -> Target {
+    match rejection.find::<NotAllowed>() {
+        Some(_) => Target::NotAllowed,
+        None => Target::NotFound,
     }
-    Params::parse(raw).ok()?.get("format").map(str::to_string)
 }
 
 /// Answers what a request asks for.
-async fn answer(
-    state: &Arc<State>,
-    served: &Arc<Served>,
-    target: Target,
-    request: &Request<'_>,
-) -> Answer {
-    let (view, raw) = (&served.view, request.raw_query);
-    if request.html {
-        return match target {
-            Target::List(endpoint) => pages::list(state, served, endpoint, request).await,
-            Target::Record(endpoint, id) => pages::record(state, served, endpoint, &id, request),
+async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answer {
+    let (view, raw) = (&served.view, asked.raw_query.as_str());
+    if asked.html() {
+        return match &asked.target {
+            Target::List(endpoint) => pages::list(state, served, *endpoint, asked).await,
+            Target::Record(endpoint, id) => pages::record(state, served, *endpoint, id, asked),
             Target::Home => pages::home(served),
             Target::Docs => pages::docs(served),
-            _ => pages::not_found(served, &root::not_found(request.path)),
+            _ => pages::not_found(served, &root::not_found(&asked.path)),
         };
     }
-    match target {
-        Target::Preflight => Answer::json(204, Bytes::new()).uncached(),
+    let params = || asked.params.as_ref().map_err(Clone::clone);
+    match &asked.target {
+        Target::Preflight => Answer::no_content(),
         Target::NotAllowed => Answer::error(&ApiError {
             status: 405,
             message: format!(
                 "method {} is not allowed: this API is read-only ({ALLOW})",
-                request.method
+                asked.method
             ),
         }),
-        Target::NotFound => Answer::error(&ApiError::not_found(root::not_found(request.path))),
-        Target::Home => Answer::json(200, root::document()),
+        Target::NotFound => Answer::error(&ApiError::not_found(root::not_found(&asked.path))),
+        Target::Refused(reason) => Answer::error(&ApiError::bad_request(*reason)),
+        Target::Home => Answer::json(root::document()),
         Target::Api => Answer::redirect(API_PREFIX.trim_end_matches('/'), raw),
         // A page whatever the client takes (`html` is always set for it).
         Target::Docs => pages::docs(served),
         Target::Asset => {
-            assets::answer(request.path, request.headers).unwrap_or_else(Answer::not_found)
+            assets::answer(&asked.path, asked.coding).unwrap_or_else(Answer::not_found)
         }
-        Target::Health => Answer::json(200, Bytes::from_static(b"{\"status\":\"ok\"}")).uncached(),
+        Target::Health => {
+            Answer::operation(200, Kind::Json, Bytes::from_static(b"{\"status\":\"ok\"}"))
+        }
         Target::Ready if state.draining.load(std::sync::atomic::Ordering::Relaxed) => {
-            Answer::json(503, Bytes::from_static(b"{\"status\":\"draining\"}")).uncached()
+            let body = Bytes::from_static(b"{\"status\":\"draining\"}");
+            Answer::operation(503, Kind::Json, body)
         }
         Target::Ready => {
             let body = format!(
                 "{{\"status\":\"ready\",\"checksum\":\"{}\"}}",
                 view.header.checksum_hex()
             );
-            Answer::json(200, Bytes::from(body)).uncached()
+            Answer::operation(200, Kind::Json, Bytes::from(body))
         }
-        Target::OpenApi => Answer::json(200, state.openapi.clone()),
+        Target::OpenApi => Answer::json(state.openapi.clone()),
         Target::Metrics => {
-            let mut a = Answer::json(200, Bytes::from(state.metrics.render(view))).uncached();
-            a.content_type = "text/plain; version=0.0.4; charset=utf-8";
-            a
+            let body = Bytes::from(state.metrics.render(view));
+            Answer::operation(200, Kind::Metrics, body)
         }
         Target::Archive => archive(state, served).await,
-        Target::Unslashed(_) => Answer::redirect(request.path, raw),
+        Target::Unslashed(_) => Answer::redirect(&asked.path, raw),
         Target::List(endpoint) => {
-            let plan = match Params::parse(raw)
-                .and_then(|params| Plan::parse(endpoint, &params, &state.settings.limits))
+            let plan = match params()
+                .and_then(|params| Plan::parse(*endpoint, params, &state.settings.limits))
             {
                 Ok(plan) => plan,
                 Err(e) => return Answer::error(&e),
             };
             let ignored = plan.ignored().to_vec();
-            list(state, served, endpoint, plan, request)
+            list(state, served, *endpoint, plan, asked)
                 .await
                 .ignoring(&ignored)
         }
-        Target::Images => images(state, served, request).await,
-        Target::Image(id) => match Params::parse(raw).and_then(|p| ImagePlan::parse(&id, &p)) {
+        Target::Images => images(state, served, asked).await,
+        Target::Image(id) => match params().and_then(|p| ImagePlan::parse(id, p)) {
             Ok(plan) => match plan.run(view) {
-                Ok(body) => {
-                    let mut a = Answer::json(200, body);
-                    a.media = Media::Configured;
-                    a
-                }
+                Ok(body) => Answer::json(body).with_media(asked.media),
                 Err(e) => Answer::error(&e),
             },
             Err(e) => Answer::error(&e),
         },
         Target::Record(endpoint, id) => {
-            let plan = match Params::parse(raw)
-                .and_then(|params| RecordPlan::parse(endpoint, &id, &params))
-            {
-                Ok(plan) => plan,
-                Err(e) => return Answer::error(&e),
-            };
-            plan.run(view)
-                .map(|body| Answer::json(200, body).with_media(&served.view, endpoint))
-                .unwrap_or_else(|e| Answer::error(&e))
+            match params().and_then(|params| RecordPlan::parse(*endpoint, id, params)) {
+                Ok(plan) => plan
+                    .run(view)
+                    .map(|body| Answer::json(body).with_media(asked.media))
+                    .unwrap_or_else(|e| Answer::error(&e)),
+                Err(e) => Answer::error(&e),
+            }
         }
     }
 }
 
 /// Wagtail's image list: a run of the images rendered once on the async
 /// workers; any other selection written on the threads for expensive answers.
-async fn images(state: &Arc<State>, served: &Arc<Served>, request: &Request<'_>) -> Answer {
-    let plan = match Params::parse(request.raw_query)
-        .and_then(|params| ImagesPlan::parse(&params, &state.settings.limits))
+async fn images(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answer {
+    let plan = match asked
+        .params
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|params| ImagesPlan::parse(params, &state.settings.limits))
     {
         Ok(plan) => plan,
         Err(e) => return Answer::error(&e),
     };
-    let media = Media::Configured;
-    if plan.cacheable() && still_fresh(&state.settings, served, request, media) {
-        let mut a = Answer::unmade("application/json");
-        a.media = media;
-        return a;
+    if plan.cacheable() && asked.fresh(&state.settings, &served.view) {
+        return Answer::unmade(Kind::Json).with_media(asked.media);
     }
-    let page = match plan.is_a_slice() {
-        true => Some(plan.run(&served.view)),
-        false => {
+    let page = match plan.cost().on_pool() {
+        false => Some(plan.run(&served.view)),
+        true => {
             state
                 .metrics
                 .worked_answers
@@ -427,11 +375,7 @@ async fn images(state: &Arc<State>, served: &Arc<Served>, request: &Request<'_>)
         }
     };
     match page {
-        Some(page) => {
-            let mut a = Answer::items(page);
-            a.media = media;
-            a
-        }
+        Some(page) => Answer::items(page).with_media(asked.media),
         None => Answer::busy(),
     }
 }
@@ -443,19 +387,18 @@ async fn list(
     served: &Arc<Served>,
     endpoint: Endpoint,
     plan: Plan,
-    request: &Request<'_>,
+    asked: &Asked,
 ) -> Answer {
     let view = &served.view;
-    let media = Media::of(view, endpoint);
     // The tag depends on the request, not on the body: a revalidation, or a
     // HEAD of an answer that costs work, is answered without making it.
-    let fresh = plan.cacheable() && still_fresh(&state.settings, served, request, media);
-    let head = *request.method == Method::HEAD && !plan.is_cheap();
-    if fresh || head {
-        return Answer::unmade(plan.media_type()).with_media(view, endpoint);
+    let fresh = plan.cacheable() && asked.fresh(&state.settings, view);
+    let on_pool = plan.cost().on_pool();
+    if fresh || (asked.method == Method::HEAD && on_pool) {
+        return Answer::unmade(Kind::of(plan.format())).with_media(asked.media);
     }
-    if plan.is_cheap() {
-        return Answer::page(endpoint, plan.run(view)).with_media(view, endpoint);
+    if !on_pool {
+        return Answer::page(endpoint, plan.run(view)).with_media(asked.media);
     }
     state
         .metrics
@@ -469,13 +412,14 @@ async fn list(
             false => Made::Chosen(selected),
         }
     };
-    match state.work.run(job).await {
-        Some(Made::Whole(page)) => Answer::page(endpoint, page).with_media(view, endpoint),
+    let answer = match state.work.run(job).await {
+        Some(Made::Whole(page)) => Answer::page(endpoint, page),
         Some(Made::Chosen(selected)) => {
-            Answer::streamed(selected, served.clone(), state.clone()).with_media(view, endpoint)
+            Answer::streamed(selected, served.clone(), state.work.clone())
         }
-        None => Answer::busy(),
-    }
+        None => return Answer::busy(),
+    };
+    answer.with_media(asked.media)
 }
 
 /// The Darwin Core Archive of a view: made once, off the async workers, by the
@@ -502,13 +446,7 @@ async fn archive(state: &State, served: &Arc<Served>) -> Answer {
         })
         .await;
     match made {
-        Ok(archive) => {
-            let mut a = Answer::json(200, archive.bytes.clone());
-            a.content_type = "application/zip";
-            a.etag = Some(archive.etag.clone());
-            a.compressible = false;
-            a
-        }
+        Ok(archive) => Answer::tagged(Kind::Zip, archive.bytes.clone(), archive.etag.clone(), None),
         Err(e) => {
             tracing::error!(error = %e, "cannot make the Darwin Core Archive");
             Answer::error(&ApiError {
@@ -528,7 +466,7 @@ mod tests {
             .path(path)
             .filter(&targets())
             .await
-            .unwrap_or_else(Target::refused)
+            .unwrap_or_else(refused)
     }
 
     #[tokio::test]

@@ -2,75 +2,22 @@
 //! swapped whole on reload, beside the settings and the counters.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Instant;
 
 use arc_swap::ArcSwap;
 use bytes::Bytes;
 
-use crate::export::dwca::{Archive, Dataset};
+use crate::export::dwca::Archive;
 use crate::export::openapi;
-use crate::html::Site;
 use crate::model::Endpoint;
-use crate::query::{self, envelope, Limits};
+use crate::query::{self, envelope};
 use crate::view::View;
 
-use super::compress::{self, Coding, Effort};
+use super::compress::{Coding, Compressed, COMPRESS_ABOVE, COMPRESS_BELOW};
 use super::metrics::Metrics;
+use super::settings::Settings;
 use super::work::Work;
-
-/// Bodies smaller than this are not worth compressing.
-pub const COMPRESS_ABOVE: usize = 1024;
-/// Bodies larger than this are sent as they are: compressing hundreds of megabytes
-/// per request would hold a core for seconds.
-pub const COMPRESS_BELOW: usize = 8 * 1024 * 1024;
-
-/// How the server answers, beyond what the view holds.
-#[derive(Clone, Debug)]
-pub struct Settings {
-    /// Page sizes: the default and the largest accepted.
-    pub limits: Limits,
-    /// `Cache-Control: max-age` of successful answers, in seconds.
-    pub cache_max_age: u32,
-    /// Origins allowed by CORS; empty means any (`*`).
-    pub cors_origins: Vec<String>,
-    /// How long a connection may sit without sending a complete request head.
-    pub idle_timeout: Duration,
-    /// How long a write may wait for the client to take anything.
-    pub send_timeout: Duration,
-    /// What the Darwin Core Archive says of the dataset.
-    pub dataset: Dataset,
-    /// Where media URLs start (ending in `/`); `None`: `http://<Host>/media/`.
-    pub media_url: Option<String>,
-    /// Threads making answers that cost work, and how many such requests may wait.
-    pub query_threads: usize,
-    pub query_queue: usize,
-    /// After the stop signal, how long the server keeps accepting (failing
-    /// `/readyz`, closing each connection after its answer) so that balancers see
-    /// it leave before it stops listening. `serve --drain` defaults to 5 s; zero
-    /// here stops listening at once.
-    pub drain: Duration,
-    /// What the pages for people show (`--map-tiles`).
-    pub site: Site,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            limits: Limits::default(),
-            cache_max_age: 60,
-            cors_origins: Vec::new(),
-            idle_timeout: Duration::from_secs(30),
-            send_timeout: Duration::from_secs(30),
-            dataset: Dataset::default(),
-            media_url: None,
-            query_threads: super::work::default_threads(),
-            query_queue: 64,
-            drain: Duration::ZERO,
-            site: Site::default(),
-        }
-    }
-}
 
 /// A view and what serving it caches. The caches live and die with their view:
 /// both are swapped in one store, so a cached body never outlives its view nor
@@ -79,7 +26,7 @@ pub struct Served {
     pub view: View,
     /// Each endpoint's whole list answer, gzip and brotli, filled in the background
     /// after the view is published (`precompress`).
-    compressed: Vec<[OnceLock<Bytes>; 2]>,
+    compressed: Vec<Compressed>,
     /// The Darwin Core Archive of this view, made on the first request for it.
     pub archive: tokio::sync::OnceCell<Archive>,
     /// Another view replaced this one: preparing it further is wasted work (and
@@ -99,12 +46,7 @@ impl Served {
 
     /// The compressed whole-list answer of an endpoint, once `precompress` made it.
     pub fn compressed_list(&self, endpoint: Endpoint, coding: Coding) -> Option<Bytes> {
-        let slot = match coding {
-            Coding::Gzip => 0,
-            Coding::Brotli => 1,
-            Coding::Identity => return None,
-        };
-        self.compressed[endpoint.index()][slot].get().cloned()
+        self.compressed[endpoint.index()].get(coding)
     }
 
     /// Compresses every whole-list answer between `min` and `max` bytes, once.
@@ -121,11 +63,7 @@ impl Served {
             if !(min..max).contains(&len) {
                 continue;
             }
-            let parts = [&head[..], &items[..], envelope::TAIL];
-            for (slot, coding) in [Coding::Gzip, Coding::Brotli].into_iter().enumerate() {
-                let body = Bytes::from(compress::compress(coding, &parts, Effort::Once));
-                let _ = self.compressed[i][slot].set(body);
-            }
+            self.compressed[i].fill(&[&head[..], &items[..], envelope::TAIL]);
         }
     }
 }
@@ -141,11 +79,13 @@ pub struct State {
     /// Set when the server is told to stop: `/readyz` fails, and every answer
     /// says `Connection: close` so no client sends another request on it.
     pub draining: AtomicBool,
-    /// Where answers that cost work are made.
-    pub work: Work,
+    /// Where answers that cost work are made (shared with the streams that
+    /// write a large answer's later chunks).
+    pub work: Arc<Work>,
 }
 
 impl State {
+    /// The state serving `view`; it starts nothing (see [`State::prepare`]).
     pub fn new(view: View, settings: Settings) -> Arc<State> {
         let metrics = Metrics::default();
         metrics
@@ -153,16 +93,10 @@ impl State {
             .store(chrono::Utc::now().timestamp(), Ordering::Relaxed);
         let openapi = serde_json::to_vec(&openapi::document(settings.limits.max_limit))
             .expect("a JSON value serialises");
-        let served = Arc::new(Served::new(view));
-        prepare_in_background(served.clone());
-        std::thread::Builder::new()
-            .name("assets".into())
-            .spawn(super::assets::prepare)
-            .expect("a thread for the pages' files");
         Arc::new(State {
-            current: ArcSwap::new(served),
+            current: ArcSwap::new(Arc::new(Served::new(view))),
             openapi: Bytes::from(openapi),
-            work: Work::new(settings.query_threads, settings.query_queue),
+            work: Arc::new(Work::new(settings.query_threads, settings.query_queue)),
             settings,
             metrics,
             draining: AtomicBool::new(false),
@@ -173,6 +107,12 @@ impl State {
     /// body and its ETag come from the same snapshot.
     pub fn current(&self) -> Arc<Served> {
         self.current.load_full()
+    }
+
+    /// Starts preparing the view being served, in the background (as a swap does
+    /// for each new one).
+    pub fn prepare(&self) {
+        prepare_in_background(self.current());
     }
 
     /// Serves `view` from now on; returns the view it replaces.

@@ -1,0 +1,343 @@
+//! An answer before its HTTP headers, said in types: what its body is (parts
+//! ready to send, a stream made as it is sent, or not made at all), what kind
+//! of document it is, and which caching rule it follows. `response::finish`
+//! turns it into headers by matching on these, never on a status or a media type.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use warp::http::HeaderValue;
+
+use crate::encoding::json::write_str;
+use crate::encoding::percent::form_encode;
+use crate::model::Endpoint;
+use crate::query::plan::Selected;
+use crate::query::{envelope, geojson, ApiError, Format, Page};
+
+use super::compress::Coding;
+use super::media::Media;
+use super::state::Served;
+use super::work::Work;
+
+/// The media type of pages.
+pub const HTML: &str = "text/html; charset=utf-8";
+
+/// Bodies smaller than this are copied into one buffer; larger ones are sent as
+/// head, shared slice, tail.
+const COPY_BELOW: usize = 64 * 1024;
+
+/// Items a streamed answer writes at a time (about 200 KB of specimens).
+const STREAM_CHUNK_ITEMS: usize = 64;
+
+/// What kind of document an answer is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Json,
+    GeoJson,
+    /// A page for people.
+    Html,
+    /// The Darwin Core Archive: compressed already.
+    Zip,
+    /// Prometheus' text format.
+    Metrics,
+    /// A file the pages load, maybe in a content coding already.
+    Asset {
+        content_type: &'static str,
+        coding: Coding,
+    },
+}
+
+impl Kind {
+    /// The kind of a list's answer in `format`.
+    pub fn of(format: Format) -> Kind {
+        match format {
+            Format::Json => Kind::Json,
+            Format::GeoJson => Kind::GeoJson,
+        }
+    }
+
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Kind::Json => "application/json",
+            Kind::GeoJson => geojson::MEDIA_TYPE,
+            Kind::Html => HTML,
+            Kind::Zip => "application/zip",
+            Kind::Metrics => "text/plain; version=0.0.4; charset=utf-8",
+            Kind::Asset { content_type, .. } => content_type,
+        }
+    }
+
+    /// Whether a content coding may be applied to the body as it is sent.
+    pub fn compressible(self) -> bool {
+        !matches!(self, Kind::Zip | Kind::Asset { .. })
+    }
+}
+
+/// What the body of an answer is.
+pub enum Body {
+    /// No body, no media type (the preflight's 204).
+    Empty,
+    /// Parts sent one after another (often head, a shared slice of a rendered
+    /// list, tail).
+    Parts(Vec<Bytes>),
+    /// An endpoint's whole list, whose compressed forms may be ready.
+    WholeList(Endpoint, Vec<Bytes>),
+    /// Items written as they are sent, after a head.
+    Stream(Streamed),
+    /// Not made: a HEAD of an answer that costs work, or a request its
+    /// `If-None-Match` answers; headers only, without a length.
+    Unmade,
+}
+
+/// Whether and how caches may keep an answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Caching {
+    /// An answer about the collection: tagged from the snapshot and the request,
+    /// kept for `--cache-max-age`, compressed for clients that take it.
+    Collection,
+    /// A tag of its own (the archive's digest, an asset's content), and maybe a
+    /// `Cache-Control` of its own.
+    Own {
+        tag: String,
+        cache_control: Option<&'static str>,
+    },
+    /// Not to be stored: errors, operations, shuffled pages.
+    Uncached,
+}
+
+/// The items of a streamed answer, and what follows them.
+pub struct Streamed {
+    pub(super) head: Bytes,
+    pub(super) chunks: std::pin::Pin<Box<dyn futures_util::Stream<Item = Bytes> + Send + Sync>>,
+    pub(super) tail: &'static [u8],
+    /// The whole body's length, where known before it is made.
+    pub(super) len: Option<usize>,
+}
+
+/// An answer before its HTTP headers.
+pub struct Answer {
+    pub(super) status: u16,
+    pub(super) kind: Kind,
+    pub(super) body: Body,
+    pub(super) caching: Caching,
+    /// Where the body's media URLs start, if it holds any: the base goes where
+    /// the rendered bytes mark it.
+    pub(super) media: Media,
+    pub(super) location: Option<String>,
+    /// `Retry-After`, in seconds.
+    pub(super) retry_after: Option<u32>,
+    /// `X-Ignored-Parameters`: the request's parameters that changed nothing.
+    pub(super) ignored: Option<HeaderValue>,
+}
+
+/// The start, the end and the kind of a page's answer.
+fn frame(format: Format, total: usize, meta: &[u8]) -> (Vec<u8>, &'static [u8], Kind) {
+    match format {
+        Format::Json => (
+            envelope::envelope_head(total, meta),
+            envelope::TAIL,
+            Kind::Json,
+        ),
+        Format::GeoJson => (geojson::head(total, meta), geojson::TAIL, Kind::GeoJson),
+    }
+}
+
+impl Answer {
+    fn new(status: u16, kind: Kind, body: Body, caching: Caching) -> Answer {
+        Answer {
+            status,
+            kind,
+            body,
+            caching,
+            media: Media::None,
+            location: None,
+            retry_after: None,
+            ignored: None,
+        }
+    }
+
+    /// A JSON document about the collection (the API root, a record).
+    pub fn json(body: Bytes) -> Answer {
+        Answer::new(
+            200,
+            Kind::Json,
+            Body::Parts(vec![body]),
+            Caching::Collection,
+        )
+    }
+
+    /// A document of the server's own (health, metrics), never stored by caches.
+    pub fn operation(status: u16, kind: Kind, body: Bytes) -> Answer {
+        Answer::new(status, kind, Body::Parts(vec![body]), Caching::Uncached)
+    }
+
+    /// A document with a tag of its own (the archive, a page's file).
+    pub fn tagged(
+        kind: Kind,
+        body: Bytes,
+        tag: String,
+        cache_control: Option<&'static str>,
+    ) -> Answer {
+        let caching = Caching::Own { tag, cache_control };
+        Answer::new(200, kind, Body::Parts(vec![body]), caching)
+    }
+
+    /// A page for people about the collection.
+    pub fn html(page: String) -> Answer {
+        Answer::new(
+            200,
+            Kind::Html,
+            Body::Parts(vec![Bytes::from(page)]),
+            Caching::Collection,
+        )
+    }
+
+    /// A page for people saying why a request was refused.
+    pub fn html_error(status: u16, page: String) -> Answer {
+        let body = Body::Parts(vec![Bytes::from(page)]);
+        Answer::new(status, Kind::Html, body, Caching::Uncached)
+    }
+
+    /// The preflight's answer: headers only.
+    pub fn no_content() -> Answer {
+        Answer::new(204, Kind::Json, Body::Empty, Caching::Uncached)
+    }
+
+    /// Every thread for expensive answers is busy and the queue is full.
+    pub fn busy() -> Answer {
+        Answer::error(&ApiError::busy()).retry_after(1)
+    }
+
+    /// The answer to a HEAD, or to a request its `If-None-Match` already answers,
+    /// without its body: the headers a successful answer of this kind has.
+    pub fn unmade(kind: Kind) -> Answer {
+        Answer::new(200, kind, Body::Unmade, Caching::Collection)
+    }
+
+    pub fn error(e: &ApiError) -> Answer {
+        let mut body = Vec::with_capacity(e.message.len() + 16);
+        body.extend_from_slice(b"{\"message\":");
+        write_str(&mut body, &e.message);
+        body.push(b'}');
+        Answer::operation(e.status, Kind::Json, Bytes::from(body))
+    }
+
+    pub fn not_found() -> Answer {
+        Answer::error(&ApiError::not_found("Not found."))
+    }
+
+    /// The answer, saying when to ask again (`Retry-After`, seconds).
+    pub fn retry_after(mut self, seconds: u32) -> Answer {
+        self.retry_after = Some(seconds);
+        self
+    }
+
+    /// Marks a body written from the view, whose items may hold media URLs.
+    pub fn with_media(mut self, media: Media) -> Answer {
+        self.media = media;
+        self
+    }
+
+    /// The answer, not to be stored by caches (a shuffled page, a refused form).
+    pub fn uncached(mut self) -> Answer {
+        self.caching = Caching::Uncached;
+        self
+    }
+
+    /// `{"meta":{"total_count":N},"items":[...]}` around a run of items; the
+    /// endpoint's whole list when the page is.
+    pub fn page(endpoint: Endpoint, page: Page) -> Answer {
+        let whole = page.whole;
+        let mut a = Answer::items(page);
+        if let (true, Body::Parts(parts)) = (whole, &mut a.body) {
+            a.body = Body::WholeList(endpoint, std::mem::take(parts));
+        }
+        a
+    }
+
+    /// [`Answer::page`] for a list that is not one of the endpoints' (Wagtail's images).
+    pub fn items(page: Page) -> Answer {
+        let (mut head, tail, kind) = frame(page.format, page.total, &page.meta);
+        let parts = if head.len() + page.items.len() + tail.len() < COPY_BELOW {
+            head.extend_from_slice(&page.items);
+            head.extend_from_slice(tail);
+            vec![Bytes::from(head)]
+        } else {
+            vec![Bytes::from(head), page.items, Bytes::from_static(tail)]
+        };
+        let a = Answer::new(200, kind, Body::Parts(parts), Caching::Collection);
+        // A shuffled page is another body each time: no tag can name it.
+        match page.shuffled {
+            true => a.uncached(),
+            false => a,
+        }
+    }
+
+    /// A page whose items are written as the client takes them, a chunk at a time
+    /// on the threads for expensive answers (the async workers only pass them
+    /// on): what it holds in memory is its positions and one chunk. Sent as it is
+    /// (never compressed: such answers are over the size compression stops at).
+    pub fn streamed(selected: Selected, served: Arc<Served>, work: Arc<Work>) -> Answer {
+        let (head, tail, kind) = frame(selected.format(), selected.total, &selected.meta);
+        let len = selected
+            .exact_len(&served.view)
+            .map(|items| head.len() + items + tail.len());
+        let (items, shuffled) = (selected.items(), selected.shuffled());
+        let source = Arc::new((selected, served));
+        let chunks = futures_util::stream::unfold(0, move |at| {
+            let (source, work) = (source.clone(), work.clone());
+            async move {
+                let end = (at + STREAM_CHUNK_ITEMS).min(items);
+                if at >= end {
+                    return None;
+                }
+                let chunk = work
+                    .more(move || source.0.write(&source.1.view, at..end))
+                    .await;
+                Some((chunk, end))
+            }
+        });
+        let body = Body::Stream(Streamed {
+            head: Bytes::from(head),
+            chunks: Box::pin(chunks),
+            tail,
+            len,
+        });
+        let a = Answer::new(200, kind, body, Caching::Collection);
+        match shuffled {
+            true => a.uncached(),
+            false => a,
+        }
+    }
+
+    /// The answer, naming the parameters it ignored (percent-encoded, comma-separated).
+    pub fn ignoring(mut self, names: &[String]) -> Answer {
+        let mut value = String::new();
+        for name in names {
+            if !value.is_empty() {
+                value.push_str(", ");
+            }
+            form_encode(&mut value, name);
+        }
+        self.ignored = (!value.is_empty())
+            .then(|| HeaderValue::from_str(&value).ok())
+            .flatten();
+        self
+    }
+
+    /// Sends a path to itself with a trailing slash (a list or record path without
+    /// its slash; `/api`, `/api/` and `/api/v2` to the API root), query kept.
+    pub fn redirect(path: &str, raw_query: &str) -> Answer {
+        let mut location = format!("{path}/");
+        if !raw_query.is_empty() {
+            location.push('?');
+            location.push_str(raw_query);
+        }
+        let mut a = Answer::error(&ApiError {
+            status: 301,
+            message: format!("moved to {location}"),
+        });
+        a.location = Some(location);
+        a
+    }
+}

@@ -1,0 +1,145 @@
+//! What one request asks, read once. Routing builds an [`Asked`] per request:
+//! the target, the parameters (or why they cannot be read), the representation,
+//! the content coding and where media URLs start; its tag is made at most once,
+//! when first needed. Freshness, the answer and its headers all read this one
+//! value: nothing parses the query string or negotiates twice.
+
+use std::sync::OnceLock;
+
+use sha2::{Digest, Sha256};
+use warp::http::{header, HeaderMap, Method};
+
+use crate::encoding::hex::hex;
+use crate::query::{ApiError, Params};
+use crate::view::View;
+
+use super::compress::{self, Coding};
+use super::media::Media;
+use super::negotiate::{self, Representation};
+use super::settings::Settings;
+use super::target::Target;
+
+/// One request, as every step of answering it reads it.
+pub struct Asked {
+    pub target: Target,
+    pub method: Method,
+    pub path: String,
+    pub raw_query: String,
+    pub headers: HeaderMap,
+    /// The query's parameters, or why they cannot be read.
+    pub params: Result<Params, ApiError>,
+    /// A page for people or the API's JSON (GeoJSON is a list's `format`).
+    pub representation: Representation,
+    /// The content coding the client takes best (`Accept-Encoding`).
+    pub coding: Coding,
+    /// Where the media URLs of a successful answer start, if it may hold any.
+    pub media: Media,
+    base: OnceLock<Option<String>>,
+    tag: OnceLock<String>,
+}
+
+impl Asked {
+    /// Reads a request for `target`, answered from `view`.
+    pub fn new(
+        target: Target,
+        method: Method,
+        path: String,
+        raw_query: String,
+        headers: HeaderMap,
+        view: &View,
+    ) -> Asked {
+        let params = Params::parse(&raw_query);
+        let representation = match &target {
+            t if t.negotiable() => {
+                let format = params.as_ref().ok().and_then(|p| p.get("format"));
+                negotiate::representation(&headers, format)
+            }
+            Target::Docs => Representation::Html,
+            _ => Representation::Json,
+        };
+        let coding = compress::negotiate(
+            headers
+                .get(header::ACCEPT_ENCODING)
+                .and_then(|v| v.to_str().ok()),
+        );
+        let media = match &target {
+            Target::List(e) | Target::Record(e, _) => Media::of(view, *e),
+            Target::Images | Target::Image(_) => Media::Configured,
+            _ => Media::None,
+        };
+        Asked {
+            target,
+            method,
+            path,
+            raw_query,
+            headers,
+            params,
+            representation,
+            coding,
+            media,
+            base: OnceLock::new(),
+            tag: OnceLock::new(),
+        }
+    }
+
+    /// Whether the answer is a page for people.
+    pub fn html(&self) -> bool {
+        self.representation == Representation::Html
+    }
+
+    /// Where media URLs start, as JSON string content, if the answer may hold any.
+    pub fn media_base(&self, settings: &Settings) -> Option<&str> {
+        self.base
+            .get_or_init(|| self.media.base(settings, &self.headers))
+            .as_deref()
+    }
+
+    /// The strong validator of the successful answer: the snapshot's checksum and
+    /// the request, so every replica serving the same snapshot gives the same tag.
+    /// A body with media URLs also depends on their base; a page, on this build's
+    /// templates and the map's tiles.
+    pub fn tag(&self, settings: &Settings, view: &View) -> &str {
+        self.tag.get_or_init(|| {
+            let mut h = Sha256::new();
+            h.update(view.header.checksum);
+            h.update(self.path.as_bytes());
+            h.update(b"?");
+            h.update(self.raw_query.as_bytes());
+            if self.html() {
+                h.update(b"\0html ");
+                h.update(env!("CARGO_PKG_VERSION"));
+                h.update(crate::html::assets::prefix());
+                h.update(settings.site.map_tiles.as_deref().unwrap_or_default());
+                h.update(b"\0");
+                h.update(settings.site.map_attribution.as_deref().unwrap_or_default());
+            }
+            if let Some(base) = self.media_base(settings) {
+                h.update(b"\0");
+                h.update(base.as_bytes());
+            }
+            let digest = h.finalize();
+            match self.coding.token() {
+                Some(t) => format!("\"{}-{t}\"", hex(&digest[..16])),
+                None => format!("\"{}\"", hex(&digest[..16])),
+            }
+        })
+    }
+
+    /// Whether `If-None-Match` names `tag` (weak comparison, `*` matches), on
+    /// whichever of its header lines (a list may be split over several).
+    pub fn names(&self, tag: &str) -> bool {
+        self.headers
+            .get_all(header::IF_NONE_MATCH)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .map(|t| t.trim())
+            .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == tag)
+    }
+
+    /// Whether the request's `If-None-Match` already names the tag its successful
+    /// answer would carry: then it is answered 304 without making the answer.
+    pub fn fresh(&self, settings: &Settings, view: &View) -> bool {
+        self.headers.contains_key(header::IF_NONE_MATCH) && self.names(self.tag(settings, view))
+    }
+}

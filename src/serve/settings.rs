@@ -1,0 +1,55 @@
+//! How the server answers, beyond what the view holds: the command line's
+//! choices, read by every layer of `serve` and changed by none.
+
+use std::time::Duration;
+
+use crate::export::dwca::Dataset;
+use crate::html::Site;
+use crate::query::Limits;
+
+/// How the server answers, beyond what the view holds.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Page sizes: the default and the largest accepted.
+    pub limits: Limits,
+    /// `Cache-Control: max-age` of successful answers, in seconds.
+    pub cache_max_age: u32,
+    /// Origins allowed by CORS; empty means any (`*`).
+    pub cors_origins: Vec<String>,
+    /// How long a connection may sit without sending a complete request head.
+    pub idle_timeout: Duration,
+    /// How long a write may wait for the client to take anything.
+    pub send_timeout: Duration,
+    /// What the Darwin Core Archive says of the dataset.
+    pub dataset: Dataset,
+    /// Where media URLs start (ending in `/`); `None`: `http://<Host>/media/`.
+    pub media_url: Option<String>,
+    /// Threads making answers that cost work, and how many such requests may wait.
+    pub query_threads: usize,
+    pub query_queue: usize,
+    /// After the stop signal, how long the server keeps accepting (failing
+    /// `/readyz`, closing each connection after its answer) so that balancers see
+    /// it leave before it stops listening. `serve --drain` defaults to 5 s; zero
+    /// here stops listening at once.
+    pub drain: Duration,
+    /// What the pages for people show (`--map-tiles`).
+    pub site: Site,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            limits: Limits::default(),
+            cache_max_age: 60,
+            cors_origins: Vec::new(),
+            idle_timeout: Duration::from_secs(30),
+            send_timeout: Duration::from_secs(30),
+            dataset: Dataset::default(),
+            media_url: None,
+            query_threads: super::work::default_threads(),
+            query_queue: 64,
+            drain: Duration::ZERO,
+            site: Site::default(),
+        }
+    }
+}
