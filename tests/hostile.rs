@@ -221,13 +221,7 @@ fn a_client_that_takes_nothing_is_cut_off() {
         send_timeout: std::time::Duration::from_millis(300),
         ..Default::default()
     };
-    // Without featured images, so the answer has a length to fall short of.
-    let snapshot = common::generated_with(&dir, 5000, |c| {
-        c.orders.iter_mut().for_each(|r| r.featured_image = None);
-        c.families.iter_mut().for_each(|r| r.featured_image = None);
-        c.species.iter_mut().for_each(|r| r.featured_image = None);
-    });
-    let s = Server::start(&snapshot, settings);
+    let s = Server::start(&common::generated(&dir, 5000), settings);
     let mut stream = std::net::TcpStream::connect(s.addr).unwrap();
     // 15 MB asked for: more than the kernel's buffers hold for a client that
     // reads nothing.

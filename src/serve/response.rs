@@ -180,12 +180,18 @@ impl Sent<'_> {
     /// answers, or ready), else as they are, the media base spliced in.
     async fn parts(self, mut h: HeaderMap, parts: Vec<Bytes>) -> Response {
         let len: usize = parts.iter().map(Bytes::len).sum();
-        // The length once the base is in: counted below the size compression
-        // stops at; above it, the body goes chunked, spliced as it is sent.
+        // The length once the base is in: its markers counted here below the
+        // size compression stops at, above it on the threads for answers that
+        // cost work (a million specimens are gigabytes to scan); when all are
+        // busy, the body goes chunked.
         let spliced = match &self.base {
             None => Some(len),
             Some(base) if len < COMPRESS_BELOW => Some(media::spliced_len(&parts, base)),
-            Some(_) => None,
+            Some(base) => {
+                let (parts, base) = (parts.clone(), base.clone());
+                let count = move || media::spliced_len(&parts, &base);
+                self.state.work.run(count).await
+            }
         };
         let worth = spliced.is_some_and(|l| (COMPRESS_ABOVE..COMPRESS_BELOW).contains(&l));
         if let (Some(token), true) = (self.coding.token(), worth) {
@@ -238,9 +244,11 @@ impl Sent<'_> {
         let (coding, base, parts) = (self.coding, self.base.clone(), parts.to_vec());
         let job = move || {
             Bytes::from(compress::encode(coding, Effort::PerResponse, len, |w| {
-                parts.iter().try_for_each(|p| match &base {
-                    Some(base) => media::write_spliced(w, p, base),
-                    None => w.write_all(p),
+                // A part at a time, as it is spliced: the coders' output
+                // depends on how their input is cut.
+                parts.into_iter().try_for_each(|p| match &base {
+                    Some(base) => w.write_all(&media::splice(p, base)),
+                    None => w.write_all(&p),
                 })
             }))
         };
