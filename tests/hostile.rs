@@ -54,6 +54,31 @@ fn http_1_1_needs_exactly_one_host() {
     assert_eq!(raw(&s, "GET /api/v2/orders/ HTTP/1.0").status, 200);
 }
 
+/// A refusal before routing is an answer like every other: CORS, nosniff, the
+/// connection closed after it, and counted.
+#[test]
+fn refusals_before_routing_carry_every_answers_headers() {
+    let s = Server::sample();
+    let counted = |s: &Server| -> u64 {
+        s.get("/metrics")
+            .text()
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("catalogue_requests_total{route=\"other\",status=\"400\"} ")
+            })
+            .map_or(0, |n| n.trim().parse().unwrap())
+    };
+    let before = counted(&s);
+    let r = raw(&s, "GET /api/v2/orders/ HTTP/1.1\r\nHost: evil.example/x?");
+    assert_eq!(r.status, 400);
+    assert_eq!(r.header("access-control-allow-origin"), Some("*"));
+    assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
+    assert_eq!(r.header("connection"), Some("close"));
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    assert_eq!(r.header("cache-control"), None);
+    assert_eq!(counted(&s), before + 1);
+}
+
 #[test]
 fn record_ids_are_canonical_decimal() {
     let s = Server::sample();
@@ -287,25 +312,46 @@ fn large_answers_that_cost_work_are_written_as_they_are_sent() {
     assert!(features > 0);
 }
 
-/// Counting facets is work, even over the whole list: it goes to the threads
-/// for expensive answers (counted as worked), never the async workers.
+/// What costs work goes to the threads for expensive answers, never the async
+/// workers: counting facets (even over the whole list), sorting, a page's rows,
+/// compressing a body for one response. Only slices of rendered bytes do not.
 #[test]
-fn facets_of_a_plain_run_are_counted_on_the_work_threads() {
+fn what_costs_work_runs_on_the_work_threads() {
     let s = Server::sample();
-    let worked = |s: &Server| -> u64 {
+    let counter = |s: &Server, name: &str| -> u64 {
         let metrics = s.get("/metrics").text();
         metrics
             .lines()
-            .find_map(|l| l.strip_prefix("catalogue_worked_answers_total "))
-            .unwrap()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+            .unwrap_or_else(|| panic!("{name} in /metrics"))
             .trim()
             .parse()
             .unwrap()
     };
+    let worked = |s: &Server| counter(s, "catalogue_worked_answers_total");
+    let compressed = |s: &Server| counter(s, "catalogue_compressed_answers_total");
     let before = worked(&s);
     assert_eq!(s.get("/api/v2/specimen-records/?limit=2").status, 200);
     assert_eq!(worked(&s), before, "a plain run is a slice");
     let r = s.json("/api/v2/specimen-records/?facet=sex&limit=2", 200);
     assert!(r["meta"]["facets"]["sex"].is_array());
     assert_eq!(worked(&s), before + 1, "facets are work");
+    assert_eq!(s.get("/api/v2/specimen-records/?sort=-year").status, 200);
+    assert_eq!(worked(&s), before + 2, "a sort is work");
+    let page = s.send("GET", "/api/v2/orders/", &[("Accept", "text/html")]);
+    assert_eq!(page.status, 200);
+    assert_eq!(
+        worked(&s),
+        before + 3,
+        "a page's rows are written on the pool"
+    );
+    let zipped_before = compressed(&s);
+    let gzip = s.send(
+        "GET",
+        "/api/v2/specimen-records/?limit=10&offset=1",
+        &[("Accept-Encoding", "gzip")],
+    );
+    assert_eq!(gzip.header("content-encoding"), Some("gzip"));
+    assert_eq!(compressed(&s), zipped_before + 1, "compressed on the pool");
+    assert_eq!(worked(&s), before + 3, "the slice itself was cut");
 }

@@ -278,7 +278,15 @@ fn the_circle_check_sees_circles() {
     };
     assert_eq!(
         circle(&edges(&[("a", &["b"]), ("b", &["c"]), ("c", &["a"])])),
-        Some(vec!["a", "b", "c", "a"].into_iter().map(String::from).collect())
+        Some(
+            vec!["a", "b", "c", "a"]
+                .into_iter()
+                .map(String::from)
+                .collect()
+        )
     );
-    assert_eq!(circle(&edges(&[("a", &["b", "c"]), ("b", &["c"]), ("c", &[])])), None);
+    assert_eq!(
+        circle(&edges(&[("a", &["b", "c"]), ("b", &["c"]), ("c", &[])])),
+        None
+    );
 }

@@ -85,6 +85,9 @@ pub struct Metrics {
     /// Answers made by filtering, sorting, searching, projecting or counting
     /// facets: the requests that cost work.
     pub worked_answers: AtomicU64,
+    /// Bodies compressed for one response (on the work pool), as opposed to
+    /// those compressed once per view.
+    pub compressed_answers: AtomicU64,
     /// When the served view was loaded, in seconds since the Unix epoch.
     pub loaded_at: AtomicI64,
 }
@@ -103,6 +106,7 @@ impl Default for Metrics {
             reloads: AtomicU64::new(0),
             failed_reloads: AtomicU64::new(0),
             worked_answers: AtomicU64::new(0),
+            compressed_answers: AtomicU64::new(0),
             loaded_at: AtomicI64::new(0),
         }
     }
@@ -210,8 +214,15 @@ impl Metrics {
             w,
             "catalogue_worked_answers_total",
             "counter",
-            "List answers that filtered, sorted, searched, projected or counted facets.",
+            "List answers and pages made on the threads for answers that cost work (filters, sorts, searches, projections, facets, pages' rows).",
             self.worked_answers.load(Relaxed).to_string(),
+        );
+        gauge(
+            w,
+            "catalogue_compressed_answers_total",
+            "counter",
+            "Answers compressed for one response, on the threads for answers that cost work.",
+            self.compressed_answers.load(Relaxed).to_string(),
         );
         gauge(
             w,

@@ -252,6 +252,10 @@ impl Sent<'_> {
                 })
             }))
         };
+        self.state
+            .metrics
+            .compressed_answers
+            .fetch_add(1, Ordering::Relaxed);
         self.state.work.run(job).await
     }
 }
