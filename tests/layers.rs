@@ -212,9 +212,12 @@ fn circle(edges: &[(String, Vec<String>)]) -> Option<Vec<String>> {
         .find_map(|(n, _)| visit(n, edges, &mut Vec::new(), &mut done))
 }
 
+/// A folder and, for each of its files, the siblings it imports.
+type Folder = (PathBuf, Vec<(String, Vec<String>)>);
+
 /// Every folder of `src/` with its files' sibling imports (`mod.rs`, the
 /// folder's face, is left out: its children may use what it declares).
-fn folders(dir: &Path, out: &mut Vec<(PathBuf, Vec<(String, Vec<String>)>)>) {
+fn folders(dir: &Path, out: &mut Vec<Folder>) {
     let mut names = Vec::new();
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
