@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
-# What hostile clients cost, on a generated collection (issue rows 1-3):
+# What hostile clients cost, on a generated collection. First round:
 #   1. one request with a sort key repeated 300 times;
 #   2. the latency of /api/v2/orders/ (wrk, 1 connection, --latency) while 16
 #      clients loop the most expensive question the API takes;
 #   3. resident memory while 12 clients read the most expensive answer at 1 KB/s.
+# Second round (the probe is the same wrk on /api/v2/orders/):
+#   H. a 7,900-byte Host (refused), and RSS while 40 sockets that read nothing
+#      ask for the whole insect image list under a 255-byte Host;
+#   C. 16 clients loop ~7.8 MB pages with Accept-Encoding: br (compressed per
+#      response, on the work pool);
+#   F. 16 clients loop the plain specimen list with every facetable field,
+#      facet_size=1000;
+#   P. 32 clients loop HTML list pages of 500 rows at random offsets, then the
+#      same with every facet.
 #
 #   usage: benches/hostile.sh [SPECIMENS]      (default 100000)
 #   env:   SECONDS_OF_LOAD (20), CATALOGUE_BIN (a binary instead of this tree's)
@@ -80,3 +89,73 @@ for _ in $(seq $((load * 2))); do
 done
 wait_jobs
 echo "3. 12 clients reading the most expensive answer at 1 KB/s: RSS idle $idle MB, highest $peak MB (+$((peak - idle)) MB), peak of the process $(rss VmHWM) MB"
+
+# A probe of /api/v2/orders/ while `clients` loop a curl (its arguments; OFFSET
+# in them becomes a random offset each time).
+probe_while() {
+  local clients=$1 label=$2
+  shift 2
+  for _ in $(seq "$clients"); do
+    (end=$((SECONDS + load)); while [ $SECONDS -lt $end ]; do
+      args=(); for a in "$@"; do args+=("${a//OFFSET/$(( (RANDOM * 32768 + RANDOM) % n ))}"); done
+      curl -s -o /dev/null "${args[@]}"
+    done) &
+  done
+  sleep 2
+  echo "$label: probe p50 / p99 $(wrk -t1 -c1 -d$((load - 4))s --latency "$base/api/v2/orders/" | awk '$1 == "50%" {p50=$2} $1 == "99%" {p99=$2} END {print p50 " / " p99}')"
+  wait_jobs
+}
+
+# H. A Host of 7,900 bytes, then 40 long-Host sockets that read nothing.
+long=$(python3 -c 'print("h" * 7900)')
+echo "H. Host of 7,900 bytes: $(curl -s -o /dev/null -w '%{http_code}' -H "Host: $long" "$base/api/v2/insect-images/?limit=100000")"
+idle=$(rss VmRSS)
+python3 - "$port" "$load" << 'EOF' &
+import socket, sys, time
+port, seconds = int(sys.argv[1]), int(sys.argv[2])
+host = ("h" * 63 + ".") * 3 + "h" * 60 + ":80"  # 255 bytes
+socks = []
+for _ in range(40):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.sendall(f"GET /api/v2/insect-images/?limit=100000 HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    socks.append(s)
+time.sleep(seconds)
+EOF
+peak=0
+for _ in $(seq $((load * 2))); do
+  now=$(rss VmRSS); [ "$now" -gt "$peak" ] && peak=$now
+  sleep 0.5
+done
+wait_jobs
+echo "H. 40 sockets reading nothing, 255-byte Host, whole insect image list: RSS idle $idle MB, highest $peak MB (+$((peak - idle)) MB)"
+
+# C. Pages of about 7.8 MB at random offsets (none compressed before), brotli.
+per_item=$(( $(curl -s "$base/api/v2/specimen-records/?limit=100" | wc -c) / 100 ))
+big=$(( 7800000 / per_item ))
+probe_while 16 "C. 16 clients looping $big-item pages with Accept-Encoding: br" \
+  -H 'Accept-Encoding: br' "$base/api/v2/specimen-records/?limit=$big&offset=OFFSET"
+
+# F. Every facetable field of the specimen list, facet_size=1000, no filter.
+facets=$(python3 - "$base" << 'EOF'
+import json, sys, urllib.error, urllib.request
+base = sys.argv[1]
+item = json.load(urllib.request.urlopen(f"{base}/api/v2/specimen-records/?limit=1"))["items"][0]
+ok = []
+for field in item:
+    try:
+        urllib.request.urlopen(f"{base}/api/v2/specimen-records/?limit=0&facet={field}")
+        ok.append(field)
+    except urllib.error.HTTPError:
+        pass
+print(",".join(ok))
+EOF
+)
+probe_while 16 "F. 16 clients looping every facet ($facets), facet_size=1000" \
+  "$base/api/v2/specimen-records/?facet=$facets&facet_size=1000"
+
+# P. HTML pages of 500 rows at random offsets, without and with every facet.
+probe_while 32 "P. 32 clients looping HTML pages of 500 rows" \
+  -H 'Accept: text/html' "$base/api/v2/specimen-records/?limit=500&offset=OFFSET"
+probe_while 32 "P. 32 clients looping HTML pages of 500 rows with every facet" \
+  -H 'Accept: text/html' "$base/api/v2/specimen-records/?limit=500&offset=OFFSET&facet=$facets"
