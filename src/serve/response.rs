@@ -29,9 +29,10 @@ pub const ALLOW: &str = "GET, HEAD, OPTIONS";
 /// not its filter, as the service it replaces did), so a typo is seen.
 pub const IGNORED_PARAMETERS: HeaderName = HeaderName::from_static("x-ignored-parameters");
 
-/// Spliced bodies smaller than this are made in one buffer; larger ones are
-/// spliced a piece at a time as they are sent.
-const COPY_BELOW: usize = 64 * 1024;
+/// Bodies with media URLs smaller than this take their base at once (in one
+/// pass); larger ones a piece at a time as they are sent: with a 255-byte Host,
+/// a connection holds a few hundred kilobytes at most.
+const SPLICE_AT_ONCE_BELOW: usize = 128 * 1024;
 
 /// Turns an answer into a response: CORS and `nosniff` on every one; validators,
 /// caching and compression by the answer's caching rule; media URLs where the
@@ -178,8 +179,14 @@ struct Sent<'a> {
 impl Sent<'_> {
     /// Sends the parts: compressed where worth it (on the threads for expensive
     /// answers, or ready), else as they are, the media base spliced in.
-    async fn parts(self, mut h: HeaderMap, parts: Vec<Bytes>) -> Response {
-        let len: usize = parts.iter().map(Bytes::len).sum();
+    async fn parts(mut self, mut h: HeaderMap, mut parts: Vec<Bytes>) -> Response {
+        let mut len: usize = parts.iter().map(Bytes::len).sum();
+        // A small body takes its base at once, in one pass; a larger one as it
+        // is sent, so that a long base cannot multiply it in memory.
+        if let Some(base) = self.base.take_if(|_| len < SPLICE_AT_ONCE_BELOW) {
+            parts = parts.into_iter().map(|p| media::splice(p, &base)).collect();
+            len = parts.iter().map(Bytes::len).sum();
+        }
         // The length once the base is in: its markers counted here below the
         // size compression stops at, above it on the threads for answers that
         // cost work (a million specimens are gigabytes to scan); when all are
@@ -216,26 +223,15 @@ impl Sent<'_> {
         let Some(base) = self.base else {
             return response(self.status, h, Some(len), parts);
         };
-        match spliced {
-            Some(total) if total < COPY_BELOW => {
-                let mut one = Vec::with_capacity(total);
-                for part in &parts {
-                    media::write_spliced(&mut one, part, &base).expect("writing to memory");
-                }
-                response(self.status, h, Some(total), vec![Bytes::from(one)])
-            }
-            total => {
-                let pieces = media::spliced_pieces(parts, base).map(Ok::<_, Infallible>);
-                let mut r = warp::reply::stream(futures_util::stream::iter(pieces)).into_response();
-                *r.status_mut() = self.status;
-                *r.headers_mut() = one_vary(h);
-                if let Some(total) = total {
-                    r.headers_mut()
-                        .insert(header::CONTENT_LENGTH, HeaderValue::from(total));
-                }
-                r
-            }
+        let pieces = media::spliced_pieces(parts, base).map(Ok::<_, Infallible>);
+        let mut r = warp::reply::stream(futures_util::stream::iter(pieces)).into_response();
+        *r.status_mut() = self.status;
+        *r.headers_mut() = one_vary(h);
+        if let Some(total) = spliced {
+            r.headers_mut()
+                .insert(header::CONTENT_LENGTH, HeaderValue::from(total));
         }
+        r
     }
 
     /// The parts, media base spliced in, compressed on the threads for answers
