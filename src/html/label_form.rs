@@ -10,7 +10,7 @@ use crate::model::{Model, Shape, Type};
 use crate::query::filter::{BOOLS, INTS, RELATED};
 use crate::query::{form, sort, Params};
 
-use super::list::Linker;
+use super::links::Linker;
 use crate::query::filter::SPECIMEN_TEXT;
 use crate::view::View;
 

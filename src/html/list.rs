@@ -5,13 +5,13 @@
 use maud::{html, Markup};
 use serde_json::{Map, Value as Json};
 
-use crate::encoding::percent::form_encode;
 use crate::model::endpoint::API_PREFIX;
 use crate::model::{Endpoint, Model};
 use crate::query::{geojson, sort, Params, OPERATIONS};
 use crate::view::{Value, View};
 
 use super::label_form;
+use super::links::Linker;
 use super::layout::{self, Loads, MAP};
 use super::values::RowValue;
 use super::Site;
@@ -67,46 +67,6 @@ pub fn read_facets(meta: &[u8]) -> Option<Map<String, Json>> {
     match object.remove("facets") {
         Some(Json::Object(f)) => Some(f),
         _ => None,
-    }
-}
-
-/// Links that set parameters on the page's query (and start at its first page):
-/// the rest of the query is written once, each link adds its own pairs.
-pub(super) struct Linker {
-    prefix: String,
-}
-
-impl Linker {
-    /// For links that set `names` on `params` at `path`.
-    pub fn new(path: &str, params: &Params, names: &[&str]) -> Linker {
-        let rest = Params(
-            params
-                .0
-                .iter()
-                .filter(|(k, _)| k != "offset" && !names.contains(&k.as_str()))
-                .cloned()
-                .collect(),
-        );
-        let q = rest.to_query();
-        let prefix = match q.is_empty() {
-            true => format!("{path}?"),
-            false => format!("{path}?{q}&"),
-        };
-        Linker { prefix }
-    }
-
-    /// The URL with these pairs set.
-    pub fn link(&self, pairs: &[(&str, &str)]) -> String {
-        let mut out = self.prefix.clone();
-        for (i, (k, v)) in pairs.iter().enumerate() {
-            if i > 0 {
-                out.push('&');
-            }
-            form_encode(&mut out, k);
-            out.push('=');
-            form_encode(&mut out, v);
-        }
-        out
     }
 }
 

@@ -10,6 +10,7 @@ pub mod assets;
 mod front;
 mod label_form;
 mod layout;
+mod links;
 mod list;
 mod record;
 mod values;
