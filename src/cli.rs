@@ -611,6 +611,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             map_tiles: args.map_tiles.clone(),
             map_attribution: args.map_attribution.clone(),
         },
+        ..Settings::default()
     };
     let state = State::new(view, settings);
     let reloader = Reloader::start(state.clone(), &args.snapshot, !args.no_watch)

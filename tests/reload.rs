@@ -294,3 +294,140 @@ fn a_file_larger_or_smaller_than_its_header_says_is_refused_by_its_size() {
         .to_string();
     assert!(e.contains("is a directory, not a snapshot file"), "{e}");
 }
+
+/// A counter from `/metrics`.
+fn metric(server: &Server, name: &str) -> u64 {
+    server
+        .get("/metrics")
+        .text()
+        .lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+        .unwrap_or_else(|| panic!("{name} in /metrics"))
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// Waits up to `limit` for a counter to reach `want`.
+fn counted_within(server: &Server, name: &str, want: u64, limit: Duration) {
+    let start = Instant::now();
+    while metric(server, name) < want {
+        assert!(
+            start.elapsed() < limit,
+            "{name} not {want} within {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn a_file_holding_the_served_collection_builds_nothing() {
+    let (dir, path, server, reloader) = served_copy("unchanged", false);
+    let unchanged = "catalogue_unchanged_reloads_total";
+    assert_eq!(metric(&server, unchanged), 0);
+    // The same bytes written again (what `touch` or a copy does).
+    std::fs::write(&path, std::fs::read(&path).unwrap()).unwrap();
+    reloader.force();
+    counted_within(&server, unchanged, 1, Duration::from_secs(10));
+    // The same collection built again: another creation time in the header,
+    // the same checksum.
+    let (_, collection) = catalogue::snapshot::read(&path).unwrap();
+    rename_over(
+        &dir,
+        &path,
+        &catalogue::snapshot::encode(&collection, 7).unwrap().1,
+    );
+    reloader.force();
+    counted_within(&server, unchanged, 2, Duration::from_secs(10));
+    assert_eq!(metric(&server, "catalogue_reloads_total"), 0);
+    // Another collection is built and swapped in, as ever.
+    rename_over(&dir, &path, &variant(1));
+    reloader.force();
+    counted_within(
+        &server,
+        "catalogue_reloads_total",
+        1,
+        Duration::from_secs(10),
+    );
+    assert_eq!(metric(&server, unchanged), 2);
+}
+
+#[test]
+fn a_slow_reader_neither_delays_a_swap_nor_keeps_the_old_view() {
+    use std::io::Read;
+    let dir = TempDir::new("slow-swap");
+    let path = dir.path("collection.bin");
+    let generated = common::generated(&dir, 4000);
+    std::fs::copy(&generated, &path).unwrap();
+    let settings = Settings {
+        view_hold: Duration::from_millis(300),
+        ..Settings::default()
+    };
+    let server = Server::start(&path, settings);
+    let reloader = Reloader::start(server.state.clone(), &path, false).unwrap();
+    let checksum = |s: &Server| s.json("/readyz", 200)["checksum"].clone();
+    let before = checksum(&server);
+    let old_view = Arc::downgrade(&server.state.current());
+
+    // Over 8 MiB of sorted items: streamed, a chunk at a time, from the view
+    // the request loaded.
+    let mut slow = std::net::TcpStream::connect(server.addr).unwrap();
+    slow.write_all(
+        b"GET /api/v2/specimen-records/?limit=100000&sort=id HTTP/1.1\r\nHost: t\r\n\r\n",
+    )
+    .unwrap();
+    let mut got = vec![0; 64 * 1024];
+    let n = slow.read(&mut got).unwrap();
+    got.truncate(n);
+    assert!(String::from_utf8_lossy(&got).contains("transfer-encoding: chunked"));
+
+    // Another collection: served at once, whatever the slow reader holds.
+    let (_, mut collection) = catalogue::snapshot::read(&generated).unwrap();
+    collection.countries[0].name.push_str(" (renamed)");
+    let swapped = Instant::now();
+    rename_over(
+        &dir,
+        &path,
+        &catalogue::snapshot::encode(&collection, 0).unwrap().1,
+    );
+    reloader.force();
+    while checksum(&server) == before {
+        assert!(
+            swapped.elapsed() < Duration::from_secs(2),
+            "no swap within 2 s"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+
+    // Read slowly past the hold, then take the rest: the body is cut before
+    // its last chunk, so the client knows it is incomplete.
+    while swapped.elapsed() < Duration::from_millis(1500) {
+        let mut buf = [0; 16 * 1024];
+        match slow.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    slow.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut rest = Vec::new();
+    let _ = slow.read_to_end(&mut rest);
+    got.extend_from_slice(&rest);
+    assert!(got.len() > 64 * 1024, "{} bytes", got.len());
+    assert!(
+        !got.ends_with(b"0\r\n\r\n"),
+        "the whole {}-byte answer arrived: nothing was cut",
+        got.len()
+    );
+    // With its last reader gone, the replaced view is freed.
+    let freed = Instant::now();
+    while old_view.upgrade().is_some() {
+        assert!(
+            freed.elapsed() < Duration::from_secs(2),
+            "the old view is still held"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(server.get("/healthz").status, 200);
+}

@@ -11,8 +11,8 @@ use crate::query::{geojson, sort, Params, OPERATIONS};
 use crate::view::{Value, View};
 
 use super::label_form;
-use super::links::Linker;
 use super::layout::{self, Loads, MAP};
+use super::links::Linker;
 use super::values::RowValue;
 use super::Site;
 

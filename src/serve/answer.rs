@@ -4,6 +4,7 @@
 //! turns it into headers by matching on these, never on a status or a media type.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use warp::http::HeaderValue;
@@ -108,11 +109,16 @@ pub enum Caching {
 /// The items of a streamed answer, and what follows them.
 pub struct Streamed {
     pub(super) head: Bytes,
-    pub(super) chunks: std::pin::Pin<Box<dyn futures_util::Stream<Item = Bytes> + Send + Sync>>,
+    /// The chunks; an error ends the body without its last chunk (the view it
+    /// reads was replaced too long ago).
+    pub(super) chunks: std::pin::Pin<Box<dyn futures_util::Stream<Item = Chunk> + Send + Sync>>,
     pub(super) tail: &'static [u8],
     /// The whole body's length, where known before it is made.
     pub(super) len: Option<usize>,
 }
+
+/// A piece of a streamed body, or why the body ends before its end.
+pub type Chunk = Result<Bytes, std::io::Error>;
 
 /// An answer before its HTTP headers.
 pub struct Answer {
@@ -277,7 +283,14 @@ impl Answer {
     /// on the threads for expensive answers (the async workers only pass them
     /// on): what it holds in memory is its positions and one chunk. Sent as it is
     /// (never compressed: such answers are over the size compression stops at).
-    pub fn streamed(selected: Selected, served: Arc<Served>, work: Arc<Work>) -> Answer {
+    /// Cut once its view was replaced more than `hold` ago, so a slow reader
+    /// never keeps an old view resident for long.
+    pub fn streamed(
+        selected: Selected,
+        served: Arc<Served>,
+        work: Arc<Work>,
+        hold: Duration,
+    ) -> Answer {
         let (head, tail, kind) = frame(selected.format(), selected.total, &selected.meta);
         let len = selected
             .exact_len(&served.view)
@@ -291,10 +304,20 @@ impl Answer {
                 if at >= end {
                     return None;
                 }
+                if let Some(held) = source.1.retired_for().filter(|&held| held > hold) {
+                    tracing::warn!(
+                        held_ms = held.as_millis() as u64,
+                        written = at,
+                        items,
+                        "a streamed answer still read a replaced view: cut, so the view can be freed"
+                    );
+                    let cut = std::io::Error::other("the snapshot was replaced meanwhile");
+                    return Some((Err(cut), items));
+                }
                 let chunk = work
                     .more(move || source.0.write(&source.1.view, at..end))
                     .await;
-                Some((chunk, end))
+                Some((Ok(chunk), end))
             }
         });
         let body = Body::Stream(Streamed {

@@ -88,6 +88,9 @@ pub struct Metrics {
     /// Bodies compressed for one response (on the work pool), as opposed to
     /// those compressed once per view.
     pub compressed_answers: AtomicU64,
+    /// Reloads that found the served collection in the file's header and built
+    /// nothing (a touched file, a `sync` that wrote the same collection).
+    pub unchanged_reloads: AtomicU64,
     /// When the served view was loaded, in seconds since the Unix epoch.
     pub loaded_at: AtomicI64,
 }
@@ -107,6 +110,7 @@ impl Default for Metrics {
             failed_reloads: AtomicU64::new(0),
             worked_answers: AtomicU64::new(0),
             compressed_answers: AtomicU64::new(0),
+            unchanged_reloads: AtomicU64::new(0),
             loaded_at: AtomicI64::new(0),
         }
     }
@@ -216,6 +220,13 @@ impl Metrics {
             "counter",
             "List answers and pages made on the threads for answers that cost work (filters, sorts, searches, projections, facets, pages' rows).",
             self.worked_answers.load(Relaxed).to_string(),
+        );
+        gauge(
+            w,
+            "catalogue_unchanged_reloads_total",
+            "counter",
+            "Reloads whose file held the served collection (by its header): nothing built.",
+            self.unchanged_reloads.load(Relaxed).to_string(),
         );
         gauge(
             w,

@@ -1,10 +1,12 @@
 //! Hot reload: watch the snapshot file and swap in a new view when it changes.
 //!
-//! A reload runs on its own thread, off the request path: the new file is read,
-//! checked and turned into a complete view, then published with one `ArcSwap`
-//! store. Requests already running keep the view they loaded; the old view is
-//! dropped on the reload thread once nothing holds it. A file that fails any check
-//! never replaces the served view.
+//! A reload runs on its own thread, off the request path: the new file's header
+//! is read first (a file holding the served collection builds nothing), then the
+//! file is read, checked and turned into a complete view, and published with one
+//! `ArcSwap` store. Requests already running keep the view they loaded; the old
+//! view is freed on a thread of its own once nothing holds it, while the reload
+//! thread goes on to the next change. A file that fails any check never replaces
+//! the served view.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -147,10 +149,22 @@ pub fn load(path: &Path) -> Result<View, LoadError> {
     memory::without_huge_pages(|| View::load(path))
 }
 
-/// Loads the file and, when it differs from the served one, swaps it in.
+/// Reads the file's header and, when its checksum differs from the served
+/// view's, loads the file and swaps it in. A touched file, or a `sync` that
+/// wrote the same collection again, costs a 60-byte read, not a second view.
 pub fn reload(state: &State, path: &Path) -> Result<(), LoadError> {
+    let header = crate::snapshot::peek(path)?;
+    let served = state.current().view.header.checksum;
+    if header.checksum == served {
+        state
+            .metrics
+            .unchanged_reloads
+            .fetch_add(1, Ordering::Relaxed);
+        tracing::info!(checksum = %header.checksum_hex(), "snapshot unchanged (its header names the served checksum), nothing built");
+        return Ok(());
+    }
     let view = load(path)?;
-    if state.current().view.header.checksum == view.header.checksum {
+    if view.header.checksum == state.current().view.header.checksum {
         tracing::info!(checksum = %view.header.checksum_hex(), "snapshot unchanged, view kept");
         return Ok(());
     }
@@ -173,12 +187,26 @@ pub fn reload(state: &State, path: &Path) -> Result<(), LoadError> {
     Ok(())
 }
 
-/// Drops the old view here, once the requests still reading it are done, so its
-/// memory is freed off the request path.
+/// Frees the old view once the requests still reading it are done, on a
+/// thread of its own: the reload thread takes the next change at once, and the
+/// memory is freed off the request path (freeing gigabytes on an async worker
+/// would stall its requests). Streamed answers give a replaced view up within
+/// `Settings::view_hold`; every other answer within its request.
 fn release(old: Arc<Served>) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while Arc::strong_count(&old) > 1 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
+    let spawned = std::thread::Builder::new()
+        .name("release".into())
+        .spawn(move || {
+            let started = Instant::now();
+            while Arc::strong_count(&old) > 1 {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            drop(old);
+            tracing::info!(
+                waited_ms = started.elapsed().as_millis() as u64,
+                "replaced view freed"
+            );
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "cannot start a thread to free the replaced view; it is freed by its last reader");
     }
-    drop(old);
 }

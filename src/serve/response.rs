@@ -267,16 +267,14 @@ fn stream(status: StatusCode, h: HeaderMap, streamed: Streamed, base: Option<Byt
         len,
     } = streamed;
     let len = len.filter(|_| base.is_none());
-    let body = futures_util::stream::once(async move { head })
+    let body = futures_util::stream::once(async move { Ok(head) })
         .chain(chunks)
         .chain(futures_util::stream::once(async move {
-            Bytes::from_static(tail)
+            Ok(Bytes::from_static(tail))
         }))
-        .map(move |chunk| {
-            Ok::<_, Infallible>(match &base {
-                Some(base) => media::splice(chunk, base),
-                None => chunk,
-            })
+        .map(move |chunk| match &base {
+            Some(base) => chunk.map(|c| media::splice(c, base)),
+            None => chunk,
         });
     let mut r = warp::reply::stream(body).into_response();
     *r.status_mut() = status;

@@ -415,7 +415,8 @@ async fn list(
     let answer = match state.work.run(job).await {
         Some(Made::Whole(page)) => Answer::page(endpoint, page),
         Some(Made::Chosen(selected)) => {
-            Answer::streamed(selected, served.clone(), state.work.clone())
+            let hold = state.settings.view_hold;
+            Answer::streamed(selected, served.clone(), state.work.clone(), hold)
         }
         None => return Answer::busy(),
     };

@@ -34,6 +34,12 @@ pub struct Settings {
     pub drain: Duration,
     /// What the pages for people show (`--map-tiles`).
     pub site: Site,
+    /// How long a streamed answer may go on reading a view after a reload
+    /// replaced it. Past it the answer is cut (its client sees a chunked body
+    /// without its end, and can ask again), so the old view is freed and at most
+    /// two views stay resident for long; ten seconds is a page of any size at
+    /// the speed of a phone, and a fraction of the time a large view takes to build.
+    pub view_hold: Duration,
 }
 
 impl Default for Settings {
@@ -50,6 +56,7 @@ impl Default for Settings {
             query_queue: 64,
             drain: Duration::ZERO,
             site: Site::default(),
+            view_hold: Duration::from_secs(10),
         }
     }
 }

@@ -2,8 +2,8 @@
 //! swapped whole on reload, beside the settings and the counters.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
 use bytes::Bytes;
@@ -32,6 +32,8 @@ pub struct Served {
     /// Another view replaced this one: preparing it further is wasted work (and
     /// keeps its memory longer).
     retired: AtomicBool,
+    /// When another view replaced this one.
+    retired_at: OnceLock<Instant>,
 }
 
 impl Served {
@@ -41,7 +43,13 @@ impl Served {
             compressed: Endpoint::all().iter().map(|_| Default::default()).collect(),
             archive: tokio::sync::OnceCell::new(),
             retired: AtomicBool::new(false),
+            retired_at: OnceLock::new(),
         }
+    }
+
+    /// How long ago another view replaced this one, if one has.
+    pub fn retired_for(&self) -> Option<Duration> {
+        self.retired_at.get().map(Instant::elapsed)
     }
 
     /// The compressed whole-list answer of an endpoint, once `precompress` made it.
@@ -120,6 +128,7 @@ impl State {
         let served = Arc::new(Served::new(view));
         let old = self.current.swap(served.clone());
         old.retired.store(true, Ordering::Relaxed);
+        let _ = old.retired_at.set(Instant::now());
         prepare_in_background(served);
         old
     }

@@ -216,6 +216,28 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), Snapsho
 /// being written costs a 60-byte read, not memory.
 pub fn read(path: &Path) -> Result<(Header, Collection), SnapshotError> {
     use std::io::Read as _;
+    let (mut file, head, len) = open(path)?;
+    let mut bytes = head;
+    bytes.reserve_exact(len as usize - HEADER_LEN);
+    file.read_to_end(&mut bytes)
+        .map_err(|cause| SnapshotError::Read {
+            path: path.to_path_buf(),
+            cause,
+        })?;
+    decode(path, &bytes)
+}
+
+/// The header of the snapshot at `path`, checked against the file's size, read
+/// without the payload: what a reload compares before building anything.
+pub fn peek(path: &Path) -> Result<Header, SnapshotError> {
+    let (_, head, len) = open(path)?;
+    check_header(path, &head, len)
+}
+
+/// Opens the snapshot at `path`: the open file past its header, the header's
+/// bytes (checked against the file's size) and the file's size.
+fn open(path: &Path) -> Result<(std::fs::File, Vec<u8>, u64), SnapshotError> {
+    use std::io::Read as _;
     use std::os::unix::fs::OpenOptionsExt as _;
     let failed = |cause| SnapshotError::Read {
         path: path.to_path_buf(),
@@ -240,10 +262,7 @@ pub fn read(path: &Path) -> Result<(Header, Collection), SnapshotError> {
         .read_to_end(&mut head)
         .map_err(failed)?;
     check_header(path, &head, metadata.len())?;
-    let mut bytes = head;
-    bytes.reserve_exact(metadata.len() as usize - HEADER_LEN);
-    file.read_to_end(&mut bytes).map_err(failed)?;
-    decode(path, &bytes)
+    Ok((file, head, metadata.len()))
 }
 
 /// What a file that is not a regular file is, for the message.
