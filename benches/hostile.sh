@@ -12,7 +12,10 @@
 #   F. 16 clients loop the plain specimen list with every facetable field,
 #      facet_size=1000;
 #   P. 32 clients loop HTML list pages of 500 rows at random offsets, then the
-#      same with every facet.
+#      same with every facet;
+#   T. RSS before and after the served file is touched and reloaded (SIGHUP);
+#   S. three swaps (SIGHUP after a new file) while 4 clients read a streamed
+#      answer at 128 KB/s: how long each swap takes to be served, RSS after.
 #
 #   usage: benches/hostile.sh [SPECIMENS]      (default 100000)
 #   env:   SECONDS_OF_LOAD (20), CATALOGUE_BIN (a binary instead of this tree's)
@@ -159,3 +162,33 @@ probe_while 32 "P. 32 clients looping HTML pages of 500 rows" \
   -H 'Accept: text/html' "$base/api/v2/specimen-records/?limit=500&offset=OFFSET"
 probe_while 32 "P. 32 clients looping HTML pages of 500 rows with every facet" \
   -H 'Accept: text/html' "$base/api/v2/specimen-records/?limit=500&offset=OFFSET&facet=$facets"
+
+# T. The served file touched and reloaded: nothing may be built.
+sleep 2
+before=$(rss VmRSS)
+for _ in 1 2 3; do touch "$work/c.bin"; kill -HUP "$server"; sleep 1; done
+echo "T. touched and reloaded three times: RSS $before -> $(rss VmRSS) MB"
+
+# S. Three swaps while slow clients read streamed answers.
+one_view=$(rss VmRSS)
+for seed in 2 3 4; do
+  "$bin" generate --specimens "$n" --seed "$seed" -o "$work/s.json" > /dev/null
+  "$bin" build "$work/s.json" -o "$work/s$seed.bin" > /dev/null
+done
+rm -f "$work/s.json"
+for _ in 1 2 3 4; do
+  curl -s --limit-rate 128k -o /dev/null "$base/api/v2/specimen-records/?limit=100000&sort=id" &
+done
+sleep 1
+for seed in 2 3 4; do
+  old=$(curl -s "$base/readyz")
+  cp "$work/s$seed.bin" "$work/c.bin.new" && mv "$work/c.bin.new" "$work/c.bin"
+  started=$(date +%s.%N)
+  kill -HUP "$server"
+  while [ "$(curl -s "$base/readyz")" = "$old" ]; do sleep 0.05; done
+  echo "S. swap $((seed - 1)) served after $(python3 -c "print(round($(date +%s.%N) - $started, 2))") s, RSS $(rss VmRSS) MB"
+  sleep 3
+done
+sleep 12
+echo "S. after three swaps with slow readers: RSS $(rss VmRSS) MB (one view: $one_view MB)"
+jobs -p | xargs -r kill 2> /dev/null || true

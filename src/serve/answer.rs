@@ -4,7 +4,6 @@
 //! turns it into headers by matching on these, never on a status or a media type.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use bytes::Bytes;
 use warp::http::HeaderValue;
@@ -283,20 +282,17 @@ impl Answer {
     /// on the threads for expensive answers (the async workers only pass them
     /// on): what it holds in memory is its positions and one chunk. Sent as it is
     /// (never compressed: such answers are over the size compression stops at).
-    /// Cut once its view was replaced more than `hold` ago, so a slow reader
-    /// never keeps an old view resident for long.
-    pub fn streamed(
-        selected: Selected,
-        served: Arc<Served>,
-        work: Arc<Work>,
-        hold: Duration,
-    ) -> Answer {
+    /// It holds its view by a lease (`state::Lease`) that a reload revokes once the view was
+    /// replaced `Settings::view_hold` ago: the answer is then cut, so a slow
+    /// reader never keeps an old view resident for long.
+    pub fn streamed(selected: Selected, served: Arc<Served>, work: Arc<Work>) -> Answer {
         let (head, tail, kind) = frame(selected.format(), selected.total, &selected.meta);
         let len = selected
             .exact_len(&served.view)
             .map(|items| head.len() + items + tail.len());
         let (items, shuffled) = (selected.items(), selected.shuffled());
-        let source = Arc::new((selected, served));
+        let source = Arc::new((selected, served.lease()));
+        drop(served);
         let chunks = futures_util::stream::unfold(0, move |at| {
             let (source, work) = (source.clone(), work.clone());
             async move {
@@ -304,18 +300,17 @@ impl Answer {
                 if at >= end {
                     return None;
                 }
-                if let Some(held) = source.1.retired_for().filter(|&held| held > hold) {
+                let Some(served) = source.1.view() else {
                     tracing::warn!(
-                        held_ms = held.as_millis() as u64,
                         written = at,
                         items,
-                        "a streamed answer still read a replaced view: cut, so the view can be freed"
+                        "a streamed answer was cut: the view it read was replaced and freed"
                     );
                     let cut = std::io::Error::other("the snapshot was replaced meanwhile");
                     return Some((Err(cut), items));
-                }
+                };
                 let chunk = work
-                    .more(move || source.0.write(&source.1.view, at..end))
+                    .more(move || source.0.write(&served.view, at..end))
                     .await;
                 Some((Ok(chunk), end))
             }

@@ -183,21 +183,34 @@ pub fn reload(state: &State, path: &Path) -> Result<(), LoadError> {
         counts = %counts,
         "view swapped"
     );
-    release(old);
+    release(old, state.settings.view_hold);
     Ok(())
 }
 
 /// Frees the old view once the requests still reading it are done, on a
 /// thread of its own: the reload thread takes the next change at once, and the
 /// memory is freed off the request path (freeing gigabytes on an async worker
-/// would stall its requests). Streamed answers give a replaced view up within
-/// `Settings::view_hold`; every other answer within its request.
-fn release(old: Arc<Served>) {
+/// would stall its requests). Streamed answers still reading it after `hold`
+/// have their lease revoked (they end at their next chunk), so at most two
+/// views stay resident for long; every other answer gives it up with its request.
+fn release(old: Arc<Served>, hold: Duration) {
     let spawned = std::thread::Builder::new()
         .name("release".into())
         .spawn(move || {
             let started = Instant::now();
+            let mut revoked = false;
             while Arc::strong_count(&old) > 1 {
+                if !revoked && started.elapsed() >= hold {
+                    revoked = true;
+                    let cut = old.revoke_leases();
+                    if cut > 0 {
+                        tracing::warn!(
+                            answers = cut,
+                            ?hold,
+                            "streamed answers still read the replaced view: cut, so it can be freed"
+                        );
+                    }
+                }
                 std::thread::sleep(Duration::from_millis(20));
             }
             drop(old);

@@ -415,8 +415,7 @@ async fn list(
     let answer = match state.work.run(job).await {
         Some(Made::Whole(page)) => Answer::page(endpoint, page),
         Some(Made::Chosen(selected)) => {
-            let hold = state.settings.view_hold;
-            Answer::streamed(selected, served.clone(), state.work.clone(), hold)
+            Answer::streamed(selected, served.clone(), state.work.clone())
         }
         None => return Answer::busy(),
     };

@@ -2,8 +2,8 @@
 //! swapped whole on reload, beside the settings and the counters.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Instant;
 
 use arc_swap::ArcSwap;
 use bytes::Bytes;
@@ -32,8 +32,23 @@ pub struct Served {
     /// Another view replaced this one: preparing it further is wasted work (and
     /// keeps its memory longer).
     retired: AtomicBool,
-    /// When another view replaced this one.
-    retired_at: OnceLock<Instant>,
+    /// The holds of the streamed answers reading this view, which a reload
+    /// revokes once they have kept it too long.
+    leases: Mutex<Vec<Weak<Lease>>>,
+}
+
+/// A streamed answer's hold on the view it reads. A client may take minutes to
+/// read a large answer, and its socket buffers fill for seconds at a time (so
+/// the answer is not asked for its next chunk): the reload that replaced the view
+/// revokes the hold from outside (`Served::revoke_leases`), the view is freed at
+/// once, and the answer ends at its next chunk.
+pub struct Lease(Mutex<Option<Arc<Served>>>);
+
+impl Lease {
+    /// The view, unless the hold was revoked.
+    pub fn view(&self) -> Option<Arc<Served>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
 }
 
 impl Served {
@@ -43,13 +58,31 @@ impl Served {
             compressed: Endpoint::all().iter().map(|_| Default::default()).collect(),
             archive: tokio::sync::OnceCell::new(),
             retired: AtomicBool::new(false),
-            retired_at: OnceLock::new(),
+            leases: Mutex::new(Vec::new()),
         }
     }
 
-    /// How long ago another view replaced this one, if one has.
-    pub fn retired_for(&self) -> Option<Duration> {
-        self.retired_at.get().map(Instant::elapsed)
+    /// A hold on this view for a streamed answer.
+    pub fn lease(self: &Arc<Served>) -> Arc<Lease> {
+        let lease = Arc::new(Lease(Mutex::new(Some(self.clone()))));
+        let mut leases = self.leases.lock().unwrap_or_else(|e| e.into_inner());
+        leases.retain(|l| l.strong_count() > 0);
+        leases.push(Arc::downgrade(&lease));
+        lease
+    }
+
+    /// Revokes every streamed answer's hold on this view; returns how many
+    /// answers still held it.
+    pub fn revoke_leases(&self) -> usize {
+        let leases = std::mem::take(&mut *self.leases.lock().unwrap_or_else(|e| e.into_inner()));
+        leases
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|lease| {
+                let held = lease.0.lock().unwrap_or_else(|e| e.into_inner()).take();
+                held.is_some()
+            })
+            .count()
     }
 
     /// The compressed whole-list answer of an endpoint, once `precompress` made it.
@@ -128,7 +161,6 @@ impl State {
         let served = Arc::new(Served::new(view));
         let old = self.current.swap(served.clone());
         old.retired.store(true, Ordering::Relaxed);
-        let _ = old.retired_at.set(Instant::now());
         prepare_in_background(served);
         old
     }
