@@ -119,13 +119,13 @@ fn at_size(c: &mut Criterion, specimens: usize) {
         ),
     ] {
         let shown = Params::parse(q).unwrap();
-        let planned = shown
-            .with("facet", html::SPECIMEN_FACETS)
-            .with("facet_size", &html::SPECIMEN_FACET_SIZE.to_string());
         let limits = Limits::default();
         pages.bench_function(name, |b| {
             b.iter(|| {
-                let plan = Plan::parse(specimens_list, black_box(&planned), &limits).unwrap();
+                let plan = Plan::parse(specimens_list, black_box(&shown), &limits)
+                    .and_then(|plan| plan.for_page(&shown, html::MAX_ROWS))
+                    .unwrap()
+                    .0;
                 let (offset, limit, columns) = (plan.offset(), plan.limit(), plan.columns());
                 let selected = plan.select_page(&view);
                 let page = ListPage {

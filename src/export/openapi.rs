@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::model::endpoint::{ARCHIVE_PATH, IMAGES_PATH};
 use crate::model::image_api::ImageField;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
-use crate::model::{Endpoint, Field, Model, Type};
+use crate::model::{Endpoint, Field, Filters, Model, Type};
 use crate::query::filter::{self, MAX_TERMS as MAX_SEARCH_TERMS};
 use crate::query::sort::sortable;
 use crate::query::{facets, geojson, DEFAULT_LIMIT};
@@ -659,20 +659,17 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
             json!({"type": "string", "pattern": format!("^(-?({keys})|random)$")}),
         ));
     }
-    if endpoint.model == Model::SpecimenRecord {
-        out.extend(specimen_filters());
-    } else {
-        out.extend(field_filters(endpoint.model));
+    match endpoint.model.policy().filters {
+        Filters::Named => out.extend(specimen_filters()),
+        Filters::ByField => out.extend(field_filters(endpoint.model)),
+        // Its fields' names are accepted and do nothing: not described.
+        Filters::Ignored => {}
     }
     out
 }
 
-/// Exact filters on the fields of a plain shape (none where the model's list
-/// does not filter by field: its fields' names are accepted and do nothing).
+/// Exact filters on the fields of a plain shape.
 fn field_filters(model: Model) -> Vec<Value> {
-    if !model.filters_by_field() {
-        return Vec::new();
-    }
     model
         .fields()
         .iter()

@@ -14,11 +14,6 @@ use super::links::Linker;
 use crate::query::filter::SPECIMEN_TEXT;
 use crate::view::View;
 
-/// The facets the page counts beside the results.
-pub const FACETS: &str = "family,year,country,collector,sex,stage";
-/// How many values of each the page shows.
-pub const FACET_SIZE: usize = 10;
-
 /// One control of the form.
 enum Control {
     Text,

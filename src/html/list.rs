@@ -6,7 +6,7 @@ use maud::{html, Markup};
 use serde_json::{Map, Value as Json};
 
 use crate::model::endpoint::API_PREFIX;
-use crate::model::{Endpoint, Model};
+use crate::model::{Endpoint, Model, Side};
 use crate::query::{geojson, sort, Params, OPERATIONS};
 use crate::view::{Value, View};
 
@@ -83,7 +83,7 @@ fn href(path: &str, params: &Params) -> String {
 pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
     let e = page.endpoint;
     let path = format!("{API_PREFIX}{}/", e.segment());
-    let specimens = e.model == Model::SpecimenRecord;
+    let form = matches!(e.model.policy().side, Side::LabelForm { .. });
     let mappable = geojson::supports(e);
     let title = e.segment();
     let content = html! {
@@ -112,7 +112,7 @@ pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
             p.note.ignored { "Ignored, as they are not filters of this list: " (page.ignored.join(", ")) }
         }
         (in_use(e.model, &path, page.params))
-        @if specimens {
+        @if form {
             div.layout.with-side {
                 aside.side aria-label="Filters and counts" {
                     (label_form::form(&path, page.params))
@@ -185,10 +185,7 @@ fn map(site: &Site, path: &str, page: &ListPage) -> Markup {
             .cloned()
             .collect(),
     );
-    let label = match page.endpoint.model {
-        Model::SpecimenRecord => "_,id,usi",
-        _ => "_,id",
-    };
+    let label = page.endpoint.model.policy().map_fields;
     query = query
         .with("format", "geojson")
         .with("fields", label)

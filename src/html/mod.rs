@@ -16,7 +16,6 @@ mod record;
 mod values;
 
 pub use front::{docs, home};
-pub use label_form::{FACETS as SPECIMEN_FACETS, FACET_SIZE as SPECIMEN_FACET_SIZE};
 pub use layout::error;
 pub use list::{list, read_facets, ListPage, MAX_ROWS};
 pub use record::record;

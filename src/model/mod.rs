@@ -5,10 +5,12 @@
 pub mod derived;
 pub mod endpoint;
 pub mod image_api;
+pub mod policy;
 pub mod records;
 pub mod schema;
 pub mod validate;
 pub mod vocabulary;
 
 pub use endpoint::{Endpoint, Shape};
+pub use policy::{Filters, Policy, Side};
 pub use schema::{Field, Model, Type};

@@ -647,20 +647,6 @@ impl Model {
         }
     }
 
-    /// Whether `?field=value` filters the model's list. The existing service's
-    /// image and page lists accepted a field's name as a parameter and did not
-    /// filter on it; so do these.
-    pub fn filters_by_field(self) -> bool {
-        !matches!(
-            self,
-            Model::SpecimenRecordImage
-                | Model::InsectImage
-                | Model::PlantImage
-                | Model::HabitatImage
-                | Model::SpeciesPage
-        )
-    }
-
     /// Whether the model has a nested list: a model with a parent.
     pub fn has_nested(self) -> bool {
         self.parent().is_some()

@@ -48,9 +48,14 @@ pub fn facetable(ty: Type) -> bool {
 
 /// The fields a `facet` value names, in order, each once.
 pub fn parse(model: Model, params: &Params) -> Result<Vec<usize>, ApiError> {
-    let Some(value) = params.get("facet").filter(|v| !v.is_empty()) else {
-        return Ok(Vec::new());
-    };
+    match params.get("facet").filter(|v| !v.is_empty()) {
+        Some(value) => fields(model, value),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The fields a comma-separated list of names names, in order, each once.
+pub fn fields(model: Model, value: &str) -> Result<Vec<usize>, ApiError> {
     let mut out = Vec::new();
     for name in value.split(',') {
         let index = model.field_index(name).ok_or_else(|| {

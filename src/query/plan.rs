@@ -5,7 +5,7 @@
 use bytes::Bytes;
 
 use crate::encoding::json::write_int;
-use crate::model::{Endpoint, Model, Shape};
+use crate::model::{Endpoint, Filters, Model, Shape, Side};
 use crate::view::{render, Projection, View};
 
 use super::cost::Cost;
@@ -194,20 +194,23 @@ impl Plan {
         let model = endpoint.model;
         let shape = endpoint.shape();
         let mut ignored = Vec::new();
-        let mut filter = if model == Model::SpecimenRecord {
-            ignored = params
-                .names()
-                .into_iter()
-                .filter(|n| !OPERATIONS.contains(n) && !filter::is_specimen_filter(n))
-                .map(str::to_string)
-                .collect();
-            filter::specimen(params)?
-        } else {
-            check_known(model, params)?;
-            match model.filters_by_field() {
-                true => filter::fields(model, params)?,
-                // Accepted, as the existing service accepted them, and not applied.
-                false => Filter::default(),
+        let mut filter = match model.policy().filters {
+            Filters::Named => {
+                ignored = params
+                    .names()
+                    .into_iter()
+                    .filter(|n| !OPERATIONS.contains(n) && !filter::is_specimen_filter(n))
+                    .map(str::to_string)
+                    .collect();
+                filter::specimen(params)?
+            }
+            Filters::ByField => {
+                check_known(model, params)?;
+                filter::fields(model, params)?
+            }
+            Filters::Ignored => {
+                check_known(model, params)?;
+                Filter::default()
             }
         };
         let any_term = search_any(params)?;
@@ -246,12 +249,42 @@ impl Plan {
             ignored,
             cost: Cost::Work,
         };
-        plan.cost = Cost::of(
-            plan.picks_a_run(),
-            plan.projection.is_none() && plan.format == Format::Json,
-            !plan.facets.is_empty(),
-        );
+        plan.cost = plan.costs();
         Ok(plan)
+    }
+
+    /// The plan a page of the list runs: at most `max_rows` rows (with the limit
+    /// asked for, when it was more), counting the facets its side shows unless
+    /// the request names its own (`params`, as the request gave them).
+    pub fn for_page(
+        mut self,
+        params: &Params,
+        max_rows: usize,
+    ) -> Result<(Plan, Option<usize>), ApiError> {
+        let model = self.endpoint.model;
+        if let (
+            Side::LabelForm {
+                facets: names,
+                facet_size,
+            },
+            None,
+        ) = (model.policy().side, params.get("facet"))
+        {
+            self.facets = facets::fields(model, names)?;
+            self.facet_size = facet_size;
+        }
+        let clamped = (self.limit > max_rows).then(|| std::mem::replace(&mut self.limit, max_rows));
+        self.cost = self.costs();
+        Ok((self, clamped))
+    }
+
+    /// What answering costs, from what the plan asks.
+    fn costs(&self) -> Cost {
+        Cost::of(
+            self.picks_a_run(),
+            self.projection.is_none() && self.format == Format::Json,
+            !self.facets.is_empty(),
+        )
     }
 
     /// The parameters this plan ignores, in the order given.

@@ -8,8 +8,8 @@ use bytes::Bytes;
 use serde_json::{Map, Value as Json};
 
 use crate::html::{self, ListPage};
-use crate::model::{Endpoint, Model};
-use crate::query::{ApiError, Params, Plan, RecordPlan};
+use crate::model::Endpoint;
+use crate::query::{ApiError, Plan, RecordPlan};
 
 use super::answer::{Answer, Kind};
 use super::asked::Asked;
@@ -66,17 +66,17 @@ pub async fn list(
         Ok(p) => p.without("format"),
         Err(e) => return refused(served, e),
     };
-    let limits = &state.settings.limits;
     let mut shown = params.clone();
     let mut clamped_from = None;
-    let plan = Plan::parse(endpoint, &counted(endpoint, &shown), limits).and_then(|plan| {
-        if plan.limit() <= html::MAX_ROWS {
-            return Ok(plan);
-        }
-        clamped_from = Some(plan.limit());
-        shown = shown.with("limit", &html::MAX_ROWS.to_string());
-        Plan::parse(endpoint, &counted(endpoint, &shown), limits)
-    });
+    let plan = Plan::parse(endpoint, &params, &state.settings.limits)
+        .and_then(|plan| plan.for_page(&params, html::MAX_ROWS))
+        .map(|(plan, clamped)| {
+            if clamped.is_some() {
+                shown = shown.with("limit", &html::MAX_ROWS.to_string());
+            }
+            clamped_from = clamped;
+            plan
+        });
     let base = media_url(&state.settings, &asked.headers);
     let site = state.settings.site.clone();
     let plan = match plan {
@@ -140,17 +140,6 @@ pub async fn list(
     match cacheable {
         true => a.ignoring(&ignored),
         false => a.uncached().ignoring(&ignored),
-    }
-}
-
-/// The parameters the plan runs with: the specimen list counts the form's facets
-/// (the ten commonest values of each) unless the request names its own.
-fn counted(endpoint: Endpoint, params: &Params) -> Params {
-    match endpoint.model == Model::SpecimenRecord && params.get("facet").is_none() {
-        true => params
-            .with("facet", html::SPECIMEN_FACETS)
-            .with("facet_size", &html::SPECIMEN_FACET_SIZE.to_string()),
-        false => params.clone(),
     }
 }
 

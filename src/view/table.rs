@@ -35,17 +35,6 @@ pub struct Table {
 const PIPELINED_ROWS: usize = 50_000;
 const CHUNK_ROWS: usize = 4096;
 
-/// A specimen's fields computed from others, which no filter names: groups would
-/// cost 4 bytes a row each for nothing (a facet on one counts from its sort order).
-const UNGROUPED_SPECIMEN: &[&str] = &[
-    "identified",
-    "collected_date",
-    "num_date",
-    "collectors",
-    "temp_F",
-    "temp_C",
-];
-
 /// A field is grouped (and its strings can be looked up) unless more than one
 /// row in this many holds a value of its own.
 const MAX_DISTINCT_PER: usize = 4;
@@ -187,9 +176,7 @@ impl Table {
             .iter()
             .enumerate()
             .filter(|(f, field)| {
-                *f > 0
-                    && field.ty != Type::Time
-                    && !(model == Model::SpecimenRecord && UNGROUPED_SPECIMEN.contains(&field.name))
+                *f > 0 && field.ty != Type::Time && !model.policy().ungrouped.contains(&field.name)
             })
             .map(|(f, _)| f)
             .collect();
@@ -333,12 +320,5 @@ mod tests {
             assert_eq!(table.position(i as i64 * 3), Some(i as u32));
         }
         assert_eq!(table.position(4), None);
-    }
-
-    #[test]
-    fn ungrouped_fields_are_specimen_fields() {
-        for name in UNGROUPED_SPECIMEN {
-            assert!(Model::SpecimenRecord.field_index(name).is_some(), "{name}");
-        }
     }
 }
