@@ -135,7 +135,7 @@ fn at_size(c: &mut Criterion, specimens: usize) {
                     rows: selected.positions(),
                     columns,
                     media_base: "http://h/media/",
-                    facets: html::read_facets(&selected.meta),
+                    facets: selected.facets.as_ref(),
                     offset,
                     limit,
                     clamped_from: None,

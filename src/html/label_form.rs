@@ -2,11 +2,11 @@
 //! same URL so the address can be shared) and its facet counts, each a link that
 //! adds the filter.
 
-use maud::{html, Markup, Render};
-use serde_json::{Map, Value as Json};
+use maud::{html, Markup};
 
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Model, Shape, Type};
+use crate::query::facets::{shown, Facets};
 use crate::query::filter::{BOOLS, INTS, RELATED};
 use crate::query::{form, sort, Params};
 
@@ -209,51 +209,42 @@ fn people_named<'v>(view: &'v View, full_names: &[&str]) -> Vec<(&'v str, [&'v s
 }
 
 /// The values [`facet_names`] take to select the records holding a facet's
-/// value; `people` holds the names of the people the facet counts.
-fn facet_values(value: &Json, people: &[(&str, [&str; 2])], field: &str) -> Option<Vec<String>> {
-    let text = match value {
-        Json::Null => return None,
-        Json::String(s) => s.clone(),
-        other => other.to_string(),
-    };
+/// value (`shown`, as its JSON says it); `people` holds the names of the people
+/// the facet counts.
+fn facet_values(shown: &str, people: &[(&str, [&str; 2])], field: &str) -> Option<Vec<String>> {
     if !counts_people(field) {
-        return Some(vec![text]);
+        return Some(vec![shown.to_string()]);
     }
-    let (_, names) = people.iter().find(|(full, _)| *full == text)?;
+    let (_, names) = people.iter().find(|(full, _)| *full == shown)?;
     Some(names.map(str::to_string).to_vec())
 }
 
 /// The facet counts, each value a link adding its filter (from the first page).
-pub fn facets(
-    view: &View,
-    path: &str,
-    params: &Params,
-    facets: Option<&Map<String, Json>>,
-) -> Markup {
+pub fn facets(view: &View, path: &str, params: &Params, facets: Option<&Facets>) -> Markup {
     let Some(facets) = facets else {
         return html! {};
     };
     html! {
         section.facets aria-labelledby="facets-heading" {
             h2 id="facets-heading" { "Counts" }
-            @for (field, counts) in facets {
+            @for facet in &facets.0 {
+                @let field = facet.field;
                 @let names = facet_names(field).unwrap_or_default();
                 @let names: Vec<&str> = names.iter().map(String::as_str).collect();
                 @let linker = Linker::new(path, params, &names);
-                @let shown: Vec<&str> = counts.as_array().into_iter().flatten().filter_map(|c| c.get("value")?.as_str()).collect();
-                @let people = if counts_people(field) { people_named(view, &shown) } else { Vec::new() };
+                @let values: Vec<(Option<String>, usize)> = facet.counts.iter().map(|(v, n)| (shown(v), *n)).collect();
+                @let texts: Vec<&str> = values.iter().filter_map(|(v, _)| v.as_deref()).collect();
+                @let people = if counts_people(field) { people_named(view, &texts) } else { Vec::new() };
                 h3 { (label(field)) }
                 ul {
-                    @for entry in counts.as_array().into_iter().flatten() {
-                        @let value = entry.get("value").unwrap_or(&Json::Null);
-                        @let n = entry.get("count").cloned().unwrap_or(Json::Null);
+                    @for (value, n) in &values {
                         li {
-                            @match facet_values(value, &people, field).filter(|_| !names.is_empty()) {
-                                Some(values) => {
-                                    @let pairs: Vec<(&str, &str)> = names.iter().copied().zip(values.iter().map(String::as_str)).collect();
-                                    a href=(linker.link(&pairs)) { (Shown(value)) }
+                            @match value.as_deref().and_then(|v| facet_values(v, &people, field)).filter(|_| !names.is_empty()) {
+                                Some(selects) => {
+                                    @let pairs: Vec<(&str, &str)> = names.iter().copied().zip(selects.iter().map(String::as_str)).collect();
+                                    a href=(linker.link(&pairs)) { (value.as_deref().unwrap_or(NONE)) }
                                 }
-                                None => { span { (Shown(value)) } }
+                                None => { span { (value.as_deref().unwrap_or(NONE)) } }
                             }
                             span.count { (n) }
                         }
@@ -264,18 +255,8 @@ pub fn facets(
     }
 }
 
-/// A facet's value as text: a string as it is, `(none)` for null.
-struct Shown<'a>(&'a Json);
-
-impl Render for Shown<'_> {
-    fn render_to(&self, out: &mut String) {
-        match self.0 {
-            Json::Null => out.push_str("(none)"),
-            Json::String(s) => s.render_to(out),
-            other => other.to_string().render_to(out),
-        }
-    }
-}
+/// How a facet shows records without a value.
+const NONE: &str = "(none)";
 
 #[cfg(test)]
 mod tests {

@@ -3,10 +3,10 @@
 //! map where the records have places.
 
 use maud::{html, Markup};
-use serde_json::{Map, Value as Json};
 
 use crate::model::endpoint::API_PREFIX;
 use crate::model::{Endpoint, Model, Side};
+use crate::query::facets::Facets;
 use crate::query::{geojson, sort, Params, OPERATIONS};
 use crate::view::{Value, View};
 
@@ -46,8 +46,8 @@ pub struct ListPage<'a> {
     pub columns: Option<Vec<usize>>,
     /// Where stored media paths start, for their links.
     pub media_base: &'a str,
-    /// The facets' counts (`meta.facets`), where asked.
-    pub facets: Option<Map<String, Json>>,
+    /// The facets' counts, where asked.
+    pub facets: Option<&'a Facets>,
     pub offset: usize,
     pub limit: usize,
     /// The limit the request asked for, when more than a page shows.
@@ -56,18 +56,6 @@ pub struct ListPage<'a> {
     pub error: Option<String>,
     /// Parameters the list took no notice of (not its filters), named so a typo shows.
     pub ignored: &'a [String],
-}
-
-/// `meta`'s facets (`,"facets":{...}`), read back.
-pub fn read_facets(meta: &[u8]) -> Option<Map<String, Json>> {
-    let mut json = b"{\"_\":0".to_vec();
-    json.extend_from_slice(meta);
-    json.push(b'}');
-    let mut object: Map<String, Json> = serde_json::from_slice(&json).ok()?;
-    match object.remove("facets") {
-        Some(Json::Object(f)) => Some(f),
-        _ => None,
-    }
 }
 
 /// `path?query`, or `path` when the query is empty.
@@ -116,7 +104,7 @@ pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
             div.layout.with-side {
                 aside.side aria-label="Filters and counts" {
                     (label_form::form(&path, page.params))
-                    (label_form::facets(view, &path, page.params, page.facets.as_ref()))
+                    (label_form::facets(view, &path, page.params, page.facets))
                 }
                 div { (results(site, view, &path, page, mappable)) }
             }

@@ -17,7 +17,7 @@ mod values;
 
 pub use front::{docs, home};
 pub use layout::error;
-pub use list::{list, read_facets, ListPage, MAX_ROWS};
+pub use list::{list, ListPage, MAX_ROWS};
 pub use record::record;
 
 /// The API docs page.

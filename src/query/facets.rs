@@ -11,7 +11,7 @@ use crate::encoding::json::{write_int, write_str};
 use crate::model::{Model, Type};
 use crate::view::order;
 use crate::view::render::write_scalar;
-use crate::view::{Key, Value, View};
+use crate::view::{Key, OwnedValue, Value, View};
 
 use super::error::ApiError;
 use super::params::Params;
@@ -196,46 +196,84 @@ fn count_by_rank<'v>(
     out
 }
 
-/// `,"facets":{"family":[{"value":...,"count":n},...],...}`: what goes into `meta`
-/// after `total_count`, for the rows at `positions` (every row when `None`).
-pub fn render(
-    view: &View,
-    model: Model,
-    fields: &[usize],
-    positions: Option<&[usize]>,
-    size: usize,
-) -> Vec<u8> {
-    let mut out = b",\"facets\":{".to_vec();
-    for (k, &field) in fields.iter().enumerate() {
-        if k > 0 {
-            out.push(b',');
-        }
-        write_str(&mut out, model.fields()[field].name);
-        out.extend_from_slice(b":[");
-        let counts = match model.fields()[field].ty {
-            Type::Int | Type::Bool | Type::Str | Type::Time | Type::Date => {
-                count_by_rank(view, model, field, positions, size)
+/// Facet counts as data: what `meta.facets` says, and what a page shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Facets(pub Vec<Facet>);
+
+/// One field's counts: its values, commonest first, and how many rows hold each.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Facet {
+    pub field: &'static str,
+    pub counts: Vec<(OwnedValue, usize)>,
+}
+
+impl Facets {
+    /// Counts the `size` commonest values of each of `fields` over the rows at
+    /// `positions` (all rows when `None`).
+    pub fn count(
+        view: &View,
+        model: Model,
+        fields: &[usize],
+        positions: Option<&[usize]>,
+        size: usize,
+    ) -> Facets {
+        let facets = fields.iter().map(|&field| {
+            let counts = match model.fields()[field].ty {
+                Type::Int | Type::Bool | Type::Str | Type::Time | Type::Date => {
+                    count_by_rank(view, model, field, positions, size)
+                }
+                _ => {
+                    let mut counts: Vec<(Value, usize)> =
+                        count(view, model, field, positions).into_iter().collect();
+                    counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| order::compare(a.0, b.0)));
+                    counts.truncate(size);
+                    counts
+                }
+            };
+            Facet {
+                field: model.fields()[field].name,
+                counts: counts.into_iter().map(|(v, n)| (v.owned(), n)).collect(),
             }
-            _ => {
-                let mut counts: Vec<(Value, usize)> =
-                    count(view, model, field, positions).into_iter().collect();
-                counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| order::compare(a.0, b.0)));
-                counts.truncate(size);
-                counts
-            }
-        };
-        for (i, (value, n)) in counts.into_iter().enumerate() {
-            if i > 0 {
+        });
+        Facets(facets.collect())
+    }
+
+    /// `,"facets":{...}`, as `meta` holds it after `total_count`.
+    pub fn write_meta(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b",\"facets\":{");
+        for (k, facet) in self.0.iter().enumerate() {
+            if k > 0 {
                 out.push(b',');
             }
-            out.extend_from_slice(b"{\"value\":");
-            write_scalar(&mut out, &value);
-            out.extend_from_slice(b",\"count\":");
-            write_int(&mut out, n as i64);
-            out.push(b'}');
+            write_str(out, facet.field);
+            out.extend_from_slice(b":[");
+            for (i, (value, n)) in facet.counts.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(b"{\"value\":");
+                write_scalar(out, &value.as_value());
+                out.extend_from_slice(b",\"count\":");
+                write_int(out, *n as i64);
+                out.push(b'}');
+            }
+            out.push(b']');
         }
-        out.push(b']');
+        out.push(b'}');
     }
-    out.push(b'}');
-    out
+}
+
+/// A facet's value as text, as its JSON says it (`None` for null).
+pub fn shown(value: &OwnedValue) -> Option<String> {
+    match value.as_value() {
+        Value::Int(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Str(s) => Some(s.to_string()),
+        Value::Time(t) => {
+            let mut out = Vec::new();
+            crate::encoding::time::write_timestamp(&mut out, t);
+            Some(String::from_utf8_lossy(&out).into_owned())
+        }
+        Value::Null | Value::Ref(..) | Value::Refs(..) => None,
+    }
 }

@@ -10,11 +10,12 @@ use crate::view::{render, Projection, View};
 
 use super::cost::Cost;
 use super::error::ApiError;
+use super::facets::{self, Facets};
 use super::filter::{self, Filter};
 use super::form;
 use super::params::Params;
 use super::sort::{self, SortKey};
-use super::{facets, geojson, projection};
+use super::{geojson, projection};
 
 /// The operations every list accepts besides its fields.
 pub const OPERATIONS: &[&str] = &[
@@ -107,6 +108,8 @@ pub struct Selected {
     /// The true total, and what `meta` says besides it.
     pub total: usize,
     pub meta: Vec<u8>,
+    /// The facets' counts (written in `meta` too), where asked.
+    pub facets: Option<Facets>,
     page: Vec<usize>,
 }
 
@@ -185,6 +188,7 @@ struct Selection {
     total: usize,
     page: Vec<usize>,
     meta: Vec<u8>,
+    facets: Option<Facets>,
 }
 
 impl Plan {
@@ -308,7 +312,9 @@ impl Plan {
                 shuffled: false,
             };
         }
-        let Selection { total, page, meta } = self.select(view);
+        let Selection {
+            total, page, meta, ..
+        } = self.select(view);
         Page {
             total,
             items: self.write_items(view, &page),
@@ -322,11 +328,17 @@ impl Plan {
     /// Chooses the page of an answer that costs work (filters, sorts, facets,
     /// ...), without writing its items.
     pub fn select_page(self, view: &View) -> Selected {
-        let Selection { total, page, meta } = self.select(view);
+        let Selection {
+            total,
+            page,
+            meta,
+            facets,
+        } = self.select(view);
         Selected {
             plan: self,
             total,
             meta,
+            facets,
             page,
         }
     }
@@ -376,19 +388,12 @@ impl Plan {
         (from, from.saturating_add(self.limit).min(total))
     }
 
-    /// `,"facets":{...}` over the rows at `positions` (all rows when `None`), or
-    /// nothing when none were asked for.
-    fn facet_counts(&self, view: &View, positions: Option<&[usize]>) -> Vec<u8> {
-        if self.facets.is_empty() {
-            return Vec::new();
-        }
-        facets::render(
-            view,
-            self.endpoint.model,
-            &self.facets,
-            positions,
-            self.facet_size,
-        )
+    /// The facets' counts over the rows at `positions` (all rows when `None`),
+    /// when any were asked for.
+    fn facet_counts(&self, view: &View, positions: Option<&[usize]>) -> Option<Facets> {
+        let model = self.endpoint.model;
+        (!self.facets.is_empty())
+            .then(|| Facets::count(view, model, &self.facets, positions, self.facet_size))
     }
 
     /// Filters, counts facets, drops what GeoJSON cannot show, sorts and pages.
@@ -416,8 +421,15 @@ impl Plan {
                 let (from, to) = self.cut(everything);
                 (everything, (from..to).collect())
             };
-            meta.extend_from_slice(&facets);
-            return Selection { total, page, meta };
+            if let Some(facets) = &facets {
+                facets.write_meta(&mut meta);
+            }
+            return Selection {
+                total,
+                page,
+                meta,
+                facets,
+            };
         }
         let matches = (!self.filter.is_empty())
             .then(|| filter::matches(view, model, self.endpoint.shape(), &self.filter));
@@ -431,6 +443,7 @@ impl Plan {
                 total: matches.len(),
                 page,
                 meta,
+                facets: None,
             };
         }
         let mut positions = matches.map(filter::Matches::into_positions);
@@ -471,8 +484,15 @@ impl Plan {
             self.offset,
             self.limit,
         );
-        meta.extend_from_slice(&facets);
-        Selection { total, page, meta }
+        if let Some(facets) = &facets {
+            facets.write_meta(&mut meta);
+        }
+        Selection {
+            total,
+            page,
+            meta,
+            facets,
+        }
     }
 
     /// The items at `page`, comma-separated: rendered bytes, or projected anew;

@@ -124,7 +124,7 @@ pub async fn list(
             rows: selected.positions(),
             columns,
             media_base: &base,
-            facets: html::read_facets(&selected.meta),
+            facets: selected.facets.as_ref(),
             offset,
             limit,
             clamped_from,
