@@ -1,0 +1,98 @@
+//! The archive's two descriptions: `meta.xml` (the columns of the core file as
+//! Darwin Core terms) and `eml.xml` (the dataset, as GBIF's EML profile orders it).
+
+use crate::view::View;
+
+use super::dataset::Dataset;
+use super::occurrences::COLUMNS;
+
+/// `meta.xml`: the core file and its columns.
+pub fn meta_xml() -> String {
+    let mut s = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <archive xmlns=\"http://rs.tdwg.org/dwc/text/\" metadata=\"eml.xml\">\n  \
+         <core encoding=\"UTF-8\" fieldsTerminatedBy=\"\\t\" linesTerminatedBy=\"\\n\" \
+         fieldsEnclosedBy=\"\" ignoreHeaderLines=\"1\" rowType=\"http://rs.tdwg.org/dwc/terms/Occurrence\">\n    \
+         <files><location>occurrence.txt</location></files>\n    <id index=\"0\"/>\n",
+    );
+    for (i, (term, ns)) in COLUMNS.iter().enumerate() {
+        s.push_str(&format!("    <field index=\"{i}\" term=\"{ns}{term}\"/>\n"));
+    }
+    s.push_str("  </core>\n</archive>\n");
+    s
+}
+
+/// `eml.xml`: the dataset's title, description, publisher and licence (EML 2.1.1,
+/// as the GBIF profile orders its elements).
+pub fn eml_xml(view: &View, dataset: &Dataset) -> String {
+    let party = |tag: &str| {
+        if dataset.publisher.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "    <{tag}><organizationName>{}</organizationName></{tag}>\n",
+                xml(&dataset.publisher)
+            )
+        }
+    };
+    let para = |tag: &str, text: &str| {
+        if text.is_empty() {
+            String::new()
+        } else {
+            format!("    <{tag}><para>{}</para></{tag}>\n", xml(text))
+        }
+    };
+    let checksum = view.header.checksum_hex();
+    let date = chrono::DateTime::from_timestamp_micros(view.header.created_at)
+        .map(|t| t.format("%Y-%m-%d").to_string())
+        .unwrap_or_default();
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <eml:eml xmlns:eml=\"eml://ecoinformatics.org/eml-2.1.1\" \
+         xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" \
+         xsi:schemaLocation=\"eml://ecoinformatics.org/eml-2.1.1 http://rs.gbif.org/schema/eml-gbif-profile/1.1/eml.xsd\" \
+         packageId=\"{checksum}\" system=\"catalogue\" scope=\"system\" xml:lang=\"en\">\n  \
+         <dataset>\n    <alternateIdentifier>{checksum}</alternateIdentifier>\n    \
+         <title xml:lang=\"en\">{title}</title>\n{creator}{provider}    \
+         <pubDate>{date}</pubDate>\n    <language>en</language>\n{abstract}{rights}{contact}{publisher}  \
+         </dataset>\n</eml:eml>\n",
+        title = xml(dataset.title()),
+        creator = party("creator"),
+        provider = party("metadataProvider"),
+        abstract = para("abstract", &dataset.description),
+        rights = para("intellectualRights", &dataset.license),
+        contact = party("contact"),
+        publisher = party("publisher"),
+    )
+}
+
+/// Escapes text for XML content and attribute values.
+fn xml(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            // Control characters other than tab and newlines cannot appear in XML 1.0.
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meta_lists_every_column_once() {
+        let meta = meta_xml();
+        assert_eq!(meta.matches("<field ").count(), COLUMNS.len());
+        assert!(meta.contains("<field index=\"43\" term=\"http://purl.org/dc/terms/modified\"/>"));
+        assert_eq!(xml("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+    }
+}
