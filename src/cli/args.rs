@@ -1,0 +1,342 @@
+//! The command line's arguments, as clap reads them: every command, flag,
+//! default and environment variable, and nothing they do.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::export::dwca::{self, Dataset};
+use crate::html::Site;
+use crate::ingest::publisher;
+use crate::query::Limits;
+use crate::serve::Settings;
+
+#[derive(Parser)]
+#[command(
+    name = "catalogue",
+    version,
+    about = "Serve a natural-history collection as a fast, read-only JSON API"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Build a snapshot from Django fixtures (`manage.py dumpdata` output).
+    Build(BuildArgs),
+    /// Print a snapshot's format version, checksum and record counts.
+    Inspect {
+        /// The snapshot file.
+        snapshot: PathBuf,
+    },
+    /// Serve a snapshot over HTTP (what runs when no command is given).
+    Serve(ServeArgs),
+    /// Keep a snapshot in step with the database: rebuild every interval, replace
+    /// the file only when the collection changed.
+    Sync(SyncArgs),
+    /// Write a deterministic synthetic collection as Django fixtures.
+    Generate {
+        /// How many specimen records.
+        #[arg(long)]
+        specimens: usize,
+        /// The seed: the same seed and size give the same file.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where to write the fixture JSON.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Export a snapshot in another format.
+    Export {
+        #[command(subcommand)]
+        format: Export,
+    },
+    /// Ask a running server for a path and exit 0 if it answers 200: a health
+    /// check for images without curl (the container's HEALTHCHECK).
+    Probe {
+        /// The server's address; an unspecified one (0.0.0.0, [::]) means this host.
+        #[arg(long, env = "CATALOGUE_ADDR", default_value = "127.0.0.1:8080")]
+        addr: SocketAddr,
+        /// The path to ask for.
+        #[arg(long, default_value = "/healthz")]
+        path: String,
+    },
+    /// Print the OpenAPI 3.1 description of the API on stdout.
+    Openapi {
+        /// Describe the cap a server started with `--max-limit N` puts on `limit`.
+        #[arg(long)]
+        max_limit: Option<usize>,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum Export {
+    /// A Darwin Core Archive (occurrence.txt, meta.xml, eml.xml), as GBIF harvests.
+    Dwca {
+        /// The snapshot file.
+        snapshot: PathBuf,
+        /// Where to write the zip (written to a temporary file, then renamed).
+        #[arg(short, long)]
+        output: PathBuf,
+        #[command(flatten)]
+        dataset: DatasetArgs,
+    },
+}
+
+/// What the Darwin Core Archive says of the dataset: a file, and flags over it.
+#[derive(Args, Clone, Debug, Default)]
+pub struct DatasetArgs {
+    /// A JSON file with any of: title, description, publisher, license,
+    /// institution_code, collection_code. The flags below override it.
+    #[arg(long, env = "CATALOGUE_DATASET_CONFIG")]
+    pub dataset_config: Option<PathBuf>,
+    /// The dataset's title (eml.xml).
+    #[arg(long, env = "CATALOGUE_DATASET_TITLE")]
+    pub dataset_title: Option<String>,
+    /// The dataset's description (eml.xml abstract).
+    #[arg(long, env = "CATALOGUE_DATASET_DESCRIPTION")]
+    pub dataset_description: Option<String>,
+    /// The organisation that publishes it (eml.xml creator, contact, publisher).
+    #[arg(long, env = "CATALOGUE_DATASET_PUBLISHER")]
+    pub dataset_publisher: Option<String>,
+    /// Its licence, a name or URL (eml.xml intellectualRights).
+    #[arg(long, env = "CATALOGUE_DATASET_LICENSE")]
+    pub dataset_license: Option<String>,
+    /// institutionCode of every occurrence.
+    #[arg(long, env = "CATALOGUE_INSTITUTION_CODE")]
+    pub institution_code: Option<String>,
+    /// collectionCode of every occurrence.
+    #[arg(long, env = "CATALOGUE_COLLECTION_CODE")]
+    pub collection_code: Option<String>,
+}
+
+impl DatasetArgs {
+    /// The dataset: the file's values, then the flags given.
+    pub fn dataset(&self) -> Result<Dataset, dwca::DwcaError> {
+        let mut d = match &self.dataset_config {
+            Some(path) => Dataset::from_file(path)?,
+            None => Dataset::default(),
+        };
+        for (flag, value) in [
+            (&self.dataset_title, &mut d.title),
+            (&self.dataset_description, &mut d.description),
+            (&self.dataset_publisher, &mut d.publisher),
+            (&self.dataset_license, &mut d.license),
+            (&self.institution_code, &mut d.institution_code),
+            (&self.collection_code, &mut d.collection_code),
+        ] {
+            if let Some(v) = flag {
+                *value = v.clone();
+            }
+        }
+        Ok(d)
+    }
+}
+
+#[derive(Args)]
+pub struct SyncArgs {
+    /// The database: postgres://user:pass@host:port/name or sqlite:///path
+    /// (absent or with no value: DATABASE_URL).
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    pub from_db: Option<String>,
+    /// The snapshot to keep up to date (a server's --snapshot).
+    #[arg(long)]
+    pub snapshot: PathBuf,
+    /// How often to read the database: 60s, 5m, 1h, 500ms.
+    #[arg(long, default_value = "60s", value_parser = publisher::parse_interval)]
+    pub every: std::time::Duration,
+    /// Read the whole collection at least this often, even when the change marker
+    /// (row counts, largest keys, newest date_modified) has not moved.
+    #[arg(long, default_value = "1h", value_parser = publisher::parse_interval)]
+    pub full_every: std::time::Duration,
+}
+
+#[derive(Args)]
+pub struct BuildArgs {
+    /// Fixture files, read in order; objects may refer to objects in later files.
+    #[arg(required_unless_present = "from_db", conflicts_with = "from_db")]
+    pub fixtures: Vec<PathBuf>,
+    /// Read the existing service's database instead: postgres://user:pass@host:port/name
+    /// or sqlite:///path (with no value, DATABASE_URL).
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    pub from_db: Option<String>,
+    /// Where to write the snapshot (written to a temporary file, then renamed).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// How many warnings to print (all are counted).
+    #[arg(long, default_value_t = 20)]
+    pub show_warnings: usize,
+    /// Write nothing, and fail, when there is any warning (an input without
+    /// collection records included).
+    #[arg(long)]
+    pub strict: bool,
+}
+
+#[derive(Args, Clone)]
+pub struct ServeArgs {
+    /// The snapshot to serve.
+    #[arg(
+        long,
+        env = "CATALOGUE_SNAPSHOT",
+        default_value = "snapshot/collection.bin"
+    )]
+    pub snapshot: PathBuf,
+    /// The address to listen on.
+    #[arg(long, env = "CATALOGUE_ADDR", default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    /// The page size when a request gives no `limit`.
+    #[arg(long, env = "CATALOGUE_DEFAULT_LIMIT", default_value_t = crate::query::DEFAULT_LIMIT)]
+    pub default_limit: usize,
+    /// The largest `limit` accepted (none when unset).
+    #[arg(long, env = "CATALOGUE_MAX_LIMIT")]
+    pub max_limit: Option<usize>,
+    /// Do not watch the snapshot file for changes (SIGHUP still reloads it).
+    /// CATALOGUE_NO_WATCH takes 1/0, yes/no, true/false, on/off.
+    #[arg(long, env = "CATALOGUE_NO_WATCH", value_parser = clap::builder::BoolishValueParser::new())]
+    pub no_watch: bool,
+    /// `Cache-Control: max-age` of successful answers, in seconds.
+    #[arg(long, env = "CATALOGUE_CACHE_MAX_AGE", default_value_t = 60)]
+    pub cache_max_age: u32,
+    /// Origins allowed by CORS, comma-separated (default: any, `*`).
+    #[arg(long, env = "CATALOGUE_CORS_ORIGIN", value_delimiter = ',')]
+    pub cors_origin: Vec<String>,
+    /// Seconds a connection may take to send a complete request head (idle keep-alive included).
+    #[arg(long, env = "CATALOGUE_IDLE_TIMEOUT", default_value_t = 30)]
+    pub idle_timeout: u64,
+    /// Seconds a send may wait for the client to take anything before the
+    /// connection is closed.
+    #[arg(long, env = "CATALOGUE_SEND_TIMEOUT", default_value_t = 30)]
+    pub send_timeout: u64,
+    /// Seconds to keep accepting after SIGTERM or Ctrl-C, failing /readyz and
+    /// closing each connection after its answer, so balancers take the server out
+    /// before it stops listening.
+    #[arg(long, env = "CATALOGUE_DRAIN", default_value_t = 5)]
+    pub drain: u64,
+    /// Threads making answers that cost work (filters, sorts, searches, facets);
+    /// the answers cut from rendered lists never wait for them.
+    #[arg(long, env = "CATALOGUE_QUERY_THREADS", default_value_t = crate::serve::work::default_threads())]
+    pub query_threads: usize,
+    /// How many such requests may wait for a thread; past that they get 503 with
+    /// Retry-After.
+    #[arg(long, env = "CATALOGUE_QUERY_QUEUE", default_value_t = 64)]
+    pub query_queue: usize,
+    /// Where media URLs start (`https://cdn.example.org/media/`); by default
+    /// `http://<the request's Host>/media/`, as the existing service built them.
+    #[arg(long, env = "CATALOGUE_MEDIA_URL", value_parser = parse_media_url)]
+    pub media_url: Option<String>,
+    /// The map tiles the pages draw under their markers, as a Leaflet URL template
+    /// (`https://tile.example.org/{z}/{x}/{y}.png`). None by default: pages then
+    /// show markers only and never ask another host for anything.
+    #[arg(long, env = "CATALOGUE_MAP_TILES", value_parser = parse_map_tiles)]
+    pub map_tiles: Option<String>,
+    /// What the maps credit for those tiles, shown as text under the map
+    /// (`© OpenStreetMap contributors`, as most tile providers require).
+    #[arg(long, env = "CATALOGUE_MAP_ATTRIBUTION", requires = "map_tiles")]
+    pub map_attribution: Option<String>,
+    /// What `/dwca.zip` says of the dataset.
+    #[command(flatten)]
+    pub dataset: DatasetArgs,
+}
+
+/// A media base URL: absolute (`http://` or `https://`) or a path from the root,
+/// given a trailing `/` when it has none.
+fn parse_media_url(url: &str) -> Result<String, String> {
+    let absolute = url.starts_with("http://") || url.starts_with("https://");
+    if !absolute && !url.starts_with('/') {
+        return Err(format!(
+            "{url:?} is not an http(s) URL or a path from the root, like https://cdn.example.org/media/"
+        ));
+    }
+    if url.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(format!("{url:?} holds spaces or control characters"));
+    }
+    Ok(if url.ends_with('/') {
+        url.to_string()
+    } else {
+        format!("{url}/")
+    })
+}
+
+/// A tile URL template: http(s), with `{z}`, `{x}` and `{y}`.
+fn parse_map_tiles(url: &str) -> Result<String, String> {
+    let web = url.starts_with("http://") || url.starts_with("https://");
+    let placed = ["{z}", "{x}", "{y}"].iter().all(|p| url.contains(p));
+    if !web || !placed {
+        return Err(format!(
+            "{url:?} is not a tile URL template: http(s), with {{z}}, {{x}} and {{y}}, \
+             like https://tile.example.org/{{z}}/{{x}}/{{y}}.png"
+        ));
+    }
+    if url
+        .chars()
+        .any(|c| c.is_control() || c.is_whitespace() || c == '\'' || c == ';')
+    {
+        return Err(format!(
+            "{url:?} holds spaces, quotes, semicolons or control characters"
+        ));
+    }
+    Ok(url.to_string())
+}
+
+/// `serve`'s flags alone, for running with no command.
+#[derive(Parser)]
+pub struct ServeCommand {
+    #[command(flatten)]
+    pub args: ServeArgs,
+}
+
+impl ServeArgs {
+    /// How the server answers, from these flags and the dataset they name.
+    pub fn settings(&self, dataset: Dataset) -> Settings {
+        Settings {
+            limits: Limits {
+                default_limit: self.default_limit,
+                max_limit: self.max_limit,
+            },
+            cache_max_age: self.cache_max_age,
+            cors_origins: self.cors_origin.clone(),
+            idle_timeout: std::time::Duration::from_secs(self.idle_timeout),
+            send_timeout: std::time::Duration::from_secs(self.send_timeout),
+            dataset,
+            media_url: self.media_url.clone(),
+            query_threads: self.query_threads,
+            query_queue: self.query_queue,
+            drain: std::time::Duration::from_secs(self.drain),
+            site: Site {
+                map_tiles: self.map_tiles.clone(),
+                map_attribution: self.map_attribution.clone(),
+            },
+            ..Settings::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_watch_reads_what_people_write() {
+        // The only test that sets this variable, so no other reads it meanwhile.
+        for (value, meant) in [
+            ("1", true),
+            ("yes", true),
+            ("on", true),
+            ("True", true),
+            ("0", false),
+            ("no", false),
+            ("off", false),
+            ("false", false),
+        ] {
+            std::env::set_var("CATALOGUE_NO_WATCH", value);
+            let parsed = ServeCommand::try_parse_from(["catalogue"]).map(|c| c.args.no_watch);
+            assert_eq!(parsed.ok(), Some(meant), "CATALOGUE_NO_WATCH={value}");
+        }
+        std::env::remove_var("CATALOGUE_NO_WATCH");
+        let flag = ServeCommand::try_parse_from(["catalogue", "--no-watch"]).unwrap();
+        assert!(flag.args.no_watch);
+    }
+}

@@ -1,0 +1,258 @@
+//! What the commands other than `serve` do: build, inspect, generate, export,
+//! sync and probe, and the logging they share.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+
+use crate::export::dwca::{self, Dataset};
+use crate::ingest::database_url::Source;
+use crate::ingest::{self, database, publisher, synthetic, BuildError};
+use crate::model::Model;
+use crate::snapshot;
+use crate::view::View;
+
+use super::args::{BuildArgs, DatasetArgs, SyncArgs};
+use super::serving::shutdown_signal;
+
+/// One GET with a two-second budget; a status other than 200 is an error.
+pub(super) fn probe(mut addr: SocketAddr, path: &str) -> anyhow::Result<ExitCode> {
+    use std::io::{Read, Write};
+    use std::time::Duration;
+    if addr.ip().is_unspecified() {
+        addr.set_ip(match addr {
+            SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+            SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+        });
+    }
+    let budget = Duration::from_secs(2);
+    let mut stream = std::net::TcpStream::connect_timeout(&addr, budget)
+        .with_context(|| format!("cannot connect to {addr}"))?;
+    stream.set_read_timeout(Some(budget))?;
+    stream.set_write_timeout(Some(budget))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut head = [0u8; 12];
+    stream
+        .read_exact(&mut head)
+        .with_context(|| format!("{addr} sent no status line"))?;
+    match &head {
+        b"HTTP/1.1 200" => Ok(ExitCode::SUCCESS),
+        other => anyhow::bail!("{addr}{path}: {}", String::from_utf8_lossy(other)),
+    }
+}
+
+pub(super) fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
+}
+
+/// The database URL of `--from-db`, or `DATABASE_URL` when the flag has no value.
+pub(super) fn database_url(flag: &str) -> anyhow::Result<String> {
+    if !flag.is_empty() {
+        return Ok(flag.to_string());
+    }
+    match std::env::var("DATABASE_URL") {
+        Ok(url) if !url.is_empty() => Ok(url),
+        _ => anyhow::bail!("--from-db has no URL and DATABASE_URL is not set"),
+    }
+}
+
+pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
+    let checked = match &args.from_db {
+        Some(flag) => {
+            let source = Source::parse(&database_url(flag)?)?;
+            database::read(&source)?
+        }
+        None => ingest::from_fixtures(&args.fixtures),
+    };
+    for (label, n) in &checked.skipped {
+        println!("skipped {n} object(s) of {label}");
+    }
+    for w in checked.warnings.iter().take(args.show_warnings) {
+        println!("warning: {w}");
+    }
+    if checked.warnings.len() > args.show_warnings {
+        println!(
+            "... and {} more warnings",
+            checked.warnings.len() - args.show_warnings
+        );
+    }
+    let empty = checked.is_empty();
+    if empty {
+        println!(
+            "warning: no collection records were found, so the snapshot would publish an \
+             empty collection; the catalogue reads the Django apps {} \
+             (python manage.py dumpdata taxonomy geography specimens > dump.json)",
+            ingest::apps().join(", ")
+        );
+    }
+    let warnings = checked.warnings.len() + usize::from(empty);
+    // Errors, where there are any, are said below instead: they stop the build anyway.
+    if args.strict && warnings > 0 && checked.errors.is_empty() {
+        eprintln!(
+            "error: --strict and {warnings} warning(s); nothing was written to {}",
+            args.output.display()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    match ingest::write_snapshot(&checked, &args.output) {
+        Ok(header) => {
+            for (model, n) in checked.collection.counts() {
+                println!("{:>9} {}", n, model.label());
+            }
+            println!(
+                "wrote {} ({warnings} warnings, {} objects skipped), checksum: {}",
+                args.output.display(),
+                checked.skipped.values().sum::<usize>(),
+                header.checksum_hex()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(BuildError::Invalid(errors)) => {
+            for e in &errors {
+                eprintln!("error: {e}");
+            }
+            eprintln!(
+                "{} error(s); nothing was written to {}",
+                errors.len(),
+                args.output.display()
+            );
+            Ok(ExitCode::FAILURE)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+pub(super) fn generate(
+    specimens: usize,
+    seed: u64,
+    output: &std::path::Path,
+) -> anyhow::Result<ExitCode> {
+    let file = std::fs::File::create(output)
+        .with_context(|| format!("cannot create {}", output.display()))?;
+    synthetic::write(std::io::BufWriter::new(file), specimens, seed)
+        .with_context(|| format!("cannot write {}", output.display()))?;
+    println!(
+        "wrote {} specimen records to {}",
+        specimens,
+        output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn inspect(path: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let (header, collection) = snapshot::read(path)?;
+    let created = chrono::DateTime::from_timestamp_micros(header.created_at)
+        .map(|t| t.to_rfc3339())
+        .unwrap_or_else(|| header.created_at.to_string());
+    println!("format version: {}", header.format_version);
+    println!("created at: {created}");
+    println!("payload bytes: {}", header.payload_len);
+    println!("checksum: {}", header.checksum_hex());
+    for model in Model::ALL {
+        println!("{}: {}", model.label(), collection.count(model));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn export_dwca(
+    snapshot: &std::path::Path,
+    output: &std::path::Path,
+    dataset: &DatasetArgs,
+) -> anyhow::Result<ExitCode> {
+    let dataset = dataset.dataset()?;
+    for line in unpublishable(&dataset) {
+        eprintln!("warning: {line}");
+    }
+    let view = View::load(snapshot)?;
+    let bytes = dwca::archive(&view, &dataset)?;
+    snapshot::write_atomically(output, &bytes)
+        .with_context(|| format!("cannot write {}", output.display()))?;
+    println!(
+        "wrote {} ({} occurrences, {} bytes)",
+        output.display(),
+        view.table(Model::SpecimenRecord).len(),
+        bytes.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What an archive of this dataset lacks that GBIF and other harvesters ask for:
+/// for each value not given, its flag (variable, file key) and what goes without it.
+pub(super) fn unpublishable(d: &Dataset) -> Vec<String> {
+    [
+        (
+            &d.title,
+            "--dataset-title",
+            "CATALOGUE_DATASET_TITLE",
+            "title",
+            "eml.xml's title is the placeholder \"Specimen records\"",
+        ),
+        (
+            &d.description,
+            "--dataset-description",
+            "CATALOGUE_DATASET_DESCRIPTION",
+            "description",
+            "eml.xml has no abstract",
+        ),
+        (
+            &d.publisher,
+            "--dataset-publisher",
+            "CATALOGUE_DATASET_PUBLISHER",
+            "publisher",
+            "eml.xml has no creator, contact or publisher",
+        ),
+        (
+            &d.license,
+            "--dataset-license",
+            "CATALOGUE_DATASET_LICENSE",
+            "license",
+            "eml.xml has no intellectualRights (GBIF takes CC0 1.0, CC BY 4.0, CC BY-NC 4.0)",
+        ),
+        (
+            &d.institution_code,
+            "--institution-code",
+            "CATALOGUE_INSTITUTION_CODE",
+            "institution_code",
+            "every occurrence's institutionCode is empty",
+        ),
+        (
+            &d.collection_code,
+            "--collection-code",
+            "CATALOGUE_COLLECTION_CODE",
+            "collection_code",
+            "every occurrence's collectionCode is empty",
+        ),
+    ]
+    .into_iter()
+    .filter(|(value, ..)| value.is_empty())
+    .map(|(_, flag, variable, key, lacking)| {
+        format!("no {flag} ({variable}, or \"{key}\" in --dataset-config): {lacking}")
+    })
+    .collect()
+}
+
+pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
+    let url = database_url(args.from_db.as_deref().unwrap_or_default())?;
+    let source = Source::parse(&url)?;
+    tracing::info!(
+        source = %source.describe(),
+        snapshot = %args.snapshot.display(),
+        every = ?args.every,
+        full_every = ?args.full_every,
+        "syncing"
+    );
+    let publisher = publisher::Publisher::new(source, &args.snapshot, args.full_every);
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(publisher::run(publisher, args.every, shutdown_signal()));
+    Ok(ExitCode::SUCCESS)
+}
