@@ -31,7 +31,7 @@ fn layer(module: &str) -> Option<usize> {
 }
 
 /// The top-level module a source file belongs to: `src/view/rows.rs` is `view`,
-/// `src/cli.rs` is `cli`; `lib.rs` and `main.rs` belong to none.
+/// `src/cli/args.rs` is `cli`; `lib.rs` and `main.rs` belong to none.
 fn module_of(relative: &Path) -> Option<String> {
     let first = relative.components().next()?.as_os_str().to_str()?;
     let name = first.strip_suffix(".rs").unwrap_or(first);
