@@ -156,9 +156,40 @@ pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
     let mut rng = Rng(seed);
     let mut out = Out { w, first: true };
     let scale = (specimens / 1000).max(1);
+    let featured = Featured::new(specimens);
+    let taxa = taxonomy(&mut out, &mut rng, scale, &featured)?;
+    let (localities, gps_of) = geography(&mut out, &mut rng, scale)?;
+    let trips = collecting_trips(&mut out, &mut rng, scale)?;
+    let people = people(&mut out, &mut rng, scale)?;
+    let places = Places {
+        localities: &localities,
+        gps_of: &gps_of,
+        trips,
+    };
+    specimen_records(&mut out, &mut rng, specimens, &taxa, &places, people)?;
+    media(&mut out, &mut rng, specimens.max(1), taxa.species, &places)?;
+    out.w.write_all(b"\n]\n")?;
+    out.w.flush()
+}
 
-    // Taxonomy: a tree, each rank with a parent; every ancestry is kept so a
-    // specimen's ranks agree.
+/// What the taxonomy written holds, for the specimens that name it.
+struct Taxa {
+    /// Every ancestry down to a species: order, family, subfamily, tribe, genus, species.
+    chains: Vec<[usize; 6]>,
+    /// The subspecies of each species, if it has one (index: the species id).
+    subspecies_of: Vec<Option<usize>>,
+    /// How many species.
+    species: usize,
+}
+
+/// The taxonomy: a tree, each rank with a parent; every ancestry is kept so a
+/// specimen's ranks agree.
+fn taxonomy<W: Write>(
+    out: &mut Out<W>,
+    rng: &mut Rng,
+    scale: usize,
+    featured: &Featured,
+) -> io::Result<Taxa> {
     let orders = [
         "Lepidoptera",
         "Coleoptera",
@@ -170,9 +201,8 @@ pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
     let (mut fam, mut sub, mut tri, mut gen, mut spe) = (0, 0, 0, 0, 0);
     let mut ssp = 0;
     let mut subspecies_of: Vec<Option<usize>> = vec![None];
-    let featured = Featured::new(specimens);
     for (o, name) in orders.iter().enumerate() {
-        let (c, m) = stamps(&mut rng);
+        let (c, m) = stamps(rng);
         out.object("taxonomy.order", o + 1, json!({"date_created": c, "date_modified": m, "name": name,
             "common_name": if o == 2 { Value::Null } else { json!(format!("{name} group")) }, "authority": "Linnaeus, 1758",
             "featured_image": featured.of_order(o + 1)}))?;
@@ -187,35 +217,31 @@ pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
                     "common_name": if rng.chance(40) { Value::Null } else { json!(capitalised(latin(rng, 2, " moths"))) },
                     "authority": format!("{}, {}", LAST[rng.below(LAST.len())], 1758 + rng.below(200)), parent_key: parent})
             };
-            let s = stamps(&mut rng);
-            let mut family = rank(&mut rng, "idae", "order", o + 1, s);
+            let s = stamps(rng);
+            let mut family = rank(rng, "idae", "order", o + 1, s);
             family["featured_image"] = featured.of_family(fam);
             out.object("taxonomy.family", fam, family)?;
             for _ in 0..2 {
                 sub += 1;
-                let s = stamps(&mut rng);
+                let s = stamps(rng);
                 out.object(
                     "taxonomy.subfamily",
                     sub,
-                    rank(&mut rng, "inae", "family", fam, s),
+                    rank(rng, "inae", "family", fam, s),
                 )?;
                 for _ in 0..2 {
                     tri += 1;
-                    let s = stamps(&mut rng);
-                    out.object(
-                        "taxonomy.tribe",
-                        tri,
-                        rank(&mut rng, "ini", "subfamily", sub, s),
-                    )?;
+                    let s = stamps(rng);
+                    out.object("taxonomy.tribe", tri, rank(rng, "ini", "subfamily", sub, s))?;
                     for _ in 0..2 {
                         gen += 1;
-                        let genus = capitalised(latin(&mut rng, 3, "a"));
-                        let (c, m) = stamps(&mut rng);
+                        let genus = capitalised(latin(rng, 3, "a"));
+                        let (c, m) = stamps(rng);
                         out.object("taxonomy.genus", gen, json!({"date_created": c, "date_modified": m, "name": genus,
                             "common_name": Value::Null, "authority": "Hübner, [1819]", "tribe": tri}))?;
                         for _ in 0..3 {
                             spe += 1;
-                            let (c, m) = stamps(&mut rng);
+                            let (c, m) = stamps(rng);
                             let code = |rng: &mut Rng| {
                                 if rng.chance(30) {
                                     Value::Null
@@ -224,14 +250,14 @@ pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
                                 }
                             };
                             out.object("taxonomy.species", spe, json!({"date_created": c, "date_modified": m,
-                                "name": latin(&mut rng, 3, "us"), "common_name": if rng.chance(50) { Value::Null } else { json!(format!("{} Moth", capitalised(latin(&mut rng, 2, "")))) },
-                                "authority": "(Fabricius, 1775)", "genus": gen, "mona": code(&mut rng), "p3": code(&mut rng), "ps": code(&mut rng),
+                                "name": latin(rng, 3, "us"), "common_name": if rng.chance(50) { Value::Null } else { json!(format!("{} Moth", capitalised(latin(rng, 2, "")))) },
+                                "authority": "(Fabricius, 1775)", "genus": gen, "mona": code(rng), "p3": code(rng), "ps": code(rng),
                                 "featured_image": featured.of_species(spe)}))?;
                             let sp = if rng.chance(25) {
                                 ssp += 1;
-                                let (c, m) = stamps(&mut rng);
+                                let (c, m) = stamps(rng);
                                 out.object("taxonomy.subspecies", ssp, json!({"date_created": c, "date_modified": m,
-                                    "name": latin(&mut rng, 2, "i"), "common_name": Value::Null, "authority": "Comstock, 1935",
+                                    "name": latin(rng, 2, "i"), "common_name": Value::Null, "authority": "Comstock, 1935",
                                     "species": spe, "mona": Value::Null, "p3": Value::Null, "ps": Value::Null}))?;
                                 Some(ssp)
                             } else {
@@ -246,8 +272,23 @@ pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
         }
     }
 
-    // Geography: countries, states, counties (boroughs, census areas, parishes and
-    // county lines among them), localities at every level, coordinates.
+    Ok(Taxa {
+        chains,
+        subspecies_of,
+        species: spe,
+    })
+}
+
+/// (locality, country, state, county) of each locality, and the coordinates'
+/// id of each locality that has them.
+type Geography = (
+    Vec<(usize, usize, usize, Option<usize>)>,
+    Vec<Option<usize>>,
+);
+
+/// Countries, states, counties (boroughs, census areas, parishes and county lines
+/// among them), localities at every level, coordinates.
+fn geography<W: Write>(out: &mut Out<W>, rng: &mut Rng, scale: usize) -> io::Result<Geography> {
     for (i, (name, abbr)) in [
         ("United States of America", "USA"),
         ("Canada", "CAN"),
@@ -256,7 +297,7 @@ pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
     .iter()
     .enumerate()
     {
-        let (c, m) = stamps(&mut rng);
+        let (c, m) = stamps(rng);
         out.object(
             "geography.country",
             i + 1,
@@ -264,21 +305,21 @@ pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
         )?;
     }
     for (i, (name, abbr, country)) in STATES.iter().enumerate() {
-        let (c, m) = stamps(&mut rng);
+        let (c, m) = stamps(rng);
         out.object("geography.state", i + 1, json!({"date_created": c, "date_modified": m, "name": name, "abbr": abbr, "country": country}))?;
     }
     let mut counties: Vec<(usize, usize)> = Vec::new(); // (county, state)
     for s in 1..=STATES.len() {
         for k in 0..3 + scale.min(20) {
-            let mut name = capitalised(latin(&mut rng, 3, ""));
+            let mut name = capitalised(latin(rng, 3, ""));
             if k == 1 && STATES[s - 1].0 == "Alaska" {
                 name.push_str(" Census Area");
             }
             if k == 2 {
-                name = format!("{name}/{}", capitalised(latin(&mut rng, 2, "")));
+                name = format!("{name}/{}", capitalised(latin(rng, 2, "")));
             }
             let id = counties.len() + 1;
-            let (c, m) = stamps(&mut rng);
+            let (c, m) = stamps(rng);
             out.object(
                 "geography.county",
                 id,
@@ -299,17 +340,17 @@ pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
             _ => (Value::Null, Value::Null, json!(county)),
         };
         let opt = |rng: &mut Rng, v: Value| if rng.chance(35) { Value::Null } else { v };
-        let v = json!(format!("{} Preserve", capitalised(latin(&mut rng, 2, ""))));
-        let name = opt(&mut rng, v);
+        let v = json!(format!("{} Preserve", capitalised(latin(rng, 2, ""))));
+        let name = opt(rng, v);
         let v = json!(format!(
             "{} km {}",
             1 + rng.below(30),
             rng.pick(&["N", "NE", "SW", "E"])
         ));
-        let range = opt(&mut rng, v);
-        let v = json!(capitalised(latin(&mut rng, 3, "ville")));
-        let town = opt(&mut rng, v);
-        let (c, m) = stamps(&mut rng);
+        let range = opt(rng, v);
+        let v = json!(capitalised(latin(rng, 3, "ville")));
+        let town = opt(rng, v);
+        let (c, m) = stamps(rng);
         out.object(
             "geography.locality",
             id,
@@ -333,7 +374,7 @@ pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
         } else {
             (rng.below(3500)).to_string()
         };
-        let (c, m) = stamps(&mut rng);
+        let (c, m) = stamps(rng);
         out.object(
             "geography.gps",
             id,
@@ -342,6 +383,11 @@ pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
         )?;
         gps_of[*loc] = Some(id);
     }
+    Ok((localities, gps_of))
+}
+
+/// The collecting trips; returns how many.
+fn collecting_trips<W: Write>(out: &mut Out<W>, rng: &mut Rng, scale: usize) -> io::Result<usize> {
     let trips = 5 + scale.min(50);
     for id in 1..=trips {
         let states: Vec<usize> = (0..1 + rng.below(3))
@@ -350,15 +396,20 @@ pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
             .into_iter()
             .collect();
         let year = 1990 + rng.below(34);
-        let (c, m) = stamps(&mut rng);
+        let (c, m) = stamps(rng);
         out.object("geography.collectingtrip", id, json!({"date_created": c, "date_modified": m,
-            "name": format!("{} Expedition {year}", capitalised(latin(&mut rng, 2, ""))),
+            "name": format!("{} Expedition {year}", capitalised(latin(rng, 2, ""))),
             "start_date": format!("{year}-06-{:02}", 1 + rng.below(10)), "end_date": format!("{year}-07-{:02}", 1 + rng.below(28)),
             "notes": if rng.chance(50) { Value::Null } else { json!("<p>Field notes &amp; photos.</p>") }, "states": states}))?;
     }
+    Ok(trips)
+}
+
+/// The people (collectors, determiners, preparers); returns how many.
+fn people<W: Write>(out: &mut Out<W>, rng: &mut Rng, scale: usize) -> io::Result<usize> {
     let people = 10 + scale.min(500);
     for id in 1..=people {
-        let (c, m) = stamps(&mut rng);
+        let (c, m) = stamps(rng);
         let middle = if rng.chance(40) {
             json!(((b'A' + rng.below(26) as u8) as char).to_string())
         } else {
@@ -377,8 +428,26 @@ pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
         )?;
     }
 
+    Ok(people)
+}
+
+/// The specimen records, each of a taxon's ancestry, a place and its people.
+fn specimen_records<W: Write>(
+    out: &mut Out<W>,
+    rng: &mut Rng,
+    specimens: usize,
+    taxa: &Taxa,
+    places: &Places,
+    people: usize,
+) -> io::Result<()> {
+    let Taxa {
+        chains,
+        subspecies_of,
+        ..
+    } = taxa;
+    let (localities, gps_of, trips) = (places.localities, places.gps_of, places.trips);
     for id in 1..=specimens {
-        let chain = *rng.pick(&chains);
+        let chain = *rng.pick(chains);
         // How far down the taxon goes: 0 = nothing, 6 = species, 7 = subspecies.
         let depth = match rng.below(20) {
             0 => 0,
@@ -399,11 +468,11 @@ pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
         } else {
             None
         };
-        let (loc, country, state, county) = *rng.pick(&localities);
+        let (loc, country, state, county) = *rng.pick(localities);
         let place = rng.below(10);
         let person = |rng: &mut Rng| 1 + rng.below(people);
         let collectors: Vec<usize> = (0..rng.below(4))
-            .map(|_| person(&mut rng))
+            .map(|_| person(rng))
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
@@ -428,18 +497,18 @@ pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
             1 => json!(true),
             _ => json!(false),
         };
-        let (c, m) = stamps(&mut rng);
+        let (c, m) = stamps(rng);
         out.object("specimens.specimenrecord", id, json!({
             "date_created": c, "date_modified": m, "usi": format!("CAT-{id:06}"),
             "order": rank(0), "family": rank(1), "subfamily": rank(2), "tribe": rank(3), "genus": rank(4), "species": rank(5),
             "subspecies": sub_sp,
-            "determiner": if depth >= 6 && rng.chance(70) { json!(person(&mut rng)) } else { Value::Null },
+            "determiner": if depth >= 6 && rng.chance(70) { json!(person(rng)) } else { Value::Null },
             "determined_year": if rng.chance(40) { json!(2000 + rng.below(25)) } else { Value::Null },
             "sex": rng.pick(SEXES), "stage": rng.pick(STAGES),
-            "preparer": if rng.chance(80) { json!(person(&mut rng)) } else { Value::Null },
+            "preparer": if rng.chance(80) { json!(person(rng)) } else { Value::Null },
             "preparation": rng.pick(PREPARATIONS),
             "preparation_date": if rng.chance(20) { json!(format!("20{:02}-{:02}-{:02}", 10 + rng.below(15), 1 + rng.below(12), 1 + rng.below(28))) } else { Value::Null },
-            "labels_printed": tri(&mut rng), "labeled": tri(&mut rng), "photographed": tri(&mut rng),
+            "labels_printed": tri(rng), "labeled": tri(rng), "photographed": tri(rng),
             "collecting_trip": if rng.chance(10) { json!(1 + rng.below(trips)) } else { Value::Null },
             "country": if place > 0 { json!(country) } else { Value::Null },
             "state": if place > 1 { json!(state) } else { Value::Null },
@@ -453,14 +522,7 @@ pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
             "collector": collectors,
         }))?;
     }
-    let places = Places {
-        localities: &localities,
-        gps_of: &gps_of,
-        trips,
-    };
-    media(&mut out, &mut rng, specimens.max(1), spe, &places)?;
-    out.w.write_all(b"\n]\n")?;
-    out.w.flush()
+    Ok(())
 }
 
 /// Which taxa feature an image (always an insect image: ids 1, 5, 9, ...).
