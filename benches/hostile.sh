@@ -47,6 +47,15 @@ base="http://127.0.0.1:$port"
 server=$!
 until curl -sf -o /dev/null "$base/healthz"; do sleep 0.05; done
 rss() { awk -v k="$1:" '$1 == k {print int($2/1024)}' "/proc/$server/status"; }
+# The highest RSS over the load's length, sampled every half second.
+highest_rss() {
+  local peak=0 now
+  for _ in $(seq $((load * 2))); do
+    now=$(rss VmRSS); [ "$now" -gt "$peak" ] && peak=$now
+    sleep 0.5
+  done
+  echo "$peak"
+}
 echo "$n specimens; server RSS idle: $(rss VmRSS) MB"
 
 # 1. A sort key repeated 300 times (a 1.8 KB query).
@@ -85,11 +94,7 @@ threads = [threading.Thread(target=slow) for _ in range(12)]
 for t in threads: t.start()
 for t in threads: t.join()
 EOF
-peak=0
-for _ in $(seq $((load * 2))); do
-  now=$(rss VmRSS); [ "$now" -gt "$peak" ] && peak=$now
-  sleep 0.5
-done
+peak=$(highest_rss)
 wait_jobs
 echo "3. 12 clients reading the most expensive answer at 1 KB/s: RSS idle $idle MB, highest $peak MB (+$((peak - idle)) MB), peak of the process $(rss VmHWM) MB"
 
@@ -125,11 +130,7 @@ for _ in range(40):
     socks.append(s)
 time.sleep(seconds)
 EOF
-peak=0
-for _ in $(seq $((load * 2))); do
-  now=$(rss VmRSS); [ "$now" -gt "$peak" ] && peak=$now
-  sleep 0.5
-done
+peak=$(highest_rss)
 wait_jobs
 echo "H. 40 sockets reading nothing, 255-byte Host, whole insect image list: RSS idle $idle MB, highest $peak MB (+$((peak - idle)) MB)"
 

@@ -318,18 +318,8 @@ fn large_answers_that_cost_work_are_written_as_they_are_sent() {
 #[test]
 fn what_costs_work_runs_on_the_work_threads() {
     let s = Server::sample();
-    let counter = |s: &Server, name: &str| -> u64 {
-        let metrics = s.get("/metrics").text();
-        metrics
-            .lines()
-            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
-            .unwrap_or_else(|| panic!("{name} in /metrics"))
-            .trim()
-            .parse()
-            .unwrap()
-    };
-    let worked = |s: &Server| counter(s, "catalogue_worked_answers_total");
-    let compressed = |s: &Server| counter(s, "catalogue_compressed_answers_total");
+    let worked = |s: &Server| s.metric("catalogue_worked_answers_total");
+    let compressed = |s: &Server| s.metric("catalogue_compressed_answers_total");
     let before = worked(&s);
     assert_eq!(s.get("/api/v2/specimen-records/?limit=2").status, 200);
     assert_eq!(worked(&s), before, "a plain run is a slice");

@@ -295,23 +295,10 @@ fn a_file_larger_or_smaller_than_its_header_says_is_refused_by_its_size() {
     assert!(e.contains("is a directory, not a snapshot file"), "{e}");
 }
 
-/// A counter from `/metrics`.
-fn metric(server: &Server, name: &str) -> u64 {
-    server
-        .get("/metrics")
-        .text()
-        .lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
-        .unwrap_or_else(|| panic!("{name} in /metrics"))
-        .trim()
-        .parse()
-        .unwrap()
-}
-
 /// Waits up to `limit` for a counter to reach `want`.
 fn counted_within(server: &Server, name: &str, want: u64, limit: Duration) {
     let start = Instant::now();
-    while metric(server, name) < want {
+    while server.metric(name) < want {
         assert!(
             start.elapsed() < limit,
             "{name} not {want} within {limit:?}"
@@ -324,7 +311,7 @@ fn counted_within(server: &Server, name: &str, want: u64, limit: Duration) {
 fn a_file_holding_the_served_collection_builds_nothing() {
     let (dir, path, server, reloader) = served_copy("unchanged", false);
     let unchanged = "catalogue_unchanged_reloads_total";
-    assert_eq!(metric(&server, unchanged), 0);
+    assert_eq!(server.metric(unchanged), 0);
     // The same bytes written again (what `touch` or a copy does).
     std::fs::write(&path, std::fs::read(&path).unwrap()).unwrap();
     reloader.force();
@@ -339,7 +326,7 @@ fn a_file_holding_the_served_collection_builds_nothing() {
     );
     reloader.force();
     counted_within(&server, unchanged, 2, Duration::from_secs(10));
-    assert_eq!(metric(&server, "catalogue_reloads_total"), 0);
+    assert_eq!(server.metric("catalogue_reloads_total"), 0);
     // Another collection is built and swapped in, as ever.
     rename_over(&dir, &path, &variant(1));
     reloader.force();
@@ -349,7 +336,7 @@ fn a_file_holding_the_served_collection_builds_nothing() {
         1,
         Duration::from_secs(10),
     );
-    assert_eq!(metric(&server, unchanged), 2);
+    assert_eq!(server.metric(unchanged), 2);
 }
 
 #[test]

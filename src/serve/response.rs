@@ -136,30 +136,20 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
         true => asked.coding,
         false => Coding::Identity,
     };
+    let mut sent = Sent {
+        state,
+        asked,
+        status,
+        coding,
+        base,
+        ready: None,
+    };
     match body {
         Body::Empty | Body::Unmade => response(status, h, None, Vec::new()),
-        Body::Stream(streamed) => stream(status, h, streamed, base),
-        Body::Parts(parts) => {
-            let sent = Sent {
-                state,
-                asked,
-                status,
-                coding,
-                base,
-                ready: None,
-            };
-            sent.parts(h, parts).await
-        }
+        Body::Stream(streamed) => stream(status, h, streamed, sent.base),
+        Body::Parts(parts) => sent.parts(h, parts).await,
         Body::WholeList(endpoint, parts) => {
-            let ready = served.compressed_list(endpoint, coding);
-            let sent = Sent {
-                state,
-                asked,
-                status,
-                coding,
-                base,
-                ready,
-            };
+            sent.ready = served.compressed_list(endpoint, coding);
             sent.parts(h, parts).await
         }
     }

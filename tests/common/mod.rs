@@ -71,6 +71,18 @@ impl Server {
         self.send("GET", path, &[])
     }
 
+    /// A counter of `/metrics` without labels.
+    pub fn metric(&self, name: &str) -> u64 {
+        self.get("/metrics")
+            .text()
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+            .unwrap_or_else(|| panic!("{name} in /metrics"))
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
     /// Sends a request with extra headers (`Host: t` unless they name a host).
     pub fn send(&self, method: &str, path: &str, headers: &[(&str, &str)]) -> Reply {
         let mut raw = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
