@@ -198,10 +198,10 @@ fn release(old: Arc<Served>, hold: Duration) {
         .name("release".into())
         .spawn(move || {
             let started = Instant::now();
-            let mut revoked = false;
             while Arc::strong_count(&old) > 1 {
-                if !revoked && started.elapsed() >= hold {
-                    revoked = true;
+                // Again each time: a request that loaded the view just before
+                // the swap may start streaming from it later.
+                if started.elapsed() >= hold {
                     let cut = old.revoke_leases();
                     if cut > 0 {
                         tracing::warn!(
