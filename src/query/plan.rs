@@ -710,4 +710,39 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn the_cost_is_decided_when_parsed() {
+        let plain = |model: Model| {
+            Endpoint::all()
+                .iter()
+                .copied()
+                .find(|e| e.model == model && e.shape() == Shape::Plain)
+                .unwrap()
+        };
+        let specimens = plain(Model::SpecimenRecord);
+        let cost_of = |endpoint: Endpoint, q: &str| {
+            let params = Params::parse(q).unwrap();
+            Plan::parse(endpoint, &params, &Limits::default())
+                .unwrap()
+                .cost()
+        };
+        let cost = |q: &str| cost_of(specimens, q);
+        assert_eq!(cost("limit=5&offset=10"), Cost::Slice);
+        assert_eq!(cost_of(plain(Model::Order), "fields=_,id"), Cost::Run);
+        assert_eq!(cost("format=geojson"), Cost::Run);
+        assert_eq!(cost("facet=usi"), Cost::Work);
+        assert_eq!(cost("sort=-year"), Cost::Work);
+        assert_eq!(cost("family=idae"), Cost::Work);
+        assert_eq!(cost("search=a"), Cost::Work);
+        assert_eq!(cost("order=random"), Cost::Work);
+        // A page counts its side's facets, and shows at most so many rows.
+        let params = Params::parse("limit=900").unwrap();
+        let plan = Plan::parse(specimens, &params, &Limits::default()).unwrap();
+        let (page, clamped) = plan.for_page(&params, 500).unwrap();
+        assert_eq!(
+            (page.cost(), page.limit(), clamped),
+            (Cost::Work, 500, Some(900))
+        );
+    }
 }
