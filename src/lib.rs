@@ -12,7 +12,7 @@
 //! | --- | --- | --- |
 //! | 7 | [`cli`] | the command line |
 //! | 6 | [`serve`] | HTTP: routes, responses, compression, metrics, hot reload |
-//! | 5 | [`export`], [`html`] | the OpenAPI document and the Darwin Core Archive; the pages for people |
+//! | 5 | [`export`], [`html`], [`labels`] | the OpenAPI document and the Darwin Core Archive; the pages for people; specimen label sheets |
 //! | 4 | [`query`] | a request's parameters, parsed into a plan, run against a view |
 //! | 3 | [`view`], [`ingest`] | a loaded snapshot, indexed and rendered; reading fixtures and databases into a snapshot |
 //! | 2 | [`snapshot`] | the file: header, checksum, encoded records |
@@ -24,6 +24,7 @@ pub mod encoding;
 pub mod export;
 pub mod html;
 pub mod ingest;
+pub mod labels;
 pub mod model;
 pub mod query;
 pub mod serve;

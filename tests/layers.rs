@@ -12,7 +12,7 @@ const LAYERS: &[&[&str]] = &[
     &["snapshot"],
     &["ingest", "view"],
     &["query"],
-    &["export", "html"],
+    &["export", "html", "labels"],
     &["serve"],
     &["cli"],
 ];

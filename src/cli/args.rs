@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::export::dwca::{self, Dataset};
 use crate::html::Site;
 use crate::ingest::publisher;
+use crate::labels::Template;
 use crate::query::Limits;
 use crate::serve::Settings;
 
@@ -33,7 +34,7 @@ pub enum Command {
         snapshot: PathBuf,
     },
     /// Serve a snapshot over HTTP (what runs when no command is given).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Keep a snapshot in step with the database: rebuild every interval, replace
     /// the file only when the collection changed.
     Sync(SyncArgs),
@@ -236,9 +237,22 @@ pub struct ServeArgs {
     /// (`© OpenStreetMap contributors`, as most tile providers require).
     #[arg(long, env = "CATALOGUE_MAP_ATTRIBUTION", requires = "map_tiles")]
     pub map_attribution: Option<String>,
+    /// What a label's QR code says, with {usi}, {usi_lower}, {digits} (the USI's
+    /// digits) and {id} filled in (`www.memcollection.com/s/{digits}` is the
+    /// service's short address). By default the specimen's record on this server,
+    /// `http://<the request's Host>/api/v2/specimen-records/{id}/`.
+    #[arg(long, env = "CATALOGUE_LABEL_URL", value_parser = parse_label_url)]
+    pub label_url: Option<Template>,
+    /// The most labels one sheet holds; a question selecting more is answered 400.
+    #[arg(long, env = "CATALOGUE_MAX_LABELS", default_value_t = crate::labels::DEFAULT_MAX_LABELS)]
+    pub max_labels: usize,
     /// What `/dwca.zip` says of the dataset.
     #[command(flatten)]
     pub dataset: DatasetArgs,
+}
+
+fn parse_label_url(template: &str) -> Result<Template, String> {
+    Template::parse(template).map_err(|e| e.to_string())
 }
 
 /// A media base URL: absolute (`http://` or `https://`) or a path from the root,
@@ -309,6 +323,8 @@ impl ServeArgs {
                 map_tiles: self.map_tiles.clone(),
                 map_attribution: self.map_attribution.clone(),
             },
+            label_url: self.label_url.clone(),
+            max_labels: self.max_labels,
             ..Settings::default()
         }
     }

@@ -22,11 +22,11 @@ pub fn run() -> ExitCode {
     init_logging();
     let command = cli
         .command
-        .unwrap_or_else(|| Command::Serve(ServeCommand::parse_from(["catalogue"]).args));
+        .unwrap_or_else(|| Command::Serve(Box::new(ServeCommand::parse_from(["catalogue"]).args)));
     let result = match command {
         Command::Build(args) => build_command(&args),
         Command::Inspect { snapshot } => inspect(&snapshot),
-        Command::Serve(args) => serve(args),
+        Command::Serve(args) => serve(*args),
         Command::Sync(args) => sync(&args),
         Command::Generate {
             specimens,

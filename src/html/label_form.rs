@@ -4,6 +4,7 @@
 
 use maud::{html, Markup};
 
+use crate::model::endpoint::LABELS_PATH;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Model, Shape, Type};
 use crate::query::facets::{shown, Facets};
@@ -217,6 +218,39 @@ fn facet_values(shown: &str, people: &[(&str, [&str; 2])], field: &str) -> Optio
     }
     let (_, names) = people.iter().find(|(full, _)| *full == shown)?;
     Some(names.map(str::to_string).to_vec())
+}
+
+/// The parameters of a list page that are not its question: a sheet holds
+/// every specimen the question selects, not one page of them.
+const NOT_THE_QUESTION: [&str; 6] = ["limit", "offset", "format", "facet", "facet_size", "fields"];
+
+/// Links to the label sheets of the form's question, a kind each, and its
+/// preview.
+pub fn print_links(params: &Params) -> Markup {
+    let mut question = params.given();
+    for name in NOT_THE_QUESTION {
+        question = question.without(name);
+    }
+    let link = |kind: &str, format: Option<&str>| {
+        let mut p = question.with("kind", kind);
+        if let Some(f) = format {
+            p = p.with("format", f);
+        }
+        format!("{LABELS_PATH}?{}", p.to_query())
+    };
+    html! {
+        nav.print aria-label="Print labels" {
+            h2 { "Print labels" }
+            p {
+                a href=(link("qr", None)) type="application/pdf" { "QR sheet" } " · "
+                a href=(link("data", None)) type="application/pdf" { "data" } " · "
+                a href=(link("determination", None)) type="application/pdf" { "determination" }
+                " (PDF) · "
+                a href=(link("data", Some("html"))) { "preview" } " · "
+                a href=(link("data", Some("csv"))) type="text/csv" { "CSV" }
+            }
+        }
+    }
 }
 
 /// The facet counts, each value a link adding its filter (from the first page).

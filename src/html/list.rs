@@ -104,6 +104,7 @@ pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
             div.layout.with-side {
                 aside.side aria-label="Filters and counts" {
                     (label_form::form(&path, page.params))
+                    (label_form::print_links(page.params))
                     (label_form::facets(view, &path, page.params, page.facets))
                 }
                 div { (results(site, view, &path, page, mappable)) }

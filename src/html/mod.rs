@@ -13,12 +13,14 @@ mod layout;
 mod links;
 mod list;
 mod record;
+mod sheet;
 mod values;
 
 pub use front::{docs, home};
 pub use layout::error;
 pub use list::{list, ListPage, MAX_ROWS};
 pub use record::record;
+pub use sheet::{label_preview, SheetPreview};
 
 /// The API docs page.
 pub const DOCS_PATH: &str = "/api/v2/docs";

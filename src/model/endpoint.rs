@@ -12,6 +12,9 @@ pub const IMAGES_PATH: &str = "/api/v2/images/";
 /// The Darwin Core Archive of the served collection.
 pub const ARCHIVE_PATH: &str = "/dwca.zip";
 
+/// The path of the specimen label sheets.
+pub const LABELS_PATH: &str = "/api/v2/specimen-records/labels/";
+
 /// Which list an item is served in: plain lists give a parent as its id, nested
 /// lists embed it whole.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

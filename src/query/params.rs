@@ -56,6 +56,18 @@ impl Params {
         Params(self.0.iter().filter(|(k, _)| k != name).cloned().collect())
     }
 
+    /// The parameters given a value: a form sends each field left empty as
+    /// `name=`, which means no value, not an empty one.
+    pub fn given(&self) -> Params {
+        Params(
+            self.0
+                .iter()
+                .filter(|(_, v)| !v.is_empty())
+                .cloned()
+                .collect(),
+        )
+    }
+
     /// These parameters with `name` set to `value` alone (replacing any given,
     /// where the first was; else at the end).
     pub fn with(&self, name: &str, value: &str) -> Params {

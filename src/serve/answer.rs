@@ -13,6 +13,7 @@ use crate::encoding::percent::form_encode;
 use crate::model::Endpoint;
 use crate::query::plan::Selected;
 use crate::query::{envelope, geojson, ApiError, Format, Page};
+use crate::view::View;
 
 use super::compress::Coding;
 use super::media::Media;
@@ -40,6 +41,10 @@ pub enum Kind {
     Zip,
     /// Prometheus' text format.
     Metrics,
+    /// A label sheet, compressed inside already.
+    Pdf,
+    /// A label sheet's lines.
+    Csv,
     /// A file the pages load, maybe in a content coding already.
     Asset {
         content_type: &'static str,
@@ -63,13 +68,15 @@ impl Kind {
             Kind::Html => HTML,
             Kind::Zip => "application/zip",
             Kind::Metrics => "text/plain; version=0.0.4; charset=utf-8",
+            Kind::Pdf => "application/pdf",
+            Kind::Csv => "text/csv; charset=utf-8",
             Kind::Asset { content_type, .. } => content_type,
         }
     }
 
     /// Whether a content coding may be applied to the body as it is sent.
     pub fn compressible(self) -> bool {
-        !matches!(self, Kind::Zip | Kind::Asset { .. })
+        !matches!(self, Kind::Zip | Kind::Pdf | Kind::Asset { .. })
     }
 }
 
@@ -133,6 +140,17 @@ pub struct Answer {
     pub(super) retry_after: Option<u32>,
     /// `X-Ignored-Parameters`: the request's parameters that changed nothing.
     pub(super) ignored: Option<HeaderValue>,
+    /// `Content-Disposition`'s file name, for a document to keep (a sheet).
+    pub(super) filename: Option<String>,
+    /// `X-Label-Overflow`: which labels of a sheet do not fit.
+    pub(super) overflow: Option<HeaderValue>,
+}
+
+/// What a streamed document is made of, a piece at a time from the view it
+/// reads (a label sheet's pages).
+pub trait Pieces: Send + 'static {
+    /// The next piece, or `None` after the last.
+    fn next(&mut self, view: &View) -> Option<Vec<u8>>;
 }
 
 /// The start, the end and the kind of a page's answer.
@@ -158,6 +176,8 @@ impl Answer {
             location: None,
             retry_after: None,
             ignored: None,
+            filename: None,
+            overflow: None,
         }
     }
 
@@ -326,6 +346,61 @@ impl Answer {
             true => a.uncached(),
             false => a,
         }
+    }
+
+    /// A document written a piece at a time on the threads for expensive
+    /// answers, after `head`: what it holds in memory is the source's state and
+    /// one piece. Like [`Answer::streamed`], it holds its view by a lease, and is
+    /// cut when a reload revokes it. Never stored by caches: it is made anew for
+    /// each request.
+    pub fn pieces(
+        kind: Kind,
+        head: Vec<u8>,
+        source: impl Pieces,
+        served: Arc<Served>,
+        work: Arc<Work>,
+    ) -> Answer {
+        let source = Arc::new((std::sync::Mutex::new(source), served.lease()));
+        drop(served);
+        let chunks = futures_util::stream::unfold(false, move |ended| {
+            let (source, work) = (source.clone(), work.clone());
+            async move {
+                if ended {
+                    return None;
+                }
+                let Some(served) = source.1.view() else {
+                    tracing::warn!("a document was cut: the view it read was replaced and freed");
+                    let cut = std::io::Error::other("the snapshot was replaced meanwhile");
+                    return Some((Err(cut), true));
+                };
+                let piece = work
+                    .more(move || {
+                        let mut source = source.0.lock().unwrap_or_else(|e| e.into_inner());
+                        source.next(&served.view)
+                    })
+                    .await;
+                piece.map(|p| (Ok(Bytes::from(p)), false))
+            }
+        });
+        let body = Body::Stream(Streamed {
+            head: Bytes::from(head),
+            chunks: Box::pin(chunks),
+            tail: b"",
+            len: None,
+        });
+        Answer::new(200, kind, body, Caching::Uncached)
+    }
+
+    /// The answer, a document to keep under `name` (`Content-Disposition`).
+    pub fn named(mut self, name: String) -> Answer {
+        self.filename = Some(name);
+        self
+    }
+
+    /// The answer, saying which labels of its sheet do not fit.
+    pub fn overflowing(mut self, report: Option<HeaderValue>) -> Answer {
+        self.overflow = report;
+        self
     }
 
     /// The answer, naming the parameters it ignored (percent-encoded, comma-separated).

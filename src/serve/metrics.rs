@@ -24,6 +24,8 @@ pub enum Route {
     /// Wagtail's own image list, and single images.
     Images,
     Image,
+    /// The specimen label sheets.
+    Labels,
     Other,
 }
 
@@ -48,7 +50,8 @@ fn route_index(route: Route) -> usize {
         Route::Page => 2 * n + 5,
         Route::Images => 2 * n + 6,
         Route::Image => 2 * n + 7,
-        Route::Other => 2 * n + 8,
+        Route::Labels => 2 * n + 8,
+        Route::Other => 2 * n + 9,
     }
 }
 
@@ -65,6 +68,7 @@ fn route_label(index: usize) -> String {
         i if i == 2 * n + 5 => "pages".into(),
         i if i == 2 * n + 6 => IMAGES_PATH.into(),
         i if i == 2 * n + 7 => format!("{IMAGES_PATH}{{id}}/"),
+        i if i == 2 * n + 8 => crate::labels::PATH.into(),
         _ => "other".into(),
     }
 }
@@ -97,7 +101,7 @@ pub struct Metrics {
 
 impl Default for Metrics {
     fn default() -> Self {
-        let routes = 2 * Endpoint::all().len() + 9;
+        let routes = 2 * Endpoint::all().len() + 10;
         Metrics {
             requests: (0..routes * (STATUSES.len() + 1))
                 .map(|_| AtomicU64::new(0))

@@ -23,6 +23,7 @@ mod asked;
 mod assets;
 pub mod compress;
 mod guard;
+mod labels;
 mod media;
 pub mod memory;
 pub mod metrics;

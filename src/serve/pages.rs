@@ -62,8 +62,9 @@ pub async fn list(
     endpoint: Endpoint,
     asked: &Asked,
 ) -> Answer {
+    // What a form sends: its empty fields are no filter, no limit.
     let params = match &asked.params {
-        Ok(p) => p.without("format"),
+        Ok(p) => p.without("format").given(),
         Err(e) => return refused(served, e),
     };
     let mut shown = params.clone();

@@ -29,6 +29,9 @@ pub const ALLOW: &str = "GET, HEAD, OPTIONS";
 /// not its filter, as the service it replaces did), so a typo is seen.
 pub const IGNORED_PARAMETERS: HeaderName = HeaderName::from_static("x-ignored-parameters");
 
+/// Which labels of a sheet do not fit, even at the smallest size.
+pub const LABEL_OVERFLOW: HeaderName = HeaderName::from_static("x-label-overflow");
+
 /// Bodies with media URLs smaller than this take their base at once (in one
 /// pass); larger ones a piece at a time as they are sent: with a 255-byte Host,
 /// a connection holds a few hundred kilobytes at most.
@@ -48,6 +51,8 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
         location,
         retry_after,
         ignored,
+        filename,
+        overflow,
     } = answer;
     let mut h = HeaderMap::new();
     let refused = matches!(asked.target, Target::Refused(_));
@@ -71,6 +76,15 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
     if let Some(names) = ignored {
         // Said on a 304 too: the request, not the body, decides it.
         h.insert(IGNORED_PARAMETERS, names);
+    }
+    if let Some(name) = filename {
+        let value = format!("inline; filename=\"{name}\"");
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            h.insert(header::CONTENT_DISPOSITION, v);
+        }
+    }
+    if let Some(report) = overflow {
+        h.insert(LABEL_OVERFLOW, report);
     }
     if let Some(seconds) = retry_after {
         h.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
@@ -322,7 +336,9 @@ fn cors(settings: &Settings, req: &HeaderMap, h: &mut HeaderMap) {
         );
         h.insert(
             header::ACCESS_CONTROL_EXPOSE_HEADERS,
-            HeaderValue::from_static("ETag, Last-Modified, X-Ignored-Parameters"),
+            HeaderValue::from_static(
+                "ETag, Last-Modified, X-Ignored-Parameters, X-Label-Overflow, Content-Disposition",
+            ),
         );
         h.insert(
             header::ACCESS_CONTROL_MAX_AGE,

@@ -24,6 +24,7 @@ use super::answer::{Answer, Kind};
 use super::asked::Asked;
 use super::assets;
 use super::compress::COMPRESS_BELOW;
+use super::labels;
 use super::metrics::Route;
 use super::pages;
 use super::response::{finish, Response, ALLOW};
@@ -140,6 +141,12 @@ fn targets() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
         .unify()
         .or(warp::path("static").map(|| Target::Asset))
         .unify();
+    let labels = warp::path!("api" / "v2" / "specimen-records" / "labels")
+        .and(slashed())
+        .map(|slashed| match slashed {
+            true => Target::Labels,
+            false => Target::Unslashed(Route::Labels),
+        });
     let lists = warp::path!("api" / "v2" / Segment)
         .and(slashed())
         .map(|Segment(e), slashed| match slashed {
@@ -171,6 +178,8 @@ fn targets() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
         .or(read.and(
             operations
                 .or(images)
+                .unify()
+                .or(labels)
                 .unify()
                 .or(lists)
                 .unify()
@@ -329,6 +338,7 @@ async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answ
                 .ignoring(&ignored)
         }
         Target::Images => images(state, served, asked).await,
+        Target::Labels => labels::answer(state, served, asked).await,
         Target::Image(id) => match params().and_then(|p| ImagePlan::parse(id, p)) {
             Ok(plan) => match plan.run(view) {
                 Ok(body) => Answer::json(body).with_media(asked.media),
@@ -479,6 +489,14 @@ mod tests {
         assert_eq!(target_of("/api/v1").await, Target::NotFound);
         assert_eq!(target_of("/api/v2/docs").await, Target::Docs);
         assert_eq!(target_of("/static/abc/site.css").await, Target::Asset);
+        assert_eq!(
+            target_of("/api/v2/specimen-records/labels/").await,
+            Target::Labels
+        );
+        assert_eq!(
+            target_of("/api/v2/specimen-records/labels").await,
+            Target::Unslashed(Route::Labels)
+        );
         assert_eq!(
             target_of("/api/v2/orders/").await,
             Target::List(Endpoint::from_segment("orders").unwrap())

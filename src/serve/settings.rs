@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::export::dwca::Dataset;
 use crate::html::Site;
+use crate::labels::Template;
 use crate::query::Limits;
 
 /// How the server answers, beyond what the view holds.
@@ -40,6 +41,11 @@ pub struct Settings {
     /// two views stay resident for long; ten seconds is a page of any size at
     /// the speed of a phone, and a fraction of the time a large view takes to build.
     pub view_hold: Duration,
+    /// What labels' QR codes say (`--label-url`); `None`: the specimen's record
+    /// on this server, from the request's Host.
+    pub label_url: Option<Template>,
+    /// The most labels one sheet holds.
+    pub max_labels: usize,
 }
 
 impl Default for Settings {
@@ -57,6 +63,8 @@ impl Default for Settings {
             drain: Duration::ZERO,
             site: Site::default(),
             view_hold: Duration::from_secs(10),
+            label_url: None,
+            max_labels: crate::labels::DEFAULT_MAX_LABELS,
         }
     }
 }

@@ -13,6 +13,8 @@ pub enum Target {
     /// Wagtail's own image list, and one image.
     Images,
     Image(String),
+    /// The specimen label sheets.
+    Labels,
     /// A list or record path without its trailing slash: redirected.
     Unslashed(Route),
     /// `/` and `/api/v2/`: the front page for people, the API root for programs.
@@ -47,6 +49,7 @@ impl Target {
             Target::Record(e, _) => Route::Record(*e),
             Target::Images => Route::Images,
             Target::Image(_) => Route::Image,
+            Target::Labels => Route::Labels,
             Target::Unslashed(route) => *route,
             Target::Home | Target::Api | Target::Docs | Target::Asset => Route::Page,
             Target::Health => Route::Health,

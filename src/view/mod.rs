@@ -22,6 +22,7 @@ pub mod column;
 pub mod image_api;
 pub mod index;
 pub mod order;
+pub mod place;
 pub mod points;
 pub mod render;
 mod rows;
@@ -29,6 +30,7 @@ mod table;
 mod value;
 
 pub use column::Key;
+pub use place::Place;
 pub use points::Points;
 pub use render::{List, Projection};
 pub use table::Table;

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use crate::encoding::time::write_timestamp;
 use crate::model::{derived, Model, Type};
-use crate::view::{Table, Value, View};
+use crate::view::{Place, Table, Value, View};
 
 use super::dataset::Dataset;
 use super::text::{country_code, elevation, event_date, plain_text};
@@ -136,10 +136,6 @@ struct SpecimenFields {
     sex: usize,
     stage: usize,
     preparation: usize,
-    country: usize,
-    state: usize,
-    county: usize,
-    locality: usize,
     gps: usize,
     day: usize,
     month: usize,
@@ -182,7 +178,7 @@ pub fn write(out: &mut impl Write, view: &View, dataset: &Dataset) -> std::io::R
         row.extend(specimens.row(pos));
         line.buf.clear();
         line.cells = 0;
-        occurrences.line(&mut line, &row);
+        occurrences.line(&mut line, pos, &row);
         line.buf.push(b'\n');
         out.write_all(&line.buf)?;
     }
@@ -229,10 +225,6 @@ impl<'v> Occurrences<'v> {
             sex: f("sex"),
             stage: f("stage"),
             preparation: f("preparation"),
-            country: f("country"),
-            state: f("state"),
-            county: f("county"),
-            locality: f("locality"),
             gps: f("gps"),
             day: f("day"),
             month: f("month"),
@@ -260,7 +252,7 @@ impl<'v> Occurrences<'v> {
     }
 
     /// One specimen's cells, in `COLUMNS` order.
-    fn line(&self, line: &mut Line, row: &[Value]) {
+    fn line(&self, line: &mut Line, pos: usize, row: &[Value]) {
         let usi = text(&row[self.s.usi]);
         line.cell(usi);
         line.cell(usi);
@@ -273,7 +265,7 @@ impl<'v> Occurrences<'v> {
         self.taxonomy(line, row);
         self.people(line, row);
         self.date(line, row);
-        self.place(line, row);
+        self.place(line, pos, row);
         self.specimen(line, row);
     }
 
@@ -356,18 +348,14 @@ impl<'v> Occurrences<'v> {
 
     /// Country, state, county, locality, the point and the elevation. A missing
     /// region is taken from the county, state or locality it lies in.
-    fn place(&self, line: &mut Line, row: &[Value]) {
+    fn place(&self, line: &mut Line, pos: usize, row: &[Value]) {
         let get = |model, pos, name: &str| self.get(model, pos, name);
-        let locality = position(&row[self.s.locality]);
-        let from_locality =
-            |name: &str| locality.and_then(|p| position(&get(Model::Locality, p, name)));
-        let county = position(&row[self.s.county]).or_else(|| from_locality("county"));
-        let state = position(&row[self.s.state])
-            .or_else(|| county.and_then(|c| position(&get(Model::County, c, "state"))))
-            .or_else(|| from_locality("state"));
-        let country = position(&row[self.s.country])
-            .or_else(|| state.and_then(|c| position(&get(Model::State, c, "country"))))
-            .or_else(|| from_locality("country"));
+        let Place {
+            country,
+            state,
+            county,
+            locality,
+        } = Place::of_specimen(self.view, pos);
         match country {
             Some(c) => {
                 let name = text(&get(Model::Country, c, "name"));

@@ -1,0 +1,66 @@
+//! A label sheet's preview: its first page at scale (drawn by `labels` as SVG,
+//! from the same marks as the PDF), the labels that do not fit, and the sheet's
+//! downloads.
+
+use maud::{html, PreEscaped};
+
+use crate::model::endpoint::API_PREFIX;
+use crate::model::Model;
+use crate::view::View;
+
+use super::layout::{self, Loads};
+
+/// What the preview shows.
+pub struct SheetPreview<'a> {
+    /// The kind of label (`qr`, `data`, `determination`).
+    pub kind: &'a str,
+    pub labels: usize,
+    pub pages: usize,
+    pub per_page: usize,
+    /// The first page, as an SVG element.
+    pub svg: &'a str,
+    /// The labels that do not fit: USI, and which lines.
+    pub overflow: &'a [(String, String)],
+    /// The same sheet as PDF and as CSV.
+    pub pdf: &'a str,
+    pub csv: &'a str,
+}
+
+/// The preview page.
+pub fn label_preview(view: &View, p: &SheetPreview) -> String {
+    let title = format!("Label sheet: {} labels", p.kind);
+    let specimens = format!("{API_PREFIX}{}/", Model::SpecimenRecord.path());
+    let content = html! {
+        h1 { (title) }
+        p.summary {
+            (p.labels) (if p.labels == 1 { " label on " } else { " labels on " })
+            (p.pages) (if p.pages == 1 { " page" } else { " pages" })
+            " (" (p.per_page) " a page). The first page, at scale: "
+            a href=(p.pdf) type="application/pdf" { "Download the PDF" } " · "
+            a href=(p.csv) type="text/csv" { "the label lines as CSV" }
+        }
+        @if !p.overflow.is_empty() {
+            section.error aria-labelledby="overflow-heading" {
+                h2 id="overflow-heading" {
+                    @if p.overflow.len() == 1 { "1 label does not fit" } @else { (p.overflow.len()) " labels do not fit" }
+                    ", even at 3 pt"
+                }
+                p { "They print, cut at the label's edge. A larger label (width_mm, height_mm) or a smaller type (font_pt) may fit them." }
+                ul.overflow {
+                    @for (usi, lines) in p.overflow { li { code { (usi) } ": " (lines) } }
+                }
+            }
+        }
+        figure.sheet {
+            (PreEscaped(p.svg))
+            figcaption { "Page 1 of " (p.pages) }
+        }
+    };
+    layout::page(
+        view,
+        &title,
+        layout::crumbs(&[("Specimens", specimens)], "Labels"),
+        &Loads::default(),
+        content,
+    )
+}

@@ -1,0 +1,187 @@
+//! The label sheets (`/api/v2/specimen-records/labels/`): the request is read
+//! into a sheet and a specimen question, the question is answered and the
+//! labels measured on the threads for expensive answers (503 when busy), and the
+//! sheet is streamed a page (or 2,000 CSV rows) at a time on the same threads.
+
+use std::sync::Arc;
+
+use warp::http::{header, HeaderValue, Method};
+
+use crate::encoding::percent::form_encode;
+use crate::html;
+use crate::labels::{CsvPieces, Output, Overflow, PdfPieces, Request, Sheet, Template};
+use crate::query::ApiError;
+use crate::view::View;
+
+use super::answer::{Answer, Kind, Pieces};
+use super::asked::Asked;
+use super::state::{Served, State};
+
+/// Labels named in `X-Label-Overflow`; the preview lists them all.
+const NAMED_IN_HEADER: usize = 20;
+
+impl Pieces for PdfPieces {
+    fn next(&mut self, view: &View) -> Option<Vec<u8>> {
+        PdfPieces::next(self, view)
+    }
+}
+
+impl Pieces for CsvPieces {
+    fn next(&mut self, view: &View) -> Option<Vec<u8>> {
+        CsvPieces::next(self, view)
+    }
+}
+
+/// What the work threads made of a request before anything is sent.
+enum Made {
+    Sheet(Sheet, Vec<Overflow>),
+    Preview(String),
+}
+
+/// Answers a label sheet request.
+pub async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answer {
+    let settings = &state.settings;
+    let max = settings.max_labels;
+    let parsed = asked
+        .params
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|params| Request::parse(params, max));
+    let (request, plan) = match parsed {
+        Ok(parsed) => parsed,
+        Err(e) => return refused(served, &request_output(asked), &e),
+    };
+    let kind = match request.output {
+        Output::Pdf => Kind::Pdf,
+        Output::Csv => Kind::Csv,
+        Output::Preview => Kind::Html,
+    };
+    if asked.method == Method::HEAD {
+        return Answer::unmade(kind).uncached();
+    }
+    // The codes' text: the operator's template, else the record on this server.
+    let code = settings.label_url.clone().unwrap_or_else(|| {
+        let host = asked
+            .headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok());
+        Template::record(&host.map(|h| format!("http://{h}")).unwrap_or_default())
+    });
+    state
+        .metrics
+        .worked_answers
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let made = served.clone();
+    let (output, path, query) = (request.output, asked.path.clone(), asked.raw_query.clone());
+    let job = move || -> Result<Made, ApiError> {
+        let view = &made.view;
+        let sheet = request.sheet(plan, view, code, max)?;
+        let overflow = sheet.overflow(view);
+        Ok(match output {
+            Output::Preview => Made::Preview(preview(view, &sheet, &overflow, &path, &query)),
+            Output::Pdf | Output::Csv => Made::Sheet(sheet, overflow),
+        })
+    };
+    let (sheet, overflow) = match state.work.run(job).await {
+        None => return Answer::busy(),
+        Some(Err(e)) => return refused(served, &output, &e),
+        Some(Ok(Made::Preview(page))) => return Answer::html(page).uncached(),
+        Some(Ok(Made::Sheet(sheet, overflow))) => (sheet, overflow),
+    };
+    let name = format!("labels-{}", sheet.kind.name());
+    let (work, served) = (state.work.clone(), served.clone());
+    let answer = match output {
+        Output::Csv => {
+            let (pieces, head) = CsvPieces::new(sheet);
+            Answer::pieces(kind, head, pieces, served, work).named(format!("{name}.csv"))
+        }
+        _ => {
+            let (pieces, head) = PdfPieces::new(sheet);
+            Answer::pieces(kind, head, pieces, served, work).named(format!("{name}.pdf"))
+        }
+    };
+    answer.overflowing(report(&overflow))
+}
+
+/// What the request asked to be sent as, for its errors: a page when it asked
+/// for the preview.
+fn request_output(asked: &Asked) -> Output {
+    match asked.params.as_ref().ok().and_then(|p| p.get("format")) {
+        Some("html") => Output::Preview,
+        _ => Output::Pdf,
+    }
+}
+
+/// A refusal, as a page for the preview and as JSON otherwise.
+fn refused(served: &Served, output: &Output, e: &ApiError) -> Answer {
+    match output {
+        Output::Preview => {
+            Answer::html_error(e.status, html::error(&served.view, e.status, &e.message))
+        }
+        _ => Answer::error(e),
+    }
+}
+
+/// `X-Label-Overflow`: how many labels do not fit, and the first of them with
+/// their lines (`3 labels overflow: MEM-000003 (locality), ...`).
+fn report(overflow: &[Overflow]) -> Option<HeaderValue> {
+    if overflow.is_empty() {
+        return None;
+    }
+    let mut value = match overflow.len() {
+        1 => "1 label overflows: ".to_string(),
+        n => format!("{n} labels overflow: "),
+    };
+    for (k, o) in overflow.iter().take(NAMED_IN_HEADER).enumerate() {
+        if k > 0 {
+            value.push_str(", ");
+        }
+        form_encode(&mut value, &o.usi);
+        value.push_str(" (");
+        value.push_str(&o.lines.join(" "));
+        value.push(')');
+    }
+    if overflow.len() > NAMED_IN_HEADER {
+        value.push_str(&format!(", and {} more", overflow.len() - NAMED_IN_HEADER));
+    }
+    HeaderValue::from_str(&value).ok()
+}
+
+/// The preview page: the first page at scale, the labels that do not fit, and
+/// the sheet's downloads.
+fn preview(view: &View, sheet: &Sheet, overflow: &[Overflow], path: &str, query: &str) -> String {
+    let without_format: Vec<&str> = query
+        .split('&')
+        .filter(|p| !p.is_empty() && !p.starts_with("format="))
+        .collect();
+    let link = |format: &str| {
+        let mut q = without_format.join("&");
+        if !format.is_empty() {
+            if !q.is_empty() {
+                q.push('&');
+            }
+            q.push_str(format);
+        }
+        match q.is_empty() {
+            true => path.to_string(),
+            false => format!("{path}?{q}"),
+        }
+    };
+    let overflow: Vec<(String, String)> = overflow
+        .iter()
+        .map(|o| (o.usi.clone(), o.lines.join(", ")))
+        .collect();
+    html::label_preview(
+        view,
+        &html::SheetPreview {
+            kind: sheet.kind.name(),
+            labels: sheet.positions.len(),
+            pages: sheet.pages(),
+            per_page: sheet.layout.per_page(),
+            svg: &sheet.preview(view),
+            overflow: &overflow,
+            pdf: &link(""),
+            csv: &link("format=csv"),
+        },
+    )
+}
