@@ -447,7 +447,10 @@ mod tests {
             Mark::Text { size, .. } => Some(*size),
             _ => None,
         });
-        assert!(size.is_some_and(|s| (FLOOR_PT..4.0).contains(&s)), "{size:?}");
+        assert!(
+            size.is_some_and(|s| (FLOOR_PT..4.0).contains(&s)),
+            "{size:?}"
+        );
         let long = "x".repeat(300);
         let over = l.place(0, &label(Kind::Data, &["", &long, "", "", ""]), None);
         assert_eq!(over.overflow, vec![Line::Locality]);
