@@ -6,16 +6,7 @@ use crate::view::{Place, Value, View};
 
 use super::font::Style;
 
-/// A kind of label, as `kind=` names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// The service's QR sheet: a code and the USI.
-    Qr,
-    /// The collecting event: where, when, how and by whom.
-    Data,
-    /// Who determined the specimen as what.
-    Determination,
-}
+pub use crate::query::labels::Kind;
 
 /// A line a label can hold, named as the CSV's columns and the overflow report
 /// name it.
@@ -39,37 +30,6 @@ pub enum Line {
     Determiner,
 }
 
-impl Kind {
-    pub const ALL: [Kind; 3] = [Kind::Qr, Kind::Data, Kind::Determination];
-
-    pub fn parse(s: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.name() == s)
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Qr => "qr",
-            Kind::Data => "data",
-            Kind::Determination => "determination",
-        }
-    }
-
-    /// The lines a label of this kind holds, top to bottom.
-    pub fn lines(self) -> &'static [Line] {
-        match self {
-            Kind::Qr => &[Line::Usi],
-            Kind::Data => &[
-                Line::Region,
-                Line::Locality,
-                Line::Point,
-                Line::Date,
-                Line::Collectors,
-            ],
-            Kind::Determination => &[Line::Family, Line::Taxon, Line::Determiner],
-        }
-    }
-}
-
 impl Line {
     pub fn name(self) -> &'static str {
         match self {
@@ -83,6 +43,21 @@ impl Line {
             Line::Taxon => "taxon",
             Line::Determiner => "determiner",
         }
+    }
+}
+
+/// The lines a label of `kind` holds, top to bottom: what each kind says, in one place.
+pub fn lines(kind: Kind) -> &'static [Line] {
+    match kind {
+        Kind::Qr => &[Line::Usi],
+        Kind::Data => &[
+            Line::Region,
+            Line::Locality,
+            Line::Point,
+            Line::Date,
+            Line::Collectors,
+        ],
+        Kind::Determination => &[Line::Family, Line::Taxon, Line::Determiner],
     }
 }
 
@@ -158,7 +133,7 @@ impl<'v> Reader<'v> {
             id: self.view.table(Model::SpecimenRecord).id(pos as u32),
             usi: text(self.specimen(pos, "usi")).to_string(),
             kind,
-            lines: kind.lines().iter().map(|&l| self.line(l, pos)).collect(),
+            lines: lines(kind).iter().map(|&l| self.line(l, pos)).collect(),
         }
     }
 

@@ -3,9 +3,10 @@
 //! shrunk to fit down to a floor and reported when even that is too large. The
 //! PDF and the preview draw the same [`Mark`]s.
 
-use super::content::{Kind, Label, Line, Text};
+use super::content::{lines, Kind, Label, Line, Text};
 use super::font::Style;
 use super::qr::Symbol;
+use crate::query::labels::{Choices, Paper};
 
 /// Points in a millimetre.
 pub const PT_PER_MM: f32 = 72.0 / 25.4;
@@ -15,31 +16,6 @@ pub const FLOOR_PT: f32 = 3.0;
 
 /// Line spacing, in multiples of the font size.
 const LEADING: f32 = 1.15;
-
-/// The page sizes a sheet is printed on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Paper {
-    Letter,
-    A4,
-}
-
-impl Paper {
-    pub fn parse(s: &str) -> Option<Paper> {
-        match s {
-            "letter" => Some(Paper::Letter),
-            "a4" => Some(Paper::A4),
-            _ => None,
-        }
-    }
-
-    /// Width and height in points.
-    pub fn size(self) -> [f32; 2] {
-        match self {
-            Paper::Letter => [612.0, 792.0],
-            Paper::A4 => [595.2756, 841.8898],
-        }
-    }
-}
 
 /// The order labels fill a page in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,32 +44,6 @@ enum Lines {
     /// Lines from the top left, `pad` points inside the edges (and right of a
     /// code on the left).
     Block { pad: f32 },
-}
-
-/// What a request chose of the layout; `None` is the kind's default.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Choices {
-    pub paper: Option<Paper>,
-    pub width_mm: Option<f32>,
-    pub height_mm: Option<f32>,
-    pub font_pt: Option<f32>,
-    pub margin_mm: Option<f32>,
-    pub gap_mm: Option<f32>,
-    /// Whether a data or determination label carries the code too.
-    pub qr: bool,
-}
-
-impl Choices {
-    /// Whether nothing of the layout was chosen: `kind=qr` is then the
-    /// service's sheet.
-    fn none(&self) -> bool {
-        self.paper.is_none()
-            && self.width_mm.is_none()
-            && self.height_mm.is_none()
-            && self.font_pt.is_none()
-            && self.margin_mm.is_none()
-            && self.gap_mm.is_none()
-    }
 }
 
 /// A sheet's geometry, in points, PDF's way up (the origin at the bottom left).
@@ -299,7 +249,7 @@ impl Layout {
         match self.lines {
             Lines::BottomRight { right, baseline } => {
                 let room = w - right - 1.0;
-                for (spans, &line) in label.lines.iter().zip(label.kind.lines()) {
+                for (spans, &line) in label.lines.iter().zip(lines(label.kind)) {
                     let (size, fits) = shrink(spans, self.font, room);
                     if !fits {
                         overflow.push(line);
@@ -319,7 +269,7 @@ impl Layout {
                 let written: Vec<(&Text, Line)> = label
                     .lines
                     .iter()
-                    .zip(label.kind.lines().iter().copied())
+                    .zip(lines(label.kind).iter().copied())
                     .filter(|(spans, _)| !spans.is_empty())
                     .collect();
                 let height = h - 2.0 * pad;

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use crate::view::View;
 
 use super::address::Template;
-use super::content::{plain, Kind, Label, Line, Reader};
+use super::content::{lines, plain, Kind, Label, Line, Reader};
 use super::layout::{Layout, Mark};
 use super::pdf::{self, PdfWriter};
 use super::qr::Symbol;
@@ -99,10 +99,10 @@ impl Sheet {
     pub fn csv_header(&self) -> Vec<u8> {
         // The USI first, as the specimen's name, unless it is a line already.
         let mut names: Vec<&str> = Vec::new();
-        if !self.kind.lines().contains(&Line::Usi) {
+        if !lines(self.kind).contains(&Line::Usi) {
             names.push("usi");
         }
-        names.extend(self.kind.lines().iter().map(|l| l.name()));
+        names.extend(lines(self.kind).iter().map(|l| l.name()));
         let mut row = names.join(",");
         if self.layout.has_code() {
             row.push_str(",code");
@@ -123,7 +123,7 @@ impl Sheet {
         for at in from..to {
             let label = self.label(&reader, at);
             let mut cells = Vec::with_capacity(label.lines.len() + 2);
-            if !self.kind.lines().contains(&Line::Usi) {
+            if !lines(self.kind).contains(&Line::Usi) {
                 cells.push(label.usi.clone());
             }
             cells.extend(label.lines.iter().map(|l| plain(l)));

@@ -10,6 +10,7 @@ pub mod filter;
 pub mod form;
 pub mod geojson;
 pub mod images;
+pub mod labels;
 pub mod params;
 pub mod plan;
 pub mod projection;

@@ -57,12 +57,12 @@ impl Params {
     }
 
     /// The parameters given a value: a form sends each field left empty as
-    /// `name=`, which means no value, not an empty one.
+    /// `name=`, which means no value, not an empty one (nor does whitespace).
     pub fn given(&self) -> Params {
         Params(
             self.0
                 .iter()
-                .filter(|(_, v)| !v.is_empty())
+                .filter(|(_, v)| !v.trim().is_empty())
                 .cloned()
                 .collect(),
         )

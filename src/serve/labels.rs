@@ -9,7 +9,8 @@ use warp::http::{header, HeaderValue, Method};
 
 use crate::encoding::percent::form_encode;
 use crate::html;
-use crate::labels::{CsvPieces, Output, Overflow, PdfPieces, Request, Sheet, Template};
+use crate::labels::{self as sheets, CsvPieces, Overflow, PdfPieces, Sheet, Template};
+use crate::query::labels::{Output, SheetRequest};
 use crate::query::ApiError;
 use crate::view::View;
 
@@ -46,8 +47,8 @@ pub async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> 
         .params
         .as_ref()
         .map_err(Clone::clone)
-        .and_then(|params| Request::parse(params, max));
-    let (request, plan) = match parsed {
+        .and_then(|params| SheetRequest::parse(params, max));
+    let request = match parsed {
         Ok(parsed) => parsed,
         Err(e) => return refused(served, &request_output(asked), &e),
     };
@@ -75,7 +76,7 @@ pub async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> 
     let (output, path, query) = (request.output, asked.path.clone(), asked.raw_query.clone());
     let job = move || -> Result<Made, ApiError> {
         let view = &made.view;
-        let sheet = request.sheet(plan, view, code, max)?;
+        let sheet = sheets::sheet(&request, view, code, max)?;
         let overflow = sheet.overflow(view);
         Ok(match output {
             Output::Preview => Made::Preview(preview(view, &sheet, &overflow, &path, &query)),
