@@ -268,14 +268,9 @@ fn bad_choices_are_refused_with_what_is_allowed() {
         400,
         "format must be pdf, csv or html, not \"docx\"",
     );
-    s.assert_error(
-        &format!("{LABELS}?sort=nowhere"),
-        400,
-        &s.json("/api/v2/specimen-records/?sort=nowhere", 400)["message"]
-            .as_str()
-            .unwrap()
-            .to_string(),
-    );
+    let list = s.json("/api/v2/specimen-records/?sort=nowhere", 400);
+    let message = list["message"].as_str().unwrap();
+    s.assert_error(&format!("{LABELS}?sort=nowhere"), 400, message);
     // Fields left empty are no choice: the defaults.
     let r = s.get(&format!("{LABELS}?kind=&width_mm=&paper=&format=csv"));
     assert_eq!(r.status, 200);
