@@ -308,8 +308,21 @@ fn the_document_is_served_and_printed_alike() {
     let doc = served.json();
     assert_eq!(doc, catalogue::export::openapi::document(None));
     assert_eq!(doc["openapi"], "3.1.0");
-    // Two paths per endpoint, the document's own, the archive and Wagtail's images.
-    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 30 + 4);
+    // Two paths per endpoint, the document's own, the archive, Wagtail's images
+    // and the label sheets.
+    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 30 + 5);
+    let labels = &doc["paths"]["/api/v2/specimen-records/labels/"]["get"];
+    let names: Vec<&str> = labels["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    for name in ["kind", "format", "width_mm", "qr", "family", "search", "sort", "limit"] {
+        assert!(names.contains(&name), "{name}");
+    }
+    assert!(!names.contains(&"fields") && !names.contains(&"facet"));
+    assert!(labels["responses"]["200"]["content"]["application/pdf"].is_object());
     // The typed image lists are there for the service's older clients, deprecated.
     for path in [
         "/api/v2/insect-images/",

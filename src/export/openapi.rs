@@ -6,12 +6,13 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::model::endpoint::{ARCHIVE_PATH, IMAGES_PATH};
+use crate::model::endpoint::{ARCHIVE_PATH, IMAGES_PATH, LABELS_PATH};
 use crate::model::image_api::ImageField;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Endpoint, Field, Filters, Model, Type};
 use crate::query::filter::{self, MAX_TERMS as MAX_SEARCH_TERMS};
 use crate::query::sort::sortable;
+use crate::query::labels::{Kind, MEASURES, PARAMETERS};
 use crate::query::{facets, geojson, DEFAULT_LIMIT};
 
 /// The spellings a boolean filter accepts.
@@ -86,6 +87,7 @@ pub fn document(max_limit: Option<usize>) -> Value {
             }
         }
     }
+    paths.insert(LABELS_PATH.into(), labels_operation());
     paths.insert(IMAGES_PATH.into(), image_list_operation(max_limit));
     paths.insert(format!("{IMAGES_PATH}{{id}}/"), image_operation());
     paths.insert(
@@ -666,6 +668,105 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
         Filters::Ignored => {}
     }
     out
+}
+
+/// The label sheets: a kind, a layout, an output, and the specimen list's
+/// question (its filters, search, sort and paging). Every parameter takes an
+/// empty value as none, as the label form sends it.
+fn labels_operation() -> Value {
+    let specimens = Endpoint {
+        model: Model::SpecimenRecord,
+        nested: false,
+    };
+    let blank_is_none = |mut p: Value| {
+        let schema = p["schema"].take();
+        p["schema"] = match schema.get("anyOf") {
+            Some(_) => schema,
+            None => json!({"anyOf": [schema, blank()]}),
+        };
+        p
+    };
+    let kinds: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+    let mut parameters = vec![
+        query(
+            "kind",
+            "`qr` (the default): the service's QR sheet, a code and the USI in each cell;              `data`: the collecting event (region, locality, point and elevation, date and              method, collectors); `determination`: family, taxon (italic from the genus down)              with its authority, and `det.` the determiner and year.",
+            json!({"type": "string", "enum": kinds}),
+        ),
+        query(
+            "format",
+            "`pdf` (the default), `csv` (a row a label, a column a line, for mail merge) or              `html` (the first page as a preview, with the labels that do not fit).",
+            json!({"type": "string", "enum": ["pdf", "csv", "html"]}),
+        ),
+        query(
+            "paper",
+            "`letter` (the default) or `a4`. With no layout parameter, `kind=qr` is the              service's sheet: US Letter, 25 x 24 cells of 24.48 x 33 pt filled down each column.",
+            json!({"type": "string", "enum": ["letter", "a4"]}),
+        ),
+        query(
+            "qr",
+            "Whether data and determination labels carry the QR code too (at their left).",
+            json!({"type": "string", "enum": ["true", "false", "1", "0"]}),
+        ),
+    ];
+    for m in MEASURES {
+        let what = match m.name {
+            "width_mm" => "A label's width",
+            "height_mm" => "A label's height",
+            "font_pt" => "The type size; a line that does not fit is shrunk to 3 pt, then reported",
+            "margin_mm" => "The page's margins",
+            _ => "The space between labels",
+        };
+        parameters.push(query(
+            m.name,
+            &format!("{what}, in {}.", m.unit),
+            json!({"type": "number", "minimum": m.min, "maximum": m.max}),
+        ));
+    }
+    let question = list_parameters(specimens, None).into_iter().filter(|p| {
+        let name = p["name"].as_str().unwrap_or_default();
+        !PARAMETERS.contains(&name) && !["fields", "facet", "facet_size"].contains(&name)
+    });
+    parameters.extend(question);
+    let parameters: Vec<Value> = parameters.into_iter().map(blank_is_none).collect();
+    let text = |t: &str| json!({"schema": {"type": "string", "contentMediaType": t}});
+    let mut refused = error_response(
+        "A parameter is not what it may be, or the question selects more specimens than a          sheet holds (`--max-labels`); the message says which. The preview's refusal is a page.",
+    );
+    refused["content"]["text/html"] = text("text/html");
+    let mut busy = error_response(
+        "Every thread for answers that cost work is busy and the queue is full: retry after `Retry-After` seconds.",
+    );
+    busy["headers"]["Retry-After"] = json!({"schema": {"type": "integer", "minimum": 1}});
+    json!({"get": {
+        "operationId": "specimen-labels",
+        "summary": "Labels for the specimens a question selects: PDF, CSV of their lines, or a preview",
+        "description": "The specimen list's filters, search, sort and paging choose the specimens, in             that order (every one the question selects, up to `--max-labels`). The PDF is written             a page at a time; its text is selectable, in an embedded subset of Liberation Sans             (Helvetica's widths). Each QR code says `--label-url` with the specimen's `{usi}`,             `{usi_lower}`, `{digits}` or `{id}`, by default its record on this server. Made anew             for each request: never stored by caches.",
+        "tags": [Model::SpecimenRecord.path()],
+        "parameters": parameters,
+        "responses": {
+            "200": {
+                "description": "The sheet",
+                "headers": {
+                    "X-Label-Overflow": {
+                        "description": "When labels do not fit even at 3 pt: how many, and the first                             twenty USIs with their lines (`2 labels overflow: MEM-3 (locality), ...`).",
+                        "schema": {"type": "string"},
+                    },
+                    "Content-Disposition": {"description": "`inline`, with a file name (`labels-data.pdf`).",
+                                            "schema": {"type": "string"}},
+                    "Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"},
+                },
+                "content": {
+                    "application/pdf": text("application/pdf"),
+                    "text/csv": text("text/csv"),
+                    "text/html": text("text/html"),
+                },
+            },
+            "400": refused,
+            "405": {"$ref": "#/components/responses/MethodNotAllowed"},
+            "503": busy,
+        },
+    }})
 }
 
 /// Exact filters on the fields of a plain shape.

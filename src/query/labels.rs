@@ -6,7 +6,7 @@
 use crate::model::{Endpoint, Model};
 use crate::view::View;
 
-use super::{ApiError, Limits, Params, Plan};
+use super::{form, ApiError, Limits, Params, Plan};
 
 /// A kind of label, as `kind=` names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,7 +172,7 @@ impl SheetRequest {
     /// surrounding whitespace is trimmed.
     pub fn parse(params: &Params, max_labels: usize) -> Result<SheetRequest, ApiError> {
         let given = params.given();
-        let value = |name| given.get(name).map(str::trim);
+        let value = |name| given.get(name).and_then(form::trimmed);
         let kind = match value("kind") {
             None => Kind::Qr,
             Some(k) => Kind::parse(k)

@@ -62,7 +62,7 @@ impl Params {
         Params(
             self.0
                 .iter()
-                .filter(|(_, v)| !v.trim().is_empty())
+                .filter(|(_, v)| super::form::trimmed(v).is_some())
                 .cloned()
                 .collect(),
         )
