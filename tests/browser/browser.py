@@ -4,7 +4,10 @@ chromium-driver) driven by Selenium, against catalogue serving a generated
 collection into which hostile values were written.
 
 It opens `/`, follows a list, pages forward, submits the label form with a family
-fragment and checks the total against the JSON answer, opens a record, opens the
+fragment and checks the total against the JSON answer; opens the bare list address
+and submits the form with one field filled (a text field, a select, a number
+field) and the rest left empty; follows "Print labels" to the sheet's preview and
+PDF; opens a record, opens the
 map and counts its markers against the GeoJSON answer, opens the API docs; on
 every page it asserts that the browser logged no error (a Content-Security-Policy
 violation is one), that no script from the data ran, and that no request left the
@@ -186,6 +189,51 @@ def run(b, base):
     b.settle()
     b.check(b.text(".summary strong") == count, f"facet link: total {b.text('.summary strong')} = count {count}")
     b.clean_page("label form")
+
+    # The form as a person meets it: opened at the bare list address, one field
+    # filled, the rest left empty, submitted (empty fields are no filter and no
+    # limit: the "limit must be a positive integer" came from them).
+    first = fetch_json(base + "/api/v2/specimen-records/?limit=1&year=2019")["items"]
+    year = first[0]["year"] if first else fetch_json(base + "/api/v2/specimen-records/?limit=1")["items"][0]["year"]
+    for what, group, control, value, query in [
+        ("text field", "Taxon", "f-family", "idae", "family=idae"),
+        ("select", None, "f-sex", "female", "sex=female"),
+        ("number field", None, "f-year", str(year), f"year={year}"),
+    ]:
+        b.open("/api/v2/specimen-records/")
+        element = d.find_element(By.ID, control)
+        if not element.is_displayed():
+            # Its group is folded: open the details around it.
+            d.execute_script("arguments[0].closest('details').open = true", element)
+        if element.tag_name == "select":
+            element.find_element(By.CSS_SELECTOR, f"option[value='{value}']").click()
+        else:
+            element.clear()
+            element.send_keys(value)
+        d.find_element(By.CSS_SELECTOR, "form.filters button[type=submit]").click()
+        b.settle()
+        want = fetch_json(base + f"/api/v2/specimen-records/?{query}&limit=0")["meta"]["total_count"]
+        errors = d.find_elements(By.CSS_SELECTOR, "p.error")
+        b.check(not errors, f"bare form, {what}: no error ({errors[0].text if errors else ''})")
+        b.check(b.text(".summary strong") == str(want), f"bare form, {what}: total {b.text('.summary strong')} = JSON's {want}")
+        b.clean_page(f"bare form, {what}")
+
+    # Print labels, beside the counts: the preview of the question just asked,
+    # then its PDF.
+    preview = d.find_element(By.CSS_SELECTOR, "nav.print a[href*='format=html']")
+    b.check(f"year={year}" in preview.get_attribute("href"), "print labels: the links carry the question")
+    pdf_href = d.find_element(By.LINK_TEXT, "QR sheet").get_attribute("href")
+    preview.click()
+    b.settle()
+    b.check(b.text("h1") == "Label sheet: data labels", f"preview: heading ({b.text('h1')})")
+    b.check(len(d.find_elements(By.CSS_SELECTOR, "figure.sheet svg")) == 1, "preview: the first page drawn")
+    cells = len(d.find_elements(By.CSS_SELECTOR, "figure.sheet svg text"))
+    b.check(cells > 0, f"preview: {cells} lines of labels")
+    b.shot("labels-preview.png", full_width=1280)
+    b.shot("labels-preview-phone.png", full_width=390)
+    b.clean_page("label preview")
+    with urllib.request.urlopen(pdf_href) as r:
+        b.check(r.headers["Content-Type"] == "application/pdf" and r.read(5) == b"%PDF-", "print labels: the QR sheet is a PDF")
 
     # A refused value is shown with the form, not as bare JSON.
     b.open("/api/v2/specimen-records/?year=soon")
