@@ -318,7 +318,9 @@ fn the_document_is_served_and_printed_alike() {
         .iter()
         .map(|p| p["name"].as_str().unwrap())
         .collect();
-    for name in ["kind", "format", "width_mm", "qr", "family", "search", "sort", "limit"] {
+    for name in [
+        "kind", "format", "width_mm", "qr", "family", "search", "sort", "limit",
+    ] {
         assert!(names.contains(&name), "{name}");
     }
     assert!(!names.contains(&"fields") && !names.contains(&"facet"));

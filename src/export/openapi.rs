@@ -11,8 +11,8 @@ use crate::model::image_api::ImageField;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Endpoint, Field, Filters, Model, Type};
 use crate::query::filter::{self, MAX_TERMS as MAX_SEARCH_TERMS};
-use crate::query::sort::sortable;
 use crate::query::labels::{Kind, MEASURES, PARAMETERS};
+use crate::query::sort::sortable;
 use crate::query::{facets, geojson, DEFAULT_LIMIT};
 
 /// The spellings a boolean filter accepts.

@@ -161,4 +161,3 @@ mod tests {
         assert!(Symbol::encode(&"x".repeat(3000)).is_none());
     }
 }
-
