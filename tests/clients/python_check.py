@@ -134,6 +134,26 @@ def main():
     if lists == 0:
         raise SystemExit("the generated client has no list operations")
     print(f"python client: {lists} lists ({filters} also filtered) and {records} records parsed and written back unchanged")
+    labels(client)
+
+
+def labels(client):
+    """The label sheets through the same client: a question's data labels as CSV
+    (a row a specimen the list gives for it) and its QR sheet as PDF."""
+    from catalogue_client.api.specimen_records import list_specimen_records, specimen_labels
+
+    listed = json.loads(list_specimen_records.sync_detailed(client=client, limit=100000, sort="-id").content)
+    csv = specimen_labels.sync_detailed(client=client, kind="data", format_="csv", sort="-id")
+    rows = csv.content.decode().splitlines()
+    if csv.status_code != 200 or rows[0] != "usi,region,locality,point,date,collectors":
+        raise SystemExit(f"labels as CSV: {csv.status_code} {rows[:1]}")
+    usis = [row.split(",", 1)[0] for row in rows[1:]]
+    if usis != [item["usi"] for item in listed["items"]]:
+        raise SystemExit("labels as CSV: not a row for each specimen the list gives, in its order")
+    pdf = specimen_labels.sync_detailed(client=client, kind="qr", width_mm=30.0, paper="a4")
+    if pdf.status_code != 200 or pdf.headers["content-type"] != "application/pdf" or not pdf.content.startswith(b"%PDF-"):
+        raise SystemExit(f"labels as PDF: {pdf.status_code} {pdf.headers.get('content-type')}")
+    print(f"python client: {len(usis)} labels as CSV, the QR sheet as a {len(pdf.content)}-byte PDF")
 
 
 main()
