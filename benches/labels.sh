@@ -23,9 +23,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-"$bin" generate --specimens "$n" --seed 1 -o "$work/c.json" > /dev/null
-"$bin" build "$work/c.json" -o "$work/c.bin" > /dev/null
-rm "$work/c.json"
+generated_snapshot "$n" "$work/c.bin"
 port=$(free_port)
 base="http://127.0.0.1:$port"
 RUST_LOG=info "$bin" serve --snapshot "$work/c.bin" --addr "127.0.0.1:$port" --no-watch 2> "$work/server.log" &

@@ -3,6 +3,7 @@
 #               release build (built here)
 #   free_port:  a free loopback port
 #   ms START:   milliseconds since START (from `date +%s%N`)
+#   generated_snapshot N PATH: a generated collection's snapshot
 bin=${CATALOGUE_BIN:-}
 if [ -z "$bin" ]; then
   cargo build --release -q
@@ -10,3 +11,9 @@ if [ -z "$bin" ]; then
 fi
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+# The snapshot of a generated collection of N specimens (seed 1), at PATH.
+generated_snapshot() {
+  "$bin" generate --specimens "$1" --seed 1 -o "$2.json" > /dev/null
+  "$bin" build "$2.json" -o "$2" > /dev/null
+  rm "$2.json"
+}

@@ -3,7 +3,7 @@
 //! shrunk to fit down to a floor and reported when even that is too large. The
 //! PDF and the preview draw the same [`Mark`]s.
 
-use super::content::{lines, Kind, Label, Line, Text};
+use super::content::{lines, Kind, Label, Line, Span, Text};
 use super::font::Style;
 use super::qr::Symbol;
 use crate::query::labels::{Choices, Paper};
@@ -303,13 +303,29 @@ impl Layout {
     }
 }
 
+impl Mark {
+    /// Where a line's baseline starts: at its `x`, or its width before it when
+    /// `x` is its end (the PDF and the preview place it alike).
+    pub fn text_start(x: f32, size: f32, end: bool, spans: &[Span]) -> f32 {
+        match end {
+            true => x - width(spans, size),
+            false => x,
+        }
+    }
+}
+
+/// How wide spans are at `size` points.
+pub fn width(spans: &[Span], size: f32) -> f32 {
+    spans
+        .iter()
+        .map(|s| s.style.face().width(&s.text, size))
+        .sum()
+}
+
 /// The size a line is written at to fit `room` points: `size`, or smaller down to
 /// the floor; and whether it fits at that.
 fn shrink(spans: &Text, size: f32, room: f32) -> (f32, bool) {
-    let em: f32 = spans
-        .iter()
-        .map(|s| s.style.face().width(&s.text, 1.0))
-        .sum();
+    let em = width(spans, 1.0);
     if em * size <= room {
         return (size, true);
     }
@@ -321,7 +337,6 @@ fn shrink(spans: &Text, size: f32, room: f32) -> (f32, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::labels::content::Span;
 
     fn label(kind: Kind, lines: &[&str]) -> Label {
         Label {

@@ -13,7 +13,6 @@ use pdf_writer::types::{CidFontType, FontFlags, SystemInfo, UnicodeCmap};
 use pdf_writer::{Chunk, Content, Filter, Name, Rect, Ref, Str};
 use subsetter::GlyphRemapper;
 
-use super::content::Span;
 use super::font::{Face, Style};
 use super::layout::Mark;
 use super::qr::QUIET;
@@ -145,10 +144,7 @@ impl PdfWriter {
                     end,
                     spans,
                 } => {
-                    let start = match end {
-                        true => x - width(spans, *size),
-                        false => *x,
-                    };
+                    let start = Mark::text_start(*x, *size, *end, spans);
                     content.begin_text();
                     content.next_line(start, *y);
                     for span in spans {
@@ -243,14 +239,6 @@ impl PdfWriter {
         out.extend_from_slice(&tail);
         out
     }
-}
-
-/// How wide spans are at `size` points.
-pub fn width(spans: &[Span], size: f32) -> f32 {
-    spans
-        .iter()
-        .map(|s| s.style.face().width(&s.text, size))
-        .sum()
 }
 
 fn deflate(bytes: &[u8]) -> Vec<u8> {

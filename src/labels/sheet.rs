@@ -10,7 +10,7 @@ use crate::view::View;
 use super::address::Template;
 use super::content::{lines, plain, Kind, Label, Line, Reader};
 use super::layout::{Layout, Mark};
-use super::pdf::{self, PdfWriter};
+use super::pdf::PdfWriter;
 use super::qr::Symbol;
 
 /// Labels written in one CSV piece.
@@ -190,10 +190,7 @@ impl Sheet {
                     spans,
                 } => {
                     // Placed by the PDF's widths, so the preview shows what prints.
-                    let start = match end {
-                        true => x - pdf::width(&spans, size),
-                        false => x,
-                    };
+                    let start = Mark::text_start(x, size, end, &spans);
                     let _ = write!(
                         svg,
                         "<text x=\"{start:.2}\" y=\"{:.2}\" font-size=\"{size:.2}\">",
