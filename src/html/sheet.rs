@@ -45,7 +45,7 @@ pub fn label_preview(view: &View, p: &SheetPreview) -> String {
                     @if p.overflow.len() == 1 { "1 label does not fit" } @else { (p.overflow.len()) " labels do not fit" }
                     ", even at 3 pt"
                 }
-                p { "They print, cut at the label's edge. A larger label (width_mm, height_mm) or a smaller type (font_pt) may fit them." }
+                p { "They print, cut at the label's edge (or with an empty box for a character the typeface lacks). A larger label (width_mm, height_mm) or a smaller type (font_pt) may fit them." }
                 ul.overflow {
                     @for (usi, lines) in p.overflow { li { code { (usi) } ": " (lines) } }
                 }

@@ -99,7 +99,16 @@ impl Face {
 
     /// How wide `text` is at `size` points.
     pub fn width(&self, text: &str, size: f32) -> f32 {
-        text.chars().map(|c| self.glyph(c).1).sum::<f32>() * size
+        self.measure(text).0 * size
+    }
+
+    /// How wide `text` is in ems, and whether every character has a glyph.
+    pub fn measure(&self, text: &str) -> (f32, bool) {
+        text.chars()
+            .fold((0.0, true), |(em, all), c| match self.glyphs.get(&c) {
+                Some(&(_, advance)) => (em + advance, all),
+                None => (em + 0.5, false),
+            })
     }
 }
 

@@ -324,14 +324,19 @@ pub fn width(spans: &[Span], size: f32) -> f32 {
 
 /// The size a line is written at to fit `room` points: `size`, or smaller down to
 /// the floor; and whether it fits at that.
+/// A character the typeface has no glyph for prints as an empty box: the line
+/// does not fit either.
 fn shrink(spans: &Text, size: f32, room: f32) -> (f32, bool) {
-    let em = width(spans, 1.0);
+    let (em, written) = spans.iter().fold((0.0, true), |(em, all), s| {
+        let (w, ok) = s.style.face().measure(&s.text);
+        (em + w, all && ok)
+    });
     if em * size <= room {
-        return (size, true);
+        return (size, written);
     }
     let floor = FLOOR_PT.min(size);
     let fitted = (room / em).max(floor);
-    (fitted, em * fitted <= room + 0.001)
+    (fitted, written && em * fitted <= room + 0.001)
 }
 
 #[cfg(test)]
@@ -419,5 +424,8 @@ mod tests {
         let long = "x".repeat(300);
         let over = l.place(0, &label(Kind::Data, &["", &long, "", "", ""]), None);
         assert_eq!(over.overflow, vec![Line::Locality]);
+        // A name the typeface cannot write is reported too.
+        let unwritten = l.place(0, &label(Kind::Data, &["", "", "", "", "leg. 山田"]), None);
+        assert_eq!(unwritten.overflow, vec![Line::Collectors]);
     }
 }
