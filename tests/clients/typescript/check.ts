@@ -54,8 +54,16 @@ const base = process.argv[2];
 if (!base) throw new Error("usage: node build/check.js BASE_URL");
 const client = createClient<paths>({ baseUrl: base });
 
-const document = (await (await fetch(`${base}/api/v2/openapi.json`)).json()) as { paths: Record<string, unknown> };
-const listed = Object.keys(document.paths).filter((p) => p.startsWith("/api/v2/") && !p.includes("{id}") && p.endsWith("/"));
+type Operation = { get?: { responses?: { "200"?: { content?: Record<string, unknown> } } } };
+const document = (await (await fetch(`${base}/api/v2/openapi.json`)).json()) as { paths: Record<string, Operation> };
+// The lists: paths without `{id}` whose answer is JSON (the label sheets are documents).
+const listed = Object.keys(document.paths).filter(
+  (p) =>
+    p.startsWith("/api/v2/") &&
+    !p.includes("{id}") &&
+    p.endsWith("/") &&
+    document.paths[p].get?.responses?.["200"]?.content?.["application/json"] !== undefined,
+);
 const missing = listed.filter((p) => !(lists as string[]).includes(p));
 if (missing.length > 0) throw new Error(`lists this program does not call: ${missing.join(", ")}`);
 
@@ -66,3 +74,13 @@ for (const path of lists) {
   console.log(`${path} ${count}`);
 }
 console.log(`typescript client: ${lists.length} lists answered`);
+
+// A document, typed too: a question's data labels as CSV.
+const sheet = await client.GET("/api/v2/specimen-records/labels/", {
+  params: { query: { kind: "data", format: "csv", sort: "-id" } },
+  parseAs: "text",
+});
+if (sheet.data === undefined || !sheet.data.startsWith("usi,region,locality,point,date,collectors")) {
+  throw new Error(`labels as CSV: ${sheet.response.status}`);
+}
+console.log(`typescript client: ${sheet.data.trim().split("\n").length - 1} labels as CSV`);
