@@ -13,6 +13,8 @@
 #      facet_size=1000;
 #   P. 32 clients loop HTML list pages of 500 rows at random offsets, then the
 #      same with every facet;
+#   L. 8 clients loop label sheets of 2,000 data labels with QR codes (work
+#      on the pool, streamed a page at a time);
 #   T. RSS before and after the served file is touched and reloaded (SIGHUP);
 #   S. three swaps (SIGHUP after a new file) while 4 clients read a streamed
 #      answer at 128 KB/s: how long each swap takes to be served, RSS after.
@@ -161,6 +163,10 @@ probe_while 32 "P. 32 clients looping HTML pages of 500 rows" \
   -H 'Accept: text/html' "$base/api/v2/specimen-records/?limit=500&offset=OFFSET"
 probe_while 32 "P. 32 clients looping HTML pages of 500 rows with every facet" \
   -H 'Accept: text/html' "$base/api/v2/specimen-records/?limit=500&offset=OFFSET&facet=$facets"
+
+# L. Label sheets: made on the pool a page at a time, never on the async workers.
+probe_while 8 "L. 8 clients looping sheets of 2,000 data labels with codes" \
+  "$base/api/v2/specimen-records/labels/?kind=data&qr=true&limit=2000&offset=OFFSET"
 
 # T. The served file touched and reloaded: nothing may be built.
 sleep 2
