@@ -10,12 +10,12 @@ use std::io::Write as _;
 use flate2::write::ZlibEncoder;
 use flate2::Compression;
 use pdf_writer::types::{CidFontType, FontFlags, SystemInfo, UnicodeCmap};
-use pdf_writer::{Chunk, Content, Filter, Name, Rect, Ref, Str};
+use pdf_writer::{Chunk, Filter, Name, Rect, Ref, Str};
 use subsetter::GlyphRemapper;
 
 use super::font::{Face, Style};
 use super::layout::Mark;
-use super::qr::QUIET;
+use super::qr::{Symbol, QUIET};
 
 const CATALOG: Ref = Ref::new(1);
 const PAGE_TREE: Ref = Ref::new(2);
@@ -109,33 +109,33 @@ impl PdfWriter {
 
     /// One page drawn from `marks`: its bytes.
     pub fn page<'m>(&mut self, marks: impl IntoIterator<Item = &'m Mark>) -> Vec<u8> {
-        let mut content = Content::new();
+        let mut d = Drawing(Vec::with_capacity(64 * 1024));
         let mut fonts = [false; 2];
         let mut codes = Vec::new();
         for mark in marks {
             match mark {
                 Mark::Border { x, y, w, h, line } => {
-                    content.set_line_width(*line);
-                    content.rect(*x, *y, *w, *h).stroke();
+                    d.nums(&[*line]);
+                    d.op("w");
+                    d.nums(&[*x, *y, *w, *h]);
+                    d.op("re S");
                 }
                 Mark::Clip { x, y, w, h } => {
-                    content.save_state();
-                    content.rect(*x, *y, *w, *h).clip_nonzero().end_path();
+                    d.op("q");
+                    d.nums(&[*x, *y, *w, *h]);
+                    d.op("re W n");
                 }
-                Mark::Unclip => {
-                    content.restore_state();
-                }
+                Mark::Unclip => d.op("Q"),
                 Mark::Code { x, y, size, symbol } => {
-                    // One unit a module, rows downwards from the symbol's top left.
+                    // The modules as a one-bit image mask, one sample a module,
+                    // its square inside the quiet zone.
                     let m = size / symbol.span() as f32;
-                    let quiet = QUIET as f32 * m;
-                    content.save_state();
-                    content.transform([m, 0.0, 0.0, -m, x + quiet, y + size - quiet]);
-                    for &(row, col, len) in &symbol.runs {
-                        content.rect(f32::from(col), f32::from(row), f32::from(len), 1.0);
-                    }
-                    content.fill_nonzero();
-                    content.restore_state();
+                    let (quiet, side) = (QUIET as f32 * m, symbol.width as f32 * m);
+                    d.op("q");
+                    d.nums(&[side, 0.0, 0.0, side, x + quiet, y + quiet]);
+                    d.op("cm");
+                    d.image_mask(symbol);
+                    d.op("Q");
                 }
                 Mark::Text {
                     x,
@@ -145,21 +145,25 @@ impl PdfWriter {
                     spans,
                 } => {
                     let start = Mark::text_start(*x, *size, *end, spans);
-                    content.begin_text();
-                    content.next_line(start, *y);
+                    d.op("BT");
+                    d.nums(&[start, *y]);
+                    d.op("Td");
                     for span in spans {
                         let i = span.style as usize;
                         fonts[i] = true;
-                        content.set_font(font_name(span.style), *size);
+                        d.0.extend_from_slice(if i == 0 { b"/R " } else { b"/I " });
+                        d.nums(&[*size]);
+                        d.op("Tf");
                         codes.clear();
                         self.used[i].encode(span.style.face(), &span.text, &mut codes);
-                        content.show(Str(&codes));
+                        d.hex(&codes);
+                        d.op("Tj");
                     }
-                    content.end_text();
+                    d.op("ET");
                 }
             }
         }
-        let drawing = deflate(&content.finish().into_vec());
+        let drawing = deflate(&d.0);
         let n = self.pages.len() as i32;
         let (page_id, content_id) = (
             Ref::new(FIRST_PAGE + 2 * n),
@@ -238,6 +242,62 @@ impl PdfWriter {
         );
         out.extend_from_slice(&tail);
         out
+    }
+}
+
+/// A page's content stream, written by hand: a few operators, numbers to a
+/// thousandth of a point, text as hexadecimal glyph codes, codes as inline image
+/// masks (a few hundred bytes each, where a rectangle a run of modules took
+/// kilobytes to write and to compress).
+struct Drawing(Vec<u8>);
+
+impl Drawing {
+    fn op(&mut self, op: &str) {
+        self.0.extend_from_slice(op.as_bytes());
+        self.0.push(b'\n');
+    }
+
+    fn nums(&mut self, values: &[f32]) {
+        for v in values {
+            let rounded = (v * 1000.0).round() / 1000.0;
+            let _ = write!(self.0, "{} ", rounded + 0.0);
+        }
+    }
+
+    /// A string of glyph codes, `<...>`.
+    fn hex(&mut self, bytes: &[u8]) {
+        self.0.push(b'<');
+        self.hex_digits(bytes);
+        self.0.extend_from_slice(b"> ");
+    }
+
+    /// Bytes as hexadecimal digits, ended by `>` as ASCIIHexDecode reads them.
+    fn hex_digits(&mut self, bytes: &[u8]) {
+        const HEX: &[u8; 16] = b"0123456789ABCDEF";
+        for b in bytes {
+            self.0
+                .extend_from_slice(&[HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]);
+        }
+    }
+
+    /// `BI ... ID ... EI`: the symbol's modules, a bit each, dark ones painted
+    /// in the fill colour; the data in hexadecimal, so no byte of it can be
+    /// mistaken for the image's end.
+    fn image_mask(&mut self, symbol: &Symbol) {
+        let width = symbol.width;
+        let row_bytes = width.div_ceil(8);
+        let mut bits = vec![0u8; row_bytes * width];
+        for &(row, col, len) in &symbol.runs {
+            for x in usize::from(col)..usize::from(col) + usize::from(len) {
+                bits[usize::from(row) * row_bytes + x / 8] |= 0x80 >> (x % 8);
+            }
+        }
+        let _ = writeln!(
+            self.0,
+            "BI /W {width} /H {width} /IM true /BPC 1 /D [1 0] /F /AHx ID"
+        );
+        self.hex_digits(&bits);
+        self.0.extend_from_slice(b">\nEI\n");
     }
 }
 

@@ -168,13 +168,14 @@ def check_qr_sheet(base, work, expected):
     if worst > 0.1:
         fail(f"a USI is {worst:.3f} pt from where the service drew it")
     # The codes where the service drew them: a 20 pt square 2 pt in from the
-    # cell's top right corner (its drawing: m 0 0 -m x y cm, one unit a module,
-    # after a quiet zone of four modules).
+    # cell's top right corner (its drawing: an image mask of W x W modules
+    # placed by `a 0 0 a x y cm`, inside a quiet zone of four modules).
     squares = []
     for content in streams(body):
-        for m in re.finditer(rb"([\d.]+) 0 0 (-[\d.]+) ([\d.]+) ([\d.]+) cm", content):
-            module, x, y = float(m.group(1)), float(m.group(3)), float(m.group(4))
-            squares.append((x - 4 * module, y + 4 * module))
+        for m in re.finditer(rb"([\d.]+) 0 0 ([\d.]+) ([\d.]+) ([\d.]+) cm\nBI /W (\d+)", content):
+            side, x, y = float(m.group(1)), float(m.group(3)), float(m.group(4))
+            module = side / int(m.group(5))
+            squares.append((x - 4 * module, y + side + 4 * module))
     if len(squares) != len(expected):
         fail(f"{len(squares)} codes drawn for {len(expected)} labels")
     for at, (left, top) in enumerate(squares):
