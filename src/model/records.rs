@@ -258,31 +258,67 @@ pub struct SpeciesPage {
     pub life_cycle: String,
 }
 
-/// Every record of a collection, each model's records ascending by id.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Collection {
-    pub orders: Vec<Rank>,
-    pub families: Vec<Rank>,
-    pub subfamilies: Vec<Rank>,
-    pub tribes: Vec<Rank>,
-    pub genera: Vec<Rank>,
-    pub species: Vec<Species>,
-    pub subspecies: Vec<Species>,
-    pub countries: Vec<Country>,
-    pub states: Vec<State>,
-    pub counties: Vec<County>,
-    pub localities: Vec<Locality>,
-    pub gps: Vec<Gps>,
-    pub collecting_trips: Vec<CollectingTrip>,
-    pub people: Vec<Person>,
-    pub specimen_records: Vec<SpecimenRecord>,
-    pub images: Vec<Image>,
-    pub pages: Vec<Page>,
-    pub renditions: Vec<Rendition>,
-    pub species_pages: Vec<SpeciesPage>,
-    /// The default Wagtail site's root URL (`http://localhost`), which
-    /// Wagtail's own endpoints build their `detail_url`s from.
-    pub site: String,
+/// The stored models, each with its records' place in [`Collection`] and their
+/// type, in the order a snapshot holds them. The collection's fields, its
+/// canonical order, [`Collection::records`] and [`Model::stored`] are made from
+/// this list; [`Collection::read`] says what each record's fields are.
+macro_rules! collection {
+    ($($model:ident => $field:ident: $ty:ty,)*) => {
+        /// Every record of a collection, each model's records ascending by id.
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        pub struct Collection {
+            $(pub $field: Vec<$ty>,)*
+            /// The default Wagtail site's root URL (`http://localhost`), which
+            /// Wagtail's own endpoints build their `detail_url`s from.
+            pub site: String,
+        }
+
+        impl Collection {
+            /// Every model's records in ascending ids.
+            fn sort_by_id(&mut self) {
+                $(self.$field.sort_by_key(Record::id);)*
+            }
+
+            /// A model's records, in stored order (none for the models a view
+            /// derives).
+            pub fn records(&self, model: Model) -> Vec<&dyn Record> {
+                match model {
+                    $(Model::$model => self.$field.iter().map(|r| r as &dyn Record).collect(),)*
+                    _ => Vec::new(),
+                }
+            }
+        }
+
+        impl Model {
+            /// Whether the model's records are stored in a snapshot; the typed
+            /// image lists are derived from the images when a view is built.
+            pub fn stored(self) -> bool {
+                matches!(self, $(Model::$model)|*)
+            }
+        }
+    };
+}
+
+collection! {
+    Order => orders: Rank,
+    Family => families: Rank,
+    Subfamily => subfamilies: Rank,
+    Tribe => tribes: Rank,
+    Genus => genera: Rank,
+    Species => species: Species,
+    Subspecies => subspecies: Species,
+    Country => countries: Country,
+    State => states: State,
+    County => counties: County,
+    Locality => localities: Locality,
+    Gps => gps: Gps,
+    CollectingTrip => collecting_trips: CollectingTrip,
+    Person => people: Person,
+    SpecimenRecord => specimen_records: SpecimenRecord,
+    Image => images: Image,
+    Page => pages: Page,
+    Rendition => renditions: Rendition,
+    SpeciesPage => species_pages: SpeciesPage,
 }
 
 /// A stored record: a primary key, and a digest of everything it holds.
@@ -322,28 +358,7 @@ record!(
 impl Collection {
     /// Puts records and link lists in the canonical order: ascending ids.
     pub fn canonicalise(&mut self) {
-        fn by_id<T: Record>(v: &mut [T]) {
-            v.sort_by_key(Record::id);
-        }
-        by_id(&mut self.orders);
-        by_id(&mut self.families);
-        by_id(&mut self.subfamilies);
-        by_id(&mut self.tribes);
-        by_id(&mut self.genera);
-        by_id(&mut self.species);
-        by_id(&mut self.subspecies);
-        by_id(&mut self.countries);
-        by_id(&mut self.states);
-        by_id(&mut self.counties);
-        by_id(&mut self.localities);
-        by_id(&mut self.gps);
-        by_id(&mut self.collecting_trips);
-        by_id(&mut self.people);
-        by_id(&mut self.specimen_records);
-        by_id(&mut self.images);
-        by_id(&mut self.pages);
-        by_id(&mut self.renditions);
-        by_id(&mut self.species_pages);
+        self.sort_by_id();
         for trip in &mut self.collecting_trips {
             trip.states.sort_unstable();
         }
@@ -355,38 +370,6 @@ impl Collection {
             image.habitat_species_page.sort_unstable();
             image.tags.sort_unstable();
             image.tags.dedup();
-        }
-    }
-
-    /// A model's records, in stored order (none for the models a view derives).
-    pub fn records(&self, model: Model) -> Vec<&dyn Record> {
-        fn all<T: Record>(v: &[T]) -> Vec<&dyn Record> {
-            v.iter().map(|r| r as &dyn Record).collect()
-        }
-        match model {
-            Model::Order => all(&self.orders),
-            Model::Family => all(&self.families),
-            Model::Subfamily => all(&self.subfamilies),
-            Model::Tribe => all(&self.tribes),
-            Model::Genus => all(&self.genera),
-            Model::Species => all(&self.species),
-            Model::Subspecies => all(&self.subspecies),
-            Model::Country => all(&self.countries),
-            Model::State => all(&self.states),
-            Model::County => all(&self.counties),
-            Model::Locality => all(&self.localities),
-            Model::Gps => all(&self.gps),
-            Model::CollectingTrip => all(&self.collecting_trips),
-            Model::Person => all(&self.people),
-            Model::SpecimenRecord => all(&self.specimen_records),
-            Model::Image => all(&self.images),
-            Model::Page => all(&self.pages),
-            Model::Rendition => all(&self.renditions),
-            Model::SpeciesPage => all(&self.species_pages),
-            Model::SpecimenRecordImage
-            | Model::InsectImage
-            | Model::PlantImage
-            | Model::HabitatImage => Vec::new(),
         }
     }
 

@@ -4,41 +4,6 @@
 //! tables, so an item's key exists in exactly one place. The order of a table is the
 //! key order of the item.
 
-/// One of the 24 models: the collection's 15, and the tables of its images and pages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Model {
-    Order,
-    Family,
-    Subfamily,
-    Tribe,
-    Genus,
-    Species,
-    Subspecies,
-    Country,
-    State,
-    County,
-    Locality,
-    Gps,
-    CollectingTrip,
-    Person,
-    SpecimenRecord,
-    /// An image (`images.customimage`, one model for every kind since the
-    /// service's 0.16): embedded whole as an order's, family's or species'
-    /// `featured_image`, and listed by Wagtail's own `/api/v2/images/`.
-    Image,
-    /// A Wagtail page's title, slug and publication (`wagtailcore.page`).
-    Page,
-    /// A resized copy of an image (`images.customrendition`), embedded in images.
-    Rendition,
-    /// The deprecated typed image lists of the service before 0.16: each a view
-    /// of the images of one `image_type`, in the shape those lists had.
-    SpecimenRecordImage,
-    InsectImage,
-    PlantImage,
-    HabitatImage,
-    SpeciesPage,
-}
-
 /// What a field holds, and how it appears in an item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Type {
@@ -480,35 +445,102 @@ const SPECIES_PAGE: &[Field] = &[
     n("last_published_at", Time),
 ];
 
+/// The one list of models: each model's variant, its Django label (as `dumpdata`
+/// writes it), its class name (as the API's "No X matches" message names it), the
+/// path segment of its plain list and its field table. The `Model` enum, `ALL`
+/// and the lookups below are made from it, so a model is added in one line here
+/// (then its records in `records::Collection` and its rows in `view::rows`,
+/// which the compiler asks for).
+macro_rules! models {
+    ($($(#[$doc:meta])* $variant:ident = $label:literal, $class:literal, $path:literal, $fields:ident;)*) => {
+        /// One of the models: the collection's 15, and the tables of its images
+        /// and pages. Declared in `ALL`'s order.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Model {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Model {
+            /// Every model, in an order where a model comes after everything it
+            /// embeds (an image before the taxa that feature it). A model may
+            /// refer by id to one that comes later: ids are known before any
+            /// table is built.
+            pub const ALL: [Model; [$($label),*].len()] = [$(Model::$variant),*];
+
+            /// The Django label of the model, as `dumpdata` writes it.
+            pub fn label(self) -> &'static str {
+                match self {
+                    $(Model::$variant => $label,)*
+                }
+            }
+
+            /// The class name of the model, as the API's "No X matches" message
+            /// names it.
+            pub fn class_name(self) -> &'static str {
+                match self {
+                    $(Model::$variant => $class,)*
+                }
+            }
+
+            /// The path segment of the model's plain list.
+            pub fn path(self) -> &'static str {
+                match self {
+                    $(Model::$variant => $path,)*
+                }
+            }
+
+            /// The field table: the keys of an item, in order.
+            pub const fn fields(self) -> &'static [Field] {
+                match self {
+                    $(Model::$variant => $fields,)*
+                }
+            }
+        }
+    };
+}
+
+models! {
+    /// A resized copy of an image (`images.customrendition`), embedded in images.
+    Rendition = "images.customrendition", "CustomRendition", "renditions", RENDITION;
+    /// An image (`images.customimage`, one model for every kind since the
+    /// service's 0.16): embedded whole as an order's, family's or species'
+    /// `featured_image`, and listed by Wagtail's own `/api/v2/images/`.
+    Image = "images.customimage", "CustomImage", "images", IMAGE;
+    Order = "taxonomy.order", "Order", "orders", ORDER;
+    Family = "taxonomy.family", "Family", "families", FAMILY;
+    Subfamily = "taxonomy.subfamily", "Subfamily", "subfamilies", SUBFAMILY;
+    Tribe = "taxonomy.tribe", "Tribe", "tribes", TRIBE;
+    Genus = "taxonomy.genus", "Genus", "genera", GENUS;
+    Species = "taxonomy.species", "Species", "species", SPECIES;
+    Subspecies = "taxonomy.subspecies", "Subspecies", "subspecies", SUBSPECIES;
+    Country = "geography.country", "Country", "countries", COUNTRY;
+    State = "geography.state", "State", "states", STATE;
+    County = "geography.county", "County", "counties", COUNTY;
+    Locality = "geography.locality", "Locality", "localities", LOCALITY;
+    Gps = "geography.gps", "GPS", "gps-coordinates", GPS;
+    Person = "specimens.person", "Person", "people", PERSON;
+    CollectingTrip = "geography.collectingtrip", "CollectingTrip", "collecting-trips", COLLECTING_TRIP;
+    SpecimenRecord = "specimens.specimenrecord", "SpecimenRecord", "specimen-records", SPECIMEN_RECORD;
+    /// A Wagtail page's title, slug and publication (`wagtailcore.page`).
+    Page = "wagtailcore.page", "Page", "pages", PAGE;
+    SpeciesPage = "pages.speciespage", "SpeciesPage", "species-pages", SPECIES_PAGE;
+    /// The deprecated typed image lists of the service before 0.16: each a view
+    /// of the images of one `image_type`, in the shape those lists had.
+    SpecimenRecordImage = "images.specimenrecordimage", "SpecimenRecordImage", "specimen-record-images", SPECIMEN_RECORD_IMAGE;
+    InsectImage = "images.insectimage", "InsectImage", "insect-images", INSECT_IMAGE;
+    PlantImage = "images.plantimage", "PlantImage", "plant-images", PLANT_IMAGE;
+    HabitatImage = "images.habitatimage", "HabitatImage", "habitat-images", HABITAT_IMAGE;
+}
+
 impl Model {
-    /// Every model, in an order where a model comes after everything it embeds
-    /// (an image before the taxa that feature it). A model may refer by id to
-    /// one that comes later: ids are known before any table is built.
-    pub const ALL: [Model; 23] = [
-        Model::Rendition,
-        Model::Image,
-        Model::Order,
-        Model::Family,
-        Model::Subfamily,
-        Model::Tribe,
-        Model::Genus,
-        Model::Species,
-        Model::Subspecies,
-        Model::Country,
-        Model::State,
-        Model::County,
-        Model::Locality,
-        Model::Gps,
-        Model::Person,
-        Model::CollectingTrip,
-        Model::SpecimenRecord,
-        Model::Page,
-        Model::SpeciesPage,
-        Model::SpecimenRecordImage,
-        Model::InsectImage,
-        Model::PlantImage,
-        Model::HabitatImage,
-    ];
+    /// A dense index, for per-model arrays.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn from_label(label: &str) -> Option<Model> {
+        Model::ALL.into_iter().find(|m| m.label() == label)
+    }
 
     /// The taxonomic ranks from the most specific to the least, as `taxon` picks them.
     pub const RANKS: [Model; 7] = [
@@ -521,119 +553,11 @@ impl Model {
         Model::Order,
     ];
 
-    /// A dense index, for per-model arrays.
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    /// The Django label of the model, as `dumpdata` writes it.
-    pub fn label(self) -> &'static str {
-        match self {
-            Model::Order => "taxonomy.order",
-            Model::Family => "taxonomy.family",
-            Model::Subfamily => "taxonomy.subfamily",
-            Model::Tribe => "taxonomy.tribe",
-            Model::Genus => "taxonomy.genus",
-            Model::Species => "taxonomy.species",
-            Model::Subspecies => "taxonomy.subspecies",
-            Model::Country => "geography.country",
-            Model::State => "geography.state",
-            Model::County => "geography.county",
-            Model::Locality => "geography.locality",
-            Model::Gps => "geography.gps",
-            Model::CollectingTrip => "geography.collectingtrip",
-            Model::Person => "specimens.person",
-            Model::SpecimenRecord => "specimens.specimenrecord",
-            Model::Image => "images.customimage",
-            Model::Page => "wagtailcore.page",
-            Model::Rendition => "images.customrendition",
-            Model::SpecimenRecordImage => "images.specimenrecordimage",
-            Model::InsectImage => "images.insectimage",
-            Model::PlantImage => "images.plantimage",
-            Model::HabitatImage => "images.habitatimage",
-            Model::SpeciesPage => "pages.speciespage",
-        }
-    }
-
-    pub fn from_label(label: &str) -> Option<Model> {
-        Model::ALL.into_iter().find(|m| m.label() == label)
-    }
-
-    /// The class name of the model, as the API's "No X matches" message names it.
-    pub fn class_name(self) -> &'static str {
-        match self {
-            Model::Order => "Order",
-            Model::Family => "Family",
-            Model::Subfamily => "Subfamily",
-            Model::Tribe => "Tribe",
-            Model::Genus => "Genus",
-            Model::Species => "Species",
-            Model::Subspecies => "Subspecies",
-            Model::Country => "Country",
-            Model::State => "State",
-            Model::County => "County",
-            Model::Locality => "Locality",
-            Model::Gps => "GPS",
-            Model::CollectingTrip => "CollectingTrip",
-            Model::Person => "Person",
-            Model::SpecimenRecord => "SpecimenRecord",
-            Model::Image => "CustomImage",
-            Model::Page => "Page",
-            Model::Rendition => "CustomRendition",
-            Model::SpecimenRecordImage => "SpecimenRecordImage",
-            Model::InsectImage => "InsectImage",
-            Model::PlantImage => "PlantImage",
-            Model::HabitatImage => "HabitatImage",
-            Model::SpeciesPage => "SpeciesPage",
-        }
-    }
-
-    /// The path segment of the model's plain list.
-    pub fn path(self) -> &'static str {
-        match self {
-            Model::Order => "orders",
-            Model::Family => "families",
-            Model::Subfamily => "subfamilies",
-            Model::Tribe => "tribes",
-            Model::Genus => "genera",
-            Model::Species => "species",
-            Model::Subspecies => "subspecies",
-            Model::Country => "countries",
-            Model::State => "states",
-            Model::County => "counties",
-            Model::Locality => "localities",
-            Model::Gps => "gps-coordinates",
-            Model::CollectingTrip => "collecting-trips",
-            Model::Person => "people",
-            Model::SpecimenRecord => "specimen-records",
-            Model::Image => "images",
-            Model::Page => "pages",
-            Model::Rendition => "renditions",
-            Model::SpecimenRecordImage => "specimen-record-images",
-            Model::InsectImage => "insect-images",
-            Model::PlantImage => "plant-images",
-            Model::HabitatImage => "habitat-images",
-            Model::SpeciesPage => "species-pages",
-        }
-    }
-
     /// Whether the API lists the model as one of its own lists. Pages and
     /// renditions are parts of other items; images are listed by Wagtail's own
     /// endpoint, in its shape (`query::images`).
     pub fn listed(self) -> bool {
         !matches!(self, Model::Image | Model::Page | Model::Rendition)
-    }
-
-    /// Whether the model's records are stored in a snapshot; the typed image
-    /// lists are derived from the images when a view is built.
-    pub fn stored(self) -> bool {
-        !matches!(
-            self,
-            Model::SpecimenRecordImage
-                | Model::InsectImage
-                | Model::PlantImage
-                | Model::HabitatImage
-        )
     }
 
     /// The `image_type` of the images a typed image list shows.
@@ -661,39 +585,34 @@ impl Model {
         })
     }
 
-    /// The field table: the keys of an item, in order.
-    pub fn fields(self) -> &'static [Field] {
-        match self {
-            Model::Order => ORDER,
-            Model::Family => FAMILY,
-            Model::Subfamily => SUBFAMILY,
-            Model::Tribe => TRIBE,
-            Model::Genus => GENUS,
-            Model::Species => SPECIES,
-            Model::Subspecies => SUBSPECIES,
-            Model::Country => COUNTRY,
-            Model::State => STATE,
-            Model::County => COUNTY,
-            Model::Locality => LOCALITY,
-            Model::Gps => GPS,
-            Model::CollectingTrip => COLLECTING_TRIP,
-            Model::Person => PERSON,
-            Model::SpecimenRecord => SPECIMEN_RECORD,
-            Model::Image => IMAGE,
-            Model::Page => PAGE,
-            Model::Rendition => RENDITION,
-            Model::SpecimenRecordImage => SPECIMEN_RECORD_IMAGE,
-            Model::InsectImage => INSECT_IMAGE,
-            Model::PlantImage => PLANT_IMAGE,
-            Model::HabitatImage => HABITAT_IMAGE,
-            Model::SpeciesPage => SPECIES_PAGE,
-        }
-    }
-
     /// The position of a field in the table.
-    pub fn field_index(self, name: &str) -> Option<usize> {
-        self.fields().iter().position(|f| f.name == name)
+    pub const fn field_index(self, name: &str) -> Option<usize> {
+        let fields = self.fields();
+        let mut i = 0;
+        while i < fields.len() {
+            if same(fields[i].name, name) {
+                return Some(i);
+            }
+            i += 1;
+        }
+        None
     }
+}
+
+/// String equality a `const fn` can use.
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 #[cfg(test)]
