@@ -2,6 +2,7 @@
 //! their field tables, the raw records a snapshot stores, the API's endpoints, the
 //! choices of the service's forms, the rules that derive values, and validation.
 
+pub mod darwin_core;
 pub mod derived;
 pub mod endpoint;
 pub mod image_api;

@@ -4,7 +4,7 @@
 use crate::view::View;
 
 use super::dataset::Dataset;
-use super::occurrences::COLUMNS;
+use crate::view::occurrence::COLUMNS;
 
 /// `meta.xml`: the core file and its columns.
 pub fn meta_xml() -> String {

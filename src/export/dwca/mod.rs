@@ -2,8 +2,8 @@
 //! harvesters read them. One zip with `occurrence.txt` (one tab-separated row per
 //! specimen record, [`occurrences`]), `meta.xml` (its columns as Darwin Core term
 //! URIs) and `eml.xml` (who publishes the dataset, under which licence:
-//! [`metadata`], from the [`dataset`] description); [`text`] turns the service's
-//! values into Darwin Core's.
+//! [`metadata`], from the [`dataset`] description). What each column holds of a
+//! specimen is `view::occurrence`'s.
 //!
 //! The archive is written from a view's rows (derived names and resolved
 //! references included), deterministically: the same snapshot and dataset give the
@@ -20,11 +20,10 @@ use crate::view::View;
 pub mod dataset;
 pub mod metadata;
 pub mod occurrences;
-pub mod text;
 
+pub use crate::view::occurrence::COLUMNS;
 pub use dataset::{Dataset, DwcaError};
 pub use metadata::{eml_xml, meta_xml};
-pub use occurrences::COLUMNS;
 
 /// An archive as the server sends it: its bytes and a tag naming exactly them.
 #[derive(Clone, Debug)]
