@@ -8,6 +8,7 @@ pub mod envelope;
 pub mod facets;
 pub mod filter;
 pub mod form;
+pub mod gbif;
 pub mod geojson;
 pub mod images;
 pub mod labels;

@@ -24,6 +24,7 @@ use super::answer::{Answer, Kind};
 use super::asked::Asked;
 use super::assets;
 use super::compress::COMPRESS_BELOW;
+use super::gbif;
 use super::labels;
 use super::metrics::Route;
 use super::pages;
@@ -147,6 +148,18 @@ fn targets() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
             true => Target::Labels,
             false => Target::Unslashed(Route::Labels),
         });
+    // GBIF's paths have no trailing slash (`/gbif/v1/occurrence/search`).
+    let gbif = warp::path!("gbif" / "v1" / "occurrence" / "search")
+        .and(exact())
+        .map(|| Target::GbifSearch)
+        .or(warp::path!("gbif" / "v1" / "occurrence" / "count")
+            .and(exact())
+            .map(|| Target::GbifCount))
+        .unify()
+        .or(warp::path!("gbif" / "v1" / "occurrence" / String)
+            .and(exact())
+            .map(Target::GbifOccurrence))
+        .unify();
     let lists = warp::path!("api" / "v2" / Segment)
         .and(slashed())
         .map(|Segment(e), slashed| match slashed {
@@ -180,6 +193,8 @@ fn targets() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
                 .or(images)
                 .unify()
                 .or(labels)
+                .unify()
+                .or(gbif)
                 .unify()
                 .or(lists)
                 .unify()
@@ -339,6 +354,9 @@ async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answ
         }
         Target::Images => images(state, served, asked).await,
         Target::Labels => labels::answer(state, served, asked).await,
+        Target::GbifSearch | Target::GbifCount | Target::GbifOccurrence(_) => {
+            gbif::answer(state, served, asked).await
+        }
         Target::Image(id) => match params().and_then(|p| ImagePlan::parse(id, p)) {
             Ok(plan) => match plan.run(view) {
                 Ok(body) => Answer::json(body).with_media(asked.media),
@@ -496,6 +514,18 @@ mod tests {
         assert_eq!(
             target_of("/api/v2/specimen-records/labels").await,
             Target::Unslashed(Route::Labels)
+        );
+        assert_eq!(
+            target_of("/gbif/v1/occurrence/search").await,
+            Target::GbifSearch
+        );
+        assert_eq!(
+            target_of("/gbif/v1/occurrence/12").await,
+            Target::GbifOccurrence("12".into())
+        );
+        assert_eq!(
+            target_of("/gbif/v1/occurrence/search/").await,
+            Target::NotFound
         );
         assert_eq!(
             target_of("/api/v2/orders/").await,

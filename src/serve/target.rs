@@ -15,6 +15,10 @@ pub enum Target {
     Image(String),
     /// The specimen label sheets.
     Labels,
+    /// GBIF's occurrence search, its count, and one occurrence by key.
+    GbifSearch,
+    GbifCount,
+    GbifOccurrence(String),
     /// A list or record path without its trailing slash: redirected.
     Unslashed(Route),
     /// `/` and `/api/v2/`: the front page for people, the API root for programs.
@@ -50,6 +54,7 @@ impl Target {
             Target::Images => Route::Images,
             Target::Image(_) => Route::Image,
             Target::Labels => Route::Labels,
+            Target::GbifSearch | Target::GbifCount | Target::GbifOccurrence(_) => Route::Gbif,
             Target::Unslashed(route) => *route,
             Target::Home | Target::Api | Target::Docs | Target::Asset => Route::Page,
             Target::Health => Route::Health,

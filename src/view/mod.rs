@@ -10,6 +10,7 @@
 //! knows of HTTP or of the request that reads it.
 
 use std::path::Path;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use crate::encoding::time::http_date;
@@ -28,6 +29,7 @@ pub mod points;
 pub mod render;
 mod rows;
 mod table;
+pub mod terms;
 mod value;
 
 pub use column::Key;
@@ -65,6 +67,9 @@ pub struct View {
     pub points: Points,
     /// Wagtail's own image items (`/api/v2/images/`).
     pub images: image_api::ImageApi,
+    /// The specimens' Darwin Core values as columns, built the first time a
+    /// search in Darwin Core's terms needs them.
+    terms: OnceLock<terms::Terms>,
 }
 
 impl View {
@@ -121,11 +126,17 @@ impl View {
             last_modified,
             points,
             images,
+            terms: OnceLock::new(),
         })
     }
 
     pub fn table(&self, model: Model) -> &Table {
         &self.tables[model.index()]
+    }
+
+    /// The specimens' Darwin Core values as columns (built on first use).
+    pub fn terms(&self) -> &terms::Terms {
+        self.terms.get_or_init(|| terms::Terms::build(self))
     }
 
     /// The rendered list of an endpoint.

@@ -238,11 +238,10 @@ impl<'v> Occurrences<'v> {
         self.specimen(line, row);
     }
 
-    /// `order` ... `genus`, the epithets, and the most specific taxon's name,
-    /// rank, authorship and vernacular name.
-    fn taxonomy(&self, line: &mut impl Sink, row: &[Value]) {
-        let view = self.view;
-        // Each rank: the specimen's own, else the one above its most specific taxon.
+    /// The specimen's taxon at each rank (`Model::RANKS` order: the specimen's
+    /// own, else the one above its most specific taxon), and that taxon's rank
+    /// and position.
+    fn classification(&self, row: &[Value]) -> ([Option<u32>; 7], Option<(usize, u32)>) {
         let mut ranks: [Option<u32>; 7] = self.s.ranks.map(|f| position(&row[f]));
         let taxon = match &row[self.s.taxon] {
             Value::Ref(m, p) => rank_of(*m).map(|r| (r, *p)),
@@ -254,7 +253,7 @@ impl<'v> Occurrences<'v> {
                 let Some(parent) = self.rank.parent[r] else {
                     break;
                 };
-                match view.table(RANKS[r]).get(p as usize, parent) {
+                match self.view.table(RANKS[r]).get(p as usize, parent) {
                     Value::Ref(m, q) => match rank_of(m) {
                         Some(up) => (r, p) = (up, q),
                         None => break,
@@ -263,6 +262,21 @@ impl<'v> Occurrences<'v> {
                 }
             }
         }
+        (ranks, taxon)
+    }
+
+    /// The specimen's taxon at each rank (`Model::RANKS` order), `u32::MAX` where
+    /// it has none.
+    pub fn ranks(&self, pos: usize) -> [u32; 7] {
+        let row: Vec<Value> = self.view.table(Model::SpecimenRecord).row(pos).collect();
+        self.classification(&row).0.map(|p| p.unwrap_or(u32::MAX))
+    }
+
+    /// `order` ... `genus`, the epithets, and the most specific taxon's name,
+    /// rank, authorship and vernacular name.
+    fn taxonomy(&self, line: &mut impl Sink, row: &[Value]) {
+        let view = self.view;
+        let (ranks, taxon) = self.classification(row);
         for r in (0..7).rev() {
             let name = ranks[r].map_or("", |p| {
                 text(&view.table(RANKS[r]).get(p as usize, self.rank.names[r]))

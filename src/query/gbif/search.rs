@@ -1,0 +1,888 @@
+//! A GBIF occurrence search, parsed and run: the parameters GBIF defines for the
+//! terms this collection holds, each value of a repeated parameter an
+//! alternative (OR), numbers and dates as ranges (`1990,2000`, `*` for an open
+//! end), areas as WKT, facets with GBIF's paging, and beyond GBIF a `sort` and no
+//! cap on paging. Every 400 is found in [`Search::parse`]; [`Search::run`]
+//! cannot fail. Values are the archive's (`view::terms`).
+
+use chrono::{Datelike, NaiveDate};
+
+use crate::model::{Model, Shape};
+use crate::view::terms::{text_column, Terms, NO_INT, TEXT};
+use crate::view::View;
+
+use super::super::error::ApiError;
+use super::super::filter::{self, Filter};
+use super::super::params::Params;
+use super::wkt::{self, Area};
+
+/// The page size when a search gives no `limit`, and the largest (a larger one
+/// is taken as this, as GBIF does).
+pub const DEFAULT_LIMIT: usize = 20;
+pub const MAX_LIMIT: usize = 300;
+/// How many values one parameter may repeat, and how many facets a search may ask.
+pub const MAX_VALUES: usize = 100;
+pub const MAX_FACETS: usize = 20;
+/// The most counts one facet may list.
+pub const MAX_FACET_LIMIT: usize = 10_000;
+
+/// What a parameter compares, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Equal to a value of a text column, ignoring case.
+    Text(&'static str),
+    /// The name of a taxon at this rank (`Model::RANKS` index), ignoring case.
+    Rank(usize),
+    /// The name of a taxon at any rank, with or without its authority: the
+    /// specimens of that taxon and of every taxon below it.
+    ScientificName,
+    Int(IntColumn),
+    Float(FloatColumn),
+    /// A day, month or year, or a range of them.
+    EventDate,
+    Modified,
+    HasCoordinate,
+    FullText,
+    Geometry,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum IntColumn {
+    Year,
+    Month,
+    Day,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FloatColumn {
+    Latitude,
+    Longitude,
+    Elevation,
+}
+
+/// Every search parameter: its name as GBIF spells it, and what it compares.
+const TERMS: &[(&str, Kind)] = &[
+    ("q", Kind::FullText),
+    ("scientificName", Kind::ScientificName),
+    ("order", Kind::Rank(6)),
+    ("family", Kind::Rank(5)),
+    ("genus", Kind::Rank(2)),
+    ("country", Kind::Text("countryCode")),
+    ("countryCode", Kind::Text("countryCode")),
+    ("stateProvince", Kind::Text("stateProvince")),
+    ("county", Kind::Text("county")),
+    ("locality", Kind::Text("locality")),
+    ("recordedBy", Kind::Text("recordedBy")),
+    ("identifiedBy", Kind::Text("identifiedBy")),
+    ("catalogNumber", Kind::Text("catalogNumber")),
+    ("basisOfRecord", Kind::Text("basisOfRecord")),
+    ("sex", Kind::Text("sex")),
+    ("lifeStage", Kind::Text("lifeStage")),
+    ("year", Kind::Int(IntColumn::Year)),
+    ("month", Kind::Int(IntColumn::Month)),
+    ("day", Kind::Int(IntColumn::Day)),
+    ("eventDate", Kind::EventDate),
+    ("decimalLatitude", Kind::Float(FloatColumn::Latitude)),
+    ("decimalLongitude", Kind::Float(FloatColumn::Longitude)),
+    ("elevation", Kind::Float(FloatColumn::Elevation)),
+    ("hasCoordinate", Kind::HasCoordinate),
+    ("modified", Kind::Modified),
+    ("geometry", Kind::Geometry),
+];
+
+/// The other parameters: paging, sorting and facets.
+const OPERATIONS: &[&str] = &[
+    "limit",
+    "offset",
+    "sort",
+    "facet",
+    "facetLimit",
+    "facetOffset",
+    "facetMincount",
+    "facetMultiselect",
+];
+
+/// The parameter names, for the OpenAPI document: filters, then operations.
+pub fn parameters() -> impl Iterator<Item = &'static str> {
+    TERMS
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(OPERATIONS.iter().copied())
+}
+
+/// The terms a facet or a sort may name: the text columns and the numbers.
+pub fn facetable() -> impl Iterator<Item = &'static str> {
+    TEXT.iter().copied().chain(["year", "month", "day"])
+}
+
+pub fn sortable() -> impl Iterator<Item = &'static str> {
+    TEXT.iter().copied().chain([
+        "key",
+        "year",
+        "month",
+        "day",
+        "eventDate",
+        "decimalLatitude",
+        "decimalLongitude",
+        "elevation",
+        "modified",
+    ])
+}
+
+/// A range of numbers, inclusive; an open end is infinite.
+type Range = [f64; 2];
+
+/// One parameter's condition: any of its values holds.
+#[derive(Clone, Debug)]
+enum Cond {
+    /// The codes of a text column's matching values, as a membership table.
+    Codes {
+        column: usize,
+        hit: Vec<bool>,
+    },
+    /// Per rank, the matching taxa (empty where none matches).
+    Taxa(Vec<Vec<bool>>),
+    Ints(IntColumn, Vec<Range>),
+    Floats(FloatColumn, Vec<Range>),
+    /// Ranges of days (from 0001-01-01) the record's date must lie within.
+    Event(Vec<Range>),
+    Modified(Vec<Range>),
+    HasCoordinate(bool),
+    /// The specimens a full-text search finds.
+    Found(Vec<bool>),
+    Within(Vec<Area>),
+}
+
+/// A facet asked for: the term, its column, and its own paging.
+#[derive(Clone, Debug)]
+pub struct Facet {
+    pub term: &'static str,
+    /// The term as the answer names the facet (`country` counts `countryCode`).
+    pub shown: &'static str,
+    field: FacetField,
+    pub limit: usize,
+    pub offset: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum FacetField {
+    Text(usize),
+    Int(IntColumn),
+}
+
+/// One facet's counts: the values (as the archive spells them) and how many
+/// specimens hold each, most first, after the facet's offset and limit.
+#[derive(Debug, PartialEq)]
+pub struct Counts {
+    /// The facet's term as the search named it.
+    pub field: &'static str,
+    pub counts: Vec<(String, usize)>,
+}
+
+/// A sort key: a term and its direction.
+#[derive(Clone, Copy, Debug)]
+struct SortKey {
+    term: &'static str,
+    descending: bool,
+}
+
+/// A search, checked.
+#[derive(Clone, Debug)]
+pub struct Search {
+    /// Each condition with the parameter it came from.
+    conds: Vec<(&'static str, Cond)>,
+    sort: Vec<SortKey>,
+    pub limit: usize,
+    pub offset: usize,
+    facets: Vec<Facet>,
+    mincount: usize,
+    multiselect: bool,
+    /// What the answer should say it did (a repaired polygon).
+    pub notes: Vec<String>,
+}
+
+/// What a search found: the true count, the page's specimen positions, facets.
+#[derive(Debug)]
+pub struct Found {
+    pub count: usize,
+    pub page: Vec<usize>,
+    pub facets: Vec<Counts>,
+}
+
+/// GBIF's facet names are camelCase (`basisOfRecord`) or upper snake case
+/// (`BASIS_OF_RECORD`), in any case.
+fn folded(name: &str) -> String {
+    name.chars()
+        .filter(|&c| c != '_')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// `basisOfRecord` as GBIF names it in a response (`BASIS_OF_RECORD`).
+pub fn upper_snake(term: &str) -> String {
+    let mut out = String::new();
+    for c in term.chars() {
+        if c.is_uppercase() && !out.is_empty() {
+            out.push('_');
+        }
+        out.extend(c.to_uppercase());
+    }
+    out
+}
+
+fn bad(message: String) -> ApiError {
+    ApiError::bad_request(message)
+}
+
+/// A whole number at least 0.
+fn count(name: &str, value: &str) -> Result<usize, ApiError> {
+    value.trim().parse::<usize>().map_err(|_| {
+        bad(format!(
+            "{name} must be a whole number of 0 or more, not {value:?}"
+        ))
+    })
+}
+
+/// `a`, `a,b`, `*,b` or `a,*`: a range of values parsed by `one`.
+fn range(name: &str, value: &str, one: impl Fn(&str) -> Option<Range>) -> Result<Range, ApiError> {
+    let end = |part: &str, lo: bool| -> Result<f64, ApiError> {
+        let part = part.trim();
+        if part == "*" {
+            return Ok(if lo { f64::NEG_INFINITY } else { f64::INFINITY });
+        }
+        one(part)
+            .map(|r| if lo { r[0] } else { r[1] })
+            .ok_or_else(|| {
+                bad(format!(
+                "{name} takes a value or a range `from,to` (`*` for an open end), not {value:?}"
+            ))
+            })
+    };
+    match value.split_once(',') {
+        None => one(value.trim()).ok_or_else(|| {
+            bad(format!(
+                "{name} takes a value or a range `from,to` (`*` for an open end), not {value:?}"
+            ))
+        }),
+        Some((a, b)) => {
+            let r = [end(a, true)?, end(b, false)?];
+            if r[0] > r[1] {
+                return Err(bad(format!(
+                    "{name}={value}: a range goes from the smaller to the larger"
+                )));
+            }
+            Ok(r)
+        }
+    }
+}
+
+fn number(s: &str) -> Option<Range> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .map(|v| [v, v])
+}
+
+/// The days a date names (`2019`, `2019-06`, `2019-06-04`), from 0001-01-01.
+fn days(s: &str) -> Option<Range> {
+    let parts: Vec<&str> = s.split('-').collect();
+    let num = |p: &str, width: std::ops::RangeInclusive<usize>| {
+        width
+            .contains(&p.len())
+            .then(|| p.parse::<u32>().ok())
+            .flatten()
+    };
+    let day = |y: i32, m: u32, d: u32| NaiveDate::from_ymd_opt(y, m, d);
+    let (first, last) = match parts.as_slice() {
+        [y] => {
+            let y = num(y, 4..=4)? as i32;
+            (day(y, 1, 1)?, day(y, 12, 31)?)
+        }
+        [y, m] => {
+            let (y, m) = (num(y, 4..=4)? as i32, num(m, 1..=2)?);
+            let first = day(y, m, 1)?;
+            let next = first.checked_add_months(chrono::Months::new(1))?;
+            (first, next.pred_opt()?)
+        }
+        [y, m, d] => {
+            let d = day(num(y, 4..=4)? as i32, num(m, 1..=2)?, num(d, 1..=2)?)?;
+            (d, d)
+        }
+        _ => return None,
+    };
+    Some([
+        first.num_days_from_ce() as f64,
+        last.num_days_from_ce() as f64,
+    ])
+}
+
+fn boolean(name: &str, value: &str) -> Result<bool, ApiError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(bad(format!("{name} is true or false, not {value:?}"))),
+    }
+}
+
+impl Search {
+    /// Checks a search's parameters against a view (names are looked up in it).
+    pub fn parse(params: &Params, view: &View) -> Result<Search, ApiError> {
+        let mut unknown: Vec<&str> = Vec::new();
+        let mut facet_paging: Vec<(String, &str, &str)> = Vec::new();
+        for (name, value) in &params.0 {
+            let known = TERMS.iter().any(|(n, _)| n == name) || OPERATIONS.contains(&name.as_str());
+            if known {
+                continue;
+            }
+            match name.rsplit_once('.') {
+                Some((field, option @ ("facetLimit" | "facetOffset"))) => {
+                    facet_paging.push((folded(field), option, value))
+                }
+                _ => unknown.push(name),
+            }
+        }
+        if !unknown.is_empty() {
+            unknown.dedup();
+            return Err(bad(format!(
+                "unknown parameter{} {}: this collection answers {}",
+                if unknown.len() > 1 { "s" } else { "" },
+                unknown.join(", "),
+                parameters().collect::<Vec<_>>().join(", ")
+            )));
+        }
+        let mut search = Search {
+            conds: Vec::new(),
+            sort: Vec::new(),
+            limit: DEFAULT_LIMIT,
+            offset: 0,
+            facets: Vec::new(),
+            mincount: 1,
+            multiselect: false,
+            notes: Vec::new(),
+        };
+        let values = |name: &str| -> Vec<&str> {
+            params
+                .0
+                .iter()
+                .filter(|(k, _)| k == name)
+                .map(|(_, v)| v.as_str())
+                .collect()
+        };
+        let terms = view.terms();
+        for &(name, kind) in TERMS {
+            let given = values(name);
+            if given.is_empty() {
+                continue;
+            }
+            if given.len() > MAX_VALUES {
+                return Err(bad(format!(
+                    "{name} is given {} times: at most {MAX_VALUES} values",
+                    given.len()
+                )));
+            }
+            if let Some(cond) = search.cond(name, kind, &given, view, terms)? {
+                search.conds.push((name, cond));
+            }
+        }
+        if let Some(v) = params.get("limit") {
+            search.limit = count("limit", v)?.min(MAX_LIMIT);
+        }
+        if let Some(v) = params.get("offset") {
+            search.offset = count("offset", v)?;
+        }
+        if let Some(v) = params.get("sort") {
+            for key in v.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+                let (descending, term) = match key.strip_prefix('-') {
+                    Some(t) => (true, t),
+                    None => (false, key),
+                };
+                let term = sortable()
+                    .find(|t| folded(t) == folded(term))
+                    .ok_or_else(|| {
+                        bad(format!(
+                        "sort cannot order by {term}: it takes {} (- before a term for descending)",
+                        sortable().collect::<Vec<_>>().join(", ")
+                    ))
+                    })?;
+                search.sort.push(SortKey { term, descending });
+            }
+        }
+        let facet_limit = match params.get("facetLimit") {
+            Some(v) => count("facetLimit", v)?,
+            None => 10,
+        };
+        let facet_offset = match params.get("facetOffset") {
+            Some(v) => count("facetOffset", v)?,
+            None => 0,
+        };
+        if let Some(v) = params.get("facetMincount") {
+            search.mincount = count("facetMincount", v)?.max(1);
+        }
+        if let Some(v) = params.get("facetMultiselect") {
+            search.multiselect = boolean("facetMultiselect", v)?;
+        }
+        for name in values("facet") {
+            let (term, shown) = match folded(name).as_str() {
+                "country" => ("countryCode", "country"),
+                f => facetable()
+                    .find(|t| folded(t) == f)
+                    .map(|t| (t, t))
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "facet cannot count {name}: it takes {}",
+                            facetable().collect::<Vec<_>>().join(", ")
+                        ))
+                    })?,
+            };
+            if search.facets.iter().any(|f| f.term == term) {
+                continue;
+            }
+            let field = match text_column(term) {
+                Some(c) => FacetField::Text(c),
+                None => FacetField::Int(match term {
+                    "year" => IntColumn::Year,
+                    "month" => IntColumn::Month,
+                    _ => IntColumn::Day,
+                }),
+            };
+            search.facets.push(Facet {
+                term,
+                shown,
+                field,
+                limit: facet_limit,
+                offset: facet_offset,
+            });
+        }
+        if search.facets.len() > MAX_FACETS {
+            return Err(bad(format!("at most {MAX_FACETS} facets")));
+        }
+        for (field, option, value) in facet_paging {
+            let facet = search
+                .facets
+                .iter_mut()
+                .find(|f| folded(f.term) == field || folded(f.shown) == field)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "{field}.{option} names a facet the search does not ask for (facet={field})"
+                    ))
+                })?;
+            let n = count(option, value)?;
+            match option {
+                "facetLimit" => facet.limit = n,
+                _ => facet.offset = n,
+            }
+        }
+        if let Some(f) = search.facets.iter().find(|f| f.limit > MAX_FACET_LIMIT) {
+            return Err(bad(format!(
+                "a facet lists at most {MAX_FACET_LIMIT} values ({} asks {})",
+                f.term, f.limit
+            )));
+        }
+        Ok(search)
+    }
+
+    fn cond(
+        &mut self,
+        name: &str,
+        kind: Kind,
+        given: &[&str],
+        view: &View,
+        terms: &Terms,
+    ) -> Result<Option<Cond>, ApiError> {
+        Ok(Some(match kind {
+            Kind::Text(term) => {
+                let column = text_column(term).expect("a text term");
+                let coded = &terms.text[column];
+                let mut hit = vec![false; coded.distinct()];
+                for v in given {
+                    for &code in coded.find(v.trim()) {
+                        hit[code as usize] = true;
+                    }
+                    if term == "basisOfRecord" {
+                        // GBIF's enum (`PRESERVED_SPECIMEN`) names the archive's
+                        // `PreservedSpecimen`.
+                        for code in 0..coded.distinct() as u32 {
+                            if folded(coded.value(code)) == folded(v) {
+                                hit[code as usize] = true;
+                            }
+                        }
+                    }
+                }
+                Cond::Codes { column, hit }
+            }
+            Kind::Rank(rank) => {
+                let mut taxa: Vec<Vec<bool>> = vec![Vec::new(); 7];
+                taxa[rank] = taxa_named(view, rank, given, false);
+                Cond::Taxa(taxa)
+            }
+            Kind::ScientificName => {
+                Cond::Taxa((0..7).map(|r| taxa_named(view, r, given, true)).collect())
+            }
+            Kind::Int(column) => Cond::Ints(
+                column,
+                given
+                    .iter()
+                    .map(|v| range(name, v, number))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Kind::Float(column) => Cond::Floats(
+                column,
+                given
+                    .iter()
+                    .map(|v| range(name, v, number))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Kind::EventDate | Kind::Modified => {
+                let ranges = given
+                    .iter()
+                    .map(|v| range(name, v, days))
+                    .collect::<Result<_, _>>()?;
+                match kind {
+                    Kind::EventDate => Cond::Event(ranges),
+                    _ => Cond::Modified(ranges),
+                }
+            }
+            Kind::HasCoordinate => {
+                let wanted = given
+                    .iter()
+                    .map(|v| boolean(name, v))
+                    .collect::<Result<Vec<_>, _>>()?;
+                match (wanted.contains(&true), wanted.contains(&false)) {
+                    // Either: no condition at all.
+                    (true, true) => return Ok(None),
+                    (yes, _) => Cond::HasCoordinate(yes),
+                }
+            }
+            Kind::FullText => {
+                let n = terms.len();
+                let mut found = vec![false; n];
+                for v in given {
+                    let mut f = Filter::default();
+                    f.search(v, false)?;
+                    for pos in filter::matching(view, Model::SpecimenRecord, Shape::Plain, &f) {
+                        found[pos] = true;
+                    }
+                }
+                Cond::Found(found)
+            }
+            Kind::Geometry => {
+                let mut areas = Vec::new();
+                for v in given {
+                    let area = wkt::parse(v).map_err(|e| bad(format!("geometry: {e}")))?;
+                    self.notes.extend(area.notes.iter().cloned());
+                    areas.push(area);
+                }
+                Cond::Within(areas)
+            }
+        }))
+    }
+
+    /// Counts, facets and the page.
+    pub fn run(&self, view: &View) -> Found {
+        let terms = view.terms();
+        let all: Vec<&Cond> = self.conds.iter().map(|(_, c)| c).collect();
+        let matched = select(terms, &all);
+        let count = matched.len();
+        let facets = self
+            .facets
+            .iter()
+            .map(|facet| {
+                // With facetMultiselect a facet counts as if its own filter were not set.
+                let own = self.multiselect.then(|| {
+                    self.conds
+                        .iter()
+                        .filter(|(name, _)| !same_field(name, facet.term))
+                        .map(|(_, c)| c)
+                        .collect::<Vec<_>>()
+                });
+                match own {
+                    Some(conds) if conds.len() != all.len() => {
+                        self.count(terms, facet, &select(terms, &conds))
+                    }
+                    _ => self.count(terms, facet, &matched),
+                }
+            })
+            .collect();
+        let mut page = matched;
+        if !self.sort.is_empty() {
+            page.sort_by(|&a, &b| {
+                self.sort
+                    .iter()
+                    .map(|k| {
+                        let o = compare(terms, view, k.term, a, b);
+                        if k.descending {
+                            o.reverse()
+                        } else {
+                            o
+                        }
+                    })
+                    .find(|o| o.is_ne())
+                    .unwrap_or(a.cmp(&b))
+            });
+        }
+        let page: Vec<usize> = page
+            .into_iter()
+            .skip(self.offset)
+            .take(self.limit)
+            .collect();
+        Found {
+            count,
+            page,
+            facets,
+        }
+    }
+
+    fn count(&self, terms: &Terms, facet: &Facet, matched: &[usize]) -> Counts {
+        let mut counts: Vec<(String, usize)> = match facet.field {
+            FacetField::Text(column) => {
+                let coded = &terms.text[column];
+                let mut n = vec![0usize; coded.distinct()];
+                for &pos in matched {
+                    for &code in coded.of(pos) {
+                        n[code as usize] += 1;
+                    }
+                }
+                n.into_iter()
+                    .enumerate()
+                    .filter(|&(_, k)| k > 0)
+                    .map(|(code, k)| (coded.value(code as u32).to_string(), k))
+                    .collect()
+            }
+            FacetField::Int(column) => {
+                let mut n: ahash::AHashMap<i32, usize> = ahash::AHashMap::new();
+                for &pos in matched {
+                    let v = int_column(terms, column)[pos];
+                    if v != NO_INT {
+                        *n.entry(v).or_default() += 1;
+                    }
+                }
+                n.into_iter().map(|(v, k)| (v.to_string(), k)).collect()
+            }
+        };
+        counts.retain(|&(_, k)| k >= self.mincount);
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        Counts {
+            field: facet.shown,
+            counts: counts
+                .into_iter()
+                .skip(facet.offset)
+                .take(facet.limit)
+                .collect(),
+        }
+    }
+
+    /// The facets asked for, in order.
+    pub fn facets(&self) -> &[Facet] {
+        &self.facets
+    }
+}
+
+/// Whether a filter parameter and a facet term are the same field.
+fn same_field(param: &str, term: &str) -> bool {
+    param == term || (param == "country" && term == "countryCode")
+}
+
+/// Per taxon of a rank, whether its name (its binomial or trinomial for species
+/// and subspecies; with `authority`, also followed by its authority) is one of
+/// `given`, ignoring case.
+fn taxa_named(view: &View, rank: usize, given: &[&str], authority: bool) -> Vec<bool> {
+    let model = Model::RANKS[rank];
+    let table = view.table(model);
+    let name = match model {
+        Model::Species => "binomial",
+        Model::Subspecies => "trinomial",
+        _ => "name",
+    };
+    let name = model.field_index(name).expect("a taxon has a name");
+    let author = model
+        .field_index("authority")
+        .expect("a taxon has an authority");
+    let wanted: Vec<String> = given.iter().map(|v| v.trim().to_lowercase()).collect();
+    (0..table.len())
+        .map(|pos| {
+            let n = table.get(pos, name).as_str().unwrap_or("").to_lowercase();
+            let with = || {
+                let a = table.get(pos, author).as_str().unwrap_or("").to_lowercase();
+                format!("{n} {a}")
+            };
+            wanted
+                .iter()
+                .any(|w| *w == n || (authority && *w == with()))
+        })
+        .collect()
+}
+
+fn int_column(t: &Terms, c: IntColumn) -> &[i32] {
+    match c {
+        IntColumn::Year => &t.year,
+        IntColumn::Month => &t.month,
+        IntColumn::Day => &t.day,
+    }
+}
+
+fn float_column(t: &Terms, c: FloatColumn) -> &[f64] {
+    match c {
+        FloatColumn::Latitude => &t.latitude,
+        FloatColumn::Longitude => &t.longitude,
+        FloatColumn::Elevation => &t.elevation,
+    }
+}
+
+fn within(v: f64, ranges: &[Range]) -> bool {
+    ranges.iter().any(|&[lo, hi]| v >= lo && v <= hi)
+}
+
+/// The day (from 0001-01-01) of an instant in microseconds since 1970.
+fn day_of(micros: i64) -> f64 {
+    const UNIX_EPOCH_DAYS: i64 = 719_163;
+    (micros.div_euclid(86_400_000_000) + UNIX_EPOCH_DAYS) as f64
+}
+
+impl Cond {
+    fn holds(&self, t: &Terms, pos: usize) -> bool {
+        match self {
+            Cond::Codes { column, hit } => t.text[*column].of(pos).iter().any(|&c| hit[c as usize]),
+            Cond::Taxa(taxa) => t.ranks[pos]
+                .iter()
+                .zip(taxa)
+                .any(|(&p, hit)| p != u32::MAX && hit.get(p as usize).copied().unwrap_or(false)),
+            Cond::Ints(c, ranges) => {
+                let v = int_column(t, *c)[pos];
+                v != NO_INT && within(v as f64, ranges)
+            }
+            Cond::Floats(c, ranges) => within(float_column(t, *c)[pos], ranges),
+            Cond::Event(ranges) => {
+                let [a, b] = t.event[pos];
+                a != NO_INT
+                    && ranges
+                        .iter()
+                        .any(|&[lo, hi]| a as f64 >= lo && b as f64 <= hi)
+            }
+            Cond::Modified(ranges) => {
+                t.modified[pos] != i64::MIN && within(day_of(t.modified[pos]), ranges)
+            }
+            Cond::HasCoordinate(yes) => t.latitude[pos].is_nan() != *yes,
+            Cond::Found(found) => found[pos],
+            Cond::Within(areas) => {
+                let p = [t.longitude[pos], t.latitude[pos]];
+                !p[0].is_nan() && areas.iter().any(|a| a.contains(p))
+            }
+        }
+    }
+}
+
+/// The positions of the specimens every condition holds for, ascending. An area
+/// narrows the candidates first through the points sorted by longitude.
+fn select(t: &Terms, conds: &[&Cond]) -> Vec<usize> {
+    let area_bounds = conds.iter().find_map(|c| match c {
+        Cond::Within(areas) => Some(areas.iter().map(Area::bounds).fold(
+            [
+                f64::INFINITY,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NEG_INFINITY,
+            ],
+            |[a, b, c, d], [w, x, y, z]| [a.min(w), b.min(x), c.max(y), d.max(z)],
+        )),
+        _ => None,
+    });
+    let keep = |pos: &usize| conds.iter().all(|c| c.holds(t, *pos));
+    match area_bounds {
+        Some([x0, _, x1, _]) => {
+            let mut out: Vec<usize> = t
+                .by_longitude(x0, x1)
+                .iter()
+                .map(|&p| p as usize)
+                .filter(keep)
+                .collect();
+            out.sort_unstable();
+            out
+        }
+        None => (0..t.len()).filter(keep).collect(),
+    }
+}
+
+/// Orders two specimens by a term; a specimen without a value comes last.
+fn compare(t: &Terms, view: &View, term: &str, a: usize, b: usize) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    fn missing_last<T: PartialOrd>(a: Option<T>, b: Option<T>) -> Ordering {
+        match (a, b) {
+            (Some(x), Some(y)) => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        }
+    }
+    let int = |v: i32| (v != NO_INT).then_some(v);
+    let float = |v: f64| (!v.is_nan()).then_some(v);
+    match term {
+        "key" => {
+            let table = view.table(Model::SpecimenRecord);
+            table.id(a as u32).cmp(&table.id(b as u32))
+        }
+        "year" => missing_last(int(t.year[a]), int(t.year[b])),
+        "month" => missing_last(int(t.month[a]), int(t.month[b])),
+        "day" => missing_last(int(t.day[a]), int(t.day[b])),
+        "eventDate" => missing_last(int(t.event[a][0]), int(t.event[b][0])),
+        "decimalLatitude" => missing_last(float(t.latitude[a]), float(t.latitude[b])),
+        "decimalLongitude" => missing_last(float(t.longitude[a]), float(t.longitude[b])),
+        "elevation" => missing_last(float(t.elevation[a]), float(t.elevation[b])),
+        "modified" => missing_last(Some(t.modified[a]), Some(t.modified[b])),
+        text => {
+            let coded = t.coded(text);
+            let rank = |pos| coded.of(pos).first().map(|&c| coded.rank(c));
+            missing_last(rank(a), rank(b))
+        }
+    }
+}
+
+/// The position of the specimen with this key (its id), if any.
+pub fn specimen(view: &View, key: &str) -> Result<usize, ApiError> {
+    let table = view.table(Model::SpecimenRecord);
+    key.parse::<i64>()
+        .ok()
+        .and_then(|id| table.position(id))
+        .map(|p| p as usize)
+        .ok_or_else(|| ApiError::not_found(format!("no occurrence has the key {key:?}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_and_dates() {
+        assert_eq!(
+            range("year", "1990,2000", number).unwrap(),
+            [1990.0, 2000.0]
+        );
+        assert_eq!(
+            range("month", "12,*", number).unwrap(),
+            [12.0, f64::INFINITY]
+        );
+        assert_eq!(
+            range("year", "*,1900", number).unwrap(),
+            [f64::NEG_INFINITY, 1900.0]
+        );
+        assert!(range("year", "2000,1990", number).is_err());
+        assert!(range("year", "abc", number).is_err());
+        let d = |y, m, d| NaiveDate::from_ymd_opt(y, m, d).unwrap().num_days_from_ce() as f64;
+        assert_eq!(
+            range("eventDate", "2019-06,2019-08", days).unwrap(),
+            [d(2019, 6, 1), d(2019, 8, 31)]
+        );
+        assert_eq!(days("2020-02"), Some([d(2020, 2, 1), d(2020, 2, 29)]));
+        assert_eq!(days("2019"), Some([d(2019, 1, 1), d(2019, 12, 31)]));
+        assert_eq!(days("2019-13"), None);
+        assert_eq!(days("19"), None);
+        assert_eq!(day_of(0), d(1970, 1, 1));
+        assert_eq!(day_of(-1), d(1969, 12, 31));
+    }
+
+    #[test]
+    fn names_as_gbif_spells_them() {
+        assert_eq!(upper_snake("basisOfRecord"), "BASIS_OF_RECORD");
+        assert_eq!(upper_snake("year"), "YEAR");
+        assert_eq!(folded("BASIS_OF_RECORD"), folded("basisOfRecord"));
+    }
+}
