@@ -370,7 +370,11 @@ impl<'v> Occurrences<'v> {
                 line.float(Some(lon));
                 line.text("WGS84");
             }
-            None => (0..3).for_each(|_| line.text("")),
+            None => {
+                line.float(None);
+                line.float(None);
+                line.text("");
+            }
         }
         let (low, high) = gps
             .and_then(|p| elevation(text(&get(Model::Gps, p, "elevation"))))

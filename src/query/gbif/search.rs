@@ -608,14 +608,7 @@ impl Search {
             page.sort_by(|&a, &b| {
                 self.sort
                     .iter()
-                    .map(|k| {
-                        let o = compare(terms, view, k.term, a, b);
-                        if k.descending {
-                            o.reverse()
-                        } else {
-                            o
-                        }
-                    })
+                    .map(|k| compare(terms, view, *k, a, b))
                     .find(|o| o.is_ne())
                     .unwrap_or(a.cmp(&b))
             });
@@ -802,23 +795,27 @@ fn select(t: &Terms, conds: &[&Cond]) -> Vec<usize> {
     }
 }
 
-/// Orders two specimens by a term; a specimen without a value comes last.
-fn compare(t: &Terms, view: &View, term: &str, a: usize, b: usize) -> std::cmp::Ordering {
+/// Orders two specimens by a sort key; a specimen without a value comes last
+/// either way.
+fn compare(t: &Terms, view: &View, key: SortKey, a: usize, b: usize) -> std::cmp::Ordering {
     use std::cmp::Ordering;
-    fn missing_last<T: PartialOrd>(a: Option<T>, b: Option<T>) -> Ordering {
+    let term = key.term;
+    let missing_last = |a: Option<f64>, b: Option<f64>| -> Ordering {
         match (a, b) {
+            (Some(x), Some(y)) if key.descending => y.partial_cmp(&x).unwrap_or(Ordering::Equal),
             (Some(x), Some(y)) => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
             (Some(_), None) => Ordering::Less,
             (None, Some(_)) => Ordering::Greater,
             (None, None) => Ordering::Equal,
         }
-    }
-    let int = |v: i32| (v != NO_INT).then_some(v);
+    };
+    let int = |v: i32| (v != NO_INT).then_some(v as f64);
     let float = |v: f64| (!v.is_nan()).then_some(v);
     match term {
         "key" => {
             let table = view.table(Model::SpecimenRecord);
-            table.id(a as u32).cmp(&table.id(b as u32))
+            let id = |p: usize| Some(table.id(p as u32) as f64);
+            missing_last(id(a), id(b))
         }
         "year" => missing_last(int(t.year[a]), int(t.year[b])),
         "month" => missing_last(int(t.month[a]), int(t.month[b])),
@@ -827,10 +824,10 @@ fn compare(t: &Terms, view: &View, term: &str, a: usize, b: usize) -> std::cmp::
         "decimalLatitude" => missing_last(float(t.latitude[a]), float(t.latitude[b])),
         "decimalLongitude" => missing_last(float(t.longitude[a]), float(t.longitude[b])),
         "elevation" => missing_last(float(t.elevation[a]), float(t.elevation[b])),
-        "modified" => missing_last(Some(t.modified[a]), Some(t.modified[b])),
+        "modified" => missing_last(Some(t.modified[a] as f64), Some(t.modified[b] as f64)),
         text => {
             let coded = t.coded(text);
-            let rank = |pos| coded.of(pos).first().map(|&c| coded.rank(c));
+            let rank = |pos| coded.of(pos).first().map(|&c| coded.rank(c) as f64);
             missing_last(rank(a), rank(b))
         }
     }
