@@ -434,17 +434,44 @@ fn the_http_answers_are_gbifs() {
     server.assert_error(
         "/gbif/v1/occurrence/search?taxonKey=5&datasetKey=x",
         400,
-        "unknown parameters taxonKey, datasetKey: this collection answers q, scientificName, order, family, genus, country, countryCode, stateProvince, county, locality, recordedBy, identifiedBy, catalogNumber, basisOfRecord, sex, lifeStage, year, month, day, eventDate, decimalLatitude, decimalLongitude, elevation, hasCoordinate, modified, geometry, limit, offset, sort, facet, facetLimit, facetOffset, facetMincount, facetMultiselect",
+        "unknown parameters taxonKey, datasetKey: this collection answers q, scientificName, order, family, genus, country, countryCode, stateProvince, county, locality, recordedBy, identifiedBy, catalogNumber, basisOfRecord, sex, lifeStage, year, month, day, eventDate, decimalLatitude, decimalLongitude, elevation, hasCoordinate, modified, geometry, checklistKey, limit, offset, sort, facet, facetLimit, facetOffset, facetMincount, facetMultiselect",
     );
     server.assert_error(
         "/gbif/v1/occurrence/search?geometry=POLYGON((0%200,%2010%200,%2010%20x,%200%200))",
         400,
         "geometry: expected a latitude, found 'x' at character 24",
     );
+    // A range from the larger to the smaller holds nothing, as GBIF answers it;
+    // `*` alone is any value.
+    assert_eq!(
+        server
+            .get("/gbif/v1/occurrence/count?year=2000,1990")
+            .text(),
+        "0"
+    );
+    let every = server.json("/gbif/v1/occurrence/search?limit=300", 200);
+    let dated = every["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o.get("year").is_some())
+        .count();
+    assert!(dated > 0 && dated < every["count"].as_u64().unwrap() as usize);
+    assert_eq!(
+        server.get("/gbif/v1/occurrence/count?year=*").text(),
+        dated.to_string()
+    );
     server.assert_error(
-        "/gbif/v1/occurrence/search?year=2000,1990",
+        "/gbif/v1/occurrence/search?year=1e3",
         400,
-        "year=2000,1990: a range goes from the smaller to the larger",
+        "year takes a value or a range `from,to` (`*` for an open end), not \"1e3\"",
+    );
+    // pygbif sends a checklistKey with every search: names are the collection's own.
+    assert_eq!(
+        server
+            .get("/gbif/v1/occurrence/count?checklistKey=7ddf754f-d193-4cc9-b351-99906754a03b")
+            .text(),
+        server.get("/gbif/v1/occurrence/count").text()
     );
     server.assert_error(
         "/gbif/v1/occurrence/search?facet=weather",

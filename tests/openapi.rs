@@ -290,6 +290,52 @@ fn every_answer_validates(server: &Server, doc: &Value) {
         record_path,
         &mut errors,
     );
+    // GBIF's occurrence search, count and records (terms without a value are
+    // left out, so not every key is there).
+    let (search, one) = ("/gbif/v1/occurrence/search", "/gbif/v1/occurrence/{key}");
+    let found = server.json(
+        &format!("{search}?limit=300&facet=family&facet=country&facet=year&geometry=POLYGON((-179%20-89,179%20-89,179%2089,-179%2089,-179%20-89))"),
+        200,
+    );
+    assert!(!found["results"].as_array().unwrap().is_empty());
+    check(
+        doc,
+        response_schema(doc, search, 200),
+        &found,
+        false,
+        search,
+        &mut errors,
+    );
+    for o in found["results"].as_array().unwrap().iter().take(20) {
+        let path = format!("/gbif/v1/occurrence/{}", o["key"]);
+        check(
+            doc,
+            response_schema(doc, one, 200),
+            &server.json(&path, 200),
+            false,
+            &path,
+            &mut errors,
+        );
+    }
+    let count = server.json("/gbif/v1/occurrence/count?year=*,3000", 200);
+    check(
+        doc,
+        response_schema(doc, "/gbif/v1/occurrence/count", 200),
+        &count,
+        true,
+        search,
+        &mut errors,
+    );
+    let bad = server.get(&format!("{search}?taxonKey=1"));
+    assert_eq!(bad.status, 400);
+    check(
+        doc,
+        response_schema(doc, search, 400),
+        &bad.json(),
+        false,
+        search,
+        &mut errors,
+    );
     assert!(
         errors.is_empty(),
         "{} problems, first: {:#?}",
@@ -308,9 +354,20 @@ fn the_document_is_served_and_printed_alike() {
     let doc = served.json();
     assert_eq!(doc, catalogue::export::openapi::document(None));
     assert_eq!(doc["openapi"], "3.1.0");
-    // Two paths per endpoint, the document's own, the archive, Wagtail's images
-    // and the label sheets.
-    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 30 + 5);
+    // Two paths per endpoint, the document's own, the archive, Wagtail's images,
+    // the label sheets and GBIF's search, count and occurrence.
+    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 30 + 8);
+    let gbif = &doc["paths"]["/gbif/v1/occurrence/search"]["get"];
+    let names: Vec<&str> = gbif["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        catalogue::query::gbif::search::parameters().collect::<Vec<_>>()
+    );
     let labels = &doc["paths"]["/api/v2/specimen-records/labels/"]["get"];
     let names: Vec<&str> = labels["parameters"]
         .as_array()

@@ -1,6 +1,8 @@
 //! What the collection and its API look like to other programs: the OpenAPI
-//! document ([`openapi`]) and the Darwin Core Archive ([`dwca`]). Both are made
+//! document ([`openapi`], with GBIF's occurrence operations in [`openapi_gbif`])
+//! and the Darwin Core Archive ([`dwca`]). Both are made
 //! from the field tables and a view; neither knows of HTTP.
 
 pub mod dwca;
 pub mod openapi;
+pub mod openapi_gbif;

@@ -15,6 +15,8 @@ use crate::query::labels::{Kind, MEASURES, PARAMETERS};
 use crate::query::sort::sortable;
 use crate::query::{facets, geojson, DEFAULT_LIMIT};
 
+use super::openapi_gbif;
+
 /// The spellings a boolean filter accepts.
 const BOOLEANS: [&str; 6] = ["true", "false", "True", "False", "1", "0"];
 
@@ -88,6 +90,7 @@ pub fn document(max_limit: Option<usize>) -> Value {
         }
     }
     paths.insert(LABELS_PATH.into(), labels_operation());
+    openapi_gbif::paths(&mut paths);
     paths.insert(IMAGES_PATH.into(), image_list_operation(max_limit));
     paths.insert(format!("{IMAGES_PATH}{{id}}/"), image_operation());
     paths.insert(
@@ -182,6 +185,7 @@ pub fn document(max_limit: Option<usize>) -> Value {
             "additionalProperties": false,
         }),
     );
+    openapi_gbif::schemas(&mut schemas);
     schemas.insert("Format".into(), json!({"type": "string", "enum": ["json"]}));
     schemas.insert(
         "GeoFormat".into(),

@@ -90,8 +90,11 @@ const TERMS: &[(&str, Kind)] = &[
     ("geometry", Kind::Geometry),
 ];
 
-/// The other parameters: paging, sorting and facets.
+/// The other parameters: paging, sorting and facets, and `checklistKey`, which
+/// names the checklist GBIF reads names against (pygbif sends one by default):
+/// here names are the collection's own classification, whichever is named.
 const OPERATIONS: &[&str] = &[
+    "checklistKey",
     "limit",
     "offset",
     "sort",
@@ -236,52 +239,63 @@ fn bad(message: String) -> ApiError {
 
 /// A whole number at least 0.
 fn count(name: &str, value: &str) -> Result<usize, ApiError> {
-    value.trim().parse::<usize>().map_err(|_| {
-        bad(format!(
-            "{name} must be a whole number of 0 or more, not {value:?}"
-        ))
-    })
+    // Digits only, up to the largest 64-bit signed integer (what the OpenAPI
+    // document says).
+    value
+        .parse::<i64>()
+        .ok()
+        .filter(|_| value.bytes().all(|b| b.is_ascii_digit()))
+        .map(|n| n as usize)
+        .ok_or_else(|| {
+            bad(format!(
+                "{name} must be a whole number of 0 or more, not {value:?}"
+            ))
+        })
 }
 
-/// `a`, `a,b`, `*,b` or `a,*`: a range of values parsed by `one`.
+/// `a`, `a,b`, `*,b` or `a,*`: a range of values parsed by `one` (`*` alone:
+/// any value). A range from the larger to the smaller holds nothing, as GBIF
+/// answers it.
 fn range(name: &str, value: &str, one: impl Fn(&str) -> Option<Range>) -> Result<Range, ApiError> {
-    let end = |part: &str, lo: bool| -> Result<f64, ApiError> {
-        let part = part.trim();
-        if part == "*" {
-            return Ok(if lo { f64::NEG_INFINITY } else { f64::INFINITY });
-        }
-        one(part)
-            .map(|r| if lo { r[0] } else { r[1] })
-            .ok_or_else(|| {
-                bad(format!(
-                "{name} takes a value or a range `from,to` (`*` for an open end), not {value:?}"
-            ))
-            })
+    let refused = || {
+        bad(format!(
+            "{name} takes a value or a range `from,to` (`*` for an open end), not {value:?}"
+        ))
     };
     match value.split_once(',') {
-        None => one(value.trim()).ok_or_else(|| {
-            bad(format!(
-                "{name} takes a value or a range `from,to` (`*` for an open end), not {value:?}"
-            ))
-        }),
+        // Any value at all: the records that have one.
+        None if value == "*" => Ok([f64::NEG_INFINITY, f64::INFINITY]),
+        None => one(value).ok_or_else(refused),
         Some((a, b)) => {
-            let r = [end(a, true)?, end(b, false)?];
-            if r[0] > r[1] {
-                return Err(bad(format!(
-                    "{name}={value}: a range goes from the smaller to the larger"
-                )));
-            }
-            Ok(r)
+            let lo = match a {
+                "*" => f64::NEG_INFINITY,
+                _ => one(a).ok_or_else(refused)?[0],
+            };
+            let hi = match b {
+                "*" => f64::INFINITY,
+                _ => one(b).ok_or_else(refused)?[1],
+            };
+            Ok([lo, hi])
         }
     }
 }
 
 fn number(s: &str) -> Option<Range> {
-    s.parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite())
-        .map(|v| [v, v])
+    wkt::plain_number(s).map(|v| [v, v])
 }
+
+/// The pattern of a number or range of [`number`]s, for the OpenAPI document.
+pub const NUMBER_RANGE: &str = r"^(\*|[+-]?[0-9]+(\.[0-9]+)?)(,(\*|[+-]?[0-9]+(\.[0-9]+)?))?$";
+
+/// The pattern of a date or range of dates (the year, the month, the day), for
+/// the OpenAPI document.
+pub const DATE_RANGE: &str = concat!(
+    r"^(\*|[0-9]{4}(-(0?[1-9]|1[0-2])(-(0?[1-9]|1[0-9]|2[0-8]))?)?)",
+    r"(,(\*|[0-9]{4}(-(0?[1-9]|1[0-2])(-(0?[1-9]|1[0-9]|2[0-8]))?)?))?$"
+);
+
+/// The pattern of `true` or `false`, in any case.
+pub const BOOLEAN: &str = "^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$";
 
 /// The days a date names (`2019`, `2019-06`, `2019-06-04`), from 0001-01-01.
 fn days(s: &str) -> Option<Range> {
@@ -317,7 +331,7 @@ fn days(s: &str) -> Option<Range> {
 }
 
 fn boolean(name: &str, value: &str) -> Result<bool, ApiError> {
-    match value.trim().to_ascii_lowercase().as_str() {
+    match value.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
         _ => Err(bad(format!("{name} is true or false, not {value:?}"))),
@@ -390,8 +404,8 @@ impl Search {
         if let Some(v) = params.get("offset") {
             search.offset = count("offset", v)?;
         }
-        if let Some(v) = params.get("sort") {
-            for key in v.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+        if let Some(v) = params.get("sort").filter(|v| !v.is_empty()) {
+            for key in v.split(',') {
                 let (descending, term) = match key.strip_prefix('-') {
                     Some(t) => (true, t),
                     None => (false, key),
@@ -411,6 +425,11 @@ impl Search {
             Some(v) => count("facetLimit", v)?,
             None => 10,
         };
+        if facet_limit > MAX_FACET_LIMIT {
+            return Err(bad(format!(
+                "a facet lists at most {MAX_FACET_LIMIT} values, not facetLimit={facet_limit}"
+            )));
+        }
         let facet_offset = match params.get("facetOffset") {
             Some(v) => count("facetOffset", v)?,
             None => 0,
@@ -861,8 +880,14 @@ mod tests {
             range("year", "*,1900", number).unwrap(),
             [f64::NEG_INFINITY, 1900.0]
         );
-        assert!(range("year", "2000,1990", number).is_err());
+        assert_eq!(
+            range("year", "2000,1990", number).unwrap(),
+            [2000.0, 1990.0]
+        );
         assert!(range("year", "abc", number).is_err());
+        assert!(range("year", "1e3", number).is_err());
+        assert!(range("year", " 1990", number).is_err());
+        assert_eq!(range("elevation", "-2.5", number).unwrap(), [-2.5, -2.5]);
         let d = |y, m, d| NaiveDate::from_ymd_opt(y, m, d).unwrap().num_days_from_ce() as f64;
         assert_eq!(
             range("eventDate", "2019-06,2019-08", days).unwrap(),

@@ -1,9 +1,22 @@
 //! Areas on a map as GBIF's `geometry` takes them: Well-Known Text `POLYGON` and
-//! `MULTIPOLYGON`, longitude before latitude. A point is inside a polygon when it
+//! `MULTIPOLYGON`, longitude before latitude (a ring left open is closed). A point is inside a polygon when it
 //! is inside its outer ring and in none of its holes (even-odd), so a ring's
 //! direction never turns an area into "everything outside it": a clockwise outer
 //! ring is read as the area it draws, and noted. Coordinates are planar degrees;
 //! a polygon across the antimeridian is not wrapped (give two polygons).
+
+/// A number as WKT and GBIF's ranges are read here: a sign, digits, a decimal
+/// part (`-12`, `3.5`); nothing else (no exponent), so the OpenAPI document's
+/// patterns say exactly what is taken.
+pub fn plain_number(s: &str) -> Option<f64> {
+    let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, "0"));
+    let plain = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    if !plain(whole) || !plain(fraction) {
+        return None;
+    }
+    s.parse::<f64>().ok().filter(|v| v.is_finite())
+}
 
 /// How many vertices one `geometry` may have, over all its rings: the cost of a
 /// point test grows with them.
@@ -232,18 +245,18 @@ impl Parser<'_> {
         while self
             .s
             .get(self.i)
-            .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'))
+            .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.'))
         {
             self.i += 1;
         }
         let text = std::str::from_utf8(&self.s[start..self.i]).unwrap_or("");
-        match text.parse::<f64>() {
-            Ok(v) if v.is_finite() && v.abs() <= range => Ok(v),
-            Ok(_) => {
+        match plain_number(text) {
+            Some(v) if v.abs() <= range => Ok(v),
+            Some(_) => {
                 self.i = start;
                 Err(self.error(&format!("a {what} between -{range} and {range}")))
             }
-            Err(_) => {
+            None => {
                 self.i = start;
                 Err(self.error(&format!("expected a {what}")))
             }
@@ -268,6 +281,10 @@ impl Parser<'_> {
         }
         self.expect(b')')?;
         let at = String::from_utf8_lossy(&self.s[..start]).chars().count();
+        // A ring left open is closed by its first vertex.
+        if points.first() != points.last() {
+            points.push(points[0]);
+        }
         if points.len() < 4 {
             return Err(WktError {
                 at,
@@ -275,12 +292,6 @@ impl Parser<'_> {
                     "a ring has at least four vertices, its last the same as its first; this one has {}",
                     points.len()
                 ),
-            });
-        }
-        if points.first() != points.last() {
-            return Err(WktError {
-                at,
-                message: "a ring is closed: its last vertex is the same as its first".into(),
             });
         }
         Ok(Ring(points))
@@ -316,6 +327,12 @@ mod tests {
     use super::*;
 
     const SQUARE: &str = "POLYGON((0 0, 10 0, 10 10, 0 10, 0 0))";
+
+    #[test]
+    fn a_ring_left_open_is_closed() {
+        let open = parse("POLYGON((0 0, 10 0, 10 10, 0 10))").unwrap();
+        assert_eq!(open, parse(SQUARE).unwrap());
+    }
 
     #[test]
     fn a_square_holds_what_it_draws() {
@@ -357,9 +374,14 @@ mod tests {
         );
         let e = parse("POLYGON((0 0, 10 0, 10 10, 0 0)").unwrap_err();
         assert!(e.message.starts_with("expected ')'"), "{e}");
-        assert_eq!(e.at, 33);
-        let e = parse("POLYGON((0 0, 10 0, 10 10, 0 10))").unwrap_err();
-        assert!(e.message.contains("closed"), "{e}");
+        assert_eq!(e.at, 32, "the end of the text");
+        let e = parse("POLYGON((0 0, 10 0, 0 0))").unwrap_err();
+        assert!(e.message.contains("at least four vertices"), "{e}");
+        let e = parse("POLYGON((0 0, 1e1 0, 10 10, 0 0))").unwrap_err();
+        assert!(
+            e.message.starts_with("expected a latitude, found 'e'"),
+            "{e}"
+        );
         let e = parse("POINT(1 2)").unwrap_err();
         assert!(e.message.contains("POINT is not an area"), "{e}");
         let e = parse("POLYGON((0 0, 200 0, 10 10, 0 0))").unwrap_err();
