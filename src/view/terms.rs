@@ -36,6 +36,79 @@ pub const PEOPLE_SEPARATOR: &str = " | ";
 /// No value, in the number columns.
 pub const NO_INT: i32 = i32::MIN;
 
+/// Specimens grouped by a key below some bound (a value's code, a taxon's
+/// position): each key's specimens, ascending. What a filter on a value looks up
+/// instead of scanning.
+#[derive(Debug, Default)]
+pub struct Postings {
+    /// Key `k`'s specimens are `positions[starts[k]..starts[k + 1]]`.
+    starts: Vec<u32>,
+    positions: Vec<u32>,
+}
+
+impl Postings {
+    /// From each specimen's keys (in specimen order), keys below `keys`.
+    fn build<'a>(keys: usize, of: impl Fn(usize) -> &'a [u32], specimens: usize) -> Postings {
+        let mut starts = vec![0u32; keys + 1];
+        for pos in 0..specimens {
+            for &k in of(pos) {
+                starts[k as usize + 1] += 1;
+            }
+        }
+        for k in 0..keys {
+            starts[k + 1] += starts[k];
+        }
+        let mut next = starts.clone();
+        let mut positions = vec![0u32; starts[keys] as usize];
+        for pos in 0..specimens {
+            for &k in of(pos) {
+                positions[next[k as usize] as usize] = pos as u32;
+                next[k as usize] += 1;
+            }
+        }
+        Postings { starts, positions }
+    }
+
+    /// The specimens with key `k`, ascending.
+    pub fn get(&self, k: u32) -> &[u32] {
+        let k = k as usize;
+        match self.starts.get(k + 1) {
+            Some(&end) => &self.positions[self.starts[k] as usize..end as usize],
+            None => &[],
+        }
+    }
+}
+
+/// The specimens that have a number, in its order: a range of values is a run.
+#[derive(Debug, Default)]
+pub struct Sorted {
+    positions: Vec<u32>,
+    keys: Vec<f64>,
+}
+
+impl Sorted {
+    /// From each specimen's number; NaN is no number.
+    fn build(values: impl Iterator<Item = f64>) -> Sorted {
+        let mut pairs: Vec<(f64, u32)> = values
+            .enumerate()
+            .filter(|(_, v)| !v.is_nan())
+            .map(|(p, v)| (v, p as u32))
+            .collect();
+        pairs.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        Sorted {
+            keys: pairs.iter().map(|p| p.0).collect(),
+            positions: pairs.into_iter().map(|p| p.1).collect(),
+        }
+    }
+
+    /// The specimens whose number is within `[lo, hi]`, in the number's order.
+    pub fn range(&self, lo: f64, hi: f64) -> &[u32] {
+        let from = self.keys.partition_point(|&x| x < lo);
+        let to = self.keys.partition_point(|&x| x <= hi);
+        &self.positions[from..to.max(from)]
+    }
+}
+
 /// One text term's values: each specimen's values (none, one, or several for
 /// `recordedBy`) as codes into its distinct values.
 #[derive(Debug, Default)]
@@ -49,6 +122,8 @@ pub struct Coded {
     lower: AHashMap<Box<str>, Vec<u32>>,
     /// Each code's place among the values in lowercase order, for sorting.
     ranks: Vec<u32>,
+    /// Each code's specimens.
+    pub postings: Postings,
 }
 
 impl Coded {
@@ -69,6 +144,8 @@ impl Coded {
     }
 
     fn finish(&mut self) {
+        let specimens = self.starts.len() - 1;
+        self.postings = Postings::build(self.values.len(), |pos| self.of(pos), specimens);
         let mut order: Vec<u32> = (0..self.values.len() as u32).collect();
         order.sort_by_cached_key(|&c| (self.values[c as usize].to_lowercase(), c));
         self.ranks = vec![0; order.len()];
@@ -126,10 +203,30 @@ pub struct Terms {
     pub event: Vec<[i32; 2]>,
     /// When the record last changed (microseconds since 1970).
     pub modified: Vec<i64>,
-    /// The specimens with a point, by longitude, and their longitudes: an area
-    /// looks at the run of its longitudes only.
-    by_longitude: Vec<u32>,
-    longitudes: Vec<f64>,
+    /// Per rank, each taxon's specimens.
+    pub by_rank: Vec<Postings>,
+    /// The specimens in the order of each number, for ranges: `year`, `month`,
+    /// `day`, `latitude`, `longitude` (an area looks at the run of its
+    /// longitudes), `elevation`, the event's first day, the day modified.
+    pub sorted: Vec<Sorted>,
+}
+
+/// The numbers kept in order, by [`Terms::sorted`] index.
+pub const SORTED: [&str; 8] = [
+    "year",
+    "month",
+    "day",
+    "decimalLatitude",
+    "decimalLongitude",
+    "elevation",
+    "eventDate",
+    "modified",
+];
+
+/// The day (from 0001-01-01) of an instant in microseconds since 1970.
+pub fn day_of(micros: i64) -> f64 {
+    const UNIX_EPOCH_DAYS: i64 = 719_163;
+    (micros.div_euclid(86_400_000_000) + UNIX_EPOCH_DAYS) as f64
 }
 
 /// The text column a term is kept in, if it is one of [`TEXT`].
@@ -248,20 +345,45 @@ impl Terms {
         for coded in &mut t.text {
             coded.finish();
         }
-        let mut located: Vec<u32> = (0..n as u32)
-            .filter(|&p| !t.longitude[p as usize].is_nan() && !t.latitude[p as usize].is_nan())
+        t.by_rank = (0..7)
+            .map(|r| {
+                let taxa = view.table(Model::RANKS[r]).len();
+                let ranks = &t.ranks;
+                let keys: Vec<[u32; 1]> = ranks.iter().map(|k| [k[r]]).collect();
+                let none: &[u32] = &[];
+                Postings::build(
+                    taxa,
+                    |pos| match keys[pos][0] {
+                        u32::MAX => none,
+                        _ => &keys[pos],
+                    },
+                    n,
+                )
+            })
             .collect();
-        located.sort_by(|&a, &b| t.longitude[a as usize].total_cmp(&t.longitude[b as usize]));
-        t.longitudes = located.iter().map(|&p| t.longitude[p as usize]).collect();
-        t.by_longitude = located;
+        let int = |v: &i32| if *v == NO_INT { f64::NAN } else { *v as f64 };
+        t.sorted = vec![
+            Sorted::build(t.year.iter().map(int)),
+            Sorted::build(t.month.iter().map(int)),
+            Sorted::build(t.day.iter().map(int)),
+            Sorted::build(t.latitude.iter().copied()),
+            Sorted::build(t.longitude.iter().copied()),
+            Sorted::build(t.elevation.iter().copied()),
+            Sorted::build(t.event.iter().map(|e| int(&e[0]))),
+            Sorted::build(t.modified.iter().map(|&m| match m {
+                i64::MIN => f64::NAN,
+                m => day_of(m),
+            })),
+        ];
         t
     }
 
-    /// The specimens with a point whose longitude is within `[west, east]`.
-    pub fn by_longitude(&self, west: f64, east: f64) -> &[u32] {
-        let from = self.longitudes.partition_point(|&x| x < west);
-        let to = self.longitudes.partition_point(|&x| x <= east);
-        &self.by_longitude[from..to.max(from)]
+    /// The numbers of [`SORTED`]'s `term`, in order.
+    pub fn sorted(&self, term: &str) -> &Sorted {
+        &self.sorted[SORTED
+            .iter()
+            .position(|t| *t == term)
+            .expect("a sorted term")]
     }
 
     /// The column of a text term of [`TEXT`].

@@ -8,7 +8,7 @@
 use chrono::{Datelike, NaiveDate};
 
 use crate::model::{Model, Shape};
-use crate::view::terms::{text_column, Terms, NO_INT, TEXT};
+use crate::view::terms::{day_of, text_column, Terms, NO_INT, TEXT};
 use crate::view::View;
 
 use super::super::error::ApiError;
@@ -744,12 +744,6 @@ fn within(v: f64, ranges: &[Range]) -> bool {
     ranges.iter().any(|&[lo, hi]| v >= lo && v <= hi)
 }
 
-/// The day (from 0001-01-01) of an instant in microseconds since 1970.
-fn day_of(micros: i64) -> f64 {
-    const UNIX_EPOCH_DAYS: i64 = 719_163;
-    (micros.div_euclid(86_400_000_000) + UNIX_EPOCH_DAYS) as f64
-}
-
 impl Cond {
     fn holds(&self, t: &Terms, pos: usize) -> bool {
         match self {
@@ -783,33 +777,146 @@ impl Cond {
     }
 }
 
-/// The positions of the specimens every condition holds for, ascending. An area
-/// narrows the candidates first through the points sorted by longitude.
+/// A set of specimens as bits, ascending when read.
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn none(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+
+    fn set(&mut self, pos: usize) {
+        self.0[pos / 64] |= 1 << (pos % 64);
+    }
+
+    fn of(n: usize, positions: impl IntoIterator<Item = u32>) -> Bits {
+        let mut b = Bits::none(n);
+        positions.into_iter().for_each(|p| b.set(p as usize));
+        b
+    }
+
+    fn and(&mut self, other: &Bits) {
+        self.0.iter_mut().zip(&other.0).for_each(|(a, b)| *a &= b);
+    }
+
+    fn positions(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, &word)| {
+            let mut w = word;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let bit = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    i * 64 + bit
+                })
+            })
+        })
+    }
+}
+
+/// The `Terms::sorted` term a number column is kept in order under.
+fn sorted_term(c: FloatColumn) -> &'static str {
+    match c {
+        FloatColumn::Latitude => "decimalLatitude",
+        FloatColumn::Longitude => "decimalLongitude",
+        FloatColumn::Elevation => "elevation",
+    }
+}
+
+fn int_term(c: IntColumn) -> &'static str {
+    match c {
+        IntColumn::Year => "year",
+        IntColumn::Month => "month",
+        IntColumn::Day => "day",
+    }
+}
+
+impl Cond {
+    /// The specimens the condition may hold for, looked up in the columns'
+    /// indexes, and whether it holds for exactly those; `None` where only a
+    /// look at each specimen tells.
+    fn candidates(&self, t: &Terms) -> Option<(Bits, bool)> {
+        let n = t.len();
+        let ranges = |term: &str, ranges: &[Range]| {
+            let sorted = t.sorted(term);
+            Bits::of(
+                n,
+                ranges
+                    .iter()
+                    .flat_map(|&[lo, hi]| sorted.range(lo, hi).iter().copied()),
+            )
+        };
+        Some(match self {
+            Cond::Codes { column, hit } => {
+                let postings = &t.text[*column].postings;
+                let codes = (0..hit.len() as u32).filter(|&c| hit[c as usize]);
+                (
+                    Bits::of(n, codes.flat_map(|c| postings.get(c).iter().copied())),
+                    true,
+                )
+            }
+            Cond::Taxa(taxa) => {
+                let mut b = Bits::none(n);
+                for (rank, hit) in taxa.iter().enumerate() {
+                    for taxon in (0..hit.len() as u32).filter(|&p| hit[p as usize]) {
+                        t.by_rank[rank]
+                            .get(taxon)
+                            .iter()
+                            .for_each(|&p| b.set(p as usize));
+                    }
+                }
+                (b, true)
+            }
+            Cond::Ints(c, r) => (ranges(int_term(*c), r), true),
+            Cond::Floats(c, r) => (ranges(sorted_term(*c), r), true),
+            // The first day within a range: the last must be checked too.
+            Cond::Event(r) => (ranges("eventDate", r), false),
+            Cond::Modified(r) => (ranges("modified", r), true),
+            Cond::Found(found) => (
+                Bits::of(n, (0..n as u32).filter(|&p| found[p as usize])),
+                true,
+            ),
+            // The longitude band of the areas: each point is then tested.
+            Cond::Within(areas) => {
+                let [x0, _, x1, _] = areas.iter().map(Area::bounds).fold(
+                    [
+                        f64::INFINITY,
+                        f64::INFINITY,
+                        f64::NEG_INFINITY,
+                        f64::NEG_INFINITY,
+                    ],
+                    |[a, b, c, d], [w, x, y, z]| [a.min(w), b.min(x), c.max(y), d.max(z)],
+                );
+                let band = t.sorted("decimalLongitude").range(x0, x1);
+                (Bits::of(n, band.iter().copied()), false)
+            }
+            Cond::HasCoordinate(_) => return None,
+        })
+    }
+}
+
+/// The positions of the specimens every condition holds for, ascending: the
+/// indexes' candidates intersected, then each condition an index cannot settle
+/// tested on what is left.
 fn select(t: &Terms, conds: &[&Cond]) -> Vec<usize> {
-    let area_bounds = conds.iter().find_map(|c| match c {
-        Cond::Within(areas) => Some(areas.iter().map(Area::bounds).fold(
-            [
-                f64::INFINITY,
-                f64::INFINITY,
-                f64::NEG_INFINITY,
-                f64::NEG_INFINITY,
-            ],
-            |[a, b, c, d], [w, x, y, z]| [a.min(w), b.min(x), c.max(y), d.max(z)],
-        )),
-        _ => None,
-    });
-    let keep = |pos: &usize| conds.iter().all(|c| c.holds(t, *pos));
-    match area_bounds {
-        Some([x0, _, x1, _]) => {
-            let mut out: Vec<usize> = t
-                .by_longitude(x0, x1)
-                .iter()
-                .map(|&p| p as usize)
-                .filter(keep)
-                .collect();
-            out.sort_unstable();
-            out
+    let mut candidates: Option<Bits> = None;
+    let mut unsettled: Vec<&Cond> = Vec::new();
+    for &cond in conds {
+        match cond.candidates(t) {
+            Some((bits, exact)) => {
+                match &mut candidates {
+                    Some(c) => c.and(&bits),
+                    None => candidates = Some(bits),
+                }
+                if !exact {
+                    unsettled.push(cond);
+                }
+            }
+            None => unsettled.push(cond),
         }
+    }
+    let keep = |pos: &usize| unsettled.iter().all(|c| c.holds(t, *pos));
+    match candidates {
+        Some(bits) => bits.positions().filter(keep).collect(),
         None => (0..t.len()).filter(keep).collect(),
     }
 }
