@@ -2,5 +2,6 @@
 //! document ([`openapi`]) and the Darwin Core Archive ([`dwca`]). Both are made
 //! from the field tables and a view; neither knows of HTTP.
 
+pub mod csv;
 pub mod dwca;
 pub mod openapi;

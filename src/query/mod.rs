@@ -21,7 +21,7 @@ mod error;
 pub use cost::Cost;
 pub use error::ApiError;
 pub use params::Params;
-pub use plan::{Format, Limits, Page, Plan, RecordPlan, DEFAULT_LIMIT, OPERATIONS};
+pub use plan::{Columns, Format, Limits, Page, Plan, RecordPlan, DEFAULT_LIMIT, OPERATIONS};
 
 use crate::model::{Model, Shape};
 use crate::view::View;

@@ -22,6 +22,7 @@ mod answer;
 mod asked;
 mod assets;
 pub mod compress;
+mod downloads;
 mod guard;
 mod labels;
 mod media;

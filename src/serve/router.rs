@@ -24,6 +24,7 @@ use super::answer::{Answer, Kind};
 use super::asked::Asked;
 use super::assets;
 use super::compress::COMPRESS_BELOW;
+use super::downloads;
 use super::labels;
 use super::metrics::Route;
 use super::pages;
@@ -399,6 +400,9 @@ async fn list(
     plan: Plan,
     asked: &Asked,
 ) -> Answer {
+    if plan.format().download() {
+        return downloads::answer(state, served, plan, asked).await;
+    }
     let view = &served.view;
     // The tag depends on the request, not on the body: a revalidation, or a
     // HEAD of an answer that costs work, is answered without making it.

@@ -61,15 +61,30 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("modified", DCTERMS),
 ];
 
-/// One row of `occurrence.txt` being written: cells are separated by tabs, and a
-/// tab, newline or carriage return inside a value becomes a space.
+/// How a row's cells are separated and spelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// `occurrence.txt`: tabs between cells, no quotes (a tab, newline or
+    /// carriage return inside a value becomes a space), lines ended by LF.
+    Tab,
+    /// RFC 4180, as a CSV download with `columns=dwc` is: values kept whole.
+    Csv,
+}
+
+/// One row being written, in a dialect.
 struct Line {
     buf: Vec<u8>,
     cells: usize,
+    dialect: Dialect,
 }
 
 impl Line {
     fn cell(&mut self, s: &str) {
+        if self.dialect == Dialect::Csv {
+            crate::encoding::csv::write_cell(&mut self.buf, self.cells == 0, s);
+            self.cells += 1;
+            return;
+        }
         if self.cells > 0 {
             self.buf.push(b'\t');
         }
@@ -81,6 +96,13 @@ impl Line {
                 b
             }
         }));
+    }
+
+    fn end(&mut self) {
+        match self.dialect {
+            Dialect::Tab => self.buf.push(b'\n'),
+            Dialect::Csv => crate::encoding::csv::end_record(&mut self.buf),
+        }
     }
 
     fn number(&mut self, n: Option<impl std::fmt::Display>) {
@@ -159,30 +181,70 @@ struct Occurrences<'v> {
     s: SpecimenFields,
 }
 
-/// The header line and one line per specimen record, ascending by id.
-pub fn write(out: &mut impl Write, view: &View, dataset: &Dataset) -> std::io::Result<()> {
+/// The header line and one line per specimen record, ascending by id, or
+/// per record at `positions` in their order.
+pub fn write(
+    out: &mut impl Write,
+    view: &View,
+    dataset: &Dataset,
+    positions: Option<&[usize]>,
+) -> std::io::Result<()> {
+    out.write_all(&header(Dialect::Tab))?;
+    let all: Vec<usize>;
+    let positions = match positions {
+        Some(p) => p,
+        None => {
+            all = (0..view.table(Model::SpecimenRecord).len()).collect();
+            &all
+        }
+    };
+    let mut buf = Vec::with_capacity(1 << 16);
+    for chunk in positions.chunks(256) {
+        buf.clear();
+        rows(&mut buf, view, dataset, chunk, Dialect::Tab);
+        out.write_all(&buf)?;
+    }
+    Ok(())
+}
+
+/// The header line: the columns' terms.
+pub fn header(dialect: Dialect) -> Vec<u8> {
     let mut line = Line {
-        buf: Vec::with_capacity(2048),
+        buf: Vec::with_capacity(1024),
         cells: 0,
+        dialect,
     };
     for (term, _) in COLUMNS {
         line.cell(term);
     }
-    line.buf.push(b'\n');
-    out.write_all(&line.buf)?;
+    line.end();
+    line.buf
+}
+
+/// Appends the lines of the specimen records at `positions`, in their order.
+pub fn rows(
+    out: &mut Vec<u8>,
+    view: &View,
+    dataset: &Dataset,
+    positions: &[usize],
+    dialect: Dialect,
+) {
     let occurrences = Occurrences::new(view, dataset);
     let specimens = view.table(Model::SpecimenRecord);
+    let mut line = Line {
+        buf: std::mem::take(out),
+        cells: 0,
+        dialect,
+    };
     let mut row = Vec::with_capacity(Model::SpecimenRecord.fields().len());
-    for pos in 0..specimens.len() {
+    for &pos in positions {
         row.clear();
         row.extend(specimens.row(pos));
-        line.buf.clear();
         line.cells = 0;
         occurrences.line(&mut line, pos, &row);
-        line.buf.push(b'\n');
-        out.write_all(&line.buf)?;
+        line.end();
     }
-    Ok(())
+    *out = line.buf;
 }
 
 fn position(value: &Value) -> Option<u32> {
