@@ -14,6 +14,7 @@ pub mod labels;
 pub mod params;
 pub mod plan;
 pub mod projection;
+pub mod question;
 pub mod sort;
 
 mod error;

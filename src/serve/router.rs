@@ -13,11 +13,12 @@ use warp::http::{header, HeaderMap, Method};
 use warp::path::FullPath;
 use warp::{Filter, Rejection};
 
-use crate::export::dwca::Archive;
+use crate::export::dwca::{Archive, Scope};
 use crate::model::endpoint::API_PREFIX;
 use crate::model::Endpoint;
 use crate::query::images::{ImagePlan, ImagesPlan};
 use crate::query::plan::Selected;
+use crate::query::question::Question;
 use crate::query::{ApiError, Page, Plan, RecordPlan};
 
 use super::answer::{Answer, Kind};
@@ -324,7 +325,19 @@ async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answ
             let body = Bytes::from(state.metrics.render(view));
             Answer::operation(200, Kind::Metrics, body)
         }
-        Target::Archive => archive(state, served).await,
+        Target::Archive => match params() {
+            Ok(params) if params.0.is_empty() => archive(state, served).await,
+            Ok(params) => match Question::parse(params, &[], "/dwca.zip") {
+                Ok(question) => {
+                    let ignored = question.ignored().to_vec();
+                    archive_of(state, served, question, asked)
+                        .await
+                        .ignoring(&ignored)
+                }
+                Err(e) => Answer::error(&e),
+            },
+            Err(e) => Answer::error(&e),
+        },
         Target::Unslashed(_) => Answer::redirect(&asked.path, raw),
         Target::List(endpoint) => {
             let plan = match params()
@@ -463,6 +476,48 @@ async fn archive(state: &State, served: &Arc<Served>) -> Answer {
         Ok(archive) => Answer::tagged(Kind::Zip, archive.bytes.clone(), archive.etag.clone(), None),
         Err(e) => {
             tracing::error!(error = %e, "cannot make the Darwin Core Archive");
+            Answer::error(&ApiError {
+                status: 500,
+                message: format!("cannot make the Darwin Core Archive: {e}"),
+            })
+        }
+    }
+}
+
+/// The Darwin Core Archive of a specimen question: made for the request on the
+/// threads for expensive answers (its records chosen, then zipped), named after
+/// the snapshot, its `eml.xml` naming the question and the snapshot.
+async fn archive_of(
+    state: &Arc<State>,
+    served: &Arc<Served>,
+    question: Question,
+    asked: &Asked,
+) -> Answer {
+    if asked.method == Method::HEAD {
+        return Answer::unmade(Kind::Zip).uncached();
+    }
+    state
+        .metrics
+        .worked_answers
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let (made, dataset) = (served.clone(), state.settings.dataset.clone());
+    let job = move || {
+        let view = &made.view;
+        let selected = question.plan.select_page(view);
+        let scope = Scope::Question {
+            query: &question.query,
+            positions: selected.positions(),
+        };
+        Archive::of(view, &dataset, scope)
+    };
+    let name = downloads::file_name(&served.view, "specimen-records-dwca", "zip");
+    match state.work.run(job).await {
+        None => Answer::busy(),
+        Some(Ok(archive)) => {
+            Answer::tagged(Kind::Zip, archive.bytes, archive.etag, None).named(name)
+        }
+        Some(Err(e)) => {
+            tracing::error!(error = %e, "cannot make a Darwin Core Archive");
             Answer::error(&ApiError {
                 status: 500,
                 message: format!("cannot make the Darwin Core Archive: {e}"),
