@@ -3,6 +3,7 @@
 //! paging, format), which then runs against a view to give a [`Page`]. Nothing
 //! here knows of HTTP; the view is only read.
 
+pub mod checklist;
 pub mod cost;
 pub mod envelope;
 pub mod facets;

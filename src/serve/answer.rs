@@ -198,6 +198,12 @@ impl Answer {
         )
     }
 
+    /// A document about the collection of any kind (a checklist as JSON, CSV
+    /// or a page).
+    pub fn document(kind: Kind, body: Bytes) -> Answer {
+        Answer::new(200, kind, Body::Parts(vec![body]), Caching::Collection)
+    }
+
     /// A document of the server's own (health, metrics), never stored by caches.
     pub fn operation(status: u16, kind: Kind, body: Bytes) -> Answer {
         Answer::new(status, kind, Body::Parts(vec![body]), Caching::Uncached)

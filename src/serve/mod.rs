@@ -21,6 +21,7 @@ use send_timeout::SendTimeout;
 mod answer;
 mod asked;
 mod assets;
+mod checklist;
 pub mod compress;
 mod downloads;
 mod guard;

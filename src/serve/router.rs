@@ -24,6 +24,7 @@ use crate::query::{ApiError, Page, Plan, RecordPlan};
 use super::answer::{Answer, Kind};
 use super::asked::Asked;
 use super::assets;
+use super::checklist;
 use super::compress::COMPRESS_BELOW;
 use super::downloads;
 use super::labels;
@@ -149,6 +150,12 @@ fn targets() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
             true => Target::Labels,
             false => Target::Unslashed(Route::Labels),
         });
+    let checklist = warp::path!("api" / "v2" / "specimen-records" / "checklist")
+        .and(slashed())
+        .map(|slashed| match slashed {
+            true => Target::Checklist,
+            false => Target::Unslashed(Route::Checklist),
+        });
     let lists = warp::path!("api" / "v2" / Segment)
         .and(slashed())
         .map(|Segment(e), slashed| match slashed {
@@ -182,6 +189,8 @@ fn targets() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
                 .or(images)
                 .unify()
                 .or(labels)
+                .unify()
+                .or(checklist)
                 .unify()
                 .or(lists)
                 .unify()
@@ -282,6 +291,7 @@ async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answ
         return match &asked.target {
             Target::List(endpoint) => pages::list(state, served, *endpoint, asked).await,
             Target::Record(endpoint, id) => pages::record(state, served, *endpoint, id, asked),
+            Target::Checklist => checklist::answer(state, served, asked).await,
             Target::Home => pages::home(served),
             Target::Docs => pages::docs(served),
             _ => pages::not_found(served, &root::not_found(&asked.path)),
@@ -353,6 +363,7 @@ async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answ
         }
         Target::Images => images(state, served, asked).await,
         Target::Labels => labels::answer(state, served, asked).await,
+        Target::Checklist => checklist::answer(state, served, asked).await,
         Target::Image(id) => match params().and_then(|p| ImagePlan::parse(id, p)) {
             Ok(plan) => match plan.run(view) {
                 Ok(body) => Answer::json(body).with_media(asked.media),

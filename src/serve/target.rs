@@ -15,6 +15,8 @@ pub enum Target {
     Image(String),
     /// The specimen label sheets.
     Labels,
+    /// The species checklist of a specimen question.
+    Checklist,
     /// A list or record path without its trailing slash: redirected.
     Unslashed(Route),
     /// `/` and `/api/v2/`: the front page for people, the API root for programs.
@@ -50,6 +52,7 @@ impl Target {
             Target::Images => Route::Images,
             Target::Image(_) => Route::Image,
             Target::Labels => Route::Labels,
+            Target::Checklist => Route::Checklist,
             Target::Unslashed(route) => *route,
             Target::Home | Target::Api | Target::Docs | Target::Asset => Route::Page,
             Target::Health => Route::Health,
@@ -68,7 +71,11 @@ impl Target {
     pub fn negotiable(&self) -> bool {
         matches!(
             self,
-            Target::List(_) | Target::Record(..) | Target::Home | Target::NotFound
+            Target::List(_)
+                | Target::Record(..)
+                | Target::Checklist
+                | Target::Home
+                | Target::NotFound
         )
     }
 
