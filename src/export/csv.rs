@@ -10,8 +10,8 @@
 //!   `filter_spec`, as the pages name it);
 //! - several related records are the same two columns, their ids and their
 //!   names each joined by ` | `, in the item's order;
-//! - rich text (a string whose first character is `<` followed by a letter, as
-//!   every rich text field's value starts) is plain text: tags removed,
+//! - rich text (a string holding a tag: `<` then a letter or `/`, and a `>`
+//!   after it) is plain text, as the archive writes it: tags removed,
 //!   character references decoded, whitespace runs made one space;
 //! - a media file is its URL, as in the JSON.
 //!
@@ -130,10 +130,16 @@ fn related(ty: Type) -> bool {
     )
 }
 
-/// Whether a string is rich text: it starts with a tag.
+/// Whether a string is rich text: it holds a tag.
 fn rich(s: &str) -> bool {
-    let mut chars = s.trim_start().chars();
-    chars.next() == Some('<') && chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+    s.match_indices('<').any(|(i, _)| {
+        let after = &s[i + 1..];
+        after
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '/')
+            && after.contains('>')
+    })
 }
 
 /// A value's text without the byte that marks where the media base goes (no
@@ -162,7 +168,9 @@ mod tests {
     fn rich_text_is_what_starts_with_a_tag() {
         assert!(rich("<p>Oak woods</p>"));
         assert!(rich("  <p>x"));
+        assert!(rich("Oak <i>woods</i>"));
         assert!(!rich("<5 m"));
-        assert!(!rich("Oak <i>woods</i>"));
+        assert!(!rich("a < b > c"));
+        assert!(!rich("<a"));
     }
 }
