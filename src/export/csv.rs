@@ -18,10 +18,11 @@
 //! Cells follow RFC 4180 (`encoding::csv`): quoted only when they must be,
 //! records ended by CRLF, UTF-8 without a byte-order mark.
 
-use crate::encoding::csv::Record;
+use crate::encoding::csv::{self, Record};
+use crate::encoding::json::write_int;
 use crate::encoding::time::write_timestamp;
 use crate::model::{Model, Type};
-use crate::view::name::name_of;
+use crate::view::name::Naming;
 use crate::view::render::MEDIA_BASE;
 use crate::view::{Value, View};
 
@@ -35,13 +36,21 @@ pub const JOIN: &str = " | ";
 pub struct Columns {
     model: Model,
     fields: Vec<usize>,
+    /// Each model's naming fields, by model index, looked up once.
+    naming: Vec<Naming>,
 }
 
 impl Columns {
     /// The columns of `model`'s items keeping `kept` (every field when `None`).
     pub fn new(model: Model, kept: Option<Vec<usize>>) -> Columns {
         let fields = kept.unwrap_or_else(|| (0..model.fields().len()).collect());
-        Columns { model, fields }
+        let mut naming: Vec<Naming> = Model::ALL.iter().map(|&m| Naming::of(m)).collect();
+        naming.sort_by_key(|n| n.model().index());
+        Columns {
+            model,
+            fields,
+            naming,
+        }
     }
 
     /// The header row.
@@ -65,55 +74,54 @@ impl Columns {
     /// Appends the row of the record at `pos`.
     pub fn row(&self, out: &mut Vec<u8>, view: &View, pos: usize) {
         let table = view.table(self.model);
-        let mut record = Record::new(out);
         let mut text = String::new();
-        for &f in &self.fields {
-            let ty = self.model.fields()[f].ty;
-            let value = table.get(pos, f);
-            if related(ty) {
-                let (ids, names) = match value {
-                    Value::Ref(m, p) => (
-                        view.table(m).id(p).to_string(),
-                        name_of(view, m, p).unwrap_or_default().to_string(),
-                    ),
-                    Value::Refs(m, ps) => {
-                        let ids: Vec<String> = ps
-                            .iter()
-                            .map(|&p| view.table(m).id(p).to_string())
-                            .collect();
-                        let names: Vec<&str> = ps
-                            .iter()
-                            .map(|&p| name_of(view, m, p).unwrap_or_default())
-                            .collect();
-                        (ids.join(JOIN), names.join(JOIN))
-                    }
-                    _ => (String::new(), String::new()),
-                };
-                record.cell(&clean(&ids));
-                record.cell(&clean(&names));
-                continue;
+        let name = |m: Model, p: u32| self.naming[m.index()].name(view, p).unwrap_or_default();
+        for (k, &f) in self.fields.iter().enumerate() {
+            if k > 0 {
+                out.push(b',');
             }
-            text.clear();
-            match value {
-                Value::Null | Value::Ref(..) | Value::Refs(..) => {}
-                Value::Int(n) => text.push_str(&n.to_string()),
-                Value::Bool(b) => text.push_str(if b { "true" } else { "false" }),
-                Value::Time(t) => {
-                    let mut b = Vec::with_capacity(27);
-                    write_timestamp(&mut b, t);
-                    text.push_str(std::str::from_utf8(&b).unwrap_or_default());
+            let ty = self.model.fields()[f].ty;
+            match table.get(pos, f) {
+                Value::Ref(m, p) => {
+                    write_int(out, view.table(m).id(p));
+                    out.push(b',');
+                    csv::write_cell(out, true, clean(name(m, p)).as_ref());
                 }
+                Value::Refs(m, ps) => {
+                    for (i, &p) in ps.iter().enumerate() {
+                        if i > 0 {
+                            out.extend_from_slice(JOIN.as_bytes());
+                        }
+                        write_int(out, view.table(m).id(p));
+                    }
+                    out.push(b',');
+                    text.clear();
+                    for (i, &p) in ps.iter().enumerate() {
+                        if i > 0 {
+                            text.push_str(JOIN);
+                        }
+                        text.push_str(name(m, p));
+                    }
+                    csv::write_cell(out, true, clean(&text).as_ref());
+                }
+                // A related record's two cells, both empty.
+                Value::Null if related(ty) => out.push(b','),
+                Value::Null => {}
+                Value::Int(n) => write_int(out, n),
+                Value::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
+                Value::Time(t) => write_timestamp(out, t),
                 Value::Str(s) if ty == Type::MediaFile => {
                     // The media base goes where the marker is, as the body is sent.
+                    text.clear();
                     text.push(MEDIA_BASE as char);
                     text.push_str(&clean(s));
+                    csv::write_cell(out, true, &text);
                 }
-                Value::Str(s) if rich(s) => text.push_str(&clean(&plain_text(s))),
-                Value::Str(s) => text.push_str(&clean(s)),
+                Value::Str(s) if rich(s) => csv::write_cell(out, true, &clean(&plain_text(s))),
+                Value::Str(s) => csv::write_cell(out, true, clean(s).as_ref()),
             }
-            record.cell(&text);
         }
-        record.end();
+        csv::end_record(out);
     }
 }
 

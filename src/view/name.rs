@@ -20,14 +20,39 @@ pub const NAMING: &[&str] = &[
 /// The name of the record at `pos` of `model`: its first naming field that
 /// holds text, if any.
 pub fn name_of(view: &View, model: Model, pos: u32) -> Option<&str> {
-    let table = view.table(model);
-    NAMING
-        .iter()
-        .filter_map(|name| model.field_index(name))
-        .find_map(|f| {
+    Naming::of(model).name(view, pos)
+}
+
+/// A model's naming fields, looked up once (a download names thousands of
+/// records).
+#[derive(Clone, Debug)]
+pub struct Naming {
+    model: Model,
+    fields: Vec<usize>,
+}
+
+impl Naming {
+    pub fn of(model: Model) -> Naming {
+        let fields = NAMING
+            .iter()
+            .filter_map(|name| model.field_index(name))
+            .collect();
+        Naming { model, fields }
+    }
+
+    /// The model whose records it names.
+    pub fn model(&self) -> Model {
+        self.model
+    }
+
+    /// The name of the record at `pos`, if it has one.
+    pub fn name<'v>(&self, view: &'v View, pos: u32) -> Option<&'v str> {
+        let table = view.table(self.model);
+        self.fields.iter().find_map(|&f| {
             table
                 .get(pos as usize, f)
                 .as_str()
                 .filter(|s| !s.is_empty())
         })
+    }
 }
