@@ -6,8 +6,6 @@
 //! Specimens without any taxon are counted apart. Rows are in the order of
 //! their scientific names (ties by rank, most specific first).
 
-use ahash::AHashMap;
-
 use crate::encoding::csv::Record;
 use crate::encoding::json::{write_int, write_str};
 use crate::model::{Model, Type};
@@ -105,12 +103,13 @@ pub struct Checklist {
 }
 
 /// What is counted of one taxon while the specimens are read.
-#[derive(Default)]
 struct Tally {
+    rank: Model,
+    pos: u32,
     specimens: usize,
     first: Option<i64>,
     last: Option<i64>,
-    localities: Vec<u32>,
+    localities: usize,
 }
 
 fn field(model: Model, name: &str) -> usize {
@@ -124,37 +123,58 @@ fn text(value: Value) -> String {
 }
 
 impl Checklist {
-    /// The taxa of the specimens at `positions`.
+    /// The taxa of the specimens at `positions`: each specimen's taxon found
+    /// by position (a slot per record of each rank, no hashing), its localities
+    /// counted once each by sorting (taxon, locality) pairs.
     pub fn of(view: &View, positions: &[usize]) -> Checklist {
         let specimens = view.table(Model::SpecimenRecord);
         let taxon = specimens.column(field(Model::SpecimenRecord, "taxon"));
         let year = specimens.column(field(Model::SpecimenRecord, "year"));
         let locality = specimens.column(field(Model::SpecimenRecord, "locality"));
-        let mut tallies: AHashMap<(Model, u32), Tally> = AHashMap::new();
+        let mut slots: Vec<Vec<u32>> = RANKS
+            .iter()
+            .map(|&m| vec![u32::MAX; view.table(m).len()])
+            .collect();
+        let mut tallies: Vec<Tally> = Vec::new();
+        let mut places: Vec<u64> = Vec::with_capacity(positions.len());
         let mut without_taxon = 0;
         for &pos in positions {
-            let Value::Ref(model, p) = taxon.get(pos) else {
+            let Value::Ref(rank, p) = taxon.get(pos) else {
                 without_taxon += 1;
                 continue;
             };
-            let tally = tallies.entry((model, p)).or_default();
+            let Some(r) = RANKS.iter().position(|&m| m == rank) else {
+                without_taxon += 1;
+                continue;
+            };
+            let slot = &mut slots[r][p as usize];
+            if *slot == u32::MAX {
+                *slot = tallies.len() as u32;
+                tallies.push(Tally {
+                    rank,
+                    pos: p,
+                    specimens: 0,
+                    first: None,
+                    last: None,
+                    localities: 0,
+                });
+            }
+            let tally = &mut tallies[*slot as usize];
             tally.specimens += 1;
             if let Value::Int(y) = year.get(pos) {
                 tally.first = Some(tally.first.map_or(y, |f| f.min(y)));
                 tally.last = Some(tally.last.map_or(y, |l| l.max(y)));
             }
             if let Value::Ref(_, l) = locality.get(pos) {
-                tally.localities.push(l);
+                places.push((u64::from(*slot) << 32) | u64::from(l));
             }
         }
-        let mut taxa: Vec<Taxon> = tallies
-            .into_iter()
-            .map(|((rank, p), mut tally)| {
-                tally.localities.sort_unstable();
-                tally.localities.dedup();
-                taxon_row(view, rank, p, tally)
-            })
-            .collect();
+        places.sort_unstable();
+        places.dedup();
+        for place in places {
+            tallies[(place >> 32) as usize].localities += 1;
+        }
+        let mut taxa: Vec<Taxon> = tallies.into_iter().map(|t| taxon_row(view, t)).collect();
         let rank_index = |m: Model| RANKS.iter().position(|&r| r == m);
         taxa.sort_by(|a, b| {
             a.scientific_name
@@ -271,8 +291,9 @@ pub const CSV_COLUMNS: [&str; 15] = [
     "numberOfLocalities",
 ];
 
-/// The row of the taxon at `p` of `rank`'s table.
-fn taxon_row(view: &View, rank: Model, p: u32, tally: Tally) -> Taxon {
+/// The row of a taxon counted.
+fn taxon_row(view: &View, tally: Tally) -> Taxon {
+    let (rank, p) = (tally.rank, tally.pos);
     let table = view.table(rank);
     let full = match rank {
         Model::Species => "binomial",
@@ -308,7 +329,7 @@ fn taxon_row(view: &View, rank: Model, p: u32, tally: Tally) -> Taxon {
         specimens: tally.specimens,
         first_year: tally.first,
         last_year: tally.last,
-        localities: tally.localities.len(),
+        localities: tally.localities,
         classification,
     }
 }
