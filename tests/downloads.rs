@@ -92,28 +92,16 @@ fn ndjson_is_the_lists_items_one_a_line() {
 }
 
 #[test]
-fn downloads_refuse_what_they_cannot_write() {
+fn downloads_refuse_bad_values_and_name_what_they_ignore() {
     let s = Server::sample();
     for (q, message) in [
-        (
-            "/api/v2/orders/?format=csv&facet=name",
-            "facet is for JSON answers: a download (format=csv) has no meta",
-        ),
         (
             "/api/v2/orders/?format=csv&columns=dwc",
             "columns=dwc is only for the specimen records' lists",
         ),
         (
-            "/api/v2/orders/?columns=dwc",
-            "columns is only for format=csv",
-        ),
-        (
             "/api/v2/specimen-records/?format=csv&columns=abc",
             "columns must be fields or dwc, not \"abc\"",
-        ),
-        (
-            "/api/v2/specimen-records/?format=csv&columns=dwc&fields=_,id",
-            "columns=dwc has the Darwin Core columns: it cannot take fields",
         ),
         (
             "/api/v2/orders/?format=xml",
@@ -121,6 +109,29 @@ fn downloads_refuse_what_they_cannot_write() {
         ),
     ] {
         s.assert_error(q, 400, message);
+    }
+    // What a format has no use for changes nothing, and is named.
+    for (q, ignored, same_as) in [
+        (
+            "/api/v2/orders/?format=csv&facet=name&facet_size=3",
+            "facet, facet_size",
+            "/api/v2/orders/?format=csv",
+        ),
+        (
+            "/api/v2/orders/?columns=fields&limit=2",
+            "columns",
+            "/api/v2/orders/?limit=2",
+        ),
+        (
+            "/api/v2/specimen-records/?format=csv&columns=dwc&fields=_,id",
+            "fields",
+            "/api/v2/specimen-records/?format=csv&columns=dwc",
+        ),
+    ] {
+        let r = s.get(q);
+        assert_eq!(r.status, 200, "{q}");
+        assert_eq!(r.header("x-ignored-parameters"), Some(ignored), "{q}");
+        assert_eq!(r.body, s.get(same_as).body, "{q}");
     }
 }
 
@@ -278,6 +289,7 @@ fn the_archive_of_a_question_holds_exactly_its_specimens() {
         "year=2021",
         "search=brooks",
         "country=united&sex=female",
+        "order=odonata",
     ] {
         let r = s.get(&format!("/dwca.zip?{q}"));
         assert_eq!(r.status, 200, "{q}: {}", r.text());
@@ -348,6 +360,7 @@ fn checklist_counts_are_the_facets_and_the_lists() {
         "country=a",
         "search=e",
         "sex=female&stage=adult",
+        "order=a",
     ] {
         let c = s.json(&format!("{CHECKLIST}?{q}"), 200);
         let items = c["items"].as_array().unwrap();

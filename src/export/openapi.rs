@@ -731,7 +731,8 @@ fn list_format_parameter(endpoint: Endpoint) -> Value {
     }
     description.push_str(
         "; or a download of every matching item (not a page; filters, search, sort, `fields` \
-         and an explicit `limit`/`offset` apply, `facet` is refused), named by \
+         and an explicit `limit`/`offset` apply; `facet` is ignored and named in \
+         `X-Ignored-Parameters`), named by \
          `Content-Disposition` after the list and the snapshot: `csv` (RFC 4180, UTF-8, a header \
          row; a related record is two columns, `<field>_id` and `<field>_name`, several are \
          joined by ` | `; rich text as plain text) or `ndjson` (one item a line, as in the list).",
@@ -750,12 +751,13 @@ fn columns_parameter(endpoint: Endpoint) -> Value {
         true => (
             vec!["fields", "dwc"],
             "With `format=csv`: `fields` (the default), the item's fields; `dwc`, the Darwin \
-             Core columns of the archive's `occurrence.txt` (as GBIF's SIMPLE_CSV), which takes \
-             no `fields`.",
+             Core columns of the archive's `occurrence.txt` (as GBIF's SIMPLE_CSV), which \
+             ignore `fields`. Ignored (and named in `X-Ignored-Parameters`) in other formats.",
         ),
         false => (
             vec!["fields"],
-            "With `format=csv`: `fields` (the default), the item's fields.",
+            "With `format=csv`: `fields` (the default), the item's fields. Ignored (and named \
+             in `X-Ignored-Parameters`) in other formats.",
         ),
     };
     query(

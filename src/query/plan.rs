@@ -278,10 +278,27 @@ impl Plan {
         let (order, random) = ordering(model, shape, params)?;
         let projection = projection(model, shape, params)?;
         let format = list_format(endpoint, params)?;
-        if format == Format::Csv(Columns::DarwinCore) && projection.is_some() {
-            return Err(ApiError::bad_request(
-                "columns=dwc has the Darwin Core columns: it cannot take fields",
-            ));
+        // What a format has no use for is ignored and named, as the specimen
+        // list names what is not its filter: `columns` but in a CSV, `fields`
+        // beside the Darwin Core columns, facets in a file without `meta`.
+        let mut unused = |name: &str| {
+            if params.get(name).is_some() && !ignored.iter().any(|n| n == name) {
+                ignored.push(name.to_string());
+            }
+        };
+        if !matches!(format, Format::Csv(_)) {
+            unused("columns");
+        }
+        let projection = match format {
+            Format::Csv(Columns::DarwinCore) => {
+                unused("fields");
+                None
+            }
+            _ => projection,
+        };
+        if format.download() {
+            unused("facet");
+            unused("facet_size");
         }
         // A download is the whole answer unless `limit` says otherwise, whatever
         // a page may hold.
@@ -296,12 +313,9 @@ impl Plan {
             )));
         }
         let offset = count(params, "offset", 0)?;
-        let facets = facets::parse(model, params)?;
-        if format.download() && !facets.is_empty() {
-            return Err(ApiError::bad_request(format!(
-                "facet is for JSON answers: a download (format={}) has no meta",
-                format.name()
-            )));
+        let mut facets = facets::parse(model, params)?;
+        if format.download() {
+            facets.clear();
         }
         let facet_size = count(params, "facet_size", facets::DEFAULT_SIZE)?;
         if facet_size > facets::MAX_SIZE {
@@ -723,22 +737,25 @@ fn list_format(endpoint: Endpoint, params: &Params) -> Result<Format, ApiError> 
             )))
         }
     };
-    match (params.get("columns"), format) {
-        (None, _) => Ok(format),
-        (Some("fields"), Format::Csv(_)) => Ok(format),
-        (Some("dwc"), Format::Csv(_))
-            if endpoint.model.policy().darwin_core == DarwinCore::Occurrences =>
-        {
-            Ok(Format::Csv(Columns::DarwinCore))
+    let occurrences = endpoint.model.policy().darwin_core == DarwinCore::Occurrences;
+    let columns = match params.get("columns") {
+        None | Some("fields") => Columns::Fields,
+        Some("dwc") if occurrences => Columns::DarwinCore,
+        Some("dwc") => {
+            return Err(ApiError::bad_request(
+                "columns=dwc is only for the specimen records' lists",
+            ))
         }
-        (Some("dwc"), Format::Csv(_)) => Err(ApiError::bad_request(
-            "columns=dwc is only for the specimen records' lists",
-        )),
-        (Some(other), Format::Csv(_)) => Err(ApiError::bad_request(format!(
-            "columns must be fields or dwc, not {other:?}"
-        ))),
-        (Some(_), _) => Err(ApiError::bad_request("columns is only for format=csv")),
-    }
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "columns must be fields or dwc, not {other:?}"
+            )))
+        }
+    };
+    Ok(match format {
+        Format::Csv(_) => Format::Csv(columns),
+        other => other,
+    })
 }
 
 /// The `format` of a record request: only `json`.

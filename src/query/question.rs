@@ -6,7 +6,7 @@
 use crate::model::policy::DarwinCore;
 use crate::model::{Endpoint, Model};
 
-use super::{ApiError, Limits, Params, Plan, OPERATIONS};
+use super::{filter, ApiError, Limits, Params, Plan, OPERATIONS};
 
 /// The operations a question keeps: the rest shape a page.
 const KEPT: &[&str] = &["search", "search_operator", "_"];
@@ -29,6 +29,8 @@ impl Question {
             .names()
             .into_iter()
             .filter(|n| OPERATIONS.contains(n) && !KEPT.contains(n) && !own.contains(n))
+            // `order` is the specimen list's taxon filter, not the operation.
+            .filter(|n| !filter::is_specimen_filter(n))
             .collect();
         if !refused.is_empty() {
             refused.sort_unstable();
