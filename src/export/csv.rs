@@ -125,6 +125,41 @@ impl Columns {
     }
 }
 
+/// Every row of a list's CSV with every field, written once: a download of
+/// that list then copies rows, as a JSON answer copies rendered items.
+#[derive(Debug)]
+pub struct Rows {
+    bytes: Vec<u8>,
+    /// Where each record's row ends, by position.
+    ends: Vec<usize>,
+}
+
+impl Rows {
+    /// Writes the row of every record of `columns`' model.
+    pub fn render(view: &View, columns: &Columns) -> Rows {
+        let n = view.table(columns.model).len();
+        let mut bytes = Vec::new();
+        let mut ends = Vec::with_capacity(n);
+        for pos in 0..n {
+            columns.row(&mut bytes, view, pos);
+            ends.push(bytes.len());
+        }
+        bytes.shrink_to_fit();
+        Rows { bytes, ends }
+    }
+
+    /// The row of the record at `pos`.
+    pub fn row(&self, pos: usize) -> &[u8] {
+        let start = if pos == 0 { 0 } else { self.ends[pos - 1] };
+        &self.bytes[start..self.ends[pos]]
+    }
+
+    /// The bytes held, for reports.
+    pub fn byte_len(&self) -> usize {
+        self.bytes.len() + self.ends.len() * std::mem::size_of::<usize>()
+    }
+}
+
 /// Whether a field holds related records, written as their ids and names.
 fn related(ty: Type) -> bool {
     matches!(

@@ -56,11 +56,16 @@ const RANKS: [Model; 7] = Model::RANKS;
 
 /// The name of a rank, as the specimen field that holds it (`species`).
 pub fn rank_name(rank: Model) -> &'static str {
-    Model::SpecimenRecord
-        .fields()
-        .iter()
-        .find(|f| f.ty == Type::Embed(rank))
-        .map_or("", |f| f.name)
+    match rank {
+        Model::Order => "order",
+        Model::Family => "family",
+        Model::Subfamily => "subfamily",
+        Model::Tribe => "tribe",
+        Model::Genus => "genus",
+        Model::Species => "species",
+        Model::Subspecies => "subspecies",
+        _ => "",
+    }
 }
 
 /// One taxon of a checklist.
@@ -125,7 +130,7 @@ fn text(value: Value) -> String {
 impl Checklist {
     /// The taxa of the specimens at `positions`: each specimen's taxon found
     /// by position (a slot per record of each rank, no hashing), its localities
-    /// counted once each by sorting (taxon, locality) pairs.
+    /// counted once each after grouping them by taxon (linear, no sort).
     pub fn of(view: &View, positions: &[usize]) -> Checklist {
         let specimens = view.table(Model::SpecimenRecord);
         let taxon = specimens.column(field(Model::SpecimenRecord, "taxon"));
@@ -136,7 +141,8 @@ impl Checklist {
             .map(|&m| vec![u32::MAX; view.table(m).len()])
             .collect();
         let mut tallies: Vec<Tally> = Vec::new();
-        let mut places: Vec<u64> = Vec::with_capacity(positions.len());
+        // Each selected specimen's tally (u32::MAX: none) and locality.
+        let mut counted: Vec<(u32, u32)> = Vec::with_capacity(positions.len());
         let mut without_taxon = 0;
         for &pos in positions {
             let Value::Ref(rank, p) = taxon.get(pos) else {
@@ -166,13 +172,32 @@ impl Checklist {
                 tally.last = Some(tally.last.map_or(y, |l| l.max(y)));
             }
             if let Value::Ref(_, l) = locality.get(pos) {
-                places.push((u64::from(*slot) << 32) | u64::from(l));
+                counted.push((*slot, l));
             }
         }
-        places.sort_unstable();
-        places.dedup();
-        for place in places {
-            tallies[(place >> 32) as usize].localities += 1;
+        // The localities grouped by taxon (a counting sort), then each counted
+        // once per taxon by stamping it with the taxon's number.
+        let mut starts = vec![0usize; tallies.len() + 1];
+        for &(t, _) in &counted {
+            starts[t as usize + 1] += 1;
+        }
+        for t in 0..tallies.len() {
+            starts[t + 1] += starts[t];
+        }
+        let mut next = starts.clone();
+        let mut grouped = vec![0u32; counted.len()];
+        for &(t, l) in &counted {
+            grouped[next[t as usize]] = l;
+            next[t as usize] += 1;
+        }
+        let mut stamp = vec![u32::MAX; view.table(Model::Locality).len()];
+        for (t, tally) in tallies.iter_mut().enumerate() {
+            for &l in &grouped[starts[t]..starts[t + 1]] {
+                if stamp[l as usize] != t as u32 {
+                    stamp[l as usize] = t as u32;
+                    tally.localities += 1;
+                }
+            }
         }
         let mut taxa: Vec<Taxon> = tallies.into_iter().map(|t| taxon_row(view, t)).collect();
         let rank_index = |m: Model| RANKS.iter().position(|&r| r == m);
@@ -363,4 +388,19 @@ pub fn taxon_filters(taxon: &Taxon) -> Vec<(&'static str, String)> {
     };
     filters.push(("taxon", own));
     filters
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ranks_name_is_the_specimen_field_holding_it() {
+        for rank in RANKS {
+            let f = Model::SpecimenRecord
+                .field_index(rank_name(rank))
+                .expect("a specimen field");
+            assert_eq!(Model::SpecimenRecord.fields()[f].ty, Type::Embed(rank));
+        }
+    }
 }

@@ -428,6 +428,16 @@ impl Plan {
         }
     }
 
+    /// Every record the plan's filter and search select, in no particular
+    /// order (what a checklist counts: no merge of a filter's groups needed).
+    pub fn matching(&self, view: &View) -> Vec<usize> {
+        if self.filter.is_empty() {
+            return (0..view.list(self.endpoint).len()).collect();
+        }
+        let (model, shape) = (self.endpoint.model, self.endpoint.shape());
+        filter::matches(view, model, shape, &self.filter).into_unordered()
+    }
+
     /// The list the plan asks.
     pub fn endpoint(&self) -> Endpoint {
         self.endpoint

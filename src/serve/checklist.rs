@@ -54,8 +54,8 @@ pub async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> 
     let output = request.output;
     let job = move || {
         let view = &made.view;
-        let selected = request.question.plan.clone().select_page(view);
-        let checklist = Checklist::of(view, selected.positions());
+        let positions = request.question.plan.matching(view);
+        let checklist = Checklist::of(view, &positions);
         match output {
             Output::Json => checklist.json(),
             Output::Csv => checklist.csv(),

@@ -3,13 +3,15 @@
 //! expensive answers (503 when busy); the file is then an `Answer::pieces`
 //! stream, a few hundred rows written at a time on the same threads as the
 //! client takes the last, so a connection holds the positions and one piece
-//! whatever the answer's size, and its view by a lease like a streamed list.
+//! whatever the answer's size, and its view by a lease like a streamed list. A
+//! CSV with every field copies rows the list's first such download wrote and
+//! the view keeps (`Served::csv_rows`), as a JSON answer copies rendered items.
 
 use std::sync::Arc;
 
 use warp::http::Method;
 
-use crate::export::csv::Columns as FieldColumns;
+use crate::export::csv::{self, Columns as FieldColumns};
 use crate::export::dwca::{occurrences, Dataset, Dialect};
 use crate::query::plan::Selected;
 use crate::query::{Columns, Format, Plan};
@@ -28,6 +30,8 @@ enum Rows {
     Lines,
     /// The kept fields, related records as their id and name.
     Fields(FieldColumns),
+    /// Every field: rows written once for the list and copied.
+    Rendered(Arc<csv::Rows>),
     /// The Darwin Core columns of the archive's `occurrence.txt`.
     DarwinCore(Dataset),
 }
@@ -54,6 +58,9 @@ impl Pieces for Download {
             Rows::Fields(columns) => positions
                 .iter()
                 .for_each(|&pos| columns.row(&mut out, view, pos)),
+            Rows::Rendered(rows) => positions
+                .iter()
+                .for_each(|&pos| out.extend_from_slice(rows.row(pos))),
             Rows::DarwinCore(dataset) => {
                 occurrences::rows(&mut out, view, dataset, positions, Dialect::Csv)
             }
@@ -107,9 +114,14 @@ pub async fn answer(state: &Arc<State>, served: &Arc<Served>, plan: Plan, asked:
                 (Rows::DarwinCore(dataset), occurrences::header(Dialect::Csv))
             }
             Format::Csv(Columns::Fields) => {
-                let columns = FieldColumns::new(endpoint.model, selected.columns());
+                let kept = selected.columns();
+                let whole = kept.is_none();
+                let columns = FieldColumns::new(endpoint.model, kept);
                 let head = columns.header();
-                (Rows::Fields(columns), head)
+                match whole {
+                    true => (Rows::Rendered(made.csv_rows(endpoint)), head),
+                    false => (Rows::Fields(columns), head),
+                }
             }
             _ => (Rows::Lines, Vec::new()),
         };
