@@ -156,7 +156,12 @@ fn tabs_and_newlines_in_values_do_not_break_rows() {
     let checked = catalogue::ingest::from_fixtures(&[path]);
     catalogue::ingest::write_snapshot(&checked, &snapshot).unwrap();
     let view = catalogue::view::View::load(&snapshot).unwrap();
-    let bytes = catalogue::export::dwca::archive(&view, &Dataset::default()).unwrap();
+    let bytes = catalogue::export::dwca::archive(
+        &view,
+        &Dataset::default(),
+        catalogue::export::dwca::Scope::Everything,
+    )
+    .unwrap();
     let rows = rows(&unzip(&bytes)["occurrence.txt"]);
     assert_eq!(rows.len(), 1 + 8);
     let remarks = COLUMNS

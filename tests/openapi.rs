@@ -235,6 +235,16 @@ fn every_answer_validates(server: &Server, doc: &Value) {
         } else {
             assert!(geo.is_null(), "{list_path}");
         }
+        // A download's lines are the list's items.
+        let lines = server.get(&format!("{list_path}?format=ndjson"));
+        assert_eq!(lines.header("content-type"), Some("application/x-ndjson"));
+        let items: Vec<Value> = lines
+            .text()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let as_list = json!({"meta": {"total_count": items.len()}, "items": items});
+        check(doc, schema, &as_list, true, &list_path, &mut errors);
         // A projected page still validates (keys may be left out, never added).
         let cut = server.json(&format!("{list_path}?fields=_,id&limit=3"), 200);
         check(doc, schema, &cut, false, &list_path, &mut errors);
@@ -257,6 +267,20 @@ fn every_answer_validates(server: &Server, doc: &Value) {
             &missing.json(),
             false,
             &record_path,
+            &mut errors,
+        );
+    }
+    // The checklists, of everything and of a question.
+    let checklist = "/api/v2/specimen-records/checklist/";
+    for q in ["", "?year=2021", "?search=zzzz"] {
+        let body = server.json(&format!("{checklist}{q}"), 200);
+        let schema = response_schema(doc, checklist, 200);
+        check(
+            doc,
+            schema,
+            &body,
+            !q.contains("zzzz"),
+            checklist,
             &mut errors,
         );
     }
@@ -355,8 +379,8 @@ fn the_document_is_served_and_printed_alike() {
     assert_eq!(doc, catalogue::export::openapi::document(None));
     assert_eq!(doc["openapi"], "3.1.0");
     // Two paths per endpoint, the document's own, the archive, Wagtail's images,
-    // the label sheets and GBIF's search, count and occurrence.
-    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 30 + 8);
+    // the label sheets, the checklists and GBIF's search, count and occurrence.
+    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 30 + 9);
     let gbif = &doc["paths"]["/gbif/v1/occurrence/search"]["get"];
     let names: Vec<&str> = gbif["parameters"]
         .as_array()
@@ -458,7 +482,15 @@ fn generated_names_are_unique_readable_and_linked() {
     let specimens =
         &doc["paths"]["/api/v2/specimen-records/"]["get"]["responses"]["200"]["content"];
     let media: Vec<&String> = specimens.as_object().unwrap().keys().collect();
-    assert_eq!(media, ["application/json", "application/geo+json"]);
+    assert_eq!(
+        media,
+        [
+            "application/json",
+            "application/geo+json",
+            "text/csv; charset=utf-8",
+            "application/x-ndjson"
+        ]
+    );
 }
 
 #[test]

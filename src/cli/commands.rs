@@ -174,7 +174,7 @@ pub(super) fn export_dwca(
         eprintln!("warning: {line}");
     }
     let view = View::load(snapshot)?;
-    let bytes = dwca::archive(&view, &dataset)?;
+    let bytes = dwca::archive(&view, &dataset, dwca::Scope::Everything)?;
     snapshot::write_atomically(output, &bytes)
         .with_context(|| format!("cannot write {}", output.display()))?;
     println!(

@@ -3,6 +3,7 @@
 //! and the Darwin Core Archive ([`dwca`]). Both are made
 //! from the field tables and a view; neither knows of HTTP.
 
+pub mod csv;
 pub mod dwca;
 pub mod openapi;
 pub mod openapi_gbif;

@@ -6,14 +6,16 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::model::endpoint::{ARCHIVE_PATH, IMAGES_PATH, LABELS_PATH};
+use crate::model::endpoint::{ARCHIVE_PATH, CHECKLIST_PATH, IMAGES_PATH, LABELS_PATH};
 use crate::model::image_api::ImageField;
+use crate::model::policy::DarwinCore;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Endpoint, Field, Filters, Model, Type};
+use crate::query::checklist::{rank_name, CLASSIFICATION};
 use crate::query::filter::{self, MAX_TERMS as MAX_SEARCH_TERMS};
 use crate::query::labels::{Kind, MEASURES, PARAMETERS};
 use crate::query::sort::sortable;
-use crate::query::{facets, geojson, DEFAULT_LIMIT};
+use crate::query::{facets, geojson, Columns, Format, DEFAULT_LIMIT};
 
 use super::openapi_gbif;
 
@@ -60,7 +62,7 @@ pub fn document(max_limit: Option<usize>) -> Value {
             "schema": {"type": "string"},
         })];
         record_params.push(fields_parameter(endpoint));
-        record_params.push(format_parameter(false));
+        record_params.push(format_parameter());
         paths.insert(
             format!("/api/v2/{segment}/{{id}}/"),
             json!({"get": {
@@ -90,6 +92,7 @@ pub fn document(max_limit: Option<usize>) -> Value {
         }
     }
     paths.insert(LABELS_PATH.into(), labels_operation());
+    paths.insert(CHECKLIST_PATH.into(), checklist_operation());
     openapi_gbif::paths(&mut paths);
     paths.insert(IMAGES_PATH.into(), image_list_operation(max_limit));
     paths.insert(format!("{IMAGES_PATH}{{id}}/"), image_operation());
@@ -110,10 +113,14 @@ pub fn document(max_limit: Option<usize>) -> Value {
         ARCHIVE_PATH.into(),
         json!({"get": {
             "operationId": "dwca",
-            "summary": "The collection's specimen records as a Darwin Core Archive",
+            "summary": "The collection's specimen records, or a question's, as a Darwin Core Archive",
             "description": "A zip of `occurrence.txt` (one tab-separated row per specimen record), \
                 `meta.xml` (its columns as Darwin Core terms) and `eml.xml` (the dataset's title, \
-                description, publisher and licence), made once per snapshot on first request.",
+                description, publisher and licence), made once per snapshot on first request. \
+                With the specimen list's filters or search, the archive of the specimens they \
+                select, made for the request; its `eml.xml` names the filter and the snapshot \
+                (checksum and time) in `additionalInfo`.",
+            "parameters": question_parameters(),
             "responses": {
                 "200": {
                     "description": "The archive",
@@ -127,8 +134,10 @@ pub fn document(max_limit: Option<usize>) -> Value {
                     "content": {"application/zip": {"schema": {"type": "string", "contentMediaType": "application/zip"}}},
                 },
                 "304": {"$ref": "#/components/responses/NotModified"},
+                "400": {"$ref": "#/components/responses/BadRequest"},
                 "405": {"$ref": "#/components/responses/MethodNotAllowed"},
                 "500": error_response("The archive could not be made; the message says why."),
+                "503": busy_response(),
             },
         }}),
     );
@@ -187,10 +196,7 @@ pub fn document(max_limit: Option<usize>) -> Value {
     );
     openapi_gbif::schemas(&mut schemas);
     schemas.insert("Format".into(), json!({"type": "string", "enum": ["json"]}));
-    schemas.insert(
-        "GeoFormat".into(),
-        json!({"type": "string", "enum": ["json", "geojson"]}),
-    );
+    schemas.insert("Checklist".into(), checklist_schema());
     schemas.insert(
         "Error".into(),
         json!({
@@ -447,17 +453,146 @@ fn error_response(description: &str) -> Value {
 fn list_responses(endpoint: Endpoint) -> Value {
     let name = schema_name(endpoint.model, endpoint.nested);
     let mut r = responses(&name, true);
-    let mut busy = error_response(
-        "Every thread for answers that cost work is busy and the queue is full: retry after `Retry-After` seconds.",
-    );
-    busy["headers"]["Retry-After"] = json!({"schema": {"type": "integer", "minimum": 1}});
-    r["503"] = busy;
+    r["503"] = busy_response();
     if geojson::supports(endpoint) {
         r["200"]["content"][geojson::MEDIA_TYPE] = json!({"schema": {
             "$ref": format!("#/components/schemas/{name}FeatureCollection")
         }});
     }
+    r["200"]["content"]["text/csv; charset=utf-8"] = json!({"schema": {"type": "string"}});
+    r["200"]["content"]["application/x-ndjson"] = json!({"schema": {"type": "string"}});
+    r["200"]["headers"]["Content-Disposition"] = json!({
+        "description": "A download's file name: the list's, the snapshot's date and the start of its checksum.",
+        "schema": {"type": "string"},
+    });
     r
+}
+
+/// The parameters of a specimen question alone: its filters and search.
+fn question_parameters() -> Vec<Value> {
+    let mut out = vec![
+        query(
+            "search_operator",
+            "`and` (the default): a specimen matches when every `search` term occurs; `or`: when one does.",
+            json!({"type": "string", "enum": ["and", "or"]}),
+        ),
+        query(
+            "search",
+            &format!(
+                "Whitespace-separated terms (at most {MAX_SEARCH_TERMS}), each found case-insensitively \
+                 in some string of the specimen as served."
+            ),
+            json!({"type": "string", "pattern": search_pattern()}),
+        ),
+        query(
+            "_",
+            "Ignored (a cache-buster some clients send).",
+            json!({"type": "string"}),
+        ),
+    ];
+    out.extend(specimen_filters());
+    out
+}
+
+/// The answer when the threads for answers that cost work are all busy.
+fn busy_response() -> Value {
+    let mut busy = error_response(
+        "Every thread for answers that cost work is busy and the queue is full: retry after `Retry-After` seconds.",
+    );
+    busy["headers"]["Retry-After"] = json!({"schema": {"type": "integer", "minimum": 1}});
+    busy
+}
+
+/// The species checklist of a specimen question.
+fn checklist_operation() -> Value {
+    let mut parameters = vec![query(
+        "format",
+        "`json` (the default, or the page when the client prefers HTML), `csv` (GBIF \
+         SPECIES_LIST's column names where they fit) or `html` (a page whose rows link to \
+         the specimens of each taxon).",
+        json!({"type": "string", "enum": ["json", "csv", "html"]}),
+    )];
+    parameters.extend(question_parameters());
+    let header = |h: &str| json!({"$ref": format!("#/components/headers/{h}")});
+    json!({"get": {
+        "operationId": "specimen-checklist",
+        "summary": "The taxa a specimen question holds",
+        "description": "One row per taxon at the rank its specimens are identified to (subspecies, \
+            species, or a higher rank for those identified no further), with the number of specimens, \
+            the first and last year collected, the number of localities and the classification above it; \
+            specimens without a taxon are counted in `meta.without_taxon`. Rows are in the order of \
+            their scientific names.",
+        "tags": [Model::SpecimenRecord.path()],
+        "parameters": parameters,
+        "responses": {
+            "200": {
+                "description": "The checklist",
+                "headers": {
+                    "ETag": header("ETag"),
+                    "Cache-Control": header("Cache-Control"),
+                    "Last-Modified": header("Last-Modified"),
+                    "Vary": header("Vary"),
+                    "Access-Control-Allow-Origin": header("Access-Control-Allow-Origin"),
+                },
+                "content": {
+                    "application/json": {"schema": {"$ref": "#/components/schemas/Checklist"}},
+                    "text/csv; charset=utf-8": {"schema": {"type": "string"}},
+                    "text/html; charset=utf-8": {"schema": {"type": "string"}},
+                },
+            },
+            "304": {"$ref": "#/components/responses/NotModified"},
+            "400": {"$ref": "#/components/responses/BadRequest"},
+            "405": {"$ref": "#/components/responses/MethodNotAllowed"},
+            "503": busy_response(),
+        },
+    }})
+}
+
+/// A checklist as JSON.
+fn checklist_schema() -> Value {
+    let name = json!({"type": ["string", "null"]});
+    let mut taxon = json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer", "description": "The taxon's id in its rank's list."},
+            "rank": {"type": "string", "enum": Model::RANKS.map(rank_name)},
+            "scientific_name": {"type": "string"},
+            "authority": {"type": "string"},
+            "common_name": {"type": "string"},
+            "specimens": {"type": "integer", "minimum": 1},
+            "first_year": {"type": ["integer", "null"]},
+            "last_year": {"type": ["integer", "null"]},
+            "localities": {"type": "integer", "minimum": 0},
+        },
+        "additionalProperties": false,
+    });
+    for rank in CLASSIFICATION {
+        taxon["properties"][rank_name(rank)] = name.clone();
+    }
+    let required: Vec<&str> = taxon["properties"]
+        .as_object()
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let required = json!(required);
+    taxon["required"] = required;
+    json!({
+        "type": "object",
+        "properties": {
+            "meta": {
+                "type": "object",
+                "properties": {
+                    "total_count": {"type": "integer", "minimum": 0, "description": "The taxa."},
+                    "specimens": {"type": "integer", "minimum": 0, "description": "The specimens the question selects."},
+                    "without_taxon": {"type": "integer", "minimum": 0, "description": "Those of them without a taxon."},
+                },
+                "required": ["total_count", "specimens", "without_taxon"],
+                "additionalProperties": false,
+            },
+            "items": {"type": "array", "items": taxon},
+        },
+        "required": ["meta", "items"],
+        "additionalProperties": false,
+    })
 }
 
 /// The id of the operation that answers one record of the schema `name`.
@@ -573,22 +708,67 @@ fn search_pattern() -> String {
     format!("^{w}*({n}+({w}+{n}+){{0,{}}})?{w}*$", MAX_SEARCH_TERMS - 1)
 }
 
-fn format_parameter(geo: bool) -> Value {
+/// A record's (or Wagtail's image endpoints') `format`: only `json`.
+fn format_parameter() -> Value {
+    query(
+        "format",
+        "The response format: only `json`.",
+        json!({"$ref": "#/components/schemas/Format"}),
+    )
+}
+
+/// A list's `format`: JSON, GeoJSON where its records have points, and the
+/// downloads.
+fn list_format_parameter(endpoint: Endpoint) -> Value {
+    let geo = geojson::supports(endpoint);
+    let mut formats = vec!["json"];
     if geo {
-        query(
-            "format",
-            "The response format: `json`, or `geojson` for a FeatureCollection \
-             (`application/geo+json`) of the matching records that have coordinates, \
-             each a Point whose properties are the item; filters, sort, fields and paging apply.",
-            json!({"$ref": "#/components/schemas/GeoFormat"}),
-        )
-    } else {
-        query(
-            "format",
-            "The response format: only `json`.",
-            json!({"$ref": "#/components/schemas/Format"}),
-        )
+        formats.push("geojson");
     }
+    formats.extend([Format::Csv(Columns::Fields).name(), Format::Ndjson.name()]);
+    let mut description = String::from("The response format: `json`");
+    if geo {
+        description.push_str(
+            ", `geojson` for a FeatureCollection (`application/geo+json`) of the matching records \
+             that have coordinates, each a Point whose properties are the item",
+        );
+    }
+    description.push_str(
+        "; or a download of every matching item (not a page; filters, search, sort, `fields` \
+         and an explicit `limit`/`offset` apply; `facet` is ignored and named in \
+         `X-Ignored-Parameters`), named by \
+         `Content-Disposition` after the list and the snapshot: `csv` (RFC 4180, UTF-8, a header \
+         row; a related record is two columns, `<field>_id` and `<field>_name`, several are \
+         joined by ` | `; rich text as plain text) or `ndjson` (one item a line, as in the list).",
+    );
+    query(
+        "format",
+        &description,
+        json!({"type": "string", "enum": formats}),
+    )
+}
+
+/// `columns`: which columns a CSV download has.
+fn columns_parameter(endpoint: Endpoint) -> Value {
+    let occurrences = endpoint.model.policy().darwin_core == DarwinCore::Occurrences;
+    let (choices, description) = match occurrences {
+        true => (
+            vec!["fields", "dwc"],
+            "With `format=csv`: `fields` (the default), the item's fields; `dwc`, the Darwin \
+             Core columns of the archive's `occurrence.txt` (as GBIF's SIMPLE_CSV), which \
+             ignore `fields`. Ignored (and named in `X-Ignored-Parameters`) in other formats.",
+        ),
+        false => (
+            vec!["fields"],
+            "With `format=csv`: `fields` (the default), the item's fields. Ignored (and named \
+             in `X-Ignored-Parameters`) in other formats.",
+        ),
+    };
+    query(
+        "columns",
+        description,
+        json!({"type": "string", "enum": choices}),
+    )
 }
 
 fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
@@ -608,7 +788,9 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
     let mut out = vec![
         query(
             "limit",
-            &format!("Items per page (default {DEFAULT_LIMIT}, or the server's `--default-limit`)."),
+            &format!("Items per page (default {DEFAULT_LIMIT}, or the server's `--default-limit`); \
+                      a download (`format=csv` or `ndjson`) is every item unless `limit` is given, \
+                      and `--max-limit` does not bound it."),
             limit,
         ),
         query(
@@ -635,7 +817,8 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
             ),
             json!({"type": "string", "pattern": search_pattern()}),
         ),
-        format_parameter(geojson::supports(endpoint)),
+        list_format_parameter(endpoint),
+        columns_parameter(endpoint),
         query(
             "facet",
             "Comma-separated fields to count values of, over the filtered records, into \
@@ -951,7 +1134,7 @@ fn image_list_operation(max_limit: Option<usize>) -> Value {
                 json!({"type": "string", "pattern": search_pattern()})),
             query("search_operator", "`and` (the default): every term; `or`: any one.",
                 json!({"type": "string", "enum": ["and", "or"]})),
-            format_parameter(false),
+            format_parameter(),
             query("_", "Ignored (a cache-buster some clients send).", json!({"type": "string"})),
             query("id", "Images with this id.", int64()),
             query("title", "Images whose title is exactly this.", json!({"type": "string"})),
@@ -974,7 +1157,7 @@ fn image_operation() -> Value {
              "description": "The image's id. An id that is not an integer, or names no image, is a 404.",
              "schema": {"type": "string"}},
             wagtail_fields_parameter("by default every field"),
-            format_parameter(false),
+            format_parameter(),
         ],
         "responses": responses("WagtailImage", false),
     }})

@@ -7,6 +7,7 @@
 //! `serve` decides when a page is asked for and sends it with its headers.
 
 pub mod assets;
+mod checklist;
 mod front;
 mod label_form;
 mod layout;
@@ -16,6 +17,7 @@ mod record;
 mod sheet;
 mod values;
 
+pub use checklist::{checklist, ChecklistPage};
 pub use front::{docs, home};
 pub use layout::error;
 pub use list::{list, ListPage, MAX_ROWS};

@@ -13,18 +13,8 @@ use serde_json::{Map, Value as Json};
 use crate::encoding::time::write_timestamp;
 use crate::model::endpoint::API_PREFIX;
 use crate::model::{Model, Shape, Type};
+use crate::view::name::{name_of, NAMING};
 use crate::view::{Value, View};
-
-/// The fields that name a record in a sentence, in the order they are preferred.
-const NAMING: &[&str] = &[
-    "binomial",
-    "trinomial",
-    "full_name",
-    "usi",
-    "title",
-    "name",
-    "filter_spec",
-];
 
 /// The page of a record, where its model is listed.
 pub fn record_url(model: Model, id: &Json) -> Option<String> {
@@ -53,17 +43,10 @@ pub fn label(object: &Map<String, Json>) -> String {
 /// What names the record at `pos` of `model`: its first naming field that holds
 /// text, else its id.
 fn row_label(view: &View, model: Model, pos: u32) -> Cow<'_, str> {
-    let table = view.table(model);
-    NAMING
-        .iter()
-        .filter_map(|name| model.field_index(name))
-        .find_map(|f| {
-            table
-                .get(pos as usize, f)
-                .as_str()
-                .filter(|s| !s.is_empty())
-        })
-        .map_or_else(|| Cow::Owned(format!("#{}", table.id(pos))), Cow::Borrowed)
+    name_of(view, model, pos).map_or_else(
+        || Cow::Owned(format!("#{}", view.table(model).id(pos))),
+        Cow::Borrowed,
+    )
 }
 
 /// Appends an integer's decimal digits (without `fmt`'s machinery: a table writes

@@ -14,6 +14,8 @@ pub const ARCHIVE_PATH: &str = "/dwca.zip";
 
 /// The path of the specimen label sheets.
 pub const LABELS_PATH: &str = "/api/v2/specimen-records/labels/";
+/// The species checklists of a specimen question.
+pub const CHECKLIST_PATH: &str = "/api/v2/specimen-records/checklist/";
 
 /// Which list an item is served in: plain lists give a parent as its id, nested
 /// lists embed it whole.

@@ -31,6 +31,16 @@ pub enum Side {
     },
 }
 
+/// What a list's records are in Darwin Core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DarwinCore {
+    /// Nothing the archive writes.
+    Nothing,
+    /// Occurrences: the archive's core rows, a CSV's `columns=dwc`, the
+    /// checklists' specimens.
+    Occurrences,
+}
+
 /// What a list does beyond its fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Policy {
@@ -42,6 +52,7 @@ pub struct Policy {
     pub side: Side,
     /// The fields a map's points carry (the `fields` of its GeoJSON request).
     pub map_fields: &'static str,
+    pub darwin_core: DarwinCore,
 }
 
 impl Model {
@@ -52,6 +63,7 @@ impl Model {
             ungrouped: &[],
             side: Side::Nothing,
             map_fields: "_,id",
+            darwin_core: DarwinCore::Nothing,
         };
         match self {
             Model::SpecimenRecord => Policy {
@@ -69,6 +81,7 @@ impl Model {
                     facet_size: 10,
                 },
                 map_fields: "_,id,usi",
+                darwin_core: DarwinCore::Occurrences,
             },
             Model::SpecimenRecordImage
             | Model::InsectImage

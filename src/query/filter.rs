@@ -548,6 +548,18 @@ impl Matches<'_> {
         }
     }
 
+    /// Every matching position, in no particular order (the disjoint lists one
+    /// after another, not merged): for counts that do not need the order.
+    pub fn into_unordered(self) -> Vec<usize> {
+        match self {
+            Matches::Positions(p) => p,
+            Matches::Disjoint(lists) => lists
+                .iter()
+                .flat_map(|l| l.iter().map(|&p| p as usize))
+                .collect(),
+        }
+    }
+
     /// Every matching position, ascending.
     pub fn into_positions(self) -> Vec<usize> {
         match self {

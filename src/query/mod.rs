@@ -3,6 +3,7 @@
 //! paging, format), which then runs against a view to give a [`Page`]. Nothing
 //! here knows of HTTP; the view is only read.
 
+pub mod checklist;
 pub mod cost;
 pub mod envelope;
 pub mod facets;
@@ -15,6 +16,7 @@ pub mod labels;
 pub mod params;
 pub mod plan;
 pub mod projection;
+pub mod question;
 pub mod sort;
 
 mod error;
@@ -22,7 +24,7 @@ mod error;
 pub use cost::Cost;
 pub use error::ApiError;
 pub use params::Params;
-pub use plan::{Format, Limits, Page, Plan, RecordPlan, DEFAULT_LIMIT, OPERATIONS};
+pub use plan::{Columns, Format, Limits, Page, Plan, RecordPlan, DEFAULT_LIMIT, OPERATIONS};
 
 use crate::model::{Model, Shape};
 use crate::view::View;

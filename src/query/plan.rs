@@ -5,6 +5,7 @@
 use bytes::Bytes;
 
 use crate::encoding::json::write_int;
+use crate::model::policy::DarwinCore;
 use crate::model::{Endpoint, Filters, Model, Shape, Side};
 use crate::view::{render, Projection, View};
 
@@ -27,6 +28,7 @@ pub const OPERATIONS: &[&str] = &[
     "search",
     "search_operator",
     "format",
+    "columns",
     "facet",
     "facet_size",
     "_",
@@ -59,6 +61,38 @@ pub enum Format {
     Json,
     /// A FeatureCollection: only where [`geojson::supports`] the endpoint.
     GeoJson,
+    /// A download (`format=ndjson`): every item of the answer, one JSON item a
+    /// line, the same item as the list's.
+    Ndjson,
+    /// A download (`format=csv`): every item of the answer as a row, in its columns.
+    Csv(Columns),
+}
+
+impl Format {
+    /// Whether the answer is a file to take home: every item, not a page.
+    pub fn download(self) -> bool {
+        matches!(self, Format::Ndjson | Format::Csv(_))
+    }
+
+    /// The name of the format, as `format` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::GeoJson => "geojson",
+            Format::Ndjson => "ndjson",
+            Format::Csv(_) => "csv",
+        }
+    }
+}
+
+/// Which columns a CSV download has (`columns`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Columns {
+    /// The item's fields (`fields` honoured), related records as their id and name.
+    Fields,
+    /// The Darwin Core terms of the archive's `occurrence.txt` (specimen
+    /// records only: `columns=dwc`), as GBIF's `SIMPLE_CSV` has.
+    DarwinCore,
 }
 
 /// A page of a list: the true total and the items' bytes, comma-separated.
@@ -139,7 +173,7 @@ impl Selected {
         let list = view.list(self.plan.endpoint);
         let wrapper = match self.plan.format {
             Format::GeoJson => 160,
-            Format::Json => 0,
+            _ => 0,
         };
         self.page
             .iter()
@@ -168,6 +202,26 @@ impl Selected {
         out.push(b',');
         out.extend_from_slice(&items);
         Bytes::from(out)
+    }
+
+    /// Items `range` of the page, each followed by a newline (NDJSON).
+    pub fn write_lines(&self, view: &View, range: std::ops::Range<usize>) -> Vec<u8> {
+        let mut out = Vec::new();
+        for &pos in &self.page[range] {
+            self.plan.write_item(&mut out, view, pos);
+            out.push(b'\n');
+        }
+        out
+    }
+
+    /// The list the page's items are of.
+    pub fn endpoint(&self) -> Endpoint {
+        self.plan.endpoint
+    }
+
+    /// The fields the items keep, in table order; `None` for every field.
+    pub fn columns(&self) -> Option<Vec<usize>> {
+        self.plan.columns()
     }
 
     /// The whole page, written.
@@ -224,14 +278,45 @@ impl Plan {
         let (order, random) = ordering(model, shape, params)?;
         let projection = projection(model, shape, params)?;
         let format = list_format(endpoint, params)?;
-        let limit = count(params, "limit", limits.default_limit)?;
-        if let Some(max) = limits.max_limit.filter(|&m| limit > m) {
+        // What a format has no use for is ignored and named, as the specimen
+        // list names what is not its filter: `columns` but in a CSV, `fields`
+        // beside the Darwin Core columns, facets in a file without `meta`.
+        let mut unused = |name: &str| {
+            if params.get(name).is_some() && !ignored.iter().any(|n| n == name) {
+                ignored.push(name.to_string());
+            }
+        };
+        if !matches!(format, Format::Csv(_)) {
+            unused("columns");
+        }
+        let projection = match format {
+            Format::Csv(Columns::DarwinCore) => {
+                unused("fields");
+                None
+            }
+            _ => projection,
+        };
+        if format.download() {
+            unused("facet");
+            unused("facet_size");
+        }
+        // A download is the whole answer unless `limit` says otherwise, whatever
+        // a page may hold.
+        let (default_limit, max_limit) = match format.download() {
+            true => (usize::MAX, None),
+            false => (limits.default_limit, limits.max_limit),
+        };
+        let limit = count(params, "limit", default_limit)?;
+        if let Some(max) = max_limit.filter(|&m| limit > m) {
             return Err(ApiError::bad_request(format!(
                 "limit cannot be higher than {max}"
             )));
         }
         let offset = count(params, "offset", 0)?;
-        let facets = facets::parse(model, params)?;
+        let mut facets = facets::parse(model, params)?;
+        if format.download() {
+            facets.clear();
+        }
         let facet_size = count(params, "facet_size", facets::DEFAULT_SIZE)?;
         if facet_size > facets::MAX_SIZE {
             return Err(ApiError::bad_request(format!(
@@ -341,6 +426,21 @@ impl Plan {
             facets,
             page,
         }
+    }
+
+    /// Every record the plan's filter and search select, in no particular
+    /// order (what a checklist counts: no merge of a filter's groups needed).
+    pub fn matching(&self, view: &View) -> Vec<usize> {
+        if self.filter.is_empty() {
+            return (0..view.list(self.endpoint).len()).collect();
+        }
+        let (model, shape) = (self.endpoint.model, self.endpoint.shape());
+        filter::matches(view, model, shape, &self.filter).into_unordered()
+    }
+
+    /// The list the plan asks.
+    pub fn endpoint(&self) -> Endpoint {
+        self.endpoint
     }
 
     /// The position of the page's first item in the answer.
@@ -498,8 +598,7 @@ impl Plan {
     /// The items at `page`, comma-separated: rendered bytes, or projected anew;
     /// wrapped in features for GeoJSON.
     fn write_items(&self, view: &View, page: &[usize]) -> Bytes {
-        let (model, shape) = (self.endpoint.model, self.endpoint.shape());
-        let list = view.list(self.endpoint);
+        let model = self.endpoint.model;
         let geo = self.format == Format::GeoJson;
         let mut items = Vec::new();
         let mut projected = Vec::new();
@@ -507,23 +606,28 @@ impl Plan {
             if k > 0 {
                 items.push(b',');
             }
-            let item = match &self.projection {
-                Some(projection) => {
-                    projected.clear();
-                    render::write_item(&mut projected, view, model, pos, shape, Some(projection));
-                    &projected[..]
-                }
-                None => list.item(pos),
-            };
             match view.points.get(model, pos).filter(|_| geo) {
                 Some(point) => {
+                    projected.clear();
+                    self.write_item(&mut projected, view, pos);
                     let id = view.table(model).id(pos as u32);
-                    geojson::write_feature(&mut items, id, point, item);
+                    geojson::write_feature(&mut items, id, point, &projected);
                 }
-                None => items.extend_from_slice(item),
+                None => self.write_item(&mut items, view, pos),
             }
         }
         Bytes::from(items)
+    }
+
+    /// Appends the item at `pos`: its rendered bytes, or projected anew.
+    fn write_item(&self, out: &mut Vec<u8>, view: &View, pos: usize) {
+        let (model, shape) = (self.endpoint.model, self.endpoint.shape());
+        match &self.projection {
+            Some(projection) => {
+                render::write_item(out, view, model, pos, shape, Some(projection));
+            }
+            None => out.extend_from_slice(view.list(self.endpoint).item(pos)),
+        }
     }
 }
 
@@ -618,26 +722,50 @@ fn ordering(model: Model, shape: Shape, params: &Params) -> Result<(Vec<SortKey>
     Ok((keys, false))
 }
 
-/// The `format` of a list request: `json`, or `geojson` where records have points.
+/// The `format` of a list request: `json`, `geojson` where records have points,
+/// or a download (`ndjson`, `csv`, with the `columns` it takes).
 fn list_format(endpoint: Endpoint, params: &Params) -> Result<Format, ApiError> {
-    match params.get("format") {
-        None | Some("json") => Ok(Format::Json),
-        Some("geojson") if geojson::supports(endpoint) => Ok(Format::GeoJson),
+    let format = match params.get("format") {
+        None | Some("json") => Format::Json,
+        Some("geojson") if geojson::supports(endpoint) => Format::GeoJson,
         Some("geojson") => {
             let lists: Vec<String> = Endpoint::all()
                 .iter()
                 .filter(|&&e| geojson::supports(e))
                 .map(|e| e.segment())
                 .collect();
-            Err(ApiError::bad_request(format!(
+            return Err(ApiError::bad_request(format!(
                 "format=geojson is only for the lists of records with a place: {}",
                 lists.join(", ")
+            )));
+        }
+        Some("ndjson") => Format::Ndjson,
+        Some("csv") => Format::Csv(Columns::Fields),
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "format must be json, geojson, csv or ndjson, not {other:?}"
             )))
         }
-        Some(other) => Err(ApiError::bad_request(format!(
-            "format must be json or geojson, not {other:?}"
-        ))),
-    }
+    };
+    let occurrences = endpoint.model.policy().darwin_core == DarwinCore::Occurrences;
+    let columns = match params.get("columns") {
+        None | Some("fields") => Columns::Fields,
+        Some("dwc") if occurrences => Columns::DarwinCore,
+        Some("dwc") => {
+            return Err(ApiError::bad_request(
+                "columns=dwc is only for the specimen records' lists",
+            ))
+        }
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "columns must be fields or dwc, not {other:?}"
+            )))
+        }
+    };
+    Ok(match format {
+        Format::Csv(_) => Format::Csv(columns),
+        other => other,
+    })
 }
 
 /// The `format` of a record request: only `json`.

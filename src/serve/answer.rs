@@ -43,8 +43,10 @@ pub enum Kind {
     Metrics,
     /// A label sheet, compressed inside already.
     Pdf,
-    /// A label sheet's lines.
+    /// A label sheet's lines, a list's download, a checklist.
     Csv,
+    /// A list's download, one JSON item a line.
+    Ndjson,
     /// A file the pages load, maybe in a content coding already.
     Asset {
         content_type: &'static str,
@@ -58,6 +60,8 @@ impl Kind {
         match format {
             Format::Json => Kind::Json,
             Format::GeoJson => Kind::GeoJson,
+            Format::Ndjson => Kind::Ndjson,
+            Format::Csv(_) => Kind::Csv,
         }
     }
 
@@ -70,6 +74,7 @@ impl Kind {
             Kind::Metrics => "text/plain; version=0.0.4; charset=utf-8",
             Kind::Pdf => "application/pdf",
             Kind::Csv => "text/csv; charset=utf-8",
+            Kind::Ndjson => "application/x-ndjson",
             Kind::Asset { content_type, .. } => content_type,
         }
     }
@@ -162,6 +167,8 @@ fn frame(format: Format, total: usize, meta: &[u8]) -> (Vec<u8>, &'static [u8], 
             Kind::Json,
         ),
         Format::GeoJson => (geojson::head(total, meta), geojson::TAIL, Kind::GeoJson),
+        // A download has no envelope (`serve::downloads` streams it).
+        download => (Vec::new(), b"", Kind::of(download)),
     }
 }
 
@@ -189,6 +196,12 @@ impl Answer {
             Body::Parts(vec![body]),
             Caching::Collection,
         )
+    }
+
+    /// A document about the collection of any kind (a checklist as JSON, CSV
+    /// or a page).
+    pub fn document(kind: Kind, body: Bytes) -> Answer {
+        Answer::new(200, kind, Body::Parts(vec![body]), Caching::Collection)
     }
 
     /// A document of the server's own (health, metrics), never stored by caches.
@@ -389,6 +402,17 @@ impl Answer {
             len: None,
         });
         Answer::new(200, kind, body, Caching::Uncached)
+    }
+
+    /// The answer, tagged from the snapshot and the request when `cacheable`
+    /// (a download made a piece at a time is the same bytes for the same
+    /// request and snapshot), else not to be stored (`order=random`).
+    pub fn cacheable(mut self, cacheable: bool) -> Answer {
+        self.caching = match cacheable {
+            true => Caching::Collection,
+            false => Caching::Uncached,
+        };
+        self
     }
 
     /// The answer, a document to keep under `name` (`Content-Disposition`).

@@ -26,6 +26,8 @@ pub enum Route {
     Image,
     /// The specimen label sheets.
     Labels,
+    /// The species checklists.
+    Checklist,
     /// GBIF's occurrence search, count and occurrences.
     Gbif,
     Other,
@@ -53,8 +55,9 @@ fn route_index(route: Route) -> usize {
         Route::Images => 2 * n + 6,
         Route::Image => 2 * n + 7,
         Route::Labels => 2 * n + 8,
-        Route::Gbif => 2 * n + 9,
-        Route::Other => 2 * n + 10,
+        Route::Checklist => 2 * n + 9,
+        Route::Gbif => 2 * n + 10,
+        Route::Other => 2 * n + 11,
     }
 }
 
@@ -72,7 +75,8 @@ fn route_label(index: usize) -> String {
         i if i == 2 * n + 6 => IMAGES_PATH.into(),
         i if i == 2 * n + 7 => format!("{IMAGES_PATH}{{id}}/"),
         i if i == 2 * n + 8 => crate::labels::PATH.into(),
-        i if i == 2 * n + 9 => "/gbif/v1/occurrence/".into(),
+        i if i == 2 * n + 9 => crate::model::endpoint::CHECKLIST_PATH.into(),
+        i if i == 2 * n + 10 => "/gbif/v1/occurrence/".into(),
         _ => "other".into(),
     }
 }
@@ -105,7 +109,7 @@ pub struct Metrics {
 
 impl Default for Metrics {
     fn default() -> Self {
-        let routes = 2 * Endpoint::all().len() + 11;
+        let routes = 2 * Endpoint::all().len() + 12;
         Metrics {
             requests: (0..routes * (STATUSES.len() + 1))
                 .map(|_| AtomicU64::new(0))

@@ -13,17 +13,20 @@ use warp::http::{header, HeaderMap, Method};
 use warp::path::FullPath;
 use warp::{Filter, Rejection};
 
-use crate::export::dwca::Archive;
+use crate::export::dwca::{Archive, Scope};
 use crate::model::endpoint::API_PREFIX;
 use crate::model::Endpoint;
 use crate::query::images::{ImagePlan, ImagesPlan};
 use crate::query::plan::Selected;
+use crate::query::question::Question;
 use crate::query::{ApiError, Page, Plan, RecordPlan};
 
 use super::answer::{Answer, Kind};
 use super::asked::Asked;
 use super::assets;
+use super::checklist;
 use super::compress::COMPRESS_BELOW;
+use super::downloads;
 use super::gbif;
 use super::labels;
 use super::metrics::Route;
@@ -148,6 +151,12 @@ fn targets() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
             true => Target::Labels,
             false => Target::Unslashed(Route::Labels),
         });
+    let checklist = warp::path!("api" / "v2" / "specimen-records" / "checklist")
+        .and(slashed())
+        .map(|slashed| match slashed {
+            true => Target::Checklist,
+            false => Target::Unslashed(Route::Checklist),
+        });
     // GBIF's paths have no trailing slash (`/gbif/v1/occurrence/search`).
     let gbif = warp::path!("gbif" / "v1" / "occurrence" / "search")
         .and(exact())
@@ -193,6 +202,8 @@ fn targets() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
                 .or(images)
                 .unify()
                 .or(labels)
+                .unify()
+                .or(checklist)
                 .unify()
                 .or(gbif)
                 .unify()
@@ -295,6 +306,7 @@ async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answ
         return match &asked.target {
             Target::List(endpoint) => pages::list(state, served, *endpoint, asked).await,
             Target::Record(endpoint, id) => pages::record(state, served, *endpoint, id, asked),
+            Target::Checklist => checklist::answer(state, served, asked).await,
             Target::Home => pages::home(served),
             Target::Docs => pages::docs(served),
             _ => pages::not_found(served, &root::not_found(&asked.path)),
@@ -338,7 +350,19 @@ async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answ
             let body = Bytes::from(state.metrics.render(view));
             Answer::operation(200, Kind::Metrics, body)
         }
-        Target::Archive => archive(state, served).await,
+        Target::Archive => match params() {
+            Ok(params) if params.0.is_empty() => archive(state, served).await,
+            Ok(params) => match Question::parse(params, &[], "/dwca.zip") {
+                Ok(question) => {
+                    let ignored = question.ignored().to_vec();
+                    archive_of(state, served, question, asked)
+                        .await
+                        .ignoring(&ignored)
+                }
+                Err(e) => Answer::error(&e),
+            },
+            Err(e) => Answer::error(&e),
+        },
         Target::Unslashed(_) => Answer::redirect(&asked.path, raw),
         Target::List(endpoint) => {
             let plan = match params()
@@ -354,6 +378,7 @@ async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answ
         }
         Target::Images => images(state, served, asked).await,
         Target::Labels => labels::answer(state, served, asked).await,
+        Target::Checklist => checklist::answer(state, served, asked).await,
         Target::GbifSearch | Target::GbifCount | Target::GbifOccurrence(_) => {
             gbif::answer(state, served, asked).await
         }
@@ -417,6 +442,9 @@ async fn list(
     plan: Plan,
     asked: &Asked,
 ) -> Answer {
+    if plan.format().download() {
+        return downloads::answer(state, served, plan, asked).await;
+    }
     let view = &served.view;
     // The tag depends on the request, not on the body: a revalidation, or a
     // HEAD of an answer that costs work, is answered without making it.
@@ -477,6 +505,48 @@ async fn archive(state: &State, served: &Arc<Served>) -> Answer {
         Ok(archive) => Answer::tagged(Kind::Zip, archive.bytes.clone(), archive.etag.clone(), None),
         Err(e) => {
             tracing::error!(error = %e, "cannot make the Darwin Core Archive");
+            Answer::error(&ApiError {
+                status: 500,
+                message: format!("cannot make the Darwin Core Archive: {e}"),
+            })
+        }
+    }
+}
+
+/// The Darwin Core Archive of a specimen question: made for the request on the
+/// threads for expensive answers (its records chosen, then zipped), named after
+/// the snapshot, its `eml.xml` naming the question and the snapshot.
+async fn archive_of(
+    state: &Arc<State>,
+    served: &Arc<Served>,
+    question: Question,
+    asked: &Asked,
+) -> Answer {
+    if asked.method == Method::HEAD {
+        return Answer::unmade(Kind::Zip).uncached();
+    }
+    state
+        .metrics
+        .worked_answers
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let (made, dataset) = (served.clone(), state.settings.dataset.clone());
+    let job = move || {
+        let view = &made.view;
+        let selected = question.plan.select_page(view);
+        let scope = Scope::Question {
+            query: &question.query,
+            positions: selected.positions(),
+        };
+        Archive::of(view, &dataset, scope)
+    };
+    let name = downloads::file_name(&served.view, "specimen-records-dwca", "zip");
+    match state.work.run(job).await {
+        None => Answer::busy(),
+        Some(Ok(archive)) => {
+            Answer::tagged(Kind::Zip, archive.bytes, archive.etag, None).named(name)
+        }
+        Some(Err(e)) => {
+            tracing::error!(error = %e, "cannot make a Darwin Core Archive");
             Answer::error(&ApiError {
                 status: 500,
                 message: format!("cannot make the Darwin Core Archive: {e}"),

@@ -8,6 +8,7 @@ use std::time::Instant;
 use arc_swap::ArcSwap;
 use bytes::Bytes;
 
+use crate::export::csv;
 use crate::export::dwca::Archive;
 use crate::export::openapi;
 use crate::model::Endpoint;
@@ -29,6 +30,9 @@ pub struct Served {
     compressed: Vec<Compressed>,
     /// The Darwin Core Archive of this view, made on the first request for it.
     pub archive: tokio::sync::OnceCell<Archive>,
+    /// Each list's CSV rows with every field, written by the first download
+    /// that needs them (on the work threads) and kept with the view.
+    csv_rows: Vec<std::sync::OnceLock<Arc<csv::Rows>>>,
     /// Another view replaced this one: preparing it further is wasted work (and
     /// keeps its memory longer).
     retired: AtomicBool,
@@ -57,6 +61,7 @@ impl Served {
             view,
             compressed: Endpoint::all().iter().map(|_| Default::default()).collect(),
             archive: tokio::sync::OnceCell::new(),
+            csv_rows: Endpoint::all().iter().map(|_| Default::default()).collect(),
             retired: AtomicBool::new(false),
             leases: Mutex::new(Vec::new()),
         }
@@ -83,6 +88,25 @@ impl Served {
                 held.is_some()
             })
             .count()
+    }
+
+    /// An endpoint's CSV rows with every field, written now if no download
+    /// wrote them before (a blocking call: on the work threads only).
+    pub fn csv_rows(&self, endpoint: Endpoint) -> Arc<csv::Rows> {
+        self.csv_rows[endpoint.index()]
+            .get_or_init(|| {
+                let started = Instant::now();
+                let columns = csv::Columns::new(endpoint.model, None);
+                let rows = Arc::new(csv::Rows::render(&self.view, &columns));
+                tracing::info!(
+                    list = endpoint.segment(),
+                    bytes = rows.byte_len(),
+                    ms = started.elapsed().as_millis() as u64,
+                    "CSV rows written"
+                );
+                rows
+            })
+            .clone()
     }
 
     /// The compressed whole-list answer of an endpoint, once `precompress` made it.

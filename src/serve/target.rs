@@ -15,6 +15,8 @@ pub enum Target {
     Image(String),
     /// The specimen label sheets.
     Labels,
+    /// The species checklist of a specimen question.
+    Checklist,
     /// GBIF's occurrence search, its count, and one occurrence by key.
     GbifSearch,
     GbifCount,
@@ -54,6 +56,7 @@ impl Target {
             Target::Images => Route::Images,
             Target::Image(_) => Route::Image,
             Target::Labels => Route::Labels,
+            Target::Checklist => Route::Checklist,
             Target::GbifSearch | Target::GbifCount | Target::GbifOccurrence(_) => Route::Gbif,
             Target::Unslashed(route) => *route,
             Target::Home | Target::Api | Target::Docs | Target::Asset => Route::Page,
@@ -73,7 +76,11 @@ impl Target {
     pub fn negotiable(&self) -> bool {
         matches!(
             self,
-            Target::List(_) | Target::Record(..) | Target::Home | Target::NotFound
+            Target::List(_)
+                | Target::Record(..)
+                | Target::Checklist
+                | Target::Home
+                | Target::NotFound
         )
     }
 

@@ -22,6 +22,7 @@ use crate::snapshot::{self, Header, SnapshotError};
 pub mod column;
 pub mod image_api;
 pub mod index;
+pub mod name;
 pub mod occurrence;
 pub mod order;
 pub mod place;

@@ -255,6 +255,22 @@ def run(b, base):
     b.shot("specimen-record.png")
     b.clean_page("record")
 
+    # A checklist of a question: its rows are the JSON checklist's, and a row's
+    # link is the specimen list of that taxon.
+    b.open("/api/v2/specimen-records/checklist/?country=a")
+    checklist = fetch_json(base + "/api/v2/specimen-records/checklist/?country=a&format=json")
+    rows = d.find_elements(By.CSS_SELECTOR, "table.checklist tbody tr")
+    b.check(len(rows) == len(checklist["items"]) > 0, f"checklist: {len(rows)} rows = {len(checklist['items'])} taxa")
+    names = [r.find_element(By.CSS_SELECTOR, "th a").text for r in rows]
+    b.check(names == [t["scientific_name"] for t in checklist["items"]], "checklist: the taxa in the JSON's order")
+    b.shot("checklist.png")
+    b.clean_page("checklist")
+    rows[0].find_element(By.CSS_SELECTOR, "th a").click()
+    b.settle()
+    listed = fetch_json(d.current_url + "&format=json&limit=0")["meta"]["total_count"]
+    first = checklist["items"][0]
+    b.check(listed == first["specimens"], f"checklist: {first['scientific_name']}'s link lists its {listed} specimens")
+
     # The map: every located record of the list, clustered.
     b.open("/api/v2/gps-coordinates/")
     b.wait.until(lambda d: d.find_element(By.ID, "map").get_attribute("data-markers") is not None)

@@ -3,7 +3,10 @@
 
 use crate::view::View;
 
+use crate::model::endpoint::API_PREFIX;
+
 use super::dataset::Dataset;
+use super::scope::Scope;
 use crate::view::occurrence::COLUMNS;
 
 /// `meta.xml`: the core file and its columns.
@@ -24,7 +27,7 @@ pub fn meta_xml() -> String {
 
 /// `eml.xml`: the dataset's title, description, publisher and licence (EML 2.1.1,
 /// as the GBIF profile orders its elements).
-pub fn eml_xml(view: &View, dataset: &Dataset) -> String {
+pub fn eml_xml(view: &View, dataset: &Dataset, scope: Scope) -> String {
     let party = |tag: &str| {
         if dataset.publisher.is_empty() {
             String::new()
@@ -43,9 +46,32 @@ pub fn eml_xml(view: &View, dataset: &Dataset) -> String {
         }
     };
     let checksum = view.header.checksum_hex();
-    let date = chrono::DateTime::from_timestamp_micros(view.header.created_at)
+    let created = chrono::DateTime::from_timestamp_micros(view.header.created_at);
+    let date = created
         .map(|t| t.format("%Y-%m-%d").to_string())
         .unwrap_or_default();
+    // What made a part of the collection: the question and the snapshot, so
+    // that a citation names exactly the records used.
+    let selection = match scope {
+        Scope::Everything => String::new(),
+        Scope::Question { query, positions } => {
+            let made = created
+                .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+                .unwrap_or_default();
+            let filter = match query.is_empty() {
+                true => "no filter (every specimen record)".to_string(),
+                false => format!("the filter {query}"),
+            };
+            format!(
+                "    <additionalInfo><para>{}</para></additionalInfo>\n",
+                xml(&format!(
+                    "The {} specimen records that {filter} selects in {API_PREFIX}specimen-records/, \
+                     from the snapshot with SHA-256 checksum {checksum}, made {made}.",
+                    positions.len()
+                ))
+            )
+        }
+    };
     format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
          <eml:eml xmlns:eml=\"eml://ecoinformatics.org/eml-2.1.1\" \
@@ -54,7 +80,7 @@ pub fn eml_xml(view: &View, dataset: &Dataset) -> String {
          packageId=\"{checksum}\" system=\"catalogue\" scope=\"system\" xml:lang=\"en\">\n  \
          <dataset>\n    <alternateIdentifier>{checksum}</alternateIdentifier>\n    \
          <title xml:lang=\"en\">{title}</title>\n{creator}{provider}    \
-         <pubDate>{date}</pubDate>\n    <language>en</language>\n{abstract}{rights}{contact}{publisher}  \
+         <pubDate>{date}</pubDate>\n    <language>en</language>\n{abstract}{selection}{rights}{contact}{publisher}  \
          </dataset>\n</eml:eml>\n",
         title = xml(dataset.title()),
         creator = party("creator"),

@@ -20,10 +20,13 @@ use crate::view::View;
 pub mod dataset;
 pub mod metadata;
 pub mod occurrences;
+pub mod scope;
 
 pub use crate::view::occurrence::COLUMNS;
 pub use dataset::{Dataset, DwcaError};
 pub use metadata::{eml_xml, meta_xml};
+pub use occurrences::Dialect;
+pub use scope::Scope;
 
 /// An archive as the server sends it: its bytes and a tag naming exactly them.
 #[derive(Clone, Debug)]
@@ -36,8 +39,13 @@ pub struct Archive {
 
 impl Archive {
     pub fn new(view: &View, dataset: &Dataset) -> Result<Archive, DwcaError> {
+        Archive::of(view, dataset, Scope::Everything)
+    }
+
+    /// The archive of the records `scope` names.
+    pub fn of(view: &View, dataset: &Dataset, scope: Scope) -> Result<Archive, DwcaError> {
         use sha2::{Digest, Sha256};
-        let bytes = archive(view, dataset)?;
+        let bytes = archive(view, dataset, scope)?;
         let digest = Sha256::digest(&bytes);
         Ok(Archive {
             etag: format!("\"{}\"", hex(&digest[..16])),
@@ -47,7 +55,7 @@ impl Archive {
 }
 
 /// Writes the whole archive of a view into memory.
-pub fn archive(view: &View, dataset: &Dataset) -> Result<Vec<u8>, DwcaError> {
+pub fn archive(view: &View, dataset: &Dataset, scope: Scope) -> Result<Vec<u8>, DwcaError> {
     let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
     let mut options = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
     // Entries carry the snapshot's time, not the clock's: the same input, the same bytes.
@@ -68,11 +76,15 @@ pub fn archive(view: &View, dataset: &Dataset) -> Result<Vec<u8>, DwcaError> {
     zip.start_file("meta.xml", options)?;
     zip.write_all(meta_xml().as_bytes())?;
     zip.start_file("eml.xml", options)?;
-    zip.write_all(eml_xml(view, dataset).as_bytes())?;
+    zip.write_all(eml_xml(view, dataset, scope).as_bytes())?;
     // Over 4 GiB needs Zip64; asking for it always costs a few bytes.
     zip.start_file("occurrence.txt", options.large_file(true))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut zip);
-    occurrences::write(&mut out, view, dataset)?;
+    let positions = match scope {
+        Scope::Everything => None,
+        Scope::Question { positions, .. } => Some(positions),
+    };
+    occurrences::write(&mut out, view, dataset, positions)?;
     out.flush()?;
     drop(out);
     Ok(zip.finish()?.into_inner())

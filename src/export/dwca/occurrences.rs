@@ -1,5 +1,6 @@
-//! `occurrence.txt`: one tab-separated row per specimen record, ascending by id,
-//! its columns the terms of [`COLUMNS`] as `view::occurrence` reads them.
+//! The rows of `occurrence.txt` (tab-separated), and of a CSV download with
+//! `columns=dwc` (RFC 4180): one per specimen record, its cells the terms of
+//! [`COLUMNS`] as `view::occurrence` reads them.
 
 use std::io::Write;
 
@@ -9,14 +10,31 @@ use crate::view::View;
 
 use super::dataset::Dataset;
 
-/// One row of `occurrence.txt` being written: cells are separated by tabs, and a
-/// tab, newline or carriage return inside a value becomes a space.
+/// How a row's cells are separated and spelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// `occurrence.txt`: tabs between cells, no quotes (a tab, newline or
+    /// carriage return inside a value becomes a space), lines ended by LF.
+    Tab,
+    /// RFC 4180, as a CSV download with `columns=dwc` is: values kept whole.
+    Csv,
+}
+
+/// One row being written, in a dialect.
 struct Line {
     buf: Vec<u8>,
     cells: usize,
+    dialect: Dialect,
 }
 
 impl Line {
+    fn end(&mut self) {
+        match self.dialect {
+            Dialect::Tab => self.buf.push(b'\n'),
+            Dialect::Csv => crate::encoding::csv::end_record(&mut self.buf),
+        }
+    }
+
     fn number(&mut self, n: Option<impl std::fmt::Display>) {
         match n {
             Some(n) => self.text(&n.to_string()),
@@ -27,6 +45,11 @@ impl Line {
 
 impl Sink for Line {
     fn text(&mut self, s: &str) {
+        if self.dialect == Dialect::Csv {
+            crate::encoding::csv::write_cell(&mut self.buf, self.cells == 0, s);
+            self.cells += 1;
+            return;
+        }
         if self.cells > 0 {
             self.buf.push(b'\t');
         }
@@ -49,24 +72,64 @@ impl Sink for Line {
     }
 }
 
-/// The header line and one line per specimen record, ascending by id.
-pub fn write(out: &mut impl Write, view: &View, dataset: &Dataset) -> std::io::Result<()> {
+/// The header line and one line per specimen record, ascending by id, or
+/// per record at `positions` in their order.
+pub fn write(
+    out: &mut impl Write,
+    view: &View,
+    dataset: &Dataset,
+    positions: Option<&[usize]>,
+) -> std::io::Result<()> {
+    out.write_all(&header(Dialect::Tab))?;
+    let all: Vec<usize>;
+    let positions = match positions {
+        Some(p) => p,
+        None => {
+            all = (0..view.table(Model::SpecimenRecord).len()).collect();
+            &all
+        }
+    };
+    let mut buf = Vec::with_capacity(1 << 16);
+    for chunk in positions.chunks(256) {
+        buf.clear();
+        rows(&mut buf, view, dataset, chunk, Dialect::Tab);
+        out.write_all(&buf)?;
+    }
+    Ok(())
+}
+
+/// The header line: the columns' terms.
+pub fn header(dialect: Dialect) -> Vec<u8> {
     let mut line = Line {
-        buf: Vec::with_capacity(2048),
+        buf: Vec::with_capacity(1024),
         cells: 0,
+        dialect,
     };
     for (term, _) in COLUMNS {
         line.text(term);
     }
-    line.buf.push(b'\n');
-    out.write_all(&line.buf)?;
+    line.end();
+    line.buf
+}
+
+/// Appends the lines of the specimen records at `positions`, in their order.
+pub fn rows(
+    out: &mut Vec<u8>,
+    view: &View,
+    dataset: &Dataset,
+    positions: &[usize],
+    dialect: Dialect,
+) {
+    let mut line = Line {
+        buf: std::mem::take(out),
+        cells: 0,
+        dialect,
+    };
     let occurrences = Occurrences::new(view, &dataset.institution_code, &dataset.collection_code);
-    for pos in 0..view.table(Model::SpecimenRecord).len() {
-        line.buf.clear();
+    for &pos in positions {
         line.cells = 0;
         occurrences.terms(pos, &mut line);
-        line.buf.push(b'\n');
-        out.write_all(&line.buf)?;
+        line.end();
     }
-    Ok(())
+    *out = line.buf;
 }

@@ -1,0 +1,90 @@
+//! A checklist's page: the taxa a specimen question holds, each row a link to
+//! the specimens of that taxon (the question narrowed by the taxon's names), and
+//! the same checklist as CSV and JSON.
+
+use maud::html;
+
+use crate::model::endpoint::API_PREFIX;
+use crate::model::Model;
+use crate::query::checklist::{rank_name, Checklist, CLASSIFICATION};
+use crate::view::View;
+
+use super::layout::{self, Loads};
+
+/// What the page shows besides the checklist.
+pub struct ChecklistPage<'a> {
+    pub checklist: &'a Checklist,
+    /// The question, as a query string (empty for every specimen).
+    pub query: &'a str,
+    /// For each taxon, in order: the specimen list's URL of its specimens.
+    pub links: &'a [String],
+    /// The same checklist as CSV and as JSON.
+    pub csv: &'a str,
+    pub json: &'a str,
+}
+
+/// The checklist page.
+pub fn checklist(view: &View, p: &ChecklistPage) -> String {
+    let specimens = format!("{API_PREFIX}{}/", Model::SpecimenRecord.path());
+    let c = p.checklist;
+    let title = "Species checklist";
+    let all = match p.query.is_empty() {
+        true => specimens.clone(),
+        false => format!("{specimens}?{}", p.query),
+    };
+    let content = html! {
+        h1 { (title) }
+        p.summary {
+            (c.taxa.len()) (if c.taxa.len() == 1 { " taxon in " } else { " taxa in " })
+            a href=(all) { (c.specimens) (if c.specimens == 1 { " specimen" } else { " specimens" }) }
+            @if c.without_taxon > 0 { " (" (c.without_taxon) " without a taxon)" }
+            @if !p.query.is_empty() { " selected by " code { (p.query) } }
+            ". "
+            a href=(p.csv) type="text/csv" { "Download as CSV" } " · "
+            a href=(p.json) type="application/json" { "JSON" }
+        }
+        table.checklist {
+            thead {
+                tr {
+                    th scope="col" { "Taxon" }
+                    th scope="col" { "Rank" }
+                    th scope="col" { "Specimens" }
+                    th scope="col" { "Years" }
+                    th scope="col" { "Localities" }
+                    @for rank in &CLASSIFICATION[..5] { th scope="col" { (rank_name(*rank)) } }
+                }
+            }
+            tbody {
+                @for (taxon, link) in c.taxa.iter().zip(p.links) {
+                    tr {
+                        th scope="row" {
+                            a href=(link) { i { (taxon.scientific_name) } }
+                            @if !taxon.authority.is_empty() { " " (taxon.authority) }
+                            @if !taxon.common_name.is_empty() { br; small { (taxon.common_name) } }
+                        }
+                        td { (rank_name(taxon.rank)) }
+                        td.number { (taxon.specimens) }
+                        td {
+                            @match (taxon.first_year, taxon.last_year) {
+                                (Some(f), Some(l)) if f == l => { (f) }
+                                (Some(f), Some(l)) => { (f) "–" (l) }
+                                _ => { "—" }
+                            }
+                        }
+                        td.number { (taxon.localities) }
+                        @for name in &taxon.classification[..5] {
+                            td { (name.as_deref().unwrap_or("—")) }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    layout::page(
+        view,
+        title,
+        layout::crumbs(&[("Specimens", specimens)], "Checklist"),
+        &Loads::default(),
+        content,
+    )
+}

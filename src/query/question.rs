@@ -1,0 +1,83 @@
+//! A question of the specimen list by itself: its filters and its search, and
+//! nothing of how a page shows the answer. The filtered archive (`/dwca.zip`)
+//! and the checklists take one; any operation of a page (`sort`, `fields`,
+//! `limit`, `facet`, ...) is refused, since neither shows a page.
+
+use crate::model::policy::DarwinCore;
+use crate::model::{Endpoint, Model};
+
+use super::{filter, ApiError, Limits, Params, Plan, OPERATIONS};
+
+/// The operations a question keeps: the rest shape a page.
+const KEPT: &[&str] = &["search", "search_operator", "_"];
+
+/// The specimen list's question.
+#[derive(Clone, Debug)]
+pub struct Question {
+    /// Every record it selects, ascending by id.
+    pub plan: Plan,
+    /// The question as a query string (its filters and search, decoded and
+    /// encoded again, without what it ignores), as an archive names it.
+    pub query: String,
+}
+
+impl Question {
+    /// Reads the question of `params`, less `own` (the parameters of what asks:
+    /// a checklist's `format`).
+    pub fn parse(params: &Params, own: &[&str], what: &str) -> Result<Question, ApiError> {
+        let mut refused: Vec<&str> = params
+            .names()
+            .into_iter()
+            .filter(|n| OPERATIONS.contains(n) && !KEPT.contains(n) && !own.contains(n))
+            // `order` is the specimen list's taxon filter, not the operation.
+            .filter(|n| !filter::is_specimen_filter(n))
+            .collect();
+        if !refused.is_empty() {
+            refused.sort_unstable();
+            return Err(ApiError::bad_request(format!(
+                "{what} takes the specimen list's filters and search, not {}",
+                refused.join(", ")
+            )));
+        }
+        let question = Params(
+            params
+                .0
+                .iter()
+                .filter(|(k, _)| !own.contains(&k.as_str()))
+                .cloned()
+                .collect(),
+        );
+        let limits = Limits {
+            default_limit: usize::MAX,
+            max_limit: None,
+        };
+        let plan = Plan::parse(specimens(), &question, &limits)?;
+        let ignored = plan.ignored();
+        let query = Params(
+            question
+                .0
+                .into_iter()
+                .filter(|(k, _)| !ignored.contains(k) && k != "_")
+                .collect(),
+        )
+        .to_query();
+        Ok(Question { plan, query })
+    }
+
+    /// The parameters the question ignored (not filters of the specimen list).
+    pub fn ignored(&self) -> &[String] {
+        self.plan.ignored()
+    }
+}
+
+/// The list of the records that are occurrences: the specimen records'.
+pub fn specimens() -> Endpoint {
+    let model = Model::ALL
+        .into_iter()
+        .find(|m| m.policy().darwin_core == DarwinCore::Occurrences)
+        .unwrap_or(Model::SpecimenRecord);
+    Endpoint {
+        model,
+        nested: false,
+    }
+}

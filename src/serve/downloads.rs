@@ -1,0 +1,142 @@
+//! Any list answer to take home (`format=csv`, `format=ndjson`): every item the
+//! question selects, not a page. The question is answered on the threads for
+//! expensive answers (503 when busy); the file is then an `Answer::pieces`
+//! stream, a few hundred rows written at a time on the same threads as the
+//! client takes the last, so a connection holds the positions and one piece
+//! whatever the answer's size, and its view by a lease like a streamed list. A
+//! CSV with every field copies rows the list's first such download wrote and
+//! the view keeps (`Served::csv_rows`), as a JSON answer copies rendered items.
+
+use std::sync::Arc;
+
+use warp::http::Method;
+
+use crate::export::csv::{self, Columns as FieldColumns};
+use crate::export::dwca::{occurrences, Dataset, Dialect};
+use crate::query::plan::Selected;
+use crate::query::{Columns, Format, Plan};
+use crate::view::View;
+
+use super::answer::{Answer, Kind, Pieces};
+use super::asked::Asked;
+use super::state::{Served, State};
+
+/// Rows a piece holds: about 0.5 MB of specimens as CSV, 1.5 MB as NDJSON.
+const PIECE_ROWS: usize = 512;
+
+/// How a download's rows are written.
+enum Rows {
+    /// One JSON item a line, as the list's.
+    Lines,
+    /// The kept fields, related records as their id and name.
+    Fields(FieldColumns),
+    /// Every field: rows written once for the list and copied.
+    Rendered(Arc<csv::Rows>),
+    /// The Darwin Core columns of the archive's `occurrence.txt`.
+    DarwinCore(Dataset),
+}
+
+/// A download being written: the question's positions and how far it got.
+struct Download {
+    selected: Selected,
+    rows: Rows,
+    at: usize,
+}
+
+impl Pieces for Download {
+    fn next(&mut self, view: &View) -> Option<Vec<u8>> {
+        let end = (self.at + PIECE_ROWS).min(self.selected.items());
+        if self.at >= end {
+            return None;
+        }
+        let range = self.at..end;
+        self.at = end;
+        let positions = &self.selected.positions()[range.clone()];
+        let mut out = Vec::with_capacity(range.len() * 1024);
+        match &self.rows {
+            Rows::Lines => out = self.selected.write_lines(view, range),
+            Rows::Fields(columns) => positions
+                .iter()
+                .for_each(|&pos| columns.row(&mut out, view, pos)),
+            Rows::Rendered(rows) => positions
+                .iter()
+                .for_each(|&pos| out.extend_from_slice(rows.row(pos))),
+            Rows::DarwinCore(dataset) => {
+                occurrences::rows(&mut out, view, dataset, positions, Dialect::Csv)
+            }
+        }
+        Some(out)
+    }
+}
+
+/// The name a download is kept under: the list's (or another stem), the
+/// snapshot's date and the start of its checksum (`specimen-records-2026-11-20-3fa2b4c1.csv`),
+/// so that two files from different snapshots never share a name.
+pub fn file_name(view: &View, stem: &str, extension: &str) -> String {
+    let date = chrono::DateTime::from_timestamp_micros(view.header.created_at)
+        .map(|t| t.format("%Y-%m-%d").to_string())
+        .unwrap_or_default();
+    let checksum = view.header.checksum_hex();
+    format!("{stem}-{date}-{}.{extension}", &checksum[..8])
+}
+
+/// Answers a list question in a download format.
+pub async fn answer(state: &Arc<State>, served: &Arc<Served>, plan: Plan, asked: &Asked) -> Answer {
+    let format = plan.format();
+    let kind = Kind::of(format);
+    let endpoint = plan.endpoint();
+    let stem = match format {
+        Format::Csv(Columns::DarwinCore) => format!("{}-dwc", endpoint.segment()),
+        _ => endpoint.segment(),
+    };
+    let extension = match format {
+        Format::Ndjson => "ndjson",
+        _ => "csv",
+    };
+    let name = file_name(&served.view, &stem, extension);
+    let fresh = plan.cacheable() && asked.fresh(&state.settings, &served.view);
+    if fresh || asked.method == Method::HEAD {
+        return Answer::unmade(kind)
+            .with_media(asked.media)
+            .named(name)
+            .cacheable(plan.cacheable());
+    }
+    state
+        .metrics
+        .worked_answers
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let (made, dataset) = (served.clone(), state.settings.dataset.clone());
+    let cacheable = plan.cacheable();
+    let job = move || {
+        let selected = plan.select_page(&made.view);
+        let (rows, head) = match format {
+            Format::Csv(Columns::DarwinCore) => {
+                (Rows::DarwinCore(dataset), occurrences::header(Dialect::Csv))
+            }
+            Format::Csv(Columns::Fields) => {
+                let kept = selected.columns();
+                let whole = kept.is_none();
+                let columns = FieldColumns::new(endpoint.model, kept);
+                let head = columns.header();
+                match whole {
+                    true => (Rows::Rendered(made.csv_rows(endpoint)), head),
+                    false => (Rows::Fields(columns), head),
+                }
+            }
+            _ => (Rows::Lines, Vec::new()),
+        };
+        let download = Download {
+            selected,
+            rows,
+            at: 0,
+        };
+        (download, head)
+    };
+    let Some((download, head)) = state.work.run(job).await else {
+        return Answer::busy();
+    };
+    Answer::pieces(kind, head, download, served.clone(), state.work.clone())
+        .with_media(asked.media)
+        .named(name)
+        .cacheable(cacheable)
+}
