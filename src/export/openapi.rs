@@ -470,28 +470,34 @@ fn list_responses(endpoint: Endpoint) -> Value {
 
 /// The parameters of a specimen question alone: its filters and search.
 fn question_parameters() -> Vec<Value> {
-    let mut out = vec![
+    let mut out = search_parameters("a specimen", "the specimen as served").to_vec();
+    out.extend([query(
+        "_",
+        "Ignored (a cache-buster some clients send).",
+        json!({"type": "string"}),
+    )]);
+    out.extend(specimen_filters());
+    out
+}
+
+/// `search_operator` and `search`, for what `matches` (`an item`) and where
+/// its terms are looked for.
+fn search_parameters(matches: &str, looked_in: &str) -> [Value; 2] {
+    [
         query(
             "search_operator",
-            "`and` (the default): a specimen matches when every `search` term occurs; `or`: when one does.",
+            &format!("`and` (the default): {matches} matches when every `search` term occurs; `or`: when one does."),
             json!({"type": "string", "enum": ["and", "or"]}),
         ),
         query(
             "search",
             &format!(
                 "Whitespace-separated terms (at most {MAX_SEARCH_TERMS}), each found case-insensitively \
-                 in some string of the specimen as served."
+                 in some string of {looked_in}."
             ),
             json!({"type": "string", "pattern": search_pattern()}),
         ),
-        query(
-            "_",
-            "Ignored (a cache-buster some clients send).",
-            json!({"type": "string"}),
-        ),
-    ];
-    out.extend(specimen_filters());
-    out
+    ]
 }
 
 /// The answer when the threads for answers that cost work are all busy.
@@ -788,9 +794,11 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
     let mut out = vec![
         query(
             "limit",
-            &format!("Items per page (default {DEFAULT_LIMIT}, or the server's `--default-limit`); \
+            &format!(
+                "Items per page (default {DEFAULT_LIMIT}, or the server's `--default-limit`); \
                       a download (`format=csv` or `ndjson`) is every item unless `limit` is given, \
-                      and `--max-limit` does not bound it."),
+                      and `--max-limit` does not bound it."
+            ),
             limit,
         ),
         query(
@@ -804,19 +812,12 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
             "Comma-separated keys, `-` for descending; nulls last both ways, ties by id.",
             json!({"type": "string", "pattern": format!("^(-?({keys})(,-?({keys}))*)?$")}),
         ),
-        query(
-            "search_operator",
-            "`and` (the default): an item matches when every `search` term occurs; `or`: when one does.",
-            json!({"type": "string", "enum": ["and", "or"]}),
-        ),
-        query(
-            "search",
-            &format!(
-                "Whitespace-separated terms (at most {MAX_SEARCH_TERMS}), each found case-insensitively \
-                 in some string of the item as served (embedded records included, timestamps not)."
-            ),
-            json!({"type": "string", "pattern": search_pattern()}),
-        ),
+    ];
+    out.extend(search_parameters(
+        "an item",
+        "the item as served (embedded records included, timestamps not)",
+    ));
+    out.extend([
         list_format_parameter(endpoint),
         columns_parameter(endpoint),
         query(
@@ -839,7 +840,7 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
             "Ignored (a cache-buster some clients send).",
             json!({"type": "string"}),
         ),
-    ];
+    ]);
     if endpoint.model.field_index("order").is_none() {
         out.push(query(
             "order",

@@ -533,6 +533,21 @@ models! {
 }
 
 impl Model {
+    /// A taxonomic rank's name (`species`), which is also the specimen field
+    /// holding the specimen's taxon at that rank; `None` for other models.
+    pub fn rank_name(self) -> Option<&'static str> {
+        match self {
+            Model::Order => Some("order"),
+            Model::Family => Some("family"),
+            Model::Subfamily => Some("subfamily"),
+            Model::Tribe => Some("tribe"),
+            Model::Genus => Some("genus"),
+            Model::Species => Some("species"),
+            Model::Subspecies => Some("subspecies"),
+            _ => None,
+        }
+    }
+
     /// A dense index, for per-model arrays.
     pub fn index(self) -> usize {
         self as usize

@@ -56,16 +56,7 @@ const RANKS: [Model; 7] = Model::RANKS;
 
 /// The name of a rank, as the specimen field that holds it (`species`).
 pub fn rank_name(rank: Model) -> &'static str {
-    match rank {
-        Model::Order => "order",
-        Model::Family => "family",
-        Model::Subfamily => "subfamily",
-        Model::Tribe => "tribe",
-        Model::Genus => "genus",
-        Model::Species => "species",
-        Model::Subspecies => "subspecies",
-        _ => "",
-    }
+    rank.rank_name().unwrap_or_default()
 }
 
 /// One taxon of a checklist.

@@ -94,15 +94,7 @@ fn field(model: Model, name: &str) -> usize {
 
 /// The specimen field that holds a rank.
 fn model_field(rank: Model) -> &'static str {
-    match rank {
-        Model::Order => "order",
-        Model::Family => "family",
-        Model::Subfamily => "subfamily",
-        Model::Tribe => "tribe",
-        Model::Genus => "genus",
-        Model::Species => "species",
-        _ => "subspecies",
-    }
+    rank.rank_name().expect("a rank")
 }
 
 /// Field positions of the ranks' tables, by rank (`RANKS` order), looked up once.

@@ -205,6 +205,10 @@ pub struct Terms {
     pub modified: Vec<i64>,
     /// Per rank, each taxon's specimens.
     pub by_rank: Vec<Postings>,
+    /// Per rank, the taxa by their name lowercased (a binomial or trinomial
+    /// below the genus), and by that name and their authority.
+    pub taxa_named: Vec<AHashMap<Box<str>, Vec<u32>>>,
+    pub taxa_authored: Vec<AHashMap<Box<str>, Vec<u32>>>,
     /// The specimens in the order of each number, for ranges: `year`, `month`,
     /// `day`, `latitude`, `longitude` (an area looks at the run of its
     /// longitudes), `elevation`, the event's first day, the day modified.
@@ -361,6 +365,34 @@ impl Terms {
                 )
             })
             .collect();
+        for rank in Model::RANKS {
+            let table = view.table(rank);
+            let name = match rank {
+                Model::Species => "binomial",
+                Model::Subspecies => "trinomial",
+                _ => "name",
+            };
+            let name = rank.field_index(name).expect("a taxon has a name");
+            let author = rank
+                .field_index("authority")
+                .expect("a taxon has an authority");
+            let (mut named, mut authored) = (AHashMap::new(), AHashMap::new());
+            for pos in 0..table.len() {
+                let n = table.get(pos, name).as_str().unwrap_or("").to_lowercase();
+                let a = table.get(pos, author).as_str().unwrap_or("").to_lowercase();
+                let with: Box<str> = format!("{n} {a}").into();
+                authored
+                    .entry(with)
+                    .or_insert_with(Vec::new)
+                    .push(pos as u32);
+                named
+                    .entry(n.into_boxed_str())
+                    .or_insert_with(Vec::new)
+                    .push(pos as u32);
+            }
+            t.taxa_named.push(named);
+            t.taxa_authored.push(authored);
+        }
         let int = |v: &i32| if *v == NO_INT { f64::NAN } else { *v as f64 };
         t.sorted = vec![
             Sorted::build(t.year.iter().map(int)),

@@ -531,12 +531,14 @@ impl Search {
             }
             Kind::Rank(rank) => {
                 let mut taxa: Vec<Vec<bool>> = vec![Vec::new(); 7];
-                taxa[rank] = taxa_named(view, rank, given, false);
+                taxa[rank] = taxa_named(view, terms, rank, given, false);
                 Cond::Taxa(taxa)
             }
-            Kind::ScientificName => {
-                Cond::Taxa((0..7).map(|r| taxa_named(view, r, given, true)).collect())
-            }
+            Kind::ScientificName => Cond::Taxa(
+                (0..7)
+                    .map(|r| taxa_named(view, terms, r, given, true))
+                    .collect(),
+            ),
             Kind::Int(column) => Cond::Ints(
                 column,
                 given
@@ -697,31 +699,25 @@ fn same_field(param: &str, term: &str) -> bool {
 /// Per taxon of a rank, whether its name (its binomial or trinomial for species
 /// and subspecies; with `authority`, also followed by its authority) is one of
 /// `given`, ignoring case.
-fn taxa_named(view: &View, rank: usize, given: &[&str], authority: bool) -> Vec<bool> {
-    let model = Model::RANKS[rank];
-    let table = view.table(model);
-    let name = match model {
-        Model::Species => "binomial",
-        Model::Subspecies => "trinomial",
-        _ => "name",
-    };
-    let name = model.field_index(name).expect("a taxon has a name");
-    let author = model
-        .field_index("authority")
-        .expect("a taxon has an authority");
-    let wanted: Vec<String> = given.iter().map(|v| v.trim().to_lowercase()).collect();
-    (0..table.len())
-        .map(|pos| {
-            let n = table.get(pos, name).as_str().unwrap_or("").to_lowercase();
-            let with = || {
-                let a = table.get(pos, author).as_str().unwrap_or("").to_lowercase();
-                format!("{n} {a}")
-            };
-            wanted
-                .iter()
-                .any(|w| *w == n || (authority && *w == with()))
-        })
-        .collect()
+fn taxa_named(
+    view: &View,
+    terms: &Terms,
+    rank: usize,
+    given: &[&str],
+    authority: bool,
+) -> Vec<bool> {
+    let mut hit = vec![false; view.table(Model::RANKS[rank]).len()];
+    for v in given {
+        let v = v.trim().to_lowercase();
+        let by_name = terms.taxa_named[rank].get(v.as_str());
+        let by_authored = authority
+            .then(|| terms.taxa_authored[rank].get(v.as_str()))
+            .flatten();
+        for &pos in by_name.into_iter().chain(by_authored).flatten() {
+            hit[pos as usize] = true;
+        }
+    }
+    hit
 }
 
 fn int_column(t: &Terms, c: IntColumn) -> &[i32] {
