@@ -43,37 +43,39 @@ pub fn checklist(view: &View, p: &ChecklistPage) -> String {
             a href=(p.csv) type="text/csv" { "Download as CSV" } " · "
             a href=(p.json) type="application/json" { "JSON" }
         }
-        table.checklist {
-            thead {
-                tr {
-                    th scope="col" { "Taxon" }
-                    th scope="col" { "Rank" }
-                    th scope="col" { "Specimens" }
-                    th scope="col" { "Years" }
-                    th scope="col" { "Localities" }
-                    @for rank in &CLASSIFICATION[..5] { th scope="col" { (rank_name(*rank)) } }
-                }
-            }
-            tbody {
-                @for (taxon, link) in c.taxa.iter().zip(p.links) {
+        div.table-wrap {
+            table.checklist {
+                thead {
                     tr {
-                        th scope="row" {
-                            a href=(link) { i { (taxon.scientific_name) } }
-                            @if !taxon.authority.is_empty() { " " (taxon.authority) }
-                            @if !taxon.common_name.is_empty() { br; small { (taxon.common_name) } }
-                        }
-                        td { (rank_name(taxon.rank)) }
-                        td.number { (taxon.specimens) }
-                        td {
-                            @match (taxon.first_year, taxon.last_year) {
-                                (Some(f), Some(l)) if f == l => { (f) }
-                                (Some(f), Some(l)) => { (f) "–" (l) }
-                                _ => { "—" }
+                        th scope="col" { "Taxon" }
+                        th scope="col" { "Rank" }
+                        th scope="col" { "Specimens" }
+                        th scope="col" { "Years" }
+                        th scope="col" { "Localities" }
+                        @for rank in &CLASSIFICATION[..5] { th scope="col" { (rank_name(*rank)) } }
+                    }
+                }
+                tbody {
+                    @for (taxon, link) in c.taxa.iter().zip(p.links) {
+                        tr {
+                            th scope="row" {
+                                a href=(link) { i { (taxon.scientific_name) } }
+                                @if !taxon.authority.is_empty() { " " (taxon.authority) }
+                                @if !taxon.common_name.is_empty() { br; small { (taxon.common_name) } }
                             }
-                        }
-                        td.number { (taxon.localities) }
-                        @for name in &taxon.classification[..5] {
-                            td { (name.as_deref().unwrap_or("—")) }
+                            td { (rank_name(taxon.rank)) }
+                            td.number { (taxon.specimens) }
+                            td {
+                                @match (taxon.first_year, taxon.last_year) {
+                                    (Some(f), Some(l)) if f == l => { (f) }
+                                    (Some(f), Some(l)) => { (f) "–" (l) }
+                                    _ => { "—" }
+                                }
+                            }
+                            td.number { (taxon.localities) }
+                            @for name in &taxon.classification[..5] {
+                                td { (name.as_deref().unwrap_or("—")) }
+                            }
                         }
                     }
                 }
