@@ -64,7 +64,10 @@ const listed = Object.keys(document.paths).filter(
     p.endsWith("/") &&
     document.paths[p].get?.responses?.["200"]?.content?.["application/json"] !== undefined,
 );
-const missing = listed.filter((p) => !(lists as string[]).includes(p));
+// The checklist answers with a `meta` too, but takes a question, not a page: it is
+// called on its own below.
+const questions = ["/api/v2/specimen-records/checklist/"];
+const missing = listed.filter((p) => !(lists as string[]).includes(p) && !questions.includes(p));
 if (missing.length > 0) throw new Error(`lists this program does not call: ${missing.join(", ")}`);
 
 for (const path of lists) {
@@ -84,3 +87,15 @@ if (sheet.data === undefined || !sheet.data.startsWith("usi,region,locality,poin
   throw new Error(`labels as CSV: ${sheet.response.status}`);
 }
 console.log(`typescript client: ${sheet.data.trim().split("\n").length - 1} labels as CSV`);
+
+// The species checklist of a question, typed: every taxon counts its specimens,
+// and those plus the ones without a taxon are the question's specimens.
+const checklist = await client.GET("/api/v2/specimen-records/checklist/", {});
+// The operation also answers CSV and HTML, so the body's type is theirs too.
+const taxa = checklist.data;
+if (taxa === undefined || typeof taxa === "string") throw new Error(`checklist: ${checklist.response.status}`);
+const counted = taxa.items.reduce((sum, taxon) => sum + taxon.specimens, 0);
+if (counted + taxa.meta.without_taxon !== taxa.meta.specimens || taxa.items.length === 0) {
+  throw new Error(`checklist: ${counted} + ${taxa.meta.without_taxon} specimens of ${taxa.meta.specimens}`);
+}
+console.log(`typescript client: a checklist of ${taxa.meta.total_count} taxa, ${taxa.meta.specimens} specimens`);
