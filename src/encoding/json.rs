@@ -4,12 +4,29 @@
 
 use std::io::Write as _;
 
+/// The bytes a JSON string cannot hold as they are: control characters, `"`
+/// and `\\`. A table, so the scan between them is one load and test a byte.
+const ESCAPED: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
 /// Appends a JSON string literal.
 pub fn write_str(out: &mut Vec<u8>, s: &str) {
-    out.push(b'"');
     let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut rest = bytes;
+    while let Some(i) = rest.iter().position(|&b| ESCAPED[b as usize]) {
+        out.extend_from_slice(&rest[..i]);
+        let b = rest[i];
         let escape: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
@@ -18,24 +35,23 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
             b'\t' => b"\\t",
             0x08 => b"\\b",
             0x0c => b"\\f",
-            0..=0x1f => b"",
-            _ => continue,
+            _ => b"",
         };
-        out.extend_from_slice(&bytes[start..i]);
         if escape.is_empty() {
             let _ = write!(out, "\\u{b:04x}");
         } else {
             out.extend_from_slice(escape);
         }
-        start = i + 1;
+        rest = &rest[i + 1..];
     }
-    out.extend_from_slice(&bytes[start..]);
+    out.extend_from_slice(rest);
     out.push(b'"');
 }
 
-/// Appends an integer.
+/// Appends an integer (itoa: no formatting machinery, as a rendered list
+/// writes millions of them).
 pub fn write_int(out: &mut Vec<u8>, n: i64) {
-    let _ = write!(out, "{n}");
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use super::layout::{self, Loads};
 
 /// What the page shows besides the checklist.
 pub struct ChecklistPage<'a> {
-    pub checklist: &'a Checklist,
+    pub checklist: &'a Checklist<'a>,
     /// The question, as a query string (empty for every specimen).
     pub query: &'a str,
     /// For each taxon, in order: the specimen list's URL of its specimens.
@@ -59,11 +59,11 @@ pub fn checklist(view: &View, p: &ChecklistPage) -> String {
                     @for (taxon, link) in c.taxa.iter().zip(p.links) {
                         tr {
                             th scope="row" {
-                                a href=(link) { i { (taxon.scientific_name) } }
-                                @if !taxon.authority.is_empty() { " " (taxon.authority) }
-                                @if !taxon.common_name.is_empty() { br; small { (taxon.common_name) } }
+                                a href=(link) { i { (taxon.names.scientific_name) } }
+                                @if !taxon.names.authority.is_empty() { " " (taxon.names.authority) }
+                                @if !taxon.names.common_name.is_empty() { br; small { (taxon.names.common_name) } }
                             }
-                            td { (rank_name(taxon.rank)) }
+                            td { (rank_name(taxon.names.rank)) }
                             td.number { (taxon.specimens) }
                             td {
                                 @match (taxon.first_year, taxon.last_year) {
@@ -73,7 +73,7 @@ pub fn checklist(view: &View, p: &ChecklistPage) -> String {
                                 }
                             }
                             td.number { (taxon.localities) }
-                            @for name in &taxon.classification[..5] {
+                            @for name in &taxon.names.classification[..5] {
                                 td { (name.as_deref().unwrap_or("—")) }
                             }
                         }

@@ -7,10 +7,14 @@
 //! their scientific names (ties by rank, most specific first).
 
 use crate::encoding::csv::Record;
-use crate::encoding::json::{write_int, write_str};
-use crate::model::{Model, Type};
-use crate::view::{Value, View};
+use crate::encoding::json::write_int;
+use crate::model::Model;
+use crate::view::identified::{Named, NONE, NO_YEAR};
+use crate::view::View;
 
+pub use crate::view::identified::CLASSIFICATION;
+
+use super::plan::Matching;
 use super::question::Question;
 use super::{ApiError, Params};
 
@@ -51,47 +55,25 @@ impl ChecklistRequest {
     }
 }
 
-/// The ranks, most specific first, and the specimen field naming each.
-const RANKS: [Model; 7] = Model::RANKS;
-
 /// The name of a rank, as the specimen field that holds it (`species`).
 pub fn rank_name(rank: Model) -> &'static str {
     rank.rank_name().unwrap_or_default()
 }
 
-/// One taxon of a checklist.
+/// One taxon of a checklist: its names (the view's) and its counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Taxon {
-    pub rank: Model,
-    /// Its id in its rank's table.
-    pub id: i64,
-    /// Its full name: a binomial, a trinomial, or the rank's name.
-    pub scientific_name: String,
-    pub authority: String,
-    pub common_name: String,
+pub struct Taxon<'v> {
+    pub names: &'v Named,
     pub specimens: usize,
     pub first_year: Option<i64>,
     pub last_year: Option<i64>,
     pub localities: usize,
-    /// The names of the ranks above it and its own, by rank from order to
-    /// species (a species' name is its binomial); `None` where it has none.
-    pub classification: [Option<String>; 6],
 }
-
-/// The higher ranks a row names, from the least specific.
-pub const CLASSIFICATION: [Model; 6] = [
-    Model::Order,
-    Model::Family,
-    Model::Subfamily,
-    Model::Tribe,
-    Model::Genus,
-    Model::Species,
-];
 
 /// A question's taxa.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Checklist {
-    pub taxa: Vec<Taxon>,
+pub struct Checklist<'v> {
+    pub taxa: Vec<Taxon<'v>>,
     /// Specimens the question selects.
     pub specimens: usize,
     /// Those of them without any taxon.
@@ -99,108 +81,75 @@ pub struct Checklist {
 }
 
 /// What is counted of one taxon while the specimens are read.
+#[derive(Clone, Copy)]
 struct Tally {
-    rank: Model,
-    pos: u32,
-    specimens: usize,
-    first: Option<i64>,
-    last: Option<i64>,
-    localities: usize,
+    specimens: u32,
+    first: i32,
+    last: i32,
+    localities: u32,
 }
 
-fn field(model: Model, name: &str) -> usize {
-    model
-        .field_index(name)
-        .unwrap_or_else(|| panic!("{} has a field {name}", model.class_name()))
-}
+const UNCOUNTED: Tally = Tally {
+    specimens: 0,
+    first: i32::MAX,
+    last: NO_YEAR,
+    localities: 0,
+};
 
-fn text(value: Value) -> String {
-    value.as_str().unwrap_or_default().to_string()
-}
-
-impl Checklist {
-    /// The taxa of the specimens at `positions`: each specimen's taxon found
-    /// by position (a slot per record of each rank, no hashing), its localities
-    /// counted once each after grouping them by taxon (linear, no sort).
-    pub fn of(view: &View, positions: &[usize]) -> Checklist {
-        let specimens = view.table(Model::SpecimenRecord);
-        let taxon = specimens.column(field(Model::SpecimenRecord, "taxon"));
-        let year = specimens.column(field(Model::SpecimenRecord, "year"));
-        let locality = specimens.column(field(Model::SpecimenRecord, "locality"));
-        let mut slots: Vec<Vec<u32>> = RANKS
-            .iter()
-            .map(|&m| vec![u32::MAX; view.table(m).len()])
-            .collect();
-        let mut tallies: Vec<Tally> = Vec::new();
-        // Each selected specimen's tally (u32::MAX: none) and locality.
-        let mut counted: Vec<(u32, u32)> = Vec::with_capacity(positions.len());
+impl<'v> Checklist<'v> {
+    /// The taxa of the specimens at `positions`, counted in one pass over
+    /// their numbers ([`View::identified`]): a tally per taxon by its number,
+    /// a locality counted for a taxon when its (taxon, locality) pair is first
+    /// seen; the taxa counted are then taken in a checklist's order.
+    pub fn of(view: &'v View, selected: &Matching) -> Checklist<'v> {
+        let identified = view.identified();
+        let mut tallies = vec![UNCOUNTED; identified.taxa()];
+        // A bit per (taxon, locality) pair, and one more that specimens
+        // without a pair set and nothing counts.
+        let unpaired = identified.pairs;
+        let mut seen = vec![0u64; (unpaired + 1).div_ceil(64)];
         let mut without_taxon = 0;
-        for &pos in positions {
-            let Value::Ref(rank, p) = taxon.get(pos) else {
+        // Without branches on the data where it varies (a pair seen or not, a
+        // year or none): this loop is most of a broad checklist's time.
+        let (specimens, seen) = (&identified.specimens[..], &mut seen[..]);
+        selected.for_each(|pos| {
+            let s = specimens[pos];
+            let Some(tally) = tallies.get_mut(s.taxon as usize) else {
                 without_taxon += 1;
-                continue;
+                return;
             };
-            let Some(r) = RANKS.iter().position(|&m| m == rank) else {
-                without_taxon += 1;
-                continue;
-            };
-            let slot = &mut slots[r][p as usize];
-            if *slot == u32::MAX {
-                *slot = tallies.len() as u32;
-                tallies.push(Tally {
-                    rank,
-                    pos: p,
-                    specimens: 0,
-                    first: None,
-                    last: None,
-                    localities: 0,
-                });
-            }
-            let tally = &mut tallies[*slot as usize];
             tally.specimens += 1;
-            if let Value::Int(y) = year.get(pos) {
-                tally.first = Some(tally.first.map_or(y, |f| f.min(y)));
-                tally.last = Some(tally.last.map_or(y, |l| l.max(y)));
-            }
-            if let Value::Ref(_, l) = locality.get(pos) {
-                counted.push((*slot, l));
-            }
-        }
-        // The localities grouped by taxon (a counting sort), then each counted
-        // once per taxon by stamping it with the taxon's number.
-        let mut starts = vec![0usize; tallies.len() + 1];
-        for &(t, _) in &counted {
-            starts[t as usize + 1] += 1;
-        }
-        for t in 0..tallies.len() {
-            starts[t + 1] += starts[t];
-        }
-        let mut next = starts.clone();
-        let mut grouped = vec![0u32; counted.len()];
-        for &(t, l) in &counted {
-            grouped[next[t as usize]] = l;
-            next[t as usize] += 1;
-        }
-        let mut stamp = vec![u32::MAX; view.table(Model::Locality).len()];
-        for (t, tally) in tallies.iter_mut().enumerate() {
-            for &l in &grouped[starts[t]..starts[t + 1]] {
-                if stamp[l as usize] != t as u32 {
-                    stamp[l as usize] = t as u32;
-                    tally.localities += 1;
-                }
-            }
-        }
-        let mut taxa: Vec<Taxon> = tallies.into_iter().map(|t| taxon_row(view, t)).collect();
-        let rank_index = |m: Model| RANKS.iter().position(|&r| r == m);
-        taxa.sort_by(|a, b| {
-            a.scientific_name
-                .cmp(&b.scientific_name)
-                .then_with(|| rank_index(a.rank).cmp(&rank_index(b.rank)))
-                .then_with(|| a.id.cmp(&b.id))
+            tally.first = tally
+                .first
+                .min(if s.year == NO_YEAR { i32::MAX } else { s.year });
+            tally.last = tally.last.max(s.year);
+            let pair = if s.pair == NONE {
+                unpaired
+            } else {
+                s.pair as usize
+            };
+            let (word, bit) = (&mut seen[pair / 64], 1u64 << (pair % 64));
+            let new = (*word & bit == 0) & (pair != unpaired);
+            *word |= bit;
+            tally.localities += u32::from(new);
         });
+        let year = |y: i32| (y != NO_YEAR && y != i32::MAX).then_some(i64::from(y));
+        let taxa: Vec<Taxon> = identified
+            .in_order
+            .iter()
+            .map(|&t| (&identified.named[t as usize], tallies[t as usize]))
+            .filter(|(_, tally)| tally.specimens > 0)
+            .map(|(names, tally)| Taxon {
+                names,
+                specimens: tally.specimens as usize,
+                first_year: year(tally.first),
+                last_year: year(tally.last),
+                localities: tally.localities as usize,
+            })
+            .collect();
         Checklist {
             taxa,
-            specimens: positions.len(),
+            specimens: selected.len(),
             without_taxon,
         }
     }
@@ -223,17 +172,8 @@ impl Checklist {
             if k > 0 {
                 out.push(b',');
             }
-            out.extend_from_slice(b"{\"id\":");
-            write_int(&mut out, t.id);
-            out.extend_from_slice(b",\"rank\":");
-            write_str(&mut out, rank_name(t.rank));
-            out.extend_from_slice(b",\"scientific_name\":");
-            write_str(&mut out, &t.scientific_name);
-            out.extend_from_slice(b",\"authority\":");
-            write_str(&mut out, &t.authority);
-            out.extend_from_slice(b",\"common_name\":");
-            write_str(&mut out, &t.common_name);
-            out.extend_from_slice(b",\"specimens\":");
+            out.extend_from_slice(&t.names.json_head);
+            out.extend_from_slice(b"\"specimens\":");
             write_int(&mut out, t.specimens as i64);
             out.extend_from_slice(b",\"first_year\":");
             opt_int(&mut out, t.first_year);
@@ -241,16 +181,7 @@ impl Checklist {
             opt_int(&mut out, t.last_year);
             out.extend_from_slice(b",\"localities\":");
             write_int(&mut out, t.localities as i64);
-            for (rank, name) in CLASSIFICATION.iter().zip(&t.classification) {
-                out.push(b',');
-                write_str(&mut out, rank_name(*rank));
-                out.push(b':');
-                match name {
-                    Some(name) => write_str(&mut out, name),
-                    None => out.extend_from_slice(b"null"),
-                }
-            }
-            out.push(b'}');
+            out.extend_from_slice(&t.names.json_tail);
         }
         out.extend_from_slice(b"]}");
         out
@@ -269,16 +200,17 @@ impl Checklist {
         header.end();
         let int = |n: Option<i64>| n.map(|n| n.to_string()).unwrap_or_default();
         for t in &self.taxa {
+            let n = t.names;
             let mut r = Record::new(&mut out);
-            r.cell(&format!("{}:{}", rank_name(t.rank), t.id));
-            r.cell(&t.scientific_name);
-            r.cell(rank_name(t.rank));
+            r.cell(&format!("{}:{}", rank_name(n.rank), n.id));
+            r.cell(&n.scientific_name);
+            r.cell(rank_name(n.rank));
             r.cell(&t.specimens.to_string());
-            for name in &t.classification {
+            for name in &n.classification {
                 r.cell(name.as_deref().unwrap_or_default());
             }
-            r.cell(&t.authority);
-            r.cell(&t.common_name);
+            r.cell(&n.authority);
+            r.cell(&n.common_name);
             r.cell(&int(t.first_year));
             r.cell(&int(t.last_year));
             r.cell(&t.localities.to_string());
@@ -307,53 +239,11 @@ pub const CSV_COLUMNS: [&str; 15] = [
     "numberOfLocalities",
 ];
 
-/// The row of a taxon counted.
-fn taxon_row(view: &View, tally: Tally) -> Taxon {
-    let (rank, p) = (tally.rank, tally.pos);
-    let table = view.table(rank);
-    let full = match rank {
-        Model::Species => "binomial",
-        Model::Subspecies => "trinomial",
-        _ => "name",
-    };
-    let mut classification: [Option<String>; 6] = Default::default();
-    // The taxon and each rank above it, by their parents.
-    let (mut m, mut q) = (rank, p);
-    loop {
-        if let Some(i) = CLASSIFICATION.iter().position(|&c| c == m) {
-            let name = match m {
-                Model::Species => "binomial",
-                _ => "name",
-            };
-            classification[i] = Some(text(view.table(m).get(q as usize, field(m, name))));
-        }
-        let parent = m
-            .fields()
-            .iter()
-            .position(|f| matches!(f.ty, Type::Parent(_)));
-        match parent.map(|f| view.table(m).get(q as usize, f)) {
-            Some(Value::Ref(up, at)) if RANKS.contains(&up) => (m, q) = (up, at),
-            _ => break,
-        }
-    }
-    Taxon {
-        rank,
-        id: table.id(p),
-        scientific_name: text(table.get(p as usize, field(rank, full))),
-        authority: text(table.get(p as usize, field(rank, "authority"))),
-        common_name: text(table.get(p as usize, field(rank, "common_name"))),
-        specimens: tally.specimens,
-        first_year: tally.first,
-        last_year: tally.last,
-        localities: tally.localities,
-        classification,
-    }
-}
-
 /// The filters that narrow a question to one taxon's specimens: its name as
 /// the `taxon` filter and each rank above it by name.
 pub fn taxon_filters(taxon: &Taxon) -> Vec<(&'static str, String)> {
-    let table_name = |i: usize| taxon.classification[i].clone();
+    let taxon = taxon.names;
+    let table_name = |i: usize| taxon.classification[i].as_deref().map(str::to_string);
     let mut filters = Vec::new();
     for (i, &rank) in CLASSIFICATION.iter().enumerate() {
         if rank == taxon.rank {
@@ -375,7 +265,7 @@ pub fn taxon_filters(taxon: &Taxon) -> Vec<(&'static str, String)> {
             .next()
             .unwrap_or_default()
             .to_string(),
-        _ => taxon.scientific_name.clone(),
+        _ => taxon.scientific_name.to_string(),
     };
     filters.push(("taxon", own));
     filters
@@ -387,11 +277,14 @@ mod tests {
 
     #[test]
     fn a_ranks_name_is_the_specimen_field_holding_it() {
-        for rank in RANKS {
+        for rank in Model::RANKS {
             let f = Model::SpecimenRecord
                 .field_index(rank_name(rank))
                 .expect("a specimen field");
-            assert_eq!(Model::SpecimenRecord.fields()[f].ty, Type::Embed(rank));
+            assert_eq!(
+                Model::SpecimenRecord.fields()[f].ty,
+                crate::model::Type::Embed(rank)
+            );
         }
     }
 }

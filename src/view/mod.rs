@@ -20,6 +20,7 @@ use crate::model::{Endpoint, Model};
 use crate::snapshot::{self, Header, SnapshotError};
 
 pub mod column;
+pub mod identified;
 pub mod image_api;
 pub mod index;
 pub mod name;
@@ -71,6 +72,9 @@ pub struct View {
     /// The specimens' Darwin Core values as columns, built the first time a
     /// search in Darwin Core's terms needs them.
     terms: OnceLock<terms::Terms>,
+    /// Each specimen's taxon, year and locality as numbers, built the first
+    /// time a checklist needs them.
+    identified: OnceLock<identified::Identified>,
 }
 
 impl View {
@@ -128,6 +132,7 @@ impl View {
             points,
             images,
             terms: OnceLock::new(),
+            identified: OnceLock::new(),
         })
     }
 
@@ -138,6 +143,12 @@ impl View {
     /// The specimens' Darwin Core values as columns (built on first use).
     pub fn terms(&self) -> &terms::Terms {
         self.terms.get_or_init(|| terms::Terms::build(self))
+    }
+
+    /// Each specimen's taxon, year and locality as numbers (built on first use).
+    pub fn identified(&self) -> &identified::Identified {
+        self.identified
+            .get_or_init(|| identified::Identified::build(self))
     }
 
     /// The rendered list of an endpoint.
