@@ -14,6 +14,7 @@ headers that describe the answer (type, length, ETag, caching, CORS, Vary,
 X-Ignored-Parameters) must be equal. Prints the first differences and a closing
 line `N passed, N failed`; exits 1 on any difference.
 """
+import collections
 import json
 import os
 import random
@@ -139,6 +140,7 @@ def main():
             {"Accept": "text/html"},
         ]
         passed = failed = 0
+        kinds = collections.Counter()
         for path in paths:
             for headers in variants:
                 a = ask(old_base, path, headers)
@@ -147,11 +149,15 @@ def main():
                     passed += 1
                     continue
                 failed += 1
+                what = "status" if a[0] != b[0] else "headers" if a[1] != b[1] else "body"
+                keys = ",".join(k for k in a[1] if a[1][k] != b[1].get(k)) if what != "status" else ""
+                kinds[(str(headers), what if what != "headers" else f"headers {keys}")] += 1
                 if failed <= 10:
-                    what = "status" if a[0] != b[0] else "headers" if a[1] != b[1] else "body"
                     print(f"differs ({what}): {path} {headers}")
                     if what == "headers":
                         print(f"  old {a[1]}\n  new {b[1]}")
+        for (asked, what), count in sorted(kinds.items()):
+            print(f"  {count} differ by {what}, asked with {asked}")
         print(f"{len(paths)} paths, {len(variants)} ways each")
         print(f"{passed} passed, {failed} failed")
         sys.exit(1 if failed else 0)

@@ -97,7 +97,7 @@ const UNCOUNTED: Tally = Tally {
 };
 
 impl<'v> Checklist<'v> {
-    /// The taxa of the specimens at `positions`, counted in one pass over
+    /// The taxa of the `selected` specimens, counted in one pass over
     /// their numbers ([`View::identified`]): a tally per taxon by its number,
     /// a locality counted for a taxon when its (taxon, locality) pair is first
     /// seen; the taxa counted are then taken in a checklist's order.

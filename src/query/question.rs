@@ -16,8 +16,10 @@ const KEPT: &[&str] = &["search", "search_operator", "_"];
 pub struct Question {
     /// Every record it selects, ascending by id.
     pub plan: Plan,
-    /// The question as a query string (its filters and search, decoded and
-    /// encoded again, without what it ignores), as an archive names it.
+    /// Its parameters: the filters and search, without what it ignores.
+    pub params: Params,
+    /// The same as a query string (decoded and encoded again), as an archive
+    /// names it.
     pub query: String,
 }
 
@@ -53,15 +55,19 @@ impl Question {
         };
         let plan = Plan::parse(specimens(), &question, &limits)?;
         let ignored = plan.ignored();
-        let query = Params(
+        let params = Params(
             question
                 .0
                 .into_iter()
                 .filter(|(k, _)| !ignored.contains(k) && k != "_")
                 .collect(),
-        )
-        .to_query();
-        Ok(Question { plan, query })
+        );
+        let query = params.to_query();
+        Ok(Question {
+            plan,
+            params,
+            query,
+        })
     }
 
     /// The parameters the question ignored (not filters of the specimen list).

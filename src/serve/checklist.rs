@@ -12,7 +12,7 @@ use crate::html;
 use crate::model::endpoint::{API_PREFIX, CHECKLIST_PATH};
 use crate::model::Model;
 use crate::query::checklist::{taxon_filters, Checklist, ChecklistRequest, Output};
-use crate::query::Params;
+use crate::query::question::Question;
 
 use super::answer::{Answer, Kind};
 use super::asked::Asked;
@@ -59,7 +59,7 @@ pub async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> 
         match output {
             Output::Json => checklist.json(),
             Output::Csv => checklist.csv(),
-            Output::Html => page(view, &checklist, &request.question.query).into_bytes(),
+            Output::Html => page(view, &checklist, &request.question).into_bytes(),
         }
     };
     let Some(body) = state.work.run(job).await else {
@@ -70,8 +70,8 @@ pub async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> 
 
 /// The checklist's page: each taxon linked to the specimen list of its
 /// specimens (the question narrowed by its names).
-fn page(view: &crate::view::View, checklist: &Checklist, query: &str) -> String {
-    let question = Params::parse(query).unwrap_or_default();
+fn page(view: &crate::view::View, checklist: &Checklist, question: &Question) -> String {
+    let (query, question) = (&question.query, &question.params);
     let specimens = format!("{API_PREFIX}{}/", Model::SpecimenRecord.path());
     let links: Vec<String> = checklist
         .taxa

@@ -11,7 +11,7 @@ use crate::encoding::percent::form_encode;
 use crate::html;
 use crate::labels::{self as sheets, CsvPieces, Overflow, PdfPieces, Sheet, Template};
 use crate::query::labels::{Output, SheetRequest};
-use crate::query::ApiError;
+use crate::query::{ApiError, Params};
 use crate::view::View;
 
 use super::answer::{Answer, Kind, Pieces};
@@ -73,13 +73,14 @@ pub async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> 
         .worked_answers
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let made = served.clone();
-    let (output, path, query) = (request.output, asked.path.clone(), asked.raw_query.clone());
+    let (output, path) = (request.output, asked.path.clone());
+    let params = asked.params.clone().unwrap_or_default();
     let job = move || -> Result<Made, ApiError> {
         let view = &made.view;
         let sheet = sheets::sheet(&request, view, code, max)?;
         let overflow = sheet.overflow(view);
         Ok(match output {
-            Output::Preview => Made::Preview(preview(view, &sheet, &overflow, &path, &query)),
+            Output::Preview => Made::Preview(preview(view, &sheet, &overflow, &path, &params)),
             Output::Pdf | Output::Csv => Made::Sheet(sheet, overflow),
         })
     };
@@ -150,19 +151,20 @@ fn report(overflow: &[Overflow]) -> Option<HeaderValue> {
 
 /// The preview page: the first page at scale, the labels that do not fit, and
 /// the sheet's downloads.
-fn preview(view: &View, sheet: &Sheet, overflow: &[Overflow], path: &str, query: &str) -> String {
-    let without_format: Vec<&str> = query
-        .split('&')
-        .filter(|p| !p.is_empty() && !p.starts_with("format="))
-        .collect();
-    let link = |format: &str| {
-        let mut q = without_format.join("&");
-        if !format.is_empty() {
-            if !q.is_empty() {
-                q.push('&');
-            }
-            q.push_str(format);
+fn preview(
+    view: &View,
+    sheet: &Sheet,
+    overflow: &[Overflow],
+    path: &str,
+    params: &Params,
+) -> String {
+    let asked = params.without("format");
+    let link = |format: Option<&str>| {
+        let q = match format {
+            Some(format) => asked.with("format", format),
+            None => asked.clone(),
         }
+        .to_query();
         match q.is_empty() {
             true => path.to_string(),
             false => format!("{path}?{q}"),
@@ -181,8 +183,8 @@ fn preview(view: &View, sheet: &Sheet, overflow: &[Overflow], path: &str, query:
             per_page: sheet.layout.per_page(),
             svg: &sheet.preview(view),
             overflow: &overflow,
-            pdf: &link(""),
-            csv: &link("format=csv"),
+            pdf: &link(None),
+            csv: &link(Some("csv")),
         },
     )
 }
