@@ -765,7 +765,18 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
 
 #[cfg(test)]
 mod tests {
-    use super::intersect;
+    use super::{intersect, Matches};
+
+    #[test]
+    fn disjoint_lists_are_read_ascending() {
+        let (a, b, c) = ([1u32, 5, 200], [0u32, 64, 130], [3u32]);
+        let mut read = Vec::new();
+        Matches::Disjoint(vec![&a, &b, &c]).for_each(|p| read.push(p));
+        assert_eq!(read, [0, 1, 3, 5, 64, 130, 200]);
+        let mut read = Vec::new();
+        Matches::Disjoint(vec![&a]).for_each(|p| read.push(p));
+        assert_eq!(read, [1, 5, 200]);
+    }
 
     #[test]
     fn intersects_ascending_lists() {

@@ -133,13 +133,13 @@ impl Identified {
             out.specimens.push(Specimen { taxon, year, pair });
         }
         out.pairs = pairs.len();
-        out.in_order = in_order(view, &out);
         out.named = (0..out.taxa() as u32)
             .map(|t| {
                 let (rank, p) = out.taxon(t);
                 named(view, rank, p)
             })
             .collect();
+        out.in_order = in_order(&out.named);
         out
     }
 
@@ -161,21 +161,17 @@ impl Identified {
     }
 }
 
-/// The taxa's numbers sorted by full name, rank, id.
-fn in_order(view: &View, identified: &Identified) -> Vec<u32> {
-    let mut keys: Vec<(&str, usize, i64, u32)> = Vec::with_capacity(identified.taxa());
-    for (r, &rank) in RANKS.iter().enumerate() {
-        let table = view.table(rank);
-        let name = rank.field_index(full_name(rank));
-        for p in 0..table.len() {
-            let full = name
-                .and_then(|f| table.get(p, f).as_str())
-                .unwrap_or_default();
-            keys.push((full, r, table.id(p as u32), identified.starts[r] + p as u32));
-        }
-    }
-    keys.sort_unstable();
-    keys.into_iter().map(|(_, _, _, t)| t).collect()
+/// The taxa's numbers sorted by full name, then rank (most specific first),
+/// then id.
+fn in_order(named: &[Named]) -> Vec<u32> {
+    let key = |t: u32| {
+        let n = &named[t as usize];
+        let rank = RANKS.iter().position(|&m| m == n.rank);
+        (&*n.scientific_name, rank, n.id)
+    };
+    let mut order: Vec<u32> = (0..named.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| key(a).cmp(&key(b)));
+    order
 }
 
 /// The names of the taxon at position `p` of its rank's table.
@@ -191,12 +187,7 @@ fn named(view: &View, rank: Model, p: u32) -> Named {
     let (mut m, mut q) = (rank, p);
     loop {
         if let Some(i) = CLASSIFICATION.iter().position(|&c| c == m) {
-            let shown = if m == Model::Species {
-                "binomial"
-            } else {
-                "name"
-            };
-            classification[i] = Some(text(m, q, shown));
+            classification[i] = Some(text(m, q, full_name(m)));
         }
         let parent = m
             .fields()
