@@ -228,6 +228,11 @@ pub struct ServeArgs {
     /// `http://<the request's Host>/media/`, as the existing service built them.
     #[arg(long, env = "CATALOGUE_MEDIA_URL", value_parser = parse_media_url)]
     pub media_url: Option<String>,
+    /// Serves the media files (images and their renditions, as Django's
+    /// MEDIA_ROOT holds them) under /media/ from this directory; by default the
+    /// server serves none and a web server or CDN does. Only image files are sent.
+    #[arg(long, env = "CATALOGUE_MEDIA_DIR", value_name = "DIR")]
+    pub media_dir: Option<std::path::PathBuf>,
     /// The map tiles the pages draw under their markers, as a Leaflet URL template
     /// (`https://tile.example.org/{z}/{x}/{y}.png`). None by default: pages then
     /// show markers only and never ask another host for anything.
@@ -316,6 +321,7 @@ impl ServeArgs {
             send_timeout: std::time::Duration::from_secs(self.send_timeout),
             dataset,
             media_url: self.media_url.clone(),
+            media_dir: self.media_dir.clone(),
             query_threads: self.query_threads,
             query_queue: self.query_queue,
             drain: std::time::Duration::from_secs(self.drain),

@@ -1,5 +1,5 @@
-//! The files the pages load (style sheet, scripts, the vendored Leaflet and
-//! Swagger UI), built into the binary and served under one path that names their
+//! The files the pages load (style sheet, scripts, the vendored Leaflet,
+//! Swagger UI and the maps' basemap), built into the binary and served under one path that names their
 //! content, so a browser may keep them for a year and a new build is fetched anew.
 
 use std::sync::OnceLock;
@@ -29,6 +29,7 @@ macro_rules! asset {
 const CSS: &str = "text/css; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";
 const PNG: &str = "image/png";
+const JSON: &str = "application/json";
 
 /// Every file, ours and vendored (`static/vendor/update.sh` refreshes those).
 pub static ASSETS: &[Asset] = &[
@@ -50,6 +51,7 @@ pub static ASSETS: &[Asset] = &[
     ),
     asset!("vendor/swagger-ui-dist/swagger-ui-bundle.js", JS),
     asset!("vendor/swagger-ui-dist/swagger-ui.css", CSS),
+    asset!("vendor/world-atlas/world.json", JSON),
 ];
 
 /// Where the assets are served: `/static/<digest of them all>/`.
@@ -85,6 +87,7 @@ fn type_of(name: &str) -> &'static str {
         Some("css") => CSS,
         Some("js") => JS,
         Some("png") => PNG,
+        Some("json") => JSON,
         _ => "application/octet-stream",
     }
 }

@@ -1,27 +1,28 @@
-//! A list as a page: the items as a table, the total, paging, the filters in use
-//! (each removable), sortable columns, the same query as JSON and GeoJSON, and a
-//! map where the records have places.
+//! A list as a page: the items as a table (the columns a person scans, where
+//! the list says which), the total, paging, the filters in use (each
+//! removable), sortable columns, the same query as JSON and GeoJSON, a map where
+//! the records have places, and the specimens' seasons as charts.
 
 use maud::{html, Markup};
 
 use crate::model::endpoint::API_PREFIX;
 use crate::model::{Endpoint, Model, Side};
 use crate::query::facets::Facets;
+use crate::query::holdings::Seasons;
 use crate::query::{geojson, sort, Params, OPERATIONS};
 use crate::view::{Value, View};
 
+use super::chart;
 use super::label_form;
 use super::layout::{self, Loads, MAP};
 use super::links::Linker;
-use super::values::RowValue;
+use super::map::{self, Markers, MAP_RECORDS};
+use super::values::{words, RowValue};
 use super::Site;
 
 /// The most rows a page shows, whatever `limit` asks: a longer answer is paged
 /// (the JSON answer still gives every item asked for).
 pub const MAX_ROWS: usize = 500;
-
-/// The most records the map fetches (as GeoJSON, for the page's filters).
-const MAP_RECORDS: usize = 10_000;
 
 /// Whether a parameter shapes the answer rather than chooses records: the list
 /// operations but `search`; `order` is a sort (or `random`) only where the model
@@ -151,6 +152,7 @@ fn in_use(model: Model, path: &str, params: &Params) -> Markup {
 
 /// The map, the table and the paging links.
 fn results(site: &Site, view: &View, path: &str, page: &ListPage, mappable: bool) -> Markup {
+    let seasons_shown = matches!(page.endpoint.model.policy().side, Side::LabelForm { .. });
     html! {
         @if mappable && page.total > 0 {
             (map(site, path, page))
@@ -161,40 +163,46 @@ fn results(site: &Site, view: &View, path: &str, page: &ListPage, mappable: bool
             (table(view, path, page))
         }
         (paging(path, page))
+        @if seasons_shown && page.total > 0 {
+            @if let Ok(seasons) = Seasons::count(view, &question(page)) {
+                (chart::seasons(&seasons, &|name, value| href(path, &question(page).with(name, value))))
+            }
+        }
     }
 }
 
-/// The map of the page's query: the records of every page, to a bound.
-fn map(site: &Site, path: &str, page: &ListPage) -> Markup {
-    let mut query = Params(
+/// The page's question: its filters and search, not how it is paged or shaped.
+fn question(page: &ListPage) -> Params {
+    Params(
         page.params
             .0
             .iter()
             .filter(|(k, _)| !shaping(page.endpoint.model, k))
             .cloned()
             .collect(),
-    );
-    let label = page.endpoint.model.policy().map_fields;
-    query = query
-        .with("format", "geojson")
-        .with("fields", label)
-        .with("limit", &MAP_RECORDS.to_string());
+    )
+}
+
+/// The map of the page's query: the records of every page, to a bound.
+fn map(site: &Site, path: &str, page: &ListPage) -> Markup {
+    let query = map::geojson(&question(page), page.endpoint.model);
     let records = format!("{API_PREFIX}{}/", page.endpoint.model.path());
-    html! {
-        section aria-labelledby="map-heading" {
-            h2 id="map-heading" { "Map" }
-            @if page.total > MAP_RECORDS {
-                p.note { "The map shows the first " (MAP_RECORDS) " records of " (page.total) "." }
-            }
-            div.map id="map" role="region" aria-label="Map of the records"
-                data-geojson=(href(path, &query)) data-records=(records)
-                data-tiles=[site.map_tiles.as_deref()]
-                data-attribution=[site.map_attribution.as_deref()] {}
-            p.note id="map-status" aria-live="polite" {
-                @if site.map_tiles.is_none() { "No map tiles are configured (--map-tiles): markers only. " }
-            }
+    let geojson = href(path, &query);
+    let note = html! {
+        @if page.total > MAP_RECORDS {
+            p.note { "The map shows the first " (MAP_RECORDS) " records of " (page.total) "." }
         }
-    }
+    };
+    map::map(
+        site,
+        "Map",
+        "Map of the records",
+        Markers::Query {
+            geojson: &geojson,
+            records: &records,
+        },
+        note,
+    )
 }
 
 /// The records as a table, from the view's rows: a column per field shown;
@@ -203,10 +211,24 @@ fn table(view: &View, path: &str, page: &ListPage) -> Markup {
     let e = page.endpoint;
     let shape = e.shape();
     let fields = e.model.fields();
-    let columns: Vec<usize> = page
-        .columns
-        .clone()
-        .unwrap_or_else(|| (0..fields.len()).collect());
+    let scanned = e
+        .model
+        .policy()
+        .page_columns
+        .filter(|_| page.params.get("fields").is_none());
+    let columns: Vec<usize> = match (&page.columns, scanned) {
+        (Some(asked), _) => asked.clone(),
+        (None, Some(names)) => names
+            .split(',')
+            .filter_map(|n| e.model.field_index(n))
+            .collect(),
+        (None, None) => (0..fields.len()).collect(),
+    };
+    // Every field, one click away from the fields a person scans.
+    let every = scanned.map(|_| {
+        let names: Vec<&str> = fields.iter().map(|f| f.name).collect();
+        href(path, &page.params.with("fields", &names.join(",")))
+    });
     let rows = view.table(e.model);
     let current = page
         .params
@@ -215,6 +237,9 @@ fn table(view: &View, path: &str, page: &ListPage) -> Markup {
         .unwrap_or("");
     let sorting = Linker::new(path, page.params, &["sort"]);
     html! {
+        @if let Some(every) = every {
+            p.note.columns { "The table shows " (columns.len()) " of the " (fields.len()) " fields. " a href=(every) { "Show every field" } }
+        }
         div.table-wrap {
             table {
                 caption.visually-hidden { (e.segment()) ", " (page.total) " records" }
@@ -230,8 +255,8 @@ fn table(view: &View, path: &str, page: &ListPage) -> Markup {
                             };
                             th scope="col" aria-sort=[(aria != "none").then_some(aria)] {
                                 @if sortable {
-                                    a href=(sorting.link(&[("sort", &next)])) { (name) (arrow) }
-                                } @else { (name) }
+                                    a href=(sorting.link(&[("sort", &next)])) { (words(name)) (arrow) }
+                                } @else { (words(name)) }
                             }
                         }
                     }
@@ -243,6 +268,8 @@ fn table(view: &View, path: &str, page: &ListPage) -> Markup {
                                 @let value = rows.get(pos, c);
                                 @if c == 0 {
                                     td.num { a href=(format!("{path}{}/", view.table(e.model).id(pos as u32))) { (RowValue { view, ty: fields[c].ty, value, media_base: page.media_base }) } }
+                                } @else if fields[c].name == "usi" {
+                                    td.nowrap { (RowValue { view, ty: fields[c].ty, value, media_base: page.media_base }) }
                                 } @else if matches!(value, Value::Int(_)) {
                                     td.num { (RowValue { view, ty: fields[c].ty, value, media_base: page.media_base }) }
                                 } @else {

@@ -7,21 +7,29 @@
 //! `serve` decides when a page is asked for and sends it with its headers.
 
 pub mod assets;
+mod chart;
 mod checklist;
 mod front;
+mod gallery;
+mod holdings;
 mod label_form;
 mod layout;
 mod links;
 mod list;
+mod map;
+mod prose;
 mod record;
 mod sheet;
+mod specimen;
+mod taxon;
 mod values;
 
 pub use checklist::{checklist, ChecklistPage};
 pub use front::{docs, home};
+pub use holdings::Holdings;
 pub use layout::error;
 pub use list::{list, ListPage, MAX_ROWS};
-pub use record::record;
+pub use record::{record, RecordPage};
 pub use sheet::{label_preview, SheetPreview};
 
 /// The API docs page.

@@ -1,58 +1,215 @@
-//! A record as a page: every field, related records as links (embedded ones field
-//! by field), and its place on a map where it has one.
+//! A record as a page, written from the view's rows: what a reader looks for
+//! first (a specimen's card, a taxon's name and classification, a place and
+//! where it lies, an image itself), the photographs, what the collection holds
+//! of a taxon or a place, the record's place on a map, and then every field,
+//! labelled in words, for those who want them.
 
-use maud::html;
-use serde_json::{Map, Value as Json};
+use maud::{html, Markup};
 
 use crate::model::endpoint::API_PREFIX;
-use crate::model::Endpoint;
-use crate::view::View;
+use crate::model::{Endpoint, Model};
+use crate::view::{Value, View};
 
+use super::gallery::{figure, gallery};
+use super::holdings::{self, Holdings};
 use super::layout::{self, Loads, MAP};
-use super::values::{fields, label};
+use super::map::{self, Markers};
+use super::specimen;
+use super::taxon::{self, related, text};
+use super::values::{row_fields, row_label, words};
 use super::Site;
 
-/// The page of the record at `pos` of `endpoint`'s model, from its item.
-pub fn record(
-    site: &Site,
-    view: &View,
-    endpoint: Endpoint,
-    pos: usize,
-    item: &Map<String, Json>,
-) -> String {
-    let model = endpoint.model;
-    let list = format!("{API_PREFIX}{}/", endpoint.segment());
-    let id = item.get("id").cloned().unwrap_or(Json::Null);
-    let title = label(item);
-    let point = view.points.get(model, pos);
+/// The most photographs a taxon's or a place's gallery shows.
+const GALLERY: usize = 12;
+
+/// A record's page: which record, where media URLs start, and, for a taxon or a
+/// place, what the collection holds of it.
+pub struct RecordPage<'a> {
+    pub endpoint: Endpoint,
+    pub pos: u32,
+    pub media_base: &'a str,
+    pub holdings: Option<Holdings>,
+}
+
+/// What a record of `model` is, in words ("Specimen record").
+fn kind(model: Model) -> String {
+    let mut out = String::new();
+    for c in model.class_name().chars() {
+        if c.is_ascii_uppercase() && out.ends_with(|p: char| p.is_ascii_lowercase()) {
+            out.push(' ');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The regions a place lies in, from the nearest.
+fn regions(view: &View, model: Model, pos: u32) -> Vec<(Model, u32)> {
+    let mut out = Vec::new();
+    let mut at = (model, pos);
+    loop {
+        let up = match at.0 {
+            Model::Locality => ["county", "state", "country"]
+                .iter()
+                .find_map(|k| related(view, at.0, at.1, k)),
+            Model::County => related(view, at.0, at.1, "state"),
+            Model::State => related(view, at.0, at.1, "country"),
+            _ => None,
+        };
+        match up {
+            Some(up) => {
+                out.push(up);
+                at = up;
+            }
+            None => return out,
+        }
+    }
+}
+
+/// Images whose `field` names the record: up to [`GALLERY`], those `keep` takes.
+fn images_of(view: &View, field: &str, of: (Model, u32), keep: impl Fn(u32) -> bool) -> Vec<u32> {
+    let Some(f) = Model::Image.field_index(field) else {
+        return Vec::new();
+    };
+    let rows = view
+        .table(Model::Image)
+        .rows_with(f, Value::Ref(of.0, of.1))
+        .unwrap_or_default();
+    rows.iter()
+        .copied()
+        .filter(|&p| keep(p))
+        .take(GALLERY)
+        .collect()
+}
+
+/// Whether the image at `pos` is a photograph of a live insect.
+fn live_insect(view: &View, pos: u32) -> bool {
+    text(view, Model::Image, pos, "image_type") == Some("insect")
+}
+
+/// A taxon's photographs: its featured image, else the live-insect photographs
+/// of its species (those under it, for a genus or higher).
+fn taxon_photos(view: &View, rank: Model, pos: u32) -> Vec<u32> {
+    if let Some((_, image)) = related(view, rank, pos, "featured_image") {
+        return vec![image];
+    }
+    match rank {
+        Model::Species => images_of(view, "species", (rank, pos), |p| live_insect(view, p)),
+        Model::Subspecies => Vec::new(),
+        _ => {
+            let Some(kind) = Model::Image.field_index("image_type") else {
+                return Vec::new();
+            };
+            let insects = view
+                .table(Model::Image)
+                .rows_with(kind, Value::Str("insect"))
+                .unwrap_or_default();
+            insects
+                .iter()
+                .copied()
+                .filter(|&p| {
+                    related(view, Model::Image, p, "species").is_some_and(|species| {
+                        taxon::above(view, species.0, species.1).contains(&(rank, pos))
+                    })
+                })
+                .take(GALLERY)
+                .collect()
+        }
+    }
+}
+
+/// What heads the page of a record of `model`: its heading and what comes first.
+fn lead(view: &View, model: Model, pos: u32, media_base: &str) -> (Markup, Markup) {
+    let title = row_label(view, model, pos);
+    match model {
+        Model::SpecimenRecord => (html! { (title) }, specimen::card(view, pos, media_base)),
+        rank if rank.rank_name().is_some() => (
+            html! { (taxon::name(view, rank, pos)) },
+            html! {
+                p.rank {
+                    (words(rank.rank_name().unwrap_or_default()))
+                    @if let Some(common) = text(view, rank, pos, "common_name") { " · " (common) }
+                }
+                (taxon::classification(view, &taxon::above(view, rank, pos)))
+                (gallery(view, "Photographs", &taxon_photos(view, rank, pos), media_base))
+            },
+        ),
+        Model::Country | Model::State | Model::County | Model::Locality => {
+            let within = regions(view, model, pos);
+            let field = match model {
+                Model::Country => "country",
+                Model::State => "state",
+                Model::County => "county",
+                _ => "locality",
+            };
+            let photos = images_of(view, field, (model, pos), |_| true);
+            (
+                html! { (title) },
+                html! {
+                    @if !within.is_empty() {
+                        p.within {
+                            "In "
+                            @for (i, &(m, p)) in within.iter().enumerate() {
+                                @if i > 0 { ", " }
+                                a href=(taxon::url(view, m, p)) { (row_label(view, m, p)) }
+                            }
+                            "."
+                        }
+                    }
+                    (gallery(view, "Photographs taken here", &photos, media_base))
+                },
+            )
+        }
+        Model::Image => (html! { (title) }, figure(view, pos, media_base, 800)),
+        _ => (html! { (title) }, html! {}),
+    }
+}
+
+/// The page of the record at `page.pos` of `page.endpoint`'s model.
+pub fn record(site: &Site, view: &View, page: &RecordPage) -> String {
+    let model = page.endpoint.model;
+    let pos = page.pos;
+    let segment = page.endpoint.segment();
+    let list = format!("{API_PREFIX}{segment}/");
+    let id = view.table(model).id(pos);
+    let title = match model.rank_name() {
+        Some(_) => taxon::scientific(view, model, pos).to_string(),
+        None => row_label(view, model, pos).into_owned(),
+    };
+    let (heading, first) = lead(view, model, pos, page.media_base);
+    let point = match page.holdings {
+        Some(_) => None,
+        None => view.points.get(model, pos as usize),
+    };
     let records = format!("{API_PREFIX}{}/", model.path());
+    let checklist = model != Model::Subspecies;
     let content = html! {
-        h1 { (title) }
+        h1 { (heading) }
         p.summary {
-            (model.class_name()) " " (id) ". "
+            (kind(model)) " " (id) ". "
             span.formats { a href="?format=json" type="application/json" { "JSON" } }
         }
-        @if let Some([lng, lat]) = point {
-            section aria-labelledby="map-heading" {
-                h2 id="map-heading" { "Place" }
-                p { (lat) ", " (lng) }
-                div.map id="map" role="region" aria-label="Map of the record's place"
-                    data-lat=(lat) data-lng=(lng) data-id=(id) data-records=(records)
-                    data-tiles=[site.map_tiles.as_deref()]
-                data-attribution=[site.map_attribution.as_deref()] {}
-                p.note id="map-status" aria-live="polite" {
-                    @if site.map_tiles.is_none() { "No map tiles are configured (--map-tiles): the marker only." }
-                }
-            }
+        (first)
+        @if let Some(holdings) = &page.holdings {
+            (holdings::section(site, holdings, checklist))
         }
-        h2 { "Fields" }
-        (fields(Some((model, endpoint.shape())), item))
+        @if let Some([lng, lat]) = point {
+            (map::map(site, "Place", "Map of the record's place",
+                Markers::Point { lat, lng, id, records: &records },
+                html! { p { (lat) ", " (lng) } }))
+        }
+        details.all-fields open[model != Model::SpecimenRecord && page.holdings.is_none()] {
+            summary { h2 { "Every field" } }
+            (row_fields(view, model, pos as usize, page.media_base))
+        }
     };
-    let loads = match point {
-        Some(_) => MAP,
-        None => Loads::default(),
+    let with_map = point.is_some() || page.holdings.as_ref().is_some_and(|h| h.seasons.total > 0);
+    let loads = match with_map {
+        true => MAP,
+        false => Loads::default(),
     };
-    let segment = endpoint.segment();
     layout::page(
         view,
         &title,

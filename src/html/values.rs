@@ -1,52 +1,44 @@
 //! How a value appears on a page: scalars as text, related records as links to
-//! their own pages. A list's cells are written from the view's rows
-//! ([`RowValue`]); a record's page shows its item's JSON, embedded records field
-//! by field ([`fields`]). Every string goes through maud's escaping; only media
-//! fields become links to something other than a record, and only when they are
-//! http(s) or same-origin URLs.
+//! their own pages, fields labelled in words. Cells and a record's fields are
+//! written from the view's rows ([`RowValue`], [`row_fields`]). Every string
+//! goes through maud's escaping (rich text through `prose`'s sanitizer); only
+//! media fields become links to something other than a record, and only when
+//! they are http(s) or same-origin URLs.
 
 use std::borrow::Cow;
 
 use maud::{html, Markup, Render};
-use serde_json::{Map, Value as Json};
 
 use crate::encoding::time::write_timestamp;
 use crate::model::endpoint::API_PREFIX;
-use crate::model::{Model, Shape, Type};
-use crate::view::name::{name_of, NAMING};
+use crate::model::{Model, Type};
+use crate::view::name::name_of;
 use crate::view::{Value, View};
-
-/// The page of a record, where its model is listed.
-pub fn record_url(model: Model, id: &Json) -> Option<String> {
-    let id = id.as_i64()?;
-    model
-        .listed()
-        .then(|| format!("{API_PREFIX}{}/{id}/", model.path()))
-}
-
-/// What names a record in a sentence: the first of its naming fields it has, else
-/// its id.
-pub fn label(object: &Map<String, Json>) -> String {
-    for key in NAMING {
-        if let Some(Json::String(s)) = object.get(*key) {
-            if !s.is_empty() {
-                return s.clone();
-            }
-        }
-    }
-    match object.get("id") {
-        Some(id) => format!("#{id}"),
-        None => "(record)".to_string(),
-    }
-}
 
 /// What names the record at `pos` of `model`: its first naming field that holds
 /// text, else its id.
-fn row_label(view: &View, model: Model, pos: u32) -> Cow<'_, str> {
-    name_of(view, model, pos).map_or_else(
-        || Cow::Owned(format!("#{}", view.table(model).id(pos))),
-        Cow::Borrowed,
-    )
+pub fn row_label(view: &View, model: Model, pos: u32) -> Cow<'_, str> {
+    name_of(view, model, pos).map_or_else(|| Cow::Owned(unnamed(view, model, pos)), Cow::Borrowed)
+}
+
+/// What names a record without a name: what it holds (a locality's town, a GPS
+/// point's coordinates), else its kind and id.
+fn unnamed(view: &View, model: Model, pos: u32) -> String {
+    let table = view.table(model);
+    let text = |name: &str| {
+        model
+            .field_index(name)
+            .and_then(|f| table.get(pos as usize, f).as_str())
+            .filter(|s| !s.trim().is_empty())
+    };
+    match (model, text("town"), text("latitude"), text("longitude")) {
+        (Model::Locality, Some(town), _, _) => match text("range") {
+            Some(range) => format!("{range} of {town}"),
+            None => format!("Near {town}"),
+        },
+        (Model::Gps, _, Some(lat), Some(lng)) => format!("{lat}, {lng}"),
+        _ => format!("{} {}", model.class_name(), table.id(pos)),
+    }
 }
 
 /// Appends an integer's decimal digits (without `fmt`'s machinery: a table writes
@@ -137,32 +129,6 @@ impl Render for RowValue<'_> {
     }
 }
 
-/// Which rank an embedded taxon is: the rank whose parent key it holds (an order
-/// has none). `None` when a projection left the keys out.
-fn taxon_rank(object: &Map<String, Json>) -> Option<Model> {
-    let rank = Model::RANKS
-        .into_iter()
-        .find(|m| m.parent().is_some_and(|(key, _)| object.contains_key(key)));
-    match rank {
-        Some(m) => Some(m),
-        None if object.contains_key("authority") => Some(Model::Order),
-        None => None,
-    }
-}
-
-/// The model of a record a field of type `ty` relates to, given its value.
-fn related_model(ty: Type, value: &Json) -> Option<Model> {
-    match ty {
-        Type::Parent(m)
-        | Type::Embed(m)
-        | Type::EmbedMany(m)
-        | Type::RefId(m)
-        | Type::RefIds(m) => Some(m),
-        Type::Taxon => value.as_object().and_then(taxon_rank),
-        _ => None,
-    }
-}
-
 /// A URL a media field may link to: absolute http(s), or on this host.
 fn safe_url(s: &str) -> bool {
     let lower = s.trim_start().to_ascii_lowercase();
@@ -171,86 +137,68 @@ fn safe_url(s: &str) -> bool {
         || (lower.starts_with('/') && !lower.starts_with("//"))
 }
 
-/// A scalar, as text.
-fn scalar(value: &Json) -> Markup {
-    match value {
-        Json::Null => html! { span.null { "—" } },
-        Json::Bool(true) => html! { "yes" },
-        Json::Bool(false) => html! { "no" },
-        Json::Number(n) => html! { (n) },
-        Json::String(s) => html! { (s) },
-        // Not scalars: shown as their JSON, escaped.
-        other => html! { code { (other) } },
-    }
-}
-
-/// A link to a related record (by an embedded object or a bare id), or its label
-/// where it has no page.
-fn record_link(model: Option<Model>, value: &Json) -> Markup {
-    let (id, text) = match value {
-        Json::Object(o) => (o.get("id").cloned().unwrap_or(Json::Null), label(o)),
-        Json::Number(_) => (value.clone(), format!("#{value}")),
-        other => return scalar(other),
+/// A field's name as a label: words, not the key (`temp_C` is "Temperature (°C)").
+pub fn words(name: &str) -> Cow<'static, str> {
+    let known = match name {
+        "id" => "Id",
+        "usi" => "Catalogue number (USI)",
+        "gps" => "GPS",
+        "temp_F" => "Temperature (°F)",
+        "temp_C" => "Temperature (°C)",
+        "mona" => "MONA number",
+        "p3" => "P3 number",
+        "ps" => "PS number",
+        "abbr" => "Abbreviation",
+        "full_date" => "Date",
+        "num_date" => "Date (numeric)",
+        "collected_date" => "Date (as on labels)",
+        "collector" => "Collectors (records)",
+        "collectors" => "Collectors",
+        "elevation_meters" => "Elevation (m)",
+        "file_hash" => "File hash (SHA-1)",
+        "x_large" => "Rendition, extra large",
+        "x_small" => "Rendition, extra small",
+        _ => "",
     };
-    match model.and_then(|m| record_url(m, &id)) {
-        Some(url) => html! { a href=(url) { (text) } },
-        None => html! { (text) },
+    if !known.is_empty() {
+        return Cow::Borrowed(known);
     }
+    let mut out = name.replace('_', " ");
+    if let Some(first) = out.get(..1) {
+        let upper = first.to_ascii_uppercase();
+        out.replace_range(..1, &upper);
+    }
+    Cow::Owned(out)
 }
 
-/// A field's value in a table cell: one line where it can be.
-pub fn cell(field: Option<Type>, value: &Json) -> Markup {
-    let ty = field.unwrap_or(Type::Str);
-    match (ty, value) {
-        (_, Json::Null) => scalar(value),
-        (Type::MediaFile, Json::String(s)) if safe_url(s) => {
-            html! { a href=(s) { (s.rsplit('/').next().unwrap_or(s)) } }
-        }
-        (_, Json::Array(values)) => html! {
-            @if values.is_empty() { span.null { "none" } }
-            @else {
-                ul.many { @for v in values { li { (cell(Some(ty), v)) } } }
-            }
-        },
-        (_, Json::Object(_)) | (Type::Parent(_) | Type::RefId(_) | Type::RefIds(_), _) => {
-            record_link(related_model(ty, value), value)
-        }
-        _ => scalar(value),
-    }
-}
+/// The text fields that hold rich text (Wagtail's editor writes them).
+const RICH: &[&str] = &[
+    "habitat",
+    "notes",
+    "taxonomy",
+    "description",
+    "distribution",
+    "seasonality",
+    "food",
+    "life_cycle",
+];
 
-/// A field's value on a record's page: embedded records field by field, under a
-/// link to their own page.
-pub fn full(field: Option<Type>, shape: Shape, value: &Json) -> Markup {
-    let ty = field.unwrap_or(Type::Str);
-    match value {
-        Json::Array(values) if values.iter().any(Json::is_object) => html! {
-            @for v in values { (full(Some(ty), shape, v)) }
-        },
-        Json::Object(object) => {
-            let model = related_model(ty, value);
-            let inner = model.map(|m| {
-                let shape = shape.embedded(ty).map_or(Shape::Plain, |(_, s)| s);
-                (m, shape)
-            });
-            html! {
-                p { (record_link(model, value)) }
-                (fields(inner, object))
-            }
-        }
-        _ => cell(field, value),
-    }
-}
-
-/// Every field of an object as a definition list, in the object's order; typed by
-/// the model's field table where it is known.
-pub fn fields(model: Option<(Model, Shape)>, object: &Map<String, Json>) -> Markup {
+/// Every field of the record at `pos`, labelled in words, from the view's row:
+/// related records as links, rich text sanitized, media paths under `media_base`.
+pub fn row_fields(view: &View, model: Model, pos: usize, media_base: &str) -> Markup {
+    let table = view.table(model);
     html! {
         dl.fields {
-            @for (key, value) in object {
-                @let ty = model.and_then(|(m, _)| m.field_index(key).map(|i| m.fields()[i].ty));
-                dt { (key) }
-                dd { (full(ty, model.map_or(Shape::Plain, |(_, s)| s), value)) }
+            @for (f, field) in model.fields().iter().enumerate() {
+                @let value = table.get(pos, f);
+                dt { (words(field.name)) }
+                dd {
+                    @match value {
+                        Value::Str(s) if RICH.contains(&field.name) && !s.is_empty() => (super::prose::prose(s)),
+                        Value::Str("") => span.null { "—" },
+                        _ => (RowValue { view, ty: field.ty, value, media_base }),
+                    }
+                }
             }
         }
     }
@@ -259,50 +207,6 @@ pub fn fields(model: Option<(Model, Shape)>, object: &Map<String, Json>) -> Mark
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    fn text(m: Markup) -> String {
-        m.into_string()
-    }
-
-    #[test]
-    fn related_records_link_to_their_pages() {
-        let family = json!({"id": 4, "name": "Nymphalidae", "order": 1});
-        assert_eq!(
-            text(cell(Some(Type::Embed(Model::Family)), &family)),
-            r#"<a href="/api/v2/families/4/">Nymphalidae</a>"#
-        );
-        assert_eq!(
-            text(cell(Some(Type::Parent(Model::Order)), &json!(1))),
-            r##"<a href="/api/v2/orders/1/">#1</a>"##
-        );
-        let taxon =
-            json!({"id": 2, "name": "plexippus", "binomial": "Danaus plexippus", "genus": 1});
-        assert_eq!(
-            text(cell(Some(Type::Taxon), &taxon)),
-            r#"<a href="/api/v2/species/2/">Danaus plexippus</a>"#
-        );
-    }
-
-    #[test]
-    fn hostile_values_are_text() {
-        let hostile = json!("<script>alert(1)</script><img src=x onerror=alert(2)>\"'");
-        let out = text(cell(Some(Type::Str), &hostile));
-        assert_eq!(
-            out,
-            "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&quot;'"
-        );
-        let js = json!("javascript:alert(1)");
-        assert_eq!(
-            text(cell(Some(Type::MediaFile), &js)),
-            "javascript:alert(1)"
-        );
-        let named = json!({"id": 1, "name": "\"><script>x</script>"});
-        assert_eq!(
-            text(cell(Some(Type::Embed(Model::Person)), &named)),
-            r#"<a href="/api/v2/people/1/">&quot;&gt;&lt;script&gt;x&lt;/script&gt;</a>"#
-        );
-    }
 
     #[test]
     fn integers_are_written_whole() {

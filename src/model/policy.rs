@@ -24,7 +24,8 @@ pub enum Filters {
 pub enum Side {
     Nothing,
     /// The label-printing form, with the counts of `facets` (the `facet_size`
-    /// commonest values of each) unless the request names its own facets.
+    /// commonest values of each) unless the request names its own facets, and
+    /// the records' seasons as charts.
     LabelForm {
         facets: &'static str,
         facet_size: usize,
@@ -52,6 +53,9 @@ pub struct Policy {
     pub side: Side,
     /// The fields a map's points carry (the `fields` of its GeoJSON request).
     pub map_fields: &'static str,
+    /// The fields a page's table shows when `fields` names none: those a person
+    /// scans (`None`: every field); the rest are a click away.
+    pub page_columns: Option<&'static str>,
     pub darwin_core: DarwinCore,
 }
 
@@ -63,6 +67,7 @@ impl Model {
             ungrouped: &[],
             side: Side::Nothing,
             map_fields: "_,id",
+            page_columns: None,
             darwin_core: DarwinCore::Nothing,
         };
         match self {
@@ -81,6 +86,7 @@ impl Model {
                     facet_size: 10,
                 },
                 map_fields: "_,id,usi",
+                page_columns: Some("id,usi,taxon,state,locality,full_date,collectors,sex,stage"),
                 darwin_core: DarwinCore::Occurrences,
             },
             Model::SpecimenRecordImage
@@ -107,7 +113,13 @@ mod tests {
             for name in policy.ungrouped {
                 assert!(model.field_index(name).is_some(), "{model:?} {name}");
             }
-            for name in policy.map_fields.split(',').filter(|n| *n != "_") {
+            let page = policy.page_columns.unwrap_or_default().split(',');
+            for name in policy
+                .map_fields
+                .split(',')
+                .chain(page)
+                .filter(|n| !matches!(*n, "_" | ""))
+            {
                 assert!(model.field_index(name).is_some(), "{model:?} {name}");
             }
             if let Side::LabelForm { facets, .. } = policy.side {

@@ -11,6 +11,7 @@ pub mod filter;
 pub mod form;
 pub mod gbif;
 pub mod geojson;
+pub mod holdings;
 pub mod images;
 pub mod labels;
 pub mod params;

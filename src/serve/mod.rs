@@ -28,6 +28,7 @@ mod gbif;
 mod guard;
 mod labels;
 mod media;
+mod media_files;
 pub mod memory;
 pub mod metrics;
 pub mod negotiate;

@@ -1,19 +1,17 @@
 //! The answers that are pages for people (`html`): a list's plan runs as for
 //! JSON, on the same threads by the same rules, and `html` writes its rows; a
-//! record's rendered item is read back and written field by field.
+//! record's page is written from its row.
 
 use std::sync::Arc;
 
-use bytes::Bytes;
-use serde_json::{Map, Value as Json};
-
-use crate::html::{self, ListPage};
+use crate::html::{self, Holdings, ListPage, RecordPage};
 use crate::model::Endpoint;
+use crate::query::holdings::{self, Seasons};
 use crate::query::{ApiError, Plan, RecordPlan};
 
 use super::answer::{Answer, Kind};
 use super::asked::Asked;
-use super::media::{self, media_url};
+use super::media::media_url;
 use super::state::{Served, State};
 
 /// The front page.
@@ -34,22 +32,6 @@ pub fn not_found(served: &Served, message: &str) -> Answer {
 /// An error page, not to be cached.
 fn refused(served: &Served, e: &ApiError) -> Answer {
     Answer::html_error(e.status, html::error(&served.view, e.status, &e.message))
-}
-
-/// The items of a page with their media URLs filled in, read back as objects.
-fn read_items(parts: Bytes, base: Option<&str>) -> Vec<Map<String, Json>> {
-    let mut json = Vec::with_capacity(parts.len() + 2);
-    json.push(b'[');
-    json.extend_from_slice(&parts);
-    json.push(b']');
-    let json = match base {
-        Some(base) => media::splice(Bytes::from(json), base.as_bytes()),
-        None => Bytes::from(json),
-    };
-    serde_json::from_slice(&json).unwrap_or_else(|e| {
-        tracing::error!(error = %e, "a rendered page does not read back as JSON");
-        Vec::new()
-    })
 }
 
 /// A list as a page: at most `html::MAX_ROWS` rows, written from the view's rows;
@@ -144,8 +126,10 @@ pub async fn list(
     }
 }
 
-/// A record as a page.
-pub fn record(
+/// A record as a page, written from the view's rows; a taxon's or a place's
+/// with what the collection holds of it (its specimen question, counted), which
+/// costs work, so those are made on the work pool like a list's page.
+pub async fn record(
     state: &Arc<State>,
     served: &Arc<Served>,
     endpoint: Endpoint,
@@ -153,31 +137,47 @@ pub fn record(
     asked: &Asked,
 ) -> Answer {
     let view = &served.view;
-    let made = asked
+    // The same checks as the JSON answer's (a bad `fields` is refused alike).
+    let checked = asked
         .params
         .as_ref()
         .map_err(Clone::clone)
-        .and_then(|p| RecordPlan::parse(endpoint, id, &p.without("format")))
-        .and_then(|plan| plan.run(view));
-    let body = match made {
-        Ok(body) => body,
-        Err(e) => return refused(served, &e),
-    };
-    let mut items = read_items(body, asked.media_base(&state.settings));
-    let (Some(item), Some(pos)) = (
-        items.pop(),
-        id.parse()
-            .ok()
-            .and_then(|id| view.table(endpoint.model).position(id)),
-    ) else {
+        .and_then(|p| RecordPlan::parse(endpoint, id, &p.without("format")));
+    if let Err(e) = checked {
+        return refused(served, &e);
+    }
+    let Some(pos) = id
+        .parse()
+        .ok()
+        .and_then(|id| view.table(endpoint.model).position(id))
+    else {
         return refused(served, &ApiError::not_found("Not found."));
     };
-    Answer::html(html::record(
-        &state.settings.site,
-        view,
-        endpoint,
-        pos as usize,
-        &item,
-    ))
-    .with_media(asked.media)
+    let media_base = media_url(&state.settings, &asked.headers);
+    let site = state.settings.site.clone();
+    let make = {
+        let served = served.clone();
+        move || {
+            let view = &served.view;
+            let holdings = holdings::question(view, endpoint.model, pos).and_then(|question| {
+                let seasons = Seasons::count(view, &question).ok()?;
+                Some(Holdings { question, seasons })
+            });
+            let page = RecordPage {
+                endpoint,
+                pos,
+                media_base: &media_base,
+                holdings,
+            };
+            html::record(&site, view, &page)
+        }
+    };
+    let made = match holdings::asks_for(endpoint.model) {
+        true => match state.work.run(make).await {
+            Some(made) => made,
+            None => return refused(served, &ApiError::busy()).retry_after(1),
+        },
+        false => make(),
+    };
+    Answer::html(made).with_media(asked.media)
 }

@@ -29,6 +29,7 @@ use super::compress::COMPRESS_BELOW;
 use super::downloads;
 use super::gbif;
 use super::labels;
+use super::media_files;
 use super::metrics::Route;
 use super::pages;
 use super::response::{finish, Response, ALLOW};
@@ -144,6 +145,8 @@ fn targets() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
         .or(warp::path!("api").map(|| Target::Api))
         .unify()
         .or(warp::path("static").map(|| Target::Asset))
+        .unify()
+        .or(warp::path("media").map(|| Target::MediaFile))
         .unify();
     let labels = warp::path!("api" / "v2" / "specimen-records" / "labels")
         .and(slashed())
@@ -305,7 +308,9 @@ async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answ
     if asked.html() {
         return match &asked.target {
             Target::List(endpoint) => pages::list(state, served, *endpoint, asked).await,
-            Target::Record(endpoint, id) => pages::record(state, served, *endpoint, id, asked),
+            Target::Record(endpoint, id) => {
+                pages::record(state, served, *endpoint, id, asked).await
+            }
             Target::Checklist => checklist::answer(state, served, asked).await,
             Target::Home => pages::home(served),
             Target::Docs => pages::docs(served),
@@ -330,6 +335,9 @@ async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answ
         Target::Docs => pages::docs(served),
         Target::Asset => {
             assets::answer(&asked.path, asked.coding).unwrap_or_else(Answer::not_found)
+        }
+        Target::MediaFile => {
+            media_files::answer(state.settings.media_dir.as_deref(), &asked.path).await
         }
         Target::Health => {
             Answer::operation(200, Kind::Json, Bytes::from_static(b"{\"status\":\"ok\"}"))

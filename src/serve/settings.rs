@@ -25,6 +25,8 @@ pub struct Settings {
     pub dataset: Dataset,
     /// Where media URLs start (ending in `/`); `None`: `http://<Host>/media/`.
     pub media_url: Option<String>,
+    /// The media files served under `/media/` (`--media-dir`); `None`: none.
+    pub media_dir: Option<std::path::PathBuf>,
     /// Threads making answers that cost work, and how many such requests may wait.
     pub query_threads: usize,
     pub query_queue: usize,
@@ -58,6 +60,7 @@ impl Default for Settings {
             send_timeout: Duration::from_secs(30),
             dataset: Dataset::default(),
             media_url: None,
+            media_dir: None,
             query_threads: super::work::default_threads(),
             query_queue: 64,
             drain: Duration::ZERO,

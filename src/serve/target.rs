@@ -31,6 +31,8 @@ pub enum Target {
     Docs,
     /// A file the pages load (`/static/...`).
     Asset,
+    /// A media file, from `--media-dir` (`/media/...`).
+    MediaFile,
     Health,
     Ready,
     Metrics,
@@ -59,7 +61,9 @@ impl Target {
             Target::Checklist => Route::Checklist,
             Target::GbifSearch | Target::GbifCount | Target::GbifOccurrence(_) => Route::Gbif,
             Target::Unslashed(route) => *route,
-            Target::Home | Target::Api | Target::Docs | Target::Asset => Route::Page,
+            Target::Home | Target::Api | Target::Docs | Target::Asset | Target::MediaFile => {
+                Route::Page
+            }
             Target::Health => Route::Health,
             Target::Ready => Route::Ready,
             Target::Metrics => Route::Metrics,

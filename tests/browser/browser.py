@@ -11,7 +11,12 @@ PDF; opens a record, opens the
 map and counts its markers against the GeoJSON answer, opens the API docs; on
 every page it asserts that the browser logged no error (a Content-Security-Policy
 violation is one), that no script from the data ran, and that no request left the
-origin. Screenshots are written to --screenshots.
+origin. The naturalist's pages: a specimen with its photographs, a species with
+its gallery and season charts, a country with its map, the specimen list, each
+at 1280 px and at 390 px (a phone) without the page scrolling sideways; every
+image either loads or shows its alt text (one image's files are left out on
+purpose), and the basemap draws land under a marker placed in Kansas.
+Screenshots are written to --screenshots.
 
     python3 tests/browser/browser.py --bin target/release/catalogue --screenshots DIR
 """
@@ -26,6 +31,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+
+from PIL import Image, ImageDraw
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -59,8 +66,42 @@ def fetch_json(url):
         return json.load(r)
 
 
+# A GPS point in Kansas, far from any coast or border: the basemap's land must be
+# under its marker.
+KANSAS = ("38.500000", "-98.500000")
+# Land as the basemap fills it (map.js), and how far a pixel may be from it.
+LAND = (0xE4, 0xDC, 0xC4)
+
+
+def media_files(records, media):
+    """Image files for the collection's images and renditions (a coloured plate
+    with a drawn insect), all but the last specimen photograph's: its specimen's
+    page must show its alt text. Returns that specimen's id."""
+    images = [r for r in records if r["model"] == "images.customimage"]
+    lost = [r for r in images if r["fields"].get("specimen_record")][-1]
+    missing = lost["pk"]
+    files = [(r["fields"]["file"], r["fields"]["width"], r["fields"]["height"], r["pk"]) for r in images]
+    files += [(r["fields"]["file"], r["fields"]["width"], r["fields"]["height"], r["fields"]["image"])
+              for r in records if r["model"] == "images.customrendition"]
+    for path, width, height, image in files:
+        if image == missing:
+            continue
+        width, height = max(8, min(width, 1200)), max(8, min(height, 1200))
+        plate = Image.new("RGB", (width, height), (90 + image * 37 % 120, 120 + image * 53 % 100, 110))
+        draw = ImageDraw.Draw(plate)
+        w, h = width, height
+        draw.ellipse((w * .2, h * .25, w * .5, h * .75), fill=(200, 120, 30))
+        draw.ellipse((w * .5, h * .25, w * .8, h * .75), fill=(200, 120, 30))
+        draw.rectangle((w * .48, h * .2, w * .52, h * .8), fill=(30, 20, 10))
+        target = os.path.join(media, path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        plate.save(target, quality=70)
+    return lost["fields"]["specimen_record"]
+
+
 def hostile_collection(binary, work):
-    """A generated collection with hostile values in text fields, as a snapshot."""
+    """A generated collection with hostile values in text fields, as a snapshot,
+    and its media files."""
     fixture = os.path.join(work, "collection.json")
     subprocess.run([binary, "generate", "--specimens", "400", "-o", fixture], check=True,
                    stdout=subprocess.DEVNULL)
@@ -71,11 +112,18 @@ def hostile_collection(binary, work):
         record["fields"].update(HOSTILE)
     next(r for r in records if r["model"] == "geography.locality")["fields"]["name"] = HOSTILE_LOCALITY
     next(r for r in records if r["model"] == "specimens.person")["fields"]["last_name"] = HOSTILE_PERSON
+    # A live-insect photograph of a species that has specimens, for its gallery.
+    identified = next(r for r in specimens if r["fields"].get("species"))
+    insect = next(r for r in records if r["model"] == "images.customimage" and r["fields"]["image_type"] == "insect")
+    insect["fields"]["species"] = identified["fields"]["species"]
+    gps = next(r for r in records if r["model"] == "geography.gps")
+    gps["fields"]["latitude"], gps["fields"]["longitude"] = KANSAS
+    missing = media_files(records, os.path.join(work, "media"))
     with open(fixture, "w") as f:
         json.dump(records, f)
     snapshot = os.path.join(work, "collection.bin")
     subprocess.run([binary, "build", fixture, "-o", snapshot], check=True, stdout=subprocess.DEVNULL)
-    return snapshot
+    return snapshot, missing
 
 
 class Browser:
@@ -113,12 +161,15 @@ class Browser:
             if full_width:
                 self.driver.set_window_size(1280, 900)
 
-    def clean_page(self, what, status=200):
+    def clean_page(self, what, status=200, missing_media=False):
         """No error logged, no script from the data ran, no request off the origin.
-        A page answered with an error `status` may log that status, nothing else."""
+        A page answered with an error `status` may log that status, nothing else;
+        one showing a photograph whose file is missing (`missing_media`), its 404."""
         own = f"{self.driver.current_url} - Failed to load resource: the server responded with a status of {status}"
+        lost = f"{self.base}/media/"
         errors = [e["message"] for e in self.driver.get_log("browser")
-                  if e["level"] == "SEVERE" and not (status != 200 and e["message"].startswith(own))]
+                  if e["level"] == "SEVERE" and not (status != 200 and e["message"].startswith(own))
+                  and not (missing_media and e["message"].startswith(lost) and "status of 404" in e["message"])]
         self.check(not errors, f"{what}: no console errors {errors if errors else ''}")
         ran = self.driver.execute_script("return window.__ran === undefined ? null : String(window.__ran)")
         self.check(ran is None, f"{what}: no script from the data ran{'' if ran is None else ' (' + ran + ' did)'}")
@@ -138,7 +189,7 @@ class Browser:
         return self.driver.find_element(By.CSS_SELECTOR, css).text
 
 
-def run(b, base):
+def run(b, base, missing):
     d = b.driver
     # The front page, then a list from it.
     b.open("/")
@@ -247,8 +298,10 @@ def run(b, base):
     record = fetch_json(d.current_url + "?format=json")
     b.check(b.text("h1") == record["usi"], f"record: heading is its usi ({b.text('h1')})")
     page = d.page_source
-    b.check(HOSTILE["notes"] in b.text("dl.fields"), "record: hostile notes shown as text")
-    b.check("<script>window.__ran" not in page, "record: no hostile markup in the page")
+    b.check("<script>window.__ran" not in page and "onerror" not in page, "record: no hostile markup in the page")
+    b.check(HOSTILE["weather"] in d.find_element(By.CSS_SELECTOR, "dl.fields").get_attribute("textContent"),
+            "record: hostile plain text shown as text")
+    b.check(b.text("p.event") != "", f"record: the collecting event in a line ({b.text('p.event')})")
     links = [a.get_attribute("href") for a in d.find_elements(By.CSS_SELECTOR, "dl.fields a")]
     b.check(any("/api/v2/families/" in h for h in links), "record: links to related records")
     b.check(not any(h.lower().startswith("javascript:") for h in links), "record: no javascript: link")
@@ -291,6 +344,8 @@ def run(b, base):
     b.shot("docs.png")
     b.clean_page("docs")
 
+    naturalist_pages(b, base, missing)
+
     # Narrow screens: no horizontal scroll of the page itself (tables scroll inside).
     d.set_window_size(320, 800)
     b.open("/api/v2/specimen-records/?limit=5")
@@ -301,6 +356,118 @@ def run(b, base):
     b.clean_page("narrow")
 
 
+def images_load_or_say(b, what):
+    """Every image on the page loaded, or has alt text to show in its place."""
+    d = b.driver
+    d.execute_script("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
+    b.wait.until(lambda d: d.execute_script("return [...document.images].every(i => i.complete)"))
+    states = d.execute_script(
+        "return [...document.images].map(i => [i.currentSrc || i.src, i.naturalWidth > 0, i.alt])")
+    loaded = [s for s in states if s[1]]
+    shown_alt = [s for s in states if not s[1] and s[2].strip()]
+    broken = [s[0] for s in states if not s[1] and not s[2].strip()]
+    b.check(states and not broken,
+            f"{what}: {len(loaded)} images loaded, {len(shown_alt)} show their alt text, none broken {broken or ''}")
+    return loaded, shown_alt
+
+
+def fits(b, what):
+    """The page does not scroll sideways at this window's width."""
+    width = b.driver.execute_script("return document.documentElement.scrollWidth")
+    inner = b.driver.execute_script("return window.innerWidth")
+    b.check(width <= inner, f"{what}: the page is {width} px wide in a {inner} px window")
+
+
+def both_widths(b, path, name, wait=None):
+    """Opens `path` at 1280 and at 390 px: no sideways scrolling, a screenshot of each."""
+    for width in (1280, 390):
+        b.driver.set_window_size(width, 900)
+        b.open(path)
+        if wait:
+            wait()
+        fits(b, f"{name} at {width} px")
+        b.driver.save_screenshot(os.path.join(b.shots, f"{name}-{width}.png")) if b.shots else None
+    b.driver.set_window_size(1280, 900)
+
+
+def naturalist_pages(b, base, missing):
+    d = b.driver
+    # A specimen with photographs: the images that record it.
+    own = [i for i in fetch_json(base + "/api/v2/specimen-record-images/?limit=1000")["items"] if i.get("usi")]
+    b.check(len(own) > 0, f"specimen photographs: {len(own)} in the collection")
+    specimen = own[0]["usi"]
+    both_widths(b, f"/api/v2/specimen-records/{specimen}/", "specimen")
+    b.check(len(d.find_elements(By.CSS_SELECTOR, "section.gallery figure img")) > 0, "specimen: its photographs shown")
+    b.check(d.find_elements(By.CSS_SELECTOR, ".card .identified i, .card p.identified") != [], "specimen: the taxon by name")
+    loaded, _ = images_load_or_say(b, "specimen")
+    b.check(len(loaded) > 0, "specimen: a photograph loaded")
+    full = d.find_element(By.CSS_SELECTOR, "section.gallery figure a").get_attribute("href")
+    with urllib.request.urlopen(full) as r:
+        b.check(r.headers["Content-Type"].startswith("image/"), f"specimen: the full-size file is an image ({full})")
+    b.clean_page("specimen page")
+
+    # A species with its gallery and its seasons.
+    # The species of most specimens among those with live-insect photographs.
+    with_photos = {i["species"] for i in fetch_json(base + "/api/v2/insect-images/?limit=1000")["items"]
+                   if i.get("species")}
+    b.check(len(with_photos) > 0, f"species with photographs: {len(with_photos)}")
+    counted = fetch_json(base + "/api/v2/specimen-records/checklist/?format=json")["items"]
+    found = {s["binomial"]: s["id"] for s in fetch_json(base + "/api/v2/species/?limit=1000")["items"]}
+    ranked = [found[t["scientific_name"]] for t in sorted(counted, key=lambda t: -t["specimens"])
+              if t["scientific_name"] in found]
+    pick = next((s for s in ranked if s in with_photos), ranked[0])
+    both_widths(b, f"/api/v2/species/{pick}/", "species",
+                wait=lambda: b.wait.until(lambda d: d.find_element(By.ID, "map").get_attribute("data-markers") is not None))
+    bars = d.find_elements(By.CSS_SELECTOR, "svg.bars[data-chart=month] rect")
+    b.check(len(bars) == 12, f"species: a bar per month ({len(bars)})")
+    count = int(b.text("p.count strong"))
+    b.check(sum(int(r.get_attribute("data-count")) for r in bars) <= count, "species: the months add up to no more than its specimens")
+    images_load_or_say(b, "species")
+    b.clean_page("species page")
+
+    # The list at both widths, its seasons below.
+    both_widths(b, "/api/v2/specimen-records/", "specimen-list",
+                wait=lambda: b.wait.until(lambda d: d.find_element(By.ID, "map").get_attribute("data-markers") is not None))
+    b.check(len(d.find_elements(By.CSS_SELECTOR, "svg.bars[data-chart=year] a")) > 0, "list: the seasons, each bar a link")
+    b.clean_page("specimen list at two widths")
+
+    # A country and its map.
+    country = fetch_json(base + "/api/v2/countries/?limit=1")["items"][0]["id"]
+    both_widths(b, f"/api/v2/countries/{country}/", "country",
+                wait=lambda: b.wait.until(lambda d: d.find_element(By.ID, "map").get_attribute("data-basemap-drawn") is not None))
+    b.check(d.find_element(By.ID, "map").get_attribute("data-basemap-drawn") == "true", "country: the basemap drawn")
+    b.clean_page("country page")
+
+    # The basemap draws land under a marker in Kansas: the marker hidden, the
+    # pixel at its point is land's colour.
+    kansas = next(g for g in fetch_json(base + "/api/v2/gps-coordinates/?limit=100000")["items"]
+                  if (g["latitude"], g["longitude"]) == KANSAS)
+    b.open(f"/api/v2/gps-coordinates/{kansas['id']}/")
+    b.wait.until(lambda d: d.find_element(By.ID, "map").get_attribute("data-basemap-drawn") is not None)
+    time.sleep(0.5)
+    marker = d.find_element(By.CSS_SELECTOR, "#map .leaflet-marker-icon")
+    # The icon's tip is its point: the middle of its bottom edge.
+    x, y = d.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); document.querySelector('.leaflet-marker-pane').style.visibility = 'hidden';"
+        "document.querySelector('.leaflet-shadow-pane').style.visibility = 'hidden';"
+        "return [r.left + r.width / 2, r.bottom];", marker)
+    shot = os.path.join(tempfile.mkdtemp(), "kansas.png")
+    d.save_screenshot(shot)
+    ratio = d.execute_script("return window.devicePixelRatio")
+    pixel = Image.open(shot).convert("RGB").getpixel((int(x * ratio), int(y * ratio) - 2))
+    near = all(abs(a - c) <= 12 for a, c in zip(pixel, LAND))
+    b.check(near, f"basemap: land's colour {LAND} under the Kansas marker ({pixel})")
+    if b.shots:
+        shutil.copy(shot, os.path.join(b.shots, "basemap-kansas.png"))
+    b.clean_page("gps page")
+
+    # The photograph whose files are missing: its specimen's page shows its alt text.
+    b.open(f"/api/v2/specimen-records/{missing}/")
+    _, shown_alt = images_load_or_say(b, "a photograph without its files")
+    b.check(len(shown_alt) > 0, f"a photograph without its files: {len(shown_alt)} show their alt text")
+    b.clean_page("a photograph without its files", missing_media=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default="target/release/catalogue")
@@ -309,11 +476,12 @@ def main():
     if a.screenshots:
         os.makedirs(a.screenshots, exist_ok=True)
     work = tempfile.mkdtemp(prefix="catalogue-browser-")
-    snapshot = hostile_collection(a.bin, work)
+    snapshot, missing = hostile_collection(a.bin, work)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     server = subprocess.Popen([a.bin, "serve", "--snapshot", snapshot, "--addr", f"127.0.0.1:{port}",
-                               "--no-watch", "--drain", "0"], stderr=subprocess.DEVNULL)
+                               "--no-watch", "--drain", "0", "--media-dir", os.path.join(work, "media")],
+                              stderr=subprocess.DEVNULL)
     browser = None
     try:
         for _ in range(100):
@@ -323,7 +491,7 @@ def main():
             except OSError:
                 time.sleep(0.1)
         browser = Browser(base, a.screenshots)
-        run(browser, base)
+        run(browser, base, missing)
     finally:
         if browser:
             browser.driver.quit()

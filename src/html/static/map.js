@@ -1,6 +1,7 @@
 // Draws the map of a page: markers from the GeoJSON the API serves for the
 // page's query (data-geojson) or one point (data-lat, data-lng), clustered.
-// Tiles only from the operator's --map-tiles template (data-tiles); none by default.
+// Tiles only from the operator's --map-tiles template (data-tiles); without them,
+// land and borders from the basemap this server ships (data-basemap).
 (function () {
   "use strict";
   var element = document.getElementById("map");
@@ -14,6 +15,25 @@
     credit.textContent = element.getAttribute("data-attribution") || "";
     L.tileLayer(tiles, { maxZoom: 18, attribution: credit.innerHTML }).addTo(map);
   }
+  var basemap = element.getAttribute("data-basemap");
+  if (!tiles && basemap) {
+    fetch(basemap, { credentials: "same-origin" })
+      .then(function (r) { if (!r.ok) { throw new Error("HTTP " + r.status); } return r.json(); })
+      .then(function (world) {
+        L.geoJSON(world, {
+          interactive: false,
+          style: function (feature) {
+            return feature.properties.kind === "land"
+              ? { stroke: true, color: "#8c8474", weight: 1, fill: true, fillColor: "#e4dcc4", fillOpacity: 1 }
+              : { color: "#a89f8a", weight: 0.8, fill: false };
+          }
+        }).addTo(map);
+        element.setAttribute("data-basemap-drawn", "true");
+      })
+      .catch(function () { element.setAttribute("data-basemap-drawn", "false"); });
+  }
+  // Without tiles, a record's place is shown with its country around it.
+  var closest = tiles ? 10 : 6;
   var status = document.getElementById("map-status");
   function say(text) { if (status) { status.textContent = text; } }
   var cluster = L.markerClusterGroup();
@@ -32,7 +52,7 @@
     });
     cluster.addLayer(layer);
     if (layer.getLayers().length > 0) {
-      map.fitBounds(cluster.getBounds(), { maxZoom: 10, padding: [20, 20] });
+      map.fitBounds(cluster.getBounds(), { maxZoom: closest, padding: [20, 20] });
     }
     element.setAttribute("data-markers", String(layer.getLayers().length));
     return layer.getLayers().length;

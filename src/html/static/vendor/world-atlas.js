@@ -1,0 +1,12 @@
+// Run by update.sh in its scratch directory (where npm installed world-atlas and
+// topojson-client): writes the basemap to standard output.
+// Converts Natural Earth 1:110m (world-atlas's TopoJSON) into the basemap the
+// pages draw under their markers: land as one multipolygon, the borders between
+// countries as lines, coordinates to 0.01 degree.
+const topojson = require("topojson-client");
+const world = require("world-atlas/countries-110m.json");
+const round = (c) => (typeof c[0] === "number" ? [Math.round(c[0] * 100) / 100, Math.round(c[1] * 100) / 100] : c.map(round));
+const feature = (kind, g) => ({ type: "Feature", properties: { kind }, geometry: { type: g.type, coordinates: round(g.coordinates) } });
+const land = topojson.merge(world, world.objects.countries.geometries);
+const borders = topojson.mesh(world, world.objects.countries, (a, b) => a !== b);
+process.stdout.write(JSON.stringify({ type: "FeatureCollection", features: [feature("land", land), feature("border", borders)] }));
