@@ -159,18 +159,32 @@ fn a_specimen_reads_like_its_label_with_its_photographs() {
 
 #[test]
 fn rich_text_is_sanitized_and_unnamed_records_say_what_they_hold() {
-    let s = Server::sample();
-    // The caterpillar's notes hold a script and an image with onerror.
-    let html = page(&s, "/api/v2/specimen-records/3/");
+    let dir = TempDir::new("prose");
+    // Species 1's photographs (its featured image among them, if it has one),
+    // with notes holding an editor's markup and an attack.
+    let snapshot = common::generated_with(&dir, 200, |c| {
+        for image in c.images.iter_mut().filter(|i| i.image_type == "insect") {
+            image.species = Some(1);
+            image.notes = r#"<p data-block-key="k1">On <i>Quercus</i>.<script>window.x=1</script><img src=x onerror="alert(1)"><a href="javascript:alert(2)">more</a></p>"#.into();
+        }
+    });
+    let s = Server::start(&snapshot, Settings::default());
     let species = page(&s, "/api/v2/species/1/");
-    assert!(species.contains(
-        "<figcaption>Monarch on milkweed<div class=\"prose\"><p>Nectaring at <i>Asclepias syriaca</i>.</p></div></figcaption>"
-    ), "{species}");
-    for body in [&html, &species] {
-        assert!(!body.contains("<script>alert") && !body.contains("onerror"));
+    assert!(
+        species.contains(r#"<div class="prose"><p>On <i>Quercus</i>.<a rel="nofollow noopener">more</a></p></div>"#),
+        "{species}"
+    );
+    for raw in ["<script>window", "onerror", "javascript:", "data-block-key"] {
+        assert!(!species.contains(raw), "{raw}");
     }
+    // The sample's species page: the editor's italics kept.
+    let sample = Server::sample();
+    let monarch = page(&sample, "/api/v2/species/1/");
+    assert!(monarch.contains(
+        "<figcaption>Monarch on milkweed<div class=\"prose\"><p>Nectaring at <i>Asclepias syriaca</i>.</p></div></figcaption>"
+    ), "{monarch}");
     // A locality without a name is named by its town, not `#2`.
-    let locality = page(&s, "/api/v2/localities/2/");
+    let locality = page(&sample, "/api/v2/localities/2/");
     assert!(locality.contains("<h1>Near Palmer</h1>"), "{locality}");
 }
 

@@ -26,7 +26,7 @@ use crate::view::name::Naming;
 use crate::view::render::MEDIA_BASE;
 use crate::view::{Value, View};
 
-use crate::model::darwin_core::plain_text;
+use crate::model::darwin_core::{is_rich_text, plain_text};
 
 /// Joins the ids and the names of several related records in one cell.
 pub const JOIN: &str = " | ";
@@ -117,7 +117,9 @@ impl Columns {
                     text.push_str(&clean(s));
                     csv::write_cell(out, true, &text);
                 }
-                Value::Str(s) if rich(s) => csv::write_cell(out, true, &clean(&plain_text(s))),
+                Value::Str(s) if is_rich_text(s) => {
+                    csv::write_cell(out, true, &clean(&plain_text(s)))
+                }
                 Value::Str(s) => csv::write_cell(out, true, clean(s).as_ref()),
             }
         }
@@ -173,18 +175,6 @@ fn related(ty: Type) -> bool {
     )
 }
 
-/// Whether a string is rich text: it holds a tag.
-fn rich(s: &str) -> bool {
-    s.match_indices('<').any(|(i, _)| {
-        let after = &s[i + 1..];
-        after
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '/')
-            && after.contains('>')
-    })
-}
-
 /// A value's text without the byte that marks where the media base goes (no
 /// value holds it; if one did, the base would go there).
 fn clean(s: &str) -> std::borrow::Cow<'_, str> {
@@ -201,19 +191,4 @@ pub fn terms_header(terms: &[(&str, &str)]) -> Vec<u8> {
     terms.iter().for_each(|(term, _)| record.cell(term));
     record.end();
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rich_text_is_what_starts_with_a_tag() {
-        assert!(rich("<p>Oak woods</p>"));
-        assert!(rich("  <p>x"));
-        assert!(rich("Oak <i>woods</i>"));
-        assert!(!rich("<5 m"));
-        assert!(!rich("a < b > c"));
-        assert!(!rich("<a"));
-    }
 }

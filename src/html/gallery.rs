@@ -10,6 +10,7 @@ use crate::model::Model;
 use crate::view::{Value, View};
 
 use super::prose::prose;
+use super::values::text;
 
 /// Where an image's files are: `media_base` and the stored path.
 fn url(media_base: &str, path: &str) -> String {
@@ -17,16 +18,24 @@ fn url(media_base: &str, path: &str) -> String {
 }
 
 /// A text field of an image (empty when it has none).
-fn text<'v>(view: &'v View, pos: u32, name: &str) -> &'v str {
-    Model::Image
-        .field_index(name)
-        .and_then(|f| view.table(Model::Image).get(pos as usize, f).as_str())
-        .unwrap_or("")
+fn image_text<'v>(view: &'v View, pos: u32, name: &str) -> &'v str {
+    text(view, Model::Image, pos, name).unwrap_or("")
 }
 
-fn int(view: &View, model: Model, pos: u32, name: &str) -> Option<i64> {
-    let f = model.field_index(name)?;
-    view.table(model).get(pos as usize, f).as_int()
+/// The images whose `field` names the record `of`, in id order.
+pub fn images_naming<'v>(
+    view: &'v View,
+    field: &str,
+    of: (Model, u32),
+) -> impl Iterator<Item = &'v u32> {
+    Model::Image
+        .field_index(field)
+        .and_then(|f| {
+            view.table(Model::Image)
+                .rows_with(f, Value::Ref(of.0, of.1))
+        })
+        .unwrap_or_default()
+        .iter()
 }
 
 /// The image's renditions, narrowest first: (URL, width, height).
@@ -44,8 +53,8 @@ fn renditions(view: &View, pos: u32, media_base: &str) -> Vec<(String, i64, i64)
                 return None;
             };
             let path = renditions.get(r as usize, file).as_str()?;
-            let w = int(view, Model::Rendition, r, "width")?;
-            let h = int(view, Model::Rendition, r, "height")?;
+            let w = view.value(Model::Rendition, r, "width").as_int()?;
+            let h = view.value(Model::Rendition, r, "height").as_int()?;
             Some((url(media_base, path), w, h))
         })
         .collect();
@@ -57,12 +66,12 @@ fn renditions(view: &View, pos: u32, media_base: &str) -> Vec<(String, i64, i64)
 /// One photograph as a figure: the rendition nearest `width` CSS pixels wide
 /// (others in `srcset`), linked to the original, with its title and notes.
 pub fn figure(view: &View, pos: u32, media_base: &str, width: u32) -> Markup {
-    let title = text(view, pos, "title");
-    let alt = match text(view, pos, "alt_text") {
+    let title = image_text(view, pos, "title");
+    let alt = match image_text(view, pos, "alt_text") {
         "" => title,
         alt => alt,
     };
-    let original = text(view, pos, "file");
+    let original = image_text(view, pos, "file");
     let sizes = renditions(view, pos, media_base);
     let fits = sizes
         .iter()
@@ -72,12 +81,14 @@ pub fn figure(view: &View, pos: u32, media_base: &str, width: u32) -> Markup {
         Some((src, w, h)) => (src.clone(), *w, *h),
         None => (
             url(media_base, original),
-            int(view, Model::Image, pos, "width").unwrap_or(0),
-            int(view, Model::Image, pos, "height").unwrap_or(0),
+            view.value(Model::Image, pos, "width").as_int().unwrap_or(0),
+            view.value(Model::Image, pos, "height")
+                .as_int()
+                .unwrap_or(0),
         ),
     };
     let srcset: Vec<String> = sizes.iter().map(|(u, w, _)| format!("{u} {w}w")).collect();
-    let notes = text(view, pos, "notes");
+    let notes = image_text(view, pos, "notes");
     html! {
         figure.photo {
             a href=(url(media_base, original)) {

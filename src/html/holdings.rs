@@ -12,6 +12,7 @@ use crate::query::holdings::Seasons;
 use crate::query::Params;
 
 use super::chart;
+use super::list::href;
 use super::map::{self, Markers, MAP_RECORDS};
 use super::Site;
 
@@ -19,11 +20,6 @@ use super::Site;
 pub struct Holdings {
     pub question: Params,
     pub seasons: Seasons,
-}
-
-/// `path?query`.
-fn href(path: &str, params: &Params) -> String {
-    format!("{path}?{}", params.to_query())
 }
 
 /// The section: counts, links, map, charts. `checklist`: whether the record

@@ -60,7 +60,7 @@ pub struct ListPage<'a> {
 }
 
 /// `path?query`, or `path` when the query is empty.
-fn href(path: &str, params: &Params) -> String {
+pub(super) fn href(path: &str, params: &Params) -> String {
     let q = params.to_query();
     match q.is_empty() {
         true => path.to_string(),

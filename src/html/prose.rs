@@ -9,6 +9,8 @@ use std::sync::OnceLock;
 use ammonia::Builder;
 use maud::{html, Markup, PreEscaped};
 
+use crate::model::darwin_core::is_rich_text;
+
 /// The tags Wagtail's rich-text editor writes.
 const TAGS: &[&str] = &[
     "p",
@@ -46,15 +48,9 @@ fn sanitizer() -> &'static Builder<'static> {
     })
 }
 
-/// Whether a text holds markup rather than plain words.
-fn is_markup(text: &str) -> bool {
-    let t = text.trim_start();
-    t.starts_with('<') && t.contains('>')
-}
-
 /// A text field as a reader sees it: rich text sanitized, plain text escaped.
 pub fn prose(text: &str) -> Markup {
-    match is_markup(text) {
+    match is_rich_text(text) {
         true => html! { div.prose { (PreEscaped(sanitizer().clean(text).to_string())) } },
         false => html! { (text) },
     }

@@ -8,15 +8,15 @@ use maud::{html, Markup};
 
 use crate::model::endpoint::API_PREFIX;
 use crate::model::{Endpoint, Model};
-use crate::view::{Value, View};
+use crate::view::{chain, View};
 
-use super::gallery::{figure, gallery};
+use super::gallery::{figure, gallery, images_naming};
 use super::holdings::{self, Holdings};
 use super::layout::{self, Loads, MAP};
 use super::map::{self, Markers};
 use super::specimen;
-use super::taxon::{self, related, text};
-use super::values::{row_fields, row_label, words};
+use super::taxon;
+use super::values::{related, row_fields, row_label, text, url, words};
 use super::Site;
 
 /// The most photographs a taxon's or a place's gallery shows.
@@ -45,39 +45,9 @@ fn kind(model: Model) -> String {
     out
 }
 
-/// The regions a place lies in, from the nearest.
-fn regions(view: &View, model: Model, pos: u32) -> Vec<(Model, u32)> {
-    let mut out = Vec::new();
-    let mut at = (model, pos);
-    loop {
-        let up = match at.0 {
-            Model::Locality => ["county", "state", "country"]
-                .iter()
-                .find_map(|k| related(view, at.0, at.1, k)),
-            Model::County => related(view, at.0, at.1, "state"),
-            Model::State => related(view, at.0, at.1, "country"),
-            _ => None,
-        };
-        match up {
-            Some(up) => {
-                out.push(up);
-                at = up;
-            }
-            None => return out,
-        }
-    }
-}
-
 /// Images whose `field` names the record: up to [`GALLERY`], those `keep` takes.
 fn images_of(view: &View, field: &str, of: (Model, u32), keep: impl Fn(u32) -> bool) -> Vec<u32> {
-    let Some(f) = Model::Image.field_index(field) else {
-        return Vec::new();
-    };
-    let rows = view
-        .table(Model::Image)
-        .rows_with(f, Value::Ref(of.0, of.1))
-        .unwrap_or_default();
-    rows.iter()
+    images_naming(view, field, of)
         .copied()
         .filter(|&p| keep(p))
         .take(GALLERY)
@@ -90,34 +60,18 @@ fn live_insect(view: &View, pos: u32) -> bool {
 }
 
 /// A taxon's photographs: its featured image, else the live-insect photographs
-/// of its species (those under it, for a genus or higher).
+/// of the species under it (down the ranks' groups, stopping at [`GALLERY`]).
 fn taxon_photos(view: &View, rank: Model, pos: u32) -> Vec<u32> {
     if let Some((_, image)) = related(view, rank, pos, "featured_image") {
         return vec![image];
     }
-    match rank {
-        Model::Species => images_of(view, "species", (rank, pos), |p| live_insect(view, p)),
-        Model::Subspecies => Vec::new(),
-        _ => {
-            let Some(kind) = Model::Image.field_index("image_type") else {
-                return Vec::new();
-            };
-            let insects = view
-                .table(Model::Image)
-                .rows_with(kind, Value::Str("insect"))
-                .unwrap_or_default();
-            insects
-                .iter()
-                .copied()
-                .filter(|&p| {
-                    related(view, Model::Image, p, "species").is_some_and(|species| {
-                        taxon::above(view, species.0, species.1).contains(&(rank, pos))
-                    })
-                })
-                .take(GALLERY)
-                .collect()
-        }
-    }
+    chain::species_under(view, rank, pos)
+        .into_iter()
+        .flat_map(|species| images_naming(view, "species", (Model::Species, species)))
+        .copied()
+        .filter(|&p| live_insect(view, p))
+        .take(GALLERY)
+        .collect()
 }
 
 /// What heads the page of a record of `model`: its heading and what comes first.
@@ -137,7 +91,7 @@ fn lead(view: &View, model: Model, pos: u32, media_base: &str) -> (Markup, Marku
             },
         ),
         Model::Country | Model::State | Model::County | Model::Locality => {
-            let within = regions(view, model, pos);
+            let within = chain::chain(view, model, pos);
             let field = match model {
                 Model::Country => "country",
                 Model::State => "state",
@@ -153,7 +107,7 @@ fn lead(view: &View, model: Model, pos: u32, media_base: &str) -> (Markup, Marku
                             "In "
                             @for (i, &(m, p)) in within.iter().enumerate() {
                                 @if i > 0 { ", " }
-                                a href=(taxon::url(view, m, p)) { (row_label(view, m, p)) }
+                                a href=(url(view, m, p)) { (row_label(view, m, p)) }
                             }
                             "."
                         }

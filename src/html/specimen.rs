@@ -6,11 +6,11 @@
 use maud::{html, Markup};
 
 use crate::model::Model;
-use crate::view::{Place, Value, View};
+use crate::view::{Place, View};
 
-use super::gallery::figure;
-use super::taxon::{self, related, text};
-use super::values::row_label;
+use super::gallery::{figure, images_naming};
+use super::taxon;
+use super::values::{related, row_label, text, url};
 
 const SPECIMEN: Model = Model::SpecimenRecord;
 
@@ -77,18 +77,14 @@ fn capitalised(word: &str) -> String {
 
 /// A person, linked to their page.
 fn person(view: &View, at: (Model, u32)) -> Markup {
-    html! { a href=(taxon::url(view, at.0, at.1)) { (row_label(view, at.0, at.1)) } }
+    html! { a href=(url(view, at.0, at.1)) { (row_label(view, at.0, at.1)) } }
 }
 
 /// The specimen's photographs: the images that record it.
 pub fn photographs(view: &View, pos: u32) -> Vec<u32> {
-    let field = Model::Image
-        .field_index("specimen_record")
-        .expect("an image records its specimen");
-    view.table(Model::Image)
-        .rows_with(field, Value::Ref(SPECIMEN, pos))
-        .map(<[u32]>::to_vec)
-        .unwrap_or_default()
+    images_naming(view, "specimen_record", (SPECIMEN, pos))
+        .copied()
+        .collect()
 }
 
 /// The top of the page: taxon, classification, the event, determination and
@@ -114,7 +110,7 @@ pub fn card(view: &View, pos: u32, media_base: &str) -> Markup {
                 Some((rank, at)) => {
                     (taxon::classification(view, &taxon::above(view, rank, at)))
                     p.identified {
-                        a href=(taxon::url(view, rank, at)) { (taxon::name(view, rank, at)) }
+                        a href=(url(view, rank, at)) { (taxon::name(view, rank, at)) }
                         @if let Some(common) = text(view, rank, at, "common_name") { " · " (common) }
                     }
                 }

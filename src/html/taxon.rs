@@ -4,36 +4,10 @@
 
 use maud::{html, Markup};
 
-use crate::model::endpoint::API_PREFIX;
 use crate::model::Model;
-use crate::view::{Value, View};
+use crate::view::{chain, View};
 
-/// A text field of a record, when it holds text.
-pub fn text<'v>(view: &'v View, model: Model, pos: u32, name: &str) -> Option<&'v str> {
-    let f = model.field_index(name)?;
-    view.table(model)
-        .get(pos as usize, f)
-        .as_str()
-        .filter(|s| !s.trim().is_empty())
-}
-
-/// The record a field of the record at `pos` relates to.
-pub fn related(view: &View, model: Model, pos: u32, name: &str) -> Option<(Model, u32)> {
-    let f = model.field_index(name)?;
-    match view.table(model).get(pos as usize, f) {
-        Value::Ref(m, p) => Some((m, p)),
-        _ => None,
-    }
-}
-
-/// A record's page.
-pub fn url(view: &View, model: Model, pos: u32) -> String {
-    format!(
-        "{API_PREFIX}{}/{}/",
-        model.path(),
-        view.table(model).id(pos)
-    )
-}
+use super::values::{text, url};
 
 /// Whether names of this rank are written in italics.
 fn italic(rank: Model) -> bool {
@@ -64,19 +38,9 @@ pub fn name(view: &View, rank: Model, pos: u32) -> Markup {
 
 /// The taxa above this one, from the order down (not this one).
 pub fn above(view: &View, rank: Model, pos: u32) -> Vec<(Model, u32)> {
-    let mut out = Vec::new();
-    let mut at = (rank, pos);
-    while let Some((key, _)) = at.0.parent() {
-        match related(view, at.0, at.1, key) {
-            Some(up) => {
-                out.push(up);
-                at = up;
-            }
-            None => break,
-        }
-    }
-    out.reverse();
-    out
+    let mut up = chain::chain(view, rank, pos);
+    up.reverse();
+    up
 }
 
 /// The classification above a taxon as a trail of links, each with its rank.

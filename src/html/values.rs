@@ -15,6 +15,30 @@ use crate::model::{Model, Type};
 use crate::view::name::name_of;
 use crate::view::{Value, View};
 
+/// A text field of a record, when it holds text.
+pub fn text<'v>(view: &'v View, model: Model, pos: u32, name: &str) -> Option<&'v str> {
+    view.value(model, pos, name)
+        .as_str()
+        .filter(|s| !s.trim().is_empty())
+}
+
+/// The record a field of the record at `pos` relates to.
+pub fn related(view: &View, model: Model, pos: u32, name: &str) -> Option<(Model, u32)> {
+    match view.value(model, pos, name) {
+        Value::Ref(m, p) => Some((m, p)),
+        _ => None,
+    }
+}
+
+/// A record's page.
+pub fn url(view: &View, model: Model, pos: u32) -> String {
+    format!(
+        "{API_PREFIX}{}/{}/",
+        model.path(),
+        view.table(model).id(pos)
+    )
+}
+
 /// What names the record at `pos` of `model`: its first naming field that holds
 /// text, else its id.
 pub fn row_label(view: &View, model: Model, pos: u32) -> Cow<'_, str> {
@@ -24,20 +48,14 @@ pub fn row_label(view: &View, model: Model, pos: u32) -> Cow<'_, str> {
 /// What names a record without a name: what it holds (a locality's town, a GPS
 /// point's coordinates), else its kind and id.
 fn unnamed(view: &View, model: Model, pos: u32) -> String {
-    let table = view.table(model);
-    let text = |name: &str| {
-        model
-            .field_index(name)
-            .and_then(|f| table.get(pos as usize, f).as_str())
-            .filter(|s| !s.trim().is_empty())
-    };
+    let text = |name: &str| text(view, model, pos, name);
     match (model, text("town"), text("latitude"), text("longitude")) {
         (Model::Locality, Some(town), _, _) => match text("range") {
             Some(range) => format!("{range} of {town}"),
             None => format!("Near {town}"),
         },
         (Model::Gps, _, Some(lat), Some(lng)) => format!("{lat}, {lng}"),
-        _ => format!("{} {}", model.class_name(), table.id(pos)),
+        _ => format!("{} {}", model.class_name(), view.table(model).id(pos)),
     }
 }
 

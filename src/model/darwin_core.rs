@@ -80,6 +80,20 @@ const BLOCK_TAGS: &[&str] = &[
     "ul",
 ];
 
+/// Whether a string is rich text: it holds a tag (`<` then a letter or `/`,
+/// and a `>` after it). The CSV downloads write such text plain, the pages
+/// through their sanitizer.
+pub fn is_rich_text(s: &str) -> bool {
+    s.match_indices('<').any(|(i, _)| {
+        let after = &s[i + 1..];
+        after
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '/')
+            && after.contains('>')
+    })
+}
+
 /// Rich text as plain text: tags removed, character references decoded, runs of
 /// whitespace made one space.
 pub fn plain_text(html: &str) -> String {
@@ -125,6 +139,16 @@ pub fn plain_text(html: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rich_text_is_what_starts_with_a_tag() {
+        assert!(is_rich_text("<p>Oak woods</p>"));
+        assert!(is_rich_text("  <p>x"));
+        assert!(is_rich_text("Oak <i>woods</i>"));
+        assert!(!is_rich_text("<5 m"));
+        assert!(!is_rich_text("a < b > c"));
+        assert!(!is_rich_text("<a"));
+    }
 
     #[test]
     fn rich_text_becomes_plain() {

@@ -5,7 +5,7 @@
 
 use crate::model::vocabulary::MONTHS;
 use crate::model::{Endpoint, Model};
-use crate::view::{OwnedValue, Value, View};
+use crate::view::{chain, OwnedValue, View};
 
 use super::facets::MAX_SIZE;
 use super::{ApiError, Limits, Params, Plan};
@@ -31,23 +31,6 @@ pub fn asks_for(model: Model) -> bool {
     FILTERS.iter().any(|(m, _)| *m == model)
 }
 
-/// The record above the one at `pos` that a question names too: its parent
-/// rank, or the region a place lies in (the nearest one it records).
-fn above(view: &View, model: Model, pos: u32) -> Option<(Model, u32)> {
-    let table = view.table(model);
-    let parents: Vec<&str> = match model {
-        Model::Locality => vec!["county", "state", "country"],
-        _ => model.parent().map(|(key, _)| key).into_iter().collect(),
-    };
-    parents.iter().find_map(|name| {
-        let field = model.field_index(name)?;
-        match table.get(pos as usize, field) {
-            Value::Ref(m, p) => Some((m, p)),
-            _ => None,
-        }
-    })
-}
-
 /// The specimen question that asks for the record at `pos`: its own name and
 /// each name above it, from the top (`order=Lepidoptera&family=Nymphalidae`).
 /// `None` when the record itself has no name to ask by (a locality known only
@@ -57,16 +40,16 @@ pub fn question(view: &View, model: Model, pos: u32) -> Option<Params> {
     let mut at = Some((model, pos));
     while let Some((m, p)) = at {
         let filter = FILTERS.iter().find(|(fm, _)| *fm == m)?.1;
-        let name = m
-            .field_index("name")
-            .and_then(|f| view.table(m).get(p as usize, f).as_str())
+        let name = view
+            .value(m, p, "name")
+            .as_str()
             .filter(|s| !s.trim().is_empty());
         match name {
             Some(name) => chain.push((filter.to_string(), name.to_string())),
             None if m == model => return None,
             None => {}
         }
-        at = above(view, m, p);
+        at = chain::above(view, m, p);
     }
     chain.reverse();
     Some(Params(chain))

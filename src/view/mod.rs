@@ -19,6 +19,7 @@ use crate::model::validate;
 use crate::model::{Endpoint, Model};
 use crate::snapshot::{self, Header, SnapshotError};
 
+pub mod chain;
 pub mod column;
 pub mod identified;
 pub mod image_api;
@@ -138,6 +139,15 @@ impl View {
 
     pub fn table(&self, model: Model) -> &Table {
         &self.tables[model.index()]
+    }
+
+    /// The value of the field `name` of the record at `pos` of `model` (null
+    /// where the model has no such field).
+    pub fn value(&self, model: Model, pos: u32, name: &str) -> Value<'_> {
+        match model.field_index(name) {
+            Some(f) => self.table(model).get(pos as usize, f),
+            None => Value::Null,
+        }
     }
 
     /// The specimens' Darwin Core values as columns (built on first use).
