@@ -1,7 +1,7 @@
 //! `catalogue build`: every validation rule has a fixture that fails it, and a failed
 //! build writes nothing.
 
-mod common;
+use crate::common;
 
 use common::{catalogue, TempDir};
 use serde_json::{json, Value};

@@ -5,7 +5,7 @@
 //! Tables come from our own DDL (`tests/database/*.sql`, the engines' column orders
 //! differ) and the rows from the bundled sample fixture.
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

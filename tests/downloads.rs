@@ -3,7 +3,7 @@
 //! Darwin Core columns, the archive of a question, and the species checklists,
 //! whose counts must agree with the facets of the same question.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

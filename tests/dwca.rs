@@ -1,7 +1,7 @@
 //! The Darwin Core Archive: served at `/dwca.zip` and written by `catalogue export
 //! dwca` alike, one row per specimen, values that cannot break rows.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 

@@ -1,6 +1,6 @@
 //! Every endpoint's shape on the bundled sample, asserted on real responses.
 
-mod common;
+use crate::common;
 
 use common::{ids, Server};
 

@@ -1,6 +1,6 @@
 //! Specimen filters and exact field filters, on the bundled sample.
 
-mod common;
+use crate::common;
 
 use common::{ids, Server};
 

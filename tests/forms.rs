@@ -2,7 +2,7 @@
 //! forms answered it: each request here must give exactly the records of its plain
 //! equivalent (and a non-empty answer, so the comparison means something).
 
-mod common;
+use crate::common;
 
 use common::{Server, TempDir};
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //!
 //! `PROPTEST_CASES=200000 cargo test --release --test fuzz_query` runs more.
 
-mod common;
+use crate::common;
 
 use std::sync::OnceLock;
 

@@ -2,7 +2,7 @@
 //! scan of every occurrence computed here (ranges, OR, polygons, facets, paging,
 //! sort), and the HTTP answers on the bundled sample, exactly.
 
-mod common;
+use crate::common;
 
 use catalogue::model::Model;
 use catalogue::query::gbif::{answer, Codes, Search};

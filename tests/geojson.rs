@@ -2,7 +2,7 @@
 //! records have no coordinates: every feature must be the JSON list's item with the
 //! point its record's coordinates give, in the JSON list's order.
 
-mod common;
+use crate::common;
 
 use catalogue::serve::Settings;
 use common::{Server, TempDir};

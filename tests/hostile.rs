@@ -2,7 +2,7 @@
 //! panics, nothing reaches the routes that cannot be routed, and the server goes
 //! on serving.
 
-mod common;
+use crate::common;
 
 use common::{request, Server};
 use serde_json::json;

@@ -1,6 +1,6 @@
 //! HTTP behaviour: caching, compression, methods, CORS, limits, operations, shutdown.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

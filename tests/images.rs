@@ -3,7 +3,7 @@
 //! `/api/v2/images/`; and the typed image lists of before, answered from the one
 //! image model exactly as they were from the typed tables.
 
-mod common;
+use crate::common;
 
 use catalogue::serve::Settings;
 use common::{Server, TempDir};

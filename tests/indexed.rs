@@ -2,7 +2,7 @@
 //! grouped and others are not: every answer must equal the one computed here from
 //! the full rendered list.
 
-mod common;
+use crate::common;
 
 use catalogue::model::{Endpoint, Model};
 use catalogue::query::{self, Limits, Params, Plan};

@@ -2,7 +2,7 @@
 //! CSV's lines for a question, the overflow report, the preview, the bound on a
 //! sheet's size, and the form and its links as a person uses them.
 
-mod common;
+use crate::common;
 
 use catalogue::labels::Template;
 use catalogue::serve::Settings;

@@ -2,9 +2,7 @@
 //! service served them: exact items, media URLs from the request's host (or
 //! `--media-url`), and everything the other lists do.
 
-#![recursion_limit = "256"]
-
-mod common;
+use crate::common;
 
 use common::{sample_snapshot, Server};
 use serde_json::{json, Value};

@@ -2,7 +2,7 @@
 //! (`Collection::read`), the API's field tables and row building. These tests fail
 //! when they disagree; the database's columns are derived from the first.
 
-mod common;
+use crate::common;
 
 use catalogue::model::records::{stored_fields, Kind};
 use catalogue::model::{Model, Type};

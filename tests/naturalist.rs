@@ -3,7 +3,7 @@
 //! `year` facets of the same question), rich text through the sanitizer, the
 //! specimen table's columns, and media files from `--media-dir`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

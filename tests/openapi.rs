@@ -2,7 +2,7 @@
 //! server gives validates against it, and every item has exactly the keys its
 //! schema describes (no more, no fewer).
 
-mod common;
+use crate::common;
 
 use catalogue::model::Endpoint;
 use catalogue::serve::Settings;

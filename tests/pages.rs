@@ -1,7 +1,7 @@
 //! The pages for people: which requests get them (and which keep getting the exact
 //! JSON they got), their headers, links and escaping, and the files they load.
 
-mod common;
+use crate::common;
 
 use common::{sample_fixture, Reply, Server, TempDir};
 

@@ -1,6 +1,6 @@
 //! Paging and the errors every list gives for bad parameters.
 
-mod common;
+use crate::common;
 
 use catalogue::query::Limits;
 use catalogue::serve::Settings;

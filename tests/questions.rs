@@ -1,6 +1,6 @@
 //! Search, sort, fields and single records, alone and together.
 
-mod common;
+use crate::common;
 
 use common::Server;
 use serde_json::json;

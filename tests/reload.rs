@@ -1,7 +1,7 @@
 //! Hot reload under load: renames, junk and slow in-place writes while keep-alive
 //! clients keep asking; every request must succeed and junk is never served.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::Path;

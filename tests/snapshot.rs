@@ -1,6 +1,6 @@
 //! The bundled sample and the snapshot file: they agree, and bad files are refused.
 
-mod common;
+use crate::common;
 
 use common::{catalogue, sample_fixture, sample_snapshot, TempDir};
 

@@ -1,7 +1,7 @@
 //! `catalogue serve` before it serves: the address is taken first, a missing
 //! snapshot is said once with what to do, boolean variables take what people write.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

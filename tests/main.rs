@@ -1,0 +1,36 @@
+//! The integration tests, as one crate: each file of `tests/` is a module of it,
+//! so the library and its dependencies are linked into one test binary, not one
+//! per file (25 links of a ~235 MB debug binary each, before).
+//! `cargo test` runs them all; `cargo test --test integration reload::` one file.
+
+// `serde_json::json!` with the larger items of the media tests.
+#![recursion_limit = "256"]
+
+mod build;
+mod common;
+mod database;
+mod docs;
+mod downloads;
+mod dwca;
+mod endpoints;
+mod filters;
+mod forms;
+mod fuzz_query;
+mod gbif;
+mod geojson;
+mod hostile;
+mod http;
+mod images;
+mod indexed;
+mod labels;
+mod layers;
+mod media;
+mod model;
+mod naturalist;
+mod openapi;
+mod pages;
+mod paging;
+mod questions;
+mod reload;
+mod snapshot;
+mod startup;
