@@ -4,6 +4,9 @@
 #   free_port:  a free loopback port
 #   ms START:   milliseconds since START (from `date +%s%N`)
 #   generated_snapshot N PATH: a generated collection's snapshot
+#   wait_idle PID: returns once the process has used under 2% of a core for
+#               two seconds (a server's background preparation and compression
+#               done), so a measurement does not measure them too
 bin=${CATALOGUE_BIN:-}
 if [ -z "$bin" ]; then
   cargo build --release -q
@@ -16,4 +19,15 @@ generated_snapshot() {
   "$bin" generate --specimens "$1" --seed 1 -o "$2.json" > /dev/null
   "$bin" build "$2.json" -o "$2" > /dev/null
   rm "$2.json"
+}
+# CPU ticks (user + system) a process has used.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+wait_idle() {
+  local before after
+  before=$(cpu_ticks "$1")
+  while sleep 2; do
+    after=$(cpu_ticks "$1")
+    [ $(( after - before )) -le 4 ] && return 0
+    before=$after
+  done
 }

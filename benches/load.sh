@@ -2,12 +2,14 @@
 # The served speed against nginx serving the very same bytes as static files.
 #
 #   usage: benches/load.sh [SPECIMENS] [questions|html]     (default 100000)
-#   env:   ROUNDS (3), DURATION (5s), CONNECTIONS (32), THREADS (2), KINDS (of questions),
+#   env:   ROUNDS (5), DURATION (5s), CONNECTIONS (32), THREADS (2), KINDS (of questions),
+#          OFFSET (of the deep page: SPECIMENS / 2),
 #          CATALOGUE_BIN (a catalogue binary to measure instead of building this tree's)
 #
 # Builds the release binary, generates and builds a collection, starts the server,
-# saves three answers as files for nginx, then runs wrk against each URL, server and
-# nginx alternating, ROUNDS times. Prints requests/s per round, the median of each
+# saves three answers as files for nginx, waits until the server is idle (its
+# background preparation and compression done), then runs wrk against each URL,
+# server and nginx alternating, ROUNDS times. Prints requests/s per round, the median of each
 # side and the ratio server / nginx; also build time, time to first answer, RSS.
 #
 # With `questions`: no nginx; instead the cold questions, each kind drawn from 600
@@ -23,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-100000}
 mode=${2:-pages}
-rounds=${ROUNDS:-3}
+rounds=${ROUNDS:-5}
 duration=${DURATION:-5s}
 connections=${CONNECTIONS:-32}
 threads=${THREADS:-2}
@@ -93,7 +95,7 @@ if [ "$mode" = questions ]; then
   exit 0
 fi
 
-deep=$(( n * 9 / 10 ))
+deep=${OFFSET:-$(( n / 2 ))}
 if [ "$mode" = html ]; then
   # Steady state: after the background preparation of sort orders and words.
   until grep -q 'sort orders and search words built' "$work/server.log"; do sleep 0.5; done
@@ -158,8 +160,9 @@ EOF
 nginx_pid=$!
 until curl -sf -o /dev/null "http://127.0.0.1:$nginx_port/orders.json"; do sleep 0.05; done
 
+wait_idle "$server"
 echo
-echo "wrk -t$threads -c$connections -d$duration, $rounds rounds alternating, requests/s"
+echo "wrk -t$threads -c$connections -d$duration, $rounds rounds alternating, server idle, requests/s"
 printf '%-9s %-14s %-26s %-26s %8s %8s %6s\n' what bytes server nginx server nginx ratio
 for i in "${!names[@]}"; do
   ours=(); theirs=()

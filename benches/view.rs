@@ -21,7 +21,8 @@ fn snapshot(specimens: usize) -> PathBuf {
         let file = std::fs::File::create(&json).unwrap();
         catalogue::ingest::synthetic::write(std::io::BufWriter::new(file), specimens, 1).unwrap();
         let checked = catalogue::ingest::from_fixtures(&[json]);
-        catalogue::ingest::write_snapshot(&checked, &bin).unwrap();
+        catalogue::ingest::write_snapshot(&checked, &bin, catalogue::view::prepared::encode)
+            .unwrap();
     }
     bin
 }

@@ -154,7 +154,8 @@ fn tabs_and_newlines_in_values_do_not_break_rows() {
     std::fs::write(&path, objects.to_string()).unwrap();
     let snapshot = dir.path("breaks.bin");
     let checked = catalogue::ingest::from_fixtures(&[path]);
-    catalogue::ingest::write_snapshot(&checked, &snapshot).unwrap();
+    catalogue::ingest::write_snapshot(&checked, &snapshot, catalogue::view::prepared::encode)
+        .unwrap();
     let view = catalogue::view::View::load(&snapshot).unwrap();
     let bytes = catalogue::export::dwca::archive(
         &view,

@@ -20,7 +20,7 @@ fn page(view: &View, endpoint: Endpoint, q: &str) -> query::Page {
 fn items(view: &View, endpoint: Endpoint, q: &str) -> (usize, Vec<Value>) {
     let page = page(view, endpoint, q);
     // Media URLs carry a marker where the server puts their base: left out here.
-    let mut json = [b"[", &page.items[..], b"]"].concat();
+    let mut json = [b"[", &page.items.parts().concat()[..], b"]"].concat();
     json.retain(|&b| b != catalogue::view::render::MEDIA_BASE);
     let items: Vec<Value> = serde_json::from_slice(&json).unwrap();
     (page.total, items)

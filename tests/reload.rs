@@ -13,12 +13,20 @@ use catalogue::serve::reload::Reloader;
 use catalogue::serve::Settings;
 use common::{sample_snapshot, Client, Server, TempDir};
 
+/// A snapshot file's bytes, with its prepared tables, as `build` writes them.
+fn snapshot_bytes(collection: &catalogue::model::records::Collection, created: i64) -> Vec<u8> {
+    let prepared = catalogue::view::prepared::encode(collection);
+    catalogue::snapshot::encode(collection, created, &prepared)
+        .unwrap()
+        .1
+}
+
 /// The sample with its last `drop` specimens removed, as snapshot bytes.
 fn variant(drop: usize) -> Vec<u8> {
     let (_, mut collection) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
     let n = collection.specimen_records.len();
     collection.specimen_records.truncate(n - drop);
-    catalogue::snapshot::encode(&collection, 0).unwrap().1
+    snapshot_bytes(&collection, 0)
 }
 
 fn served_count(server: &Server) -> u64 {
@@ -319,11 +327,7 @@ fn a_file_holding_the_served_collection_builds_nothing() {
     // The same collection built again: another creation time in the header,
     // the same checksum.
     let (_, collection) = catalogue::snapshot::read(&path).unwrap();
-    rename_over(
-        &dir,
-        &path,
-        &catalogue::snapshot::encode(&collection, 7).unwrap().1,
-    );
+    rename_over(&dir, &path, &snapshot_bytes(&collection, 7));
     reloader.force();
     counted_within(&server, unchanged, 2, Duration::from_secs(10));
     assert_eq!(server.metric("catalogue_reloads_total"), 0);
@@ -372,11 +376,7 @@ fn a_slow_reader_neither_delays_a_swap_nor_keeps_the_old_view() {
     let (_, mut collection) = catalogue::snapshot::read(&generated).unwrap();
     collection.countries[0].name.push_str(" (renamed)");
     let swapped = Instant::now();
-    rename_over(
-        &dir,
-        &path,
-        &catalogue::snapshot::encode(&collection, 0).unwrap().1,
-    );
+    rename_over(&dir, &path, &snapshot_bytes(&collection, 0));
     reloader.force();
     while checksum(&server) == before {
         assert!(

@@ -13,7 +13,8 @@ fn the_bundled_snapshot_is_built_from_the_bundled_fixture() {
     let warned: Vec<&str> = checked.warnings.iter().map(|w| w.place.as_str()).collect();
     assert_eq!(warned, ["images.customimage pk=2 thumbnail"]);
     let (header, collection) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
-    let (fresh, _) = catalogue::snapshot::encode(&checked.collection, 0).unwrap();
+    let prepared = catalogue::view::prepared::encode(&checked.collection);
+    let (fresh, _) = catalogue::snapshot::encode(&checked.collection, 0, &prepared).unwrap();
     assert!(
         header.checksum == fresh.checksum && collection == checked.collection,
         "snapshot/collection.bin is stale: rebuild it with \
@@ -27,7 +28,7 @@ fn inspect_prints_version_checksum_and_counts() {
     assert!(o.status.success());
     let out = String::from_utf8(o.stdout).unwrap();
     let (header, _) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
-    assert!(out.contains("format version: 3\n"), "{out}");
+    assert!(out.contains("format version: 4\n"), "{out}");
     assert!(
         out.contains(&format!("checksum: {}\n", header.checksum_hex())),
         "{out}"
@@ -82,7 +83,7 @@ fn truncated_altered_and_foreign_files_are_refused() {
     future[8..12].copy_from_slice(&7u32.to_le_bytes());
     serve_refuses(
         &future,
-        "is snapshot format version 7, this catalogue reads version 3",
+        "is snapshot format version 7, this catalogue reads versions 3 to 4",
     );
 }
 
@@ -107,7 +108,29 @@ fn a_snapshot_with_invalid_records_is_refused() {
     collection.states[0].country = 99;
     let dir = TempDir::new("invalid");
     let path = dir.path("invalid.bin");
-    catalogue::snapshot::write(&path, &collection, 0).unwrap();
+    // Records alone: the view is built from them, and they are checked.
+    catalogue::snapshot::write(&path, &collection, 0, &[]).unwrap();
+    let err = refusal(&path);
+    assert!(
+        err.contains("fail validation") && err.contains("geography.state pk=1 country"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_snapshot_whose_prepared_tables_do_not_decode_is_refused() {
+    let collection = catalogue::snapshot::read(&sample_snapshot()).unwrap().1;
+    let mut prepared = catalogue::view::prepared::encode(&collection);
+    prepared.truncate(prepared.len() / 2);
+    let dir = TempDir::new("undecodable");
+    let path = dir.path("undecodable.bin");
+    catalogue::snapshot::write(&path, &collection, 0, &prepared).unwrap();
+    let err = refusal(&path);
+    assert!(err.contains("has a payload that does not decode"), "{err}");
+}
+
+/// What `serve` says on its way out when it refuses the snapshot at `path`.
+fn refusal(path: &std::path::Path) -> String {
     let o = catalogue(&[
         "serve",
         "--snapshot",
@@ -116,9 +139,5 @@ fn a_snapshot_with_invalid_records_is_refused() {
         "127.0.0.1:0",
     ]);
     assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("fail validation") && err.contains("geography.state pk=1 country"),
-        "{err}"
-    );
+    String::from_utf8_lossy(&o.stderr).into_owned()
 }

@@ -11,7 +11,7 @@ use crate::ingest::database_url::Source;
 use crate::ingest::{self, database, publisher, synthetic, BuildError};
 use crate::model::Model;
 use crate::snapshot;
-use crate::view::View;
+use crate::view::{prepared, View};
 
 use super::args::{BuildArgs, DatasetArgs, SyncArgs};
 use super::serving::shutdown_signal;
@@ -104,7 +104,7 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::FAILURE);
     }
-    match ingest::write_snapshot(&checked, &args.output) {
+    match ingest::write_snapshot(&checked, &args.output, prepared::encode) {
         Ok(header) => {
             for (model, n) in checked.collection.counts() {
                 println!("{:>9} {}", n, model.label());
@@ -150,7 +150,9 @@ pub(super) fn generate(
 }
 
 pub(super) fn inspect(path: &std::path::Path) -> anyhow::Result<ExitCode> {
-    let (header, collection) = snapshot::read(path)?;
+    let (header, bytes) = snapshot::read_bytes(path)?;
+    let (_, collection) = snapshot::decode(path, &bytes)?;
+    let prepared = snapshot::sections(path, &header, &bytes)?.prepared;
     let created = chrono::DateTime::from_timestamp_micros(header.created_at)
         .map(|t| t.to_rfc3339())
         .unwrap_or_else(|| header.created_at.to_string());
@@ -158,6 +160,8 @@ pub(super) fn inspect(path: &std::path::Path) -> anyhow::Result<ExitCode> {
     println!("created at: {created}");
     println!("payload bytes: {}", header.payload_len);
     println!("checksum: {}", header.checksum_hex());
+    // Without them (format version 3) a server builds its view from the records.
+    println!("prepared tables bytes: {}", prepared.map_or(0, <[u8]>::len));
     for model in Model::ALL {
         println!("{}: {}", model.label(), collection.count(model));
     }
@@ -251,7 +255,8 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         full_every = ?args.full_every,
         "syncing"
     );
-    let publisher = publisher::Publisher::new(source, &args.snapshot, args.full_every);
+    let publisher =
+        publisher::Publisher::new(source, &args.snapshot, args.full_every, prepared::encode);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(publisher::run(publisher, args.every, shutdown_signal()));
     Ok(ExitCode::SUCCESS)

@@ -25,6 +25,7 @@ pub(super) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         snapshot = %args.snapshot.display(),
         checksum = %view.header.checksum_hex(),
         build_ms = view.build_time.as_millis() as u64,
+        phases = %view.phases,
         rendered_bytes = view.rendered_bytes(),
         counts = %view.describe_counts(),
         "view loaded"

@@ -89,11 +89,17 @@ pub fn check(
     }
 }
 
-/// Writes the snapshot of a checked collection, or nothing when it has errors.
-pub fn write_snapshot(checked: &Checked, out: &Path) -> Result<Header, BuildError> {
+/// Writes the snapshot of a checked collection with the tables `prepare` makes
+/// of it, or nothing when it has errors.
+pub fn write_snapshot(
+    checked: &Checked,
+    out: &Path,
+    prepare: snapshot::Prepare,
+) -> Result<Header, BuildError> {
     if !checked.errors.is_empty() {
         return Err(BuildError::Invalid(checked.errors.clone()));
     }
     let now = chrono::Utc::now().timestamp_micros();
-    Ok(snapshot::write(out, &checked.collection, now)?)
+    let prepared = prepare(&checked.collection);
+    Ok(snapshot::write(out, &checked.collection, now, &prepared)?)
 }

@@ -115,12 +115,19 @@ pub struct Publisher {
     /// The marker read just before the last full read, and when that read was.
     read_at: Option<(database::Marker, Instant)>,
     full_every: Duration,
+    prepare: snapshot::Prepare,
 }
 
 impl Publisher {
     /// Starts from the snapshot already at `path`, if it reads; reads the whole
-    /// collection at least every `full_every`.
-    pub fn new(source: Source, path: &Path, full_every: Duration) -> Publisher {
+    /// collection at least every `full_every`; writes snapshots with the tables
+    /// `prepare` makes.
+    pub fn new(
+        source: Source,
+        path: &Path,
+        full_every: Duration,
+        prepare: snapshot::Prepare,
+    ) -> Publisher {
         let (checksum, digest) = match snapshot::read(path) {
             Ok((header, collection)) => (Some(header.checksum), Digest::of(&collection)),
             Err(_) => (None, Digest::default()),
@@ -132,6 +139,7 @@ impl Publisher {
             digest,
             read_at: None,
             full_every,
+            prepare,
         }
     }
 
@@ -157,7 +165,8 @@ impl Publisher {
             );
         }
         let now = chrono::Utc::now().timestamp_micros();
-        let (header, bytes) = snapshot::encode(&checked.collection, now)?;
+        let prepared = (self.prepare)(&checked.collection);
+        let (header, bytes) = snapshot::encode(&checked.collection, now, &prepared)?;
         if Some(header.checksum) == self.checksum && self.path.exists() {
             self.read_at = Some((marker, read_at));
             return Ok(Tick::Unchanged);

@@ -185,7 +185,7 @@ impl ImagesPlan {
                 }
                 view.images.write(&mut out, table, pos, self.fields);
             }
-            (total, Bytes::from(out))
+            (total, Bytes::from(out).into())
         };
         Page {
             total,

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use crate::encoding::json::write_int;
 use crate::model::policy::DarwinCore;
 use crate::model::{Endpoint, Filters, Model, Shape, Side};
-use crate::view::{render, Projection, View};
+use crate::view::{render, Projection, Run, View};
 
 use super::cost::Cost;
 use super::error::ApiError;
@@ -99,7 +99,7 @@ pub enum Columns {
 #[derive(Debug)]
 pub struct Page {
     pub total: usize,
-    pub items: Bytes,
+    pub items: Run,
     /// The page is the whole unfiltered list, so its body is the same for every
     /// request that gets it (and can be compressed once).
     pub whole: bool,
@@ -228,7 +228,7 @@ impl Selected {
     pub fn into_page(self, view: &View) -> Page {
         Page {
             total: self.total,
-            items: self.write(view, 0..self.page.len()),
+            items: self.write(view, 0..self.page.len()).into(),
             whole: false,
             meta: self.meta,
             format: self.plan.format,
@@ -431,7 +431,7 @@ impl Plan {
         } = self.select(view);
         Page {
             total,
-            items: self.write_items(view, &page),
+            items: self.write_items(view, &page).into(),
             whole: false,
             meta,
             format: self.format,

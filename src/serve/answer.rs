@@ -24,8 +24,11 @@ use super::work::Work;
 pub const HTML: &str = "text/html; charset=utf-8";
 
 /// Bodies smaller than this are copied into one buffer; larger ones are sent as
-/// head, shared slice, tail.
-const COPY_BELOW: usize = 64 * 1024;
+/// head, shared slices, tail, in one vectored write. (At 64 KiB a 20-item
+/// specimen page, 63 KB, was copied: a tenth of the server's time under load.
+/// Sent as slices, the kernel's copy into the socket takes that time instead,
+/// and the page's rate did not change.)
+const COPY_BELOW: usize = 8 * 1024;
 
 /// Items a streamed answer writes at a time (about 200 KB of specimens).
 const STREAM_CHUNK_ITEMS: usize = 64;
@@ -296,12 +299,20 @@ impl Answer {
     /// [`Answer::page`] for a list that is not one of the endpoints' (Wagtail's images).
     pub fn items(page: Page) -> Answer {
         let (mut head, tail, kind) = frame(page.format, page.total, &page.meta);
-        let parts = if head.len() + page.items.len() + tail.len() < COPY_BELOW {
-            head.extend_from_slice(&page.items);
+        let len = head.len() + page.items.len() + tail.len();
+        let parts = if len < COPY_BELOW {
+            head.reserve_exact(len - head.len());
+            page.items
+                .parts()
+                .iter()
+                .for_each(|p| head.extend_from_slice(p));
             head.extend_from_slice(tail);
             vec![Bytes::from(head)]
         } else {
-            vec![Bytes::from(head), page.items, Bytes::from_static(tail)]
+            let mut parts = vec![Bytes::from(head)];
+            parts.extend(page.items.into_parts());
+            parts.push(Bytes::from_static(tail));
+            parts
         };
         let a = Answer::new(200, kind, Body::Parts(parts), Caching::Collection);
         // A shuffled page is another body each time: no tag can name it.

@@ -168,7 +168,7 @@ pub fn reload(state: &State, path: &Path) -> Result<(), LoadError> {
         tracing::info!(checksum = %view.header.checksum_hex(), "snapshot unchanged, view kept");
         return Ok(());
     }
-    let (checksum, build) = (view.header.checksum_hex(), view.build_time);
+    let (checksum, build, phases) = (view.header.checksum_hex(), view.build_time, view.phases);
     let counts = view.describe_counts();
     let old = state.swap(view);
     state.metrics.reloads.fetch_add(1, Ordering::Relaxed);
@@ -180,6 +180,7 @@ pub fn reload(state: &State, path: &Path) -> Result<(), LoadError> {
         old_checksum = %old.view.header.checksum_hex(),
         new_checksum = %checksum,
         build_ms = build.as_millis() as u64,
+        phases = %phases,
         counts = %counts,
         "view swapped"
     );

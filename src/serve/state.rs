@@ -128,7 +128,10 @@ impl Served {
             if !(min..max).contains(&len) {
                 continue;
             }
-            self.compressed[i].fill(&[&head[..], &items[..], envelope::TAIL]);
+            let mut parts: Vec<&[u8]> = vec![&head[..]];
+            parts.extend(items.parts().iter().map(|p| &p[..]));
+            parts.push(envelope::TAIL);
+            self.compressed[i].fill(&parts);
         }
     }
 }

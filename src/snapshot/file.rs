@@ -1,4 +1,5 @@
-//! The snapshot file: a fixed header, then the encoded collection.
+//! The snapshot file: a fixed header, then the encoded collection and the
+//! view's tables.
 //!
 //! ```text
 //! offset  size  field
@@ -7,8 +8,17 @@
 //!     12     8  created at, microseconds since the Unix epoch (i64 LE)
 //!     20     8  payload length in bytes (u64 LE)
 //!     28    32  SHA-256 of the payload
-//!     60     -  payload: the `Collection`, bincode-encoded
+//!     60     -  payload:
+//!                 8  length R of the records (u64 LE)
+//!                 R  the `Collection`, bincode-encoded
+//!                 -  the prepared tables, bincode-encoded (may be empty)
 //! ```
+//!
+//! The records are what `inspect`, `sync` and the tests read; the prepared tables
+//! (`view::prepared`) are what the server loads: columns as the view holds them,
+//! so loading is a few large reads rather than a million records taken apart.
+//! Version 3 held the records alone; it is still read, and its view is built from
+//! the records (the slower path: several seconds at a million specimens).
 //!
 //! The checksum covers the payload only, so the same collection built twice (or from
 //! another source) has the same checksum; the creation time lives in the header.
@@ -22,7 +32,9 @@ use super::codec;
 use crate::model::records::Collection;
 
 pub const MAGIC: &[u8; 8] = b"CATSNAP\0";
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
+/// The oldest format read: its payload is the records alone.
+pub const OLDEST_READ: u32 = 3;
 pub const HEADER_LEN: usize = 60;
 
 /// What the header says about a snapshot.
@@ -59,7 +71,7 @@ pub enum SnapshotError {
         "{path} is not a catalogue snapshot (no CATSNAP header); build one with `catalogue build`"
     )]
     Foreign { path: PathBuf },
-    #[error("{path} is snapshot format version {found}, this catalogue reads version {FORMAT_VERSION}; rebuild it with this version's `catalogue build`")]
+    #[error("{path} is snapshot format version {found}, this catalogue reads versions {OLDEST_READ} to {FORMAT_VERSION}; rebuild it with this version's `catalogue build`")]
     Version { path: PathBuf, found: u32 },
     #[error("{path} is truncated or has trailing bytes: the header announces a {expected}-byte payload, the file holds {found}")]
     Length {
@@ -77,12 +89,31 @@ pub enum SnapshotError {
     NotAFile { path: PathBuf, kind: &'static str },
 }
 
-/// Encodes a collection into a complete snapshot file image.
+/// Makes a snapshot's prepared tables from its collection: `view::prepared::encode`,
+/// passed down by the command line (the view is a layer above the writers).
+pub type Prepare = fn(&Collection) -> Vec<u8>;
+
+/// A payload's two parts.
+#[derive(Clone, Copy, Debug)]
+pub struct Sections<'a> {
+    pub records: &'a [u8],
+    /// `None` in a version 3 file, or where the writer had no tables to store.
+    pub prepared: Option<&'a [u8]>,
+}
+
+/// Encodes a collection and its prepared tables (empty: none) into a complete
+/// snapshot file image.
 pub fn encode(
     collection: &Collection,
     created_at: i64,
+    prepared: &[u8],
 ) -> Result<(Header, Vec<u8>), SnapshotError> {
-    let payload = codec::encode(collection).map_err(SnapshotError::Encode)?;
+    let records = codec::encode(collection).map_err(SnapshotError::Encode)?;
+    let mut payload = Vec::with_capacity(8 + records.len() + prepared.len());
+    payload.extend_from_slice(&(records.len() as u64).to_le_bytes());
+    payload.extend_from_slice(&records);
+    drop(records);
+    payload.extend_from_slice(prepared);
     let header = Header {
         format_version: FORMAT_VERSION,
         created_at,
@@ -99,13 +130,15 @@ pub fn encode(
     Ok((header, file))
 }
 
-/// Writes a collection to `path` atomically: a temporary file beside it, then a rename.
+/// Writes a collection and its prepared tables to `path` atomically: a temporary
+/// file beside it, then a rename.
 pub fn write(
     path: &Path,
     collection: &Collection,
     created_at: i64,
+    prepared: &[u8],
 ) -> Result<Header, SnapshotError> {
-    let (header, bytes) = encode(collection, created_at)?;
+    let (header, bytes) = encode(collection, created_at, prepared)?;
     write_atomically(path, &bytes).map_err(|cause| SnapshotError::Write {
         path: path.to_path_buf(),
         cause,
@@ -168,7 +201,7 @@ fn check_header(path: &Path, bytes: &[u8], file_len: u64) -> Result<Header, Snap
     let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
     let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
     let format_version = u32_at(8);
-    if format_version != FORMAT_VERSION {
+    if !(OLDEST_READ..=FORMAT_VERSION).contains(&format_version) {
         return Err(SnapshotError::Version {
             path: path.to_path_buf(),
             found: format_version,
@@ -191,21 +224,57 @@ fn check_header(path: &Path, bytes: &[u8], file_len: u64) -> Result<Header, Snap
     Ok(header)
 }
 
-/// Checks and decodes a snapshot image.
+/// Checks and decodes a snapshot image's records.
 pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), SnapshotError> {
     let header = read_header(path, bytes)?;
-    let payload = &bytes[HEADER_LEN..];
-    let sum: [u8; 32] = Sha256::digest(payload).into();
+    verify(path, &header, bytes)?;
+    let records = sections(path, &header, bytes)?.records;
+    let collection = codec::decode(records).map_err(|reason| SnapshotError::Decode {
+        path: path.to_path_buf(),
+        reason,
+    })?;
+    Ok((header, collection))
+}
+
+/// Checks a snapshot image's payload against the checksum in its header.
+pub fn verify(path: &Path, header: &Header, bytes: &[u8]) -> Result<(), SnapshotError> {
+    let sum: [u8; 32] = Sha256::digest(&bytes[HEADER_LEN..]).into();
     if sum != header.checksum {
         return Err(SnapshotError::Checksum {
             path: path.to_path_buf(),
         });
     }
-    let collection = codec::decode(payload).map_err(|reason| SnapshotError::Decode {
-        path: path.to_path_buf(),
-        reason,
-    })?;
-    Ok((header, collection))
+    Ok(())
+}
+
+/// Where a snapshot image's records and prepared tables are (not checked
+/// against the checksum: see [`verify`]).
+pub fn sections<'a>(
+    path: &Path,
+    header: &Header,
+    bytes: &'a [u8],
+) -> Result<Sections<'a>, SnapshotError> {
+    let payload = &bytes[HEADER_LEN..];
+    if header.format_version < 4 {
+        return Ok(Sections {
+            records: payload,
+            prepared: None,
+        });
+    }
+    let split = payload
+        .get(..8)
+        .map(|l| u64::from_le_bytes(l.try_into().expect("8 bytes")))
+        .and_then(|l| usize::try_from(l).ok())
+        .and_then(|l| l.checked_add(8))
+        .filter(|&end| end <= payload.len())
+        .ok_or_else(|| SnapshotError::Decode {
+            path: path.to_path_buf(),
+            reason: "the records' length runs past the payload".into(),
+        })?;
+    Ok(Sections {
+        records: &payload[8..split],
+        prepared: Some(&payload[split..]).filter(|p| !p.is_empty()),
+    })
 }
 
 /// Reads, checks and decodes the snapshot at `path`.
@@ -215,8 +284,16 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), Snapsho
 /// announces before the payload is read: a link to `/dev/zero` or a file still
 /// being written costs a 60-byte read, not memory.
 pub fn read(path: &Path) -> Result<(Header, Collection), SnapshotError> {
+    let (_, bytes) = read_bytes(path)?;
+    decode(path, &bytes)
+}
+
+/// Reads the snapshot at `path` whole, its header checked (not yet its
+/// checksum: a loader may check it while it decodes), as [`read`] does.
+pub fn read_bytes(path: &Path) -> Result<(Header, Vec<u8>), SnapshotError> {
     use std::io::Read as _;
     let (mut file, head, len) = open(path)?;
+    let header = check_header(path, &head, len)?;
     let mut bytes = head;
     bytes.reserve_exact(len as usize - HEADER_LEN);
     file.read_to_end(&mut bytes)
@@ -224,7 +301,7 @@ pub fn read(path: &Path) -> Result<(Header, Collection), SnapshotError> {
             path: path.to_path_buf(),
             cause,
         })?;
-    decode(path, &bytes)
+    Ok((header, bytes))
 }
 
 /// The header of the snapshot at `path`, checked against the file's size, read
@@ -298,18 +375,47 @@ mod tests {
     #[test]
     fn round_trips_and_checksum_ignores_creation_time() {
         let p = Path::new("x.bin");
-        let (h1, bytes) = encode(&sample(), 1).unwrap();
-        let (h2, _) = encode(&sample(), 2).unwrap();
+        let (h1, bytes) = encode(&sample(), 1, b"tables").unwrap();
+        let (h2, _) = encode(&sample(), 2, b"tables").unwrap();
         assert_eq!(h1.checksum, h2.checksum);
         let (h, c) = decode(p, &bytes).unwrap();
         assert_eq!(h, h1);
         assert_eq!(c, sample());
+        let parts = sections(p, &h, &bytes).unwrap();
+        assert_eq!(parts.prepared, Some(&b"tables"[..]));
+        assert_eq!(
+            codec::decode::<Collection>(parts.records).unwrap(),
+            sample()
+        );
+        let (h, bytes) = encode(&sample(), 1, b"").unwrap();
+        assert_eq!(sections(p, &h, &bytes).unwrap().prepared, None);
+    }
+
+    #[test]
+    fn reads_the_records_of_a_version_3_file() {
+        let p = Path::new("x.bin");
+        let payload = codec::encode(&sample()).unwrap();
+        let mut bytes = Vec::from(&MAGIC[..]);
+        bytes.extend_from_slice(&3u32.to_le_bytes());
+        bytes.extend_from_slice(&1i64.to_le_bytes());
+        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&Sha256::digest(&payload));
+        bytes.extend_from_slice(&payload);
+        let (h, c) = decode(p, &bytes).unwrap();
+        assert_eq!((h.format_version, c), (3, sample()));
+        assert_eq!(sections(p, &h, &bytes).unwrap().prepared, None);
+        let mut older = bytes;
+        older[8] = 2;
+        assert!(matches!(
+            decode(p, &older).unwrap_err(),
+            SnapshotError::Version { found: 2, .. }
+        ));
     }
 
     #[test]
     fn refuses_truncated_altered_foreign_and_future_files() {
         let p = Path::new("x.bin");
-        let (_, bytes) = encode(&sample(), 1).unwrap();
+        let (_, bytes) = encode(&sample(), 1, b"tables").unwrap();
         let err = |b: &[u8]| decode(p, b).unwrap_err();
         assert!(matches!(
             err(&bytes[..bytes.len() - 1]),

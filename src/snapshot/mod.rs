@@ -1,7 +1,8 @@
 //! The snapshot file: a fixed header (format version, creation time, payload length,
-//! checksum) and the collection's raw records, encoded by the [`codec`].
+//! checksum), the collection's raw records and the view's prepared tables, encoded
+//! by the [`codec`].
 
-mod codec;
+pub mod codec;
 mod file;
 
 pub use file::*;

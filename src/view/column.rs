@@ -10,6 +10,7 @@
 
 use ahash::RandomState;
 use hashbrown::HashTable;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::model::{Model, Type};
 
@@ -31,8 +32,9 @@ pub enum Key {
     NoRefs,
 }
 
-/// One field's values for every row of a table.
-#[derive(Debug)]
+/// One field's values for every row of a table. A snapshot stores it as it is
+/// (`view::prepared`), so a view is loaded by decoding columns, not building them.
+#[derive(Debug, Serialize, Deserialize)]
 pub enum Column {
     /// Integers or instants (`time`), with the rows that are null.
     Int {
@@ -50,6 +52,7 @@ pub enum Column {
     },
     /// Row `r`'s list is `items[starts[r]..starts[r + 1]]`.
     Refs {
+        #[serde(with = "model_index")]
         model: Model,
         starts: Vec<u32>,
         items: Vec<u32>,
@@ -57,7 +60,7 @@ pub enum Column {
 }
 
 /// Integers, in 4 bytes each when every one fits (years, days, most ids).
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub enum Ints {
     Wide(Vec<i64>),
     Narrow(Vec<i32>),
@@ -107,15 +110,15 @@ impl Ints {
 
 /// The model a reference column points into: one for most fields, one per row
 /// for a specimen's taxon (any rank).
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub enum RefModels {
-    One(Model),
+    One(#[serde(with = "model_index")] Model),
     /// Per row, the position of its rank in `Model::RANKS`.
     Each(Vec<u8>),
 }
 
 /// A string column: per row, a code into the distinct values.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Strings {
     codes: Vec<u32>,
     distinct: Distinct,
@@ -139,7 +142,53 @@ impl std::fmt::Debug for Distinct {
     }
 }
 
+/// Stored as its text, its ends and whether it keeps a lookup (rebuilt when
+/// read: a hash table's layout depends on its hasher's random keys).
+impl Serialize for Distinct {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (&self.text, &self.ends, self.lookup.is_some()).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Distinct {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Distinct, D::Error> {
+        let (text, ends, lookup): (String, Vec<usize>, bool) = Deserialize::deserialize(d)?;
+        let mut distinct = Distinct {
+            text,
+            ends,
+            lookup: None,
+            hasher: RandomState::default(),
+        };
+        distinct.check().map_err(serde::de::Error::custom)?;
+        if lookup {
+            let (text, ends, hasher) = (&distinct.text, &distinct.ends, &distinct.hasher);
+            let mut table = HashTable::with_capacity(ends.len());
+            for code in 0..ends.len() as u32 {
+                let hash = hasher.hash_one(nth(text, ends, code));
+                table.insert_unique(hash, code, |&c| hasher.hash_one(nth(text, ends, c)));
+            }
+            distinct.lookup = Some(table);
+        }
+        Ok(distinct)
+    }
+}
+
 impl Distinct {
+    /// Whether every string's end is ascending and falls between characters
+    /// (what `nth` slices by).
+    fn check(&self) -> Result<(), String> {
+        let mut start = 0;
+        for &end in &self.ends {
+            if end < start || end > self.text.len() || !self.text.is_char_boundary(end) {
+                return Err(format!(
+                    "a distinct string ends at {end}, which is not a string's end"
+                ));
+            }
+            start = end;
+        }
+        Ok(())
+    }
+
     /// How many distinct strings there are.
     pub fn len(&self) -> usize {
         self.ends.len()
@@ -322,7 +371,7 @@ impl Column {
             Column::Bool(values) => values.len(),
             Column::Str(s) => s.codes.len(),
             Column::Ref { positions, .. } => positions.len(),
-            Column::Refs { starts, .. } => starts.len() - 1,
+            Column::Refs { starts, .. } => starts.len().saturating_sub(1),
         }
     }
 
@@ -464,6 +513,132 @@ impl RefModels {
     }
 }
 
+impl Column {
+    /// Whether a decoded column can be read as `ty`'s values for `rows` rows:
+    /// its kind, its length, no null unless `nullable`, and every code and
+    /// position in range (`len` says how many rows a model's table has). A snapshot's checksum guards against
+    /// damage, not against a writer that got a column wrong; this keeps such a
+    /// file from panicking a render instead of being refused.
+    pub fn check(
+        &self,
+        ty: Type,
+        nullable: bool,
+        rows: usize,
+        len: impl Fn(Model) -> usize,
+    ) -> Result<(), String> {
+        self.check_shape(ty, rows, len)?;
+        if !nullable && (0..rows).any(|p| self.get(p) == Value::Null) {
+            return Err("a null in a field that is not nullable".into());
+        }
+        Ok(())
+    }
+
+    fn check_shape(
+        &self,
+        ty: Type,
+        rows: usize,
+        len: impl Fn(Model) -> usize,
+    ) -> Result<(), String> {
+        let length = |n: usize| {
+            (n == rows)
+                .then_some(())
+                .ok_or_else(|| format!("{n} values for {rows} rows"))
+        };
+        let within = |values: &[u32], bound: usize, what: &str| match values
+            .iter()
+            .find(|&&v| v != NULL && v as usize >= bound)
+        {
+            Some(v) => Err(format!("{what} {v} of {bound}")),
+            None => Ok(()),
+        };
+        match (self, ty) {
+            (
+                Column::Int {
+                    values,
+                    nulls,
+                    time,
+                },
+                Type::Int | Type::Time,
+            ) => {
+                length(values.len())?;
+                if *time != (ty == Type::Time) || nulls.len() > rows / 64 + 1 {
+                    return Err("integers of another kind".into());
+                }
+                Ok(())
+            }
+            (Column::Bool(values), Type::Bool) => {
+                length(values.len())?;
+                match values.iter().find(|&&b| b > 2) {
+                    Some(b) => Err(format!("a boolean stored as {b}")),
+                    None => Ok(()),
+                }
+            }
+            (Column::Str(s), Type::Str | Type::Date | Type::MediaFile) => {
+                length(s.codes.len())?;
+                within(&s.codes, s.distinct.len(), "string code")
+            }
+            (Column::Ref { models, positions }, _) => {
+                length(positions.len())?;
+                match (models, ty) {
+                    (RefModels::One(m), Type::Parent(t) | Type::Embed(t) | Type::RefId(t))
+                        if *m == t =>
+                    {
+                        within(positions, len(*m), "position")
+                    }
+                    (RefModels::Each(ranks), Type::Taxon) => {
+                        length(ranks.len())?;
+                        for (&rank, &p) in ranks.iter().zip(positions) {
+                            let Some(&m) = Model::RANKS.get(rank as usize) else {
+                                return Err(format!("rank {rank}"));
+                            };
+                            within(&[p], len(m), "position")?;
+                        }
+                        Ok(())
+                    }
+                    _ => Err("references to another model".into()),
+                }
+            }
+            (
+                Column::Refs {
+                    model,
+                    starts,
+                    items,
+                },
+                Type::EmbedMany(t) | Type::RefIds(t),
+            ) if *model == t => {
+                length(starts.len().saturating_sub(1))?;
+                let ascending = starts.first() == Some(&0)
+                    && starts.windows(2).all(|w| w[0] <= w[1])
+                    && starts.last().map(|&l| l as usize) == Some(items.len());
+                if !ascending {
+                    return Err("lists that do not follow one another".into());
+                }
+                within(items, len(*model), "position")
+            }
+            _ => Err(format!("a column that cannot hold {ty:?}")),
+        }
+    }
+}
+
+/// A model in a stored column: its place in `Model::ALL`.
+mod model_index {
+    use serde::{de::Error as _, Deserialize, Deserializer, Serializer};
+
+    use crate::model::Model;
+
+    pub fn serialize<S: Serializer>(model: &Model, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u8(model.index() as u8)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Model, D::Error> {
+        let i = u8::deserialize(d)?;
+        Model::ALL
+            .get(usize::from(i))
+            .copied()
+            .ok_or_else(|| D::Error::custom(format!("model {i} does not exist")))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -543,6 +718,46 @@ mod tests {
         bools.push(&OwnedValue::Null, true).unwrap();
         assert_eq!(bools.get(0), Value::Bool(true));
         assert_eq!(bools.get(1), Value::Null);
+    }
+
+    #[test]
+    fn a_stored_column_is_checked_against_its_field() {
+        let mut c = Column::new(Type::Str, 2);
+        c.push(&OwnedValue::str("moth"), false).unwrap();
+        c.push(&OwnedValue::Null, true).unwrap();
+        let len = |_| 3;
+        assert_eq!(c.check(Type::Str, true, 2, len), Ok(()));
+        assert!(c
+            .check(Type::Str, false, 2, len)
+            .unwrap_err()
+            .contains("a null"));
+        assert!(c
+            .check(Type::Str, true, 3, len)
+            .unwrap_err()
+            .contains("2 values for 3 rows"));
+        assert!(c
+            .check(Type::Int, true, 2, len)
+            .unwrap_err()
+            .contains("cannot hold"));
+        if let Column::Str(s) = &mut c {
+            s.codes[0] = 1;
+        }
+        assert!(c
+            .check(Type::Str, true, 2, len)
+            .unwrap_err()
+            .contains("string code 1 of 1"));
+        let mut refs = Column::new(Type::Parent(Model::Order), 1);
+        refs.push(&OwnedValue::Ref(Model::Order, 3), false).unwrap();
+        assert!(refs
+            .check(Type::Parent(Model::Order), false, 1, len)
+            .unwrap_err()
+            .contains("position 3 of 3"));
+        assert!(refs
+            .check(Type::Parent(Model::Family), false, 1, len)
+            .is_err());
+        let bytes = crate::snapshot::codec::encode(&refs).unwrap();
+        let back: Column = crate::snapshot::codec::decode(&bytes).unwrap();
+        assert_eq!(back.get(0), Value::Ref(Model::Order, 3));
     }
 
     #[test]

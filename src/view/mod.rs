@@ -1,10 +1,11 @@
 //! The view: one loaded snapshot, indexed and rendered, immutable once built.
 //!
-//! Building a view turns the snapshot's raw records into tables ([`rows`]: one
-//! value per field of the model's table, derived values computed, references
-//! turned into positions, each field stored as a [`column`]), indexes them
-//! ([`index`]), finds the points of the
-//! records that have one ([`points`]), then renders every list once ([`render`]).
+//! Building a view reads the snapshot's prepared tables ([`prepared`]: each field
+//! of a model's table stored as a [`column`], written by `build` from the records
+//! by [`rows`], which computes derived values and turns references into
+//! positions), indexes them ([`index`]), finds the points of the records that
+//! have one ([`points`]), then renders every list once ([`render`]). A snapshot
+//! without prepared tables (format version 3) is built from its records.
 //! Requests only read it; nothing in it changes after it is built but the sort
 //! orders ([`order`]), each built once on first use and kept, and nothing here
 //! knows of HTTP or of the request that reads it.
@@ -29,6 +30,7 @@ pub mod occurrence;
 pub mod order;
 pub mod place;
 pub mod points;
+pub mod prepared;
 pub mod render;
 mod rows;
 mod table;
@@ -38,7 +40,7 @@ mod value;
 pub use column::Key;
 pub use place::Place;
 pub use points::Points;
-pub use render::{List, Projection};
+pub use render::{List, Projection, Run};
 pub use table::Table;
 pub use value::{OwnedValue, Value};
 
@@ -64,6 +66,8 @@ pub struct View {
     nested: Vec<Option<List>>,
     /// How long building this view took (decode, index, render).
     pub build_time: Duration,
+    /// How long each step took.
+    pub phases: Phases,
     /// The snapshot's creation time as an HTTP date, for `Last-Modified`.
     pub last_modified: String,
     /// The points of GPS and specimen records, for GeoJSON answers and the archive.
@@ -79,17 +83,57 @@ pub struct View {
 }
 
 impl View {
-    /// Reads, checks and builds the view of the snapshot at `path`.
+    /// Reads, checks and builds the view of the snapshot at `path`: from its
+    /// prepared tables, checking the payload's checksum on another thread while
+    /// they decode; from its records when it has none.
     pub fn load(path: &Path) -> Result<View, LoadError> {
         let started = Instant::now();
-        let (header, collection) = snapshot::read(path)?;
-        let mut view = View::from_collection(header, collection).map_err(|(count, first)| {
-            LoadError::Invalid {
-                path: path.display().to_string(),
-                count,
-                first,
+        let mut phases = Phases::default();
+        let (header, bytes) = snapshot::read_bytes(path)?;
+        phases.read = started.elapsed();
+        phases.snapshot_bytes = bytes.len();
+        let sections = snapshot::sections(path, &header, &bytes)?;
+        let undecodable = |reason| SnapshotError::Decode {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let mut view = match sections.prepared {
+            Some(prepared) => {
+                let (checked, decoded) = std::thread::scope(|scope| {
+                    let checksum =
+                        scope.spawn(|| timed(|| snapshot::verify(path, &header, &bytes)));
+                    let decoded = timed(|| prepared::decode(prepared));
+                    (checksum.join().expect("a checksum does not panic"), decoded)
+                });
+                (phases.checksum, phases.decode) = (checked.1, decoded.1);
+                checked.0?;
+                let parts = decoded.0.map_err(undecodable)?;
+                drop(bytes);
+                View::assemble(header, parts, phases)
             }
-        })?;
+            None => {
+                tracing::warn!(
+                    path = %path.display(),
+                    format_version = header.format_version,
+                    "the snapshot holds no prepared tables: its view is built from its records, \
+                     which takes several times longer; rebuild it with `catalogue build` to load faster"
+                );
+                let (checked, took) = timed(|| snapshot::verify(path, &header, &bytes));
+                phases.checksum = took;
+                checked?;
+                let (collection, took) = timed(|| snapshot::codec::decode(sections.records));
+                phases.decode = took;
+                let collection = collection.map_err(undecodable)?;
+                drop(bytes);
+                View::from_records(header, collection, phases).map_err(|(count, first)| {
+                    LoadError::Invalid {
+                        path: path.display().to_string(),
+                        count,
+                        first,
+                    }
+                })?
+            }
+        };
         view.build_time = started.elapsed();
         Ok(view)
     }
@@ -97,44 +141,67 @@ impl View {
     /// Builds a view from a decoded collection, refusing one that fails validation.
     pub fn from_collection(
         header: Header,
-        mut collection: Collection,
+        collection: Collection,
     ) -> Result<View, (usize, validate::Problem)> {
-        let started = Instant::now();
-        let report = validate::check(&collection);
+        View::from_records(header, collection, Phases::default())
+    }
+
+    fn from_records(
+        header: Header,
+        collection: Collection,
+        mut phases: Phases,
+    ) -> Result<View, (usize, validate::Problem)> {
+        let (report, took) = timed(|| validate::check(&collection));
+        phases.validate = took;
         if let Some(first) = report.errors.first() {
             return Err((report.errors.len(), first.clone()));
         }
-        let last_modified = http_date(header.created_at);
-        // Tables find records by binary search on ascending ids; a snapshot
-        // written by `build` is in that order already (and sorting it is a pass).
-        collection.canonicalise();
-        let site = std::mem::take(&mut collection.site);
-        let tags: Vec<Box<[Box<str>]>> = collection
-            .images
-            .iter_mut()
-            .map(|i| {
-                std::mem::take(&mut i.tags)
-                    .into_iter()
-                    .map(Into::into)
-                    .collect()
-            })
-            .collect();
-        let tables = rows::tables(collection);
-        let images = image_api::ImageApi::new(&tables[Model::Image.index()], tags, site);
-        let (plain, nested) = render::render_all(&tables).into_lists();
-        let points = Points::locate(&tables);
-        Ok(View {
+        let (parts, took) = timed(|| prepared::parts(collection));
+        phases.tables = took;
+        Ok(View::assemble(header, parts, phases))
+    }
+
+    /// Indexes and renders a view's tables.
+    fn assemble(header: Header, parts: prepared::Parts, mut phases: Phases) -> View {
+        let started = Instant::now();
+        let prepared::Parts {
+            mut tables,
+            tags,
+            site,
+        } = parts;
+        // Rendering reads only the columns, so the indexes are built beside it
+        // (the small lists before the specimens' leave a core idle).
+        let ((indexes, took), (rendered, rendering)) = std::thread::scope(|scope| {
+            let indexes =
+                scope.spawn(|| timed(|| tables.iter().map(Table::indexes).collect::<Vec<_>>()));
+            let rendered = timed(|| {
+                let images = image_api::ImageApi::new(&tables[Model::Image.index()], tags, site);
+                (images, render::render_all(&tables).into_lists())
+            });
+            (indexes.join().expect("indexing does not panic"), rendered)
+        });
+        (phases.index, phases.render) = (took, rendering);
+        for (table, indexes) in tables.iter_mut().zip(indexes) {
+            table.attach(indexes);
+        }
+        let (images, (plain, nested)) = rendered;
+        let (points, took) = timed(|| Points::locate(&tables));
+        phases.points = took;
+        let mut view = View {
+            last_modified: http_date(header.created_at),
             header,
             tables,
             plain: plain.into_iter().map(Option::unwrap_or_default).collect(),
             nested,
             build_time: started.elapsed(),
-            last_modified,
+            phases,
             points,
             images,
             terms: OnceLock::new(),
             identified: OnceLock::new(),
-        })
+        };
+        view.phases.rendered_bytes = view.rendered_bytes();
+        view
     }
 
     pub fn table(&self, model: Model) -> &Table {
@@ -198,6 +265,62 @@ impl View {
                 .map(List::byte_len)
                 .sum::<usize>()
     }
+}
+
+/// How long each step of building a view took, and the bytes it read and
+/// wrote: logged when a view is loaded or swapped, and read by
+/// `benches/capacity.sh`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Phases {
+    /// Reading the file.
+    pub read: Duration,
+    /// The payload's SHA-256 (beside `decode`, on a thread of its own).
+    pub checksum: Duration,
+    /// The prepared tables decoded and checked (the records, without them).
+    pub decode: Duration,
+    /// The records' rules checked: only a view built from records.
+    pub validate: Duration,
+    /// Records taken apart into tables: only a view built from records.
+    pub tables: Duration,
+    /// Row groups and lowercased strings.
+    pub index: Duration,
+    /// Every list rendered, and Wagtail's image items.
+    pub render: Duration,
+    /// The points of the records that have one.
+    pub points: Duration,
+    pub snapshot_bytes: usize,
+    pub rendered_bytes: usize,
+}
+
+impl std::fmt::Display for Phases {
+    /// `read=12ms checksum=... render=4100ms(880MB/s)`: each step, and the
+    /// rates of reading and rendering.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = |d: Duration| d.as_millis();
+        let rate =
+            |bytes: usize, d: Duration| (bytes as f64 / d.as_secs_f64().max(1e-6) / 1e6) as u64;
+        write!(
+            f,
+            "read={}ms({}MB/s) checksum={}ms decode={}ms({}MB/s) validate={}ms tables={}ms index={}ms render={}ms({}MB/s) points={}ms",
+            ms(self.read),
+            rate(self.snapshot_bytes, self.read),
+            ms(self.checksum),
+            ms(self.decode),
+            rate(self.snapshot_bytes, self.decode),
+            ms(self.validate),
+            ms(self.tables),
+            ms(self.index),
+            ms(self.render),
+            rate(self.rendered_bytes, self.render),
+            ms(self.points),
+        )
+    }
+}
+
+/// Runs `f`, and says how long it took.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+    let started = Instant::now();
+    (f(), started.elapsed())
 }
 
 impl Embeds for View {

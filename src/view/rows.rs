@@ -157,11 +157,7 @@ impl Builder {
     fn finish(self) -> Vec<Table> {
         self.tables
             .into_iter()
-            .map(|t| {
-                let mut table = t.expect("every model is built");
-                table.index();
-                table
-            })
+            .map(|t| t.expect("every model is built"))
             .collect()
     }
 }
@@ -319,7 +315,7 @@ fn species_rows(b: &Builder, records: Vec<records::Species>, model: Model) -> Ta
 
 /// Builds every model's table from the records, in `Model::ALL` order (a model
 /// after every model it refers to), turning references into positions and
-/// computing the derived fields; then indexes each table.
+/// computing the derived fields (indexing them is the view's next step).
 pub fn tables(mut c: Collection) -> Vec<Table> {
     let mut ids = vec![Vec::new(); Model::ALL.len()];
     for model in Model::ALL {

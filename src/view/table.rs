@@ -30,6 +30,12 @@ pub struct Table {
     orders: Box<[OnceLock<FieldOrder>]>,
 }
 
+/// A table's indexes, built apart from it ([`Table::indexes`]).
+pub(super) struct Indexes {
+    lower: Vec<Option<TextColumn>>,
+    groups: Vec<Option<Groups>>,
+}
+
 /// Tables this long are made and stored on two threads (see [`Table::new`]), in
 /// chunks of `CHUNK_ROWS`.
 const PIPELINED_ROWS: usize = 50_000;
@@ -84,14 +90,25 @@ impl Table {
         for column in &mut columns {
             column.finish(max_distinct);
         }
+        Table::from_columns(model, columns)
+    }
+
+    /// A table of its columns (built, or read from a snapshot and checked by the
+    /// caller), not yet indexed.
+    pub(super) fn from_columns(model: Model, columns: Vec<Column>) -> Table {
         Table {
             model,
             columns: columns.into_boxed_slice(),
             lower: Vec::new(),
             words: OnceLock::new(),
             groups: Vec::new(),
-            orders: fields.iter().map(|_| OnceLock::new()).collect(),
+            orders: model.fields().iter().map(|_| OnceLock::new()).collect(),
         }
+    }
+
+    /// The columns, in field-table order: what a snapshot stores.
+    pub(super) fn columns(&self) -> &[Column] {
+        &self.columns
     }
 
     /// How many rows there are.
@@ -139,20 +156,28 @@ impl Table {
         })
     }
 
-    /// Builds the indexes filters and search use: the lowercased distinct strings
-    /// of every string field, and row groups.
-    pub(super) fn index(&mut self) {
-        self.lower = self
-            .columns
-            .iter()
-            .map(|c| {
-                let distinct = c.strings()?.distinct();
-                Some(TextColumn::build(
-                    (0..distinct.len() as u32).map(|code| distinct.get(code)),
-                ))
-            })
-            .collect();
-        self.keep_groups();
+    /// The indexes filters and search use: the lowercased distinct strings of
+    /// every string field, and row groups. Made from a shared table (so that a
+    /// view's lists can be rendered meanwhile), then attached.
+    pub(super) fn indexes(&self) -> Indexes {
+        Indexes {
+            lower: self
+                .columns
+                .iter()
+                .map(|c| {
+                    let distinct = c.strings()?.distinct();
+                    Some(TextColumn::build(
+                        (0..distinct.len() as u32).map(|code| distinct.get(code)),
+                    ))
+                })
+                .collect(),
+            groups: self.groups_kept(),
+        }
+    }
+
+    pub(super) fn attach(&mut self, indexes: Indexes) {
+        self.lower = indexes.lower;
+        self.groups = indexes.groups;
     }
 
     /// The fields that hold strings.
@@ -169,7 +194,7 @@ impl Table {
     /// Groups the rows by every field a filter can name, except those that are
     /// (nearly) unique per row: ids, timestamps, free text. Half the fields on
     /// another thread: each field's groups are built apart.
-    fn keep_groups(&mut self) {
+    fn groups_kept(&self) -> Vec<Option<Groups>> {
         let model = self.model;
         let fields: Vec<usize> = model
             .fields()
@@ -188,10 +213,11 @@ impl Table {
             built.extend(second.join().expect("grouping does not panic"));
             built
         });
-        self.groups = (0..model.fields().len()).map(|_| None).collect();
+        let mut kept: Vec<Option<Groups>> = (0..model.fields().len()).map(|_| None).collect();
         for (&f, groups) in fields.iter().zip(built) {
-            self.groups[f] = groups;
+            kept[f] = groups;
         }
+        kept
     }
 
     /// The rows grouped by `field`'s value, when that field is grouped.

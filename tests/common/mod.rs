@@ -324,7 +324,7 @@ pub fn generated_with(
     assert!(checked.errors.is_empty(), "{:?}", checked.errors);
     edit(&mut checked.collection);
     let out = dir.path("generated.bin");
-    catalogue::ingest::write_snapshot(&checked, &out).unwrap();
+    catalogue::ingest::write_snapshot(&checked, &out, catalogue::view::prepared::encode).unwrap();
     out
 }
 

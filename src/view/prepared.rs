@@ -1,0 +1,129 @@
+//! A snapshot's prepared tables: the view's columns as the view holds them,
+//! written by `build` and `sync` beside the records and read back by
+//! [`View::load`](super::View::load).
+//!
+//! Loading from records decodes a `String` for every text value of every record
+//! and then takes the records apart into columns, interning each string again: at
+//! a million specimens that was most of the load's CPU time. Stored columns
+//! decode as a few large vectors, strings once per distinct value. The records
+//! were checked when the snapshot was written; what is read here is checked
+//! for its shape ([`Column::check`]), so a wrong file is refused, not rendered.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::records::Collection;
+use crate::model::Model;
+use crate::snapshot::codec;
+
+use super::column::Column;
+use super::rows;
+use super::table::Table;
+
+/// A view's parts before they are indexed and rendered.
+pub(super) struct Parts {
+    /// In `Model::ALL` order.
+    pub tables: Vec<Table>,
+    /// Each image's tags (Wagtail's image list searches them).
+    pub tags: Vec<Box<[Box<str>]>>,
+    /// The Wagtail site's root URL.
+    pub site: String,
+}
+
+/// What a snapshot stores, borrowed to be written.
+#[derive(Serialize)]
+struct Stored<'a> {
+    tables: Vec<&'a [Column]>,
+    tags: &'a [Box<[Box<str>]>],
+    site: &'a str,
+}
+
+/// What a snapshot stores, read back.
+#[derive(Deserialize)]
+struct Read {
+    tables: Vec<Vec<Column>>,
+    tags: Vec<Box<[Box<str>]>>,
+    site: String,
+}
+
+/// Takes a collection apart into the view's tables: references become
+/// positions, derived values are computed, strings are interned.
+pub(super) fn parts(mut collection: Collection) -> Parts {
+    // Tables find records by binary search on ascending ids; a snapshot
+    // written by `build` is in that order already (and sorting it is a pass).
+    collection.canonicalise();
+    let site = std::mem::take(&mut collection.site);
+    let tags = collection
+        .images
+        .iter_mut()
+        .map(|i| {
+            std::mem::take(&mut i.tags)
+                .into_iter()
+                .map(Into::into)
+                .collect()
+        })
+        .collect();
+    Parts {
+        tables: rows::tables(collection),
+        tags,
+        site,
+    }
+}
+
+/// The prepared tables of a checked collection (a [`crate::snapshot::Prepare`]).
+pub fn encode(collection: &Collection) -> Vec<u8> {
+    let parts = parts(collection.clone());
+    let stored = Stored {
+        tables: parts.tables.iter().map(Table::columns).collect(),
+        tags: &parts.tags,
+        site: &parts.site,
+    };
+    codec::encode(&stored).expect("columns of strings and numbers always encode")
+}
+
+/// Reads prepared tables back, refusing any that could not have been written by
+/// [`encode`]: a table per model, a column per field, each of its field's type
+/// and length, positions within the tables they point into, ids ascending.
+pub(super) fn decode(bytes: &[u8]) -> Result<Parts, String> {
+    let read: Read = codec::decode(bytes)?;
+    if read.tables.len() != Model::ALL.len() {
+        return Err(format!(
+            "{} prepared tables, for {} models",
+            read.tables.len(),
+            Model::ALL.len()
+        ));
+    }
+    let lens: Vec<usize> = read
+        .tables
+        .iter()
+        .map(|columns| columns.first().map_or(0, Column::len))
+        .collect();
+    let mut tables = Vec::with_capacity(read.tables.len());
+    for (model, columns) in Model::ALL.into_iter().zip(read.tables) {
+        let fields = model.fields();
+        if columns.len() != fields.len() {
+            return Err(format!(
+                "{}: {} columns for {} fields",
+                model.class_name(),
+                columns.len(),
+                fields.len()
+            ));
+        }
+        let rows = lens[model.index()];
+        for (column, field) in columns.iter().zip(fields) {
+            column
+                .check(field.ty, field.nullable, rows, |m| lens[m.index()])
+                .map_err(|e| format!("{}.{}: {e}", model.class_name(), field.name))?;
+        }
+        let table = Table::from_columns(model, columns);
+        let ascending = (1..table.len()).all(|p| table.id(p as u32 - 1) < table.id(p as u32));
+        if !ascending {
+            return Err(format!("{}: ids not ascending", model.class_name()));
+        }
+        tables.push(table);
+    }
+    Ok(Parts {
+        tables,
+        tags: read.tags,
+        site: read.site,
+    })
+}
