@@ -1,17 +1,15 @@
-//! Routing: warp filters decide what a request asks for (a [`Target`]), with
-//! rejections recovered into the API's JSON errors; the request is read once
-//! into an [`Asked`], one handler answers it from the view the request loaded,
-//! and [`finish`] adds the headers.
+//! Routing: warp reads the request, [`Target::of`] names what it asks for, the
+//! request is read once into an [`Asked`], one handler answers it from the view
+//! the request loaded, and [`finish`] adds the headers.
 
 use std::convert::Infallible;
-use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::Bytes;
 use warp::http::{header, HeaderMap, Method};
 use warp::path::FullPath;
-use warp::{Filter, Rejection};
+use warp::Filter;
 
 use crate::export::dwca::{Archive, Scope};
 use crate::model::endpoint::API_PREFIX;
@@ -30,7 +28,6 @@ use super::downloads;
 use super::gbif;
 use super::labels;
 use super::media_files;
-use super::metrics::Route;
 use super::pages;
 use super::response::{finish, Response, ALLOW};
 use super::root;
@@ -47,202 +44,22 @@ enum Made {
     Chosen(Selected),
 }
 
-/// A path segment naming one of the 25 endpoints (`orders`, `nested-families`).
-struct Segment(Endpoint);
-
-impl FromStr for Segment {
-    type Err = ();
-
-    fn from_str(s: &str) -> Result<Segment, ()> {
-        Endpoint::from_segment(s).map(Segment).ok_or(())
-    }
-}
-
-/// The rejection of a method the API does not answer, on any path.
-#[derive(Debug)]
-struct NotAllowed;
-
-impl warp::reject::Reject for NotAllowed {}
-
-/// Passes requests of one method. Any other is not this route's (a 404 rejection,
-/// not warp's 405), so an unknown path is 404 whichever methods other routes take.
-fn method(m: Method) -> impl Filter<Extract = (), Error = Rejection> + Clone {
-    warp::method()
-        .and_then(move |got: Method| {
-            let matches = got == m;
-            async move {
-                match matches {
-                    true => Ok(()),
-                    false => Err(warp::reject::not_found()),
-                }
-            }
-        })
-        .untuple_one()
-}
-
-/// Rejects every method but GET, HEAD and OPTIONS, whatever the path.
-fn read_only() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
-    warp::method().and_then(|m: Method| async move {
-        let rejected: Result<Target, Rejection> = match m {
-            Method::GET | Method::HEAD | Method::OPTIONS => Err(warp::reject::not_found()),
-            _ => Err(warp::reject::custom(NotAllowed)),
-        };
-        rejected
-    })
-}
-
-/// Whether the path ends with a slash (warp's path filters match either way).
-fn slashed() -> impl Filter<Extract = (bool,), Error = Infallible> + Clone {
-    warp::path::full().map(|p: FullPath| p.as_str().ends_with('/'))
-}
-
-/// Passes only a path without a trailing slash: the operations' paths are exact.
-fn exact() -> impl Filter<Extract = (), Error = Rejection> + Clone {
-    slashed()
-        .and_then(|slashed| async move {
-            if slashed {
-                Err(warp::reject::not_found())
-            } else {
-                Ok(())
-            }
-        })
-        .untuple_one()
-}
-
-/// Every route: the preflight on any path, then, for GET and HEAD, the operations
-/// and the API's lists and records.
-fn targets() -> impl Filter<Extract = (Target,), Error = Rejection> + Clone {
-    let operation = |path: &'static str, target: Target| {
-        warp::path(path)
-            .and(warp::path::end())
-            .and(exact())
-            .map(move || target.clone())
-    };
-    let operations = operation("healthz", Target::Health)
-        .or(operation("readyz", Target::Ready))
-        .unify()
-        .or(operation("metrics", Target::Metrics))
-        .unify()
-        .or(operation("dwca.zip", Target::Archive))
-        .unify()
-        .or(warp::path!("api" / "v2" / "openapi.json")
-            .and(exact())
-            .map(|| Target::OpenApi))
-        .unify()
-        .or(warp::path!("api" / "v2" / "docs")
-            .and(exact())
-            .map(|| Target::Docs))
-        .unify()
-        .or(warp::path::end().map(|| Target::Home))
-        .unify()
-        .or(warp::path!("api" / "v2")
-            .and(slashed())
-            .map(|slashed| match slashed {
-                true => Target::Home,
-                false => Target::Api,
-            }))
-        .unify()
-        .or(warp::path!("api").map(|| Target::Api))
-        .unify()
-        .or(warp::path("static").map(|| Target::Asset))
-        .unify()
-        .or(warp::path("media").map(|| Target::MediaFile))
-        .unify();
-    let labels = warp::path!("api" / "v2" / "specimen-records" / "labels")
-        .and(slashed())
-        .map(|slashed| match slashed {
-            true => Target::Labels,
-            false => Target::Unslashed(Route::Labels),
-        });
-    let checklist = warp::path!("api" / "v2" / "specimen-records" / "checklist")
-        .and(slashed())
-        .map(|slashed| match slashed {
-            true => Target::Checklist,
-            false => Target::Unslashed(Route::Checklist),
-        });
-    // GBIF's paths have no trailing slash (`/gbif/v1/occurrence/search`).
-    let gbif = warp::path!("gbif" / "v1" / "occurrence" / "search")
-        .and(exact())
-        .map(|| Target::GbifSearch)
-        .or(warp::path!("gbif" / "v1" / "occurrence" / "count")
-            .and(exact())
-            .map(|| Target::GbifCount))
-        .unify()
-        .or(warp::path!("gbif" / "v1" / "occurrence" / String)
-            .and(exact())
-            .map(Target::GbifOccurrence))
-        .unify();
-    let lists = warp::path!("api" / "v2" / Segment)
-        .and(slashed())
-        .map(|Segment(e), slashed| match slashed {
-            true => Target::List(e),
-            false => Target::Unslashed(Route::List(e)),
-        });
-    let records = warp::path!("api" / "v2" / Segment / String)
-        .and(slashed())
-        .map(|Segment(e), id, slashed| match slashed {
-            true => Target::Record(e, id),
-            false => Target::Unslashed(Route::Record(e)),
-        });
-    let images = warp::path!("api" / "v2" / "images")
-        .and(slashed())
-        .map(|slashed| match slashed {
-            true => Target::Images,
-            false => Target::Unslashed(Route::Images),
-        })
-        .or(warp::path!("api" / "v2" / "images" / String)
-            .and(slashed())
-            .map(|id, slashed| match slashed {
-                true => Target::Image(id),
-                false => Target::Unslashed(Route::Image),
-            }))
-        .unify();
-    let read = method(Method::GET).or(method(Method::HEAD)).unify();
-    method(Method::OPTIONS)
-        .map(|| Target::Preflight)
-        .or(read.and(
-            operations
-                .or(images)
-                .unify()
-                .or(labels)
-                .unify()
-                .or(checklist)
-                .unify()
-                .or(gbif)
-                .unify()
-                .or(lists)
-                .unify()
-                .or(records)
-                .unify(),
-        ))
-        .unify()
-        .or(read_only())
-        .unify()
-}
-
 /// The warp filter that answers every request.
 pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Infallible> + Clone {
-    let target = targets()
-        .recover(|rejection| async move { Ok::<_, Infallible>(refused(rejection)) })
-        .unify();
     let raw_query = warp::query::raw().or(warp::any().map(String::new)).unify();
-    target
-        .and(warp::method())
+    warp::method()
         .and(warp::path::full())
         .and(raw_query)
         .and(warp::header::headers_cloned())
         .then(
-            move |target: Target,
-                  method: Method,
-                  path: FullPath,
-                  raw: String,
-                  headers: HeaderMap| {
+            move |method: Method, path: FullPath, raw: String, headers: HeaderMap| {
                 let state = state.clone();
                 async move {
                     let started = Instant::now();
                     // One view for the whole request, even if a reload swaps it
                     // meanwhile: a body and its ETag come from the same snapshot.
                     let served = state.current();
+                    let target = Target::of(&method, path.as_str());
                     let path = path.as_str().to_string();
                     let asked = Asked::new(target, method, path, raw, headers, &served.view);
                     let answer = answer(&state, &served, &asked).await;
@@ -292,14 +109,6 @@ async fn respond(
     );
     tracing::debug!(method = %asked.method, path = asked.path, query = %asked.raw_query, status, "request");
     response
-}
-
-/// What the rejection of every route means.
-fn refused(rejection: Rejection) -> Target {
-    match rejection.find::<NotAllowed>() {
-        Some(_) => Target::NotAllowed,
-        None => Target::NotFound,
-    }
 }
 
 /// Answers what a request asks for.
@@ -560,54 +369,5 @@ async fn archive_of(
                 message: format!("cannot make the Darwin Core Archive: {e}"),
             })
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    async fn target_of(path: &str) -> Target {
-        warp::test::request()
-            .path(path)
-            .filter(&targets())
-            .await
-            .unwrap_or_else(refused)
-    }
-
-    #[tokio::test]
-    async fn paths_name_their_targets() {
-        assert_eq!(target_of("/").await, Target::Home);
-        assert_eq!(target_of("/api/v2/").await, Target::Home);
-        assert_eq!(target_of("/api/v2").await, Target::Api);
-        assert_eq!(target_of("/api/").await, Target::Api);
-        assert_eq!(target_of("/api").await, Target::Api);
-        assert_eq!(target_of("/api/v1").await, Target::NotFound);
-        assert_eq!(target_of("/api/v2/docs").await, Target::Docs);
-        assert_eq!(target_of("/static/abc/site.css").await, Target::Asset);
-        assert_eq!(
-            target_of("/api/v2/specimen-records/labels/").await,
-            Target::Labels
-        );
-        assert_eq!(
-            target_of("/api/v2/specimen-records/labels").await,
-            Target::Unslashed(Route::Labels)
-        );
-        assert_eq!(
-            target_of("/gbif/v1/occurrence/search").await,
-            Target::GbifSearch
-        );
-        assert_eq!(
-            target_of("/gbif/v1/occurrence/12").await,
-            Target::GbifOccurrence("12".into())
-        );
-        assert_eq!(
-            target_of("/gbif/v1/occurrence/search/").await,
-            Target::NotFound
-        );
-        assert_eq!(
-            target_of("/api/v2/orders/").await,
-            Target::List(Endpoint::from_segment("orders").unwrap())
-        );
     }
 }
