@@ -17,7 +17,7 @@
 //! | 3 | [`view`], [`ingest`] | a loaded snapshot, indexed and rendered; reading fixtures and databases into a snapshot |
 //! | 2 | [`snapshot`] | the file: header, checksum, encoded records |
 //! | 1 | [`model`] | the models, their field tables, records, endpoints, rules, validation |
-//! | 0 | [`encoding`] | JSON literals, percent-encoding, instants and dates, hex |
+//! | 0 | [`encoding`], [`memfile`] | JSON literals, percent-encoding, instants and dates, hex; bytes in memory files, sent without a copy |
 
 pub mod cli;
 pub mod encoding;
@@ -25,6 +25,7 @@ pub mod export;
 pub mod html;
 pub mod ingest;
 pub mod labels;
+pub mod memfile;
 pub mod model;
 pub mod query;
 pub mod serve;

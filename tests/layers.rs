@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// The layers, bottom first; modules on one layer may not import each other.
 const LAYERS: &[&[&str]] = &[
-    &["encoding"],
+    &["encoding", "memfile"],
     &["model"],
     &["snapshot"],
     &["ingest", "view"],

@@ -17,6 +17,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 
 use send_timeout::SendTimeout;
+use zero_copy::ZeroCopy;
 
 mod answer;
 mod asked;
@@ -42,6 +43,7 @@ pub mod settings;
 pub mod state;
 mod target;
 pub mod work;
+mod zero_copy;
 
 pub use settings::Settings;
 pub use state::{Served, State};
@@ -213,7 +215,7 @@ pub async fn serve(
             .max_buf_size(READ_BUFFER_BYTES)
             .max_header_size(MAX_HEAD_BYTES)
             .serve_connection(
-                TokioIo::new(SendTimeout::new(stream, send)),
+                TokioIo::new(SendTimeout::new(ZeroCopy::new(stream), send)),
                 guarded(refusals.clone(), routes.clone()),
             );
         let connection = graceful.watch(connection);

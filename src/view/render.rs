@@ -11,6 +11,7 @@ use ahash::AHashMap;
 use bytes::Bytes;
 
 use crate::encoding::json::{write_int, write_str};
+use crate::memfile;
 use crate::model::{Model, Shape, Type};
 
 use super::table::Table;
@@ -34,25 +35,28 @@ pub struct List {
 impl List {
     /// A list of items written one after another, comma-separated, ending where `ends` say.
     pub(super) fn new(bytes: Vec<u8>, ends: Vec<u64>) -> List {
-        List::joined(vec![(bytes, ends)])
+        List::joined(vec![Segment::on_heap(bytes, ends)])
     }
 
     /// A list of segments rendered apart, in order, each holding as many items
     /// as the first but the last.
-    fn joined(segments: Vec<(Vec<u8>, Vec<u64>)>) -> List {
-        let per = segments.first().map_or(0, |(_, ends)| ends.len());
+    fn joined(segments: Vec<Segment>) -> List {
+        let per = segments.first().map_or(0, |s| s.ends.len());
         let mut list = List {
             segments: Vec::with_capacity(segments.len()),
             per,
-            ends: Vec::with_capacity(segments.iter().map(|(_, e)| e.len()).sum()),
+            ends: Vec::with_capacity(segments.iter().map(|s| s.ends.len()).sum()),
             media: false,
         };
         let last = segments.len().saturating_sub(1);
-        for (k, (bytes, ends)) in segments.into_iter().enumerate() {
-            assert!(k == last || ends.len() == per, "a segment short of items");
-            list.media |= memchr::memchr(MEDIA_BASE, &bytes).is_some();
-            list.ends.extend_from_slice(&ends);
-            list.segments.push(Bytes::from(bytes));
+        for (k, segment) in segments.into_iter().enumerate() {
+            assert!(
+                k == last || segment.ends.len() == per,
+                "a segment short of items"
+            );
+            list.media |= segment.media;
+            list.ends.extend_from_slice(&segment.ends);
+            list.segments.push(segment.bytes);
         }
         list
     }
@@ -116,6 +120,24 @@ impl List {
     /// The size of the list's items with their commas, for reports.
     pub fn byte_len(&self) -> usize {
         self.segments.iter().map(Bytes::len).sum::<usize>() + self.segments.len().saturating_sub(1)
+    }
+}
+
+/// Consecutive items rendered together: their bytes, where each ends, and
+/// whether any holds a media URL.
+struct Segment {
+    bytes: Bytes,
+    ends: Vec<u64>,
+    media: bool,
+}
+
+impl Segment {
+    fn on_heap(bytes: Vec<u8>, ends: Vec<u64>) -> Segment {
+        Segment {
+            media: memchr::memchr(MEDIA_BASE, &bytes).is_some(),
+            bytes: Bytes::from(bytes),
+            ends,
+        }
     }
 }
 
@@ -320,33 +342,111 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, segments: usize)
     list
 }
 
+/// Segments estimated at this size or more are kept in a memory file, from which
+/// connections send pages without copying them ([`crate::memfile`]).
+const MEMORY_FILE_ABOVE: usize = 1 << 20;
+
+/// Bytes rendered on the heap at a time before they are appended to the memory
+/// file (small enough to stay in the cache while they are written twice).
+const CHUNK_BYTES: usize = 256 * 1024;
+
 /// Writes the items of rows `range`, comma-separated, and where each ends.
 fn render_rows(
     done: &Rendered,
     model: Model,
     shape: Shape,
     range: std::ops::Range<usize>,
-) -> (Vec<u8>, Vec<u64>) {
+) -> Segment {
     let rows = range.len();
     let mut out = Vec::new();
     let mut ends = Vec::with_capacity(rows);
+    let mut file = Spill::default();
     for (i, pos) in range.enumerate() {
         if i > 0 {
             out.push(b',');
         }
         if i == SAMPLE_ITEMS {
             // Growing a buffer of hundreds of megabytes by doubling copies it and
-            // touches fresh pages again at each step: reserve the estimate (+5%).
+            // touches fresh pages again at each step: reserve the estimate (+5%),
+            // or only a chunk when the items go to a memory file.
             let estimate = out.len() / i * rows / 20 * 21;
-            out.reserve(estimate.saturating_sub(out.len()));
+            if estimate >= MEMORY_FILE_ABOVE {
+                file = Spill::open();
+            }
+            let wanted = match file.is_open() {
+                true => CHUNK_BYTES * 2,
+                false => estimate,
+            };
+            out.reserve(wanted.saturating_sub(out.len()));
         }
         write_item(&mut out, done, model, pos, shape, None);
-        ends.push(out.len() as u64);
+        ends.push((file.len() + out.len()) as u64);
+        if out.len() >= CHUNK_BYTES {
+            file.take(&mut out);
+        }
     }
-    if out.capacity() - out.len() > out.len() / 8 {
-        out.shrink_to_fit();
+    file.finish(out, ends)
+}
+
+/// A segment's memory file, when it has one: what was rendered so far, less the
+/// bytes still on the heap.
+#[derive(Default)]
+struct Spill {
+    file: Option<memfile::Writer>,
+    media: bool,
+}
+
+impl Spill {
+    fn open() -> Spill {
+        let file = memfile::Writer::new()
+            .inspect_err(|e| tracing::warn!(error = %e, "no memory file; the list stays on the heap and pages are copied as they are sent"))
+            .ok();
+        Spill { file, media: false }
     }
-    (out, ends)
+
+    fn is_open(&self) -> bool {
+        self.file.is_some()
+    }
+
+    /// Bytes appended to the file so far.
+    fn len(&self) -> usize {
+        self.file.as_ref().map_or(0, memfile::Writer::len)
+    }
+
+    /// Appends `out` to the file, if there is one, and empties it.
+    fn take(&mut self, out: &mut Vec<u8>) {
+        let Some(file) = &mut self.file else { return };
+        self.media |= memchr::memchr(MEDIA_BASE, out).is_some();
+        match file.append(out) {
+            Ok(()) => out.clear(),
+            Err(e) => {
+                // Back to the heap with what the file holds, ahead of `out`.
+                tracing::warn!(error = %e, "cannot write to a memory file; the list stays on the heap");
+                let written = self.file.take().expect("open").finish();
+                let written = written.expect("a memory file written to can be mapped");
+                out.splice(0..0, written.iter().copied());
+            }
+        }
+    }
+
+    /// The segment: the file with `out` appended, or `out` alone.
+    fn finish(mut self, mut out: Vec<u8>, ends: Vec<u64>) -> Segment {
+        self.take(&mut out);
+        let Some(file) = self.file else {
+            if out.capacity() - out.len() > out.len() / 8 {
+                out.shrink_to_fit();
+            }
+            return Segment::on_heap(out, ends);
+        };
+        match file.finish() {
+            Ok(bytes) => Segment {
+                bytes,
+                ends,
+                media: self.media,
+            },
+            Err(e) => panic!("cannot map a memory file just written: {e}"),
+        }
+    }
 }
 
 /// Appends one item: every field, or the fields a projection keeps.
@@ -501,5 +601,54 @@ mod tests {
         assert!(
             matches!(render_segments(&done, Model::Country, Shape::Plain, 3).run(2, 5), Run::Many(ref p) if p.len() == 3)
         );
+    }
+
+    #[test]
+    fn a_long_list_is_kept_in_memory_files_item_for_item() {
+        let rows = 20_000;
+        let countries = (1..=rows)
+            .map(|id| Country {
+                id,
+                date_created: id,
+                date_modified: id,
+                name: format!("Land {id} {}", "long name ".repeat(8)),
+                abbr: format!("L{id}"),
+            })
+            .collect();
+        let tables = super::super::rows::tables(Collection {
+            countries,
+            ..Default::default()
+        });
+        let done = Rendered {
+            tables: &tables,
+            plain: (0..tables.len()).map(|_| None).collect(),
+            nested: (0..tables.len()).map(|_| None).collect(),
+        };
+        let list = render_segments(&done, Model::Country, Shape::Plain, 2);
+        assert!(list.byte_len() > 2 * MEMORY_FILE_ABOVE);
+        if memfile::Writer::new().is_ok() {
+            for segment in &list.segments {
+                assert!(memfile::locate(segment).is_some(), "a segment on the heap");
+            }
+        }
+        let n = rows as usize;
+        let mut all = Vec::new();
+        for i in 0..n {
+            let item = list.item(i);
+            let id = format!("{{\"id\":{},", i + 1);
+            assert!(
+                item.starts_with(id.as_bytes()) && item.ends_with(b"}"),
+                "item {i}"
+            );
+            if i > 0 {
+                all.push(b',');
+            }
+            all.extend_from_slice(item);
+        }
+        assert_eq!(concatenated(&list.run(0, n)), all);
+        assert_eq!(list.byte_len(), all.len());
+        let seam = n / 2;
+        let across = concatenated(&list.run(seam - 3, seam + 3));
+        assert!(across.starts_with(list.item(seam - 3)) && across.ends_with(list.item(seam + 2)));
     }
 }

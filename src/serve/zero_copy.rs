@@ -1,0 +1,188 @@
+//! A TCP connection that sends rendered lists without copying them: a slice of
+//! a memory file ([`crate::memfile`]) goes out with `sendfile`, which hands the
+//! file's pages to the socket, as a static file server sends its files. What
+//! comes before it in the same write (the status line and headers, the page's
+//! envelope) goes out first, held back (`MSG_MORE`) so it leaves with the slice;
+//! anything else is written as usual.
+//!
+//! hyper writes a response's pieces as they were given to it, in one vectored
+//! write, so the slices it hands over are the ones the answer was made of.
+
+use std::io::{self, IoSlice};
+use std::os::fd::{AsRawFd, RawFd};
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
+
+use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
+use tokio::net::TcpStream;
+
+use crate::memfile;
+
+/// Slices shorter than this are copied: a second system call costs more.
+const SEND_FILE_ABOVE: usize = 16 * 1024;
+
+/// A connection whose writes send memory files' pages rather than copies.
+pub struct ZeroCopy {
+    stream: TcpStream,
+}
+
+impl ZeroCopy {
+    pub fn new(stream: TcpStream) -> ZeroCopy {
+        ZeroCopy { stream }
+    }
+
+    /// Runs the non-blocking `call` once the socket takes data, until it does not
+    /// say "would block".
+    fn poll_send(
+        &self,
+        cx: &mut Context<'_>,
+        call: impl Fn(RawFd) -> io::Result<usize>,
+    ) -> Poll<io::Result<usize>> {
+        let fd = self.stream.as_raw_fd();
+        loop {
+            ready!(self.stream.poll_write_ready(cx))?;
+            match self.stream.try_io(Interest::WRITABLE, || call(fd)) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                done => return Poll::Ready(done),
+            }
+        }
+    }
+}
+
+/// Where a slice lies in a memory file, if it is worth sending from there.
+fn in_file(slice: &[u8]) -> Option<(RawFd, u64)> {
+    match slice.len() >= SEND_FILE_ABOVE {
+        true => memfile::locate(slice),
+        false => None,
+    }
+}
+
+/// `sendfile(2)` of `len` bytes of `file` from `offset`.
+fn send_file(socket: RawFd, file: RawFd, offset: u64, len: usize) -> io::Result<usize> {
+    let mut offset = offset as libc::off_t;
+    // SAFETY: both descriptors are open (the file by the slice's owner); the
+    // kernel reads `len` bytes of the file and writes nothing of ours.
+    let sent = unsafe { libc::sendfile(socket, file, &mut offset, len) };
+    match sent {
+        n if n >= 0 => Ok(n as usize),
+        _ => Err(io::Error::last_os_error()),
+    }
+}
+
+/// `sendmsg(2)` of `bufs` with `MSG_MORE`: more follows at once, so the kernel
+/// holds a part-filled packet for it.
+fn send_more(socket: RawFd, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+    // SAFETY: a zeroed msghdr is valid; its iovecs are `bufs` (IoSlice is
+    // ABI-compatible with iovec), read by the kernel during the call only.
+    let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
+    message.msg_iov = bufs.as_ptr() as *mut libc::iovec;
+    message.msg_iovlen = bufs.len().min(libc::UIO_MAXIOV as usize) as _;
+    let flags = libc::MSG_MORE | libc::MSG_NOSIGNAL;
+    // SAFETY: see above.
+    let sent = unsafe { libc::sendmsg(socket, &message, flags) };
+    match sent {
+        n if n >= 0 => Ok(n as usize),
+        _ => Err(io::Error::last_os_error()),
+    }
+}
+
+impl AsyncRead for ZeroCopy {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for ZeroCopy {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match in_file(buf) {
+            Some((file, offset)) => self.poll_send(cx, |s| send_file(s, file, offset, buf.len())),
+            None => Pin::new(&mut self.stream).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        // The first slice of a memory file: what precedes it goes first (a partial
+        // write is fine: the caller writes the rest again).
+        match bufs.iter().position(|b| in_file(b).is_some()) {
+            None => Pin::new(&mut self.stream).poll_write_vectored(cx, bufs),
+            Some(0) => {
+                let (file, offset) = in_file(&bufs[0]).expect("found just now");
+                let len = bufs[0].len();
+                self.poll_send(cx, |s| send_file(s, file, offset, len))
+            }
+            Some(k) => self.poll_send(cx, |s| send_more(s, &bufs[..k])),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A response of headers, a memory file's slice and a tail, written as hyper
+    /// writes it, arrives whole and in order; so does one too big for the
+    /// socket's buffer at once.
+    #[tokio::test]
+    async fn slices_of_memory_files_arrive_in_order() {
+        let Ok(mut writer) = memfile::Writer::new() else {
+            return;
+        };
+        let body: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        writer.append(&body).unwrap();
+        let file = writer.finish().unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let reader = tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut got = Vec::new();
+            socket.read_to_end(&mut got).await.unwrap();
+            got
+        });
+        let mut stream = ZeroCopy::new(TcpStream::connect(addr).await.unwrap());
+        let slice = file.slice(100..2_900_000);
+        let parts: [&[u8]; 3] = [b"HTTP/1.1 200 OK\r\n\r\n[", &slice, b"]"];
+        let mut expected = Vec::new();
+        parts.iter().for_each(|p| expected.extend_from_slice(p));
+        // As hyper does: a vectored write of what is left, until none is.
+        let (mut part, mut within) = (0, 0);
+        while part < parts.len() {
+            let slices: Vec<IoSlice> = std::iter::once(IoSlice::new(&parts[part][within..]))
+                .chain(parts[part + 1..].iter().map(|p| IoSlice::new(p)))
+                .collect();
+            let mut n = stream.write_vectored(&slices).await.unwrap();
+            while part < parts.len() && n >= parts[part].len() - within {
+                n -= parts[part].len() - within;
+                (part, within) = (part + 1, 0);
+            }
+            within += n;
+        }
+        stream.shutdown().await.unwrap();
+        drop(stream);
+        assert_eq!(reader.await.unwrap(), expected);
+    }
+}
