@@ -7,6 +7,11 @@
 #   wait_idle PID: returns once the process has used under 2% of a core for
 #               two seconds (a server's background preparation and compression
 #               done), so a measurement does not measure them too
+#   wait_ready URL: returns once URL answers 200, asking every 20 ms from one
+#               process (a curl started 50 times a second took about a core-second
+#               from a loading server's two cores)
+#   held_mb PID: MiB the server holds: its RSS plus its memory files (rendered
+#               lists, mostly not mapped in, so RSS alone leaves them out)
 bin=${CATALOGUE_BIN:-}
 if [ -z "$bin" ]; then
   cargo build --release -q
@@ -31,3 +36,16 @@ wait_idle() {
     before=$after
   done
 }
+wait_ready() {
+  python3 - "$1" << 'EOF'
+import sys, time, urllib.request
+while True:
+    try:
+        if urllib.request.urlopen(sys.argv[1], timeout=5).status == 200:
+            break
+    except OSError:
+        pass
+    time.sleep(0.02)
+EOF
+}
+held_mb() { python3 benches/memory.py "$1" | cut -d' ' -f1; }

@@ -47,5 +47,12 @@ pub fn prepare(view: &View, wanted: impl Fn() -> bool) {
             }
         }
         table.words();
+        let (orders, words) = table.prepared_bytes();
+        tracing::debug!(
+            model = model.path(),
+            orders_mb = orders >> 20,
+            words_mb = words >> 20,
+            "sort orders and search words built"
+        );
     }
 }

@@ -339,6 +339,12 @@ impl Words {
         words
     }
 
+    /// The bytes it holds, for reports.
+    pub fn heap_bytes(&self) -> usize {
+        self.dictionary.capacity()
+            + 4 * (self.starts.capacity() + self.row_starts.capacity() + self.rows.capacity())
+    }
+
     /// The rows whose text contains `term`, ascending; `None` when the term is not
     /// one these words can answer (empty, or holding whitespace or NUL).
     pub fn find(&self, term: &str, rows: usize) -> Option<Cow<'_, [u32]>> {

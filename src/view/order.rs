@@ -188,6 +188,18 @@ impl FieldOrder {
         }
     }
 
+    /// The bytes it holds, for reports.
+    pub fn heap_bytes(&self) -> usize {
+        let ascending = match &self.ascending {
+            Ascending::Rows(rows) => rows.capacity() * 4,
+            Ascending::Groups(keys) => keys.capacity() * std::mem::size_of::<Key>(),
+        };
+        let ranks = match &self.ranks {
+            Ranks::Rows(r) | Ranks::Keys(r) => r.capacity() * 4,
+        };
+        ascending + ranks + self.runs.capacity() * 4
+    }
+
     /// This order, read with the column and groups it was built from.
     pub fn with<'t>(&'t self, column: &'t Column, groups: Option<&'t Groups>) -> Order<'t> {
         Order {

@@ -144,6 +144,14 @@ impl Table {
             .with(column, groups)
     }
 
+    /// The bytes its sort orders and search words hold (those built so far), for
+    /// reports: `(orders, words)`.
+    pub fn prepared_bytes(&self) -> (usize, usize) {
+        let orders = self.orders.iter().filter_map(OnceLock::get);
+        let words = self.words.get().map_or(0, Words::heap_bytes);
+        (orders.map(FieldOrder::heap_bytes).sum(), words)
+    }
+
     /// The words of the lowercased strings, built on first use.
     pub fn words(&self) -> &Words {
         self.words.get_or_init(|| {
