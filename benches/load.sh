@@ -10,7 +10,8 @@
 # saves three answers as files for nginx, waits until the server is idle (its
 # background preparation and compression done), then runs wrk against each URL,
 # server and nginx alternating, ROUNDS times. Prints requests/s per round, the median of each
-# side and the ratio server / nginx; also build time, time to first answer, RSS.
+# side and the ratio server / nginx; also build time, time to first answer, and the
+# memory the server holds (RSS plus the memory files its rendered lists live in).
 #
 # With `questions`: no nginx; instead the cold questions, each kind drawn from 600
 # distinct requests (benches/questions.py writes the wrk script): a substring filter
@@ -67,10 +68,10 @@ base="http://127.0.0.1:$port"
 t=$(date +%s%N)
 "$bin" serve --snapshot "$work/collection.bin" --addr "127.0.0.1:$port" --no-watch 2> "$work/server.log" &
 server=$!
-until curl -sf -o /dev/null "$base/api/v2/orders/"; do sleep 0.01; done
+wait_ready "$base/api/v2/orders/"
 echo "first answer: $(ms "$t") ms after start"
 rss() { awk -v k="$1:" '$1 == k {print int($2/1024)}' "/proc/$server/status"; }
-echo "server RSS at start: $(rss VmRSS) MB"
+echo "server memory at start: $(held_mb "$server") MB"
 
 rps() { wrk -t"$threads" -c"$connections" -d"$duration" "$@" | awk '/Requests\/sec/ {print int($2)}'; }
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
@@ -90,7 +91,7 @@ if [ "$mode" = questions ]; then
     done
     printf '%-8s %-30s %8s %10s\n' "$kind" "${all[*]}" "$(median "${all[@]}")" "$errors"
   done
-  echo "server RSS after the questions: $(rss VmRSS) MB (peak $(rss VmHWM) MB)"
+  echo "server memory after the questions: $(held_mb "$server") MB (RSS peak $(rss VmHWM) MB)"
   grep -o 'sort orders and search words built ms=[0-9]*' "$work/server.log" || true
   exit 0
 fi
@@ -121,7 +122,7 @@ if [ "$mode" = html ]; then
     printf '%-9s %-9s %-9s %-26s %-26s %8s %8s %6s\n' "${names[$i]}" "$jb" "$pb" "${theirs[*]}" "${ours[*]}" \
       "$b" "$a" "$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", a / b}')"
   done
-  echo "server RSS after the load: $(rss VmRSS) MB (peak $(rss VmHWM) MB)"
+  echo "server memory after the load: $(held_mb "$server") MB (RSS peak $(rss VmHWM) MB)"
   for i in "${!names[@]}"; do echo "${names[$i]}: ${paths[$i]}"; done
   exit 0
 fi
@@ -175,5 +176,5 @@ for i in "${!names[@]}"; do
     "${ours[*]}" "${theirs[*]}" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", a / b}')"
 done
 echo
-echo "server RSS after the load: $(rss VmRSS) MB (peak $(rss VmHWM) MB)"
+echo "server memory after the load: $(held_mb "$server") MB (RSS peak $(rss VmHWM) MB)"
 for i in "${!names[@]}"; do echo "${names[$i]}: ${paths[$i]}"; done
