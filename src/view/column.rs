@@ -487,6 +487,33 @@ impl Column {
         }
     }
 
+    /// The bytes it holds, for reports.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Column::Int { values, nulls, .. } => {
+                let values = match values {
+                    Ints::Wide(v) => v.capacity() * 8,
+                    Ints::Narrow(v) => v.capacity() * 4,
+                };
+                values + nulls.capacity() * 8
+            }
+            Column::Bool(v) => v.capacity(),
+            Column::Str(s) => {
+                let d = &s.distinct;
+                let lookup = d.lookup.as_ref().map_or(0, |t| t.capacity() * 4);
+                s.codes.capacity() * 4 + d.text.capacity() + d.ends.capacity() * 8 + lookup
+            }
+            Column::Ref { positions, models } => {
+                let each = match models {
+                    RefModels::Each(each) => each.capacity(),
+                    RefModels::One(_) => 0,
+                };
+                positions.capacity() * 4 + each
+            }
+            Column::Refs { starts, items, .. } => (starts.capacity() + items.capacity()) * 4,
+        }
+    }
+
     /// The strings of a string column.
     pub fn strings(&self) -> Option<&Strings> {
         match self {

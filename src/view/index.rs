@@ -78,6 +78,12 @@ impl Grouping {
 }
 
 impl Groups {
+    /// The bytes it holds, for reports.
+    pub fn heap_bytes(&self) -> usize {
+        let keys = self.keys.capacity() * (std::mem::size_of::<Key>() + 4 + 1);
+        keys + 4 * (self.starts.capacity() + self.positions.capacity() + self.representatives.capacity())
+    }
+
     /// Groups the rows by each of `fields`, a column at a time; a field gets
     /// `None` when more than one value in `max_distinct_per` rows is distinct (on
     /// tables big enough to matter).
@@ -201,6 +207,11 @@ pub struct TextColumn {
 }
 
 impl TextColumn {
+    /// The bytes it holds, for reports.
+    pub fn heap_bytes(&self) -> usize {
+        self.text.capacity() + self.ends.capacity() * 8
+    }
+
     /// Lowercases and joins one text per row.
     pub fn build<'a>(rows: impl IntoIterator<Item = &'a str>) -> TextColumn {
         let mut column = TextColumn::default();

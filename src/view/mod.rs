@@ -201,7 +201,37 @@ impl View {
             identified: OnceLock::new(),
         };
         view.phases.rendered_bytes = view.rendered_bytes();
+        view.report_memory();
         view
+    }
+
+    /// Logs (at debug) what the view holds beside its rendered lists, per model
+    /// and in all: where memory goes when a collection grows.
+    fn report_memory(&self) {
+        if !tracing::enabled!(tracing::Level::DEBUG) {
+            return;
+        }
+        const MB: usize = 1 << 20;
+        let mut total = self.points.heap_bytes();
+        for model in Model::ALL {
+            let (columns, lower, groups) = self.table(model).heap_bytes();
+            let lists = self.plain[model.index()].index_bytes()
+                + self.nested[model.index()].as_ref().map_or(0, List::index_bytes);
+            total += columns + lower + groups + lists;
+            tracing::debug!(
+                model = model.path(),
+                columns_mb = columns / MB,
+                lower_mb = lower / MB,
+                groups_mb = groups / MB,
+                list_index_mb = lists / MB,
+                "view memory"
+            );
+        }
+        tracing::debug!(
+            points_mb = self.points.heap_bytes() / MB,
+            total_mb = total / MB,
+            "view memory beside the rendered lists"
+        );
     }
 
     pub fn table(&self, model: Model) -> &Table {

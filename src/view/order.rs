@@ -26,7 +26,37 @@ pub struct FieldOrder {
     /// Where each distinct value's run starts in `ascending`, then where the
     /// non-null values end: run `r` is `ascending[runs[r]..runs[r + 1]]`.
     runs: Vec<u32>,
+    /// How a row's value is read as the small number [`Ranks::Keys`] is indexed by.
+    dense: Dense,
 }
+
+/// How a value becomes a small number, one per distinct value, for an order
+/// made by counting (no comparison sort, ranks per value rather than per row).
+#[derive(Clone, Copy, Debug)]
+enum Dense {
+    /// The column's own: a string's code, a reference's position.
+    Column,
+    /// An integer less the column's smallest (a boolean: 0 or 1), where the
+    /// integers span few values (years, days, flags).
+    Offset(i64),
+}
+
+impl Dense {
+    fn key(self, column: &Column, pos: usize) -> Option<u32> {
+        match self {
+            Dense::Column => column.dense_key(pos),
+            Dense::Offset(min) => match column.get(pos) {
+                Value::Int(v) | Value::Time(v) => Some((v - min) as u32),
+                Value::Bool(b) => Some(u32::from(b)),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// Integers spanning at most this many values per row (or 1,024 on a small
+/// table) are ordered by counting: a rank per value, not per row.
+const COUNTED_SPAN_PER: usize = 4;
 
 /// How two values of one field compare in every order the API gives (sorts,
 /// facets): numbers, instants, strings (by code point), booleans, related records
@@ -63,6 +93,21 @@ enum Ranks {
     Keys(Vec<u32>),
 }
 
+/// The smallest integer of an integer column and how many values its integers
+/// span, when they span few enough to be counted (see [`COUNTED_SPAN_PER`]).
+fn span(column: &Column, rows: usize) -> Option<(i64, usize)> {
+    let (mut min, mut max) = (i64::MAX, i64::MIN);
+    for p in 0..rows {
+        if let Value::Int(v) | Value::Time(v) = column.get(p) {
+            (min, max) = (min.min(v), max.max(v));
+        }
+    }
+    let span = usize::try_from(max.checked_sub(min)?)
+        .ok()?
+        .checked_add(1)?;
+    (span <= (rows / COUNTED_SPAN_PER).max(1024)).then_some((min, span))
+}
+
 /// A field's order with the column it orders and the column's groups.
 #[derive(Clone, Copy)]
 pub struct Order<'t> {
@@ -79,7 +124,7 @@ impl FieldOrder {
                 let distinct = strings.distinct();
                 let compare = |a: &u32, b: &u32| distinct.get(*a).cmp(distinct.get(*b));
                 let keys = groups.map(|_| Key::Code as fn(u32) -> Key);
-                FieldOrder::by_key(rows, distinct.len(), column, compare, keys)
+                FieldOrder::by_key(rows, distinct.len(), column, Dense::Column, compare, keys)
             }
             Column::Ref { models, .. } => {
                 let keys = (0..rows).filter_map(|p| column.dense_key(p)).max();
@@ -92,8 +137,20 @@ impl FieldOrder {
                     }
                     _ => None,
                 };
-                FieldOrder::by_key(rows, keys, column, u32::cmp, group_key)
+                FieldOrder::by_key(rows, keys, column, Dense::Column, u32::cmp, group_key)
             }
+            Column::Bool(_) => {
+                let group_key = groups.map(|_| |k: u32| Key::Bool(k == 1));
+                FieldOrder::by_key(rows, 2, column, Dense::Offset(0), u32::cmp, group_key)
+            }
+            Column::Int { .. } => match span(column, rows) {
+                Some((min, keys)) => {
+                    let group_key = groups.map(|_| move |k: u32| Key::Int(min + i64::from(k)));
+                    let dense = Dense::Offset(min);
+                    FieldOrder::by_key(rows, keys, column, dense, u32::cmp, group_key)
+                }
+                None => FieldOrder::by_sort(column, rows),
+            },
             _ => FieldOrder::by_sort(column, rows),
         }
     }
@@ -107,13 +164,14 @@ impl FieldOrder {
         rows: usize,
         keys: usize,
         column: &Column,
+        dense: Dense,
         cmp: impl Fn(&u32, &u32) -> Ordering,
         group_key: Option<impl Fn(u32) -> Key>,
     ) -> FieldOrder {
         let mut count = vec![0u32; keys];
         let mut nulls = 0;
         for p in 0..rows {
-            match column.dense_key(p) {
+            match dense.key(column, p) {
                 Some(k) => count[k as usize] += 1,
                 None => nulls += 1,
             }
@@ -138,13 +196,14 @@ impl FieldOrder {
                 ascending: Ascending::Groups(keys),
                 ranks: Ranks::Keys(key_rank),
                 runs,
+                dense,
             };
         }
         let mut next = runs.clone();
         let mut null_at = at;
         let mut ascending = vec![0u32; rows];
         for p in 0..rows {
-            let slot = match column.dense_key(p) {
+            let slot = match dense.key(column, p) {
                 Some(k) => &mut next[key_rank[k as usize] as usize],
                 None => &mut null_at,
             };
@@ -156,6 +215,7 @@ impl FieldOrder {
             ascending: Ascending::Rows(ascending),
             ranks: Ranks::Keys(key_rank),
             runs,
+            dense,
         }
     }
 
@@ -185,6 +245,7 @@ impl FieldOrder {
             ascending: Ascending::Rows(ascending),
             ranks: Ranks::Rows(rank),
             runs,
+            dense: Dense::Column,
         }
     }
 
@@ -287,7 +348,7 @@ impl<'t> Order<'t> {
     pub fn rank(&self, pos: usize) -> Option<u32> {
         let rank = match &self.order.ranks {
             Ranks::Rows(ranks) => ranks[pos],
-            Ranks::Keys(ranks) => ranks[self.column.dense_key(pos)? as usize],
+            Ranks::Keys(ranks) => ranks[self.order.dense.key(self.column, pos)? as usize],
         };
         Some(rank).filter(|&r| r != NULL_RANK)
     }
@@ -339,6 +400,16 @@ mod tests {
     }
 
     #[test]
+    fn integers_of_a_wide_span_are_compared() {
+        let c = column(&[Some(i64::MAX), Some(0), Some(i64::MIN), None]);
+        let built = FieldOrder::build(&c, 4, None);
+        assert!(matches!(built.ranks, Ranks::Rows(_)));
+        let order = built.with(&c, None);
+        let up: Vec<u32> = (0..4).map(|i| order.nth(i, false)).collect();
+        assert_eq!(up, [2, 1, 0, 3]);
+    }
+
+    #[test]
     fn all_null_and_empty() {
         let c = column(&[None, None]);
         let built = FieldOrder::build(&c, 2, None);
@@ -351,8 +422,9 @@ mod tests {
         assert_eq!(order.runs(true).flatten().count(), 0);
     }
 
-    /// Strings and references are ordered by counting (`by_key`): the same
-    /// order, runs and ranks as comparing every row (`by_sort`).
+    /// Strings, references, booleans and integers of a small span are ordered
+    /// by counting (`by_key`): the same order, runs and ranks as comparing every
+    /// row (`by_sort`).
     #[test]
     fn counted_orders_are_the_compared_ones() {
         let mut text = Column::new(crate::model::Type::Str, 9);
@@ -378,10 +450,34 @@ mod tests {
             });
             people.push(&v, true).unwrap();
         }
-        for (c, rows) in [(&text, 10), (&refs, 6), (&people, 5)] {
+        let years = column(&[
+            Some(1999),
+            None,
+            Some(1996),
+            Some(1999),
+            Some(2000),
+            Some(1996),
+            None,
+        ]);
+        let signed = column(&[Some(-1), Some(-4), None, Some(0), Some(-1)]);
+        let mut flags = Column::new(crate::model::Type::Bool, 6);
+        for v in [Some(true), None, Some(false), Some(true), None, Some(false)] {
+            flags
+                .push(&v.map_or(OwnedValue::Null, OwnedValue::Bool), true)
+                .unwrap();
+        }
+        for (c, rows) in [
+            (&text, 10),
+            (&refs, 6),
+            (&people, 5),
+            (&years, 7),
+            (&signed, 5),
+            (&flags, 6),
+        ] {
             let groups = Groups::by_fields(std::slice::from_ref(c), rows, &[0], 1)
                 .pop()
                 .unwrap();
+            assert!(groups.is_some());
             let compared = FieldOrder::by_sort(c, rows);
             let b = compared.with(c, None);
             for grouped in [None, groups.as_ref()] {

@@ -59,6 +59,13 @@ fn gps_field(model: Model) -> Option<usize> {
 }
 
 impl Points {
+    /// The bytes it holds, for reports.
+    pub fn heap_bytes(&self) -> usize {
+        let rows: usize = self.rows.iter().flatten().map(|r| r.capacity() * 4).sum();
+        let located: usize = self.located.iter().map(|l| l.capacity() * 4).sum();
+        self.gps.capacity() * std::mem::size_of::<Option<Point>>() + rows + located
+    }
+
     /// Reads every GPS record's coordinates, and gives every record with a GPS
     /// record its point. `tables` are by model index.
     pub fn locate(tables: &[Table]) -> Points {

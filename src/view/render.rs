@@ -117,6 +117,11 @@ impl List {
         Run::Many(parts)
     }
 
+    /// The bytes of its item index (where each item ends), for reports.
+    pub fn index_bytes(&self) -> usize {
+        self.ends.capacity() * 8
+    }
+
     /// The size of the list's items with their commas, for reports.
     pub fn byte_len(&self) -> usize {
         self.segments.iter().map(Bytes::len).sum::<usize>() + self.segments.len().saturating_sub(1)

@@ -144,6 +144,15 @@ impl Table {
             .with(column, groups)
     }
 
+    /// The bytes its columns, lowercased strings and groups hold, for reports:
+    /// `(columns, lower, groups)`.
+    pub fn heap_bytes(&self) -> (usize, usize, usize) {
+        let columns = self.columns.iter().map(Column::heap_bytes).sum();
+        let lower = self.lower.iter().flatten().map(TextColumn::heap_bytes).sum();
+        let groups = self.groups.iter().flatten().map(Groups::heap_bytes).sum();
+        (columns, lower, groups)
+    }
+
     /// The bytes its sort orders and search words hold (those built so far), for
     /// reports: `(orders, words)`.
     pub fn prepared_bytes(&self) -> (usize, usize) {
