@@ -194,6 +194,7 @@ impl ImagesPlan {
             meta: Vec::new(),
             format: Format::Json,
             shuffled: !self.cacheable(),
+            media: true,
         }
     }
 

@@ -110,6 +110,9 @@ pub struct Page {
     /// The items are in random order (`order=random`): the same request gives
     /// another body, so it must not be cached or validated.
     pub shuffled: bool,
+    /// The items may hold media markers (false: a slice of a list whose items in
+    /// it hold none, so there is nothing to splice the media base into).
+    pub media: bool,
 }
 
 /// A list request, parsed and checked: everything it asks of a view.
@@ -233,6 +236,7 @@ impl Selected {
             meta: self.meta,
             format: self.plan.format,
             shuffled: self.plan.random,
+            media: true,
         }
     }
 }
@@ -424,6 +428,7 @@ impl Plan {
                 meta: Vec::new(),
                 format: self.format,
                 shuffled: false,
+                media: list.has_media_in(from, to),
             };
         }
         let Selection {
@@ -436,6 +441,7 @@ impl Plan {
             meta,
             format: self.format,
             shuffled: self.random,
+            media: true,
         }
     }
 

@@ -143,6 +143,9 @@ pub struct Answer {
     /// Where the body's media URLs start, if it holds any: the base goes where
     /// the rendered bytes mark it.
     pub(super) media: Media,
+    /// The body holds no media marker whatever `media` says (a page of a list
+    /// whose items in it hold none): nothing to splice, no scan for markers.
+    pub(super) unmarked: bool,
     pub(super) location: Option<String>,
     /// `Retry-After`, in seconds.
     pub(super) retry_after: Option<u32>,
@@ -183,6 +186,7 @@ impl Answer {
             body,
             caching,
             media: Media::None,
+            unmarked: false,
             location: None,
             retry_after: None,
             ignored: None,
@@ -314,7 +318,8 @@ impl Answer {
             parts.push(Bytes::from_static(tail));
             parts
         };
-        let a = Answer::new(200, kind, Body::Parts(parts), Caching::Collection);
+        let mut a = Answer::new(200, kind, Body::Parts(parts), Caching::Collection);
+        a.unmarked = !page.media;
         // A shuffled page is another body each time: no tag can name it.
         match page.shuffled {
             true => a.uncached(),

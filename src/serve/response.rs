@@ -48,6 +48,7 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
         body,
         caching,
         media,
+        unmarked,
         location,
         retry_after,
         ignored,
@@ -100,9 +101,11 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
         header::CONTENT_TYPE,
         HeaderValue::from_static(kind.content_type()),
     );
-    // A body written from the view takes the request's media base.
+    // A body written from the view takes the request's media base (the tag and
+    // `Vary` still follow the list's `media`: the same request gets the same).
     let base = match media {
         Media::None => None,
+        _ if unmarked => None,
         _ => asked
             .media_base(settings)
             .map(|b| Bytes::copy_from_slice(b.as_bytes())),

@@ -81,7 +81,8 @@ impl Groups {
     /// The bytes it holds, for reports.
     pub fn heap_bytes(&self) -> usize {
         let keys = self.keys.capacity() * (std::mem::size_of::<Key>() + 4 + 1);
-        keys + 4 * (self.starts.capacity() + self.positions.capacity() + self.representatives.capacity())
+        keys + 4
+            * (self.starts.capacity() + self.positions.capacity() + self.representatives.capacity())
     }
 
     /// Groups the rows by each of `fields`, a column at a time; a field gets

@@ -216,7 +216,9 @@ impl View {
         for model in Model::ALL {
             let (columns, lower, groups) = self.table(model).heap_bytes();
             let lists = self.plain[model.index()].index_bytes()
-                + self.nested[model.index()].as_ref().map_or(0, List::index_bytes);
+                + self.nested[model.index()]
+                    .as_ref()
+                    .map_or(0, List::index_bytes);
             total += columns + lower + groups + lists;
             tracing::debug!(
                 model = model.path(),

@@ -27,9 +27,46 @@ pub struct List {
     /// Where each item ends in its segment; the next starts after the comma that
     /// follows (one number an item, not two: 16 MB less at a million).
     ends: Vec<u64>,
-    /// Whether an item holds a media URL (a file, or a featured image's): an
-    /// answer cut from the list then depends on the media base.
-    media: bool,
+    /// The items holding a media URL (a file, or a featured image's), one bit an
+    /// item; empty when none does. An answer cut from the list then depends on
+    /// the media base, and only a run holding such an item needs it spliced in.
+    media: Media,
+}
+
+/// One bit per item: whether it holds a media marker. Empty when no item does.
+#[derive(Debug, Default)]
+struct Media(Vec<u64>);
+
+impl Media {
+    fn set(&mut self, i: usize, items: usize) {
+        if self.0.is_empty() {
+            self.0 = vec![0; items.div_ceil(64)];
+        }
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The items set, ascending.
+    fn items(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &word)| {
+            let mut word = word;
+            std::iter::from_fn(move || {
+                (word != 0).then(|| {
+                    let bit = word.trailing_zeros() as usize;
+                    word &= word - 1;
+                    w * 64 + bit
+                })
+            })
+        })
+    }
+
+    /// Whether any of items `from..to` is set.
+    fn any(&self, from: usize, to: usize) -> bool {
+        !self.0.is_empty() && (from..to).any(|i| self.0[i / 64] & (1 << (i % 64)) != 0)
+    }
 }
 
 impl List {
@@ -46,15 +83,18 @@ impl List {
             segments: Vec::with_capacity(segments.len()),
             per,
             ends: Vec::with_capacity(segments.iter().map(|s| s.ends.len()).sum()),
-            media: false,
+            media: Media::default(),
         };
+        let items = segments.iter().map(|s| s.ends.len()).sum();
         let last = segments.len().saturating_sub(1);
         for (k, segment) in segments.into_iter().enumerate() {
             assert!(
                 k == last || segment.ends.len() == per,
                 "a segment short of items"
             );
-            list.media |= segment.media;
+            for i in segment.media.items() {
+                list.media.set(k * per + i, items);
+            }
             list.ends.extend_from_slice(&segment.ends);
             list.segments.push(segment.bytes);
         }
@@ -63,7 +103,13 @@ impl List {
 
     /// Whether an item holds a media URL.
     pub fn has_media(&self) -> bool {
-        self.media
+        !self.media.is_empty()
+    }
+
+    /// Whether any of items `from..to` holds a media URL (cheap for a page:
+    /// a bit an item, no scan of its bytes).
+    pub fn has_media_in(&self, from: usize, to: usize) -> bool {
+        self.media.any(from, to)
     }
 
     pub fn len(&self) -> usize {
@@ -119,7 +165,7 @@ impl List {
 
     /// The bytes of its item index (where each item ends), for reports.
     pub fn index_bytes(&self) -> usize {
-        self.ends.capacity() * 8
+        (self.ends.capacity() + self.media.0.capacity()) * 8
     }
 
     /// The size of the list's items with their commas, for reports.
@@ -129,17 +175,26 @@ impl List {
 }
 
 /// Consecutive items rendered together: their bytes, where each ends, and
-/// whether any holds a media URL.
+/// which hold a media URL.
 struct Segment {
     bytes: Bytes,
     ends: Vec<u64>,
-    media: bool,
+    media: Media,
 }
 
 impl Segment {
+    /// Items written one after another, comma-separated, ending where `ends` say.
     fn on_heap(bytes: Vec<u8>, ends: Vec<u64>) -> Segment {
+        let mut media = Media::default();
+        let mut start = 0;
+        for (i, &end) in ends.iter().enumerate() {
+            if memchr::memchr(MEDIA_BASE, &bytes[start..end as usize]).is_some() {
+                media.set(i, ends.len());
+            }
+            start = end as usize + 1;
+        }
         Segment {
-            media: memchr::memchr(MEDIA_BASE, &bytes).is_some(),
+            media,
             bytes: Bytes::from(bytes),
             ends,
         }
@@ -365,6 +420,7 @@ fn render_rows(
     let rows = range.len();
     let mut out = Vec::new();
     let mut ends = Vec::with_capacity(rows);
+    let mut media = Media::default();
     let mut file = Spill::default();
     for (i, pos) in range.enumerate() {
         if i > 0 {
@@ -384,13 +440,17 @@ fn render_rows(
             };
             out.reserve(wanted.saturating_sub(out.len()));
         }
+        let start = out.len();
         write_item(&mut out, done, model, pos, shape, None);
+        if memchr::memchr(MEDIA_BASE, &out[start..]).is_some() {
+            media.set(i, rows);
+        }
         ends.push((file.len() + out.len()) as u64);
         if out.len() >= CHUNK_BYTES {
             file.take(&mut out);
         }
     }
-    file.finish(out, ends)
+    file.finish(out, ends, media)
 }
 
 /// A segment's memory file, when it has one: what was rendered so far, less the
@@ -398,7 +458,6 @@ fn render_rows(
 #[derive(Default)]
 struct Spill {
     file: Option<memfile::Writer>,
-    media: bool,
 }
 
 impl Spill {
@@ -406,7 +465,7 @@ impl Spill {
         let file = memfile::Writer::new()
             .inspect_err(|e| tracing::warn!(error = %e, "no memory file; the list stays on the heap and pages are copied as they are sent"))
             .ok();
-        Spill { file, media: false }
+        Spill { file }
     }
 
     fn is_open(&self) -> bool {
@@ -421,7 +480,6 @@ impl Spill {
     /// Appends `out` to the file, if there is one, and empties it.
     fn take(&mut self, out: &mut Vec<u8>) {
         let Some(file) = &mut self.file else { return };
-        self.media |= memchr::memchr(MEDIA_BASE, out).is_some();
         match file.append(out) {
             Ok(()) => out.clear(),
             Err(e) => {
@@ -435,20 +493,17 @@ impl Spill {
     }
 
     /// The segment: the file with `out` appended, or `out` alone.
-    fn finish(mut self, mut out: Vec<u8>, ends: Vec<u64>) -> Segment {
+    fn finish(mut self, mut out: Vec<u8>, ends: Vec<u64>, media: Media) -> Segment {
         self.take(&mut out);
         let Some(file) = self.file else {
             if out.capacity() - out.len() > out.len() / 8 {
                 out.shrink_to_fit();
             }
-            return Segment::on_heap(out, ends);
+            let bytes = Bytes::from(out);
+            return Segment { bytes, ends, media };
         };
         match file.finish() {
-            Ok(bytes) => Segment {
-                bytes,
-                ends,
-                media: self.media,
-            },
+            Ok(bytes) => Segment { bytes, ends, media },
             Err(e) => panic!("cannot map a memory file just written: {e}"),
         }
     }
@@ -655,5 +710,56 @@ mod tests {
         let seam = n / 2;
         let across = concatenated(&list.run(seam - 3, seam + 3));
         assert!(across.starts_with(list.item(seam - 3)) && across.ends_with(list.item(seam + 2)));
+    }
+
+    #[test]
+    fn a_list_knows_which_items_hold_media() {
+        let m = MEDIA_BASE as char;
+        // Items 0..130, those divisible by 50 holding a marker.
+        let mut bytes = Vec::new();
+        let mut ends = Vec::new();
+        for i in 0..130 {
+            if i > 0 {
+                bytes.push(b',');
+            }
+            let item = match i % 50 {
+                0 => format!("{{\"url\":\"{m}a.jpg\"}}"),
+                _ => format!("{{\"id\":{i}}}"),
+            };
+            bytes.extend_from_slice(item.as_bytes());
+            ends.push(bytes.len() as u64);
+        }
+        let list = List::new(bytes, ends);
+        assert!(list.has_media());
+        let marked = |from, to| list.has_media_in(from, to);
+        assert!(marked(0, 1) && marked(49, 51) && marked(100, 130));
+        assert!(!marked(1, 50) && !marked(51, 100) && !marked(101, 130) && !marked(7, 7));
+        for (i, holds) in (0..130).map(|i| (i, marked(i, i + 1))) {
+            assert_eq!(holds, list.item(i).contains(&MEDIA_BASE), "item {i}");
+        }
+        // The same items in segments of 40: the bits follow the items.
+        let (bytes, ends): (Vec<Vec<u8>>, Vec<Vec<u64>>) = (0..130)
+            .collect::<Vec<usize>>()
+            .chunks(40)
+            .map(|items| {
+                let run = concatenated(&list.run(items[0], items[items.len() - 1] + 1));
+                let first = list.run(0, items[0]).len() + usize::from(items[0] > 0);
+                let ends = items
+                    .iter()
+                    .map(|&i| (list.run(0, i + 1).len() - first) as u64);
+                (run, ends.collect())
+            })
+            .unzip();
+        let segments = bytes
+            .into_iter()
+            .zip(ends)
+            .map(|(b, e)| Segment::on_heap(b, e));
+        let cut = List::joined(segments.collect());
+        for i in 0..130 {
+            assert_eq!(cut.item(i), list.item(i));
+            assert_eq!(cut.has_media_in(i, i + 1), marked(i, i + 1), "item {i}");
+        }
+        let plain = List::new(b"{},{}".to_vec(), vec![2, 5]);
+        assert!(!plain.has_media() && !plain.has_media_in(0, 2));
     }
 }

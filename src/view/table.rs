@@ -148,7 +148,12 @@ impl Table {
     /// `(columns, lower, groups)`.
     pub fn heap_bytes(&self) -> (usize, usize, usize) {
         let columns = self.columns.iter().map(Column::heap_bytes).sum();
-        let lower = self.lower.iter().flatten().map(TextColumn::heap_bytes).sum();
+        let lower = self
+            .lower
+            .iter()
+            .flatten()
+            .map(TextColumn::heap_bytes)
+            .sum();
         let groups = self.groups.iter().flatten().map(Groups::heap_bytes).sum();
         (columns, lower, groups)
     }
