@@ -2,7 +2,8 @@
 # Swap latency and resident memory across hot reloads of a large snapshot (SWAPS, default 10).
 #   usage: benches/reload_rss.sh [SPECIMENS]   (default 100000; needs cargo build --release)
 # Two snapshots of different sizes are renamed over the served file in turn; after
-# each swap it prints the time from rename to the new view being served, and RSS.
+# each swap it prints the time from rename to the new view being served, and the
+# memory the server holds (RSS plus the memory files its rendered lists live in).
 set -euo pipefail
 n=${1:-100000}
 bin=${CATALOGUE_BIN:-target/release/catalogue}
@@ -22,8 +23,8 @@ server=$!
 url="http://127.0.0.1:$port/api/v2/specimen-records/?limit=0"
 count() { curl -sf "$url" | python3 -c 'import json,sys; print(json.load(sys.stdin)["meta"]["total_count"])' 2>/dev/null || echo 0; }
 until [ "$(count)" = "$n" ]; do sleep 0.1; done
-rss() { awk '/VmRSS/ {print int($2/1024)}' "/proc/$server/status"; }
-echo "start: RSS $(rss) MB"
+rss() { python3 "$(dirname "$0")/memory.py" "$server" | cut -d' ' -f1; }
+echo "start: memory $(rss) MB"
 for i in $(seq 1 "${SWAPS:-10}"); do
   size=$(( i % 2 == 1 ? n + 1 : n ))
   cp "$work/$size.bin" "$work/.incoming"
@@ -32,6 +33,6 @@ for i in $(seq 1 "${SWAPS:-10}"); do
   until [ "$(count)" = "$size" ]; do sleep 0.02; done
   end=$(date +%s%N)
   sleep 0.5
-  echo "swap $i: served after $(( (end - start) / 1000000 )) ms, RSS $(rss) MB"
+  echo "swap $i: served after $(( (end - start) / 1000000 )) ms, memory $(rss) MB"
 done
 grep -c "view swapped" "$work/log" | sed 's/^/swaps logged: /'
