@@ -616,26 +616,36 @@ mod tests {
         run.parts().concat()
     }
 
-    #[test]
-    fn a_list_in_segments_reads_as_the_list_in_one() {
-        let countries = (1..=7)
+    /// The tables of a collection of `rows` countries named by `name`.
+    fn countries(rows: i64, name: impl Fn(i64) -> String) -> Vec<Table> {
+        let countries = (1..=rows)
             .map(|id| Country {
                 id,
                 date_created: id,
                 date_modified: id,
-                name: format!("Land {id}"),
+                name: name(id),
                 abbr: format!("L{id}"),
             })
             .collect();
-        let tables = super::super::rows::tables(Collection {
+        super::super::rows::tables(Collection {
             countries,
             ..Default::default()
-        });
-        let done = Rendered {
-            tables: &tables,
+        })
+    }
+
+    /// Tables with no list rendered yet.
+    fn unrendered(tables: &[Table]) -> Rendered<'_> {
+        Rendered {
+            tables,
             plain: (0..tables.len()).map(|_| None).collect(),
             nested: (0..tables.len()).map(|_| None).collect(),
-        };
+        }
+    }
+
+    #[test]
+    fn a_list_in_segments_reads_as_the_list_in_one() {
+        let tables = countries(7, |id| format!("Land {id}"));
+        let done = unrendered(&tables);
         let whole = render_segments(&done, Model::Country, Shape::Plain, 1);
         for segments in [2, 3, 7, 9] {
             let cut = render_segments(&done, Model::Country, Shape::Plain, segments);
@@ -666,24 +676,8 @@ mod tests {
     #[test]
     fn a_long_list_is_kept_in_memory_files_item_for_item() {
         let rows = 20_000;
-        let countries = (1..=rows)
-            .map(|id| Country {
-                id,
-                date_created: id,
-                date_modified: id,
-                name: format!("Land {id} {}", "long name ".repeat(8)),
-                abbr: format!("L{id}"),
-            })
-            .collect();
-        let tables = super::super::rows::tables(Collection {
-            countries,
-            ..Default::default()
-        });
-        let done = Rendered {
-            tables: &tables,
-            plain: (0..tables.len()).map(|_| None).collect(),
-            nested: (0..tables.len()).map(|_| None).collect(),
-        };
+        let tables = countries(rows, |id| format!("Land {id} {}", "long name ".repeat(8)));
+        let done = unrendered(&tables);
         let list = render_segments(&done, Model::Country, Shape::Plain, 2);
         assert!(list.byte_len() > 2 * MEMORY_FILE_ABOVE);
         if memfile::Writer::new().is_ok() {
