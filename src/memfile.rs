@@ -141,15 +141,13 @@ pub fn locate(bytes: &[u8]) -> Option<(RawFd, u64)> {
     (at + bytes.len() <= start + len).then(|| (fd, (at - start) as u64))
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 
     #[test]
     fn written_bytes_read_back_and_are_located() {
-        let Ok(mut writer) = Writer::new() else {
-            return;
-        };
+        let mut writer = Writer::new().expect("memory files on Linux");
         writer.append(b"[{\"id\":1},").unwrap();
         writer.append(b"{\"id\":2}]").unwrap();
         assert_eq!(writer.len(), 19);

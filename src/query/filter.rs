@@ -9,6 +9,7 @@ use ahash::AHashMap;
 use crate::encoding::time;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Model, Shape, Type};
+use crate::view::bits::Bits;
 use crate::view::index::{self, Groups};
 use crate::view::{Key, OwnedValue, Table, Value, View};
 
@@ -561,17 +562,8 @@ impl Matches<'_> {
             }
             Matches::Disjoint(lists) => {
                 let rows = lists.iter().filter_map(|l| l.last()).max();
-                let mut bits = vec![0u64; rows.map_or(0, |&r| r as usize / 64 + 1)];
-                for &p in lists.iter().flat_map(|l| l.iter()) {
-                    bits[p as usize / 64] |= 1 << (p % 64);
-                }
-                for (w, &word) in bits.iter().enumerate() {
-                    let mut word = word;
-                    while word != 0 {
-                        f(w * 64 + word.trailing_zeros() as usize);
-                        word &= word - 1;
-                    }
-                }
+                let positions = lists.iter().flat_map(|l| l.iter().copied());
+                Bits::of(rows.map_or(0, |&r| r as usize + 1), positions).for_each(f);
             }
         }
     }

@@ -48,7 +48,7 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
         body,
         caching,
         media,
-        unmarked,
+        marked,
         location,
         retry_after,
         ignored,
@@ -105,7 +105,7 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
     // `Vary` still follow the list's `media`: the same request gets the same).
     let base = match media {
         Media::None => None,
-        _ if unmarked => None,
+        _ if !marked => None,
         _ => asked
             .media_base(settings)
             .map(|b| Bytes::copy_from_slice(b.as_bytes())),

@@ -160,9 +160,7 @@ mod tests {
     /// socket's buffer at once.
     #[tokio::test]
     async fn slices_of_memory_files_arrive_in_order() {
-        let Ok(mut writer) = memfile::Writer::new() else {
-            return;
-        };
+        let mut writer = memfile::Writer::new().expect("memory files on Linux");
         let body: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
         writer.append(&body).unwrap();
         let file = writer.finish().unwrap();

@@ -16,6 +16,7 @@ use std::borrow::Cow;
 
 use ahash::AHashMap;
 
+use super::bits::Bits;
 use super::column::{Column, Key};
 
 /// The rows of a table grouped by one field's value.
@@ -179,22 +180,14 @@ pub fn union<'a>(rows: usize, lists: impl IntoIterator<Item = &'a [u32]>) -> Cow
     if lists.peek().is_none() {
         return Cow::Borrowed(first);
     }
-    let mut bits = vec![0u64; rows.div_ceil(64)];
+    let mut bits = Bits::none(rows);
     let mut count = 0;
     for list in std::iter::once(first).chain(lists) {
         count += list.len();
-        for &p in list {
-            bits[p as usize / 64] |= 1 << (p % 64);
-        }
+        list.iter().for_each(|&p| bits.set(p as usize));
     }
     let mut out = Vec::with_capacity(count);
-    for (w, &word) in bits.iter().enumerate() {
-        let mut word = word;
-        while word != 0 {
-            out.push((w * 64) as u32 + word.trailing_zeros());
-            word &= word - 1;
-        }
-    }
+    bits.for_each(|p| out.push(p as u32));
     Cow::Owned(out)
 }
 

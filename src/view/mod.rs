@@ -20,6 +20,7 @@ use crate::model::validate;
 use crate::model::{Endpoint, Model};
 use crate::snapshot::{self, Header, SnapshotError};
 
+pub mod bits;
 pub mod chain;
 pub mod column;
 pub mod identified;
@@ -200,7 +201,8 @@ impl View {
             terms: OnceLock::new(),
             identified: OnceLock::new(),
         };
-        view.phases.rendered_bytes = view.rendered_bytes();
+        let lists = view.plain.iter().chain(view.nested.iter().flatten());
+        view.phases.rendered_bytes = lists.map(List::byte_len).sum();
         view.report_memory();
         view
     }
@@ -287,15 +289,9 @@ impl View {
             .join(" ")
     }
 
-    /// Bytes held by the rendered lists.
+    /// Bytes held by the rendered lists (counted once, when the view was built).
     pub fn rendered_bytes(&self) -> usize {
-        self.plain.iter().map(List::byte_len).sum::<usize>()
-            + self
-                .nested
-                .iter()
-                .flatten()
-                .map(List::byte_len)
-                .sum::<usize>()
+        self.phases.rendered_bytes
     }
 }
 

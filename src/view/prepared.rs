@@ -121,6 +121,10 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Parts, String> {
         }
         tables.push(table);
     }
+    let images = tables[Model::Image.index()].len();
+    if read.tags.len() != images {
+        return Err(format!("tags for {} images, of {images}", read.tags.len()));
+    }
     Ok(Parts {
         tables,
         tags: read.tags,

@@ -8,6 +8,7 @@
 use chrono::{Datelike, NaiveDate};
 
 use crate::model::{Model, Shape};
+use crate::view::bits::Bits;
 use crate::view::terms::{day_of, text_column, Terms, NO_INT, TEXT};
 use crate::view::View;
 
@@ -770,42 +771,6 @@ impl Cond {
                 !p[0].is_nan() && areas.iter().any(|a| a.contains(p))
             }
         }
-    }
-}
-
-/// A set of specimens as bits, ascending when read.
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn none(n: usize) -> Bits {
-        Bits(vec![0; n.div_ceil(64)])
-    }
-
-    fn set(&mut self, pos: usize) {
-        self.0[pos / 64] |= 1 << (pos % 64);
-    }
-
-    fn of(n: usize, positions: impl IntoIterator<Item = u32>) -> Bits {
-        let mut b = Bits::none(n);
-        positions.into_iter().for_each(|p| b.set(p as usize));
-        b
-    }
-
-    fn and(&mut self, other: &Bits) {
-        self.0.iter_mut().zip(&other.0).for_each(|(a, b)| *a &= b);
-    }
-
-    fn positions(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(i, &word)| {
-            let mut w = word;
-            std::iter::from_fn(move || {
-                (w != 0).then(|| {
-                    let bit = w.trailing_zeros() as usize;
-                    w &= w - 1;
-                    i * 64 + bit
-                })
-            })
-        })
     }
 }
 
