@@ -17,8 +17,9 @@
 //! The records are what `inspect`, `sync` and the tests read; the prepared tables
 //! (`view::prepared`) are what the server loads: columns as the view holds them,
 //! so loading is a few large reads rather than a million records taken apart.
-//! Version 3 held the records alone; it is still read, and its view is built from
-//! the records (the slower path: several seconds at a million specimens).
+//! Version 3 held the records alone, and version 4 columns of codes four bytes
+//! wide; both are still read, their view built from the records (the slower
+//! path: several seconds at a million specimens).
 //!
 //! The checksum covers the payload only, so the same collection built twice (or from
 //! another source) has the same checksum; the creation time lives in the header.
@@ -32,7 +33,7 @@ use super::codec;
 use crate::model::records::Collection;
 
 pub const MAGIC: &[u8; 8] = b"CATSNAP\0";
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// The oldest format read: its payload is the records alone.
 pub const OLDEST_READ: u32 = 3;
 pub const HEADER_LEN: usize = 60;
@@ -271,9 +272,11 @@ pub fn sections<'a>(
             path: path.to_path_buf(),
             reason: "the records' length runs past the payload".into(),
         })?;
+    // Version 4's prepared tables are of an older layout: read its records.
+    let current = header.format_version == FORMAT_VERSION;
     Ok(Sections {
         records: &payload[8..split],
-        prepared: Some(&payload[split..]).filter(|p| !p.is_empty()),
+        prepared: Some(&payload[split..]).filter(|p| current && !p.is_empty()),
     })
 }
 
@@ -392,7 +395,7 @@ mod tests {
     }
 
     #[test]
-    fn reads_the_records_of_a_version_3_file() {
+    fn reads_the_records_of_version_3_and_4_files() {
         let p = Path::new("x.bin");
         let payload = codec::encode(&sample()).unwrap();
         let mut bytes = Vec::from(&MAGIC[..]);
@@ -404,6 +407,12 @@ mod tests {
         let (h, c) = decode(p, &bytes).unwrap();
         assert_eq!((h.format_version, c), (3, sample()));
         assert_eq!(sections(p, &h, &bytes).unwrap().prepared, None);
+        // Version 4's prepared tables are of another layout: its records are read.
+        let (_, mut four) = encode(&sample(), 1, b"tables").unwrap();
+        four[8] = 4;
+        let (h4, c4) = decode(p, &four).unwrap();
+        assert_eq!((h4.format_version, c4), (4, sample()));
+        assert_eq!(sections(p, &h4, &four).unwrap().prepared, None);
         let mut older = bytes;
         older[8] = 2;
         assert!(matches!(
