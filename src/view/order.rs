@@ -24,8 +24,8 @@ pub struct FieldOrder {
     /// smallest), or [`NULL_RANK`].
     ranks: Ranks,
     /// Where each distinct value's run starts in `ascending`, then where the
-    /// non-null values end: run `r` is `ascending[runs[r]..runs[r + 1]]`.
-    runs: Vec<u32>,
+    /// non-null values end.
+    runs: Runs,
     /// How a row's value is read as the small number [`Ranks::Keys`] is indexed by.
     dense: Dense,
 }
@@ -80,6 +80,9 @@ pub fn compare(a: Value, b: Value) -> Ordering {
 #[derive(Debug)]
 enum Ascending {
     Rows(Vec<u32>),
+    /// Positions ascend with the values (ids; instants of records added in
+    /// order): the table's positions, shared by every such field.
+    Identity,
     /// The key of each rank's group; the nulls' group is [`Key::Null`].
     Groups(Vec<Key>),
 }
@@ -91,6 +94,58 @@ enum Ascending {
 enum Ranks {
     Rows(Vec<u32>),
     Keys(Vec<u32>),
+    /// Each row's own position: rows in position order, each value held once.
+    Positions,
+}
+
+/// Where each distinct value's run of rows starts in an order, then where the
+/// non-null values end: run `r` is `starts[r]..starts[r + 1]`.
+#[derive(Debug)]
+enum Runs {
+    Starts(Vec<u32>),
+    /// This many values, each held by one row: run `r` is `r..r + 1` (ids, codes,
+    /// instants: 4 bytes a row fewer).
+    Single(u32),
+}
+
+impl Runs {
+    fn of(starts: Vec<u32>) -> Runs {
+        match starts.iter().enumerate().all(|(i, &s)| s as usize == i) {
+            true => Runs::Single(starts.len() as u32 - 1),
+            false => Runs::Starts(starts),
+        }
+    }
+
+    /// How many distinct non-null values there are.
+    fn distinct(&self) -> u32 {
+        match self {
+            Runs::Starts(starts) => starts.len() as u32 - 1,
+            Runs::Single(n) => *n,
+        }
+    }
+
+    /// Where run `r` starts (`r` up to the count of values: where they end).
+    fn start(&self, r: usize) -> usize {
+        match self {
+            Runs::Starts(starts) => starts[r] as usize,
+            Runs::Single(_) => r,
+        }
+    }
+
+    /// The run that index `at` of the non-null values is in.
+    fn holding(&self, at: usize) -> usize {
+        match self {
+            Runs::Starts(starts) => starts.partition_point(|&s| s as usize <= at) - 1,
+            Runs::Single(_) => at,
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Runs::Starts(starts) => starts.capacity() * 4,
+            Runs::Single(_) => 0,
+        }
+    }
 }
 
 /// The smallest integer of an integer column and how many values its integers
@@ -114,6 +169,8 @@ pub struct Order<'t> {
     order: &'t FieldOrder,
     column: &'t Column,
     groups: Option<&'t Groups>,
+    /// The table's positions in order, for an [`Ascending::Identity`] order.
+    positions: &'t [u32],
 }
 
 impl FieldOrder {
@@ -195,7 +252,7 @@ impl FieldOrder {
             return FieldOrder {
                 ascending: Ascending::Groups(keys),
                 ranks: Ranks::Keys(key_rank),
-                runs,
+                runs: Runs::of(runs),
                 dense,
             };
         }
@@ -214,7 +271,7 @@ impl FieldOrder {
         FieldOrder {
             ascending: Ascending::Rows(ascending),
             ranks: Ranks::Keys(key_rank),
-            runs,
+            runs: Runs::of(runs),
             dense,
         }
     }
@@ -241,9 +298,16 @@ impl FieldOrder {
         let non_null = rank.iter().filter(|&&r| r != NULL_RANK).count();
         runs.push(non_null as u32);
         runs.shrink_to_fit();
+        let runs = Runs::of(runs);
+        let in_place = ascending.iter().enumerate().all(|(i, &p)| p as usize == i);
+        let (ascending, ranks) = match (in_place, &runs) {
+            (true, Runs::Single(_)) => (Ascending::Identity, Ranks::Positions),
+            (true, Runs::Starts(_)) => (Ascending::Identity, Ranks::Rows(rank)),
+            (false, _) => (Ascending::Rows(ascending), Ranks::Rows(rank)),
+        };
         FieldOrder {
-            ascending: Ascending::Rows(ascending),
-            ranks: Ranks::Rows(rank),
+            ascending,
+            ranks,
             runs,
             dense: Dense::Column,
         }
@@ -253,20 +317,35 @@ impl FieldOrder {
     pub fn heap_bytes(&self) -> usize {
         let ascending = match &self.ascending {
             Ascending::Rows(rows) => rows.capacity() * 4,
+            Ascending::Identity => 0,
             Ascending::Groups(keys) => keys.capacity() * std::mem::size_of::<Key>(),
         };
         let ranks = match &self.ranks {
             Ranks::Rows(r) | Ranks::Keys(r) => r.capacity() * 4,
+            Ranks::Positions => 0,
         };
-        ascending + ranks + self.runs.capacity() * 4
+        ascending + ranks + self.runs.heap_bytes()
     }
 
-    /// This order, read with the column and groups it was built from.
-    pub fn with<'t>(&'t self, column: &'t Column, groups: Option<&'t Groups>) -> Order<'t> {
+    /// Whether the rows in this order are the table's positions in order, read
+    /// from a list of them ([`FieldOrder::with`]).
+    pub fn is_in_place(&self) -> bool {
+        matches!(self.ascending, Ascending::Identity)
+    }
+
+    /// This order, read with the column and groups it was built from, and
+    /// (when [`FieldOrder::is_in_place`]) the table's positions `0..rows`.
+    pub fn with<'t>(
+        &'t self,
+        column: &'t Column,
+        groups: Option<&'t Groups>,
+        positions: &'t [u32],
+    ) -> Order<'t> {
         Order {
             order: self,
             column,
             groups,
+            positions,
         }
     }
 }
@@ -274,27 +353,32 @@ impl FieldOrder {
 impl<'t> Order<'t> {
     /// How many rows hold a value (the rest are null).
     fn non_null(&self) -> usize {
-        *self.order.runs.last().unwrap_or(&0) as usize
+        let runs = &self.order.runs;
+        runs.start(runs.distinct() as usize)
     }
 
     /// How many distinct non-null values there are.
     fn distinct(&self) -> u32 {
-        self.order.runs.len() as u32 - 1
+        self.order.runs.distinct()
     }
 
     /// The rows of run `r` (of rank `r`; the nulls when `r` is the count of
     /// distinct values), ascending.
     fn run(&self, r: usize) -> &'t [u32] {
         let runs = &self.order.runs;
-        match &self.order.ascending {
-            Ascending::Rows(rows) if r + 1 < runs.len() => {
-                &rows[runs[r] as usize..runs[r + 1] as usize]
+        let rows = match &self.order.ascending {
+            Ascending::Rows(rows) => rows,
+            Ascending::Identity => self.positions,
+            Ascending::Groups(keys) => {
+                let groups = self.groups;
+                return groups
+                    .expect("an order read from groups is read with them")
+                    .get(keys[r]);
             }
-            Ascending::Rows(rows) => &rows[self.non_null()..],
-            Ascending::Groups(keys) => self
-                .groups
-                .expect("an order read from groups is read with them")
-                .get(keys[r]),
+        };
+        match r < self.distinct() as usize {
+            true => &rows[runs.start(r)..runs.start(r + 1)],
+            false => &rows[self.non_null()..],
         }
     }
 
@@ -303,16 +387,18 @@ impl<'t> Order<'t> {
         let runs = &self.order.runs;
         let non_null = self.non_null();
         if i >= non_null {
-            return self.run(runs.len() - 1)[i - non_null];
+            return self.run(self.distinct() as usize)[i - non_null];
         }
-        if let (false, Ascending::Rows(rows)) = (descending, &self.order.ascending) {
-            return rows[i];
+        match (descending, &self.order.ascending) {
+            (false, Ascending::Rows(rows)) => return rows[i],
+            (false, Ascending::Identity) => return i as u32,
+            _ => {}
         }
         // Descending, values run from the last run to the first, each run still
         // by ascending position.
         let at = if descending { non_null - 1 - i } else { i };
-        let run = runs.partition_point(|&s| s as usize <= at) - 1;
-        let (start, end) = (runs[run] as usize, runs[run + 1] as usize);
+        let run = runs.holding(at);
+        let (start, end) = (runs.start(run), runs.start(run + 1));
         let within = if descending {
             i - (non_null - end)
         } else {
@@ -349,13 +435,16 @@ impl<'t> Order<'t> {
         let rank = match &self.order.ranks {
             Ranks::Rows(ranks) => ranks[pos],
             Ranks::Keys(ranks) => ranks[self.order.dense.key(self.column, pos)? as usize],
+            Ranks::Positions if pos < self.non_null() => pos as u32,
+            Ranks::Positions => NULL_RANK,
         };
         Some(rank).filter(|&r| r != NULL_RANK)
     }
 
     /// How many rows hold the value of each rank, in rank order.
     pub fn value_counts(&self) -> impl ExactSizeIterator<Item = u32> + 't {
-        self.order.runs.windows(2).map(|w| w[1] - w[0])
+        let runs = &self.order.runs;
+        (0..runs.distinct() as usize).map(move |r| (runs.start(r + 1) - runs.start(r)) as u32)
     }
 
     /// How many rows are null.
@@ -383,12 +472,62 @@ mod tests {
         c
     }
 
+    /// The positions of the tables these tests order.
+    const POSITIONS: &[u32] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
+    /// Integers already in position order, or each held once, keep no list of
+    /// rows, ranks or runs they do not need, and order as any other.
+    #[test]
+    fn orders_in_place_or_of_single_values() {
+        let cases: [(&[Option<i64>], bool, bool); 5] = [
+            (&[Some(1), Some(2), Some(3), Some(5)], true, true),
+            (&[Some(1), Some(2), None, None], true, true),
+            (&[Some(1), Some(1), Some(2), None], true, false),
+            (&[Some(9), Some(1), None, Some(2)], false, true),
+            (&[Some(9), Some(1), Some(9), None], false, false),
+        ];
+        for (values, in_place, single) in cases {
+            let c = column(values);
+            let n = values.len();
+            let built = FieldOrder::by_sort(&c, n);
+            assert_eq!(built.is_in_place(), in_place, "{values:?}");
+            assert_eq!(matches!(built.runs, Runs::Single(_)), single, "{values:?}");
+            assert_eq!(matches!(built.ranks, Ranks::Positions), in_place && single);
+            let order = built.with(&c, None, &POSITIONS[..n]);
+            // Nulls last both ways, ties by position.
+            let by = |d: bool| {
+                let mut p: Vec<u32> = (0..n as u32).collect();
+                p.sort_by_key(|&p| match values[p as usize] {
+                    Some(v) => (0, if d { -v } else { v }),
+                    None => (1, 0),
+                });
+                p
+            };
+            for d in [false, true] {
+                let nth: Vec<u32> = (0..n).map(|i| order.nth(i, d)).collect();
+                assert_eq!(nth, by(d), "{values:?} descending {d}");
+                let runs: Vec<u32> = order.runs(d).flatten().copied().collect();
+                assert_eq!(runs, by(d), "{values:?} descending {d}");
+                let keys: Vec<u32> = (0..n as u32).map(|p| order.key(p, d)).collect();
+                let mut sorted = keys.clone();
+                sorted.sort();
+                assert_eq!(
+                    by(d).iter().map(|&p| keys[p as usize]).collect::<Vec<_>>(),
+                    sorted
+                );
+            }
+            let nulls = values.iter().filter(|v| v.is_none()).count();
+            assert_eq!(order.nulls(), nulls);
+            assert_eq!(order.value_counts().sum::<u32>() as usize, n - nulls);
+        }
+    }
+
     #[test]
     fn nulls_last_and_ties_by_position_both_ways() {
         // Positions:            0        1        2     3        4        5
         let c = column(&[Some(2), None, Some(1), Some(2), None, Some(3)]);
         let built = FieldOrder::build(&c, 6, None);
-        let order = built.with(&c, None);
+        let order = built.with(&c, None, &POSITIONS[..6]);
         let up: Vec<u32> = (0..6).map(|i| order.nth(i, false)).collect();
         let down: Vec<u32> = (0..6).map(|i| order.nth(i, true)).collect();
         assert_eq!(up, [2, 0, 3, 5, 1, 4]);
@@ -404,7 +543,7 @@ mod tests {
         let c = column(&[Some(i64::MAX), Some(0), Some(i64::MIN), None]);
         let built = FieldOrder::build(&c, 4, None);
         assert!(matches!(built.ranks, Ranks::Rows(_)));
-        let order = built.with(&c, None);
+        let order = built.with(&c, None, &POSITIONS[..4]);
         let up: Vec<u32> = (0..4).map(|i| order.nth(i, false)).collect();
         assert_eq!(up, [2, 1, 0, 3]);
     }
@@ -413,12 +552,12 @@ mod tests {
     fn all_null_and_empty() {
         let c = column(&[None, None]);
         let built = FieldOrder::build(&c, 2, None);
-        let order = built.with(&c, None);
+        let order = built.with(&c, None, &POSITIONS[..2]);
         assert_eq!((order.nth(0, true), order.nth(1, true)), (0, 1));
         assert_eq!(order.runs(true).flatten().count(), 2);
         let c = column(&[]);
         let built = FieldOrder::build(&c, 0, None);
-        let order = built.with(&c, None);
+        let order = built.with(&c, None, &POSITIONS[..0]);
         assert_eq!(order.runs(true).flatten().count(), 0);
     }
 
@@ -479,11 +618,11 @@ mod tests {
                 .unwrap();
             assert!(groups.is_some());
             let compared = FieldOrder::by_sort(c, rows);
-            let b = compared.with(c, None);
+            let b = compared.with(c, None, &POSITIONS[..rows]);
             for grouped in [None, groups.as_ref()] {
                 let counted = FieldOrder::build(c, rows, grouped);
                 assert!(matches!(counted.ranks, Ranks::Keys(_)));
-                let a = counted.with(c, grouped);
+                let a = counted.with(c, grouped, &POSITIONS[..rows]);
                 for d in [false, true] {
                     let flat = |o: Order| o.runs(d).map(<[u32]>::to_vec).collect::<Vec<_>>();
                     assert_eq!(flat(a), flat(b));

@@ -28,6 +28,9 @@ pub struct Table {
     /// is served before any is built, and only the fields someone sorts on cost
     /// memory (8 bytes a row each).
     orders: Box<[OnceLock<FieldOrder>]>,
+    /// `0..len`, the rows of every order already in position order (ids),
+    /// made the first time one is read.
+    positions: OnceLock<Box<[u32]>>,
 }
 
 /// A table's indexes, built apart from it ([`Table::indexes`]).
@@ -103,6 +106,7 @@ impl Table {
             words: OnceLock::new(),
             groups: Vec::new(),
             orders: model.fields().iter().map(|_| OnceLock::new()).collect(),
+            positions: OnceLock::new(),
         }
     }
 
@@ -139,9 +143,15 @@ impl Table {
     /// meanwhile waits for the same build).
     pub fn order(&self, field: usize) -> Order<'_> {
         let (column, groups) = (&self.columns[field], self.groups(field));
-        self.orders[field]
-            .get_or_init(|| FieldOrder::build(column, self.len(), groups))
-            .with(column, groups)
+        let order =
+            self.orders[field].get_or_init(|| FieldOrder::build(column, self.len(), groups));
+        let positions = match order.is_in_place() {
+            true => self
+                .positions
+                .get_or_init(|| (0..self.len() as u32).collect()),
+            false => &[][..],
+        };
+        order.with(column, groups, positions)
     }
 
     /// The bytes its columns, lowercased strings and groups hold, for reports:
@@ -162,8 +172,12 @@ impl Table {
     /// reports: `(orders, words)`.
     pub fn prepared_bytes(&self) -> (usize, usize) {
         let orders = self.orders.iter().filter_map(OnceLock::get);
+        let positions = self.positions.get().map_or(0, |p| p.len() * 4);
         let words = self.words.get().map_or(0, Words::heap_bytes);
-        (orders.map(FieldOrder::heap_bytes).sum(), words)
+        (
+            orders.map(FieldOrder::heap_bytes).sum::<usize>() + positions,
+            words,
+        )
     }
 
     /// The words of the lowercased strings, built on first use.
