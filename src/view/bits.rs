@@ -32,6 +32,16 @@ impl Bits {
         (from..to).any(|i| self.0[i / 64] & (1 << (i % 64)) != 0)
     }
 
+    /// Adds the positions `other` holds.
+    pub fn or(&mut self, other: &Bits) {
+        self.0.iter_mut().zip(&other.0).for_each(|(a, b)| *a |= b);
+    }
+
+    /// How many positions are set.
+    pub fn count(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
     /// Keeps only the positions `other` holds too.
     pub fn and(&mut self, other: &Bits) {
         self.0.iter_mut().zip(&other.0).for_each(|(a, b)| *a &= b);
@@ -77,6 +87,10 @@ mod tests {
         assert!(b.any_in(60, 64) && b.any_in(199, 200) && !b.any_in(1, 63) && !b.any_in(65, 130));
         b.and(&Bits::of(200, [63, 130, 150]));
         assert_eq!(b.positions().collect::<Vec<_>>(), [63, 130]);
+        assert_eq!(b.count(), 2);
+        b.or(&Bits::of(200, [0, 63, 199]));
+        assert_eq!(b.positions().collect::<Vec<_>>(), [0, 63, 130, 199]);
+        assert_eq!(b.count(), 4);
         assert_eq!(Bits::none(0).positions().count(), 0);
     }
 }

@@ -277,10 +277,19 @@ pub struct Words {
     dictionary: String,
     /// Where each token starts in `dictionary`, ascending.
     starts: Vec<u32>,
-    /// Token `t`'s rows are `rows[row_starts[t]..row_starts[t + 1]]`, ascending.
+    /// Token `t`'s rows are `rows[row_starts[t]..row_starts[t + 1]]`, ascending,
+    /// unless it is one of the `dense`.
     row_starts: Vec<u32>,
     rows: Vec<u32>,
+    /// The tokens held by more than one row in [`DENSE_PER`], ascending, with
+    /// their rows as bits.
+    dense: Vec<(u32, Bits)>,
 }
+
+/// A token held by more than one row in this many keeps its rows as a bit a
+/// row, less than 4 bytes a row holding it (at a million specimens, a hundred
+/// words such as a sex or a method held 13 of the 20 million places).
+const DENSE_PER: usize = 32;
 
 impl Words {
     /// Indexes the tokens of every row: `columns` are the lowercased distinct
@@ -321,33 +330,64 @@ impl Words {
                 (starts, tokens)
             })
             .collect();
-        let mut holders: Vec<Vec<u32>> = vec![Vec::new(); words.starts.len()];
-        for row in 0..rows {
-            for (i, (starts, tokens)) in split.iter().enumerate() {
-                let Some(c) = code(i, row) else { continue };
-                for &t in &tokens[starts[c as usize] as usize..starts[c as usize + 1] as usize] {
-                    let list = &mut holders[t as usize];
-                    if list.last() != Some(&(row as u32)) {
-                        list.push(row as u32);
+        // Every (row, token) pair, each token once a row, in row order. Walked
+        // twice, to count each token's rows and then to place them: a list a token
+        // grown by pushing would leave a million small allocations to free, and
+        // the allocator holding fragments of them.
+        let tokens = words.starts.len();
+        let each = |f: &mut dyn FnMut(u32, usize)| {
+            let mut last = vec![u32::MAX; tokens];
+            for row in 0..rows as u32 {
+                for (i, (starts, held)) in split.iter().enumerate() {
+                    let Some(c) = code(i, row as usize) else {
+                        continue;
+                    };
+                    for &t in &held[starts[c as usize] as usize..starts[c as usize + 1] as usize] {
+                        if last[t as usize] != row {
+                            last[t as usize] = row;
+                            f(row, t as usize);
+                        }
                     }
                 }
             }
+        };
+        let mut count = vec![0u32; tokens];
+        each(&mut |_, t| count[t] += 1);
+        // Where each listed token's next row goes, or (with `DENSE` set) which of
+        // the dense tokens it is.
+        const DENSE: u32 = 1 << 31;
+        words.row_starts.reserve_exact(tokens + 1);
+        let mut next = count;
+        let mut listed = 0;
+        for (t, n) in next.iter_mut().enumerate() {
+            words.row_starts.push(listed);
+            if *n as usize > rows / DENSE_PER {
+                *n = DENSE | words.dense.len() as u32;
+                words.dense.push((t as u32, Bits::none(rows)));
+            } else {
+                (*n, listed) = (listed, listed + *n);
+                assert!(listed < DENSE, "more than 2^31 words of rows");
+            }
         }
-        words.row_starts.reserve_exact(holders.len() + 1);
-        words.rows.reserve_exact(holders.iter().map(Vec::len).sum());
-        for list in holders {
-            words.row_starts.push(words.rows.len() as u32);
-            words.rows.extend(list);
-        }
-        words.row_starts.push(words.rows.len() as u32);
+        words.rows = vec![0; listed as usize];
+        each(&mut |row, t| match next[t] {
+            n if n & DENSE != 0 => words.dense[(n & !DENSE) as usize].1.set(row as usize),
+            n => {
+                words.rows[n as usize] = row;
+                next[t] += 1;
+            }
+        });
+        words.row_starts.push(listed);
         words.dictionary.shrink_to_fit();
         words
     }
 
     /// The bytes it holds, for reports.
     pub fn heap_bytes(&self) -> usize {
+        let dense: usize = self.dense.iter().map(|(_, b)| 4 + b.heap_bytes()).sum();
         self.dictionary.capacity()
             + 4 * (self.starts.capacity() + self.row_starts.capacity() + self.rows.capacity())
+            + dense
     }
 
     /// The rows whose text contains `term`, ascending; `None` when the term is not
@@ -365,7 +405,27 @@ impl Words {
         }
         let holders =
             |t: usize| &self.rows[self.row_starts[t] as usize..self.row_starts[t + 1] as usize];
-        Some(union(rows, tokens.into_iter().map(holders)))
+        let bits_of = |t: usize| {
+            let at = self
+                .dense
+                .binary_search_by_key(&(t as u32), |(t, _)| *t)
+                .ok()?;
+            Some(&self.dense[at].1)
+        };
+        let (dense, listed): (Vec<usize>, Vec<usize>) =
+            tokens.into_iter().partition(|&t| bits_of(t).is_some());
+        let mut dense = dense.into_iter().filter_map(bits_of);
+        let Some(first) = dense.next() else {
+            return Some(union(rows, listed.into_iter().map(holders)));
+        };
+        let mut bits = first.clone();
+        dense.for_each(|b| bits.or(b));
+        for t in listed {
+            holders(t).iter().for_each(|&p| bits.set(p as usize));
+        }
+        let mut found = Vec::with_capacity(bits.count());
+        bits.for_each(|p| found.push(p as u32));
+        Some(Cow::Owned(found))
     }
 }
 
@@ -406,6 +466,21 @@ mod tests {
         }
         assert!(words.find("a creek", 5).is_none());
         assert!(words.find("", 5).is_none());
+        // 64 rows: the tokens of `a` are held by 12 or 13 rows each (kept as
+        // bits), those of `b` by one (kept as a list).
+        let words = Words::build(64, &[&a, &b], |i, row| match i {
+            0 => Some(row as u32 % 5),
+            _ => (row == 7).then_some(1),
+        });
+        assert!(!words.dense.is_empty() && !words.rows.is_empty());
+        for term in ["pine", "creek", "meadow", "e", "zzz"] {
+            let want: Vec<u32> = (0..64u32)
+                .filter(|&r| {
+                    a.get(r as usize % 5).contains(term) || (r == 7 && b.get(1).contains(term))
+                })
+                .collect();
+            assert_eq!(*words.find(term, 64).unwrap(), want[..], "{term}");
+        }
     }
 
     fn column(ty: Type, values: Vec<OwnedValue>) -> Column {
