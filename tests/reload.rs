@@ -418,3 +418,35 @@ fn a_slow_reader_neither_delays_a_swap_nor_keeps_the_old_view() {
     }
     assert_eq!(server.get("/healthz").status, 200);
 }
+
+/// A reload keeps the served view's rendered segments whose bytes did not
+/// change (the specimens' first 16,384 here) instead of holding them twice,
+/// and every page, shared or rendered anew, reads as a fresh load of the file.
+#[test]
+fn a_reload_shares_unchanged_segments_and_serves_them_alike() {
+    let dir = TempDir::new("shared");
+    let first = common::generated(&dir, 20_000);
+    let path = dir.path("served.bin");
+    std::fs::rename(&first, &path).unwrap();
+    let server = Server::start(&path, Settings::default());
+    let reloader = Reloader::start(server.state.clone(), &path, false).unwrap();
+    let (_, mut collection) = catalogue::snapshot::read(&path).unwrap();
+    collection.specimen_records.pop();
+    rename_over(&dir, &path, &snapshot_bytes(&collection, 0));
+    reloader.force();
+    served_within(&server, 19_999, Duration::from_secs(60));
+    let phases = server.state.current().view.phases;
+    assert!(
+        phases.shared_bytes > phases.rendered_bytes / 2,
+        "shared {} of {} bytes",
+        phases.shared_bytes,
+        phases.rendered_bytes
+    );
+    let fresh = Server::start(&path, Settings::default());
+    for offset in [0, 16_380, 19_990] {
+        let page = format!("/api/v2/specimen-records/?limit=10&offset={offset}");
+        let (a, b) = (server.get(&page), fresh.get(&page));
+        assert_eq!((a.status, b.status), (200, 200));
+        assert_eq!(a.body, b.body, "{page}");
+    }
+}

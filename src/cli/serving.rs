@@ -20,7 +20,8 @@ pub(super) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // a taken port fails at once; it is listened on once loaded, so until then a
     // connection is refused and a balancer tries another replica without waiting.
     let socket = bound(args.addr).with_context(|| format!("cannot listen on {}", args.addr))?;
-    let view = serve::reload::load(&args.snapshot).map_err(|e| unloadable(e, &args.snapshot))?;
+    let view =
+        serve::reload::load(&args.snapshot, None).map_err(|e| unloadable(e, &args.snapshot))?;
     tracing::info!(
         snapshot = %args.snapshot.display(),
         checksum = %view.header.checksum_hex(),

@@ -144,9 +144,10 @@ fn is_short(attempt: &Result<(), LoadError>) -> bool {
 }
 
 /// Loads the view of the snapshot at `path` as the server does: with huge pages
-/// off while it is built (see [`memory`]).
-pub fn load(path: &Path) -> Result<View, LoadError> {
-    memory::without_huge_pages(|| View::load(path))
+/// off while it is built (see [`memory`]), sharing the rendered bytes that did
+/// not change with the view it will replace, if any.
+pub fn load(path: &Path, served: Option<&View>) -> Result<View, LoadError> {
+    memory::without_huge_pages(|| View::load_beside(path, served))
 }
 
 /// Reads the file's header and, when its checksum differs from the served
@@ -163,7 +164,7 @@ pub fn reload(state: &State, path: &Path) -> Result<(), LoadError> {
         tracing::info!(checksum = %header.checksum_hex(), "snapshot unchanged (its header names the served checksum), nothing built");
         return Ok(());
     }
-    let view = load(path)?;
+    let view = load(path, Some(&state.current().view))?;
     if view.header.checksum == state.current().view.header.checksum {
         tracing::info!(checksum = %view.header.checksum_hex(), "snapshot unchanged, view kept");
         return Ok(());
@@ -215,6 +216,7 @@ fn release(old: Arc<Served>, hold: Duration) {
                 std::thread::sleep(Duration::from_millis(20));
             }
             drop(old);
+            memory::give_back();
             tracing::info!(
                 waited_ms = started.elapsed().as_millis() as u64,
                 "replaced view freed"

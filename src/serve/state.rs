@@ -213,6 +213,7 @@ fn prepare_in_background(served: Arc<Served>) {
             );
             let started = Instant::now();
             served.precompress(COMPRESS_ABOVE, COMPRESS_BELOW);
+            super::memory::give_back();
             tracing::debug!(
                 ms = started.elapsed().as_millis() as u64,
                 "whole lists compressed"

@@ -88,6 +88,15 @@ impl View {
     /// prepared tables, checking the payload's checksum on another thread while
     /// they decode; from its records when it has none.
     pub fn load(path: &Path) -> Result<View, LoadError> {
+        View::load_beside(path, None)
+    }
+
+    /// Loads like [`View::load`], sharing with `served` (the view a reload
+    /// replaces) every rendered segment whose bytes did not change.
+    pub fn load_beside(path: &Path, served: Option<&View>) -> Result<View, LoadError> {
+        let previous = served.map_or_else(render::Previous::default, |v| {
+            render::Previous::new(&v.plain, &v.nested)
+        });
         let started = Instant::now();
         let mut phases = Phases::default();
         let (header, bytes) = snapshot::read_bytes(path)?;
@@ -110,14 +119,15 @@ impl View {
                 checked.0?;
                 let parts = decoded.0.map_err(undecodable)?;
                 drop(bytes);
-                View::assemble(header, parts, phases)
+                View::assemble(header, parts, phases, previous)
             }
             None => {
                 tracing::warn!(
                     path = %path.display(),
                     format_version = header.format_version,
-                    "the snapshot holds no prepared tables: its view is built from its records, \
-                     which takes several times longer; rebuild it with `catalogue build` to load faster"
+                    "the snapshot holds no prepared tables of this version's layout: its view is \
+                     built from its records, which takes several times longer; rebuild it with \
+                     `catalogue build` to load faster"
                 );
                 let (checked, took) = timed(|| snapshot::verify(path, &header, &bytes));
                 phases.checksum = took;
@@ -126,13 +136,13 @@ impl View {
                 phases.decode = took;
                 let collection = collection.map_err(undecodable)?;
                 drop(bytes);
-                View::from_records(header, collection, phases).map_err(|(count, first)| {
-                    LoadError::Invalid {
+                View::from_records(header, collection, phases, previous).map_err(
+                    |(count, first)| LoadError::Invalid {
                         path: path.display().to_string(),
                         count,
                         first,
-                    }
-                })?
+                    },
+                )?
             }
         };
         view.build_time = started.elapsed();
@@ -144,13 +154,14 @@ impl View {
         header: Header,
         collection: Collection,
     ) -> Result<View, (usize, validate::Problem)> {
-        View::from_records(header, collection, Phases::default())
+        View::from_records(header, collection, Phases::default(), Default::default())
     }
 
     fn from_records(
         header: Header,
         collection: Collection,
         mut phases: Phases,
+        previous: render::Previous,
     ) -> Result<View, (usize, validate::Problem)> {
         let (report, took) = timed(|| validate::check(&collection));
         phases.validate = took;
@@ -159,11 +170,16 @@ impl View {
         }
         let (parts, took) = timed(|| prepared::parts(collection));
         phases.tables = took;
-        Ok(View::assemble(header, parts, phases))
+        Ok(View::assemble(header, parts, phases, previous))
     }
 
     /// Indexes and renders a view's tables.
-    fn assemble(header: Header, parts: prepared::Parts, mut phases: Phases) -> View {
+    fn assemble(
+        header: Header,
+        parts: prepared::Parts,
+        mut phases: Phases,
+        previous: render::Previous,
+    ) -> View {
         let started = Instant::now();
         let prepared::Parts {
             mut tables,
@@ -177,7 +193,7 @@ impl View {
                 scope.spawn(|| timed(|| tables.iter().map(Table::indexes).collect::<Vec<_>>()));
             let rendered = timed(|| {
                 let images = image_api::ImageApi::new(&tables[Model::Image.index()], tags, site);
-                (images, render::render_all(&tables).into_lists())
+                (images, render::render_all(&tables, previous).into_lists())
             });
             (indexes.join().expect("indexing does not panic"), rendered)
         });
@@ -203,6 +219,7 @@ impl View {
         };
         let lists = view.plain.iter().chain(view.nested.iter().flatten());
         view.phases.rendered_bytes = lists.map(List::byte_len).sum();
+        view.phases.shared_bytes = previous.shared_bytes(&view.plain, &view.nested);
         view.report_memory();
         view
     }
@@ -318,6 +335,8 @@ pub struct Phases {
     pub points: Duration,
     pub snapshot_bytes: usize,
     pub rendered_bytes: usize,
+    /// Rendered bytes shared with the view a reload replaced (not held twice).
+    pub shared_bytes: usize,
 }
 
 impl std::fmt::Display for Phases {
@@ -341,7 +360,11 @@ impl std::fmt::Display for Phases {
             ms(self.render),
             rate(self.rendered_bytes, self.render),
             ms(self.points),
-        )
+        )?;
+        match self.shared_bytes {
+            0 => Ok(()),
+            n => write!(f, " shared={}MB", n >> 20),
+        }
     }
 }
 

@@ -2,10 +2,14 @@
 //!
 //! A list's buffer holds its items separated by commas (`{..},{..},{..}`), and each
 //! item's byte range is recorded, so any run of consecutive items is one slice of the
-//! buffer and an embedded record is a copy of bytes already rendered. A long list
-//! is rendered on every core, each writing a segment of consecutive items into a
-//! buffer of its own; a run that crosses from one segment to the next is a few
-//! slices (a [`Run`]), still without a copy.
+//! buffer and an embedded record is a copy of bytes already rendered. A list is
+//! rendered in segments of consecutive items, each into a buffer of its own, on
+//! every core; a run that crosses from one segment to the next is a few slices (a
+//! [`Run`]), still without a copy. A reload keeps the served view's segment where
+//! it renders the same bytes ([`Previous`]).
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ahash::AHashMap;
 use bytes::Bytes;
@@ -64,6 +68,12 @@ impl List {
             list.segments.push(segment.bytes);
         }
         list
+    }
+
+    /// Whether `segment` is one of this list's (the same bytes, not a copy).
+    fn holds(&self, segment: &Bytes) -> bool {
+        let same = |s: &Bytes| s.as_ptr() == segment.as_ptr() && s.len() == segment.len();
+        !segment.is_empty() && self.segments.iter().any(same)
     }
 
     /// Whether an item holds a media URL.
@@ -265,6 +275,46 @@ pub struct Rendered<'t> {
     tables: &'t [Table],
     pub plain: Vec<Option<List>>,
     pub nested: Vec<Option<List>>,
+    previous: Previous<'t>,
+}
+
+/// The lists of the view a reload replaces, by model index. A segment rendered
+/// to the very bytes the served view holds for the same items is shared with
+/// it rather than held twice, so a reload holds two copies only of what changed.
+#[derive(Clone, Copy, Default)]
+pub struct Previous<'v> {
+    plain: &'v [List],
+    nested: &'v [Option<List>],
+}
+
+impl<'v> Previous<'v> {
+    pub fn new(plain: &'v [List], nested: &'v [Option<List>]) -> Previous<'v> {
+        Previous { plain, nested }
+    }
+
+    /// How many bytes of `plain` and `nested` (lists by model index) are these
+    /// lists' own: segments shared rather than rendered anew.
+    pub fn shared_bytes(&self, plain: &[List], nested: &[Option<List>]) -> usize {
+        let pairs = plain.iter().zip(self.plain).chain(
+            (nested.iter().zip(self.nested)).filter_map(|(a, b)| a.as_ref().zip(b.as_ref())),
+        );
+        pairs
+            .flat_map(|(new, old)| new.segments.iter().filter(|s| old.holds(s)))
+            .map(Bytes::len)
+            .sum()
+    }
+
+    /// The served bytes of items `items` of the model's list in `shape`, when
+    /// they are one segment there too.
+    fn segment(&self, model: Model, shape: Shape, items: &Range<usize>) -> Option<&'v Bytes> {
+        let list = match shape {
+            Shape::Plain => self.plain.get(model.index()),
+            Shape::Nested => self.nested.get(model.index()).and_then(Option::as_ref),
+        }?;
+        let k = items.start.checked_div(list.per)?;
+        let held = k * list.per..((k + 1) * list.per).min(list.len());
+        (held == *items).then(|| list.segments.get(k)).flatten()
+    }
 }
 
 impl Embeds for Rendered<'_> {
@@ -294,12 +344,14 @@ impl Rendered<'_> {
     }
 }
 
-/// Renders every list of every model: plain lists, then nested ones.
-pub fn render_all(tables: &[Table]) -> Rendered<'_> {
+/// Renders every list of every model, sharing the segments `previous` holds
+/// byte for byte.
+pub fn render_all<'t>(tables: &'t [Table], previous: Previous<'t>) -> Rendered<'t> {
     let mut done = Rendered {
         tables,
         plain: (0..tables.len()).map(|_| None).collect(),
         nested: (0..tables.len()).map(|_| None).collect(),
+        previous,
     };
     for model in Model::ALL {
         // A model's two shapes only embed models rendered before it: render them
@@ -320,47 +372,53 @@ pub fn render_all(tables: &[Table]) -> Rendered<'_> {
     done
 }
 
-/// Lists this long are rendered in segments, one a core: the specimens' list is
-/// nine tenths of the bytes at any size, and it has no nested shape to render
-/// beside it.
-const SEGMENTED_ROWS: usize = 50_000;
+/// Lists are rendered in segments of this many items, as many at once as there
+/// are cores (the specimens' list is nine tenths of the bytes at any size, and
+/// it has no nested shape to render beside it). A fixed count rather than one
+/// segment a core: a reload finds the served view's segment for the same items
+/// ([`Previous`]), and an edit or an appended record changes one segment only.
+const SEGMENT_ITEMS: usize = 16_384;
 
 /// Items rendered before a segment's size is estimated and its buffer reserved.
 const SAMPLE_ITEMS: usize = 256;
 
 fn render_list(done: &Rendered, model: Model, shape: Shape) -> List {
-    let rows = done.table(model).len();
-    let segments = match rows >= SEGMENTED_ROWS {
-        true => std::thread::available_parallelism().map_or(1, usize::from),
-        false => 1,
-    };
-    render_segments(done, model, shape, segments)
+    render_segments(done, model, shape, SEGMENT_ITEMS)
 }
 
-/// Renders a list as `segments` segments of consecutive items, each on a thread.
-fn render_segments(done: &Rendered, model: Model, shape: Shape, segments: usize) -> List {
+/// Renders a list in segments of `per` consecutive items, one a core at a time.
+fn render_segments(done: &Rendered, model: Model, shape: Shape, per: usize) -> List {
     let started = std::time::Instant::now();
     let rows = done.table(model).len();
-    let per = rows.div_ceil(segments.max(1)).max(1);
-    let ranges: Vec<_> = (0..rows.div_ceil(per))
-        .map(|k| k * per..((k + 1) * per).min(rows))
-        .collect();
-    let written = std::thread::scope(|scope| {
-        let mut ranges = ranges.into_iter();
-        let first = ranges.next();
-        let rest: Vec<_> = ranges
-            .map(|range| scope.spawn(move || render_rows(done, model, shape, range)))
+    let per = per.max(1);
+    let segments = rows.div_ceil(per);
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let next = AtomicUsize::new(0);
+    // Each worker takes the next segment until none is left.
+    let work = || {
+        let mut written = Vec::new();
+        loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            if k >= segments {
+                return written;
+            }
+            let items = k * per..((k + 1) * per).min(rows);
+            let previous = done.previous.segment(model, shape, &items);
+            written.push((k, render_rows(done, model, shape, items, previous)));
+        }
+    };
+    let mut written = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..cores.min(segments))
+            .map(|_| scope.spawn(work))
             .collect();
-        let first = first.map(|range| render_rows(done, model, shape, range));
-        first
-            .into_iter()
-            .chain(
-                rest.into_iter()
-                    .map(|t| t.join().expect("rendering does not panic")),
-            )
-            .collect()
+        let mut written = work();
+        for helper in helpers {
+            written.extend(helper.join().expect("rendering does not panic"));
+        }
+        written
     });
-    let list = List::joined(written);
+    written.sort_unstable_by_key(|&(k, _)| k);
+    let list = List::joined(written.into_iter().map(|(_, s)| s).collect());
     tracing::debug!(
         list = model.path(),
         ?shape,
@@ -380,18 +438,20 @@ const MEMORY_FILE_ABOVE: usize = 1 << 20;
 /// file (small enough to stay in the cache while they are written twice).
 const CHUNK_BYTES: usize = 256 * 1024;
 
-/// Writes the items of rows `range`, comma-separated, and where each ends.
+/// Writes the items of rows `range`, comma-separated, and where each ends; the
+/// served view's bytes for them (`previous`) are kept if they are the same.
 fn render_rows(
     done: &Rendered,
     model: Model,
     shape: Shape,
-    range: std::ops::Range<usize>,
+    range: Range<usize>,
+    previous: Option<&Bytes>,
 ) -> Segment {
     let rows = range.len();
     let mut out = Vec::new();
     let mut ends = Vec::with_capacity(rows);
     let mut media = None;
-    let mut file = Spill::default();
+    let mut file = Spill::new(previous);
     for (i, pos) in range.enumerate() {
         if i > 0 {
             out.push(b',');
@@ -402,7 +462,7 @@ fn render_rows(
             // or only a chunk when the items go to a memory file.
             let estimate = out.len() / i * rows / 20 * 21;
             if estimate >= MEMORY_FILE_ABOVE {
-                file = Spill::open();
+                file.open();
             }
             let wanted = match file.is_open() {
                 true => CHUNK_BYTES * 2,
@@ -424,31 +484,61 @@ fn render_rows(
 }
 
 /// A segment's memory file, when it has one: what was rendered so far, less the
-/// bytes still on the heap.
-#[derive(Default)]
-struct Spill {
+/// bytes still on the heap. While what was rendered matches the served view's
+/// bytes for the same items, it is only compared, not written.
+struct Spill<'p> {
     file: Option<memfile::Writer>,
+    /// The served view's bytes for these items, and how many of them the
+    /// rendered bytes matched so far (written nowhere yet).
+    same: Option<(&'p Bytes, usize)>,
 }
 
-impl Spill {
-    fn open() -> Spill {
-        let file = memfile::Writer::new()
+impl<'p> Spill<'p> {
+    fn new(previous: Option<&'p Bytes>) -> Spill<'p> {
+        Spill {
+            file: None,
+            same: previous.map(|bytes| (bytes, 0)),
+        }
+    }
+
+    fn open(&mut self) {
+        self.file = memfile::Writer::new()
             .inspect_err(|e| tracing::warn!(error = %e, "no memory file; the list stays on the heap and pages are copied as they are sent"))
             .ok();
-        Spill { file }
     }
 
     fn is_open(&self) -> bool {
         self.file.is_some()
     }
 
-    /// Bytes appended to the file so far.
+    /// Bytes taken from the heap so far (appended or matched).
     fn len(&self) -> usize {
-        self.file.as_ref().map_or(0, memfile::Writer::len)
+        let matched = self.same.map_or(0, |(_, matched)| matched);
+        matched + self.file.as_ref().map_or(0, memfile::Writer::len)
     }
 
-    /// Appends `out` to the file, if there is one, and empties it.
+    /// Puts the bytes that matched the served view's so far back ahead of
+    /// `out`: from here on the segment's bytes are its own.
+    fn diverge(&mut self, out: &mut Vec<u8>) {
+        if let Some((served, matched)) = self.same.take() {
+            out.splice(0..0, served[..matched].iter().copied());
+        }
+    }
+
+    /// Appends `out` to the file, if there is one, and empties it (or only
+    /// counts it, while it matches the served bytes).
     fn take(&mut self, out: &mut Vec<u8>) {
+        if !self.is_open() {
+            return;
+        }
+        if let Some((served, matched)) = &mut self.same {
+            if served.get(*matched..*matched + out.len()) == Some(&out[..]) {
+                *matched += out.len();
+                out.clear();
+                return;
+            }
+            self.diverge(out);
+        }
         let Some(file) = &mut self.file else { return };
         match file.append(out) {
             Ok(()) => out.clear(),
@@ -462,8 +552,16 @@ impl Spill {
         }
     }
 
-    /// The segment: the file with `out` appended, or `out` alone.
+    /// The segment: the served view's bytes when every byte matched them, else
+    /// the file with `out` appended, or `out` alone.
     fn finish(mut self, mut out: Vec<u8>, ends: Vec<u64>, media: Option<Bits>) -> Segment {
+        if let Some((served, matched)) = self.same {
+            if served.get(matched..) == Some(&out[..]) {
+                let bytes = served.clone();
+                return Segment { bytes, ends, media };
+            }
+            self.diverge(&mut out);
+        }
         self.take(&mut out);
         let Some(file) = self.file else {
             if out.capacity() - out.len() > out.len() / 8 {
@@ -609,6 +707,7 @@ mod tests {
             tables,
             plain: (0..tables.len()).map(|_| None).collect(),
             nested: (0..tables.len()).map(|_| None).collect(),
+            previous: Previous::default(),
         }
     }
 
@@ -616,9 +715,9 @@ mod tests {
     fn a_list_in_segments_reads_as_the_list_in_one() {
         let tables = countries(7, |id| format!("Land {id}"));
         let done = unrendered(&tables);
-        let whole = render_segments(&done, Model::Country, Shape::Plain, 1);
-        for segments in [2, 3, 7, 9] {
-            let cut = render_segments(&done, Model::Country, Shape::Plain, segments);
+        let whole = render_segments(&done, Model::Country, Shape::Plain, 7);
+        for per in [1, 2, 3, 6] {
+            let cut = render_segments(&done, Model::Country, Shape::Plain, per);
             assert_eq!(cut.len(), 7);
             assert_eq!(cut.byte_len(), whole.byte_len());
             for from in 0..=7 {
@@ -626,7 +725,7 @@ mod tests {
                     assert_eq!(
                         concatenated(&cut.run(from, to)),
                         concatenated(&whole.run(from, to)),
-                        "{segments} segments, items {from}..{to}"
+                        "{per} a segment, items {from}..{to}"
                     );
                 }
             }
@@ -648,7 +747,7 @@ mod tests {
         let rows = 20_000;
         let tables = countries(rows, |id| format!("Land {id} {}", "long name ".repeat(8)));
         let done = unrendered(&tables);
-        let list = render_segments(&done, Model::Country, Shape::Plain, 2);
+        let list = render_segments(&done, Model::Country, Shape::Plain, 10_000);
         assert!(list.byte_len() > 2 * MEMORY_FILE_ABOVE);
         if cfg!(target_os = "linux") {
             for segment in &list.segments {
@@ -674,6 +773,55 @@ mod tests {
         let seam = n / 2;
         let across = concatenated(&list.run(seam - 3, seam + 3));
         assert!(across.starts_with(list.item(seam - 3)) && across.ends_with(list.item(seam + 2)));
+    }
+
+    #[test]
+    fn a_reload_shares_the_segments_whose_bytes_did_not_change() {
+        // Long names put segments of 5,000 items in memory files (compared a
+        // chunk at a time); short ones keep them on the heap.
+        for repeat in [1, 20] {
+            let rows = 20_000;
+            let name = |id| format!("Land {id} {}", "long name ".repeat(repeat));
+            let before = countries(rows, name);
+            let mut plain: Vec<List> = Model::ALL.iter().map(|_| List::default()).collect();
+            let served = render_segments(&unrendered(&before), Model::Country, Shape::Plain, 5_000);
+            plain[Model::Country.index()] = served;
+            let served = &plain[Model::Country.index()];
+            // The last item of the first segment and one in the third are renamed.
+            let after = countries(rows, |id| match id {
+                5_000 | 12_345 => format!("Renamed {id}"),
+                _ => name(id),
+            });
+            let mut done = unrendered(&after);
+            done.previous = Previous::new(&plain, &[]);
+            let list = render_segments(&done, Model::Country, Shape::Plain, 5_000);
+            let shared: Vec<bool> = (list.segments.iter().zip(&served.segments))
+                .map(|(new, old)| new.as_ptr() == old.as_ptr() && new.len() == old.len())
+                .collect();
+            assert_eq!(shared, [false, true, false, true], "names {repeat}");
+            if repeat == 20 && cfg!(target_os = "linux") {
+                assert!(list.segments.iter().all(|s| memfile::locate(s).is_some()));
+            }
+            let fresh = render_segments(&unrendered(&after), Model::Country, Shape::Plain, 5_000);
+            let n = rows as usize;
+            assert_eq!(
+                concatenated(&list.run(0, n)),
+                concatenated(&fresh.run(0, n))
+            );
+            for i in [0, 4_998, 4_999, 5_000, 12_344, 19_999] {
+                assert_eq!(list.item(i), fresh.item(i), "item {i}");
+            }
+            // Segments of other items share nothing, and still read right.
+            let other = render_segments(&done, Model::Country, Shape::Plain, 4_000);
+            assert!(other
+                .segments
+                .iter()
+                .all(|s| served.segments.iter().all(|o| s.as_ptr() != o.as_ptr())));
+            assert_eq!(
+                concatenated(&other.run(0, n)),
+                concatenated(&fresh.run(0, n))
+            );
+        }
     }
 
     #[test]
