@@ -141,3 +141,27 @@ fn refusal(path: &std::path::Path) -> String {
     assert!(!o.status.success());
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// `build -o` over something that is not a regular file (a FIFO here; `/dev/null`
+/// is the usual one) is refused: writing renames a new file over the target, which
+/// would replace it.
+#[test]
+fn building_over_something_not_a_file_is_refused() {
+    let dir = TempDir::new("not-a-file");
+    let fifo = dir.path("pipe");
+    let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    let fixture = sample_fixture();
+    let o = catalogue(&[
+        "build",
+        fixture.to_str().unwrap(),
+        "-o",
+        fifo.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("is not a regular file"), "{err}");
+    use std::os::unix::fs::FileTypeExt as _;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+}

@@ -149,7 +149,17 @@ pub fn write(
 
 /// Writes bytes to a temporary file in the target's directory, syncs it, and renames
 /// it over the target, so a reader sees the old file or the new one, never a mix.
+/// A target that exists and is not a regular file (`-o /dev/null`, a directory) is
+/// refused: the rename would replace it.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Ok(target) = std::fs::metadata(path) {
+        if !target.is_file() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "it exists and is not a regular file, which writing would replace: give a file's path",
+            ));
+        }
+    }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
