@@ -34,9 +34,11 @@ use crate::view::View;
 /// field's order (facets on scalar fields count from them too) and each table's
 /// search words. Run off the request path after a view is published, so the
 /// first questions find them ready; a question that comes sooner builds (or waits
-/// for) the one it needs. Stops early once `wanted` says no.
+/// for) the one it needs. Stops early once `wanted` says no. Only the models
+/// served as lists are asked questions: the renditions' orders and words
+/// (24 MB at a million specimens) would never be read.
 pub fn prepare(view: &View, wanted: impl Fn() -> bool) {
-    for model in Model::ALL {
+    for model in Model::ALL.into_iter().filter(|m| m.listed()) {
         let table = view.table(model);
         for (f, field) in model.fields().iter().enumerate() {
             if !wanted() {
