@@ -59,11 +59,13 @@ pub enum Column {
     },
 }
 
-/// Integers, in 4 bytes each when every one fits (years, days, most ids).
+/// Integers, in 2 bytes each when every one fits (years, days), 4 when they
+/// fit there (most ids), else 8.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum Ints {
     Wide(Vec<i64>),
     Narrow(Vec<i32>),
+    Short(Vec<i16>),
 }
 
 impl Ints {
@@ -71,6 +73,7 @@ impl Ints {
         match self {
             Ints::Wide(v) => v[i],
             Ints::Narrow(v) => i64::from(v[i]),
+            Ints::Short(v) => i64::from(v[i]),
         }
     }
 
@@ -78,13 +81,14 @@ impl Ints {
         match self {
             Ints::Wide(v) => v.len(),
             Ints::Narrow(v) => v.len(),
+            Ints::Short(v) => v.len(),
         }
     }
 
     fn push(&mut self, n: i64) {
         match self {
             Ints::Wide(v) => v.push(n),
-            Ints::Narrow(_) => unreachable!("columns are narrowed once built"),
+            Ints::Narrow(_) | Ints::Short(_) => unreachable!("columns are narrowed once built"),
         }
     }
 
@@ -93,13 +97,16 @@ impl Ints {
         match self {
             Ints::Wide(v) => v.binary_search(&n).ok(),
             Ints::Narrow(v) => v.binary_search(&i32::try_from(n).ok()?).ok(),
+            Ints::Short(v) => v.binary_search(&i16::try_from(n).ok()?).ok(),
         }
     }
 
-    /// Keeps the integers in 4 bytes each when they all fit.
+    /// Keeps the integers in 2 or 4 bytes each when they all fit.
     fn narrow(&mut self) {
         if let Ints::Wide(v) = self {
-            if v.iter().all(|&n| i32::try_from(n).is_ok()) {
+            if v.iter().all(|&n| i16::try_from(n).is_ok()) {
+                *self = Ints::Short(v.iter().map(|&n| n as i16).collect());
+            } else if v.iter().all(|&n| i32::try_from(n).is_ok()) {
                 *self = Ints::Narrow(v.iter().map(|&n| n as i32).collect());
             } else {
                 v.shrink_to_fit();
@@ -215,8 +222,9 @@ pub struct Strings {
 #[derive(Default)]
 pub struct Distinct {
     text: String,
-    /// String `c` is `text[ends[c - 1]..ends[c]]` (from 0 for the first).
-    ends: Vec<usize>,
+    /// String `c` is `text[ends[c - 1]..ends[c]]` (from 0 for the first); a
+    /// field's distinct strings hold at most 4 GiB between them.
+    ends: Vec<u32>,
     lookup: Option<HashTable<u32>>,
     hasher: RandomState,
 }
@@ -237,7 +245,7 @@ impl Serialize for Distinct {
 
 impl<'de> Deserialize<'de> for Distinct {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Distinct, D::Error> {
-        let (text, ends, lookup): (String, Vec<usize>, bool) = Deserialize::deserialize(d)?;
+        let (text, ends, lookup): (String, Vec<u32>, bool) = Deserialize::deserialize(d)?;
         let mut distinct = Distinct {
             text,
             ends,
@@ -264,6 +272,7 @@ impl Distinct {
     fn check(&self) -> Result<(), String> {
         let mut start = 0;
         for &end in &self.ends {
+            let end = end as usize;
             if end < start || end > self.text.len() || !self.text.is_char_boundary(end) {
                 return Err(format!(
                     "a distinct string ends at {end}, which is not a string's end"
@@ -296,27 +305,29 @@ impl Distinct {
     }
 
     /// The code of `s`, adding it when it is new.
-    fn intern(&mut self, s: &str) -> u32 {
+    fn intern(&mut self, s: &str) -> Result<u32, &'static str> {
         let hash = self.hasher.hash_one(s);
         let lookup = self.lookup.get_or_insert_with(HashTable::new);
         let (text, ends) = (&self.text, &self.ends);
         if let Some(&code) = lookup.find(hash, |&c| nth(text, ends, c) == s) {
-            return code;
+            return Ok(code);
         }
         let code = self.ends.len() as u32;
+        let end = u32::try_from(self.text.len() + s.len())
+            .map_err(|_| "more than 4 GiB of distinct strings in one field")?;
         self.text.push_str(s);
-        self.ends.push(self.text.len());
+        self.ends.push(end);
         let (text, ends, hasher) = (&self.text, &self.ends, &self.hasher);
         lookup.insert_unique(hash, code, |&c| hasher.hash_one(nth(text, ends, c)));
-        code
+        Ok(code)
     }
 }
 
 /// String `code` of a buffer and its strings' ends (the first starts at 0).
-fn nth<'t>(text: &'t str, ends: &[usize], code: u32) -> &'t str {
+fn nth<'t>(text: &'t str, ends: &[u32], code: u32) -> &'t str {
     let c = code as usize;
-    let start = if c == 0 { 0 } else { ends[c - 1] };
-    &text[start..ends[c]]
+    let start = if c == 0 { 0 } else { ends[c - 1] as usize };
+    &text[start..ends[c] as usize]
 }
 
 impl Strings {
@@ -381,7 +392,7 @@ impl Column {
             (Column::Bool(values), OwnedValue::Bool(b)) => values.push(u8::from(*b)),
             (Column::Bool(values), OwnedValue::Null) => values.push(2),
             (Column::Str(s), OwnedValue::Str(text)) => {
-                let code = s.distinct.intern(text);
+                let code = s.distinct.intern(text)?;
                 s.codes.push(code)
             }
             (Column::Str(s), OwnedValue::Null) => s.codes.push(NULL),
@@ -579,6 +590,7 @@ impl Column {
                 let values = match values {
                     Ints::Wide(v) => v.capacity() * 8,
                     Ints::Narrow(v) => v.capacity() * 4,
+                    Ints::Short(v) => v.capacity() * 2,
                 };
                 values + nulls.capacity() * 8
             }
@@ -586,7 +598,7 @@ impl Column {
             Column::Str(s) => {
                 let d = &s.distinct;
                 let lookup = d.lookup.as_ref().map_or(0, |t| t.capacity() * 4);
-                s.codes.heap_bytes() + d.text.capacity() + d.ends.capacity() * 8 + lookup
+                s.codes.heap_bytes() + d.text.capacity() + d.ends.capacity() * 4 + lookup
             }
             Column::Ref { positions, models } => {
                 let each = match models {
@@ -923,10 +935,14 @@ mod tests {
     }
 
     #[test]
-    fn integers_are_narrowed_only_when_all_fit() {
-        for (values, narrow) in [
-            (vec![-7, 3, 2_000_000_000], true),
-            (vec![-7, 3, 1 << 40], false),
+    fn integers_are_kept_in_the_fewest_bytes_that_hold_them_all() {
+        // Values, and the bytes each is kept in.
+        for (values, width) in [
+            (vec![-7, 3, 1999], 2),
+            (vec![-32_768, 3, 32_767], 2),
+            (vec![-7, 3, 40_000], 4),
+            (vec![-7, 3, 2_000_000_000], 4),
+            (vec![-7, 3, 1 << 40], 8),
         ] {
             let mut c = Column::new(Type::Int, values.len());
             for &v in &values {
@@ -937,9 +953,15 @@ mod tests {
             let want: Vec<Value> = values.iter().map(|&v| Value::Int(v)).collect();
             assert_eq!(read, want);
             let ints = c.ints().unwrap();
-            assert_eq!(matches!(ints, Ints::Narrow(_)), narrow);
+            let kept = match ints {
+                Ints::Short(_) => 2,
+                Ints::Narrow(_) => 4,
+                Ints::Wide(_) => 8,
+            };
+            assert_eq!(kept, width, "{values:?}");
             assert_eq!(ints.binary_search(3), Some(1));
-            assert_eq!(ints.binary_search(1 << 40), (!narrow).then_some(2));
+            assert_eq!(ints.binary_search(values[2]), Some(2));
+            assert_eq!(ints.binary_search(1 << 40), (width == 8).then_some(2));
             assert_eq!(ints.binary_search(4), None);
         }
     }

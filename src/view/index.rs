@@ -32,12 +32,20 @@ pub struct Groups {
     representatives: Vec<u32>,
 }
 
-/// A field's groups while they are built.
+/// A field's groups while they are built: each row's group noted as the rows
+/// are read, then the rows placed by group in one list sized by their counts
+/// (rather than a list a group grown row by row: a million rows' worth of
+/// growing lists a field, freed at once, left the heap in fragments).
 #[derive(Default)]
 struct Grouping {
     keys: AHashMap<Key, u32>,
-    members: Vec<Vec<u32>>,
+    /// How many rows each group holds.
+    counts: Vec<u32>,
+    /// The row that last joined each group (a list may name a record twice).
+    last: Vec<u32>,
     representatives: Vec<u32>,
+    /// Each (group, row) in row order.
+    joined: Vec<(u32, u32)>,
 }
 
 impl Grouping {
@@ -45,28 +53,39 @@ impl Grouping {
         let g = match self.keys.get(&key) {
             Some(&g) => g,
             None => {
-                let g = self.members.len() as u32;
+                let g = self.counts.len() as u32;
                 self.keys.insert(key, g);
-                self.members.push(Vec::new());
+                self.counts.push(0);
+                self.last.push(u32::MAX);
                 self.representatives.push(pos);
                 g
             }
         };
-        let group = &mut self.members[g as usize];
-        // A list may name the same record twice: one entry is enough.
-        if group.last() != Some(&pos) {
-            group.push(pos);
+        if self.last[g as usize] != pos {
+            self.last[g as usize] = pos;
+            self.counts[g as usize] += 1;
+            self.joined.push((g, pos));
         }
     }
 
-    fn into_groups(self, rows: usize) -> Groups {
-        let mut starts = Vec::with_capacity(self.members.len() + 1);
-        let mut positions = Vec::with_capacity(rows);
-        for group in self.members {
-            starts.push(positions.len() as u32);
-            positions.extend(group);
+    fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    fn into_groups(self) -> Groups {
+        let mut starts = Vec::with_capacity(self.counts.len() + 1);
+        let mut at = 0;
+        for &n in &self.counts {
+            starts.push(at);
+            at += n;
         }
-        starts.push(positions.len() as u32);
+        starts.push(at);
+        let mut next = starts.clone();
+        let mut positions = vec![0; at as usize];
+        for &(g, pos) in &self.joined {
+            positions[next[g as usize] as usize] = pos;
+            next[g as usize] += 1;
+        }
         let mut keys = self.keys;
         keys.shrink_to_fit();
         Groups {
@@ -107,14 +126,17 @@ impl Groups {
                 if column.strings().is_some_and(|s| s.distinct().len() > limit) {
                     return None;
                 }
-                let mut g = Grouping::default();
+                let mut g = Grouping {
+                    joined: Vec::with_capacity(rows),
+                    ..Grouping::default()
+                };
                 for pos in 0..rows {
                     column.keys(pos, |key| g.add(key, pos as u32));
-                    if g.members.len() > limit {
+                    if g.len() > limit {
                         return None;
                     }
                 }
-                Some(g.into_groups(rows))
+                Some(g.into_groups())
             })
             .collect()
     }
@@ -196,22 +218,38 @@ pub fn union<'a>(rows: usize, lists: impl IntoIterator<Item = &'a [u32]>) -> Cow
 #[derive(Debug, Default)]
 pub struct TextColumn {
     text: String,
-    /// Row `r` is `text[start(r)..ends[r]]`, where `start(r)` is one past `ends[r - 1]`.
-    ends: Vec<usize>,
+    /// Row `r` is `text[start(r)..ends[r]]`, where `start(r)` is one past `ends[r - 1]`
+    /// (a field's distinct strings hold less than 4 GiB: `column::Distinct`).
+    ends: Vec<u32>,
 }
 
 impl TextColumn {
     /// The bytes it holds, for reports.
     pub fn heap_bytes(&self) -> usize {
-        self.text.capacity() + self.ends.capacity() * 8
+        self.text.capacity() + self.ends.capacity() * 4
     }
 
-    /// Lowercases and joins one text per row.
-    pub fn build<'a>(rows: impl IntoIterator<Item = &'a str>) -> TextColumn {
-        let mut column = TextColumn::default();
+    /// Lowercases and joins one text per row, into buffers sized once (an
+    /// ASCII text is lowercased in place, without a string of its own).
+    pub fn build<'a>(rows: impl Iterator<Item = &'a str> + Clone) -> TextColumn {
+        let (count, bytes) = rows
+            .clone()
+            .fold((0, 0), |(n, b), r| (n + 1, b + r.len() + 1));
+        let mut column = TextColumn {
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(count),
+        };
         for value in rows {
-            column.text.push_str(&value.to_lowercase());
-            column.ends.push(column.text.len());
+            match value.is_ascii() {
+                true => column
+                    .text
+                    .extend(value.chars().map(|c| c.to_ascii_lowercase())),
+                false => column.text.push_str(&value.to_lowercase()),
+            }
+            let end = u32::try_from(column.text.len());
+            column
+                .ends
+                .push(end.expect("a field's lowercased strings hold less than 4 GiB"));
             column.text.push('\0');
         }
         column.text.shrink_to_fit();
@@ -229,8 +267,12 @@ impl TextColumn {
 
     /// The lowercased text of row `row`.
     pub fn get(&self, row: usize) -> &str {
-        let start = if row == 0 { 0 } else { self.ends[row - 1] + 1 };
-        &self.text[start..self.ends[row]]
+        let start = if row == 0 {
+            0
+        } else {
+            self.ends[row - 1] as usize + 1
+        };
+        &self.text[start..self.ends[row] as usize]
     }
 
     /// The rows whose text contains `term`, ascending: one substring search over
@@ -251,13 +293,13 @@ impl TextColumn {
             // The first row ending at or after the match holds it (a match never
             // spans NUL). Matches come in order, so gallop forward from the last row.
             let mut step = 1;
-            while row + step < self.ends.len() && self.ends[row + step] < end {
+            while row + step < self.ends.len() && (self.ends[row + step] as usize) < end {
                 row += step;
                 step *= 2;
             }
-            row += self.ends[row..].partition_point(|&e| e < end);
+            row += self.ends[row..].partition_point(|&e| (e as usize) < end);
             out.push(row as u32);
-            from = self.ends[row] + 1;
+            from = self.ends[row] as usize + 1;
             if from >= text.len() {
                 break;
             }
@@ -438,8 +480,9 @@ mod tests {
     #[test]
     fn words_find_what_the_column_finds() {
         // Two fields' distinct values, and which value of each the five rows hold.
-        let a = TextColumn::build(["Pine woods", "creek", "Prés humides", "pine", "x\0y"]);
-        let b = TextColumn::build(["near a creek", "CREEKSIDE  meadow"]);
+        let a =
+            TextColumn::build(["Pine woods", "creek", "Prés humides", "pine", "x\0y"].into_iter());
+        let b = TextColumn::build(["near a creek", "CREEKSIDE  meadow"].into_iter());
         let held: [[Option<u32>; 2]; 5] = [
             [Some(0), Some(0)],
             [None, None],
@@ -534,7 +577,7 @@ mod tests {
 
     #[test]
     fn text_columns_find_rows_by_substring() {
-        let c = TextColumn::build(["Ab", "", "xAbAB", "É", "b"]);
+        let c = TextColumn::build(["Ab", "", "xAbAB", "É", "b"].into_iter());
         assert_eq!(c.get(0), "ab");
         assert_eq!(c.get(1), "");
         assert_eq!(c.get(3), "é");
@@ -544,7 +587,10 @@ mod tests {
         assert_eq!(c.find("bx"), Vec::<u32>::new());
         assert_eq!(c.find("b\0x"), Vec::<u32>::new());
         assert_eq!(c.find("").len(), 5);
-        assert_eq!(TextColumn::build([]).find("a"), Vec::<u32>::new());
+        assert_eq!(
+            TextColumn::build([].into_iter()).find("a"),
+            Vec::<u32>::new()
+        );
     }
 
     #[test]
