@@ -9,6 +9,7 @@ use ahash::AHashMap;
 
 use crate::encoding::json::{write_int, write_str};
 use crate::model::{Model, Type};
+use crate::view::bits::Bits;
 use crate::view::order;
 use crate::view::render::write_scalar;
 use crate::view::{Key, OwnedValue, Value, View};
@@ -112,11 +113,8 @@ fn count<'v>(
         // Many rows: each group's members tested against a bitset of them, which
         // reads the groups in order instead of every row.
         (Some(positions), Some(groups)) if positions.len() >= table.len() / DENSE => {
-            let mut bits = vec![0u64; table.len().div_ceil(64)];
-            for &p in positions {
-                bits[p / 64] |= 1 << (p % 64);
-            }
-            let among = |p: u32| bits[p as usize / 64] & (1 << (p % 64)) != 0;
+            let bits = Bits::of(table.len(), positions.iter().map(|&p| p as u32));
+            let among = |p: u32| bits.contains(p as usize);
             for (key, n) in groups.sizes_among(among) {
                 if n > 0 && key != Key::NoRefs {
                     add(column.value_of(key), n);

@@ -35,8 +35,8 @@ use crate::view::View;
 /// search words. Run off the request path after a view is published, so the
 /// first questions find them ready; a question that comes sooner builds (or waits
 /// for) the one it needs. Stops early once `wanted` says no. Only the models
-/// served as lists are asked questions: the renditions' orders and words
-/// (24 MB at a million specimens) would never be read.
+/// served as lists are asked questions: the renditions' and the image table's
+/// orders and words (37 MB at a million specimens) would never be read.
 pub fn prepare(view: &View, wanted: impl Fn() -> bool) {
     for model in Model::ALL.into_iter().filter(|m| m.listed()) {
         let table = view.table(model);

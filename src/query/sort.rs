@@ -2,6 +2,7 @@
 //! numerically, nulls last in both directions, ties by ascending id.
 
 use crate::model::{Model, Shape, Type};
+use crate::view::bits::Bits;
 use crate::view::order::{self, Order};
 use crate::view::{Value, View};
 
@@ -113,11 +114,8 @@ pub fn page(
             .collect(),
         None => walk(&orders, |_| true, offset, limit),
         Some(c) if c.len().saturating_mul(16) >= rows => {
-            let mut member = vec![0u64; rows.div_ceil(64)];
-            for &p in &c {
-                member[p / 64] |= 1 << (p % 64);
-            }
-            let member = |p: u32| member[p as usize / 64] & (1 << (p % 64)) != 0;
+            let member = Bits::of(rows, c.iter().map(|&p| p as u32));
+            let member = |p: u32| member.contains(p as usize);
             walk(&orders, member, offset, limit)
         }
         Some(c) => {

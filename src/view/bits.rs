@@ -27,9 +27,13 @@ impl Bits {
         self.0[pos / 64] |= 1 << (pos % 64);
     }
 
+    pub fn contains(&self, pos: usize) -> bool {
+        self.0[pos / 64] & (1 << (pos % 64)) != 0
+    }
+
     /// Whether any of `from..to` is set.
     pub fn any_in(&self, from: usize, to: usize) -> bool {
-        (from..to).any(|i| self.0[i / 64] & (1 << (i % 64)) != 0)
+        (from..to).any(|i| self.contains(i))
     }
 
     /// Adds the positions `other` holds.
@@ -85,6 +89,7 @@ mod tests {
         b.for_each(|p| seen.push(p));
         assert_eq!(seen, [0, 63, 64, 130, 199]);
         assert!(b.any_in(60, 64) && b.any_in(199, 200) && !b.any_in(1, 63) && !b.any_in(65, 130));
+        assert!(b.contains(63) && b.contains(0) && !b.contains(1) && !b.contains(198));
         b.and(&Bits::of(200, [63, 130, 150]));
         assert_eq!(b.positions().collect::<Vec<_>>(), [63, 130]);
         assert_eq!(b.count(), 2);

@@ -26,7 +26,7 @@ pub struct Table {
     groups: Vec<Option<Groups>>,
     /// Per field, its sort order, built the first time it is asked for: a view
     /// is served before any is built, and only the fields someone sorts on cost
-    /// memory (8 bytes a row each).
+    /// memory (up to 8 bytes a row each).
     orders: Box<[OnceLock<FieldOrder>]>,
     /// `0..len`, the rows of every order already in position order (ids),
     /// made the first time one is read.
