@@ -28,7 +28,9 @@ def held(pid):
         path = f"/proc/{pid}/fd/{fd}"
         try:
             if os.readlink(path).startswith("/memfd:"):
-                files += os.stat(path).st_size // 1024
+                # Pages held, not size: a reload frees the pages of a
+                # replaced view's file that the new view does not share.
+                files += os.stat(path).st_blocks // 2
         except OSError:
             pass
     return rss + files - mapped, rss, files, mapped

@@ -5,19 +5,21 @@
 //! A page of a long list is tens of kilobytes. Sent from the heap, the kernel's
 //! copy into the socket was a fifth of the server's time under load, while a
 //! static file server sends the same bytes from its page cache without a copy.
-//! A [`Writer`] appends bytes to a memory file and ends as shared [`Bytes`] over
-//! a read-only mapping of it; [`locate`] tells whether a slice about to be
+//! A [`Writer`] appends bytes to a memory file and ends as a read-only mapping
+//! of it, handed out in parts as shared [`Bytes`]; [`locate`] tells whether a slice about to be
 //! written lies in such a mapping, and where in its file, so the connection can
 //! send it with `sendfile` (`serve::zero_copy`). The file is never written again
 //! once mapped, so bytes the kernel still holds for a slow client cannot change
 //! under it, and its pages are freed when the last slice and the last socket
-//! buffer referring to them are gone.
+//! buffer referring to them are gone: a part's pages as soon as nothing holds
+//! that part, the file when nothing holds any.
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Write};
+use std::ops::Range;
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
-use std::sync::RwLock;
+use std::sync::{Arc, Mutex, RwLock};
 
 use bytes::Bytes;
 
@@ -69,10 +71,11 @@ impl Writer {
         self.len == 0
     }
 
-    /// The file's bytes, mapped read-only and shared: no further write is possible.
-    pub fn finish(self) -> io::Result<Bytes> {
+    /// Maps the file read-only: no further write is possible. Its bytes are
+    /// handed out in parts ([`Mapped::part`]).
+    pub fn finish(self) -> io::Result<Mapped> {
         if self.len == 0 {
-            return Ok(Bytes::new());
+            return Ok(Mapped(None));
         }
         // SAFETY: a fresh read-only shared mapping of our own file's `len` bytes.
         let ptr = unsafe {
@@ -92,33 +95,61 @@ impl Writer {
             ptr: ptr as *const u8,
             len: self.len,
             file: self.file,
+            live: Mutex::new(BTreeMap::new()),
         };
         MAPPED
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .insert(ptr as usize, (mapping.len, mapping.file.as_raw_fd()));
-        Ok(Bytes::from_owner(mapping))
+        Ok(Mapped(Some(Arc::new(mapping))))
     }
 }
 
-/// A read-only mapping of a whole memory file, owned by the [`Bytes`] made of it.
+/// A memory file once written and mapped, from which parts are handed out.
+pub struct Mapped(Option<Arc<Mapping>>);
+
+impl Mapped {
+    /// The bytes `range` of the file as shared [`Bytes`]. The file's pages that
+    /// no part still holds go back to the system as soon as the last part over
+    /// them is dropped, not when the whole file is: a reload keeps the served
+    /// view's parts that did not change, and the rest of their file is freed.
+    /// Parts must not overlap.
+    pub fn part(&self, range: Range<usize>) -> Bytes {
+        let Some(mapping) = &self.0 else {
+            assert!(range.is_empty(), "a part of an empty memory file");
+            return Bytes::new();
+        };
+        assert!(range.end <= mapping.len, "a part beyond its memory file");
+        mapping
+            .live
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(range.start, range.end);
+        Bytes::from_owner(Part {
+            mapping: mapping.clone(),
+            range,
+        })
+    }
+
+    /// The whole file as one part.
+    pub fn whole(&self) -> Bytes {
+        self.part(0..self.0.as_ref().map_or(0, |m| m.len))
+    }
+}
+
+/// A read-only mapping of a whole memory file, shared by the [`Part`]s of it.
 struct Mapping {
     ptr: *const u8,
     len: usize,
     /// Kept open while mapped: [`locate`] hands out its descriptor.
     file: File,
+    /// The parts alive: start -> end.
+    live: Mutex<BTreeMap<usize, usize>>,
 }
 
 // SAFETY: the mapping is read-only and never changes; it is unmapped only on drop.
 unsafe impl Send for Mapping {}
 unsafe impl Sync for Mapping {}
-
-impl AsRef<[u8]> for Mapping {
-    fn as_ref(&self) -> &[u8] {
-        // SAFETY: `len` readable bytes at `ptr` for as long as `self` lives.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
-    }
-}
 
 impl Drop for Mapping {
     fn drop(&mut self) {
@@ -126,10 +157,63 @@ impl Drop for Mapping {
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&(self.ptr as usize));
-        // SAFETY: the mapping made in `finish`; no slice of it outlives `self`.
+        // SAFETY: the mapping made in `finish`; no part of it outlives `self`.
         unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len) };
     }
 }
+
+/// Bytes `range` of a mapped memory file, owned by the [`Bytes`] made of it.
+struct Part {
+    mapping: Arc<Mapping>,
+    range: Range<usize>,
+}
+
+impl AsRef<[u8]> for Part {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: the range lies within the mapping's `len` readable bytes, which
+        // stay mapped for as long as `self` holds the mapping.
+        unsafe {
+            std::slice::from_raw_parts(self.mapping.ptr.add(self.range.start), self.range.len())
+        }
+    }
+}
+
+impl Drop for Part {
+    /// Frees the whole pages between the live parts before and after this one.
+    fn drop(&mut self) {
+        let mapping = &self.mapping;
+        let mut live = mapping.live.lock().unwrap_or_else(|e| e.into_inner());
+        live.remove(&self.range.start);
+        let from = live
+            .range(..self.range.start)
+            .next_back()
+            .map_or(0, |(_, &end)| end);
+        let to = live
+            .range(self.range.end..)
+            .next()
+            .map_or(mapping.len, |(&start, _)| start);
+        drop(live);
+        let (from, to) = (from.next_multiple_of(PAGE), to / PAGE * PAGE);
+        if from < to && to - from < mapping.len {
+            // SAFETY: a plain call on our open file; no live part lies in the
+            // range, so no slice handed out reads it again.
+            let punched = unsafe {
+                libc::fallocate(
+                    mapping.file.as_raw_fd(),
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    from as libc::off_t,
+                    (to - from) as libc::off_t,
+                )
+            };
+            if punched != 0 {
+                tracing::debug!(error = %io::Error::last_os_error(), "memory file part not freed");
+            }
+        }
+    }
+}
+
+/// Pages freed from a memory file are whole pages.
+const PAGE: usize = 4096;
 
 /// Where `bytes` lie in a memory file: its descriptor and their offset in it.
 /// The descriptor stays open for as long as the [`Bytes`] the slice was borrowed
@@ -151,7 +235,7 @@ mod tests {
         writer.append(b"[{\"id\":1},").unwrap();
         writer.append(b"{\"id\":2}]").unwrap();
         assert_eq!(writer.len(), 19);
-        let bytes = writer.finish().unwrap();
+        let bytes = writer.finish().unwrap().whole();
         assert_eq!(&bytes[..], b"[{\"id\":1},{\"id\":2}]");
         let item = bytes.slice(10..18);
         let (fd, offset) = locate(&item).expect("a slice of a memory file");
@@ -169,5 +253,52 @@ mod tests {
         assert_eq!(&item[..], b"{\"id\":2}");
         assert!(locate(&item).is_some());
         drop(item);
+    }
+
+    /// The pages a memory file holds (what the system counts, not its size).
+    fn held_pages(mapped: &Mapped) -> u64 {
+        let fd = mapped.0.as_ref().expect("a written file").file.as_raw_fd();
+        // SAFETY: fstat of our open descriptor into a zeroed struct.
+        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+        assert_eq!(unsafe { libc::fstat(fd, &mut stat) }, 0);
+        stat.st_blocks as u64 * 512 / PAGE as u64
+    }
+
+    #[test]
+    fn a_dropped_part_frees_the_pages_no_live_part_touches() {
+        let mut writer = Writer::new().expect("memory files on Linux");
+        let bytes: Vec<u8> = (0..10 * PAGE).map(|i| (i % 251) as u8).collect();
+        writer.append(&bytes).unwrap();
+        let mapped = writer.finish().unwrap();
+        assert_eq!(held_pages(&mapped), 10);
+        // Three parts: pages 0-2 and half of 3, the rest of 3 to 6 and half of
+        // 7, the rest.
+        let (a, b, c) = (
+            0..3 * PAGE + 100,
+            3 * PAGE + 100..7 * PAGE + 5,
+            7 * PAGE + 5..10 * PAGE,
+        );
+        let (first, middle, last) = (
+            mapped.part(a.clone()),
+            mapped.part(b.clone()),
+            mapped.part(c.clone()),
+        );
+        let kept = middle.slice(10..20);
+        drop(middle);
+        // A slice keeps its part.
+        assert_eq!(held_pages(&mapped), 10);
+        drop(kept);
+        // Pages 4, 5 and 6 held only the middle part; 3 and 7 are shared.
+        assert_eq!(held_pages(&mapped), 7);
+        assert_eq!(&first[..], &bytes[a]);
+        assert_eq!(&last[..], &bytes[c.clone()]);
+        drop(first);
+        assert_eq!(
+            held_pages(&mapped),
+            3,
+            "pages 7, 8 and 9 are the last part's"
+        );
+        assert_eq!(&last[..], &bytes[c]);
+        assert!(locate(&last).is_some());
     }
 }

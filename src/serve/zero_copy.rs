@@ -2,8 +2,8 @@
 //! a memory file ([`crate::memfile`]) goes out with `sendfile`, which hands the
 //! file's pages to the socket, as a static file server sends its files. What
 //! comes before it in the same write (the status line and headers, the page's
-//! envelope) goes out first, held back (`MSG_MORE`) so it leaves with the slice;
-//! anything else is written as usual.
+//! envelope) goes out first, held back (`MSG_MORE`) so it leaves with the
+//! slice; anything else is written as usual.
 //!
 //! hyper writes a response's pieces as they were given to it, in one vectored
 //! write, so the slices it hands over are the ones the answer was made of.
@@ -94,6 +94,21 @@ fn send_more(socket: RawFd, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
     }
 }
 
+/// How many bytes from the start of `bufs` lie one after another in `file` from
+/// `offset` (where the first does): a page that crosses from one segment of a
+/// list to the next is two slices of the same file, sent with one call.
+fn contiguous(bufs: &[IoSlice<'_>], file: RawFd, offset: u64) -> usize {
+    let mut len = bufs[0].len();
+    for next in &bufs[1..] {
+        let follows = next.as_ptr() == bufs[0].as_ptr().wrapping_add(len);
+        if !follows || memfile::locate(next) != Some((file, offset + len as u64)) {
+            break;
+        }
+        len += next.len();
+    }
+    len
+}
+
 impl AsyncRead for ZeroCopy {
     fn poll_read(
         mut self: Pin<&mut Self>,
@@ -130,7 +145,7 @@ impl AsyncWrite for ZeroCopy {
         match first {
             None => Pin::new(&mut self.stream).poll_write_vectored(cx, bufs),
             Some((0, (file, offset))) => {
-                let len = bufs[0].len();
+                let len = contiguous(bufs, file, offset);
                 self.poll_send(cx, |s| send_file(s, file, offset, len))
             }
             Some((k, _)) => self.poll_send(cx, |s| send_more(s, &bufs[..k])),
@@ -155,15 +170,30 @@ mod tests {
     use super::*;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    /// A response of headers, a memory file's slice and a tail, written as hyper
-    /// writes it, arrives whole and in order; so does one too big for the
-    /// socket's buffer at once.
+    /// A response of headers, two adjacent slices of a memory file and a tail,
+    /// written as hyper writes it, arrives whole and in order, too big for the
+    /// socket's buffer at once; the slices are one run of the file.
     #[tokio::test]
     async fn slices_of_memory_files_arrive_in_order() {
         let mut writer = memfile::Writer::new().expect("memory files on Linux");
         let body: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
         writer.append(&body).unwrap();
-        let file = writer.finish().unwrap();
+        let mapped = writer.finish().unwrap();
+        // Two parts one after another in the file (a page across two segments).
+        let (first, second) = (
+            mapped.part(100..1_500_000),
+            mapped.part(1_500_000..2_900_000),
+        );
+        let bufs = [
+            IoSlice::new(&first),
+            IoSlice::new(&second),
+            IoSlice::new(b"]"),
+        ];
+        let (fd, offset) = memfile::locate(&first).expect("in the file");
+        assert_eq!(contiguous(&bufs, fd, offset), 2_899_900);
+        assert_eq!(contiguous(&bufs[1..], fd, offset + 1_499_900), 1_400_000);
+        let apart = [IoSlice::new(&second), IoSlice::new(&first)];
+        assert_eq!(contiguous(&apart, fd, offset + 1_499_900), 1_400_000);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let reader = tokio::spawn(async move {
@@ -173,8 +203,7 @@ mod tests {
             got
         });
         let mut stream = ZeroCopy::new(TcpStream::connect(addr).await.unwrap());
-        let slice = file.slice(100..2_900_000);
-        let parts: [&[u8]; 3] = [b"HTTP/1.1 200 OK\r\n\r\n[", &slice, b"]"];
+        let parts: [&[u8]; 4] = [b"HTTP/1.1 200 OK\r\n\r\n[", &first, &second, b"]"];
         let mut expected = Vec::new();
         parts.iter().for_each(|p| expected.extend_from_slice(p));
         // As hyper does: a vectored write of what is left, until none is.
