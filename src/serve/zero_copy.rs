@@ -2,8 +2,9 @@
 //! a memory file ([`crate::memfile`]) goes out with `sendfile`, which hands the
 //! file's pages to the socket, as a static file server sends its files. What
 //! comes before it in the same write (the status line and headers, the page's
-//! envelope) goes out first, held back (`MSG_MORE`) so it leaves with the
-//! slice; anything else is written as usual.
+//! envelope, and the slice up to its first page boundary) goes out first, held
+//! back (`MSG_MORE`) so it leaves with the slice; anything else is written as
+//! usual.
 //!
 //! hyper writes a response's pieces as they were given to it, in one vectored
 //! write, so the slices it hands over are the ones the answer was made of.
@@ -148,7 +149,23 @@ impl AsyncWrite for ZeroCopy {
                 let len = contiguous(bufs, file, offset);
                 self.poll_send(cx, |s| send_file(s, file, offset, len))
             }
-            Some((k, _)) => self.poll_send(cx, |s| send_more(s, &bufs[..k])),
+            Some((k, (_, offset))) => {
+                // The file's slice up to its first page boundary goes with what
+                // precedes it: `sendfile` then starts on a page and sends up to
+                // `PIPE_PAGES` whole pages in one call, wherever the slice began.
+                let to_page = ((PAGE - offset % PAGE) % PAGE) as usize;
+                let ahead = match bufs[k].len() > to_page + SEND_FILE_ABOVE {
+                    true => &bufs[k][..to_page],
+                    false => &[][..],
+                };
+                let mut first = [IoSlice::new(&[]); 8];
+                let n = k.min(first.len() - 1);
+                first[..n].copy_from_slice(&bufs[..n]);
+                if n == k {
+                    first[n] = IoSlice::new(ahead);
+                }
+                self.poll_send(cx, |s| send_more(s, &first[..=n]))
+            }
         }
     }
 
