@@ -6,9 +6,9 @@
 //! copy into the socket was a fifth of the server's time under load, while a
 //! static file server sends the same bytes from its page cache without a copy.
 //! A [`Writer`] appends bytes to a memory file and ends as a read-only mapping
-//! of it, handed out in parts as shared [`Bytes`]; [`locate`] tells whether a slice about to be
-//! written lies in such a mapping, and where in its file, so the connection can
-//! send it with `sendfile` (`serve::zero_copy`). The file is never written again
+//! of it, handed out in parts as shared [`Bytes`]; [`locate`] tells whether a
+//! slice about to be written lies in such a mapping, and where in its file, so
+//! the connection can send it with `sendfile` (`serve::zero_copy`). The file is never written again
 //! once mapped, so bytes the kernel still holds for a slow client cannot change
 //! under it, and its pages are freed when the last slice and the last socket
 //! buffer referring to them are gone: a part's pages as soon as nothing holds
@@ -194,6 +194,7 @@ impl Drop for Part {
             .map_or(mapping.len, |(&start, _)| start);
         drop(live);
         let (from, to) = (from.next_multiple_of(PAGE), to / PAGE * PAGE);
+        // With no part left the whole file goes when the mapping does.
         if from < to && to - from < mapping.len {
             // SAFETY: a plain call on our open file; no live part lies in the
             // range, so no slice handed out reads it again.
