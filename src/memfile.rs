@@ -130,11 +130,6 @@ impl Mapped {
             range,
         })
     }
-
-    /// The whole file as one part.
-    pub fn whole(&self) -> Bytes {
-        self.part(0..self.0.as_ref().map_or(0, |m| m.len))
-    }
 }
 
 /// A read-only mapping of a whole memory file, shared by the [`Part`]s of it.
@@ -213,8 +208,9 @@ impl Drop for Part {
     }
 }
 
-/// Pages freed from a memory file are whole pages.
-const PAGE: usize = 4096;
+/// The system's page: a memory file's pages are freed whole, and `sendfile`
+/// moves them (`serve::zero_copy`).
+pub const PAGE: usize = 4096;
 
 /// Where `bytes` lie in a memory file: its descriptor and their offset in it.
 /// The descriptor stays open for as long as the [`Bytes`] the slice was borrowed
@@ -236,7 +232,7 @@ mod tests {
         writer.append(b"[{\"id\":1},").unwrap();
         writer.append(b"{\"id\":2}]").unwrap();
         assert_eq!(writer.len(), 19);
-        let bytes = writer.finish().unwrap().whole();
+        let bytes = writer.finish().unwrap().part(0..19);
         assert_eq!(&bytes[..], b"[{\"id\":1},{\"id\":2}]");
         let item = bytes.slice(10..18);
         let (fd, offset) = locate(&item).expect("a slice of a memory file");

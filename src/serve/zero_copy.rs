@@ -63,7 +63,7 @@ fn in_file(slice: &[u8]) -> Option<(RawFd, u64)> {
 /// longer call into rounds anyway; as separate calls, a 70 KB page of a 1M list
 /// went from 18,743 to 32,303 requests a second (nginx: 35,340 in the same run).
 const PIPE_PAGES: u64 = 16;
-const PAGE: u64 = 4096;
+const PAGE: u64 = memfile::PAGE as u64;
 
 /// `sendfile(2)` of up to `len` bytes of `file` from `offset`.
 fn send_file(socket: RawFd, file: RawFd, offset: u64, len: usize) -> io::Result<usize> {
