@@ -450,3 +450,51 @@ fn a_reload_shares_unchanged_segments_and_serves_them_alike() {
         assert_eq!(a.body, b.body, "{page}");
     }
 }
+
+/// A reload keeps the served view's columns that did not change, with the
+/// groups, sort orders and search words built from them, and builds the rest
+/// again: every filter, sort, search and facet then answers as a fresh load of
+/// the file, the changed values included.
+#[test]
+fn a_reload_keeps_unchanged_columns_and_answers_questions_as_a_fresh_load() {
+    let (dir, path, server, reloader) = served_copy("kept", false);
+    // The served view's orders and words built, as its preparation would.
+    for asked in ["?sort=-notes,usi&limit=3", "?search=a&limit=3"] {
+        server.json(&format!("/api/v2/specimen-records/{asked}"), 200);
+    }
+    let (_, mut collection) = catalogue::snapshot::read(&path).unwrap();
+    collection.orders[0].name.push_str("zz");
+    let renamed = collection.orders[0].name.to_lowercase();
+    collection.specimen_records[3].notes = "Beaten from zebrawood".into();
+    rename_over(&dir, &path, &snapshot_bytes(&collection, 0));
+    reloader.force();
+    counted_within(
+        &server,
+        "catalogue_reloads_total",
+        1,
+        Duration::from_secs(30),
+    );
+    let phases = server.state.current().view.phases;
+    assert!(phases.kept_bytes > 0, "no column kept");
+    let fresh = Server::start(&path, Settings::default());
+    assert_eq!(fresh.state.current().view.phases.kept_bytes, 0);
+    let found = server.json("/api/v2/specimen-records/?search=zebrawood&limit=0", 200);
+    assert_eq!(found["meta"]["total_count"], 1);
+    let asked = [
+        "specimen-records/?search=zebrawood".to_string(),
+        "specimen-records/?sort=-notes,usi&limit=5".into(),
+        "specimen-records/?search=a&sort=usi&limit=5".into(),
+        format!("specimen-records/?order={renamed}&limit=5"),
+        "specimen-records/?sex=female&limit=0&facet=order,family,year,collector".into(),
+        "orders/?sort=-name".into(),
+        format!("orders/?search={renamed}"),
+    ];
+    for asked in asked {
+        let page = format!("/api/v2/{asked}");
+        let (a, b) = (server.get(&page), fresh.get(&page));
+        assert_eq!((a.status, b.status), (200, 200), "{page}");
+        assert_eq!(a.body, b.body, "{page}");
+    }
+    let renamed = server.json(&format!("/api/v2/orders/?search={renamed}"), 200);
+    assert_eq!(renamed["meta"]["total_count"], 1);
+}

@@ -34,7 +34,9 @@ pub enum Key {
 
 /// One field's values for every row of a table. A snapshot stores it as it is
 /// (`view::prepared`), so a view is loaded by decoding columns, not building them.
-#[derive(Debug, Serialize, Deserialize)]
+/// Equal columns hold the same values in the same layout: a reload keeps the
+/// served view's column (and what is built from it) where the new one is equal.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub enum Column {
     /// Integers or instants (`time`), with the rows that are null.
     Int {
@@ -61,7 +63,7 @@ pub enum Column {
 
 /// Integers, in 2 bytes each when every one fits (years, days), 4 when they
 /// fit there (most ids), else 8.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub enum Ints {
     Wide(Vec<i64>),
     Narrow(Vec<i32>),
@@ -118,7 +120,7 @@ impl Ints {
 /// Codes or positions, one a row, each in as few bytes as the largest needs: a
 /// sex, a method or a country in one byte, a species or a locality in two (80 MB
 /// less at a million specimens). A null is the width's largest value.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub enum Codes {
     Bytes(Vec<u8>),
     Pairs(Vec<u16>),
@@ -202,7 +204,7 @@ impl Codes {
 
 /// The model a reference column points into: one for most fields, one per row
 /// for a specimen's taxon (any rank).
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub enum RefModels {
     One(#[serde(with = "model_index")] Model),
     /// Per row, the position of its rank in `Model::RANKS`.
@@ -210,7 +212,7 @@ pub enum RefModels {
 }
 
 /// A string column: per row, a code into the distinct values.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Strings {
     codes: Codes,
     distinct: Distinct,
@@ -227,6 +229,16 @@ pub struct Distinct {
     ends: Vec<u32>,
     lookup: Option<HashTable<u32>>,
     hasher: RandomState,
+}
+
+/// The same strings in the same order (codes mean the same), with a lookup
+/// or without; the hasher's keys aside.
+impl PartialEq for Distinct {
+    fn eq(&self, other: &Distinct) -> bool {
+        self.ends == other.ends
+            && self.text == other.text
+            && self.lookup.is_some() == other.lookup.is_some()
+    }
 }
 
 impl std::fmt::Debug for Distinct {

@@ -108,8 +108,8 @@ impl Groups {
     /// Groups the rows by each of `fields`, a column at a time; a field gets
     /// `None` when more than one value in `max_distinct_per` rows is distinct (on
     /// tables big enough to matter).
-    pub fn by_fields(
-        columns: &[Column],
+    pub fn by_fields<C: std::ops::Deref<Target = Column>>(
+        columns: &[C],
         rows: usize,
         fields: &[usize],
         max_distinct_per: usize,
@@ -122,7 +122,7 @@ impl Groups {
         fields
             .iter()
             .map(|&field| {
-                let column = &columns[field];
+                let column: &Column = &columns[field];
                 if column.strings().is_some_and(|s| s.distinct().len() > limit) {
                     return None;
                 }
@@ -532,7 +532,7 @@ mod tests {
     }
 
     fn one(c: &Column, rows: usize, max_distinct_per: usize) -> Option<Groups> {
-        Groups::by_fields(std::slice::from_ref(c), rows, &[0], max_distinct_per)
+        Groups::by_fields(&[c], rows, &[0], max_distinct_per)
             .pop()
             .unwrap()
     }

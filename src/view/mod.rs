@@ -94,9 +94,6 @@ impl View {
     /// Loads like [`View::load`], sharing with `served` (the view a reload
     /// replaces) every rendered segment whose bytes did not change.
     pub fn load_beside(path: &Path, served: Option<&View>) -> Result<View, LoadError> {
-        let previous = served.map_or_else(render::Previous::default, |v| {
-            render::Previous::new(&v.plain, &v.nested)
-        });
         let started = Instant::now();
         let mut phases = Phases::default();
         let (header, bytes) = snapshot::read_bytes(path)?;
@@ -119,7 +116,7 @@ impl View {
                 checked.0?;
                 let parts = decoded.0.map_err(undecodable)?;
                 drop(bytes);
-                View::assemble(header, parts, phases, previous)
+                View::assemble(header, parts, phases, served)
             }
             None => {
                 tracing::warn!(
@@ -136,7 +133,7 @@ impl View {
                 phases.decode = took;
                 let collection = collection.map_err(undecodable)?;
                 drop(bytes);
-                View::from_records(header, collection, phases, previous).map_err(
+                View::from_records(header, collection, phases, served).map_err(
                     |(count, first)| LoadError::Invalid {
                         path: path.display().to_string(),
                         count,
@@ -154,14 +151,14 @@ impl View {
         header: Header,
         collection: Collection,
     ) -> Result<View, (usize, validate::Problem)> {
-        View::from_records(header, collection, Phases::default(), Default::default())
+        View::from_records(header, collection, Phases::default(), None)
     }
 
     fn from_records(
         header: Header,
         collection: Collection,
         mut phases: Phases,
-        previous: render::Previous,
+        served: Option<&View>,
     ) -> Result<View, (usize, validate::Problem)> {
         let (report, took) = timed(|| validate::check(&collection));
         phases.validate = took;
@@ -170,15 +167,16 @@ impl View {
         }
         let (parts, took) = timed(|| prepared::parts(collection));
         phases.tables = took;
-        Ok(View::assemble(header, parts, phases, previous))
+        Ok(View::assemble(header, parts, phases, served))
     }
 
-    /// Indexes and renders a view's tables.
+    /// Indexes and renders a view's tables, sharing with `served` (the view a
+    /// reload replaces) the columns and rendered segments that did not change.
     fn assemble(
         header: Header,
         parts: prepared::Parts,
         mut phases: Phases,
-        previous: render::Previous,
+        served: Option<&View>,
     ) -> View {
         let started = Instant::now();
         let prepared::Parts {
@@ -186,6 +184,13 @@ impl View {
             tags,
             site,
         } = parts;
+        let previous = served.map_or_else(render::Previous::default, |v| {
+            render::Previous::new(&v.plain, &v.nested)
+        });
+        if let Some(served) = served {
+            let kept = tables.iter_mut().zip(&served.tables);
+            phases.kept_bytes = kept.map(|(t, s)| t.share_unchanged(s)).sum();
+        }
         // Rendering reads only the columns, so the indexes are built beside it
         // (the small lists before the specimens' leave a core idle).
         let ((indexes, took), (rendered, rendering)) = std::thread::scope(|scope| {
@@ -337,6 +342,9 @@ pub struct Phases {
     pub rendered_bytes: usize,
     /// Rendered bytes shared with the view a reload replaced (not held twice).
     pub shared_bytes: usize,
+    /// The bytes of the columns kept from the view a reload replaced (with
+    /// what is built from them: not built again).
+    pub kept_bytes: usize,
 }
 
 impl std::fmt::Display for Phases {
@@ -361,10 +369,13 @@ impl std::fmt::Display for Phases {
             rate(self.rendered_bytes, self.render),
             ms(self.points),
         )?;
-        match self.shared_bytes {
-            0 => Ok(()),
-            n => write!(f, " shared={}MB", n >> 20),
+        if self.shared_bytes > 0 {
+            write!(f, " shared={}MB", self.shared_bytes >> 20)?;
         }
+        if self.kept_bytes > 0 {
+            write!(f, " columns_kept={}MB", self.kept_bytes >> 20)?;
+        }
+        Ok(())
     }
 }
 

@@ -613,9 +613,7 @@ mod tests {
             (&signed, 5),
             (&flags, 6),
         ] {
-            let groups = Groups::by_fields(std::slice::from_ref(c), rows, &[0], 1)
-                .pop()
-                .unwrap();
+            let groups = Groups::by_fields(&[c], rows, &[0], 1).pop().unwrap();
             assert!(groups.is_some());
             let compared = FieldOrder::by_sort(c, rows);
             let b = compared.with(c, None, &POSITIONS[..rows]);

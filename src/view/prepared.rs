@@ -32,7 +32,7 @@ pub(super) struct Parts {
 /// What a snapshot stores, borrowed to be written.
 #[derive(Serialize)]
 struct Stored<'a> {
-    tables: Vec<&'a [Column]>,
+    tables: Vec<Vec<&'a Column>>,
     tags: &'a [Box<[Box<str>]>],
     site: &'a str,
 }

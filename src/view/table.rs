@@ -1,7 +1,7 @@
 //! A model's table: its rows, ascending by id, stored by column, with what finds
 //! them fast (row groups, lowercased distinct strings, search words, sort orders).
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::model::{Model, Type};
 
@@ -15,19 +15,25 @@ use super::value::{Row, Value};
 pub struct Table {
     pub model: Model,
     /// One per field of the model's table, in field-table order (`[0]`: ids).
-    columns: Box<[Column]>,
+    /// Each, and everything built from it alone (its lowercased strings, groups
+    /// and order), is shared with the view a reload replaced when the column is
+    /// equal there ([`Table::share_unchanged`]): a reload builds and holds only
+    /// what changed.
+    columns: Box<[Arc<Column>]>,
+    /// Whether a field's column is the replaced view's (its indexes come along).
+    kept: Box<[bool]>,
     /// Per string field, its distinct values lowercased (by code): what
     /// substring filters and `search` look in, each value once however many
     /// rows hold it.
-    lower: Vec<Option<TextColumn>>,
+    lower: Vec<Option<Arc<TextColumn>>>,
     /// The words of the lowercased strings, built the first time a search needs them.
-    words: OnceLock<Words>,
+    words: OnceLock<Arc<Words>>,
     /// Per field, the rows grouped by value where that pays (see [`Groups`]).
-    groups: Vec<Option<Groups>>,
+    groups: Vec<Option<Arc<Groups>>>,
     /// Per field, its sort order, built the first time it is asked for: a view
     /// is served before any is built, and only the fields someone sorts on cost
     /// memory (up to 8 bytes a row each).
-    orders: Box<[OnceLock<FieldOrder>]>,
+    orders: Box<[OnceLock<Arc<FieldOrder>>]>,
     /// `0..len`, the rows of every order already in position order (ids),
     /// made the first time one is read.
     positions: OnceLock<Box<[u32]>>,
@@ -35,8 +41,8 @@ pub struct Table {
 
 /// A table's indexes, built apart from it ([`Table::indexes`]).
 pub(super) struct Indexes {
-    lower: Vec<Option<TextColumn>>,
-    groups: Vec<Option<Groups>>,
+    lower: Vec<Option<Arc<TextColumn>>>,
+    groups: Vec<Option<Arc<Groups>>>,
 }
 
 /// Tables this long are made and stored on two threads (see [`Table::new`]), in
@@ -101,7 +107,8 @@ impl Table {
     pub(super) fn from_columns(model: Model, columns: Vec<Column>) -> Table {
         Table {
             model,
-            columns: columns.into_boxed_slice(),
+            kept: vec![false; columns.len()].into(),
+            columns: columns.into_iter().map(Arc::new).collect(),
             lower: Vec::new(),
             words: OnceLock::new(),
             groups: Vec::new(),
@@ -111,8 +118,47 @@ impl Table {
     }
 
     /// The columns, in field-table order: what a snapshot stores.
-    pub(super) fn columns(&self) -> &[Column] {
-        &self.columns
+    pub(super) fn columns(&self) -> Vec<&Column> {
+        self.columns.iter().map(|c| &**c).collect()
+    }
+
+    /// Takes the `served` table's column for every field whose column is equal
+    /// here, with its lowercased strings, groups and sort order (built from the
+    /// column alone), and its search words when every string field is kept; the
+    /// equal column read from the snapshot is dropped at once. Returns the bytes
+    /// of the columns kept. Call it before [`Table::indexes`], which then builds
+    /// only the fields that changed.
+    pub(super) fn share_unchanged(&mut self, served: &Table) -> usize {
+        let fields = self.columns.len();
+        if served.model != self.model
+            || served.columns.len() != fields
+            || served.len() != self.len()
+        {
+            return 0;
+        }
+        let mut bytes = 0;
+        let mut lower: Vec<Option<Arc<TextColumn>>> = vec![None; fields];
+        let mut groups: Vec<Option<Arc<Groups>>> = vec![None; fields];
+        for f in 0..fields {
+            if self.columns[f] != served.columns[f] {
+                continue;
+            }
+            bytes += served.columns[f].heap_bytes();
+            self.columns[f] = Arc::clone(&served.columns[f]);
+            self.kept[f] = true;
+            lower[f] = served.lower.get(f).cloned().flatten();
+            groups[f] = served.groups.get(f).cloned().flatten();
+            if let Some(order) = served.orders[f].get() {
+                let _ = self.orders[f].set(Arc::clone(order));
+            }
+        }
+        (self.lower, self.groups) = (lower, groups);
+        if self.string_fields().all(|f| self.kept[f]) {
+            if let Some(words) = served.words.get() {
+                let _ = self.words.set(Arc::clone(words));
+            }
+        }
+        bytes
     }
 
     /// How many rows there are.
@@ -143,8 +189,8 @@ impl Table {
     /// meanwhile waits for the same build).
     pub fn order(&self, field: usize) -> Order<'_> {
         let (column, groups) = (&self.columns[field], self.groups(field));
-        let order =
-            self.orders[field].get_or_init(|| FieldOrder::build(column, self.len(), groups));
+        let order = self.orders[field]
+            .get_or_init(|| Arc::new(FieldOrder::build(column, self.len(), groups)));
         let positions = match order.is_in_place() {
             true => self
                 .positions
@@ -157,14 +203,9 @@ impl Table {
     /// The bytes its columns, lowercased strings and groups hold, for reports:
     /// `(columns, lower, groups)`.
     pub fn heap_bytes(&self) -> (usize, usize, usize) {
-        let columns = self.columns.iter().map(Column::heap_bytes).sum();
-        let lower = self
-            .lower
-            .iter()
-            .flatten()
-            .map(TextColumn::heap_bytes)
-            .sum();
-        let groups = self.groups.iter().flatten().map(Groups::heap_bytes).sum();
+        let columns = self.columns.iter().map(|c| c.heap_bytes()).sum();
+        let lower = self.lower.iter().flatten().map(|l| l.heap_bytes()).sum();
+        let groups = self.groups.iter().flatten().map(|g| g.heap_bytes()).sum();
         (columns, lower, groups)
     }
 
@@ -173,9 +214,9 @@ impl Table {
     pub fn prepared_bytes(&self) -> (usize, usize) {
         let orders = self.orders.iter().filter_map(OnceLock::get);
         let positions = self.positions.get().map_or(0, |p| p.len() * 4);
-        let words = self.words.get().map_or(0, Words::heap_bytes);
+        let words = self.words.get().map_or(0, |w| w.heap_bytes());
         (
-            orders.map(FieldOrder::heap_bytes).sum::<usize>() + positions,
+            orders.map(|o| o.heap_bytes()).sum::<usize>() + positions,
             words,
         )
     }
@@ -186,34 +227,43 @@ impl Table {
             let fields: Vec<usize> = self.string_fields().collect();
             let lower: Vec<&TextColumn> = fields
                 .iter()
-                .filter_map(|&f| self.lower[f].as_ref())
+                .filter_map(|&f| self.lower[f].as_deref())
                 .collect();
-            Words::build(self.len(), &lower, |i, pos| self.code(fields[i], pos))
+            Arc::new(Words::build(self.len(), &lower, |i, pos| {
+                self.code(fields[i], pos)
+            }))
         })
     }
 
     /// The indexes filters and search use: the lowercased distinct strings of
-    /// every string field, and row groups. Made from a shared table (so that a
-    /// view's lists can be rendered meanwhile), then attached.
+    /// every string field, and row groups, for the fields not kept from the
+    /// replaced view. Made from a shared table (so that a view's lists can be
+    /// rendered meanwhile), then attached.
     pub(super) fn indexes(&self) -> Indexes {
         Indexes {
-            lower: self
-                .columns
-                .iter()
-                .map(|c| {
-                    let distinct = c.strings()?.distinct();
-                    Some(TextColumn::build(
-                        (0..distinct.len() as u32).map(|code| distinct.get(code)),
-                    ))
+            lower: (0..self.columns.len())
+                .map(|f| {
+                    let distinct = self.columns[f].strings().filter(|_| !self.kept[f])?;
+                    let distinct = distinct.distinct();
+                    let lower = (0..distinct.len() as u32).map(|code| distinct.get(code));
+                    Some(Arc::new(TextColumn::build(lower)))
                 })
                 .collect(),
             groups: self.groups_kept(),
         }
     }
 
+    /// Takes the indexes built for the fields not kept.
     pub(super) fn attach(&mut self, indexes: Indexes) {
-        self.lower = indexes.lower;
-        self.groups = indexes.groups;
+        let fields = self.columns.len();
+        self.lower.resize_with(fields, || None);
+        self.groups.resize_with(fields, || None);
+        let built = indexes.lower.into_iter().zip(indexes.groups);
+        for (f, (lower, groups)) in built.enumerate() {
+            if !self.kept[f] {
+                (self.lower[f], self.groups[f]) = (lower, groups);
+            }
+        }
     }
 
     /// The fields that hold strings.
@@ -228,16 +278,20 @@ impl Table {
     }
 
     /// Groups the rows by every field a filter can name, except those that are
-    /// (nearly) unique per row: ids, timestamps, free text. Half the fields on
-    /// another thread: each field's groups are built apart.
-    fn groups_kept(&self) -> Vec<Option<Groups>> {
+    /// (nearly) unique per row: ids, timestamps, free text; and those kept from
+    /// the replaced view. Half the fields on another thread: each field's groups
+    /// are built apart.
+    fn groups_kept(&self) -> Vec<Option<Arc<Groups>>> {
         let model = self.model;
         let fields: Vec<usize> = model
             .fields()
             .iter()
             .enumerate()
             .filter(|(f, field)| {
-                *f > 0 && field.ty != Type::Time && !model.policy().ungrouped.contains(&field.name)
+                *f > 0
+                    && !self.kept[*f]
+                    && field.ty != Type::Time
+                    && !model.policy().ungrouped.contains(&field.name)
             })
             .map(|(f, _)| f)
             .collect();
@@ -249,16 +303,16 @@ impl Table {
             built.extend(second.join().expect("grouping does not panic"));
             built
         });
-        let mut kept: Vec<Option<Groups>> = (0..model.fields().len()).map(|_| None).collect();
+        let mut kept: Vec<Option<Arc<Groups>>> = (0..model.fields().len()).map(|_| None).collect();
         for (&f, groups) in fields.iter().zip(built) {
-            kept[f] = groups;
+            kept[f] = groups.map(Arc::new);
         }
         kept
     }
 
     /// The rows grouped by `field`'s value, when that field is grouped.
     pub fn groups(&self, field: usize) -> Option<&Groups> {
-        self.groups.get(field).and_then(Option::as_ref)
+        self.groups.get(field).and_then(Option::as_deref)
     }
 
     /// The rows whose `field` holds `value` (or whose list holds it), ascending;
@@ -309,7 +363,7 @@ impl Table {
     /// The lowercased text of a string field, or `None` when the value is not a string.
     pub fn lowercase(&self, pos: usize, field: usize) -> Option<&str> {
         let code = self.code(field, pos)?;
-        Some(self.lower[field].as_ref()?.get(code as usize))
+        Some(self.lower[field].as_deref()?.get(code as usize))
     }
 
     /// The rows whose string `field` contains `term` (lowercase), ascending; `None`
