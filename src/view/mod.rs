@@ -185,7 +185,7 @@ impl View {
             site,
         } = parts;
         let previous = served.map_or_else(render::Previous::default, |v| {
-            render::Previous::new(&v.plain, &v.nested)
+            render::Previous::new(&v.tables, &v.plain, &v.nested)
         });
         if let Some(served) = served {
             let kept = tables.iter_mut().zip(&served.tables);
