@@ -498,3 +498,54 @@ fn a_reload_keeps_unchanged_columns_and_answers_questions_as_a_fresh_load() {
     let renamed = server.json(&format!("/api/v2/orders/?search={renamed}"), 200);
     assert_eq!(renamed["meta"]["total_count"], 1);
 }
+
+/// While a reload renders, the old collection is served by an interim view
+/// that holds the old lists and columns but only the indexes the new view
+/// keeps too (so the rest is free before the new lists are written): its
+/// answers are the old view's, and a question builds the index it lacks.
+#[test]
+fn a_reload_serves_the_old_collection_meanwhile_from_an_interim_view() {
+    use catalogue::model::Model;
+    let (dir, path, server, _reloader) = served_copy("interim", false);
+    let served = server.state.current();
+    catalogue::query::prepare(&served.view, || true);
+    let (orders, words) = served.view.table(Model::SpecimenRecord).prepared_bytes();
+    assert!(orders > 0 && words > 0);
+    let (_, mut collection) = catalogue::snapshot::read(&path).unwrap();
+    collection.specimen_records[3].notes = "Beaten from zebrawood".into();
+    let next = dir.path("next.bin");
+    std::fs::write(&next, snapshot_bytes(&collection, 0)).unwrap();
+    let mut decoded = catalogue::view::View::decode(&next).unwrap();
+    decoded.share_unchanged(&served.view);
+    let interim = served.view.interim(&decoded);
+    // The notes' order and the table's words are gone; the other orders stay.
+    let (kept, no_words) = interim.table(Model::SpecimenRecord).prepared_bytes();
+    assert!(kept > 0 && kept < orders, "{kept} of {orders}");
+    assert_eq!(no_words, 0);
+    let asked = [
+        "specimen-records/?limit=5&offset=2",
+        "specimen-records/?sort=-notes,usi&limit=5",
+        "specimen-records/?search=a&sort=usi&limit=5",
+        "specimen-records/?sex=female&limit=0&facet=order,family,year,collector",
+        "nested-species/?limit=3",
+    ];
+    let before: Vec<_> = asked
+        .iter()
+        .map(|a| server.get(&format!("/api/v2/{a}")).body)
+        .collect();
+    drop(served);
+    let replaced = server.state.make_way(interim);
+    assert_eq!(
+        Arc::strong_count(&replaced),
+        1,
+        "the old view is held elsewhere"
+    );
+    for (asked, before) in asked.iter().zip(before) {
+        let page = format!("/api/v2/{asked}");
+        let reply = server.get(&page);
+        assert_eq!(reply.status, 200, "{page}");
+        assert_eq!(reply.body, before, "{page}");
+    }
+    let found = server.json("/api/v2/specimen-records/?search=zebrawood&limit=0", 200);
+    assert_eq!(found["meta"]["total_count"], 0, "the old collection, still");
+}

@@ -30,7 +30,8 @@ pub use plan::{Columns, Format, Limits, Page, Plan, RecordPlan, DEFAULT_LIMIT, O
 use crate::model::{Model, Shape};
 use crate::view::View;
 
-/// Builds the indexes a view otherwise builds on first use: every sortable
+/// Builds the indexes a view otherwise builds on first use: every table's row
+/// groups and lowercased strings (filters, facets, search), then every sortable
 /// field's order (facets on scalar fields count from them too) and each table's
 /// search words. Run off the request path after a view is published, so the
 /// first questions find them ready; a question that comes sooner builds (or waits
@@ -38,6 +39,12 @@ use crate::view::View;
 /// served as lists are asked questions: the renditions' and the image table's
 /// orders and words (37 MB at a million specimens) would never be read.
 pub fn prepare(view: &View, wanted: impl Fn() -> bool) {
+    for model in Model::ALL {
+        if !wanted() {
+            return;
+        }
+        view.table(model).index();
+    }
     for model in Model::ALL.into_iter().filter(|m| m.listed()) {
         let table = view.table(model);
         for (f, field) in model.fields().iter().enumerate() {

@@ -144,10 +144,33 @@ fn is_short(attempt: &Result<(), LoadError>) -> bool {
 }
 
 /// Loads the view of the snapshot at `path` as the server does: with huge pages
-/// off while it is built (see [`memory`]), sharing the rendered bytes that did
-/// not change with the view it will replace, if any.
+/// off while it is built (see [`memory`]), sharing the columns and rendered
+/// bytes that did not change with the view it will replace, if any.
 pub fn load(path: &Path, served: Option<&View>) -> Result<View, LoadError> {
     memory::without_huge_pages(|| View::load_beside(path, served))
+}
+
+/// Builds the view of the snapshot at `path` to replace the served one: decoded,
+/// its unchanged columns taken from the served view, which then makes way for
+/// an interim view of itself without what it built on use (its indexes, sort
+/// orders, downloads' rows, compressed answers), so that memory is free before
+/// the new lists are written beside the served ones. `None` when the file holds
+/// the served collection.
+fn build_next(state: &State, path: &Path) -> Result<Option<View>, LoadError> {
+    memory::without_huge_pages(|| {
+        let served = state.current();
+        let mut decoded = View::decode(path)?;
+        if decoded.header.checksum == served.view.header.checksum {
+            return Ok(None);
+        }
+        decoded.share_unchanged(&served.view);
+        let interim = served.view.interim(&decoded);
+        let replaced = state.make_way(interim);
+        drop(served);
+        release(replaced, state.settings.view_hold);
+        let interim = state.current();
+        Ok(Some(decoded.assemble(Some(&interim.view))))
+    })
 }
 
 /// Reads the file's header and, when its checksum differs from the served
@@ -164,11 +187,10 @@ pub fn reload(state: &State, path: &Path) -> Result<(), LoadError> {
         tracing::info!(checksum = %header.checksum_hex(), "snapshot unchanged (its header names the served checksum), nothing built");
         return Ok(());
     }
-    let view = load(path, Some(&state.current().view))?;
-    if view.header.checksum == state.current().view.header.checksum {
-        tracing::info!(checksum = %view.header.checksum_hex(), "snapshot unchanged, view kept");
+    let Some(view) = build_next(state, path)? else {
+        tracing::info!(checksum = %header.checksum_hex(), "snapshot unchanged, view kept");
         return Ok(());
-    }
+    };
     let (checksum, build, phases) = (view.header.checksum_hex(), view.build_time, view.phases);
     let counts = view.describe_counts();
     let old = state.swap(view);

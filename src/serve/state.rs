@@ -183,6 +183,15 @@ impl State {
         prepare_in_background(self.current());
     }
 
+    /// Serves `view`, an interim copy of the served view that holds less, until
+    /// the next [`State::swap`]; returns the view it replaces. Not prepared:
+    /// it lives while a reload renders, and a question builds what it needs.
+    pub fn make_way(&self, view: View) -> Arc<Served> {
+        let old = self.current.swap(Arc::new(Served::new(view)));
+        old.retired.store(true, Ordering::Relaxed);
+        old
+    }
+
     /// Serves `view` from now on; returns the view it replaces.
     pub fn swap(&self, view: View) -> Arc<Served> {
         let served = Arc::new(Served::new(view));

@@ -11,7 +11,7 @@
 //! knows of HTTP or of the request that reads it.
 
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::encoding::time::http_date;
@@ -63,8 +63,9 @@ pub enum LoadError {
 pub struct View {
     pub header: Header,
     tables: Vec<Table>,
-    plain: Vec<List>,
-    nested: Vec<Option<List>>,
+    /// The lists, shared with the interim view a reload serves meanwhile.
+    plain: Arc<[List]>,
+    nested: Arc<[Option<List>]>,
     /// How long building this view took (decode, index, render).
     pub build_time: Duration,
     /// How long each step took.
@@ -72,15 +73,24 @@ pub struct View {
     /// The snapshot's creation time as an HTTP date, for `Last-Modified`.
     pub last_modified: String,
     /// The points of GPS and specimen records, for GeoJSON answers and the archive.
-    pub points: Points,
+    pub points: Arc<Points>,
     /// Wagtail's own image items (`/api/v2/images/`).
-    pub images: image_api::ImageApi,
+    pub images: Arc<image_api::ImageApi>,
     /// The specimens' Darwin Core values as columns, built the first time a
     /// search in Darwin Core's terms needs them.
     terms: OnceLock<terms::Terms>,
     /// Each specimen's taxon, year and locality as numbers, built the first
     /// time a checklist needs them.
     identified: OnceLock<identified::Identified>,
+}
+
+/// A snapshot read, checked and decoded into tables, not yet rendered: what a
+/// reload holds while the served view makes way for it ([`View::interim`]).
+pub struct Decoded {
+    pub header: Header,
+    parts: prepared::Parts,
+    phases: Phases,
+    started: Instant,
 }
 
 impl View {
@@ -92,8 +102,17 @@ impl View {
     }
 
     /// Loads like [`View::load`], sharing with `served` (the view a reload
-    /// replaces) every rendered segment whose bytes did not change.
+    /// replaces) every column and rendered segment that did not change.
     pub fn load_beside(path: &Path, served: Option<&View>) -> Result<View, LoadError> {
+        let mut decoded = View::decode(path)?;
+        if let Some(served) = served {
+            decoded.share_unchanged(served);
+        }
+        Ok(decoded.assemble(served))
+    }
+
+    /// Reads, checks and decodes the snapshot at `path` (see [`View::load`]).
+    pub fn decode(path: &Path) -> Result<Decoded, LoadError> {
         let started = Instant::now();
         let mut phases = Phases::default();
         let (header, bytes) = snapshot::read_bytes(path)?;
@@ -104,7 +123,7 @@ impl View {
             path: path.to_path_buf(),
             reason,
         };
-        let mut view = match sections.prepared {
+        let parts = match sections.prepared {
             Some(prepared) => {
                 let (checked, decoded) = std::thread::scope(|scope| {
                     let checksum =
@@ -114,9 +133,7 @@ impl View {
                 });
                 (phases.checksum, phases.decode) = (checked.1, decoded.1);
                 checked.0?;
-                let parts = decoded.0.map_err(undecodable)?;
-                drop(bytes);
-                View::assemble(header, parts, phases, served)
+                decoded.0.map_err(undecodable)?
             }
             None => {
                 tracing::warn!(
@@ -132,18 +149,21 @@ impl View {
                 let (collection, took) = timed(|| snapshot::codec::decode(sections.records));
                 phases.decode = took;
                 let collection = collection.map_err(undecodable)?;
-                drop(bytes);
-                View::from_records(header, collection, phases, served).map_err(
-                    |(count, first)| LoadError::Invalid {
+                View::parts(collection, &mut phases).map_err(|(count, first)| {
+                    LoadError::Invalid {
                         path: path.display().to_string(),
                         count,
                         first,
-                    },
-                )?
+                    }
+                })?
             }
         };
-        view.build_time = started.elapsed();
-        Ok(view)
+        Ok(Decoded {
+            header,
+            parts,
+            phases,
+            started,
+        })
     }
 
     /// Builds a view from a decoded collection, refusing one that fails validation.
@@ -151,15 +171,22 @@ impl View {
         header: Header,
         collection: Collection,
     ) -> Result<View, (usize, validate::Problem)> {
-        View::from_records(header, collection, Phases::default(), None)
+        let (started, mut phases) = (Instant::now(), Phases::default());
+        let parts = View::parts(collection, &mut phases)?;
+        let decoded = Decoded {
+            header,
+            parts,
+            phases,
+            started,
+        };
+        Ok(decoded.assemble(None))
     }
 
-    fn from_records(
-        header: Header,
+    /// A collection's tables, once it passes validation.
+    fn parts(
         collection: Collection,
-        mut phases: Phases,
-        served: Option<&View>,
-    ) -> Result<View, (usize, validate::Problem)> {
+        phases: &mut Phases,
+    ) -> Result<prepared::Parts, (usize, validate::Problem)> {
         let (report, took) = timed(|| validate::check(&collection));
         phases.validate = took;
         if let Some(first) = report.errors.first() {
@@ -167,46 +194,62 @@ impl View {
         }
         let (parts, took) = timed(|| prepared::parts(collection));
         phases.tables = took;
-        Ok(View::assemble(header, parts, phases, served))
+        Ok(parts)
     }
 
-    /// Indexes and renders a view's tables, sharing with `served` (the view a
-    /// reload replaces) the columns and rendered segments that did not change.
-    fn assemble(
-        header: Header,
-        parts: prepared::Parts,
-        mut phases: Phases,
-        served: Option<&View>,
-    ) -> View {
-        let started = Instant::now();
-        let prepared::Parts {
-            mut tables,
-            tags,
-            site,
-        } = parts;
+    /// This view without what it built on use (indexes, sort orders, search
+    /// words, Darwin Core columns), except what `next` shares with it: what a
+    /// reload serves while it renders `next`, so that memory is free before the
+    /// second copy of the lists is written. Its answers are this view's (the
+    /// same lists and columns); a question rebuilds the index it needs.
+    pub fn interim(&self, next: &Decoded) -> View {
+        let tables = (self.tables.iter().zip(&next.parts.tables))
+            .map(|(table, next)| table.interim(next))
+            .collect();
+        View {
+            header: self.header.clone(),
+            tables,
+            plain: Arc::clone(&self.plain),
+            nested: Arc::clone(&self.nested),
+            build_time: self.build_time,
+            phases: self.phases,
+            last_modified: self.last_modified.clone(),
+            points: Arc::clone(&self.points),
+            images: Arc::clone(&self.images),
+            terms: OnceLock::new(),
+            identified: OnceLock::new(),
+        }
+    }
+}
+
+impl Decoded {
+    /// Takes `served`'s column (and what is built from it) wherever this one
+    /// is equal ([`Table::share_unchanged`]).
+    pub fn share_unchanged(&mut self, served: &View) {
+        let kept = self.parts.tables.iter_mut().zip(&served.tables);
+        self.phases.kept_bytes = kept.map(|(t, s)| t.share_unchanged(s)).sum();
+    }
+
+    /// Renders the view, sharing with `served` (the view a reload replaces)
+    /// every segment whose bytes did not change.
+    pub fn assemble(self, served: Option<&View>) -> View {
+        let Decoded {
+            header,
+            parts,
+            mut phases,
+            started,
+        } = self;
+        let prepared::Parts { tables, tags, site } = parts;
         let previous = served.map_or_else(render::Previous::default, |v| {
             render::Previous::new(&v.tables, &v.plain, &v.nested)
         });
-        if let Some(served) = served {
-            let kept = tables.iter_mut().zip(&served.tables);
-            phases.kept_bytes = kept.map(|(t, s)| t.share_unchanged(s)).sum();
-        }
-        // Rendering reads only the columns, so the indexes are built beside it
-        // (the small lists before the specimens' leave a core idle).
-        let ((indexes, took), (rendered, rendering)) = std::thread::scope(|scope| {
-            let indexes =
-                scope.spawn(|| timed(|| tables.iter().map(Table::indexes).collect::<Vec<_>>()));
-            let rendered = timed(|| {
-                let images = image_api::ImageApi::new(&tables[Model::Image.index()], tags, site);
-                (images, render::render_all(&tables, previous).into_lists())
-            });
-            (indexes.join().expect("indexing does not panic"), rendered)
+        // Rendering reads only the columns; the indexes are built once the
+        // view is served (`Table::index`).
+        let ((images, (plain, nested)), took) = timed(|| {
+            let images = image_api::ImageApi::new(&tables[Model::Image.index()], tags, site);
+            (images, render::render_all(&tables, previous).into_lists())
         });
-        (phases.index, phases.render) = (took, rendering);
-        for (table, indexes) in tables.iter_mut().zip(indexes) {
-            table.attach(indexes);
-        }
-        let (images, (plain, nested)) = rendered;
+        phases.render = took;
         let (points, took) = timed(|| Points::locate(&tables));
         phases.points = took;
         let mut view = View {
@@ -214,11 +257,11 @@ impl View {
             header,
             tables,
             plain: plain.into_iter().map(Option::unwrap_or_default).collect(),
-            nested,
+            nested: nested.into(),
             build_time: started.elapsed(),
             phases,
-            points,
-            images,
+            points: Arc::new(points),
+            images: Arc::new(images),
             terms: OnceLock::new(),
             identified: OnceLock::new(),
         };
@@ -228,7 +271,9 @@ impl View {
         view.report_memory();
         view
     }
+}
 
+impl View {
     /// Logs (at debug) what the view holds beside its rendered lists, per model
     /// and in all: where memory goes when a collection grows.
     fn report_memory(&self) {
@@ -332,8 +377,6 @@ pub struct Phases {
     pub validate: Duration,
     /// Records taken apart into tables: only a view built from records.
     pub tables: Duration,
-    /// Row groups and lowercased strings.
-    pub index: Duration,
     /// Every list rendered, and Wagtail's image items.
     pub render: Duration,
     /// The points of the records that have one.
@@ -356,7 +399,7 @@ impl std::fmt::Display for Phases {
             |bytes: usize, d: Duration| (bytes as f64 / d.as_secs_f64().max(1e-6) / 1e6) as u64;
         write!(
             f,
-            "read={}ms({}MB/s) checksum={}ms decode={}ms({}MB/s) validate={}ms tables={}ms index={}ms render={}ms({}MB/s) points={}ms",
+            "read={}ms({}MB/s) checksum={}ms decode={}ms({}MB/s) validate={}ms tables={}ms render={}ms({}MB/s) points={}ms",
             ms(self.read),
             rate(self.snapshot_bytes, self.read),
             ms(self.checksum),
@@ -364,7 +407,6 @@ impl std::fmt::Display for Phases {
             rate(self.snapshot_bytes, self.decode),
             ms(self.validate),
             ms(self.tables),
-            ms(self.index),
             ms(self.render),
             rate(self.rendered_bytes, self.render),
             ms(self.points),

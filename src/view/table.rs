@@ -24,12 +24,14 @@ pub struct Table {
     kept: Box<[bool]>,
     /// Per string field, its distinct values lowercased (by code): what
     /// substring filters and `search` look in, each value once however many
-    /// rows hold it.
-    lower: Vec<Option<Arc<TextColumn>>>,
+    /// rows hold it. Like every index here, built on first use or by the view's
+    /// preparation once it is served ([`Table::index`]), not before: a reload
+    /// then holds two views' rendered lists beside one view's indexes.
+    lower: Box<[OnceLock<Option<Arc<TextColumn>>>]>,
     /// The words of the lowercased strings, built the first time a search needs them.
     words: OnceLock<Arc<Words>>,
     /// Per field, the rows grouped by value where that pays (see [`Groups`]).
-    groups: Vec<Option<Arc<Groups>>>,
+    groups: Box<[OnceLock<Option<Arc<Groups>>>]>,
     /// Per field, its sort order, built the first time it is asked for: a view
     /// is served before any is built, and only the fields someone sorts on cost
     /// memory (up to 8 bytes a row each).
@@ -37,12 +39,6 @@ pub struct Table {
     /// `0..len`, the rows of every order already in position order (ids),
     /// made the first time one is read.
     positions: OnceLock<Box<[u32]>>,
-}
-
-/// A table's indexes, built apart from it ([`Table::indexes`]).
-pub(super) struct Indexes {
-    lower: Vec<Option<Arc<TextColumn>>>,
-    groups: Vec<Option<Arc<Groups>>>,
 }
 
 /// Tables this long are made and stored on two threads (see [`Table::new`]), in
@@ -105,13 +101,18 @@ impl Table {
     /// A table of its columns (built, or read from a snapshot and checked by the
     /// caller), not yet indexed.
     pub(super) fn from_columns(model: Model, columns: Vec<Column>) -> Table {
+        Table::of_shared(model, columns.into_iter().map(Arc::new).collect())
+    }
+
+    /// A table of these columns, nothing built from them yet.
+    fn of_shared(model: Model, columns: Box<[Arc<Column>]>) -> Table {
         Table {
             model,
             kept: vec![false; columns.len()].into(),
-            columns: columns.into_iter().map(Arc::new).collect(),
-            lower: Vec::new(),
+            columns,
+            lower: model.fields().iter().map(|_| OnceLock::new()).collect(),
             words: OnceLock::new(),
-            groups: Vec::new(),
+            groups: model.fields().iter().map(|_| OnceLock::new()).collect(),
             orders: model.fields().iter().map(|_| OnceLock::new()).collect(),
             positions: OnceLock::new(),
         }
@@ -124,10 +125,9 @@ impl Table {
 
     /// Takes the `served` table's column for every field whose column is equal
     /// here, with its lowercased strings, groups and sort order (built from the
-    /// column alone), and its search words when every string field is kept; the
-    /// equal column read from the snapshot is dropped at once. Returns the bytes
-    /// of the columns kept. Call it before [`Table::indexes`], which then builds
-    /// only the fields that changed.
+    /// column alone) as far as they are built, and its search words when every
+    /// string field is kept; the equal column read from the snapshot is dropped
+    /// at once. Returns the bytes of the columns kept.
     pub(super) fn share_unchanged(&mut self, served: &Table) -> usize {
         let fields = self.columns.len();
         if served.model != self.model
@@ -137,8 +137,6 @@ impl Table {
             return 0;
         }
         let mut bytes = 0;
-        let mut lower: Vec<Option<Arc<TextColumn>>> = vec![None; fields];
-        let mut groups: Vec<Option<Arc<Groups>>> = vec![None; fields];
         for f in 0..fields {
             if self.columns[f] != served.columns[f] {
                 continue;
@@ -146,19 +144,44 @@ impl Table {
             bytes += served.columns[f].heap_bytes();
             self.columns[f] = Arc::clone(&served.columns[f]);
             self.kept[f] = true;
-            lower[f] = served.lower.get(f).cloned().flatten();
-            groups[f] = served.groups.get(f).cloned().flatten();
-            if let Some(order) = served.orders[f].get() {
-                let _ = self.orders[f].set(Arc::clone(order));
-            }
+            self.take_indexes(served, f);
         }
-        (self.lower, self.groups) = (lower, groups);
         if self.string_fields().all(|f| self.kept[f]) {
             if let Some(words) = served.words.get() {
                 let _ = self.words.set(Arc::clone(words));
             }
         }
         bytes
+    }
+
+    /// This table's columns, with the indexes of the fields `next` (the table
+    /// a reload is building) keeps from it and no others: those cost nothing
+    /// more, the rest are freed with the view this table leaves.
+    pub(super) fn interim(&self, next: &Table) -> Table {
+        let table = Table::of_shared(self.model, self.columns.clone());
+        for f in (0..self.columns.len()).filter(|&f| next.kept.get(f) == Some(&true)) {
+            table.take_indexes(self, f);
+        }
+        if let (Some(words), Some(shared)) = (self.words.get(), next.words.get()) {
+            if Arc::ptr_eq(words, shared) {
+                let _ = table.words.set(Arc::clone(words));
+            }
+        }
+        table
+    }
+
+    /// Takes `from`'s lowercased strings, groups and sort order of `field`, as
+    /// far as they are built (`from` holds the same column).
+    fn take_indexes(&self, from: &Table, field: usize) {
+        if let Some(lower) = from.lower[field].get() {
+            let _ = self.lower[field].set(lower.clone());
+        }
+        if let Some(groups) = from.groups[field].get() {
+            let _ = self.groups[field].set(groups.clone());
+        }
+        if let Some(order) = from.orders[field].get() {
+            let _ = self.orders[field].set(Arc::clone(order));
+        }
     }
 
     /// How many rows there are.
@@ -204,8 +227,10 @@ impl Table {
     /// `(columns, lower, groups)`.
     pub fn heap_bytes(&self) -> (usize, usize, usize) {
         let columns = self.columns.iter().map(|c| c.heap_bytes()).sum();
-        let lower = self.lower.iter().flatten().map(|l| l.heap_bytes()).sum();
-        let groups = self.groups.iter().flatten().map(|g| g.heap_bytes()).sum();
+        let lower = self.lower.iter().filter_map(|l| l.get()?.as_ref());
+        let groups = self.groups.iter().filter_map(|g| g.get()?.as_ref());
+        let lower = lower.map(|l| l.heap_bytes()).sum();
+        let groups = groups.map(|g| g.heap_bytes()).sum();
         (columns, lower, groups)
     }
 
@@ -225,45 +250,40 @@ impl Table {
     pub fn words(&self) -> &Words {
         self.words.get_or_init(|| {
             let fields: Vec<usize> = self.string_fields().collect();
-            let lower: Vec<&TextColumn> = fields
-                .iter()
-                .filter_map(|&f| self.lower[f].as_deref())
-                .collect();
+            let lower: Vec<&TextColumn> = fields.iter().filter_map(|&f| self.lower(f)).collect();
             Arc::new(Words::build(self.len(), &lower, |i, pos| {
                 self.code(fields[i], pos)
             }))
         })
     }
 
-    /// The indexes filters and search use: the lowercased distinct strings of
-    /// every string field, and row groups, for the fields not kept from the
-    /// replaced view. Made from a shared table (so that a view's lists can be
-    /// rendered meanwhile), then attached.
-    pub(super) fn indexes(&self) -> Indexes {
-        Indexes {
-            lower: (0..self.columns.len())
-                .map(|f| {
-                    let distinct = self.columns[f].strings().filter(|_| !self.kept[f])?;
-                    let distinct = distinct.distinct();
-                    let lower = (0..distinct.len() as u32).map(|code| distinct.get(code));
-                    Some(Arc::new(TextColumn::build(lower)))
-                })
-                .collect(),
-            groups: self.groups_kept(),
-        }
+    /// Builds every field's lowercased strings and groups not built yet, half
+    /// the fields on another thread: what the view's preparation does first,
+    /// so that questions find them ready.
+    pub fn index(&self) {
+        let fields: Vec<usize> = (0..self.columns.len()).collect();
+        let (first, second) = fields.split_at(fields.len() / 2);
+        let build = |fields: &[usize]| {
+            for &f in fields {
+                self.lower(f);
+                self.groups(f);
+            }
+        };
+        std::thread::scope(|scope| {
+            scope.spawn(|| build(second));
+            build(first);
+        });
     }
 
-    /// Takes the indexes built for the fields not kept.
-    pub(super) fn attach(&mut self, indexes: Indexes) {
-        let fields = self.columns.len();
-        self.lower.resize_with(fields, || None);
-        self.groups.resize_with(fields, || None);
-        let built = indexes.lower.into_iter().zip(indexes.groups);
-        for (f, (lower, groups)) in built.enumerate() {
-            if !self.kept[f] {
-                (self.lower[f], self.groups[f]) = (lower, groups);
-            }
-        }
+    /// The lowercased distinct strings of a string field (by code), built on
+    /// first use.
+    fn lower(&self, field: usize) -> Option<&TextColumn> {
+        let built = self.lower[field].get_or_init(|| {
+            let distinct = self.columns[field].strings()?.distinct();
+            let lower = (0..distinct.len() as u32).map(|code| distinct.get(code));
+            Some(Arc::new(TextColumn::build(lower)))
+        });
+        built.as_deref()
     }
 
     /// The fields that hold strings.
@@ -277,42 +297,21 @@ impl Table {
         self.columns[field].strings()?.code(pos)
     }
 
-    /// Groups the rows by every field a filter can name, except those that are
-    /// (nearly) unique per row: ids, timestamps, free text; and those kept from
-    /// the replaced view. Half the fields on another thread: each field's groups
-    /// are built apart.
-    fn groups_kept(&self) -> Vec<Option<Arc<Groups>>> {
-        let model = self.model;
-        let fields: Vec<usize> = model
-            .fields()
-            .iter()
-            .enumerate()
-            .filter(|(f, field)| {
-                *f > 0
-                    && !self.kept[*f]
-                    && field.ty != Type::Time
-                    && !model.policy().ungrouped.contains(&field.name)
-            })
-            .map(|(f, _)| f)
-            .collect();
-        let (first, second) = fields.split_at(fields.len() / 2);
-        let (columns, len) = (&self.columns, self.len());
-        let built = std::thread::scope(|scope| {
-            let second = scope.spawn(|| Groups::by_fields(columns, len, second, MAX_DISTINCT_PER));
-            let mut built = Groups::by_fields(columns, len, first, MAX_DISTINCT_PER);
-            built.extend(second.join().expect("grouping does not panic"));
-            built
-        });
-        let mut kept: Vec<Option<Arc<Groups>>> = (0..model.fields().len()).map(|_| None).collect();
-        for (&f, groups) in fields.iter().zip(built) {
-            kept[f] = groups.map(Arc::new);
-        }
-        kept
-    }
-
-    /// The rows grouped by `field`'s value, when that field is grouped.
+    /// The rows grouped by `field`'s value, built on first use: every field a
+    /// filter can name is grouped, except those that are (nearly) unique per
+    /// row: ids, timestamps, free text.
     pub fn groups(&self, field: usize) -> Option<&Groups> {
-        self.groups.get(field).and_then(Option::as_deref)
+        let built = self.groups.get(field)?.get_or_init(|| {
+            let model = self.model;
+            let ty = model.fields()[field].ty;
+            let name = model.fields()[field].name;
+            if field == 0 || ty == Type::Time || model.policy().ungrouped.contains(&name) {
+                return None;
+            }
+            let grouped = Groups::by_fields(&self.columns, self.len(), &[field], MAX_DISTINCT_PER);
+            grouped.into_iter().next().flatten().map(Arc::new)
+        });
+        built.as_deref()
     }
 
     /// The rows whose `field` holds `value` (or whose list holds it), ascending;
@@ -363,7 +362,7 @@ impl Table {
     /// The lowercased text of a string field, or `None` when the value is not a string.
     pub fn lowercase(&self, pos: usize, field: usize) -> Option<&str> {
         let code = self.code(field, pos)?;
-        Some(self.lower[field].as_deref()?.get(code as usize))
+        Some(self.lower(field)?.get(code as usize))
     }
 
     /// The rows whose string `field` contains `term` (lowercase), ascending; `None`
@@ -372,7 +371,7 @@ impl Table {
     /// over the codes.
     pub fn find(&self, field: usize, term: &str) -> Option<Vec<u32>> {
         let strings = self.columns[field].strings()?;
-        let lower = self.lower[field].as_ref()?;
+        let lower = self.lower(field)?;
         let codes = lower.find(term);
         if codes.is_empty() {
             return Some(Vec::new());
