@@ -2,11 +2,13 @@
 //!
 //! A reload runs on its own thread, off the request path: the new file's header
 //! is read first (a file holding the served collection builds nothing), then the
-//! file is read, checked and turned into a complete view, and published with one
-//! `ArcSwap` store. Requests already running keep the view they loaded; the old
-//! view is freed on a thread of its own once nothing holds it, while the reload
-//! thread goes on to the next change. A file that fails any check never replaces
-//! the served view.
+//! file is read, checked and decoded; the served view makes way for an interim
+//! copy of itself that holds only what the new view shares with it (the same
+//! answers, less memory) while the new view is rendered, which is then published
+//! with one `ArcSwap` store. Requests already running keep the view they loaded;
+//! a replaced view is freed on a thread of its own once nothing holds it, while
+//! the reload thread goes on to the next change. A file that fails any check
+//! never replaces the served view.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -153,9 +155,9 @@ pub fn load(path: &Path, served: Option<&View>) -> Result<View, LoadError> {
 /// Builds the view of the snapshot at `path` to replace the served one: decoded,
 /// its unchanged columns taken from the served view, which then makes way for
 /// an interim view of itself without what it built on use (its indexes, sort
-/// orders, downloads' rows, compressed answers), so that memory is free before
-/// the new lists are written beside the served ones. `None` when the file holds
-/// the served collection.
+/// orders, downloads' rows, compressed answers) but what the new view shares,
+/// so that memory is free before the new lists are written beside the served
+/// ones. `None` when the file holds the served collection.
 fn build_next(state: &State, path: &Path) -> Result<Option<View>, LoadError> {
     memory::without_huge_pages(|| {
         let served = state.current();
