@@ -20,8 +20,6 @@ pub struct Table {
     /// equal there ([`Table::share_unchanged`]): a reload builds and holds only
     /// what changed.
     columns: Box<[Arc<Column>]>,
-    /// Whether a field's column is the replaced view's (its indexes come along).
-    kept: Box<[bool]>,
     /// Per string field, its distinct values lowercased (by code): what
     /// substring filters and `search` look in, each value once however many
     /// rows hold it. Like every index here, built on first use or by the view's
@@ -108,7 +106,6 @@ impl Table {
     fn of_shared(model: Model, columns: Box<[Arc<Column>]>) -> Table {
         Table {
             model,
-            kept: vec![false; columns.len()].into(),
             columns,
             lower: model.fields().iter().map(|_| OnceLock::new()).collect(),
             words: OnceLock::new(),
@@ -143,10 +140,9 @@ impl Table {
             }
             bytes += served.columns[f].heap_bytes();
             self.columns[f] = Arc::clone(&served.columns[f]);
-            self.kept[f] = true;
             self.take_indexes(served, f);
         }
-        if self.string_fields().all(|f| self.kept[f]) {
+        if self.string_fields().all(|f| self.shares(served, f)) {
             if let Some(words) = served.words.get() {
                 let _ = self.words.set(Arc::clone(words));
             }
@@ -159,7 +155,7 @@ impl Table {
     /// more, the rest are freed with the view this table leaves.
     pub(super) fn interim(&self, next: &Table) -> Table {
         let table = Table::of_shared(self.model, self.columns.clone());
-        for f in (0..self.columns.len()).filter(|&f| next.kept.get(f) == Some(&true)) {
+        for f in (0..self.columns.len()).filter(|&f| self.shares(next, f)) {
             table.take_indexes(self, f);
         }
         if let (Some(words), Some(shared)) = (self.words.get(), next.words.get()) {
@@ -168,6 +164,14 @@ impl Table {
             }
         }
         table
+    }
+
+    /// Whether `other` holds this table's very column of `field` (a reload kept it).
+    fn shares(&self, other: &Table, field: usize) -> bool {
+        other
+            .columns
+            .get(field)
+            .is_some_and(|c| Arc::ptr_eq(c, &self.columns[field]))
     }
 
     /// Takes `from`'s lowercased strings, groups and sort order of `field`, as
