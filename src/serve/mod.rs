@@ -12,6 +12,7 @@ use std::time::Duration;
 use std::convert::Infallible;
 
 use futures_util::future::Either;
+use futures_util::TryFutureExt as _;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
@@ -42,6 +43,7 @@ mod send_timeout;
 pub mod settings;
 pub mod state;
 mod target;
+mod wire;
 pub mod work;
 mod zero_copy;
 
@@ -120,9 +122,9 @@ fn guarded<S>(
     routes: S,
 ) -> impl hyper::service::Service<
     hyper::Request<Incoming>,
-    Response = response::Response,
+    Response = wire::Wire,
     Error = Infallible,
-    Future = impl Future<Output = Result<response::Response, Infallible>> + Send,
+    Future = impl Future<Output = Result<wire::Wire, Infallible>> + Send,
 > + Clone
 where
     S: hyper::service::Service<
@@ -141,10 +143,12 @@ where
                 let (method, path) = (req.method().clone(), req.uri().path().to_string());
                 let headers = req.headers().clone();
                 Either::Left(async move {
-                    Ok(router::refusal(&state, method, path, headers, reason).await)
+                    Ok(wire::wire(
+                        router::refusal(&state, method, path, headers, reason).await,
+                    ))
                 })
             }
-            None => Either::Right(routes.call(req)),
+            None => Either::Right(routes.call(req).map_ok(wire::wire)),
         },
     )
 }

@@ -18,6 +18,7 @@ use super::media::{self, Media};
 use super::settings::Settings;
 use super::state::{Served, State};
 use super::target::Target;
+use super::wire;
 
 /// A response as warp and hyper send it.
 pub type Response = warp::reply::Response;
@@ -55,7 +56,8 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
         filename,
         overflow,
     } = answer;
-    let mut h = HeaderMap::new();
+    // Room for every header a response takes, so none is added by regrowing.
+    let mut h = HeaderMap::with_capacity(24);
     let refused = matches!(asked.target, Target::Refused(_));
     if refused || state.draining.load(Ordering::Relaxed) {
         h.insert(header::CONNECTION, HeaderValue::from_static("close"));
@@ -125,7 +127,11 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
                 cache_control: Some(own),
                 ..
             } => Some(HeaderValue::from_static(own)),
-            _ => HeaderValue::from_str(&format!("public, max-age={}", settings.cache_max_age)).ok(),
+            _ => {
+                let mut age = itoa::Buffer::new();
+                let age = age.format(settings.cache_max_age);
+                HeaderValue::from_str(&["public, max-age=", age].concat()).ok()
+            }
         };
         if let Some(v) = cache_control {
             h.insert(header::CACHE_CONTROL, v);
@@ -352,15 +358,19 @@ fn cors(settings: &Settings, req: &HeaderMap, h: &mut HeaderMap) {
 
 /// The `Vary` values appended along the way, as one header (`Accept, Origin`).
 fn one_vary(mut h: HeaderMap) -> HeaderMap {
-    let values: Vec<&str> = h
-        .get_all(header::VARY)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect();
-    if values.len() > 1 {
-        if let Ok(v) = HeaderValue::from_str(&values.join(", ")) {
-            h.insert(header::VARY, v);
+    let mut values = h.get_all(header::VARY).iter();
+    if values.next().is_none() || values.next().is_none() {
+        return h;
+    }
+    let mut joined = Vec::with_capacity(64);
+    for v in h.get_all(header::VARY) {
+        if !joined.is_empty() {
+            joined.extend_from_slice(b", ");
         }
+        joined.extend_from_slice(v.as_bytes());
+    }
+    if let Ok(v) = HeaderValue::from_maybe_shared(Bytes::from(joined)) {
+        h.insert(header::VARY, v);
     }
     h
 }
@@ -373,11 +383,18 @@ fn response(
     len: Option<usize>,
     mut parts: Vec<Bytes>,
 ) -> Response {
-    let mut r = if parts.len() > 1 {
-        let stream = futures_util::stream::iter(parts.into_iter().map(Ok::<_, Infallible>));
-        warp::reply::stream(stream).into_response()
-    } else {
-        warp::http::Response::new(parts.pop().unwrap_or_default().into())
+    let mut r = match (parts.len(), len) {
+        (0 | 1, _) => warp::http::Response::new(parts.pop().unwrap_or_default().into()),
+        // With a length, hyper writes the parts with the head in one call.
+        (_, Some(_)) => {
+            let mut r = warp::http::Response::new(Bytes::new().into());
+            r.extensions_mut().insert(wire::Parts(parts));
+            r
+        }
+        (_, None) => {
+            let stream = futures_util::stream::iter(parts.into_iter().map(Ok::<_, Infallible>));
+            warp::reply::stream(stream).into_response()
+        }
     };
     *r.status_mut() = status;
     *r.headers_mut() = one_vary(headers);

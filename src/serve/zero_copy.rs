@@ -6,6 +6,11 @@
 //! back (`MSG_MORE`) so it leaves with the slice; anything else is written as
 //! usual.
 //!
+//! A write smaller than [`COPY_BELOW`] is copied whole, in one call: a 20-item
+//! page (63 KB) then leaves in one packet, which the client reads at once,
+//! where `sendfile` sends the slice and the envelope's tail after it (nginx
+//! corks the socket for the same reason).
+//!
 //! hyper writes a response's pieces as they were given to it, in one vectored
 //! write, so the slices it hands over are the ones the answer was made of.
 
@@ -21,6 +26,12 @@ use crate::memfile;
 
 /// Slices shorter than this are copied: a second system call costs more.
 const SEND_FILE_ABOVE: usize = 16 * 1024;
+
+/// Writes smaller than this are copied, head, slices and tail in one call and
+/// one packet. Against nginx on the same bytes (100k specimens, wrk -c32): a
+/// 63 KB page 0.65x copied against 0.57x sent from the file, a 331 KB page
+/// 0.83x against 0.85x, a 1.6 MB page 0.72x against 0.82x.
+const COPY_BELOW: usize = 256 * 1024;
 
 /// A connection whose writes send memory files' pages rather than copies.
 pub struct ZeroCopy {
@@ -126,7 +137,7 @@ impl AsyncWrite for ZeroCopy {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        match in_file(buf) {
+        match in_file(buf).filter(|_| buf.len() >= COPY_BELOW) {
             Some((file, offset)) => self.poll_send(cx, |s| send_file(s, file, offset, buf.len())),
             None => Pin::new(&mut self.stream).poll_write(cx, buf),
         }
@@ -137,6 +148,9 @@ impl AsyncWrite for ZeroCopy {
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
+        if bufs.iter().map(|b| b.len()).sum::<usize>() < COPY_BELOW {
+            return Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        }
         // The first slice of a memory file: what precedes it goes first (a partial
         // write is fine: the caller writes the rest again).
         let first = bufs
