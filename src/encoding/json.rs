@@ -18,6 +18,11 @@ const ESCAPED: [bool; 256] = {
     table
 };
 
+/// Whether a JSON string must escape something of `s`.
+pub fn needs_escape(s: &str) -> bool {
+    first_escaped(s.as_bytes()).is_some()
+}
+
 /// Where the first byte a JSON string cannot hold is, eight bytes at a time: a
 /// rendered list escapes every string value of every item, and most hold none.
 fn first_escaped(bytes: &[u8]) -> Option<usize> {

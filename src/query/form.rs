@@ -124,7 +124,11 @@ pub fn python_int(value: &str) -> Option<i128> {
         return None;
     }
     // More digits than fit is still "everything".
-    let n = digits.replace('_', "").parse::<i128>().unwrap_or(i128::MAX);
+    let n = match digits.contains('_') {
+        true => digits.replace('_', "").parse::<i128>(),
+        false => digits.parse::<i128>(),
+    }
+    .unwrap_or(i128::MAX);
     Some(if negative { -n } else { n })
 }
 

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use sha2::{Digest, Sha256};
 use warp::http::{header, HeaderMap, Method};
 
-use crate::encoding::hex::hex;
+use crate::encoding::hex::push_hex;
 use crate::query::{ApiError, Params};
 use crate::view::View;
 
@@ -118,10 +118,15 @@ impl Asked {
                 h.update(base.as_bytes());
             }
             let digest = h.finalize();
-            match self.coding.token() {
-                Some(t) => format!("\"{}-{t}\"", hex(&digest[..16])),
-                None => format!("\"{}\"", hex(&digest[..16])),
+            let mut tag = String::with_capacity(48);
+            tag.push('"');
+            push_hex(&mut tag, &digest[..16]);
+            if let Some(t) = self.coding.token() {
+                tag.push('-');
+                tag.push_str(t);
             }
+            tag.push('"');
+            tag
         })
     }
 

@@ -8,7 +8,7 @@ use std::io::Write;
 use bytes::Bytes;
 use warp::http::{header, HeaderMap};
 
-use crate::encoding::json::write_str;
+use crate::encoding::json::{needs_escape, write_str};
 use crate::model::Endpoint;
 use crate::view::render::MEDIA_BASE;
 use crate::view::View;
@@ -40,10 +40,10 @@ impl Media {
     pub fn base(self, settings: &Settings, req: &HeaderMap) -> Option<String> {
         match self {
             Media::None => None,
-            Media::FromHost => Some(json_content(&media_url(settings, req))),
+            Media::FromHost => Some(json_content(media_url(settings, req))),
             Media::Configured => {
                 let url = settings.media_url.as_deref().unwrap_or("/media/");
-                Some(json_content(url))
+                Some(json_content(url.to_string()))
             }
         }
     }
@@ -56,16 +56,20 @@ pub fn media_url(settings: &Settings, req: &HeaderMap) -> String {
     match &settings.media_url {
         Some(url) => url.clone(),
         None => match req.get(header::HOST).and_then(|h| h.to_str().ok()) {
-            Some(host) => format!("http://{host}/media/"),
+            Some(host) => ["http://", host, "/media/"].concat(),
             None => "/media/".to_string(),
         },
     }
 }
 
-/// A string as it stands between a JSON string's quotes.
-fn json_content(s: &str) -> String {
+/// A string as it stands between a JSON string's quotes (most often as it is:
+/// the guard lets only `host[:port]` through as a Host).
+fn json_content(s: String) -> String {
+    if !needs_escape(&s) {
+        return s;
+    }
     let mut quoted = Vec::with_capacity(s.len() + 2);
-    write_str(&mut quoted, s);
+    write_str(&mut quoted, &s);
     String::from_utf8_lossy(&quoted[1..quoted.len() - 1]).into_owned()
 }
 
