@@ -9,6 +9,9 @@ use std::path::PathBuf;
 use catalogue::html::{self, ListPage, Site};
 use catalogue::model::{Endpoint, Model};
 use catalogue::query::{Limits, Params, Plan};
+use catalogue::serve::router;
+use catalogue::serve::settings::Settings;
+use catalogue::serve::state::State;
 use catalogue::view::View;
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -148,6 +151,31 @@ fn at_size(c: &mut Criterion, specimens: usize) {
         });
     }
     pages.finish();
+
+    // The whole request as the server answers it, less the socket: the target
+    // named, the request read, the plan, the tag, the headers, the metrics.
+    let state = State::new(view, Settings::default());
+    let routes = router::routes(state);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut served = c.benchmark_group(format!("served/{specimens}"));
+    let deep_url = format!("/api/v2/specimen-records/?{deep}");
+    let record_url = format!("/api/v2/specimen-records/{}/", specimens / 2);
+    for (name, url) in [
+        ("page cut, deep", deep_url.as_str()),
+        ("first page", "/api/v2/specimen-records/"),
+        ("record", record_url.as_str()),
+    ] {
+        served.bench_function(name, |b| {
+            b.iter(|| {
+                let request = warp::test::request().path(url).header("host", "h");
+                runtime.block_on(request.reply(&routes))
+            })
+        });
+    }
+    served.finish();
 }
 
 criterion_group!(all, benches);
