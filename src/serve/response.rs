@@ -62,13 +62,14 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
     if refused || state.draining.load(Ordering::Relaxed) {
         h.insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
-    cors(settings, &asked.headers, &mut h);
+    let mut vary = Vary::default();
+    cors(settings, &asked.headers, &mut h, &mut vary);
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
     if asked.target.negotiable() {
-        h.append(header::VARY, HeaderValue::from_static("Accept"));
+        vary.add(Vary::ACCEPT, &mut h);
     }
     if kind == Kind::Html {
         page_policy(settings, &mut h);
@@ -117,27 +118,23 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
         Caching::Own { tag, .. } => Some(tag.as_str()),
         Caching::Uncached => None,
     } {
-        h.append(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+        vary.add(Vary::ENCODING, &mut h);
         // Media URLs built from the request's Host: a cache must key on it.
         if media == Media::FromHost && settings.media_url.is_none() {
-            h.append(header::VARY, HeaderValue::from_static("Host"));
+            vary.add(Vary::HOST, &mut h);
         }
         let cache_control = match &caching {
             Caching::Own {
                 cache_control: Some(own),
                 ..
             } => Some(HeaderValue::from_static(own)),
-            _ => {
-                let mut age = itoa::Buffer::new();
-                let age = age.format(settings.cache_max_age);
-                HeaderValue::from_str(&["public, max-age=", age].concat()).ok()
-            }
+            _ => Some(state.cache_control.clone()),
         };
         if let Some(v) = cache_control {
             h.insert(header::CACHE_CONTROL, v);
         }
-        if let Ok(d) = HeaderValue::from_str(&served.view.last_modified) {
-            h.insert(header::LAST_MODIFIED, d);
+        if let Some(d) = &served.last_modified {
+            h.insert(header::LAST_MODIFIED, d.clone());
         }
         if let Ok(v) = HeaderValue::from_str(tag) {
             h.insert(header::ETAG, v);
@@ -239,7 +236,7 @@ impl Sent<'_> {
         let pieces = media::spliced_pieces(parts, base).map(Ok::<_, Infallible>);
         let mut r = warp::reply::stream(futures_util::stream::iter(pieces)).into_response();
         *r.status_mut() = self.status;
-        *r.headers_mut() = one_vary(h);
+        *r.headers_mut() = h;
         if let Some(total) = spliced {
             r.headers_mut()
                 .insert(header::CONTENT_LENGTH, HeaderValue::from(total));
@@ -291,7 +288,7 @@ fn stream(status: StatusCode, h: HeaderMap, streamed: Streamed, base: Option<Byt
         });
     let mut r = warp::reply::stream(body).into_response();
     *r.status_mut() = status;
-    *r.headers_mut() = one_vary(h);
+    *r.headers_mut() = h;
     if let Some(len) = len {
         r.headers_mut()
             .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
@@ -318,11 +315,11 @@ fn page_policy(settings: &Settings, h: &mut HeaderMap) {
     );
 }
 
-fn cors(settings: &Settings, req: &HeaderMap, h: &mut HeaderMap) {
+fn cors(settings: &Settings, req: &HeaderMap, h: &mut HeaderMap, vary: &mut Vary) {
     let origin = if settings.cors_origins.is_empty() {
         Some(HeaderValue::from_static("*"))
     } else {
-        h.append(header::VARY, HeaderValue::from_static("Origin"));
+        vary.add(Vary::ORIGIN, h);
         req.get(header::ORIGIN)
             .filter(|o| {
                 settings
@@ -356,23 +353,42 @@ fn cors(settings: &Settings, req: &HeaderMap, h: &mut HeaderMap) {
     }
 }
 
-/// The `Vary` values appended along the way, as one header (`Accept, Origin`).
-fn one_vary(mut h: HeaderMap) -> HeaderMap {
-    let mut values = h.get_all(header::VARY).iter();
-    if values.next().is_none() || values.next().is_none() {
-        return h;
+/// What an answer varies by, said in one `Vary` header (`Accept, Origin`) however
+/// many the steps of `finish` add: each step sets the whole value from a table.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+struct Vary(u8);
+
+impl Vary {
+    const ORIGIN: Vary = Vary(1);
+    const ACCEPT: Vary = Vary(2);
+    const ENCODING: Vary = Vary(4);
+    const HOST: Vary = Vary(8);
+    /// Each set's value, its names in the order above.
+    const VALUES: [&'static str; 16] = [
+        "",
+        "Origin",
+        "Accept",
+        "Origin, Accept",
+        "Accept-Encoding",
+        "Origin, Accept-Encoding",
+        "Accept, Accept-Encoding",
+        "Origin, Accept, Accept-Encoding",
+        "Host",
+        "Origin, Host",
+        "Accept, Host",
+        "Origin, Accept, Host",
+        "Accept-Encoding, Host",
+        "Origin, Accept-Encoding, Host",
+        "Accept, Accept-Encoding, Host",
+        "Origin, Accept, Accept-Encoding, Host",
+    ];
+
+    /// Adds `what` and says the whole set in `h`.
+    fn add(&mut self, what: Vary, h: &mut HeaderMap) {
+        self.0 |= what.0;
+        let value = Self::VALUES[usize::from(self.0)];
+        h.insert(header::VARY, HeaderValue::from_static(value));
     }
-    let mut joined = Vec::with_capacity(64);
-    for v in h.get_all(header::VARY) {
-        if !joined.is_empty() {
-            joined.extend_from_slice(b", ");
-        }
-        joined.extend_from_slice(v.as_bytes());
-    }
-    if let Ok(v) = HeaderValue::from_maybe_shared(Bytes::from(joined)) {
-        h.insert(header::VARY, v);
-    }
-    h
 }
 
 /// Builds the response: one part is a plain body, several are streamed in order
@@ -397,10 +413,38 @@ fn response(
         }
     };
     *r.status_mut() = status;
-    *r.headers_mut() = one_vary(headers);
+    *r.headers_mut() = headers;
     if let Some(len) = len {
         r.headers_mut()
             .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vary_says_each_set_in_one_value() {
+        let names = ["Origin", "Accept", "Accept-Encoding", "Host"];
+        for bits in 0..16u8 {
+            let want: Vec<&str> = (0..4)
+                .filter(|i| bits & (1 << i) != 0)
+                .map(|i| names[i])
+                .collect();
+            assert_eq!(
+                Vary::VALUES[usize::from(bits)],
+                want.join(", "),
+                "{bits:04b}"
+            );
+        }
+        let mut h = HeaderMap::new();
+        let mut vary = Vary::default();
+        vary.add(Vary::ACCEPT, &mut h);
+        vary.add(Vary::ENCODING, &mut h);
+        vary.add(Vary::ACCEPT, &mut h);
+        let said: Vec<_> = h.get_all(header::VARY).iter().collect();
+        assert_eq!(said, ["Accept, Accept-Encoding"]);
+    }
 }

@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use arc_swap::ArcSwap;
 use bytes::Bytes;
+use warp::http::HeaderValue;
 
 use crate::export::csv;
 use crate::export::dwca::Archive;
@@ -25,6 +26,8 @@ use super::work::Work;
 /// answers for another.
 pub struct Served {
     pub view: View,
+    /// The view's `Last-Modified`, said by every answer that carries a tag.
+    pub last_modified: Option<HeaderValue>,
     /// Each endpoint's whole list answer, gzip and brotli, filled in the background
     /// after the view is published (`precompress`).
     compressed: Vec<Compressed>,
@@ -58,6 +61,7 @@ impl Lease {
 impl Served {
     pub fn new(view: View) -> Served {
         Served {
+            last_modified: HeaderValue::from_str(&view.last_modified).ok(),
             view,
             compressed: Endpoint::all().iter().map(|_| Default::default()).collect(),
             archive: tokio::sync::OnceCell::new(),
@@ -141,6 +145,8 @@ impl Served {
 pub struct State {
     current: ArcSwap<Served>,
     pub settings: Settings,
+    /// `Cache-Control` for the answers that take the settings' age.
+    pub cache_control: HeaderValue,
     pub metrics: Metrics,
     /// The OpenAPI document for these settings, rendered once.
     pub openapi: Bytes,
@@ -161,7 +167,11 @@ impl State {
             .store(chrono::Utc::now().timestamp(), Ordering::Relaxed);
         let openapi = serde_json::to_vec(&openapi::document(settings.limits.max_limit))
             .expect("a JSON value serialises");
+        let cache_control =
+            HeaderValue::from_str(&format!("public, max-age={}", settings.cache_max_age))
+                .expect("digits are a header value");
         Arc::new(State {
+            cache_control,
             current: ArcSwap::new(Arc::new(Served::new(view))),
             openapi: Bytes::from(openapi),
             work: Arc::new(Work::new(settings.query_threads, settings.query_queue)),
