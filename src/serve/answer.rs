@@ -313,7 +313,8 @@ impl Answer {
             head.extend_from_slice(tail);
             vec![Bytes::from(head)]
         } else {
-            let mut parts = vec![Bytes::from(head)];
+            let mut parts = Vec::with_capacity(page.items.parts().len() + 2);
+            parts.push(Bytes::from(head));
             parts.extend(page.items.into_parts());
             parts.push(Bytes::from_static(tail));
             parts

@@ -24,14 +24,26 @@ pub fn representation(headers: &HeaderMap, format: Option<&str>) -> Representati
             false => Representation::Json,
         };
     }
-    let accept = headers
+    // Most requests carry one `Accept` line or none: read it where it lies.
+    let mut lines = headers
         .get_all(header::ACCEPT)
         .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect::<Vec<_>>()
-        .join(",");
-    let html = quality(&accept, "text", "html");
-    let json = quality(&accept, "application", "json");
+        .filter_map(|v| v.to_str().ok());
+    let joined;
+    let accept = match (lines.next(), lines.next()) {
+        (None, _) => return Representation::Json,
+        (Some(one), None) => one,
+        (Some(first), Some(second)) => {
+            joined = [first, second]
+                .into_iter()
+                .chain(lines)
+                .collect::<Vec<_>>()
+                .join(",");
+            joined.as_str()
+        }
+    };
+    let html = quality(accept, "text", "html");
+    let json = quality(accept, "application", "json");
     match html > json {
         true => Representation::Html,
         false => Representation::Json,
@@ -119,5 +131,28 @@ mod tests {
         for (accept, format, want) in cases {
             assert_eq!(with_accept(accept, format), want, "{accept:?} {format:?}");
         }
+    }
+
+    #[test]
+    fn an_accept_split_over_lines_is_read_whole() {
+        let lines = |values: &[&str]| {
+            let mut h = HeaderMap::new();
+            for v in values {
+                h.append(header::ACCEPT, HeaderValue::from_str(v).unwrap());
+            }
+            representation(&h, None)
+        };
+        assert_eq!(
+            lines(&["application/json;q=0.5", "text/html"]),
+            Representation::Html
+        );
+        assert_eq!(
+            lines(&["text/html;q=0.5", "application/json"]),
+            Representation::Json
+        );
+        assert_eq!(
+            lines(&["image/png", "text/plain", "text/html"]),
+            Representation::Html
+        );
     }
 }

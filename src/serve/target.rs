@@ -72,10 +72,21 @@ impl Target {
 
     fn read(path: &str) -> Target {
         let slashed = path.ends_with('/');
-        let mut segments: Vec<&str> = path.strip_prefix('/').unwrap_or(path).split('/').collect();
+        // Held on the stack: no route names more than four segments, so a path
+        // cut after six still matches what it matched whole (a file's, or none).
+        let mut held = [""; 6];
+        let mut n = 0;
+        for (slot, segment) in held
+            .iter_mut()
+            .zip(path.strip_prefix('/').unwrap_or(path).split('/'))
+        {
+            *slot = segment;
+            n += 1;
+        }
+        let mut segments = &held[..n];
         // `path!`'s end matches at the path's end or before its trailing slash.
-        if segments.last() == Some(&"") {
-            segments.pop();
+        if let [rest @ .., ""] = segments {
+            segments = rest;
         }
         // A list or record path without its trailing slash is redirected.
         let slash = |with: Target, without: Route| match slashed {
@@ -87,7 +98,7 @@ impl Target {
             true => Target::NotFound,
             false => target,
         };
-        match segments[..] {
+        match *segments {
             ["healthz"] => exact(Target::Health),
             ["readyz"] => exact(Target::Ready),
             ["metrics"] => exact(Target::Metrics),
@@ -234,6 +245,15 @@ mod tests {
         );
         assert_eq!(get("/api/v2/%6Frders/"), Target::NotFound);
         assert_eq!(get("/api/v2/nothing/"), Target::NotFound);
+    }
+
+    #[test]
+    fn long_paths_are_files_or_nothing() {
+        assert_eq!(get("/static/a/b/c/d/e/f/site.css"), Target::Asset);
+        assert_eq!(get("/media/images/a/b/c/d/e/f.jpg"), Target::MediaFile);
+        assert_eq!(get("/api/v2/orders/1/2/"), Target::NotFound);
+        assert_eq!(get("/api/v2/orders/1/2/3/4/5/"), Target::NotFound);
+        assert_eq!(get("/api/v2/orders/1/////"), Target::NotFound);
     }
 
     #[test]
