@@ -213,11 +213,23 @@ fn every_answer_carries_cors_and_a_list_narrows_it() {
         "/api/v2/orders",
         "/healthz",
     ] {
+        let r = s.get(path);
+        assert_eq!(r.header("access-control-allow-origin"), Some("*"), "{path}");
         assert_eq!(
-            s.get(path).header("access-control-allow-origin"),
-            Some("*"),
+            r.header("access-control-expose-headers"),
+            Some(
+                "ETag, Last-Modified, X-Ignored-Parameters, X-Label-Overflow, Content-Disposition"
+            ),
             "{path}"
         );
+        // What a request may send is said on the preflight, where browsers read it.
+        for preflight_only in [
+            "access-control-allow-methods",
+            "access-control-allow-headers",
+            "access-control-max-age",
+        ] {
+            assert_eq!(r.header(preflight_only), None, "{path} {preflight_only}");
+        }
     }
     let settings = Settings {
         cors_origins: vec!["https://a.example".into(), "https://b.example".into()],

@@ -63,7 +63,8 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
         h.insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
     let mut vary = Vary::default();
-    cors(settings, &asked.headers, &mut h, &mut vary);
+    let preflight = matches!(asked.target, Target::Preflight);
+    cors(settings, &asked.headers, preflight, &mut h, &mut vary);
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -315,7 +316,10 @@ fn page_policy(settings: &Settings, h: &mut HeaderMap) {
     );
 }
 
-fn cors(settings: &Settings, req: &HeaderMap, h: &mut HeaderMap, vary: &mut Vary) {
+/// `Access-Control-Allow-Origin` and what a script may read on every answer; what
+/// a request may send (methods, headers, for how long) on a preflight only, the
+/// one answer browsers read it from.
+fn cors(settings: &Settings, req: &HeaderMap, preflight: bool, h: &mut HeaderMap, vary: &mut Vary) {
     let origin = if settings.cors_origins.is_empty() {
         Some(HeaderValue::from_static("*"))
     } else {
@@ -332,24 +336,26 @@ fn cors(settings: &Settings, req: &HeaderMap, h: &mut HeaderMap, vary: &mut Vary
     if let Some(origin) = origin {
         h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
         h.insert(
-            header::ACCESS_CONTROL_ALLOW_METHODS,
-            HeaderValue::from_static(ALLOW),
-        );
-        let asked = req.get(header::ACCESS_CONTROL_REQUEST_HEADERS).cloned();
-        h.insert(
-            header::ACCESS_CONTROL_ALLOW_HEADERS,
-            asked.unwrap_or_else(|| HeaderValue::from_static("If-None-Match, Accept-Encoding")),
-        );
-        h.insert(
             header::ACCESS_CONTROL_EXPOSE_HEADERS,
             HeaderValue::from_static(
                 "ETag, Last-Modified, X-Ignored-Parameters, X-Label-Overflow, Content-Disposition",
             ),
         );
-        h.insert(
-            header::ACCESS_CONTROL_MAX_AGE,
-            HeaderValue::from_static("86400"),
-        );
+        if preflight {
+            h.insert(
+                header::ACCESS_CONTROL_ALLOW_METHODS,
+                HeaderValue::from_static(ALLOW),
+            );
+            let asked = req.get(header::ACCESS_CONTROL_REQUEST_HEADERS).cloned();
+            h.insert(
+                header::ACCESS_CONTROL_ALLOW_HEADERS,
+                asked.unwrap_or_else(|| HeaderValue::from_static("If-None-Match, Accept-Encoding")),
+            );
+            h.insert(
+                header::ACCESS_CONTROL_MAX_AGE,
+                HeaderValue::from_static("86400"),
+            );
+        }
     }
 }
 
