@@ -409,7 +409,8 @@ fn response(
         (0 | 1, _) => warp::http::Response::new(parts.pop().unwrap_or_default().into()),
         // With a length, hyper writes the parts with the head in one call.
         (_, Some(_)) => {
-            let mut r = warp::http::Response::new(Bytes::new().into());
+            // The empty body is not allocated (a `Bytes` one would be boxed).
+            let mut r = warp::http::Response::default();
             r.extensions_mut().insert(wire::Parts(parts));
             r
         }
