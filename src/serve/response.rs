@@ -63,8 +63,7 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
         h.insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
     let mut vary = Vary::default();
-    let preflight = matches!(asked.target, Target::Preflight);
-    cors(settings, &asked.headers, preflight, &mut h, &mut vary);
+    cors(settings, asked, &mut h, &mut vary);
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -319,7 +318,8 @@ fn page_policy(settings: &Settings, h: &mut HeaderMap) {
 /// `Access-Control-Allow-Origin` and what a script may read on every answer; what
 /// a request may send (methods, headers, for how long) on a preflight only, the
 /// one answer browsers read it from.
-fn cors(settings: &Settings, req: &HeaderMap, preflight: bool, h: &mut HeaderMap, vary: &mut Vary) {
+fn cors(settings: &Settings, asked: &Asked, h: &mut HeaderMap, vary: &mut Vary) {
+    let req = &asked.headers;
     let origin = if settings.cors_origins.is_empty() {
         Some(HeaderValue::from_static("*"))
     } else {
@@ -341,15 +341,16 @@ fn cors(settings: &Settings, req: &HeaderMap, preflight: bool, h: &mut HeaderMap
                 "ETag, Last-Modified, X-Ignored-Parameters, X-Label-Overflow, Content-Disposition",
             ),
         );
-        if preflight {
+        if matches!(asked.target, Target::Preflight) {
             h.insert(
                 header::ACCESS_CONTROL_ALLOW_METHODS,
                 HeaderValue::from_static(ALLOW),
             );
-            let asked = req.get(header::ACCESS_CONTROL_REQUEST_HEADERS).cloned();
+            let wanted = req.get(header::ACCESS_CONTROL_REQUEST_HEADERS).cloned();
             h.insert(
                 header::ACCESS_CONTROL_ALLOW_HEADERS,
-                asked.unwrap_or_else(|| HeaderValue::from_static("If-None-Match, Accept-Encoding")),
+                wanted
+                    .unwrap_or_else(|| HeaderValue::from_static("If-None-Match, Accept-Encoding")),
             );
             h.insert(
                 header::ACCESS_CONTROL_MAX_AGE,
