@@ -32,5 +32,6 @@ mod pages;
 mod paging;
 mod questions;
 mod reload;
+mod replay;
 mod snapshot;
 mod startup;

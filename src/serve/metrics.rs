@@ -100,6 +100,8 @@ pub struct Metrics {
     /// Bodies compressed for one response (on the work pool), as opposed to
     /// those compressed once per view.
     pub compressed_answers: AtomicU64,
+    /// Answers replayed from the memo, neither routed nor made again.
+    pub replayed_answers: AtomicU64,
     /// Reloads that found the served collection in the file's header and built
     /// nothing (a touched file, a `sync` that wrote the same collection).
     pub unchanged_reloads: AtomicU64,
@@ -122,6 +124,7 @@ impl Default for Metrics {
             failed_reloads: AtomicU64::new(0),
             worked_answers: AtomicU64::new(0),
             compressed_answers: AtomicU64::new(0),
+            replayed_answers: AtomicU64::new(0),
             unchanged_reloads: AtomicU64::new(0),
             loaded_at: AtomicI64::new(0),
         }
@@ -246,6 +249,13 @@ impl Metrics {
             "counter",
             "Answers compressed for one response, on the threads for answers that cost work.",
             self.compressed_answers.load(Relaxed).to_string(),
+        );
+        gauge(
+            w,
+            "catalogue_replayed_answers_total",
+            "counter",
+            "Answers replayed: a GET that asked what an earlier one asked of the same view, answered without being routed or made again.",
+            self.replayed_answers.load(Relaxed).to_string(),
         );
         gauge(
             w,

@@ -31,6 +31,7 @@ mod guard;
 mod labels;
 mod media;
 mod media_files;
+mod memo;
 pub mod memory;
 pub mod metrics;
 pub mod negotiate;
@@ -142,13 +143,16 @@ where
                 let state = state.clone();
                 let (method, path) = (req.method().clone(), req.uri().path().to_string());
                 let headers = req.headers().clone();
-                Either::Left(async move {
+                Either::Left(Either::Left(async move {
                     Ok(wire::wire(
                         router::refusal(&state, method, path, headers, reason).await,
                     ))
-                })
+                }))
             }
-            None => Either::Right(routes.call(req).map_ok(wire::wire)),
+            None => match router::replay(&state, &req) {
+                Some(replayed) => Either::Left(Either::Right(std::future::ready(Ok(replayed)))),
+                None => Either::Right(routes.call(req).map_ok(wire::wire)),
+            },
         },
     )
 }

@@ -211,6 +211,7 @@ impl Sent<'_> {
             }
         };
         let worth = spliced.is_some_and(|l| (COMPRESS_ABOVE..COMPRESS_BELOW).contains(&l));
+        let mut busy = false;
         if let (Some(token), true) = (self.coding.token(), worth) {
             h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));
             // HEAD gives the headers of the GET without doing the work.
@@ -227,11 +228,17 @@ impl Sent<'_> {
                 // the same tag (as a body too small to compress is).
                 None => {
                     h.remove(header::CONTENT_ENCODING);
+                    busy = true;
                 }
             }
         }
         let Some(base) = self.base else {
-            return response(self.status, h, Some(len), parts);
+            let mut r = response(self.status, h, Some(len), parts);
+            if busy {
+                // Not the answer the next such request should get.
+                r.extensions_mut().insert(Uncompressed);
+            }
+            return r;
         };
         let pieces = media::spliced_pieces(parts, base).map(Ok::<_, Infallible>);
         let mut r = warp::reply::stream(futures_util::stream::iter(pieces)).into_response();
@@ -398,8 +405,13 @@ impl Vary {
     }
 }
 
-/// Builds the response: one part is a plain body, several are streamed in order
-/// (the middle one a shared slice of a rendered list) with an exact length.
+/// Marks an answer sent uncompressed to a client that takes a coding because
+/// every thread was busy: correct under its tag, but not one to replay.
+#[derive(Clone, Copy)]
+pub struct Uncompressed;
+
+/// Builds the response: a body of known length is its parts, written with the
+/// head in one call (`wire`); without a length, they are streamed in order.
 fn response(
     status: StatusCode,
     headers: HeaderMap,
@@ -407,8 +419,7 @@ fn response(
     mut parts: Vec<Bytes>,
 ) -> Response {
     let mut r = match (parts.len(), len) {
-        (0 | 1, _) => warp::http::Response::new(parts.pop().unwrap_or_default().into()),
-        // With a length, hyper writes the parts with the head in one call.
+        (0, _) | (1, None) => warp::http::Response::new(parts.pop().unwrap_or_default().into()),
         (_, Some(_)) => {
             // The empty body is not allocated (a `Bytes` one would be boxed).
             let mut r = warp::http::Response::default();

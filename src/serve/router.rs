@@ -3,11 +3,12 @@
 //! the request loaded, and [`finish`] adds the headers.
 
 use std::convert::Infallible;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::Bytes;
-use warp::http::{header, HeaderMap, Method};
+use warp::http::{header, HeaderMap, Method, StatusCode};
 use warp::path::FullPath;
 use warp::Filter;
 
@@ -28,11 +29,13 @@ use super::downloads;
 use super::gbif;
 use super::labels;
 use super::media_files;
+use super::memo::{Key, Replay};
 use super::pages;
-use super::response::{finish, Response, ALLOW};
+use super::response::{finish, Response, Uncompressed, ALLOW};
 use super::root;
 use super::state::{Served, State};
 use super::target::Target;
+use super::wire::{self, Parts, Wire};
 
 /// Answers that may be larger than this are written as they are sent rather than
 /// made whole first (and are not compressed: compression stops at this size).
@@ -86,7 +89,8 @@ pub async fn refusal(
     respond(state, &served, &asked, answer, started).await
 }
 
-/// Finishes an answer and counts it.
+/// Finishes an answer, keeps it to replay if the view alone decides it, and
+/// counts it.
 async fn respond(
     state: &State,
     served: &Served,
@@ -95,6 +99,7 @@ async fn respond(
     started: Instant,
 ) -> Response {
     let response = finish(state, served, asked, answer).await;
+    keep(state, served, asked, &response);
     let status = response.status().as_u16();
     let bytes = response
         .headers()
@@ -109,6 +114,60 @@ async fn respond(
     );
     tracing::debug!(method = %asked.method, path = asked.path, query = %asked.raw_query, status, "request");
     response
+}
+
+/// Keeps a response in the view's memo when the view alone decides it: a 200
+/// made whole with a strong tag, not a file from the media directory (which
+/// may change under it), not said while draining (`Connection: close`).
+fn keep(state: &State, served: &Served, asked: &Asked, response: &Response) {
+    let kept = response.status() == StatusCode::OK
+        && response.headers().contains_key(header::ETAG)
+        && !matches!(asked.target, Target::MediaFile | Target::Refused(_))
+        && response.extensions().get::<Uncompressed>().is_none()
+        && !state.draining.load(Ordering::Relaxed);
+    let Some(Parts(parts)) = response.extensions().get::<Parts>().filter(|_| kept) else {
+        return;
+    };
+    let Some(key) = Key::of(&asked.method, &asked.path, &asked.raw_query, &asked.headers) else {
+        return;
+    };
+    let replay = Replay {
+        headers: response.headers().clone(),
+        parts: parts.clone(),
+        route: asked.target.route(),
+    };
+    served.memo.keep(&key, replay);
+}
+
+/// The answer an earlier request that asked the same of the current view was
+/// given, counted as every answer is; `None` when there is none to replay.
+pub fn replay<B>(state: &State, req: &warp::http::Request<B>) -> Option<Wire> {
+    if state.draining.load(Ordering::Relaxed) {
+        return None;
+    }
+    let started = Instant::now();
+    let uri = req.uri();
+    let key = Key::of(
+        req.method(),
+        uri.path(),
+        uri.query().unwrap_or(""),
+        req.headers(),
+    )?;
+    let Replay {
+        headers,
+        parts,
+        route,
+    } = state.current().memo.replay(&key)?;
+    let bytes = parts.iter().map(Bytes::len).sum::<usize>();
+    state
+        .metrics
+        .observe(route, 200, started.elapsed().as_secs_f64(), bytes as u64);
+    state
+        .metrics
+        .replayed_answers
+        .fetch_add(1, Ordering::Relaxed);
+    tracing::debug!(method = %req.method(), path = uri.path(), query = uri.query().unwrap_or(""), status = 200, "request replayed");
+    Some(wire::replayed(headers, parts))
 }
 
 /// Answers what a request asks for.

@@ -17,6 +17,7 @@ use crate::query::{self, envelope};
 use crate::view::View;
 
 use super::compress::{Coding, Compressed, COMPRESS_ABOVE, COMPRESS_BELOW};
+use super::memo::Memo;
 use super::metrics::Metrics;
 use super::settings::Settings;
 use super::work::Work;
@@ -42,6 +43,8 @@ pub struct Served {
     /// The holds of the streamed answers reading this view, which a reload
     /// revokes once they have kept it too long.
     leases: Mutex<Vec<Weak<Lease>>>,
+    /// Answers made from this view, replayed to the requests that ask the same.
+    pub memo: Memo,
 }
 
 /// A streamed answer's hold on the view it reads. A client may take minutes to
@@ -68,6 +71,7 @@ impl Served {
             csv_rows: Endpoint::all().iter().map(|_| Default::default()).collect(),
             retired: AtomicBool::new(false),
             leases: Mutex::new(Vec::new()),
+            memo: Memo::default(),
         }
     }
 

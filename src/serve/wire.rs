@@ -127,6 +127,13 @@ impl<B: http_body::Body<Data = Bytes> + Unpin> http_body::Body for Body<B> {
 /// A response as hyper sends it.
 pub type Wire = http::Response<Body<WarpBody>>;
 
+/// A replayed answer as hyper sends it: 200, its headers, its parts as one frame.
+pub fn replayed(headers: http::HeaderMap, parts: Vec<Bytes>) -> Wire {
+    let mut r = http::Response::new(Body::Parts(Some(Pieces::new(parts))));
+    *r.headers_mut() = headers;
+    r
+}
+
 /// The response as hyper sends it: parts left in its extensions become its one
 /// frame.
 pub fn wire(response: Response) -> Wire {

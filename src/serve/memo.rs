@@ -1,0 +1,309 @@
+//! Answers replayed. A GET that asks exactly what an earlier one asked of the
+//! same view (its path and query, and the request headers any answer reads:
+//! [`ASKED_BY`]) gets the earlier answer's headers and body again, without
+//! routing, reading the query or building a header. Only answers the view alone
+//! decides are kept: made whole, 200, with a strong tag (which already promises
+//! the same bytes for the same request). Each view has its own memo, so a reload
+//! starts an empty one; a budget bounds what it holds, and a request that does
+//! not fit a key is answered as usual.
+//!
+//! Routing, reading the request and building the headers took most of a page's
+//! CPU outside the kernel: a 20-item page measured 26,400 requests a second made
+//! and 40,000 replayed (nginx: 36,800 on the same bytes).
+
+use std::sync::RwLock;
+
+use bytes::Bytes;
+use hashbrown::HashTable;
+use warp::http::{header, HeaderMap, HeaderName, Method};
+
+use crate::memfile;
+
+use super::metrics::Route;
+
+/// The request headers an answer may depend on: representation, content coding,
+/// media URLs (from `Host`) and CORS. The names `Vary` can say, and no other
+/// header is read but `If-None-Match`, whose requests the memo leaves alone.
+pub const ASKED_BY: [HeaderName; 4] = [
+    header::ACCEPT,
+    header::ACCEPT_ENCODING,
+    header::HOST,
+    header::ORIGIN,
+];
+
+/// The most a key holds.
+const KEY_BYTES: usize = 1024;
+/// What a memo may hold: the bytes its answers own (slices of the view's
+/// rendered lists are shared with the view and cost only their entry) ...
+const BUDGET: usize = 16 << 20;
+/// ... and how many answers.
+const MOST_ANSWERS: usize = 8192;
+/// What an entry costs besides its key and its own bytes (its headers, its
+/// parts' handles).
+const ENTRY_COST: usize = 1024;
+
+/// What a request asks, as the memo finds its answer: its path and query and
+/// the headers of [`ASKED_BY`], every line, in one buffer on the stack.
+pub struct Key {
+    len: usize,
+    bytes: [u8; KEY_BYTES],
+}
+
+impl Key {
+    /// The key of a request, if its answer may be replayed: a GET, without
+    /// `If-None-Match`, whose key fits.
+    pub fn of(method: &Method, path: &str, query: &str, headers: &HeaderMap) -> Option<Key> {
+        if method != Method::GET || headers.contains_key(header::IF_NONE_MATCH) {
+            return None;
+        }
+        let mut key = Key {
+            len: 0,
+            bytes: [0; KEY_BYTES],
+        };
+        key.push(path.as_bytes())?;
+        key.push(b"?")?;
+        key.push(query.as_bytes())?;
+        // A header value holds neither NUL nor a line feed (hyper refuses
+        // them): these part what the key holds without ambiguity.
+        for name in &ASKED_BY {
+            key.push(b"\0")?;
+            for value in headers.get_all(name) {
+                key.push(value.as_bytes())?;
+                key.push(b"\n")?;
+            }
+        }
+        Some(key)
+    }
+
+    fn push(&mut self, bytes: &[u8]) -> Option<()> {
+        let end = self.len + bytes.len();
+        self.bytes.get_mut(self.len..end)?.copy_from_slice(bytes);
+        self.len = end;
+        Some(())
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+/// An answer as the memo hands it out again.
+#[derive(Clone)]
+pub struct Replay {
+    pub headers: HeaderMap,
+    pub parts: Vec<Bytes>,
+    /// What the metrics count it under.
+    pub route: Route,
+}
+
+/// One view's replayed answers.
+pub struct Memo {
+    hasher: ahash::RandomState,
+    table: RwLock<Table>,
+}
+
+#[derive(Default)]
+struct Table {
+    entries: HashTable<Entry>,
+    cost: usize,
+}
+
+struct Entry {
+    hash: u64,
+    key: Box<[u8]>,
+    replay: Replay,
+    cost: usize,
+}
+
+impl Default for Memo {
+    fn default() -> Memo {
+        Memo {
+            hasher: ahash::RandomState::new(),
+            table: RwLock::new(Table::default()),
+        }
+    }
+}
+
+impl Memo {
+    /// The answer kept for `key`, if any.
+    pub fn replay(&self, key: &Key) -> Option<Replay> {
+        let hash = self.hasher.hash_one(key.as_bytes());
+        let table = self.table.read().unwrap_or_else(|e| e.into_inner());
+        table
+            .entries
+            .find(hash, |e| e.hash == hash && *e.key == *key.as_bytes())
+            .map(|e| e.replay.clone())
+    }
+
+    /// Keeps `replay` as the answer to `key`, making room by dropping other
+    /// answers (whichever come first in the table) when the budget is spent. An
+    /// answer that would take more than a sixteenth of the budget is not kept.
+    pub fn keep(&self, key: &Key, replay: Replay) {
+        let owned: usize = replay
+            .parts
+            .iter()
+            .filter(|p| memfile::locate(p).is_none())
+            .map(Bytes::len)
+            .sum();
+        let cost = ENTRY_COST + key.len + owned;
+        if cost > BUDGET / 16 {
+            return;
+        }
+        let hash = self.hasher.hash_one(key.as_bytes());
+        let mut table = self.table.write().unwrap_or_else(|e| e.into_inner());
+        let same = |e: &Entry| e.hash == hash && *e.key == *key.as_bytes();
+        if table.entries.find(hash, same).is_some() {
+            return;
+        }
+        while table.entries.len() >= MOST_ANSWERS || table.cost + cost > BUDGET {
+            let mut first = true;
+            let dropped = table
+                .entries
+                .extract_if(|_| std::mem::take(&mut first))
+                .next();
+            match dropped {
+                Some(e) => table.cost -= e.cost,
+                None => break,
+            }
+        }
+        table.cost += cost;
+        let entry = Entry {
+            hash,
+            key: key.as_bytes().into(),
+            replay,
+            cost,
+        };
+        table.entries.insert_unique(hash, entry, |e| e.hash);
+    }
+
+    /// How many answers the memo holds, and what they cost of its budget.
+    pub fn held(&self) -> (usize, usize) {
+        let table = self.table.read().unwrap_or_else(|e| e.into_inner());
+        (table.entries.len(), table.cost)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warp::http::HeaderValue;
+
+    fn headers(pairs: &[(HeaderName, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (name, value) in pairs {
+            h.append(name, HeaderValue::from_str(value).unwrap());
+        }
+        h
+    }
+
+    fn key(path: &str, query: &str, h: &HeaderMap) -> Key {
+        Key::of(&Method::GET, path, query, h).expect("a key")
+    }
+
+    fn replay(body: &'static str) -> Replay {
+        Replay {
+            headers: headers(&[(header::ETAG, "\"t\"")]),
+            parts: vec![Bytes::from_static(body.as_bytes())],
+            route: Route::Health,
+        }
+    }
+
+    #[test]
+    fn a_key_holds_the_path_query_and_each_header_an_answer_reads() {
+        let h = headers(&[
+            (header::ACCEPT, "text/html"),
+            (header::ACCEPT, "*/*"),
+            (header::HOST, "example.org"),
+            (header::USER_AGENT, "not read"),
+        ]);
+        let k = key("/api/v2/taxa/", "limit=2", &h);
+        assert_eq!(
+            k.as_bytes(),
+            b"/api/v2/taxa/?limit=2\0text/html\n*/*\n\0\0example.org\n\0"
+        );
+        // The headers' order on the wire, and others, do not matter; their
+        // lines do.
+        let h2 = headers(&[
+            (header::HOST, "example.org"),
+            (header::USER_AGENT, "another"),
+            (header::ACCEPT, "text/html"),
+            (header::ACCEPT, "*/*"),
+        ]);
+        assert_eq!(
+            key("/api/v2/taxa/", "limit=2", &h2).as_bytes(),
+            k.as_bytes()
+        );
+        // One line listing both is another request (as the usual path reads
+        // it, the same answer; kept twice at worst).
+        let joined = headers(&[
+            (header::ACCEPT, "text/html, */*"),
+            (header::HOST, "example.org"),
+        ]);
+        assert_ne!(
+            key("/api/v2/taxa/", "limit=2", &joined).as_bytes(),
+            k.as_bytes()
+        );
+    }
+
+    #[test]
+    fn only_plain_gets_that_fit_have_a_key() {
+        let none = HeaderMap::new();
+        assert!(Key::of(&Method::HEAD, "/", "", &none).is_none());
+        assert!(Key::of(&Method::POST, "/", "", &none).is_none());
+        let conditional = headers(&[(header::IF_NONE_MATCH, "\"t\"")]);
+        assert!(Key::of(&Method::GET, "/", "", &conditional).is_none());
+        let long = "a".repeat(KEY_BYTES);
+        assert!(Key::of(&Method::GET, "/", &long, &none).is_none());
+        assert!(Key::of(&Method::GET, "/", &long[..KEY_BYTES - 10], &none).is_some());
+    }
+
+    #[test]
+    fn an_answer_kept_is_replayed_for_the_same_key_only() {
+        let memo = Memo::default();
+        let none = HeaderMap::new();
+        let gzip = headers(&[(header::ACCEPT_ENCODING, "gzip")]);
+        memo.keep(&key("/a/", "x=1", &none), replay("one"));
+        let got = memo.replay(&key("/a/", "x=1", &none)).expect("kept");
+        assert_eq!(got.parts, [Bytes::from_static(b"one")]);
+        assert_eq!(got.headers[header::ETAG], "\"t\"");
+        assert!(memo.replay(&key("/a/", "x=2", &none)).is_none());
+        assert!(memo.replay(&key("/a/", "x=1", &gzip)).is_none());
+        // The first answer kept stays.
+        memo.keep(&key("/a/", "x=1", &none), replay("two"));
+        let again = memo.replay(&key("/a/", "x=1", &none)).expect("kept");
+        assert_eq!(again.parts, [Bytes::from_static(b"one")]);
+        assert_eq!(memo.held(), (1, ENTRY_COST + "/a/?x=1".len() + 4 + 3));
+    }
+
+    #[test]
+    fn the_budget_bounds_what_is_held() {
+        let memo = Memo::default();
+        let none = HeaderMap::new();
+        for i in 0..MOST_ANSWERS + 100 {
+            memo.keep(&key("/a/", &i.to_string(), &none), replay("x"));
+        }
+        let (answers, cost) = memo.held();
+        assert_eq!(answers, MOST_ANSWERS);
+        assert!(cost <= BUDGET);
+        // An answer too large for a sixteenth of the budget is not kept.
+        let big = Replay {
+            parts: vec![Bytes::from(vec![b'x'; BUDGET / 16])],
+            ..replay("")
+        };
+        memo.keep(&key("/big/", "", &none), big);
+        assert!(memo.replay(&key("/big/", "", &none)).is_none());
+        // Large answers make room for themselves within the budget.
+        let memo = Memo::default();
+        for i in 0..40 {
+            let large = Replay {
+                parts: vec![Bytes::from(vec![b'x'; BUDGET / 32])],
+                ..replay("")
+            };
+            memo.keep(&key("/large/", &i.to_string(), &none), large);
+        }
+        let (answers, cost) = memo.held();
+        assert!((30..40).contains(&answers), "{answers} answers");
+        assert!(cost <= BUDGET, "{cost}");
+        assert!(memo.replay(&key("/large/", "39", &none)).is_some());
+    }
+}
