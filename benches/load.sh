@@ -13,7 +13,8 @@
 # side and the ratio server / nginx; also build time, time to first answer, and the
 # memory the server holds (RSS plus the memory files its rendered lists live in).
 #
-# With `questions`: no nginx; instead the cold questions, each kind drawn from 600
+# With `questions`: no nginx, and no answer replayed (`--replay-budget 0`); instead the
+# cold questions, each kind drawn from 600
 # distinct requests (benches/questions.py writes the wrk script): a substring filter
 # on the family's name (40 fragments), a one-word search (the 60 commonest words),
 # a sort on any sortable field either way at offsets up to 50,000, a facet on any
@@ -66,7 +67,11 @@ rm "$work/collection.json"
 port=$(free_port)
 base="http://127.0.0.1:$port"
 t=$(date +%s%N)
-"$bin" serve --snapshot "$work/collection.bin" --addr "127.0.0.1:$port" --no-watch 2> "$work/server.log" &
+# The cold questions are made for each request: none is replayed from the memo
+# of answers, which would answer the second asking of each from memory.
+replay=()
+[ "$mode" = questions ] && replay=(--replay-budget 0)
+"$bin" serve --snapshot "$work/collection.bin" --addr "127.0.0.1:$port" --no-watch "${replay[@]}" 2> "$work/server.log" &
 server=$!
 wait_ready "$base/api/v2/orders/"
 echo "first answer: $(ms "$t") ms after start"

@@ -74,6 +74,21 @@ fn a_repeated_get_gets_the_same_head_and_body_replayed() {
 }
 
 #[test]
+fn without_a_budget_nothing_is_replayed() {
+    let settings = Settings {
+        replay_budget: 0,
+        ..Settings::default()
+    };
+    let s = Server::start(&common::sample_snapshot(), settings);
+    let path = "/api/v2/specimen-records/?limit=2";
+    let first = s.get(path);
+    for _ in 0..3 {
+        assert_eq!(seen(&s.get(path)), seen(&first));
+    }
+    assert_eq!(s.metric(REPLAYED), 0);
+}
+
+#[test]
 fn conditional_head_and_changing_answers_are_made_each_time() {
     let s = Server::sample();
     let path = "/api/v2/specimen-records/?limit=3";

@@ -224,6 +224,16 @@ pub struct ServeArgs {
     /// Retry-After.
     #[arg(long, env = "CATALOGUE_QUERY_QUEUE", default_value_t = 64)]
     pub query_queue: usize,
+    /// MiB of answers kept per snapshot to replay to a GET that asks the same
+    /// again (counting the bytes they own: a slice of a rendered list costs only
+    /// its entry); 0 replays nothing.
+    #[arg(
+        long,
+        env = "CATALOGUE_REPLAY_BUDGET",
+        value_name = "MIB",
+        default_value_t = 16
+    )]
+    pub replay_budget: usize,
     /// Where media URLs start (`https://cdn.example.org/media/`); by default
     /// `http://<the request's Host>/media/`, as the existing service built them.
     #[arg(long, env = "CATALOGUE_MEDIA_URL", value_parser = parse_media_url)]
@@ -331,6 +341,7 @@ impl ServeArgs {
             },
             label_url: self.label_url.clone(),
             max_labels: self.max_labels,
+            replay_budget: self.replay_budget.saturating_mul(1 << 20),
             ..Settings::default()
         }
     }

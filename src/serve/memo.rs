@@ -33,13 +33,13 @@ pub const ASKED_BY: [HeaderName; 4] = [
 
 /// The most a key holds.
 const KEY_BYTES: usize = 1024;
-/// What a memo may hold: the bytes its answers own (slices of the view's
-/// rendered lists are shared with the view and cost only their entry) ...
-const BUDGET: usize = 16 << 20;
-/// ... and how many answers.
-const MOST_ANSWERS: usize = 8192;
+/// What a memo holds unless told otherwise (`--replay-budget`): the bytes its
+/// answers own (slices of the view's rendered lists are the view's and cost
+/// only their entry), and an entry's cost for each.
+pub const DEFAULT_BUDGET: usize = 16 << 20;
 /// What an entry costs besides its key and its own bytes (its headers, its
-/// parts' handles).
+/// parts' handles). At most half the budget goes to entries: 8,192 answers in
+/// the default budget.
 const ENTRY_COST: usize = 1024;
 
 /// What a request asks, as the memo finds its answer: its path and query and
@@ -100,6 +100,9 @@ pub struct Replay {
 pub struct Memo {
     hasher: ahash::RandomState,
     table: RwLock<Table>,
+    /// Bytes the answers may cost, and how many answers.
+    budget: usize,
+    most: usize,
 }
 
 #[derive(Default)]
@@ -115,16 +118,17 @@ struct Entry {
     cost: usize,
 }
 
-impl Default for Memo {
-    fn default() -> Memo {
+impl Memo {
+    /// A memo of up to `budget` bytes (zero: it keeps nothing).
+    pub fn new(budget: usize) -> Memo {
         Memo {
             hasher: ahash::RandomState::new(),
             table: RwLock::new(Table::default()),
+            budget,
+            most: budget / ENTRY_COST / 2,
         }
     }
-}
 
-impl Memo {
     /// The answer kept for `key`, if any.
     pub fn replay(&self, key: &Key) -> Option<Replay> {
         let hash = self.hasher.hash_one(key.as_bytes());
@@ -146,7 +150,7 @@ impl Memo {
             .map(Bytes::len)
             .sum();
         let cost = ENTRY_COST + key.len + owned;
-        if cost > BUDGET / 16 {
+        if cost > self.budget / 16 {
             return;
         }
         let hash = self.hasher.hash_one(key.as_bytes());
@@ -155,7 +159,7 @@ impl Memo {
         if table.entries.find(hash, same).is_some() {
             return;
         }
-        while table.entries.len() >= MOST_ANSWERS || table.cost + cost > BUDGET {
+        while table.entries.len() >= self.most || table.cost + cost > self.budget {
             let mut first = true;
             let dropped = table
                 .entries
@@ -177,7 +181,8 @@ impl Memo {
     }
 
     /// How many answers the memo holds, and what they cost of its budget.
-    pub fn held(&self) -> (usize, usize) {
+    #[cfg(test)]
+    fn held(&self) -> (usize, usize) {
         let table = self.table.read().unwrap_or_else(|e| e.into_inner());
         (table.entries.len(), table.cost)
     }
@@ -259,7 +264,7 @@ mod tests {
 
     #[test]
     fn an_answer_kept_is_replayed_for_the_same_key_only() {
-        let memo = Memo::default();
+        let memo = Memo::new(DEFAULT_BUDGET);
         let none = HeaderMap::new();
         let gzip = headers(&[(header::ACCEPT_ENCODING, "gzip")]);
         memo.keep(&key("/a/", "x=1", &none), replay("one"));
@@ -276,34 +281,43 @@ mod tests {
     }
 
     #[test]
+    fn a_memo_without_a_budget_keeps_nothing() {
+        let memo = Memo::new(0);
+        let k = key("/a/", "", &HeaderMap::new());
+        memo.keep(&k, replay("x"));
+        assert!(memo.replay(&k).is_none());
+        assert_eq!(memo.held(), (0, 0));
+    }
+
+    #[test]
     fn the_budget_bounds_what_is_held() {
-        let memo = Memo::default();
+        let memo = Memo::new(DEFAULT_BUDGET);
         let none = HeaderMap::new();
-        for i in 0..MOST_ANSWERS + 100 {
+        for i in 0..DEFAULT_BUDGET / ENTRY_COST / 2 + 100 {
             memo.keep(&key("/a/", &i.to_string(), &none), replay("x"));
         }
         let (answers, cost) = memo.held();
-        assert_eq!(answers, MOST_ANSWERS);
-        assert!(cost <= BUDGET);
+        assert_eq!(answers, DEFAULT_BUDGET / ENTRY_COST / 2);
+        assert!(cost <= DEFAULT_BUDGET);
         // An answer too large for a sixteenth of the budget is not kept.
         let big = Replay {
-            parts: vec![Bytes::from(vec![b'x'; BUDGET / 16])],
+            parts: vec![Bytes::from(vec![b'x'; DEFAULT_BUDGET / 16])],
             ..replay("")
         };
         memo.keep(&key("/big/", "", &none), big);
         assert!(memo.replay(&key("/big/", "", &none)).is_none());
         // Large answers make room for themselves within the budget.
-        let memo = Memo::default();
+        let memo = Memo::new(DEFAULT_BUDGET);
         for i in 0..40 {
             let large = Replay {
-                parts: vec![Bytes::from(vec![b'x'; BUDGET / 32])],
+                parts: vec![Bytes::from(vec![b'x'; DEFAULT_BUDGET / 32])],
                 ..replay("")
             };
             memo.keep(&key("/large/", &i.to_string(), &none), large);
         }
         let (answers, cost) = memo.held();
         assert!((30..40).contains(&answers), "{answers} answers");
-        assert!(cost <= BUDGET, "{cost}");
+        assert!(cost <= DEFAULT_BUDGET, "{cost}");
         assert!(memo.replay(&key("/large/", "39", &none)).is_some());
     }
 }

@@ -48,6 +48,9 @@ pub struct Settings {
     pub label_url: Option<Template>,
     /// The most labels one sheet holds.
     pub max_labels: usize,
+    /// Bytes of answers each view keeps to replay to the same request again
+    /// (`--replay-budget`; zero replays nothing).
+    pub replay_budget: usize,
 }
 
 impl Default for Settings {
@@ -68,6 +71,7 @@ impl Default for Settings {
             view_hold: Duration::from_secs(10),
             label_url: None,
             max_labels: crate::labels::DEFAULT_MAX_LABELS,
+            replay_budget: super::memo::DEFAULT_BUDGET,
         }
     }
 }

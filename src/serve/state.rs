@@ -62,7 +62,8 @@ impl Lease {
 }
 
 impl Served {
-    pub fn new(view: View) -> Served {
+    /// Serves `view`, keeping up to `replay_budget` bytes of its answers to replay.
+    pub fn new(view: View, replay_budget: usize) -> Served {
         Served {
             last_modified: HeaderValue::from_str(&view.last_modified).ok(),
             view,
@@ -71,7 +72,7 @@ impl Served {
             csv_rows: Endpoint::all().iter().map(|_| Default::default()).collect(),
             retired: AtomicBool::new(false),
             leases: Mutex::new(Vec::new()),
-            memo: Memo::default(),
+            memo: Memo::new(replay_budget),
         }
     }
 
@@ -176,7 +177,7 @@ impl State {
                 .expect("digits are a header value");
         Arc::new(State {
             cache_control,
-            current: ArcSwap::new(Arc::new(Served::new(view))),
+            current: ArcSwap::new(Arc::new(Served::new(view, settings.replay_budget))),
             openapi: Bytes::from(openapi),
             work: Arc::new(Work::new(settings.query_threads, settings.query_queue)),
             settings,
@@ -201,14 +202,16 @@ impl State {
     /// the next [`State::swap`]; returns the view it replaces. Not prepared:
     /// it lives while a reload renders, and a question builds what it needs.
     pub fn make_way(&self, view: View) -> Arc<Served> {
-        let old = self.current.swap(Arc::new(Served::new(view)));
+        let old = self
+            .current
+            .swap(Arc::new(Served::new(view, self.settings.replay_budget)));
         old.retired.store(true, Ordering::Relaxed);
         old
     }
 
     /// Serves `view` from now on; returns the view it replaces.
     pub fn swap(&self, view: View) -> Arc<Served> {
-        let served = Arc::new(Served::new(view));
+        let served = Arc::new(Served::new(view, self.settings.replay_budget));
         let old = self.current.swap(served.clone());
         old.retired.store(true, Ordering::Relaxed);
         prepare_in_background(served);
