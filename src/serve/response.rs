@@ -466,4 +466,22 @@ mod tests {
         let said: Vec<_> = h.get_all(header::VARY).iter().collect();
         assert_eq!(said, ["Accept, Accept-Encoding"]);
     }
+
+    /// The memo keys a request on exactly the headers an answer can vary by: a
+    /// header added to `Vary` must be added to its key, or another request's
+    /// answer would be replayed.
+    #[test]
+    fn the_memo_keys_on_what_answers_vary_by() {
+        let mut varied: Vec<String> = Vary::VALUES[15]
+            .split(", ")
+            .map(|n| n.to_ascii_lowercase())
+            .collect();
+        let mut keyed: Vec<String> = super::super::memo::ASKED_BY
+            .iter()
+            .map(|n| n.as_str().to_string())
+            .collect();
+        varied.sort();
+        keyed.sort();
+        assert_eq!(varied, keyed);
+    }
 }
