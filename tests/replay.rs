@@ -27,28 +27,32 @@ fn a_repeated_get_gets_the_same_head_and_body_replayed() {
     let s = Server::sample();
     let path = "/api/v2/specimen-records/?limit=2&offset=1";
     let before = s.metric(REPLAYED);
+    // Made the first time, made and kept the second, replayed from the third.
     let made = s.get(path);
     assert_eq!(made.status, 200, "{}", made.text());
+    let kept = s.get(path);
     assert_eq!(s.metric(REPLAYED), before);
-    let replayed = s.get(path);
-    assert_eq!(s.metric(REPLAYED), before + 1);
-    assert_eq!(seen(&replayed), seen(&made));
-    assert_eq!(
-        replayed.header("content-length"),
-        Some(&*made.body.len().to_string())
-    );
-    // Each header an answer varies by makes a request of its own: made once,
-    // then replayed, never another's answer.
+    assert_eq!(seen(&kept), seen(&made));
+    for n in 1..=2 {
+        let replayed = s.get(path);
+        assert_eq!(s.metric(REPLAYED), before + n);
+        assert_eq!(seen(&replayed), seen(&made));
+        let length = made.body.len().to_string();
+        assert_eq!(replayed.header("content-length"), Some(&*length));
+    }
+    // Each header an answer varies by makes a request of its own: made, then
+    // replayed, never another's answer.
     let variants: [&[(&str, &str)]; 4] = [
         &[("Accept-Encoding", "gzip")],
         &[("Accept", "text/html")],
         &[("Origin", "https://a.example")],
         &[("Host", "example.org")],
     ];
-    let mut count = before + 1;
+    let mut count = before + 2;
     for headers in variants {
         let first = s.send("GET", path, headers);
-        assert_eq!(s.metric(REPLAYED), count, "{headers:?} made");
+        assert_eq!(seen(&s.send("GET", path, headers)), seen(&first));
+        assert_eq!(s.metric(REPLAYED), count, "{headers:?} made twice");
         let again = s.send("GET", path, headers);
         count += 1;
         assert_eq!(s.metric(REPLAYED), count, "{headers:?} replayed");
@@ -66,7 +70,7 @@ fn a_repeated_get_gets_the_same_head_and_body_replayed() {
         .starts_with("text/html"));
     // Media URLs follow the request's Host, replayed or not.
     let images = "/api/v2/specimen-record-images/?limit=1&fields=_,file";
-    for host in ["a.example", "b.example", "a.example", "b.example"] {
+    for host in ["a.example", "b.example"].repeat(3) {
         let r = s.send("GET", images, &[("Host", host)]);
         let url = format!("http://{host}/media/");
         assert!(r.text().contains(&url), "{host}: {}", r.text());
@@ -94,6 +98,7 @@ fn conditional_head_and_changing_answers_are_made_each_time() {
     let path = "/api/v2/specimen-records/?limit=3";
     let made = s.get(path);
     let tag = made.header("etag").expect("a tag").to_string();
+    assert_eq!(seen(&s.get(path)), seen(&made));
     let before = s.metric(REPLAYED);
     let revalidated = s.send("GET", path, &[("If-None-Match", &tag)]);
     assert_eq!(revalidated.status, 304);
@@ -126,8 +131,9 @@ fn a_media_file_changed_on_disk_is_served_as_it_is_now() {
         ..Settings::default()
     };
     let s = Server::start(&common::sample_snapshot(), settings);
-    assert_eq!(s.get("/media/images/a.jpg").body, b"\xff\xd8\xff\xe0one");
-    assert_eq!(s.get("/media/images/a.jpg").body, b"\xff\xd8\xff\xe0one");
+    for _ in 0..3 {
+        assert_eq!(s.get("/media/images/a.jpg").body, b"\xff\xd8\xff\xe0one");
+    }
     std::fs::write(&file, b"\xff\xd8\xff\xe0two, longer").unwrap();
     assert_eq!(
         s.get("/media/images/a.jpg").body,
@@ -145,12 +151,16 @@ fn a_new_view_replays_nothing_of_the_one_it_replaced() {
     let s = Server::start(&small, Settings::default());
     let path = "/api/v2/specimen-records/?limit=1";
     let count = |r: &Reply| r.json()["meta"]["total_count"].as_u64();
-    assert_eq!(count(&s.get(path)), Some(30));
-    assert_eq!(count(&s.get(path)), Some(30));
+    for _ in 0..3 {
+        assert_eq!(count(&s.get(path)), Some(30));
+    }
     let before = s.metric(REPLAYED);
+    assert!(before > 0);
     s.state
         .swap(View::load(&large).expect("the snapshot loads"));
-    assert_eq!(count(&s.get(path)), Some(40));
+    for _ in 0..2 {
+        assert_eq!(count(&s.get(path)), Some(40));
+    }
     assert_eq!(s.metric(REPLAYED), before);
     assert_eq!(count(&s.get(path)), Some(40));
     assert_eq!(s.metric(REPLAYED), before + 1);

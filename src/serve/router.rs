@@ -116,11 +116,13 @@ async fn respond(
     response
 }
 
-/// Keeps a response in the view's memo when the view alone decides it: a 200
-/// made whole with a strong tag, not a file from the media directory (which
-/// may change under it), not said while draining (`Connection: close`).
+/// Keeps a response in the view's memo when the view alone decides it (a 200
+/// made whole with a strong tag, not a file from the media directory, which
+/// may change under it, not said while draining with `Connection: close`) and
+/// its request was asked before.
 fn keep(state: &State, served: &Served, asked: &Asked, response: &Response) {
-    let kept = response.status() == StatusCode::OK
+    let kept = served.memo.keeps()
+        && response.status() == StatusCode::OK
         && response.headers().contains_key(header::ETAG)
         && !matches!(asked.target, Target::MediaFile | Target::Refused(_))
         && response.extensions().get::<Uncompressed>().is_none()
@@ -128,7 +130,9 @@ fn keep(state: &State, served: &Served, asked: &Asked, response: &Response) {
     let Some(Parts(parts)) = response.extensions().get::<Parts>().filter(|_| kept) else {
         return;
     };
-    let Some(key) = Key::of(&asked.method, &asked.path, &asked.raw_query, &asked.headers) else {
+    let Some(key) = Key::of(&asked.method, &asked.path, &asked.raw_query, &asked.headers)
+        .filter(|key| served.memo.asked_before(key))
+    else {
         return;
     };
     let replay = Replay {
@@ -145,6 +149,10 @@ pub fn replay<B>(state: &State, req: &warp::http::Request<B>) -> Option<Wire> {
     if state.draining.load(Ordering::Relaxed) {
         return None;
     }
+    let served = state.peek();
+    if served.memo.is_empty() {
+        return None;
+    }
     let started = Instant::now();
     let uri = req.uri();
     let key = Key::of(
@@ -157,7 +165,7 @@ pub fn replay<B>(state: &State, req: &warp::http::Request<B>) -> Option<Wire> {
         headers,
         parts,
         route,
-    } = state.current().memo.replay(&key)?;
+    } = served.memo.replay(&key)?;
     let bytes = parts.iter().map(Bytes::len).sum::<usize>();
     state
         .metrics

@@ -186,6 +186,12 @@ impl State {
         })
     }
 
+    /// The view being served, for a moment (no reference count taken: the
+    /// memo's lookup, which most often finds nothing, touches no shared count).
+    pub fn peek(&self) -> arc_swap::Guard<Arc<Served>> {
+        self.current.load()
+    }
+
     /// The view being served now, with its caches. A request loads it once, so its
     /// body and its ETag come from the same snapshot.
     pub fn current(&self) -> Arc<Served> {
