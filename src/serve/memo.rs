@@ -14,7 +14,7 @@
 //! 36,800 on the same bytes).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::RwLock;
+use std::sync::{OnceLock, RwLock};
 
 use bytes::Bytes;
 use hashbrown::HashTable;
@@ -41,15 +41,29 @@ const KEY_BYTES: usize = 1024;
 /// only their entry), and an entry's cost for each.
 pub const DEFAULT_BUDGET: usize = 16 << 20;
 /// What an entry costs besides its key and its own bytes (its headers, its
-/// parts' handles). At most half the budget goes to entries: 8,192 answers in
-/// the default budget.
+/// parts' handles).
 const ENTRY_COST: usize = 1024;
 
+/// How many answers a budget holds: at most half of it goes to entries (8,192
+/// answers in the default budget).
+fn most(budget: usize) -> usize {
+    budget / ENTRY_COST / 2
+}
+
 /// What a request asks, as the memo finds its answer: its path and query and
-/// the headers of [`ASKED_BY`], every line, in one buffer on the stack.
+/// the headers of [`ASKED_BY`], every line, in one buffer on the stack, hashed
+/// once.
 pub struct Key {
     len: usize,
+    hash: u64,
     bytes: [u8; KEY_BYTES],
+}
+
+/// The keys' hasher: seeded at random once per process, so a client cannot
+/// choose keys that collide.
+fn hasher() -> &'static ahash::RandomState {
+    static HASHER: OnceLock<ahash::RandomState> = OnceLock::new();
+    HASHER.get_or_init(ahash::RandomState::new)
 }
 
 impl Key {
@@ -61,6 +75,7 @@ impl Key {
         }
         let mut key = Key {
             len: 0,
+            hash: 0,
             bytes: [0; KEY_BYTES],
         };
         key.push(path.as_bytes())?;
@@ -75,7 +90,12 @@ impl Key {
                 key.push(b"\n")?;
             }
         }
+        key.hash = hasher().hash_one(key.as_bytes());
         Some(key)
+    }
+
+    fn matches(&self, entry: &Entry) -> bool {
+        entry.hash == self.hash && *entry.key == *self.as_bytes()
     }
 
     fn push(&mut self, bytes: &[u8]) -> Option<()> {
@@ -101,11 +121,9 @@ pub struct Replay {
 
 /// One view's replayed answers.
 pub struct Memo {
-    hasher: ahash::RandomState,
     table: RwLock<Table>,
-    /// Bytes the answers may cost, and how many answers.
+    /// Bytes the answers may cost.
     budget: usize,
-    most: usize,
     /// How many answers the table holds, read without its lock: a request finds
     /// an empty memo (a new view's, or one without a budget) at no cost.
     count: AtomicUsize,
@@ -132,14 +150,11 @@ struct Entry {
 impl Memo {
     /// A memo of up to `budget` bytes (zero: it keeps nothing).
     pub fn new(budget: usize) -> Memo {
-        let most = budget / ENTRY_COST / 2;
         Memo {
-            hasher: ahash::RandomState::new(),
             table: RwLock::new(Table::default()),
             budget,
-            most,
             count: AtomicUsize::new(0),
-            seen: (0..most.next_power_of_two())
+            seen: (0..most(budget).next_power_of_two())
                 .map(|_| AtomicU64::new(0))
                 .collect(),
         }
@@ -150,30 +165,28 @@ impl Memo {
         self.count.load(Ordering::Relaxed) == 0
     }
 
-    /// Whether the memo keeps answers at all (it has a budget).
+    /// Whether the memo keeps answers at all (its budget holds one).
     pub fn keeps(&self) -> bool {
-        self.budget > 0
+        most(self.budget) > 0
     }
 
     /// The answer kept for `key`, if any.
     pub fn replay(&self, key: &Key) -> Option<Replay> {
-        let hash = self.hasher.hash_one(key.as_bytes());
         let table = self.table.read().unwrap_or_else(|e| e.into_inner());
         table
             .entries
-            .find(hash, |e| e.hash == hash && *e.key == *key.as_bytes())
+            .find(key.hash, |e| key.matches(e))
             .map(|e| e.replay.clone())
     }
 
     /// Whether `key` was asked recently (and notes that it is now): only then is
     /// its answer worth keeping.
     pub fn asked_before(&self, key: &Key) -> bool {
-        if self.most == 0 {
+        if !self.keeps() {
             return false;
         }
-        let hash = self.hasher.hash_one(key.as_bytes());
-        let slot = &self.seen[hash as usize & (self.seen.len() - 1)];
-        slot.swap(hash, Ordering::Relaxed) == hash
+        let slot = &self.seen[key.hash as usize & (self.seen.len() - 1)];
+        slot.swap(key.hash, Ordering::Relaxed) == key.hash
     }
 
     /// Keeps `replay` as the answer to `key`, making room by dropping other
@@ -187,16 +200,14 @@ impl Memo {
             .map(Bytes::len)
             .sum();
         let cost = ENTRY_COST + key.len + owned;
-        if cost > self.budget / 16 {
+        if !self.keeps() || cost > self.budget / 16 {
             return;
         }
-        let hash = self.hasher.hash_one(key.as_bytes());
         let mut table = self.table.write().unwrap_or_else(|e| e.into_inner());
-        let same = |e: &Entry| e.hash == hash && *e.key == *key.as_bytes();
-        if table.entries.find(hash, same).is_some() {
+        if table.entries.find(key.hash, |e| key.matches(e)).is_some() {
             return;
         }
-        while table.entries.len() >= self.most || table.cost + cost > self.budget {
+        while table.entries.len() >= most(self.budget) || table.cost + cost > self.budget {
             let mut first = true;
             let dropped = table
                 .entries
@@ -209,12 +220,12 @@ impl Memo {
         }
         table.cost += cost;
         let entry = Entry {
-            hash,
+            hash: key.hash,
             key: key.as_bytes().into(),
             replay,
             cost,
         };
-        table.entries.insert_unique(hash, entry, |e| e.hash);
+        table.entries.insert_unique(key.hash, entry, |e| e.hash);
         self.count.store(table.entries.len(), Ordering::Relaxed);
     }
 
@@ -344,11 +355,11 @@ mod tests {
     fn the_budget_bounds_what_is_held() {
         let memo = Memo::new(DEFAULT_BUDGET);
         let none = HeaderMap::new();
-        for i in 0..DEFAULT_BUDGET / ENTRY_COST / 2 + 100 {
+        for i in 0..most(DEFAULT_BUDGET) + 100 {
             memo.keep(&key("/a/", &i.to_string(), &none), replay("x"));
         }
         let (answers, cost) = memo.held();
-        assert_eq!(answers, DEFAULT_BUDGET / ENTRY_COST / 2);
+        assert_eq!(answers, most(DEFAULT_BUDGET));
         assert!(cost <= DEFAULT_BUDGET);
         // An answer too large for a sixteenth of the budget is not kept.
         let big = Replay {

@@ -30,6 +30,7 @@ use super::gbif;
 use super::labels;
 use super::media_files;
 use super::memo::{Key, Replay};
+use super::metrics::Route;
 use super::pages;
 use super::response::{finish, Response, Uncompressed, ALLOW};
 use super::root;
@@ -100,20 +101,36 @@ async fn respond(
 ) -> Response {
     let response = finish(state, served, asked, answer).await;
     keep(state, served, asked, &response);
-    let status = response.status().as_u16();
-    let bytes = response
-        .headers()
+    let asked_for = (&asked.method, asked.path.as_str(), asked.raw_query.as_str());
+    count(
+        state,
+        asked_for,
+        asked.target.route(),
+        response.status(),
+        response.headers(),
+        started,
+    );
+    response
+}
+
+/// Counts an answer, made or replayed (its length from its headers), and logs
+/// its request at debug.
+fn count(
+    state: &State,
+    (method, path, query): (&Method, &str, &str),
+    route: Route,
+    status: StatusCode,
+    headers: &HeaderMap,
+    started: Instant,
+) {
+    let bytes = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse().ok())
         .unwrap_or(0);
-    state.metrics.observe(
-        asked.target.route(),
-        status,
-        started.elapsed().as_secs_f64(),
-        bytes,
-    );
-    tracing::debug!(method = %asked.method, path = asked.path, query = %asked.raw_query, status, "request");
-    response
+    let status = status.as_u16();
+    let seconds = started.elapsed().as_secs_f64();
+    state.metrics.observe(route, status, seconds, bytes);
+    tracing::debug!(%method, path, query, status, "request");
 }
 
 /// Keeps a response in the view's memo when the view alone decides it (a 200
@@ -166,15 +183,12 @@ pub fn replay<B>(state: &State, req: &warp::http::Request<B>) -> Option<Wire> {
         parts,
         route,
     } = served.memo.replay(&key)?;
-    let bytes = parts.iter().map(Bytes::len).sum::<usize>();
-    state
-        .metrics
-        .observe(route, 200, started.elapsed().as_secs_f64(), bytes as u64);
     state
         .metrics
         .replayed_answers
         .fetch_add(1, Ordering::Relaxed);
-    tracing::debug!(method = %req.method(), path = uri.path(), query = uri.query().unwrap_or(""), status = 200, "request replayed");
+    let asked_for = (req.method(), uri.path(), uri.query().unwrap_or(""));
+    count(state, asked_for, route, StatusCode::OK, &headers, started);
     Some(wire::replayed(headers, parts))
 }
 
