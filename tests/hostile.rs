@@ -168,12 +168,7 @@ fn a_stopping_server_says_connection_close_and_is_not_ready() {
 #[test]
 fn revalidation_and_head_do_not_make_the_answer() {
     let s = Server::sample();
-    let worked = || {
-        s.state
-            .metrics
-            .worked_answers
-            .load(std::sync::atomic::Ordering::Relaxed)
-    };
+    let worked = || s.state.work.ran(catalogue::serve::work::Task::Answer);
     let path = "/api/v2/specimen-records/?sort=-notes,usi&search=a&limit=100000";
     let get = s.send("GET", path, &[("Accept-Encoding", "gzip")]);
     assert_eq!((get.status, worked()), (200, 1));

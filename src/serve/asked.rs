@@ -16,12 +16,12 @@ use crate::view::View;
 use super::compress::{self, Coding};
 use super::media::Media;
 use super::negotiate::{self, Representation};
+use super::routing::{MediaOf, Routed, Shown};
 use super::settings::Settings;
-use super::target::Target;
 
 /// One request, as every step of answering it reads it.
 pub struct Asked {
-    pub target: Target,
+    pub routed: Routed,
     pub method: Method,
     pub path: String,
     pub raw_query: String,
@@ -39,9 +39,9 @@ pub struct Asked {
 }
 
 impl Asked {
-    /// Reads a request for `target`, answered from `view`.
+    /// Reads a request routed to `routed`, answered from `view`.
     pub fn new(
-        target: Target,
+        routed: Routed,
         method: Method,
         path: String,
         raw_query: String,
@@ -49,12 +49,13 @@ impl Asked {
         view: &View,
     ) -> Asked {
         let params = Params::parse(&raw_query);
-        let representation = match &target {
-            t if t.negotiable() => {
+        let route = routed.matched().filter(|m| !m.unslashed);
+        let representation = match route.map(|m| m.routing.shown) {
+            _ if negotiable(&routed) => {
                 let format = params.as_ref().ok().and_then(|p| p.get("format"));
                 negotiate::representation(&headers, format)
             }
-            Target::Docs => Representation::Html,
+            Some(Shown::Page) => Representation::Html,
             _ => Representation::Json,
         };
         let coding = compress::negotiate(
@@ -62,13 +63,13 @@ impl Asked {
                 .get(header::ACCEPT_ENCODING)
                 .and_then(|v| v.to_str().ok()),
         );
-        let media = match &target {
-            Target::List(e) | Target::Record(e, _) => Media::of(view, *e),
-            Target::Images | Target::Image(_) => Media::Configured,
+        let media = match route.map(|m| (m.routing.media, m.list)) {
+            Some((MediaOf::List, Some(e))) => Media::of(view, e),
+            Some((MediaOf::Configured, _)) => Media::Configured,
             _ => Media::None,
         };
         Asked {
-            target,
+            routed,
             method,
             path,
             raw_query,
@@ -80,6 +81,22 @@ impl Asked {
             base: OnceLock::new(),
             tag: OnceLock::new(),
         }
+    }
+
+    /// The list the path named, if it named one.
+    pub fn list(&self) -> Option<crate::model::Endpoint> {
+        self.routed.matched().and_then(|m| m.list)
+    }
+
+    /// The identifier the path named, if it named one.
+    pub fn id(&self) -> Option<&str> {
+        self.routed.matched().and_then(|m| m.id.as_deref())
+    }
+
+    /// Whether the URL answers a page or JSON, as the client prefers
+    /// (`Vary: Accept`).
+    pub fn negotiable(&self) -> bool {
+        negotiable(&self.routed)
     }
 
     /// Whether the answer is a page for people.
@@ -146,5 +163,15 @@ impl Asked {
     /// answer would carry: then it is answered 304 without making the answer.
     pub fn fresh(&self, settings: &Settings, view: &View) -> bool {
         self.headers.contains_key(header::IF_NONE_MATCH) && self.names(self.tag(settings, view))
+    }
+}
+
+/// Whether a request so routed answers a page or JSON as the client prefers:
+/// a route that says so (not while redirecting), and a path none takes.
+fn negotiable(routed: &Routed) -> bool {
+    match routed {
+        Routed::Route(m) => m.routing.shown == Shown::Negotiated && !m.unslashed,
+        Routed::NotFound => true,
+        _ => false,
     }
 }

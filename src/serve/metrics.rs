@@ -4,34 +4,11 @@
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
+use std::sync::OnceLock;
 
-use crate::model::endpoint::{ARCHIVE_PATH, IMAGES_PATH, OPENAPI_PATH};
-use crate::model::Endpoint;
 use crate::view::View;
 
-/// What a request was for, as metrics label it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Route {
-    List(Endpoint),
-    Record(Endpoint),
-    Health,
-    Ready,
-    Metrics,
-    OpenApi,
-    Archive,
-    /// The front page, the docs viewer and the pages' files.
-    Page,
-    /// Wagtail's own image list, and single images.
-    Images,
-    Image,
-    /// The specimen label sheets.
-    Labels,
-    /// The species checklists.
-    Checklist,
-    /// GBIF's occurrence search, count and occurrences.
-    Gbif,
-    Other,
-}
+use super::work::{Task, Work};
 
 /// The statuses counted separately; anything else counts as "other".
 const STATUSES: [u16; 11] = [200, 204, 301, 304, 400, 404, 405, 414, 431, 500, 503];
@@ -40,46 +17,8 @@ const BUCKETS: [f64; 12] = [
     0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.1, 0.5, 2.0,
 ];
 
-/// The label of each route slot: 25 lists, 25 records, then the rest.
-fn route_index(route: Route) -> usize {
-    let n = Endpoint::all().len();
-    match route {
-        Route::List(e) => e.index(),
-        Route::Record(e) => n + e.index(),
-        Route::Health => 2 * n,
-        Route::Ready => 2 * n + 1,
-        Route::Metrics => 2 * n + 2,
-        Route::OpenApi => 2 * n + 3,
-        Route::Archive => 2 * n + 4,
-        Route::Page => 2 * n + 5,
-        Route::Images => 2 * n + 6,
-        Route::Image => 2 * n + 7,
-        Route::Labels => 2 * n + 8,
-        Route::Checklist => 2 * n + 9,
-        Route::Gbif => 2 * n + 10,
-        Route::Other => 2 * n + 11,
-    }
-}
-
-fn route_label(index: usize) -> String {
-    let n = Endpoint::all().len();
-    match index {
-        i if i < n => format!("/api/v2/{}/", Endpoint::all()[i].segment()),
-        i if i < 2 * n => format!("/api/v2/{}/{{id}}/", Endpoint::all()[i - n].segment()),
-        i if i == 2 * n => "/healthz".into(),
-        i if i == 2 * n + 1 => "/readyz".into(),
-        i if i == 2 * n + 2 => "/metrics".into(),
-        i if i == 2 * n + 3 => OPENAPI_PATH.into(),
-        i if i == 2 * n + 4 => ARCHIVE_PATH.into(),
-        i if i == 2 * n + 5 => "pages".into(),
-        i if i == 2 * n + 6 => IMAGES_PATH.into(),
-        i if i == 2 * n + 7 => format!("{IMAGES_PATH}{{id}}/"),
-        i if i == 2 * n + 8 => crate::labels::PATH.into(),
-        i if i == 2 * n + 9 => crate::model::endpoint::CHECKLIST_PATH.into(),
-        i if i == 2 * n + 10 => "/gbif/v1/occurrence/".into(),
-        _ => "other".into(),
-    }
-}
+/// The most routes metrics tell apart (the table's names, each list's own).
+pub const ROUTE_SLOTS: usize = 128;
 
 /// Counters of what the server did.
 #[derive(Debug)]
@@ -90,16 +29,12 @@ pub struct Metrics {
     latency_sum_micros: AtomicU64,
     latency_count: AtomicU64,
     bytes_sent: AtomicU64,
+    /// The name of each route slot, as the route table says them.
+    routes: OnceLock<Vec<String>>,
     /// Views swapped in after start-up.
     pub reloads: AtomicU64,
     /// Files that failed a check and were not served.
     pub failed_reloads: AtomicU64,
-    /// Answers made by filtering, sorting, searching, projecting or counting
-    /// facets: the requests that cost work.
-    pub worked_answers: AtomicU64,
-    /// Bodies compressed for one response (on the work pool), as opposed to
-    /// those compressed once per view.
-    pub compressed_answers: AtomicU64,
     /// Answers replayed from the memo, neither routed nor made again.
     pub replayed_answers: AtomicU64,
     /// Reloads that found the served collection in the file's header and built
@@ -111,19 +46,17 @@ pub struct Metrics {
 
 impl Default for Metrics {
     fn default() -> Self {
-        let routes = 2 * Endpoint::all().len() + 12;
         Metrics {
-            requests: (0..routes * (STATUSES.len() + 1))
+            requests: (0..ROUTE_SLOTS * (STATUSES.len() + 1))
                 .map(|_| AtomicU64::new(0))
                 .collect(),
             latency_buckets: (0..BUCKETS.len()).map(|_| AtomicU64::new(0)).collect(),
             latency_sum_micros: AtomicU64::new(0),
             latency_count: AtomicU64::new(0),
             bytes_sent: AtomicU64::new(0),
+            routes: OnceLock::new(),
             reloads: AtomicU64::new(0),
             failed_reloads: AtomicU64::new(0),
-            worked_answers: AtomicU64::new(0),
-            compressed_answers: AtomicU64::new(0),
             replayed_answers: AtomicU64::new(0),
             unchanged_reloads: AtomicU64::new(0),
             loaded_at: AtomicI64::new(0),
@@ -132,13 +65,19 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    /// Counts one answered request.
-    pub fn observe(&self, route: Route, status: u16, seconds: f64, bytes: u64) {
+    /// Names the route slots, once: `names[slot]` is how a slot is labelled.
+    pub fn name_routes(&self, names: Vec<String>) {
+        assert!(names.len() <= ROUTE_SLOTS, "more routes than metrics count");
+        let _ = self.routes.set(names);
+    }
+
+    /// Counts one answered request, of the route in `slot`.
+    pub fn observe(&self, slot: usize, status: u16, seconds: f64, bytes: u64) {
         let s = STATUSES
             .iter()
             .position(|&x| x == status)
             .unwrap_or(STATUSES.len());
-        self.requests[route_index(route) * (STATUSES.len() + 1) + s].fetch_add(1, Relaxed);
+        self.requests[slot * (STATUSES.len() + 1) + s].fetch_add(1, Relaxed);
         if let Some(b) = BUCKETS.iter().position(|&upper| seconds <= upper) {
             self.latency_buckets[b].fetch_add(1, Relaxed);
         }
@@ -148,17 +87,18 @@ impl Metrics {
         self.bytes_sent.fetch_add(bytes, Relaxed);
     }
 
-    /// The requests counted for a route and status so far.
-    pub fn requests(&self, route: Route, status: u16) -> u64 {
+    /// The requests counted for a route slot and status so far.
+    pub fn requests(&self, slot: usize, status: u16) -> u64 {
         let s = STATUSES
             .iter()
             .position(|&x| x == status)
             .unwrap_or(STATUSES.len());
-        self.requests[route_index(route) * (STATUSES.len() + 1) + s].load(Relaxed)
+        self.requests[slot * (STATUSES.len() + 1) + s].load(Relaxed)
     }
 
-    /// Everything, in Prometheus' text exposition format.
-    pub fn render(&self, view: &View) -> String {
+    /// Everything, in Prometheus' text exposition format (with what the pool
+    /// ran, from `work`).
+    pub fn render(&self, view: &View, work: &Work) -> String {
         let mut out = String::with_capacity(8 * 1024);
         let w = &mut out;
         let _ = writeln!(
@@ -175,7 +115,11 @@ impl Metrics {
             let status = STATUSES
                 .get(i % slots)
                 .map_or("other".to_string(), u16::to_string);
-            let route = route_label(i / slots);
+            let route = self
+                .routes
+                .get()
+                .and_then(|names| names.get(i / slots))
+                .map_or("other", String::as_str);
             let _ = writeln!(
                 w,
                 "catalogue_requests_total{{route=\"{route}\",status=\"{status}\"}} {n}"
@@ -234,7 +178,7 @@ impl Metrics {
             "catalogue_worked_answers_total",
             "counter",
             "List answers and pages made on the threads for answers that cost work (filters, sorts, searches, projections, facets, pages' rows).",
-            self.worked_answers.load(Relaxed).to_string(),
+            work.ran(Task::Answer).to_string(),
         );
         gauge(
             w,
@@ -248,7 +192,7 @@ impl Metrics {
             "catalogue_compressed_answers_total",
             "counter",
             "Answers compressed for one response, on the threads for answers that cost work.",
-            self.compressed_answers.load(Relaxed).to_string(),
+            work.ran(Task::Compress).to_string(),
         );
         gauge(
             w,

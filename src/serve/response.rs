@@ -15,10 +15,11 @@ use super::answer::{Answer, Body, Caching, Kind, Streamed};
 use super::asked::Asked;
 use super::compress::{self, Coding, Effort, COMPRESS_ABOVE, COMPRESS_BELOW};
 use super::media::{self, Media};
+use super::routing::Routed;
 use super::settings::Settings;
 use super::state::{Served, State};
-use super::target::Target;
 use super::wire;
+use super::work::Task;
 
 /// A response as warp and hyper send it.
 pub type Response = warp::reply::Response;
@@ -58,7 +59,7 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
     } = answer;
     // Room for every header a response takes, so none is added by regrowing.
     let mut h = HeaderMap::with_capacity(24);
-    let refused = matches!(asked.target, Target::Refused(_));
+    let refused = matches!(asked.routed, Routed::Refused(_));
     if refused || state.draining.load(Ordering::Relaxed) {
         h.insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
@@ -68,13 +69,13 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    if asked.target.negotiable() {
+    if asked.negotiable() {
         vary.add(Vary::ACCEPT, &mut h);
     }
     if kind == Kind::Html {
         page_policy(settings, &mut h);
     }
-    if asked.target.names_methods() {
+    if matches!(asked.routed, Routed::Preflight | Routed::NotAllowed) {
         h.insert(header::ALLOW, HeaderValue::from_static(ALLOW));
     }
     if let Some(names) = ignored {
@@ -207,7 +208,7 @@ impl Sent<'_> {
             Some(base) => {
                 let (parts, base) = (parts.clone(), base.clone());
                 let count = move || media::spliced_len(&parts, &base);
-                self.state.work.run(count).await
+                self.state.work.run(Task::Measure, count).await
             }
         };
         let worth = spliced.is_some_and(|l| (COMPRESS_ABOVE..COMPRESS_BELOW).contains(&l));
@@ -265,11 +266,7 @@ impl Sent<'_> {
                 })
             }))
         };
-        self.state
-            .metrics
-            .compressed_answers
-            .fetch_add(1, Ordering::Relaxed);
-        self.state.work.run(job).await
+        self.state.work.run(Task::Compress, job).await
     }
 }
 
@@ -348,7 +345,7 @@ fn cors(settings: &Settings, asked: &Asked, h: &mut HeaderMap, vary: &mut Vary) 
                 "ETag, Last-Modified, X-Ignored-Parameters, X-Label-Overflow, Content-Disposition",
             ),
         );
-        if matches!(asked.target, Target::Preflight) {
+        if matches!(asked.routed, Routed::Preflight) {
             h.insert(
                 header::ACCESS_CONTROL_ALLOW_METHODS,
                 HeaderValue::from_static(ALLOW),

@@ -1,55 +1,36 @@
-//! Routing: warp reads the request, [`Target::of`] names what it asks for, the
-//! request is read once into an [`Asked`], one handler answers it from the view
-//! the request loaded, and [`finish`] adds the headers.
+//! The dispatcher: warp reads the request, the route table (`routes::ROUTES`)
+//! names what it asks for, the request is read once into an [`Asked`], the
+//! route's parse and job answer it from the view the request loaded, and
+//! [`finish`] adds the headers; every answer is counted, and kept to replay
+//! when the view alone decides it.
 
 use std::convert::Infallible;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use bytes::Bytes;
 use warp::http::{header, HeaderMap, Method, StatusCode};
 use warp::path::FullPath;
 use warp::Filter;
 
-use crate::export::dwca::{Archive, Scope};
-use crate::model::endpoint::API_PREFIX;
+use crate::html;
 use crate::model::Endpoint;
-use crate::query::images::{ImagePlan, ImagesPlan};
-use crate::query::plan::Selected;
-use crate::query::question::Question;
-use crate::query::{ApiError, Page, Plan, RecordPlan};
+use crate::query::ApiError;
 
-use super::answer::{Answer, Kind};
+use super::answer::{Answer, Caching};
 use super::asked::Asked;
-use super::assets;
-use super::checklist;
-use super::compress::COMPRESS_BELOW;
-use super::downloads;
-use super::gbif;
-use super::labels;
-use super::media_files;
 use super::memo::{Key, Replay};
-use super::metrics::Route;
-use super::pages;
 use super::response::{finish, Response, Uncompressed, ALLOW};
 use super::root;
+use super::route::{Cost, Ctx, Head, Run};
+use super::routes::ROUTES;
+use super::routing::{Routed, Source};
 use super::state::{Served, State};
-use super::target::Target;
 use super::wire::{self, Parts, Wire};
-
-/// Answers that may be larger than this are written as they are sent rather than
-/// made whole first (and are not compressed: compression stops at this size).
-const STREAM_ABOVE: usize = COMPRESS_BELOW;
-
-/// An expensive answer from the worker threads: made whole, or only chosen.
-enum Made {
-    Whole(Page),
-    Chosen(Selected),
-}
 
 /// The warp filter that answers every request.
 pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Infallible> + Clone {
+    state.metrics.name_routes(slots().names.clone());
     let raw_query = warp::query::raw().or(warp::any().map(String::new)).unify();
     warp::method()
         .and(warp::path::full())
@@ -63,9 +44,10 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
                     // One view for the whole request, even if a reload swaps it
                     // meanwhile: a body and its ETag come from the same snapshot.
                     let served = state.current();
-                    let target = Target::of(&method, path.as_str());
+                    let table = ROUTES.iter().map(|r| &r.routing);
+                    let routed = Routed::of(table, &method, path.as_str());
                     let path = path.as_str().to_string();
-                    let asked = Asked::new(target, method, path, raw, headers, &served.view);
+                    let asked = Asked::new(routed, method, path, raw, headers, &served.view);
                     let answer = answer(&state, &served, &asked).await;
                     respond(&state, &served, &asked, answer, started).await
                 }
@@ -84,8 +66,8 @@ pub async fn refusal(
 ) -> Response {
     let started = Instant::now();
     let served = state.current();
-    let target = Target::Refused(reason);
-    let asked = Asked::new(target, method, path, String::new(), headers, &served.view);
+    let routed = Routed::Refused(reason);
+    let asked = Asked::new(routed, method, path, String::new(), headers, &served.view);
     let answer = Answer::error(&ApiError::bad_request(reason));
     respond(state, &served, &asked, answer, started).await
 }
@@ -105,7 +87,7 @@ async fn respond(
     count(
         state,
         asked_for,
-        asked.target.route(),
+        slot(&asked.routed),
         response.status(),
         response.headers(),
         started,
@@ -118,7 +100,7 @@ async fn respond(
 fn count(
     state: &State,
     (method, path, query): (&Method, &str, &str),
-    route: Route,
+    slot: usize,
     status: StatusCode,
     headers: &HeaderMap,
     started: Instant,
@@ -129,7 +111,7 @@ fn count(
         .unwrap_or(0);
     let status = status.as_u16();
     let seconds = started.elapsed().as_secs_f64();
-    state.metrics.observe(route, status, seconds, bytes);
+    state.metrics.observe(slot, status, seconds, bytes);
     tracing::debug!(%method, path, query, status, "request");
 }
 
@@ -141,7 +123,7 @@ fn keep(state: &State, served: &Served, asked: &Asked, response: &Response) {
     let kept = served.memo.keeps()
         && response.status() == StatusCode::OK
         && response.headers().contains_key(header::ETAG)
-        && !matches!(asked.target, Target::MediaFile | Target::Refused(_))
+        && from_view(&asked.routed)
         && response.extensions().get::<Uncompressed>().is_none()
         && !state.draining.load(Ordering::Relaxed);
     let Some(Parts(parts)) = response.extensions().get::<Parts>().filter(|_| kept) else {
@@ -155,7 +137,7 @@ fn keep(state: &State, served: &Served, asked: &Asked, response: &Response) {
     let replay = Replay {
         headers: response.headers().clone(),
         parts: parts.clone(),
-        route: asked.target.route(),
+        slot: slot(&asked.routed),
     };
     served.memo.keep(&key, replay);
 }
@@ -181,274 +163,138 @@ pub fn replay<B>(state: &State, req: &warp::http::Request<B>) -> Option<Wire> {
     let Replay {
         headers,
         parts,
-        route,
+        slot,
     } = served.memo.replay(&key)?;
     state
         .metrics
         .replayed_answers
         .fetch_add(1, Ordering::Relaxed);
     let asked_for = (req.method(), uri.path(), uri.query().unwrap_or(""));
-    count(state, asked_for, route, StatusCode::OK, &headers, started);
+    count(state, asked_for, slot, StatusCode::OK, &headers, started);
     Some(wire::replayed(headers, parts))
 }
 
-/// Answers what a request asks for.
+/// Answers what a request asks for: the route's parse finds every refusal,
+/// then `HEAD` of work on the pool and a revalidation that names the answer's
+/// tag are answered with its headers, and anything else with the answer made.
 async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answer {
-    let (view, raw) = (&served.view, asked.raw_query.as_str());
-    if asked.html() {
-        return match &asked.target {
-            Target::List(endpoint) => pages::list(state, served, *endpoint, asked).await,
-            Target::Record(endpoint, id) => {
-                pages::record(state, served, *endpoint, id, asked).await
-            }
-            Target::Checklist => checklist::answer(state, served, asked).await,
-            Target::Home => pages::home(served),
-            Target::Docs => pages::docs(served),
-            _ => pages::not_found(served, &root::not_found(&asked.path)),
-        };
-    }
-    let params = || asked.params.as_ref().map_err(Clone::clone);
-    match &asked.target {
-        Target::Preflight => Answer::no_content(),
-        Target::NotAllowed => Answer::error(&ApiError {
-            status: 405,
-            message: format!(
-                "method {} is not allowed: this API is read-only ({ALLOW})",
-                asked.method
-            ),
-        }),
-        Target::NotFound => Answer::error(&ApiError::not_found(root::not_found(&asked.path))),
-        Target::Refused(reason) => Answer::error(&ApiError::bad_request(*reason)),
-        Target::Home => Answer::json(root::document()),
-        Target::Api => Answer::redirect(API_PREFIX.trim_end_matches('/'), raw),
-        // A page whatever the client takes (`html` is always set for it).
-        Target::Docs => pages::docs(served),
-        Target::Asset => {
-            assets::answer(&asked.path, asked.coding).unwrap_or_else(Answer::not_found)
+    let matched = match &asked.routed {
+        Routed::Route(matched) => matched,
+        Routed::Preflight => return Answer::no_content(),
+        Routed::NotAllowed => {
+            return Answer::error(&ApiError {
+                status: 405,
+                message: format!(
+                    "method {} is not allowed: this API is read-only ({ALLOW})",
+                    asked.method
+                ),
+            })
         }
-        Target::MediaFile => {
-            media_files::answer(state.settings.media_dir.as_deref(), &asked.path).await
-        }
-        Target::Health => {
-            Answer::operation(200, Kind::Json, Bytes::from_static(b"{\"status\":\"ok\"}"))
-        }
-        Target::Ready if state.draining.load(std::sync::atomic::Ordering::Relaxed) => {
-            let body = Bytes::from_static(b"{\"status\":\"draining\"}");
-            Answer::operation(503, Kind::Json, body)
-        }
-        Target::Ready => {
-            let body = format!(
-                "{{\"status\":\"ready\",\"checksum\":\"{}\"}}",
-                view.header.checksum_hex()
-            );
-            Answer::operation(200, Kind::Json, Bytes::from(body))
-        }
-        Target::OpenApi => Answer::json(state.openapi.clone()),
-        Target::Metrics => {
-            let body = Bytes::from(state.metrics.render(view));
-            Answer::operation(200, Kind::Metrics, body)
-        }
-        Target::Archive => match params() {
-            Ok(params) if params.0.is_empty() => archive(state, served).await,
-            Ok(params) => match Question::parse(params, &[], "/dwca.zip") {
-                Ok(question) => {
-                    let ignored = question.ignored().to_vec();
-                    archive_of(state, served, question, asked)
-                        .await
-                        .ignoring(&ignored)
-                }
-                Err(e) => Answer::error(&e),
-            },
-            Err(e) => Answer::error(&e),
-        },
-        Target::Unslashed(_) => Answer::redirect(&asked.path, raw),
-        Target::List(endpoint) => {
-            let plan = match params()
-                .and_then(|params| Plan::parse(*endpoint, params, &state.settings.limits))
-            {
-                Ok(plan) => plan,
-                Err(e) => return Answer::error(&e),
+        Routed::NotFound => {
+            let message = root::not_found(&asked.path);
+            return match asked.html() {
+                true => Answer::html_error(404, html::error(&served.view, 404, &message)),
+                false => Answer::error(&ApiError::not_found(message)),
             };
-            let ignored = plan.ignored().to_vec();
-            list(state, served, *endpoint, plan, asked)
-                .await
-                .ignoring(&ignored)
         }
-        Target::Images => images(state, served, asked).await,
-        Target::Labels => labels::answer(state, served, asked).await,
-        Target::Checklist => checklist::answer(state, served, asked).await,
-        Target::GbifSearch | Target::GbifCount | Target::GbifOccurrence(_) => {
-            gbif::answer(state, served, asked).await
+        Routed::Refused(reason) => return Answer::error(&ApiError::bad_request(*reason)),
+    };
+    if matched.unslashed {
+        return Answer::redirect(&asked.path, &asked.raw_query);
+    }
+    let route = &ROUTES[matched.route];
+    let parse = match (asked.html(), route.page) {
+        (true, Some(page)) => page,
+        _ => route.json,
+    };
+    let job = match parse(Ctx {
+        state,
+        served,
+        asked,
+    }) {
+        Ok(job) => job,
+        Err(refusal) => return *refusal,
+    };
+    let headers_only = asked.method == Method::HEAD && job.cost == Cost::Pool;
+    match job.head {
+        Head::Known(head)
+            if headers_only
+                || (head.caching == Caching::Collection
+                    && asked.fresh(&state.settings, &served.view)) =>
+        {
+            return head
         }
-        Target::Image(id) => match params().and_then(|p| ImagePlan::parse(id, p)) {
-            Ok(plan) => match plan.run(view) {
-                Ok(body) => Answer::json(body).with_media(asked.media),
-                Err(e) => Answer::error(&e),
-            },
-            Err(e) => Answer::error(&e),
-        },
-        Target::Record(endpoint, id) => {
-            match params().and_then(|params| RecordPlan::parse(*endpoint, id, params)) {
-                Ok(plan) => plan
-                    .run(view)
-                    .map(|body| Answer::json(body).with_media(asked.media))
-                    .unwrap_or_else(|e| Answer::error(&e)),
-                Err(e) => Answer::error(&e),
-            }
+        Head::Checked(check) if headers_only || asked.fresh(&state.settings, &served.view) => {
+            return check.await
         }
+        _ => {}
+    }
+    match job.run {
+        Run::Ready(answer) => answer,
+        Run::Later(answer) => answer.await,
     }
 }
 
-/// Wagtail's image list: a run of the images rendered once on the async
-/// workers; any other selection written on the threads for expensive answers.
-async fn images(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answer {
-    let plan = match asked
-        .params
-        .as_ref()
-        .map_err(Clone::clone)
-        .and_then(|params| ImagesPlan::parse(params, &state.settings.limits))
-    {
-        Ok(plan) => plan,
-        Err(e) => return Answer::error(&e),
-    };
-    if plan.cacheable() && asked.fresh(&state.settings, &served.view) {
-        return Answer::unmade(Kind::Json).with_media(asked.media);
-    }
-    let page = match plan.cost().on_pool() {
-        false => Some(plan.run(&served.view)),
-        true => {
-            state
-                .metrics
-                .worked_answers
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let made = served.clone();
-            state.work.run(move || plan.run(&made.view)).await
-        }
-    };
-    match page {
-        Some(page) => Answer::items(page).with_media(asked.media),
-        None => Answer::busy(),
+/// Whether a request's answer is made from the view alone (not refused before
+/// routing, not read from files that may change under the server).
+fn from_view(routed: &Routed) -> bool {
+    match routed {
+        Routed::Route(matched) => matched.routing.source == Source::View,
+        Routed::Refused(_) => false,
+        _ => true,
     }
 }
 
-/// A list's answer to a parsed request: cut from the rendered list, or made on the
-/// worker threads (whole, or streamed when large).
-async fn list(
-    state: &Arc<State>,
-    served: &Arc<Served>,
-    endpoint: Endpoint,
-    plan: Plan,
-    asked: &Asked,
-) -> Answer {
-    if plan.format().download() {
-        return downloads::answer(state, served, plan, asked).await;
-    }
-    let view = &served.view;
-    // The tag depends on the request, not on the body: a revalidation, or a
-    // HEAD of an answer that costs work, is answered without making it.
-    let fresh = plan.cacheable() && asked.fresh(&state.settings, view);
-    let on_pool = plan.cost().on_pool();
-    if fresh || (asked.method == Method::HEAD && on_pool) {
-        return Answer::unmade(Kind::of(plan.format())).with_media(asked.media);
-    }
-    if !on_pool {
-        return Answer::page(endpoint, plan.run(view)).with_media(asked.media);
-    }
-    state
-        .metrics
-        .worked_answers
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let made = served.clone();
-    let job = move || {
-        let selected = plan.select_page(&made.view);
-        match selected.size_bound(&made.view) < STREAM_ABOVE {
-            true => Made::Whole(selected.into_page(&made.view)),
-            false => Made::Chosen(selected),
-        }
-    };
-    let answer = match state.work.run(job).await {
-        Some(Made::Whole(page)) => Answer::page(endpoint, page),
-        Some(Made::Chosen(selected)) => {
-            Answer::streamed(selected, served.clone(), state.work.clone())
-        }
-        None => return Answer::busy(),
-    };
-    answer.with_media(asked.media)
+/// The metrics' names for the table's routes: a slot each, a list's route a
+/// slot per list, routes of one name sharing it; then "other".
+struct Slots {
+    names: Vec<String>,
+    /// Each route's first slot.
+    first: Vec<usize>,
 }
 
-/// The Darwin Core Archive of a view: made once, off the async workers, by the
-/// first request that asks (others asking meanwhile wait for the same one).
-async fn archive(state: &State, served: &Arc<Served>) -> Answer {
-    let made = served
-        .archive
-        .get_or_try_init(|| {
-            let (served, dataset) = (served.clone(), state.settings.dataset.clone());
-            async move {
-                let started = Instant::now();
-                let made =
-                    tokio::task::spawn_blocking(move || Archive::new(&served.view, &dataset))
-                        .await
-                        .map_err(|e| e.to_string())?
-                        .map_err(|e| e.to_string())?;
-                tracing::info!(
-                    bytes = made.bytes.len(),
-                    ms = started.elapsed().as_millis() as u64,
-                    "Darwin Core Archive made"
+fn slots() -> &'static Slots {
+    static SLOTS: OnceLock<Slots> = OnceLock::new();
+    SLOTS.get_or_init(|| {
+        let mut names: Vec<String> = Vec::new();
+        let mut first = Vec::with_capacity(ROUTES.len());
+        for metric in ROUTES.iter().map(|r| r.routing.metric) {
+            if metric.contains(LIST) {
+                first.push(names.len());
+                names.extend(
+                    Endpoint::all()
+                        .iter()
+                        .map(|e| metric.replace(LIST, &e.segment())),
                 );
-                Ok::<_, String>(made)
+                continue;
             }
-        })
-        .await;
-    match made {
-        Ok(archive) => Answer::tagged(Kind::Zip, archive.bytes.clone(), archive.etag.clone(), None),
-        Err(e) => {
-            tracing::error!(error = %e, "cannot make the Darwin Core Archive");
-            Answer::error(&ApiError {
-                status: 500,
-                message: format!("cannot make the Darwin Core Archive: {e}"),
-            })
+            match names.iter().position(|n| n == metric) {
+                Some(at) => first.push(at),
+                None => {
+                    first.push(names.len());
+                    names.push(metric.to_string());
+                }
+            }
         }
-    }
+        names.push("other".to_string());
+        Slots { names, first }
+    })
 }
 
-/// The Darwin Core Archive of a specimen question: made for the request on the
-/// threads for expensive answers (its records chosen, then zipped), named after
-/// the snapshot, its `eml.xml` naming the question and the snapshot.
-async fn archive_of(
-    state: &Arc<State>,
-    served: &Arc<Served>,
-    question: Question,
-    asked: &Asked,
-) -> Answer {
-    if asked.method == Method::HEAD {
-        return Answer::unmade(Kind::Zip).uncached();
-    }
-    state
-        .metrics
-        .worked_answers
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let (made, dataset) = (served.clone(), state.settings.dataset.clone());
-    let job = move || {
-        let view = &made.view;
-        let selected = question.plan.select_page(view);
-        let scope = Scope::Question {
-            query: &question.query,
-            positions: selected.positions(),
-        };
-        Archive::of(view, &dataset, scope)
-    };
-    let name = downloads::file_name(&served.view, "specimen-records-dwca", "zip");
-    match state.work.run(job).await {
-        None => Answer::busy(),
-        Some(Ok(archive)) => {
-            Answer::tagged(Kind::Zip, archive.bytes, archive.etag, None).named(name)
+/// Where a list's segment goes in a route's metric name.
+const LIST: &str = "{list}";
+
+/// The metrics slot a request is counted in.
+fn slot(routed: &Routed) -> usize {
+    let slots = slots();
+    match routed.matched() {
+        Some(matched) => {
+            let list = match matched.routing.metric.contains(LIST) {
+                true => matched.list.map_or(0, Endpoint::index),
+                false => 0,
+            };
+            slots.first[matched.route] + list
         }
-        Some(Err(e)) => {
-            tracing::error!(error = %e, "cannot make a Darwin Core Archive");
-            Answer::error(&ApiError {
-                status: 500,
-                message: format!("cannot make the Darwin Core Archive: {e}"),
-            })
-        }
+        None => slots.names.len() - 1,
     }
 }

@@ -4,16 +4,30 @@
 //! A bounded queue waits for a thread; past it the request is refused at once (503
 //! with `Retry-After`) rather than letting every latency grow.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use tokio::sync::Semaphore;
+
+/// What a job on the pool is for, as its counters say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Task {
+    /// Making an answer (filtering, sorting, searching, projecting, counting
+    /// facets, writing a page's rows), or checking a request against the view.
+    Answer,
+    /// Compressing a body for one response.
+    Compress,
+    /// Measuring a large body's length once its media base is in.
+    Measure,
+}
 
 /// The threads for expensive answers and the queue in front of them.
 pub struct Work {
     permits: Arc<Semaphore>,
     waiting: AtomicUsize,
     queue: usize,
+    /// Jobs run, by [`Task`].
+    ran: [AtomicU64; 3],
 }
 
 impl Work {
@@ -23,7 +37,13 @@ impl Work {
             permits: Arc::new(Semaphore::new(threads.max(1))),
             waiting: AtomicUsize::new(0),
             queue,
+            ran: Default::default(),
         }
+    }
+
+    /// How many jobs for `task` were run (or began to run) so far.
+    pub fn ran(&self, task: Task) -> u64 {
+        self.ran[task as usize].load(Ordering::Relaxed)
     }
 
     /// Runs `job`, a further piece of an answer already under way (a streamed
@@ -40,10 +60,11 @@ impl Work {
         done.expect("making an answer does not panic")
     }
 
-    /// Runs `job` on a blocking thread once one is free; `None` when all are busy
-    /// and the queue is full.
+    /// Runs `job`, for `task`, on a blocking thread once one is free; `None`
+    /// when all are busy and the queue is full. Counted once it has a thread.
     pub async fn run<T: Send + 'static>(
         &self,
+        task: Task,
         job: impl FnOnce() -> T + Send + 'static,
     ) -> Option<T> {
         let permit = match self.permits.clone().try_acquire_owned() {
@@ -55,6 +76,7 @@ impl Work {
                 permit.expect("the semaphore is never closed")
             }
         };
+        self.ran[task as usize].fetch_add(1, Ordering::Relaxed);
         let done = tokio::task::spawn_blocking(move || {
             let _permit = permit;
             job()
@@ -102,7 +124,7 @@ mod tests {
         let (release, wait) = std::sync::mpsc::channel::<()>();
         let busy = {
             let work = work.clone();
-            tokio::spawn(async move { work.run(move || wait.recv().is_ok()).await })
+            tokio::spawn(async move { work.run(Task::Answer, move || wait.recv().is_ok()).await })
         };
         while work.permits.available_permits() > 0 {
             tokio::task::yield_now().await;
@@ -114,7 +136,7 @@ mod tests {
     async fn queue_one(work: &Arc<Work>) -> tokio::task::JoinHandle<Option<i32>> {
         let queued = {
             let work = work.clone();
-            tokio::spawn(async move { work.run(|| 2).await })
+            tokio::spawn(async move { work.run(Task::Answer, || 2).await })
         };
         while work.waiting.load(Ordering::Acquire) == 0 {
             tokio::task::yield_now().await;
@@ -128,11 +150,11 @@ mod tests {
         let (release, busy) = hold_the_thread(&work).await;
         // One may wait; the next is refused at once.
         let queued = queue_one(&work).await;
-        assert_eq!(work.run(|| 3).await, None);
+        assert_eq!(work.run(Task::Answer, || 3).await, None);
         release.send(()).unwrap();
         assert_eq!(busy.await.unwrap(), Some(true));
         assert_eq!(queued.await.unwrap(), Some(2));
-        assert_eq!(work.run(|| 4).await, Some(4));
+        assert_eq!(work.run(Task::Answer, || 4).await, Some(4));
     }
 
     /// A request dropped while it waits (its client hung up) gives its place back.
@@ -148,6 +170,6 @@ mod tests {
         }
         release.send(()).unwrap();
         assert_eq!(busy.await.unwrap(), Some(true));
-        assert_eq!(work.run(|| 4).await, Some(4));
+        assert_eq!(work.run(Task::Answer, || 4).await, Some(4));
     }
 }

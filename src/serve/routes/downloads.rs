@@ -9,17 +9,15 @@
 
 use std::sync::Arc;
 
-use warp::http::Method;
-
 use crate::export::csv::{self, Columns as FieldColumns};
 use crate::export::dwca::{occurrences, Dataset, Dialect};
 use crate::query::plan::Selected;
 use crate::query::{Columns, Format, Plan};
 use crate::view::View;
 
-use super::answer::{Answer, Kind, Pieces};
-use super::asked::Asked;
-use super::state::{Served, State};
+use crate::serve::answer::{Answer, Kind, Pieces};
+use crate::serve::route::{Ctx, Job};
+use crate::serve::work::Task;
 
 /// Rows a piece holds: about 0.5 MB of specimens as CSV, 1.5 MB as NDJSON.
 const PIECE_ROWS: usize = 512;
@@ -80,8 +78,10 @@ pub fn file_name(view: &View, stem: &str, extension: &str) -> String {
     format!("{stem}-{date}-{}.{extension}", &checksum[..8])
 }
 
-/// Answers a list question in a download format.
-pub async fn answer(state: &Arc<State>, served: &Arc<Served>, plan: Plan, asked: &Asked) -> Answer {
+/// Answers a list question in a download format: its positions chosen on the
+/// pool, then written a piece at a time as the client takes them.
+pub fn answer<'a>(ctx: Ctx<'a>, plan: Plan) -> Job<'a> {
+    let (state, served, asked) = (ctx.state, ctx.served, ctx.asked);
     let format = plan.format();
     let kind = Kind::of(format);
     let endpoint = plan.endpoint();
@@ -94,19 +94,12 @@ pub async fn answer(state: &Arc<State>, served: &Arc<Served>, plan: Plan, asked:
         _ => "csv",
     };
     let name = file_name(&served.view, &stem, extension);
-    let fresh = plan.cacheable() && asked.fresh(&state.settings, &served.view);
-    if fresh || asked.method == Method::HEAD {
-        return Answer::unmade(kind)
-            .with_media(asked.media)
-            .named(name)
-            .cacheable(plan.cacheable());
-    }
-    state
-        .metrics
-        .worked_answers
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let (made, dataset) = (served.clone(), state.settings.dataset.clone());
     let cacheable = plan.cacheable();
+    let head = Answer::unmade(kind)
+        .with_media(asked.media)
+        .named(name.clone())
+        .cacheable(cacheable);
+    let (made, dataset) = (served.clone(), state.settings.dataset.clone());
     let job = move || {
         let selected = plan.select_page(&made.view);
         let (rows, head) = match format {
@@ -132,11 +125,13 @@ pub async fn answer(state: &Arc<State>, served: &Arc<Served>, plan: Plan, asked:
         };
         (download, head)
     };
-    let Some((download, head)) = state.work.run(job).await else {
-        return Answer::busy();
-    };
-    Answer::pieces(kind, head, download, served.clone(), state.work.clone())
-        .with_media(asked.media)
-        .named(name)
-        .cacheable(cacheable)
+    Job::pooled(head, async move {
+        let Some((download, head)) = state.work.run(Task::Answer, job).await else {
+            return Answer::busy();
+        };
+        Answer::pieces(kind, head, download, served.clone(), state.work.clone())
+            .with_media(asked.media)
+            .named(name)
+            .cacheable(cacheable)
+    })
 }

@@ -3,9 +3,7 @@
 //! labels measured on the threads for expensive answers (503 when busy), and the
 //! sheet is streamed a page (or 2,000 CSV rows) at a time on the same threads.
 
-use std::sync::Arc;
-
-use warp::http::{header, HeaderValue, Method};
+use warp::http::{header, HeaderValue};
 
 use crate::encoding::percent::form_encode;
 use crate::html;
@@ -14,9 +12,11 @@ use crate::query::labels::{Output, SheetRequest};
 use crate::query::{ApiError, Params};
 use crate::view::View;
 
-use super::answer::{Answer, Kind, Pieces};
-use super::asked::Asked;
-use super::state::{Served, State};
+use crate::serve::answer::{Answer, Kind, Pieces};
+use crate::serve::asked::Asked;
+use crate::serve::route::{Ctx, Job, Parsed};
+use crate::serve::state::Served;
+use crate::serve::work::Task;
 
 /// Labels named in `X-Label-Overflow`; the preview lists them all.
 const NAMED_IN_HEADER: usize = 20;
@@ -39,8 +39,11 @@ enum Made {
     Preview(String),
 }
 
-/// Answers a label sheet request.
-pub async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answer {
+/// Answers a label sheet request. Whether the question selects too many
+/// specimens is known only once it is answered: `HEAD` answers it on the pool
+/// too, without laying out the labels.
+pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
+    let (state, served, asked) = (ctx.state, ctx.served, ctx.asked);
     let settings = &state.settings;
     let max = settings.max_labels;
     let parsed = asked
@@ -50,16 +53,13 @@ pub async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> 
         .and_then(|params| SheetRequest::parse(params, max));
     let request = match parsed {
         Ok(parsed) => parsed,
-        Err(e) => return refused(served, &request_output(asked), &e),
+        Err(e) => return Err(refused(served, &request_output(asked), &e).into()),
     };
     let kind = match request.output {
         Output::Pdf => Kind::Pdf,
         Output::Csv => Kind::Csv,
         Output::Preview => Kind::Html,
     };
-    if asked.method == Method::HEAD {
-        return Answer::unmade(kind).uncached();
-    }
     // The codes' text: the operator's template, else the record on this server.
     let code = settings.label_url.clone().unwrap_or_else(|| {
         let host = asked
@@ -68,13 +68,20 @@ pub async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> 
             .and_then(|h| h.to_str().ok());
         Template::record(&host.map(|h| format!("http://{h}")).unwrap_or_default())
     });
-    state
-        .metrics
-        .worked_answers
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let output = request.output;
+    let check = {
+        let (request, made) = (request.clone(), served.clone());
+        async move {
+            let job = move || request.positions(&made.view, max).map(|_| ());
+            match state.work.run(Task::Answer, job).await {
+                None => Answer::busy(),
+                Some(Err(e)) => refused(served, &output, &e),
+                Some(Ok(())) => Answer::unmade(kind).uncached(),
+            }
+        }
+    };
     let made = served.clone();
-    let (output, path) = (request.output, asked.path.clone());
-    let params = asked.params.clone().unwrap_or_default();
+    let (path, params) = (asked.path.clone(), asked.params.clone().unwrap_or_default());
     let job = move || -> Result<Made, ApiError> {
         let view = &made.view;
         let sheet = sheets::sheet(&request, view, code, max)?;
@@ -84,25 +91,27 @@ pub async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> 
             Output::Pdf | Output::Csv => Made::Sheet(sheet, overflow),
         })
     };
-    let (sheet, overflow) = match state.work.run(job).await {
-        None => return Answer::busy(),
-        Some(Err(e)) => return refused(served, &output, &e),
-        Some(Ok(Made::Preview(page))) => return Answer::html(page).uncached(),
-        Some(Ok(Made::Sheet(sheet, overflow))) => (sheet, overflow),
-    };
-    let name = format!("labels-{}", sheet.kind.name());
-    let (work, served) = (state.work.clone(), served.clone());
-    let answer = match output {
-        Output::Csv => {
-            let (pieces, head) = CsvPieces::new(sheet);
-            Answer::pieces(kind, head, pieces, served, work).named(format!("{name}.csv"))
-        }
-        _ => {
-            let (pieces, head) = PdfPieces::new(sheet);
-            Answer::pieces(kind, head, pieces, served, work).named(format!("{name}.pdf"))
-        }
-    };
-    answer.overflowing(report(&overflow))
+    Ok(Job::checked(check, async move {
+        let (sheet, overflow) = match state.work.run(Task::Answer, job).await {
+            None => return Answer::busy(),
+            Some(Err(e)) => return refused(served, &output, &e),
+            Some(Ok(Made::Preview(page))) => return Answer::html(page).uncached(),
+            Some(Ok(Made::Sheet(sheet, overflow))) => (sheet, overflow),
+        };
+        let name = format!("labels-{}", sheet.kind.name());
+        let (work, served) = (state.work.clone(), served.clone());
+        let answer = match output {
+            Output::Csv => {
+                let (pieces, head) = CsvPieces::new(sheet);
+                Answer::pieces(kind, head, pieces, served, work).named(format!("{name}.csv"))
+            }
+            _ => {
+                let (pieces, head) = PdfPieces::new(sheet);
+                Answer::pieces(kind, head, pieces, served, work).named(format!("{name}.pdf"))
+            }
+        };
+        answer.overflowing(report(&overflow))
+    }))
 }
 
 /// What the request asked to be sent as, for its errors: a page when it asked

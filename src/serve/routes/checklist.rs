@@ -3,10 +3,7 @@
 //! a browser gets as it gets the lists'), and the checklist is counted and
 //! written on the threads for expensive answers (503 when busy).
 
-use std::sync::Arc;
-
 use bytes::Bytes;
-use warp::http::Method;
 
 use crate::html;
 use crate::model::endpoint::{API_PREFIX, CHECKLIST_PATH};
@@ -14,13 +11,15 @@ use crate::model::Model;
 use crate::query::checklist::{taxon_filters, Checklist, ChecklistRequest, Output};
 use crate::query::question::Question;
 
-use super::answer::{Answer, Kind};
-use super::asked::Asked;
+use crate::serve::answer::{Answer, Kind};
+use crate::serve::route::{Ctx, Job, Parsed};
+use crate::serve::work::Task;
+
 use super::downloads::file_name;
-use super::state::{Served, State};
 
 /// Answers a checklist request.
-pub async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answer {
+pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
+    let (asked, served) = (ctx.asked, ctx.served);
     let parsed = asked
         .params
         .as_ref()
@@ -29,9 +28,10 @@ pub async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> 
     let request = match parsed {
         Ok(request) => request,
         Err(e) if asked.html() => {
-            return Answer::html_error(e.status, html::error(&served.view, e.status, &e.message))
+            let page = html::error(&served.view, e.status, &e.message);
+            return Err(Answer::html_error(e.status, page).into());
         }
-        Err(e) => return Answer::error(&e),
+        Err(e) => return Err(Answer::error(&e).into()),
     };
     let ignored = request.question.ignored().to_vec();
     let kind = match request.output {
@@ -39,18 +39,16 @@ pub async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> 
         Output::Csv => Kind::Csv,
         Output::Html => Kind::Html,
     };
-    let named = |a: Answer| match request.output {
-        Output::Csv => a.named(file_name(&served.view, "checklist", "csv")),
-        _ => a,
+    let name = match request.output {
+        Output::Csv => Some(file_name(&served.view, "checklist", "csv")),
+        _ => None,
     };
-    if asked.method == Method::HEAD || asked.fresh(&state.settings, &served.view) {
-        return named(Answer::unmade(kind)).ignoring(&ignored);
-    }
-    state
-        .metrics
-        .worked_answers
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let made = served.clone();
+    let named = move |a: Answer| match name.clone() {
+        Some(name) => a.named(name).ignoring(&ignored),
+        None => a.ignoring(&ignored),
+    };
+    let head = named(Answer::unmade(kind));
+    let (state, made) = (ctx.state, served.clone());
     let output = request.output;
     let job = move || {
         let view = &made.view;
@@ -62,10 +60,12 @@ pub async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> 
             Output::Html => page(view, &checklist, &request.question).into_bytes(),
         }
     };
-    let Some(body) = state.work.run(job).await else {
-        return Answer::busy();
-    };
-    named(Answer::document(kind, Bytes::from(body))).ignoring(&ignored)
+    Ok(Job::pooled(head, async move {
+        match state.work.run(Task::Answer, job).await {
+            Some(body) => named(Answer::document(kind, Bytes::from(body))),
+            None => Answer::busy(),
+        }
+    }))
 }
 
 /// The checklist's page: each taxon linked to the specimen list of its

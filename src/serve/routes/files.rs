@@ -1,0 +1,20 @@
+//! Files: the pages' own (`/static/...`) and the collection's media
+//! (`/media/...`, from `--media-dir`).
+
+use crate::serve::answer::Answer;
+use crate::serve::route::{Ctx, Job, Parsed};
+use crate::serve::{assets, media_files};
+
+/// A file the pages load.
+pub fn asset(ctx: Ctx<'_>) -> Parsed<'_> {
+    let asked = ctx.asked;
+    let answer = assets::answer(&asked.path, asked.coding).unwrap_or_else(Answer::not_found);
+    Ok(Job::ready(answer))
+}
+
+/// A media file, read when asked (the directory may change under the server).
+pub fn media(ctx: Ctx<'_>) -> Parsed<'_> {
+    let dir = ctx.state.settings.media_dir.as_deref();
+    let path = ctx.asked.path.as_str();
+    Ok(Job::awaited(media_files::answer(dir, path)))
+}

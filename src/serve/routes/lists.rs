@@ -1,0 +1,163 @@
+//! The lists (`/api/v2/<list>/`): a page cut from the rendered list, or made on
+//! the pool (whole, or streamed when large); a download (`downloads`); or, for
+//! people, a page of rows written on the pool.
+
+use crate::html::{self, ListPage};
+use crate::query::plan::Selected;
+use crate::query::{ApiError, Page, Plan};
+use crate::serve::answer::{Answer, Kind};
+use crate::serve::compress::COMPRESS_BELOW;
+use crate::serve::media::media_url;
+use crate::serve::route::{Ctx, Job, Parsed};
+use crate::serve::work::Task;
+
+use super::downloads;
+
+/// Answers that may be larger than this are written as they are sent rather than
+/// made whole first (and are not compressed: compression stops at this size).
+const STREAM_ABOVE: usize = COMPRESS_BELOW;
+
+/// An expensive answer from the pool: made whole, or only chosen.
+enum Made {
+    Whole(Page),
+    Chosen(Selected),
+}
+
+/// A list for programs.
+pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
+    let (state, served, asked) = (ctx.state, ctx.served, ctx.asked);
+    let endpoint = ctx.list()?;
+    let plan = asked
+        .params
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|params| Plan::parse(endpoint, params, &state.settings.limits))
+        .map_err(|e| Answer::error(&e))?;
+    let ignored = plan.ignored().to_vec();
+    let ignoring = move |a: Answer| a.ignoring(&ignored);
+    if plan.format().download() {
+        return Ok(downloads::answer(ctx, plan).then(ignoring));
+    }
+    let head = Answer::unmade(Kind::of(plan.format()))
+        .with_media(asked.media)
+        .cacheable(plan.cacheable());
+    let job = match plan.cost().on_pool() {
+        false => {
+            let page = Answer::page(endpoint, plan.run(&served.view));
+            Job::cheap(head, page.with_media(asked.media))
+        }
+        true => Job::pooled(head, async move {
+            let made = served.clone();
+            let job = move || {
+                let selected = plan.select_page(&made.view);
+                match selected.size_bound(&made.view) < STREAM_ABOVE {
+                    true => Made::Whole(selected.into_page(&made.view)),
+                    false => Made::Chosen(selected),
+                }
+            };
+            let answer = match state.work.run(Task::Answer, job).await {
+                Some(Made::Whole(page)) => Answer::page(endpoint, page),
+                Some(Made::Chosen(selected)) => {
+                    Answer::streamed(selected, served.clone(), state.work.clone())
+                }
+                None => return Answer::busy(),
+            };
+            answer.with_media(asked.media)
+        }),
+    };
+    Ok(job.then(ignoring))
+}
+
+/// A list as a page: at most `html::MAX_ROWS` rows, written from the view's rows;
+/// the specimen list counts its facets for the form's side. Always written on
+/// the pool: a page's rows are written anew, so it is never a slice of rendered
+/// bytes (`Cost::as_page`).
+pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
+    let (state, served, asked) = (ctx.state, ctx.served, ctx.asked);
+    let endpoint = ctx.list()?;
+    // What a form sends: its empty fields are no filter, no limit.
+    let params = match &asked.params {
+        Ok(p) => p.without("format").given(),
+        Err(e) => return Err(refused(ctx, e).into()),
+    };
+    let mut shown = params.clone();
+    let mut clamped_from = None;
+    let plan = Plan::parse(endpoint, &params, &state.settings.limits)
+        .and_then(|plan| plan.for_page(&params, html::MAX_ROWS))
+        .map(|(plan, clamped)| {
+            if clamped.is_some() {
+                shown = shown.with("limit", &html::MAX_ROWS.to_string());
+            }
+            clamped_from = clamped;
+            plan
+        });
+    let base = media_url(&state.settings, &asked.headers);
+    let site = state.settings.site.clone();
+    let plan = match plan {
+        Ok(plan) => plan,
+        // A refused form is shown again with its message, so it can be corrected.
+        Err(e) => {
+            let page = ListPage {
+                endpoint,
+                params: &shown,
+                total: 0,
+                rows: &[],
+                columns: None,
+                media_base: &base,
+                facets: None,
+                offset: 0,
+                limit: 0,
+                clamped_from: None,
+                error: Some(e.message.clone()),
+                ignored: &[],
+            };
+            return Err(
+                Answer::html_error(e.status, html::list(&site, &served.view, &page)).into(),
+            );
+        }
+    };
+    let cacheable = plan.cacheable();
+    let ignored = plan.ignored().to_vec();
+    debug_assert!(plan.cost().as_page().on_pool());
+    let head = Answer::unmade(Kind::Html)
+        .with_media(asked.media)
+        .cacheable(cacheable);
+    let view = served.clone();
+    let shown_ignored = ignored.clone();
+    let make = move || {
+        let (offset, limit, columns) = (plan.offset(), plan.limit(), plan.columns());
+        let selected = plan.select_page(&view.view);
+        let page = ListPage {
+            endpoint,
+            params: &shown,
+            total: selected.total,
+            rows: selected.positions(),
+            columns,
+            media_base: &base,
+            facets: selected.facets.as_ref(),
+            offset,
+            limit,
+            clamped_from,
+            error: None,
+            ignored: &shown_ignored,
+        };
+        html::list(&site, &view.view, &page)
+    };
+    let job = Job::pooled(head, async move {
+        let Some(made) = state.work.run(Task::Answer, make).await else {
+            return refused(ctx, &ApiError::busy()).retry_after(1);
+        };
+        Answer::html(made)
+            .with_media(asked.media)
+            .cacheable(cacheable)
+    });
+    Ok(job.then(move |a| a.ignoring(&ignored)))
+}
+
+/// A refusal as a page, not to be cached.
+pub fn refused(ctx: Ctx<'_>, e: &ApiError) -> Answer {
+    Answer::html_error(
+        e.status,
+        html::error(&ctx.served.view, e.status, &e.message),
+    )
+}

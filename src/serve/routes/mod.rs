@@ -1,0 +1,359 @@
+//! The table of routes: every path the server answers, in the order they are
+//! matched, each naming the room its feature lives in. Adding a feature is one
+//! entry here and its own file; the dispatcher (`router`), metrics, `HEAD` and
+//! `If-None-Match` follow from the entry.
+
+use super::route::{Parse, Route};
+use super::routing::{MediaOf, Path, Routing, Seg, Shown, Slash, Source};
+
+mod archive;
+mod checklist;
+mod downloads;
+mod files;
+mod gbif;
+mod home;
+mod images;
+mod labels;
+mod lists;
+mod operations;
+mod records;
+
+use Seg::{Id, List, Lit};
+
+const fn path(segs: &'static [Seg], slash: Slash) -> Path {
+    Path { segs, slash }
+}
+
+/// A route answering JSON only, with no media.
+const fn json(metric: &'static str, paths: &'static [Path], json: Parse) -> Route {
+    Route {
+        routing: Routing {
+            metric,
+            paths,
+            shown: Shown::Json,
+            media: MediaOf::None,
+            source: Source::View,
+        },
+        json,
+        page: None,
+    }
+}
+
+/// Every route, in the order a path is matched against them: the first that
+/// takes a path answers it.
+pub static ROUTES: &[Route] = &[
+    json(
+        "/healthz",
+        &[path(&[Lit("healthz")], Slash::Without)],
+        operations::health,
+    ),
+    json(
+        "/readyz",
+        &[path(&[Lit("readyz")], Slash::Without)],
+        operations::ready,
+    ),
+    json(
+        "/metrics",
+        &[path(&[Lit("metrics")], Slash::Without)],
+        operations::metrics,
+    ),
+    json(
+        crate::model::endpoint::ARCHIVE_PATH,
+        &[path(&[Lit("dwca.zip")], Slash::Without)],
+        archive::answer,
+    ),
+    json(
+        crate::model::endpoint::OPENAPI_PATH,
+        &[path(
+            &[Lit("api"), Lit("v2"), Lit("openapi.json")],
+            Slash::Without,
+        )],
+        operations::openapi,
+    ),
+    Route {
+        routing: Routing {
+            metric: "pages",
+            paths: &[path(&[Lit("api"), Lit("v2"), Lit("docs")], Slash::Without)],
+            shown: Shown::Page,
+            media: MediaOf::None,
+            source: Source::View,
+        },
+        json: home::docs,
+        page: None,
+    },
+    Route {
+        routing: Routing {
+            metric: "pages",
+            paths: &[
+                path(&[], Slash::Either),
+                path(&[Lit("api"), Lit("v2")], Slash::OnlyWith),
+            ],
+            shown: Shown::Negotiated,
+            media: MediaOf::None,
+            source: Source::View,
+        },
+        json: home::root,
+        page: Some(home::front),
+    },
+    json(
+        "pages",
+        &[
+            path(&[Lit("api"), Lit("v2")], Slash::Without),
+            path(&[Lit("api")], Slash::Either),
+        ],
+        home::api,
+    ),
+    json(
+        "pages",
+        &[path(&[Lit("static")], Slash::Beneath)],
+        files::asset,
+    ),
+    Route {
+        routing: Routing {
+            metric: "pages",
+            paths: &[path(&[Lit("media")], Slash::Beneath)],
+            shown: Shown::Json,
+            media: MediaOf::None,
+            source: Source::Files,
+        },
+        json: files::media,
+        page: None,
+    },
+    Route {
+        routing: Routing {
+            metric: crate::model::endpoint::IMAGES_PATH,
+            paths: &[path(&[Lit("api"), Lit("v2"), Lit("images")], Slash::With)],
+            shown: Shown::Json,
+            media: MediaOf::Configured,
+            source: Source::View,
+        },
+        json: images::list,
+        page: None,
+    },
+    Route {
+        routing: Routing {
+            metric: "/api/v2/images/{id}/",
+            paths: &[path(
+                &[Lit("api"), Lit("v2"), Lit("images"), Id],
+                Slash::With,
+            )],
+            shown: Shown::Json,
+            media: MediaOf::Configured,
+            source: Source::View,
+        },
+        json: images::one,
+        page: None,
+    },
+    json(
+        crate::labels::PATH,
+        &[path(
+            &[
+                Lit("api"),
+                Lit("v2"),
+                Lit("specimen-records"),
+                Lit("labels"),
+            ],
+            Slash::With,
+        )],
+        labels::answer,
+    ),
+    Route {
+        routing: Routing {
+            metric: crate::model::endpoint::CHECKLIST_PATH,
+            paths: &[path(
+                &[
+                    Lit("api"),
+                    Lit("v2"),
+                    Lit("specimen-records"),
+                    Lit("checklist"),
+                ],
+                Slash::With,
+            )],
+            shown: Shown::Negotiated,
+            media: MediaOf::None,
+            source: Source::View,
+        },
+        json: checklist::answer,
+        page: None,
+    },
+    // GBIF's paths have no trailing slash (`/gbif/v1/occurrence/search`).
+    json(
+        "/gbif/v1/occurrence/",
+        &[path(
+            &[Lit("gbif"), Lit("v1"), Lit("occurrence"), Lit("search")],
+            Slash::Without,
+        )],
+        gbif::search,
+    ),
+    json(
+        "/gbif/v1/occurrence/",
+        &[path(
+            &[Lit("gbif"), Lit("v1"), Lit("occurrence"), Lit("count")],
+            Slash::Without,
+        )],
+        gbif::count,
+    ),
+    json(
+        "/gbif/v1/occurrence/",
+        &[path(
+            &[Lit("gbif"), Lit("v1"), Lit("occurrence"), Id],
+            Slash::Without,
+        )],
+        gbif::occurrence,
+    ),
+    Route {
+        routing: Routing {
+            metric: "/api/v2/{list}/",
+            paths: &[path(&[Lit("api"), Lit("v2"), List], Slash::With)],
+            shown: Shown::Negotiated,
+            media: MediaOf::List,
+            source: Source::View,
+        },
+        json: lists::json,
+        page: Some(lists::page),
+    },
+    Route {
+        routing: Routing {
+            metric: "/api/v2/{list}/{id}/",
+            paths: &[path(&[Lit("api"), Lit("v2"), List, Id], Slash::With)],
+            shown: Shown::Negotiated,
+            media: MediaOf::List,
+            source: Source::View,
+        },
+        json: records::json,
+        page: Some(records::page),
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use warp::http::Method;
+
+    use super::*;
+    use crate::serve::routing::Routed;
+
+    /// What a request for `path` by `method` is routed to, said as the first
+    /// path of the route (`/api/v2/{list}/{id}/`) and what it captured.
+    fn routed(method: Method, path: &str) -> String {
+        let table = ROUTES.iter().map(|r| &r.routing);
+        match Routed::of(table, &method, path) {
+            Routed::Route(m) => {
+                let first = &m.routing.paths[0];
+                let mut said: String = first
+                    .segs
+                    .iter()
+                    .map(|s| match s {
+                        Lit(text) => format!("/{text}"),
+                        List => "/{list}".into(),
+                        Id => "/{id}".into(),
+                    })
+                    .collect();
+                said.push_str(match first.slash {
+                    Slash::Beneath => "*",
+                    Slash::Without => "",
+                    _ => "/",
+                });
+                if let Some(list) = m.list {
+                    said.push_str(&format!(" {}", list.segment()));
+                }
+                if let Some(id) = m.id {
+                    said.push_str(&format!(" {id}"));
+                }
+                if m.unslashed {
+                    said.push_str(" unslashed");
+                }
+                said
+            }
+            other => format!("{other:?}"),
+        }
+    }
+
+    fn get(path: &str) -> String {
+        routed(Method::GET, path)
+    }
+
+    #[test]
+    fn paths_name_their_routes() {
+        let cases = [
+            ("/", "/"),
+            ("/api/v2/", "/"),
+            ("/api/v2", "/api/v2"),
+            ("/api/", "/api/v2"),
+            ("/api", "/api/v2"),
+            ("/api/v1", "NotFound"),
+            ("/api/v2/docs", "/api/v2/docs"),
+            ("/api/v2/docs/", "NotFound"),
+            ("/api/v2/openapi.json", "/api/v2/openapi.json"),
+            ("/healthz", "/healthz"),
+            ("/healthz/", "NotFound"),
+            ("/readyz", "/readyz"),
+            ("/metrics", "/metrics"),
+            ("/dwca.zip", "/dwca.zip"),
+            ("/static/abc/site.css", "/static*"),
+            ("/media/images/a.jpg", "/media*"),
+            (
+                "/api/v2/specimen-records/labels/",
+                "/api/v2/specimen-records/labels/",
+            ),
+            (
+                "/api/v2/specimen-records/labels",
+                "/api/v2/specimen-records/labels/ unslashed",
+            ),
+            (
+                "/api/v2/specimen-records/checklist/",
+                "/api/v2/specimen-records/checklist/",
+            ),
+            ("/gbif/v1/occurrence/search", "/gbif/v1/occurrence/search"),
+            ("/gbif/v1/occurrence/count", "/gbif/v1/occurrence/count"),
+            ("/gbif/v1/occurrence/12", "/gbif/v1/occurrence/{id} 12"),
+            ("/gbif/v1/occurrence/search/", "NotFound"),
+            ("/api/v2/images/", "/api/v2/images/"),
+            ("/api/v2/images/7/", "/api/v2/images/{id}/ 7"),
+            ("/api/v2/images/7", "/api/v2/images/{id}/ 7 unslashed"),
+            ("/api/v2/orders/", "/api/v2/{list}/ orders"),
+            ("/api/v2/orders", "/api/v2/{list}/ orders unslashed"),
+            ("/api/v2/orders/3/", "/api/v2/{list}/{id}/ orders 3"),
+            // Segments compare undecoded; an identifier is passed on as it came.
+            ("/api/v2/orders/a%2Fb/", "/api/v2/{list}/{id}/ orders a%2Fb"),
+            ("/api/v2/%6Frders/", "NotFound"),
+            ("/api/v2/nothing/", "NotFound"),
+        ];
+        for (path, route) in cases {
+            assert_eq!(get(path), route, "{path}");
+        }
+    }
+
+    #[test]
+    fn long_paths_are_files_or_nothing() {
+        assert_eq!(get("/static/a/b/c/d/e/f/site.css"), "/static*");
+        assert_eq!(get("/media/images/a/b/c/d/e/f.jpg"), "/media*");
+        assert_eq!(get("/api/v2/orders/1/2/"), "NotFound");
+        assert_eq!(get("/api/v2/orders/1/2/3/4/5/"), "NotFound");
+        assert_eq!(get("/api/v2/orders/1/////"), "NotFound");
+    }
+
+    #[test]
+    fn empty_segments_match_nothing() {
+        for path in [
+            "//",
+            "/api//v2/",
+            "/api/v2//",
+            "/api/v2/orders//",
+            "/api/v2/orders/3//",
+            "/gbif/v1/occurrence//",
+        ] {
+            assert_eq!(get(path), "NotFound", "{path}");
+        }
+    }
+
+    #[test]
+    fn methods_other_than_reads_are_not_allowed_anywhere() {
+        assert_eq!(
+            routed(Method::HEAD, "/api/v2/orders/"),
+            get("/api/v2/orders/")
+        );
+        assert_eq!(routed(Method::OPTIONS, "/nowhere"), "Preflight");
+        assert_eq!(routed(Method::POST, "/api/v2/orders/"), "NotAllowed");
+        assert_eq!(routed(Method::DELETE, "/nowhere"), "NotAllowed");
+    }
+}

@@ -1,0 +1,75 @@
+//! One record (`/api/v2/<list>/<id>/`): its rendered JSON, or its page, which
+//! for a taxon or a place shows what the collection holds of it (its specimen
+//! question, counted on the pool).
+
+use crate::html::{self, Holdings, RecordPage};
+use crate::query::holdings::{self, Seasons};
+use crate::query::{ApiError, RecordPlan};
+use crate::serve::answer::{Answer, Kind};
+use crate::serve::media::media_url;
+use crate::serve::route::{Ctx, Job, Parsed};
+use crate::serve::work::Task;
+
+use super::lists::refused;
+
+/// A record for programs.
+pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
+    let (endpoint, id) = (ctx.list()?, ctx.id()?);
+    let asked = ctx.asked;
+    let plan = asked
+        .params
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|params| RecordPlan::parse(endpoint, id, params))
+        .map_err(|e| Answer::error(&e))?;
+    let body = plan.run(&ctx.served.view).map_err(|e| Answer::error(&e))?;
+    Ok(Job::ready(Answer::json(body).with_media(asked.media)))
+}
+
+/// A record as a page, written from the view's rows.
+pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
+    let (endpoint, id) = (ctx.list()?, ctx.id()?);
+    let (state, served, asked) = (ctx.state, ctx.served, ctx.asked);
+    let view = &served.view;
+    // The same checks as the JSON answer's (a bad `fields` is refused alike).
+    asked
+        .params
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|p| RecordPlan::parse(endpoint, id, &p.without("format")))
+        .map_err(|e| refused(ctx, &e))?;
+    let pos = id
+        .parse()
+        .ok()
+        .and_then(|id| view.table(endpoint.model).position(id))
+        .ok_or_else(|| refused(ctx, &ApiError::not_found("Not found.")))?;
+    let media_base = media_url(&state.settings, &asked.headers);
+    let site = state.settings.site.clone();
+    let make = {
+        let served = served.clone();
+        move || {
+            let view = &served.view;
+            let holdings = holdings::question(view, endpoint.model, pos).and_then(|question| {
+                let seasons = Seasons::count(view, &question).ok()?;
+                Some(Holdings { question, seasons })
+            });
+            let page = RecordPage {
+                endpoint,
+                pos,
+                media_base: &media_base,
+                holdings,
+            };
+            html::record(&site, view, &page)
+        }
+    };
+    if !holdings::asks_for(endpoint.model) {
+        return Ok(Job::ready(Answer::html(make()).with_media(asked.media)));
+    }
+    let head = Answer::unmade(Kind::Html).with_media(asked.media);
+    Ok(Job::pooled(head, async move {
+        match state.work.run(Task::Answer, make).await {
+            Some(made) => Answer::html(made).with_media(asked.media),
+            None => refused(ctx, &ApiError::busy()).retry_after(1),
+        }
+    }))
+}
