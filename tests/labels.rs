@@ -235,6 +235,12 @@ fn a_sheet_holds_at_most_max_labels() {
         "this question selects 8 specimens, and a sheet holds at most 5 labels \
          (--max-labels): narrow it with filters, or print it in parts with offset and limit",
     );
+    // A HEAD is refused alike (its question is answered, its labels not laid out).
+    assert_eq!(s.send("HEAD", LABELS, &[]).status, 400);
+    assert_eq!(
+        s.send("HEAD", &format!("{LABELS}?limit=5"), &[]).status,
+        200
+    );
     assert_eq!(s.get(&format!("{LABELS}?limit=5")).status, 200);
     assert_eq!(s.get(&format!("{LABELS}?offset=3")).status, 200);
     assert_eq!(s.get(&format!("{LABELS}?family=Nymphalidae")).status, 200);

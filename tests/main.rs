@@ -18,6 +18,7 @@ mod forms;
 mod fuzz_query;
 mod gbif;
 mod geojson;
+mod head;
 mod hostile;
 mod http;
 mod images;

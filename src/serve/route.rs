@@ -131,6 +131,16 @@ impl<'a> Job<'a> {
         }
     }
 
+    /// Work on the pool whose tag is its content's digest: `HEAD` and a
+    /// revalidation make it too, to say the tag the `GET` says.
+    pub fn digested(run: impl Future<Output = Answer> + Send + 'a) -> Job<'a> {
+        Job {
+            cost: Cost::Pool,
+            head: Head::Made,
+            run: Run::Later(Box::pin(run)),
+        }
+    }
+
     /// Work on the pool whose refusals are found only against the view
     /// (`check`, on the pool too): `HEAD` runs the check, not the work.
     pub fn checked(

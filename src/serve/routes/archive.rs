@@ -24,12 +24,9 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     let question = Question::parse(params, &[], "/dwca.zip").map_err(|e| Answer::error(&e))?;
     let ignored = question.ignored().to_vec();
     let name = file_name(&ctx.served.view, "specimen-records-dwca", "zip");
-    let head = Answer::unmade(Kind::Zip)
-        .uncached()
-        .named(name.clone())
-        .ignoring(&ignored);
     let (state, served) = (ctx.state, ctx.served);
-    Ok(Job::pooled(head, async move {
+    // Its tag is its bytes' digest (they depend on the dataset's settings too).
+    Ok(Job::digested(async move {
         of_question(state, served, question, name)
             .await
             .ignoring(&ignored)

@@ -69,14 +69,20 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         Template::record(&host.map(|h| format!("http://{h}")).unwrap_or_default())
     });
     let output = request.output;
+    let name = format!("labels-{}", request.kind.name());
+    let named = move |a: Answer| match output {
+        Output::Pdf => a.named(format!("{name}.pdf")),
+        Output::Csv => a.named(format!("{name}.csv")),
+        Output::Preview => a,
+    };
     let check = {
-        let (request, made) = (request.clone(), served.clone());
+        let (request, made, named) = (request.clone(), served.clone(), named.clone());
         async move {
             let job = move || request.positions(&made.view, max).map(|_| ());
             match state.work.run(Task::Answer, job).await {
                 None => Answer::busy(),
                 Some(Err(e)) => refused(served, &output, &e),
-                Some(Ok(())) => Answer::unmade(kind).uncached(),
+                Some(Ok(())) => named(Answer::unmade(kind).uncached()),
             }
         }
     };
@@ -98,19 +104,18 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
             Some(Ok(Made::Preview(page))) => return Answer::html(page).uncached(),
             Some(Ok(Made::Sheet(sheet, overflow))) => (sheet, overflow),
         };
-        let name = format!("labels-{}", sheet.kind.name());
         let (work, served) = (state.work.clone(), served.clone());
         let answer = match output {
             Output::Csv => {
                 let (pieces, head) = CsvPieces::new(sheet);
-                Answer::pieces(kind, head, pieces, served, work).named(format!("{name}.csv"))
+                Answer::pieces(kind, head, pieces, served, work)
             }
             _ => {
                 let (pieces, head) = PdfPieces::new(sheet);
-                Answer::pieces(kind, head, pieces, served, work).named(format!("{name}.pdf"))
+                Answer::pieces(kind, head, pieces, served, work)
             }
         };
-        answer.overflowing(report(&overflow))
+        named(answer).overflowing(report(&overflow))
     }))
 }
 
