@@ -46,12 +46,7 @@ fn violations(module: &str, source: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (n, line) in source.lines().enumerate() {
         let code = line.split("//").next().unwrap_or_default();
-        for (at, _) in code.match_indices("crate::") {
-            let rest = &code[at + "crate::".len()..];
-            let target: String = rest
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
+        for target in crate_imports(code) {
             match layer(&target) {
                 Some(theirs) if theirs > own || (theirs == own && target != module) => {
                     out.push(format!(
@@ -69,6 +64,48 @@ fn violations(module: &str, source: &str) -> Vec<String> {
             if uses && !allowed.contains(&module) {
                 out.push(format!("line {}: {module} uses {krate}", n + 1));
             }
+        }
+    }
+    out
+}
+
+/// The top-level modules a line names through `crate::`: `crate::view::View`,
+/// and each of a group's, `crate::{view::View, model::Model}`.
+fn crate_imports(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        match rest.strip_prefix('{') {
+            None => out.push(ident(rest)),
+            Some(group) => out.extend(group_heads(group)),
+        }
+    }
+    out
+}
+
+/// The identifier `s` starts with.
+fn ident(s: &str) -> String {
+    s.chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// The first name of each item of a `{...}` group (given without its `{`), at
+/// the group's own depth: `a::{x, y}, b` gives `a` and `b`.
+fn group_heads(group: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, true);
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => break,
+            '}' => depth -= 1,
+            ',' if depth == 0 => start = true,
+            c if start && depth == 0 && (c.is_alphanumeric() || c == '_') => {
+                out.push(ident(&group[i..]));
+                start = false;
+            }
+            _ => {}
         }
     }
     out
@@ -122,6 +159,10 @@ fn the_check_sees_upward_sideways_and_http_imports() {
         ["line 1: query uses tokio"]
     );
     assert!(violations("query", "// crate::serve is above us; tokio:: too").is_empty());
+    assert_eq!(
+        violations("view", "use crate::{model::Model, query::{Plan, Page}};"),
+        ["line 1: view (layer 3) imports query (layer 4)"]
+    );
     assert!(violations("serve", "use crate::query::Plan; use warp::Filter;").is_empty());
     assert_eq!(
         violations("nowhere", ""),
@@ -129,46 +170,73 @@ fn the_check_sees_upward_sideways_and_http_imports() {
     );
 }
 
-/// The files of one folder a source names as siblings: `super::x` (and
-/// `super::{x, y::z}`) where `x` is one of `siblings`.
-fn sibling_imports(source: &str, siblings: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut add = |name: &str| {
-        if siblings.iter().any(|s| s == name) && !out.iter().any(|o| o == name) {
-            out.push(name.to_string());
-        }
-    };
-    let code: String = source
-        .lines()
+/// The code of a source that builds the program: comments and, from its first
+/// `#[cfg(test)]` on, its tests (whose `super::` is the file itself) left out.
+fn program(source: &str) -> String {
+    let code = source.split("#[cfg(test)]").next().unwrap_or_default();
+    code.lines()
         .map(|l| l.split("//").next().unwrap_or_default())
         .collect::<Vec<_>>()
-        .join("\n");
-    for (at, _) in code.match_indices("super::") {
-        let rest = &code[at + "super::".len()..];
-        let ident = |s: &str| -> String {
-            s.chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect()
-        };
+        .join("\n")
+}
+
+/// The names a path prefix leads to in `code`: for `super::`, each `super::x`
+/// and each head of `super::{x, y::z}`.
+fn named_after(code: &str, prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices(prefix) {
+        // `crate::serve::x` also holds `serve::x`: only whole path starts count.
+        let before = code[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let rest = &code[at + prefix.len()..];
         match rest.strip_prefix('{') {
-            None => add(&ident(rest)),
-            Some(group) => {
-                // The first name of each item at the group's own depth.
-                let (mut depth, mut start) = (0usize, true);
-                for (i, c) in group.char_indices() {
-                    match c {
-                        '{' => depth += 1,
-                        '}' if depth == 0 => break,
-                        '}' => depth -= 1,
-                        ',' if depth == 0 => start = true,
-                        c if start && depth == 0 && (c.is_alphanumeric() || c == '_') => {
-                            add(&ident(&group[i..]));
-                            start = false;
-                        }
-                        _ => {}
-                    }
+            None => out.push(ident(rest)),
+            Some(group) => out.extend(group_heads(group)),
+        }
+    }
+    out
+}
+
+/// The children of a folder (`module` its path from the crate, `serve::routes`)
+/// that `code` names, from the child `child`: a file names its siblings as
+/// `super::x` and anything of `mod.rs` as `super::Item`; `mod.rs` names its
+/// children as `x::...` or `self::x`; any may name them from the crate's root.
+/// Each as its name, `mod.rs` as `mod`.
+fn children_named(
+    code: &str,
+    child: &str,
+    folder: bool,
+    module: &str,
+    children: &[String],
+) -> Vec<String> {
+    let mut names = named_after(code, &format!("crate::{module}::"));
+    match child {
+        // A subfolder's `super::` is its own face.
+        _ if folder => {}
+        "mod" => {
+            names.extend(named_after(code, "self::"));
+            for c in children {
+                if !named_after(code, &format!("{c}::")).is_empty() {
+                    names.push(c.clone());
                 }
             }
+        }
+        _ => names.extend(named_after(code, "super::")),
+    }
+    let mut out: Vec<String> = Vec::new();
+    for name in names {
+        let name = match children.contains(&name) {
+            true => name,
+            // An item of the folder's face (`super::View`), not `super::super`.
+            false if name != "super" && !name.is_empty() && children.iter().any(|c| c == "mod") => {
+                "mod".to_string()
+            }
+            false => continue,
+        };
+        if name != child && !out.contains(&name) {
+            out.push(name);
         }
     }
     out
@@ -212,32 +280,49 @@ fn circle(edges: &[(String, Vec<String>)]) -> Option<Vec<String>> {
         .find_map(|(n, _)| visit(n, edges, &mut Vec::new(), &mut done))
 }
 
-/// A folder and, for each of its files, the siblings it imports.
+/// A folder and, for each of its children, the children it names.
 type Folder = (PathBuf, Vec<(String, Vec<String>)>);
 
-/// Every folder of `src/` with its files' sibling imports (`mod.rs`, the
-/// folder's face, is left out: its children may use what it declares).
-fn folders(dir: &Path, out: &mut Vec<Folder>) {
-    let mut names = Vec::new();
+/// The program's code of every source under `dir`, one after another.
+fn all_code(dir: &Path) -> String {
     let mut files = Vec::new();
+    sources(dir, &mut files);
+    files
+        .iter()
+        .map(|f| program(&std::fs::read_to_string(f).unwrap()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every folder of `src/` below its root (whose modules `LAYERS` orders) with
+/// its children's edges: its files (`mod.rs` as `mod`) and its subfolders, each
+/// naming the others.
+fn folders(dir: &Path, module: &str, out: &mut Vec<Folder>) {
+    let mut children: Vec<(String, bool, String)> = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         if path.is_dir() {
-            folders(&path, out);
-            names.push(path.file_name().unwrap().to_string_lossy().into_owned());
+            let inner = match module.is_empty() {
+                true => name.clone(),
+                false => format!("{module}::{name}"),
+            };
+            folders(&path, &inner, out);
+            children.push((name, true, all_code(&path)));
         } else if path.extension().is_some_and(|e| e == "rs") {
-            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
-            if !matches!(stem.as_str(), "mod" | "lib" | "main") {
-                names.push(stem.clone());
-                files.push((stem, path));
-            }
+            let code = program(&std::fs::read_to_string(&path).unwrap());
+            children.push((name, false, code));
         }
     }
-    let edges = files
+    if module.is_empty() {
+        return;
+    }
+    let names: Vec<String> = children.iter().map(|(n, _, _)| n.clone()).collect();
+    let edges = children
         .iter()
-        .map(|(stem, path)| {
-            let source = std::fs::read_to_string(path).unwrap();
-            (stem.clone(), sibling_imports(&source, &names))
+        .map(|(name, folder, code)| {
+            let named = children_named(code, name, *folder, module, &names);
+            (name.clone(), named)
         })
         .collect();
     out.push((dir.to_path_buf(), edges));
@@ -247,7 +332,7 @@ fn folders(dir: &Path, out: &mut Vec<Folder>) {
 fn no_circles_between_files_of_a_folder() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut all = Vec::new();
-    folders(&src, &mut all);
+    folders(&src, "", &mut all);
     let serve = all.iter().find(|(d, _)| d.ends_with("serve")).unwrap();
     assert!(serve.1.len() > 10, "{:?}", serve.1);
     assert!(
@@ -266,13 +351,32 @@ fn no_circles_between_files_of_a_folder() {
 
 #[test]
 fn the_circle_check_sees_circles() {
-    let siblings = ["list", "links", "form"].map(String::from);
+    let children = ["list", "links", "form", "mod"].map(String::from);
+    let named = |code: &str, child: &str| children_named(code, child, false, "html", &children);
     assert_eq!(
-        sibling_imports(
+        named(
             "use super::links::Linker; // super::form\nuse super::{list::{a, b}, Other};",
-            &siblings
+            "form"
+        ),
+        ["links", "list", "mod"]
+    );
+    // The face names its children by their own paths; tests are left out.
+    assert_eq!(
+        named(
+            &program("pub use list::List;\nmod form;\nfn f() { crate::html::links::x() }\n#[cfg(test)]\nuse form::F;"),
+            "mod"
         ),
         ["links", "list"]
+    );
+    assert_eq!(
+        children_named(
+            "use super::View; use crate::html::list::L;",
+            "s",
+            true,
+            "html",
+            &children
+        ),
+        ["list"]
     );
     let edges = |e: &[(&str, &[&str])]| -> Vec<(String, Vec<String>)> {
         e.iter()

@@ -7,7 +7,7 @@ use crate::model::Endpoint;
 use crate::view::View;
 
 use super::layout::{self, Loads};
-use super::DOCS_PATH;
+use super::site::DOCS_PATH;
 
 /// Why Swagger UI: it runs from files (no inline script, so the page keeps its
 /// Content-Security-Policy), reads OpenAPI 3.1, and can send a request to this

@@ -14,7 +14,7 @@ use crate::query::Params;
 use super::chart;
 use super::list::href;
 use super::map::{self, Markers, MAP_RECORDS};
-use super::Site;
+use super::site::Site;
 
 /// A specimen question and what it finds.
 pub struct Holdings {

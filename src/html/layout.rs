@@ -7,7 +7,7 @@ use crate::model::Model;
 use crate::view::View;
 
 use super::assets;
-use super::DOCS_PATH;
+use super::site::DOCS_PATH;
 
 /// What a page loads besides the site's style sheet.
 #[derive(Default)]

@@ -17,8 +17,8 @@ use super::label_form;
 use super::layout::{self, Loads, MAP};
 use super::links::Linker;
 use super::map::{self, Markers, MAP_RECORDS};
+use super::site::Site;
 use super::values::{words, RowValue};
-use super::Site;
 
 /// The most rows a page shows, whatever `limit` asks: a longer answer is paged
 /// (the JSON answer still gives every item asked for).

@@ -9,7 +9,7 @@ use crate::model::Model;
 use crate::query::Params;
 
 use super::assets;
-use super::Site;
+use super::site::Site;
 
 /// The basemap's file among the assets.
 const BASEMAP: &str = "vendor/world-atlas/world.json";

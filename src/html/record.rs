@@ -14,10 +14,10 @@ use super::gallery::{figure, gallery, images_naming};
 use super::holdings::{self, Holdings};
 use super::layout::{self, Loads, MAP};
 use super::map::{self, Markers};
+use super::site::Site;
 use super::specimen;
 use super::taxon;
 use super::values::{related, row_fields, row_label, text, url, words};
-use super::Site;
 
 /// The most photographs a taxon's or a place's gallery shows.
 const GALLERY: usize = 12;

@@ -6,7 +6,8 @@
 use maud::{html, Markup};
 
 use crate::model::Model;
-use crate::view::{Place, View};
+use crate::view::place::Place;
+use crate::view::View;
 
 use super::gallery::{figure, images_naming};
 use super::taxon;

@@ -2,7 +2,8 @@
 //! [`Kind::lines`]), and how each line is written from a specimen's record.
 
 use crate::model::Model;
-use crate::view::{Place, Value, View};
+use crate::view::place::Place;
+use crate::view::{Value, View};
 
 use super::font::Style;
 

@@ -11,7 +11,7 @@
 //! knows of HTTP or of the request that reads it.
 
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::encoding::time::http_date;
@@ -23,7 +23,7 @@ use crate::snapshot::{self, Header, SnapshotError};
 pub mod bits;
 pub mod chain;
 pub mod column;
-pub mod identified;
+mod derived;
 pub mod image_api;
 pub mod index;
 pub mod name;
@@ -35,11 +35,9 @@ pub mod prepared;
 pub mod render;
 mod rows;
 mod table;
-pub mod terms;
 mod value;
 
 pub use column::Key;
-pub use place::Place;
 pub use points::Points;
 pub use render::{List, Projection, Run};
 pub use table::Table;
@@ -76,12 +74,15 @@ pub struct View {
     pub points: Arc<Points>,
     /// Wagtail's own image items (`/api/v2/images/`).
     pub images: Arc<image_api::ImageApi>,
-    /// The specimens' Darwin Core values as columns, built the first time a
-    /// search in Darwin Core's terms needs them.
-    terms: OnceLock<terms::Terms>,
-    /// Each specimen's taxon, year and locality as numbers, built the first
-    /// time a checklist needs them.
-    identified: OnceLock<identified::Identified>,
+    /// What features derive from the view on first use (`View::derived`).
+    derived: derived::Derived,
+}
+
+/// A value a feature derives from a view the first time it needs it, kept with
+/// the view (GBIF's Darwin Core columns, the checklists' identified taxa).
+pub trait Derive: std::any::Any + Send + Sync + Sized {
+    /// Makes the value (a blocking call: on the pool's threads).
+    fn derive(view: &View) -> Self;
 }
 
 /// A snapshot read, checked and decoded into tables, not yet rendered: what a
@@ -216,8 +217,7 @@ impl View {
             last_modified: self.last_modified.clone(),
             points: Arc::clone(&self.points),
             images: Arc::clone(&self.images),
-            terms: OnceLock::new(),
-            identified: OnceLock::new(),
+            derived: derived::Derived::default(),
         }
     }
 }
@@ -273,8 +273,7 @@ impl Decoded {
             phases,
             points: Arc::new(points),
             images: Arc::new(images),
-            terms: OnceLock::new(),
-            identified: OnceLock::new(),
+            derived: derived::Derived::default(),
         };
         let lists = view.plain.iter().chain(view.nested.iter().flatten());
         view.phases.rendered_bytes = lists.map(List::byte_len).sum();
@@ -329,15 +328,10 @@ impl View {
         }
     }
 
-    /// The specimens' Darwin Core values as columns (built on first use).
-    pub fn terms(&self) -> &terms::Terms {
-        self.terms.get_or_init(|| terms::Terms::build(self))
-    }
-
-    /// Each specimen's taxon, year and locality as numbers (built on first use).
-    pub fn identified(&self) -> &identified::Identified {
-        self.identified
-            .get_or_init(|| identified::Identified::build(self))
+    /// The value of type `T` derived from this view, made now if it was not
+    /// before.
+    pub fn derived<T: Derive>(&self) -> &T {
+        self.derived.get_or_init(|| T::derive(self))
     }
 
     /// The rendered list of an endpoint.

@@ -7,7 +7,8 @@ use crate::encoding::time::write_timestamp;
 use crate::model::darwin_core::{country_code, elevation, event_date, plain_text};
 use crate::model::{derived, Model, Type};
 
-use super::{Place, Table, Value, View};
+use super::place::Place;
+use super::{Table, Value, View};
 
 const DWC: &str = "http://rs.tdwg.org/dwc/terms/";
 const DCTERMS: &str = "http://purl.org/dc/terms/";

@@ -5,6 +5,7 @@
 
 pub mod answer;
 pub mod search;
+pub mod terms;
 pub mod wkt;
 
 pub use answer::Codes;

@@ -3,13 +3,13 @@
 //! alternative (OR), numbers and dates as ranges (`1990,2000`, `*` for an open
 //! end), areas as WKT, facets with GBIF's paging, and beyond GBIF a `sort` and no
 //! cap on paging. Every 400 is found in [`Search::parse`]; [`Search::run`]
-//! cannot fail. Values are the archive's (`view::terms`).
+//! cannot fail. Values are the archive's (`terms`).
 
 use chrono::{Datelike, NaiveDate};
 
+use super::terms::{day_of, text_column, Terms, NO_INT, TEXT};
 use crate::model::{Model, Shape};
 use crate::view::bits::Bits;
-use crate::view::terms::{day_of, text_column, Terms, NO_INT, TEXT};
 use crate::view::View;
 
 use super::super::error::ApiError;
@@ -383,7 +383,7 @@ impl Search {
                 .map(|(_, v)| v.as_str())
                 .collect()
         };
-        let terms = view.terms();
+        let terms = view.derived::<Terms>();
         for &(name, kind) in TERMS {
             let given = values(name);
             if given.is_empty() {
@@ -601,7 +601,7 @@ impl Search {
 
     /// Counts, facets and the page.
     pub fn run(&self, view: &View) -> Found {
-        let terms = view.terms();
+        let terms = view.derived::<Terms>();
         let all: Vec<&Cond> = self.conds.iter().map(|(_, c)| c).collect();
         let matched = select(terms, &all);
         let count = matched.len();

@@ -8,8 +8,8 @@ use chrono::{Datelike, NaiveDate};
 
 use crate::model::Model;
 
-use super::occurrence::{column, Occurrences, Sink, COLUMNS};
-use super::{Value, View};
+use crate::view::occurrence::{column, Occurrences, Sink, COLUMNS};
+use crate::view::{Derive, Value, View};
 
 /// The text terms kept as columns, in the order of [`Terms::text`].
 pub const TEXT: [&str; 15] = [
@@ -281,6 +281,12 @@ fn event_days(year: Option<f64>, month: Option<f64>, day: Option<f64>) -> [i32; 
         (None, _) => days(y, 1, 1).zip(days(y, 12, 31)),
     };
     span.map_or(none, |(a, b)| [a, b])
+}
+
+impl Derive for Terms {
+    fn derive(view: &View) -> Terms {
+        Terms::build(view)
+    }
 }
 
 impl Terms {

@@ -12,7 +12,7 @@ use ahash::AHashMap;
 use crate::encoding::json::{write_int, write_str};
 use crate::model::{Model, Type};
 
-use super::{Value, View};
+use crate::view::{Derive, Value, View};
 
 /// No taxon, no locality.
 pub const NONE: u32 = u32::MAX;
@@ -87,6 +87,12 @@ pub fn full_name(rank: Model) -> &'static str {
         Model::Species => "binomial",
         Model::Subspecies => "trinomial",
         _ => "name",
+    }
+}
+
+impl Derive for Identified {
+    fn derive(view: &View) -> Identified {
+        Identified::build(view)
     }
 }
 

@@ -9,14 +9,17 @@
 use crate::encoding::csv::Record;
 use crate::encoding::json::write_int;
 use crate::model::Model;
-use crate::view::identified::{Named, NONE, NO_YEAR};
 use crate::view::View;
 
-pub use crate::view::identified::CLASSIFICATION;
+pub use identified::CLASSIFICATION;
 
 use super::plan::Matching;
 use super::question::Question;
 use super::{ApiError, Params};
+
+mod identified;
+
+use identified::{Identified, Named, NONE, NO_YEAR};
 
 /// How a checklist is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,7 +105,7 @@ impl<'v> Checklist<'v> {
     /// a locality counted for a taxon when its (taxon, locality) pair is first
     /// seen; the taxa counted are then taken in a checklist's order.
     pub fn of(view: &'v View, selected: &Matching) -> Checklist<'v> {
-        let identified = view.identified();
+        let identified = view.derived::<Identified>();
         let mut tallies = vec![UNCOUNTED; identified.taxa()];
         // A bit per (taxon, locality) pair, and one more that specimens
         // without a pair set and nothing counts.
