@@ -1,8 +1,9 @@
-//! How values are spelled in bytes: JSON literals, CSV cells, percent-encoding, instants and
-//! dates, hex. The bottom layer: it knows nothing of the collection.
+//! How values are spelled in bytes: JSON literals, CSV cells, XML text, percent-encoding,
+//! instants and dates, hex. The bottom layer: it knows nothing of the collection.
 
 pub mod csv;
 pub mod hex;
 pub mod json;
 pub mod percent;
 pub mod time;
+pub mod xml;

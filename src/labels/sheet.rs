@@ -5,6 +5,8 @@
 
 use std::fmt::Write as _;
 
+use crate::encoding::csv::Record;
+use crate::encoding::xml;
 use crate::view::View;
 
 use super::address::Template;
@@ -119,7 +121,7 @@ impl Sheet {
         }
         let to = (from + CSV_ROWS).min(self.positions.len());
         let reader = Reader::new(view);
-        let mut out = String::new();
+        let mut out = Vec::new();
         for at in from..to {
             let label = self.label(&reader, at);
             let mut cells = Vec::with_capacity(label.lines.len() + 2);
@@ -127,19 +129,14 @@ impl Sheet {
                 cells.push(label.usi.clone());
             }
             cells.extend(label.lines.iter().map(|l| plain(l)));
-            for (k, cell) in cells.iter().enumerate() {
-                if k > 0 {
-                    out.push(',');
-                }
-                csv_cell(&mut out, cell);
-            }
+            let mut record = Record::new(&mut out);
+            cells.iter().for_each(|cell| record.cell(cell));
             if self.layout.has_code() {
-                out.push(',');
-                csv_cell(&mut out, &self.code.fill(&label.usi, label.id));
+                record.cell(&self.code.fill(&label.usi, label.id));
             }
-            out.push_str("\r\n");
+            record.end();
         }
-        Some(out.into_bytes())
+        Some(out)
     }
 
     /// The first page as SVG, one unit a point, drawn from the same marks as
@@ -202,7 +199,7 @@ impl Sheet {
                             super::font::Style::Regular => "",
                         };
                         let _ = write!(svg, "<tspan{italic}>");
-                        escape(&mut svg, &span.text);
+                        xml::push_escaped(&mut svg, &span.text);
                         svg.push_str("</tspan>");
                     }
                     svg.push_str("</text>");
@@ -272,28 +269,5 @@ impl CsvPieces {
         let rows = self.sheet.csv_rows(view, self.next)?;
         self.next += 1;
         Some(rows)
-    }
-}
-
-/// One CSV cell, quoted when it holds a comma, a quote or a line break.
-fn csv_cell(out: &mut String, s: &str) {
-    if s.contains([',', '"', '\n', '\r']) {
-        out.push('"');
-        out.push_str(&s.replace('"', "\"\""));
-        out.push('"');
-    } else {
-        out.push_str(s);
-    }
-}
-
-/// Text as SVG character data.
-fn escape(out: &mut String, s: &str) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            c => out.push(c),
-        }
     }
 }

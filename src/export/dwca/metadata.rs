@@ -1,6 +1,7 @@
 //! The archive's two descriptions: `meta.xml` (the columns of the core file as
 //! Darwin Core terms) and `eml.xml` (the dataset, as GBIF's EML profile orders it).
 
+use crate::encoding::xml::escaped as xml;
 use crate::view::View;
 
 use crate::model::endpoint::API_PREFIX;
@@ -92,24 +93,6 @@ pub fn eml_xml(view: &View, dataset: &Dataset, scope: Scope) -> String {
     )
 }
 
-/// Escapes text for XML content and attribute values.
-fn xml(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // Control characters other than tab and newlines cannot appear in XML 1.0.
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +102,5 @@ mod tests {
         let meta = meta_xml();
         assert_eq!(meta.matches("<field ").count(), COLUMNS.len());
         assert!(meta.contains("<field index=\"43\" term=\"http://purl.org/dc/terms/modified\"/>"));
-        assert_eq!(xml("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
     }
 }
