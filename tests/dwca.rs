@@ -260,3 +260,40 @@ fn an_export_warns_of_each_value_a_publishable_archive_lacks() {
         ""
     );
 }
+
+/// Records the terms a specimen is written as, in the order they come.
+#[derive(Default)]
+struct Said(Vec<catalogue::view::occurrence::Term>);
+
+impl catalogue::view::occurrence::Sink for Said {
+    fn text(&mut self, term: catalogue::view::occurrence::Term, _: &str) {
+        self.0.push(term);
+    }
+    fn int(&mut self, term: catalogue::view::occurrence::Term, _: Option<i64>) {
+        self.0.push(term);
+    }
+    fn float(&mut self, term: catalogue::view::occurrence::Term, _: Option<f64>) {
+        self.0.push(term);
+    }
+}
+
+/// Every specimen says every term once, in the columns' order, whichever of
+/// its values are missing (a term out of place would shift the archive's
+/// later columns).
+#[test]
+fn every_specimen_says_each_term_once_in_column_order() {
+    use catalogue::model::Model;
+    use catalogue::view::occurrence::{Occurrences, Term};
+    let view = catalogue::view::View::load(&common::sample_snapshot()).unwrap();
+    let occurrences = Occurrences::new(&view, "I", "C");
+    let specimens = view.table(Model::SpecimenRecord).len();
+    assert!(specimens > 0);
+    for pos in 0..specimens {
+        let mut said = Said::default();
+        occurrences.terms(pos, &mut said);
+        assert_eq!(said.0, Term::ALL, "specimen at {pos}");
+    }
+    let names: Vec<&str> = Term::ALL.iter().map(|t| t.name()).collect();
+    let columns: Vec<&str> = COLUMNS.iter().map(|(t, _)| *t).collect();
+    assert_eq!(names, columns);
+}

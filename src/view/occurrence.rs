@@ -13,62 +13,97 @@ use super::{Table, Value, View};
 const DWC: &str = "http://rs.tdwg.org/dwc/terms/";
 const DCTERMS: &str = "http://purl.org/dc/terms/";
 
-/// The columns of `occurrence.txt`, in order: a term and its namespace.
-pub const COLUMNS: &[(&str, &str)] = &[
-    ("occurrenceID", DWC),
-    ("catalogNumber", DWC),
-    ("basisOfRecord", DWC),
-    ("institutionCode", DWC),
-    ("collectionCode", DWC),
-    ("kingdom", DWC),
-    ("phylum", DWC),
-    ("class", DWC),
-    ("order", DWC),
-    ("family", DWC),
-    ("subfamily", DWC),
-    ("tribe", DWC),
-    ("genus", DWC),
-    ("specificEpithet", DWC),
-    ("infraspecificEpithet", DWC),
-    ("scientificName", DWC),
-    ("taxonRank", DWC),
-    ("scientificNameAuthorship", DWC),
-    ("vernacularName", DWC),
-    ("recordedBy", DWC),
-    ("identifiedBy", DWC),
-    ("dateIdentified", DWC),
-    ("eventDate", DWC),
-    ("year", DWC),
-    ("month", DWC),
-    ("day", DWC),
-    ("country", DWC),
-    ("countryCode", DWC),
-    ("stateProvince", DWC),
-    ("county", DWC),
-    ("locality", DWC),
-    ("decimalLatitude", DWC),
-    ("decimalLongitude", DWC),
-    ("geodeticDatum", DWC),
-    ("minimumElevationInMeters", DWC),
-    ("maximumElevationInMeters", DWC),
-    ("sex", DWC),
-    ("lifeStage", DWC),
-    ("preparations", DWC),
-    ("samplingProtocol", DWC),
-    ("habitat", DWC),
-    ("occurrenceRemarks", DWC),
-    ("eventRemarks", DWC),
-    ("modified", DCTERMS),
-];
+/// The Darwin Core terms a specimen is written as, declared once: [`Term`] and
+/// the columns of `occurrence.txt` in order ([`COLUMNS`]) are both made from
+/// this list, so a sink places a value by its term, never by counting.
+macro_rules! terms {
+    ($($variant:ident = $name:literal in $ns:ident,)*) => {
+        /// A column of `occurrence.txt`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Term {
+            $($variant,)*
+        }
 
-/// What receives a specimen's terms: one call per term, in [`COLUMNS`] order.
+        impl Term {
+            /// Every term, in [`COLUMNS`] order.
+            pub const ALL: &[Term] = &[$(Term::$variant,)*];
+
+            /// Its name in Darwin Core (`occurrenceID`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Term::$variant => $name,)*
+                }
+            }
+        }
+
+        /// The columns of `occurrence.txt`, in order: a term and its namespace.
+        pub const COLUMNS: &[(&str, &str)] = &[$(($name, $ns),)*];
+    };
+}
+
+terms! {
+    OccurrenceId = "occurrenceID" in DWC,
+    CatalogNumber = "catalogNumber" in DWC,
+    BasisOfRecord = "basisOfRecord" in DWC,
+    InstitutionCode = "institutionCode" in DWC,
+    CollectionCode = "collectionCode" in DWC,
+    Kingdom = "kingdom" in DWC,
+    Phylum = "phylum" in DWC,
+    Class = "class" in DWC,
+    Order = "order" in DWC,
+    Family = "family" in DWC,
+    Subfamily = "subfamily" in DWC,
+    Tribe = "tribe" in DWC,
+    Genus = "genus" in DWC,
+    SpecificEpithet = "specificEpithet" in DWC,
+    InfraspecificEpithet = "infraspecificEpithet" in DWC,
+    ScientificName = "scientificName" in DWC,
+    TaxonRank = "taxonRank" in DWC,
+    ScientificNameAuthorship = "scientificNameAuthorship" in DWC,
+    VernacularName = "vernacularName" in DWC,
+    RecordedBy = "recordedBy" in DWC,
+    IdentifiedBy = "identifiedBy" in DWC,
+    DateIdentified = "dateIdentified" in DWC,
+    EventDate = "eventDate" in DWC,
+    Year = "year" in DWC,
+    Month = "month" in DWC,
+    Day = "day" in DWC,
+    Country = "country" in DWC,
+    CountryCode = "countryCode" in DWC,
+    StateProvince = "stateProvince" in DWC,
+    County = "county" in DWC,
+    Locality = "locality" in DWC,
+    DecimalLatitude = "decimalLatitude" in DWC,
+    DecimalLongitude = "decimalLongitude" in DWC,
+    GeodeticDatum = "geodeticDatum" in DWC,
+    MinimumElevationInMeters = "minimumElevationInMeters" in DWC,
+    MaximumElevationInMeters = "maximumElevationInMeters" in DWC,
+    Sex = "sex" in DWC,
+    LifeStage = "lifeStage" in DWC,
+    Preparations = "preparations" in DWC,
+    SamplingProtocol = "samplingProtocol" in DWC,
+    Habitat = "habitat" in DWC,
+    OccurrenceRemarks = "occurrenceRemarks" in DWC,
+    EventRemarks = "eventRemarks" in DWC,
+    Modified = "modified" in DCTERMS,
+}
+
+impl Term {
+    /// Its place in [`COLUMNS`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// What receives a specimen's terms: one call per term, each naming its term
+/// (a writer of lines checks that they come in [`COLUMNS`] order).
 pub trait Sink {
     /// A text value; empty when the specimen has none.
-    fn text(&mut self, s: &str);
+    fn text(&mut self, term: Term, s: &str);
     /// A whole number (`year`, `month`, `day`), or none.
-    fn int(&mut self, n: Option<i64>);
+    fn int(&mut self, term: Term, n: Option<i64>);
     /// A decimal number (coordinates, elevations), or none.
-    fn float(&mut self, n: Option<f64>);
+    fn float(&mut self, term: Term, n: Option<f64>);
 }
 
 /// The position of a term in [`COLUMNS`].
@@ -82,6 +117,17 @@ pub fn column(term: &str) -> usize {
 /// The ranks from the most specific to the least (the columns list them the
 /// other way round).
 const RANKS: [Model; 7] = Model::RANKS;
+
+/// The term of each rank's name, by rank (`RANKS` order).
+const RANK_TERMS: [Term; 7] = [
+    Term::InfraspecificEpithet,
+    Term::SpecificEpithet,
+    Term::Genus,
+    Term::Tribe,
+    Term::Subfamily,
+    Term::Family,
+    Term::Order,
+];
 
 fn rank_of(model: Model) -> Option<usize> {
     RANKS.iter().position(|&m| m == model)
@@ -216,14 +262,14 @@ impl<'v> Occurrences<'v> {
         let row: Vec<Value> = self.view.table(Model::SpecimenRecord).row(pos).collect();
         let row = &row[..];
         let usi = text(&row[self.s.usi]);
-        line.text(usi);
-        line.text(usi);
-        line.text("PreservedSpecimen");
-        line.text(self.institution_code);
-        line.text(self.collection_code);
-        line.text("Animalia");
-        line.text("Arthropoda");
-        line.text("Insecta");
+        line.text(Term::OccurrenceId, usi);
+        line.text(Term::CatalogNumber, usi);
+        line.text(Term::BasisOfRecord, "PreservedSpecimen");
+        line.text(Term::InstitutionCode, self.institution_code);
+        line.text(Term::CollectionCode, self.collection_code);
+        line.text(Term::Kingdom, "Animalia");
+        line.text(Term::Phylum, "Arthropoda");
+        line.text(Term::Class, "Insecta");
         self.taxonomy(line, row);
         self.people(line, row);
         self.date(line, row);
@@ -274,10 +320,17 @@ impl<'v> Occurrences<'v> {
             let name = ranks[r].map_or("", |p| {
                 text(&view.table(RANKS[r]).get(p as usize, self.rank.names[r]))
             });
-            line.text(name);
+            line.text(RANK_TERMS[r], name);
         }
         let Some((r, p)) = taxon else {
-            (0..4).for_each(|_| line.text(""));
+            for term in [
+                Term::ScientificName,
+                Term::TaxonRank,
+                Term::ScientificNameAuthorship,
+                Term::VernacularName,
+            ] {
+                line.text(term, "");
+            }
             return;
         };
         let table: &Table = view.table(RANKS[r]);
@@ -289,13 +342,14 @@ impl<'v> Occurrences<'v> {
         };
         let authority = text(&taxon_row[self.rank.authority[r]]);
         if authority.is_empty() {
-            line.text(full);
+            line.text(Term::ScientificName, full);
         } else {
-            line.text(&format!("{full} {authority}"));
+            line.text(Term::ScientificName, &format!("{full} {authority}"));
         }
-        line.text(model_field(RANKS[r]));
-        line.text(authority);
-        line.text(text(&taxon_row[self.rank.common_name[r]]));
+        line.text(Term::TaxonRank, model_field(RANKS[r]));
+        line.text(Term::ScientificNameAuthorship, authority);
+        let common = text(&taxon_row[self.rank.common_name[r]]);
+        line.text(Term::VernacularName, common);
     }
 
     /// `recordedBy`, `identifiedBy`, `dateIdentified`.
@@ -304,14 +358,15 @@ impl<'v> Occurrences<'v> {
         match &row[self.s.collector] {
             Value::Refs(_, people) => {
                 let names: Vec<&str> = people.iter().map(|&p| full_name(p)).collect();
-                line.text(&names.join(" | "));
+                line.text(Term::RecordedBy, &names.join(" | "));
             }
-            _ => line.text(""),
+            _ => line.text(Term::RecordedBy, ""),
         }
-        line.text(position(&row[self.s.determiner]).map_or("", full_name));
+        let determiner = position(&row[self.s.determiner]).map_or("", full_name);
+        line.text(Term::IdentifiedBy, determiner);
         match int(&row[self.s.determined_year]) {
-            Some(year) => line.text(&year.to_string()),
-            None => line.text(""),
+            Some(year) => line.text(Term::DateIdentified, &year.to_string()),
+            None => line.text(Term::DateIdentified, ""),
         }
     }
 
@@ -319,10 +374,10 @@ impl<'v> Occurrences<'v> {
     fn date(&self, line: &mut impl Sink, row: &[Value]) {
         let (year, day) = (int(&row[self.s.year]), int(&row[self.s.day]));
         let month = derived::month_number(text(&row[self.s.month]));
-        line.text(&event_date(year, month, day));
-        line.int(year);
-        line.int(month.map(i64::from));
-        line.int(day);
+        line.text(Term::EventDate, &event_date(year, month, day));
+        line.int(Term::Year, year);
+        line.int(Term::Month, month.map(i64::from));
+        line.int(Term::Day, day);
     }
 
     /// Country, state, county, locality, the point and the elevation. A missing
@@ -338,13 +393,19 @@ impl<'v> Occurrences<'v> {
         match country {
             Some(c) => {
                 let name = text(&get(Model::Country, c, "name"));
-                line.text(name);
-                line.text(country_code(name, text(&get(Model::Country, c, "abbr"))).unwrap_or(""));
+                line.text(Term::Country, name);
+                let code = country_code(name, text(&get(Model::Country, c, "abbr")));
+                line.text(Term::CountryCode, code.unwrap_or(""));
             }
-            None => (0..2).for_each(|_| line.text("")),
+            None => {
+                line.text(Term::Country, "");
+                line.text(Term::CountryCode, "");
+            }
         }
-        line.text(state.map_or("", |p| text(&get(Model::State, p, "name"))));
-        line.text(county.map_or("", |p| text(&get(Model::County, p, "name"))));
+        let state = state.map_or("", |p| text(&get(Model::State, p, "name")));
+        line.text(Term::StateProvince, state);
+        let county = county.map_or("", |p| text(&get(Model::County, p, "name")));
+        line.text(Term::County, county);
         match locality {
             Some(p) => {
                 let parts: Vec<&str> = ["name", "range", "town"]
@@ -352,40 +413,40 @@ impl<'v> Occurrences<'v> {
                     .map(|f| text(&get(Model::Locality, p, f)).trim())
                     .filter(|t| !t.is_empty())
                     .collect();
-                line.text(&parts.join(", "));
+                line.text(Term::Locality, &parts.join(", "));
             }
-            None => line.text(""),
+            None => line.text(Term::Locality, ""),
         }
         let gps = position(&row[self.s.gps]);
         match gps.and_then(|p| self.view.points.get(Model::Gps, p as usize)) {
             Some([lon, lat]) => {
-                line.float(Some(lat));
-                line.float(Some(lon));
-                line.text("WGS84");
+                line.float(Term::DecimalLatitude, Some(lat));
+                line.float(Term::DecimalLongitude, Some(lon));
+                line.text(Term::GeodeticDatum, "WGS84");
             }
             None => {
-                line.float(None);
-                line.float(None);
-                line.text("");
+                line.float(Term::DecimalLatitude, None);
+                line.float(Term::DecimalLongitude, None);
+                line.text(Term::GeodeticDatum, "");
             }
         }
         let (low, high) = gps
             .and_then(|p| elevation(text(&get(Model::Gps, p, "elevation"))))
             .unzip();
-        line.float(low);
-        line.float(high);
+        line.float(Term::MinimumElevationInMeters, low);
+        line.float(Term::MaximumElevationInMeters, high);
     }
 
     /// What was collected and how: sex, stage, preparation, method, habitat,
     /// remarks, and when the record last changed.
     fn specimen(&self, line: &mut impl Sink, row: &[Value]) {
         let s = &self.s;
-        line.text(text(&row[s.sex]));
-        line.text(text(&row[s.stage]));
-        line.text(text(&row[s.preparation]));
-        line.text(text(&row[s.method]));
-        line.text(&plain_text(text(&row[s.habitat])));
-        line.text(&plain_text(text(&row[s.notes])));
+        line.text(Term::Sex, text(&row[s.sex]));
+        line.text(Term::LifeStage, text(&row[s.stage]));
+        line.text(Term::Preparations, text(&row[s.preparation]));
+        line.text(Term::SamplingProtocol, text(&row[s.method]));
+        line.text(Term::Habitat, &plain_text(text(&row[s.habitat])));
+        line.text(Term::OccurrenceRemarks, &plain_text(text(&row[s.notes])));
         let mut remarks = Vec::new();
         for (label, field, unit) in [
             ("weather", s.weather, ""),
@@ -397,14 +458,14 @@ impl<'v> Occurrences<'v> {
                 remarks.push(format!("{label}: {v}{unit}"));
             }
         }
-        line.text(&remarks.join("; "));
+        line.text(Term::EventRemarks, &remarks.join("; "));
         match row[s.date_modified] {
             Value::Time(t) => {
                 let mut b = Vec::new();
                 write_timestamp(&mut b, t);
-                line.text(std::str::from_utf8(&b).unwrap_or(""));
+                line.text(Term::Modified, std::str::from_utf8(&b).unwrap_or(""));
             }
-            _ => line.text(""),
+            _ => line.text(Term::Modified, ""),
         }
     }
 }

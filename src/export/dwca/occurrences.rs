@@ -1,11 +1,11 @@
 //! The rows of `occurrence.txt` (tab-separated), and of a CSV download with
 //! `columns=dwc` (RFC 4180): one per specimen record, its cells the terms of
-//! [`COLUMNS`] as `view::occurrence` reads them.
+//! `COLUMNS` as `view::occurrence` reads them.
 
 use std::io::Write;
 
 use crate::model::Model;
-use crate::view::occurrence::{Occurrences, Sink, COLUMNS};
+use crate::view::occurrence::{Occurrences, Sink, Term};
 use crate::view::View;
 
 use super::dataset::Dataset;
@@ -35,16 +35,23 @@ impl Line {
         }
     }
 
-    fn number(&mut self, n: Option<impl std::fmt::Display>) {
+    fn number(&mut self, term: Term, n: Option<impl std::fmt::Display>) {
         match n {
-            Some(n) => self.text(&n.to_string()),
-            None => self.text(""),
+            Some(n) => self.text(term, &n.to_string()),
+            None => self.text(term, ""),
         }
     }
 }
 
 impl Sink for Line {
-    fn text(&mut self, s: &str) {
+    fn text(&mut self, term: Term, s: &str) {
+        // A line is written in order: a term out of its place is a bug, and
+        // every test that writes a specimen finds it.
+        debug_assert_eq!(
+            term.index(),
+            self.cells,
+            "{term:?} out of its column in occurrence.txt"
+        );
         if self.dialect == Dialect::Csv {
             crate::encoding::csv::write_cell(&mut self.buf, self.cells == 0, s);
             self.cells += 1;
@@ -63,12 +70,12 @@ impl Sink for Line {
         }));
     }
 
-    fn int(&mut self, n: Option<i64>) {
-        self.number(n);
+    fn int(&mut self, term: Term, n: Option<i64>) {
+        self.number(term, n);
     }
 
-    fn float(&mut self, n: Option<f64>) {
-        self.number(n);
+    fn float(&mut self, term: Term, n: Option<f64>) {
+        self.number(term, n);
     }
 }
 
@@ -105,8 +112,8 @@ pub fn header(dialect: Dialect) -> Vec<u8> {
         cells: 0,
         dialect,
     };
-    for (term, _) in COLUMNS {
-        line.text(term);
+    for &term in Term::ALL {
+        line.text(term, term.name());
     }
     line.end();
     line.buf

@@ -6,7 +6,7 @@
 use std::io::Write as _;
 
 use crate::encoding::json::{write_int, write_str};
-use crate::view::occurrence::{Occurrences, Sink, COLUMNS};
+use crate::view::occurrence::{Occurrences, Sink, Term};
 use crate::view::View;
 
 use super::search::{upper_snake, Found, Search};
@@ -14,47 +14,42 @@ use super::search::{upper_snake, Found, Search};
 /// Writes one occurrence's terms as `"term":value` members.
 struct Members<'o> {
     out: &'o mut Vec<u8>,
-    at: usize,
     elevation: [Option<f64>; 2],
 }
 
 impl Members<'_> {
-    fn key(&mut self) {
-        let term = COLUMNS[self.at].0;
+    fn key(&mut self, term: Term) {
         self.out.push(b',');
-        write_str(self.out, term);
+        write_str(self.out, term.name());
         self.out.push(b':');
     }
 }
 
 impl Sink for Members<'_> {
-    fn text(&mut self, s: &str) {
+    fn text(&mut self, term: Term, s: &str) {
         if !s.is_empty() {
-            self.key();
+            self.key(term);
             write_str(self.out, s);
         }
-        self.at += 1;
     }
 
-    fn int(&mut self, n: Option<i64>) {
+    fn int(&mut self, term: Term, n: Option<i64>) {
         if let Some(n) = n {
-            self.key();
+            self.key(term);
             write_int(self.out, n);
         }
-        self.at += 1;
     }
 
-    fn float(&mut self, n: Option<f64>) {
-        match COLUMNS[self.at].0 {
-            "minimumElevationInMeters" => self.elevation[0] = n,
-            "maximumElevationInMeters" => self.elevation[1] = n,
+    fn float(&mut self, term: Term, n: Option<f64>) {
+        match term {
+            Term::MinimumElevationInMeters => self.elevation[0] = n,
+            Term::MaximumElevationInMeters => self.elevation[1] = n,
             _ => {}
         }
         if let Some(n) = n {
-            self.key();
+            self.key(term);
             let _ = write!(self.out, "{n}");
         }
-        self.at += 1;
     }
 }
 
@@ -67,7 +62,6 @@ pub fn occurrence(out: &mut Vec<u8>, view: &View, occurrences: &Occurrences, pos
     write_int(out, id);
     let mut members = Members {
         out,
-        at: 0,
         elevation: [None, None],
     };
     occurrences.terms(pos, &mut members);

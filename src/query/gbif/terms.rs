@@ -8,7 +8,7 @@ use chrono::{Datelike, NaiveDate};
 
 use crate::model::Model;
 
-use crate::view::occurrence::{column, Occurrences, Sink, COLUMNS};
+use crate::view::occurrence::{column, Occurrences, Sink, Term, COLUMNS};
 use crate::view::{Derive, Value, View};
 
 /// The text terms kept as columns, in the order of [`Terms::text`].
@@ -240,26 +240,23 @@ pub fn text_column(term: &str) -> Option<usize> {
 
 /// What a specimen's terms are while a row of the columns is taken.
 struct Capture {
-    at: usize,
     text: Vec<String>,
     numbers: Vec<Option<f64>>,
 }
 
 impl Sink for Capture {
-    fn text(&mut self, s: &str) {
-        self.text[self.at].clear();
-        self.text[self.at].push_str(s);
-        self.at += 1;
+    fn text(&mut self, term: Term, s: &str) {
+        let held = &mut self.text[term.index()];
+        held.clear();
+        held.push_str(s);
     }
 
-    fn int(&mut self, n: Option<i64>) {
-        self.numbers[self.at] = n.map(|n| n as f64);
-        self.at += 1;
+    fn int(&mut self, term: Term, n: Option<i64>) {
+        self.numbers[term.index()] = n.map(|n| n as f64);
     }
 
-    fn float(&mut self, n: Option<f64>) {
-        self.numbers[self.at] = n;
-        self.at += 1;
+    fn float(&mut self, term: Term, n: Option<f64>) {
+        self.numbers[term.index()] = n;
     }
 }
 
@@ -316,12 +313,10 @@ impl Terms {
             .field_index("date_modified")
             .expect("a specimen has date_modified");
         let mut capture = Capture {
-            at: 0,
             text: vec![String::new(); COLUMNS.len()],
             numbers: vec![None; COLUMNS.len()],
         };
         for pos in 0..n {
-            capture.at = 0;
             occurrences.terms(pos, &mut capture);
             for (i, &at) in text_at.iter().enumerate() {
                 let value = capture.text[at].as_str();
