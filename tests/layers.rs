@@ -397,3 +397,40 @@ fn the_circle_check_sees_circles() {
         None
     );
 }
+
+/// `ARCHITECTURE.md`'s layer table is `LAYERS`: the same modules on the same
+/// layers, so the map the people read is the one the code is held to.
+#[test]
+fn the_architectures_layer_table_is_the_checked_one() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
+            .unwrap();
+    let mut table: Vec<(usize, Vec<String>)> = doc
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.trim().trim_matches('|').split('|').collect();
+            let [layer, modules] = cells[..] else {
+                return None;
+            };
+            let layer: usize = layer.trim().parse().ok()?;
+            let mut names: Vec<String> = modules
+                .split('`')
+                .filter(|m| !m.trim().is_empty())
+                .map(|m| m.trim().to_string())
+                .collect();
+            names.sort();
+            Some((layer, names))
+        })
+        .collect();
+    table.sort();
+    let checked: Vec<(usize, Vec<String>)> = LAYERS
+        .iter()
+        .enumerate()
+        .map(|(layer, modules)| {
+            let mut names: Vec<String> = modules.iter().map(|m| m.to_string()).collect();
+            names.sort();
+            (layer, names)
+        })
+        .collect();
+    assert_eq!(table, checked);
+}

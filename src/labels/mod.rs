@@ -7,7 +7,8 @@
 //! the view; `layout` places labels on pages and fits their lines; `qr` encodes
 //! the codes, whose text `address` makes; `font` is the built-in typeface;
 //! `pdf` writes pages one at a time; `sheet` ties a question's specimens to all
-//! of it. Knows no HTTP: `serve::labels` parses the request and streams.
+//! of it. Knows no HTTP: its route (`serve/routes/labels.rs`) parses the
+//! request and streams.
 
 pub mod address;
 pub mod content;

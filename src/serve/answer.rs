@@ -173,7 +173,7 @@ fn frame(format: Format, total: usize, meta: &[u8]) -> (Vec<u8>, &'static [u8], 
             Kind::Json,
         ),
         Format::GeoJson => (geojson::head(total, meta), geojson::TAIL, Kind::GeoJson),
-        // A download has no envelope (`serve::downloads` streams it).
+        // A download has no envelope (`routes/downloads.rs` streams it).
         download => (Vec::new(), b"", Kind::of(download)),
     }
 }

@@ -177,7 +177,7 @@ impl Metrics {
             w,
             "catalogue_worked_answers_total",
             "counter",
-            "List answers and pages made on the threads for answers that cost work (filters, sorts, searches, projections, facets, pages' rows).",
+            "Jobs run on the threads for answers that cost work: answers (filters, sorts, searches, projections, facets, pages' rows, downloads, sheets, checklists, GBIF searches) and the checks of their parameters against the snapshot.",
             work.ran(Task::Answer).to_string(),
         );
         gauge(
