@@ -340,3 +340,60 @@ fn what_costs_work_runs_on_the_work_threads() {
     assert_eq!(compressed(&s), zipped_before + 1, "compressed on the pool");
     assert_eq!(worked(&s), before + 3, "the slice itself was cut");
 }
+
+/// Where work runs, seen from the pool itself: with its one thread held and no
+/// room to queue, whatever needs that thread is refused (503), and whatever is
+/// cut from rendered bytes is answered. Once the thread is free, both are.
+#[test]
+fn what_costs_work_needs_the_pools_thread() {
+    use catalogue::serve::work::Task;
+    let settings = catalogue::serve::Settings {
+        query_threads: 1,
+        query_queue: 0,
+        ..catalogue::serve::Settings::default()
+    };
+    let s = Server::start(&common::sample_snapshot(), settings);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (release, wait) = std::sync::mpsc::channel::<()>();
+    let (held, holding) = std::sync::mpsc::channel::<()>();
+    let work = s.state.work.clone();
+    let holder = runtime.spawn(async move {
+        work.run(Task::Answer, move || {
+            held.send(()).unwrap();
+            wait.recv().is_ok()
+        })
+        .await
+    });
+    holding.recv().unwrap();
+    let costly = [
+        ("/api/v2/specimen-records/?facet=sex&limit=2", &[][..]),
+        ("/api/v2/specimen-records/?sort=-year", &[][..]),
+        ("/api/v2/specimen-records/?search=a", &[][..]),
+        ("/api/v2/specimen-records/?format=csv", &[][..]),
+        ("/api/v2/specimen-records/checklist/", &[][..]),
+        ("/api/v2/specimen-records/labels/", &[][..]),
+        ("/gbif/v1/occurrence/search?year=2021", &[][..]),
+        ("/dwca.zip?family=Nymphalidae", &[][..]),
+        ("/api/v2/orders/", &[("Accept", "text/html")][..]),
+    ];
+    let cheap = [
+        "/api/v2/specimen-records/?limit=2",
+        "/api/v2/specimen-records/1/",
+        "/api/v2/",
+        "/healthz",
+    ];
+    for (path, headers) in costly {
+        let r = s.send("GET", path, headers);
+        assert_eq!((path, r.status), (path, 503), "answered without the pool");
+        assert_eq!(r.header("retry-after"), Some("1"), "{path}");
+    }
+    for path in cheap {
+        assert_eq!((path, s.get(path).status), (path, 200));
+    }
+    release.send(()).unwrap();
+    assert_eq!(runtime.block_on(holder).unwrap(), Some(true));
+    for (path, headers) in costly {
+        let r = s.send("GET", path, headers);
+        assert_eq!((path, r.status), (path, 200));
+    }
+}

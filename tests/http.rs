@@ -4,7 +4,7 @@ use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use catalogue::serve::Settings;
 use common::{sample_snapshot, Server};
@@ -301,11 +301,13 @@ fn idle_connections_are_closed() {
     stream
         .set_read_timeout(Some(Duration::from_secs(5)))
         .unwrap();
-    let start = Instant::now();
     let mut buf = [0u8; 64];
-    let n = stream.read(&mut buf).unwrap_or(0);
-    assert_eq!(n, 0, "the server closed the silent connection");
-    assert!(start.elapsed() < Duration::from_secs(3));
+    // Closed (a read of nothing), not left open until the read times out.
+    assert_eq!(
+        stream.read(&mut buf).map_err(|e| e.kind()),
+        Ok(0),
+        "the server closed the silent connection"
+    );
     // A keep-alive connection that goes quiet is closed too.
     let mut client = common::Client::connect(s.addr);
     assert_eq!(client.get("/api/v2/orders/").unwrap().status, 200);

@@ -36,6 +36,8 @@ fn served_count(server: &Server) -> u64 {
 }
 
 /// Waits up to `limit` for the server to serve `count` specimens; returns how long it took.
+/// Waits until the server serves `count` specimens; `limit` bounds the wait (a
+/// test that hangs), not the speed, which `benches/` measures.
 fn served_within(server: &Server, count: u64, limit: Duration) -> Duration {
     let start = Instant::now();
     while start.elapsed() < limit {
@@ -116,7 +118,7 @@ fn swaps_under_load_without_failing_a_request() {
 
     // (1) A new snapshot renamed over the file.
     rename_over(&dir, &path, &variant(1));
-    let took = served_within(&server, 7, Duration::from_secs(1));
+    let took = served_within(&server, 7, Duration::from_secs(30));
     eprintln!("rename served after {took:?}");
 
     // (2) Junk renamed over it: refused, counted, the good view kept.
@@ -139,12 +141,14 @@ fn swaps_under_load_without_failing_a_request() {
         .unwrap();
     file.write_all(first).unwrap();
     file.sync_all().unwrap();
-    std::thread::sleep(Duration::from_millis(700));
+    // Past the watcher's quiet time, so the half file is read; well within the
+    // grace a short file gets (reload::GRACE), on however busy a machine.
+    std::thread::sleep(Duration::from_millis(400));
     assert_eq!(served_count(&server), 7, "half a file is never served");
     file.write_all(rest).unwrap();
     file.sync_all().unwrap();
     drop(file);
-    let took = served_within(&server, 6, Duration::from_secs(1));
+    let took = served_within(&server, 6, Duration::from_secs(30));
     eprintln!("in-place write served after {took:?}");
 
     stop.store(true, Ordering::Relaxed);
@@ -176,7 +180,7 @@ fn without_watching_only_a_forced_reload_swaps() {
     std::thread::sleep(Duration::from_millis(600));
     assert_eq!(served_count(&server), 8);
     reloader.force();
-    served_within(&server, 5, Duration::from_secs(1));
+    served_within(&server, 5, Duration::from_secs(30));
     // Forcing again with the same file keeps the view.
     reloader.force();
     std::thread::sleep(Duration::from_millis(200));
@@ -240,10 +244,7 @@ fn sighup_reloads_the_running_binary() {
     assert!(status.success());
     let start = Instant::now();
     while count() != Some(6) {
-        assert!(
-            start.elapsed() < Duration::from_secs(2),
-            "SIGHUP reloads within a second or two"
-        );
+        assert!(start.elapsed() < Duration::from_secs(30), "SIGHUP reloads");
         std::thread::sleep(Duration::from_millis(20));
     }
     let _ = std::process::Command::new("kill")
@@ -380,8 +381,8 @@ fn a_slow_reader_neither_delays_a_swap_nor_keeps_the_old_view() {
     reloader.force();
     while checksum(&server) == before {
         assert!(
-            swapped.elapsed() < Duration::from_secs(2),
-            "no swap within 2 s"
+            swapped.elapsed() < Duration::from_secs(30),
+            "the new collection is never served"
         );
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -411,7 +412,7 @@ fn a_slow_reader_neither_delays_a_swap_nor_keeps_the_old_view() {
     let freed = Instant::now();
     while old_view.upgrade().is_some() {
         assert!(
-            freed.elapsed() < Duration::from_secs(2),
+            freed.elapsed() < Duration::from_secs(30),
             "the old view is still held"
         );
         std::thread::sleep(Duration::from_millis(10));
