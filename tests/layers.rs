@@ -12,7 +12,9 @@ const LAYERS: &[&[&str]] = &[
     &["snapshot"],
     &["ingest", "view"],
     &["query"],
-    &["export", "html", "labels"],
+    &["html"],
+    &["labels"],
+    &["export"],
     &["serve"],
     &["cli"],
 ];

@@ -6,6 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::labels::request::{Kind, MEASURES, PARAMETERS};
 use crate::model::endpoint::{ARCHIVE_PATH, CHECKLIST_PATH, IMAGES_PATH, LABELS_PATH};
 use crate::model::image_api::ImageField;
 use crate::model::policy::DarwinCore;
@@ -13,7 +14,6 @@ use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Endpoint, Field, Filters, Model, Type};
 use crate::query::checklist::{rank_name, CLASSIFICATION};
 use crate::query::filter::{self, MAX_TERMS as MAX_SEARCH_TERMS};
-use crate::query::labels::{Kind, MEASURES, PARAMETERS};
 use crate::query::sort::sortable;
 use crate::query::{facets, geojson, Columns, Format, DEFAULT_LIMIT};
 

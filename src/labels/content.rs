@@ -7,7 +7,7 @@ use crate::view::{Value, View};
 
 use super::font::Style;
 
-pub use crate::query::labels::Kind;
+pub use super::request::Kind;
 
 /// A line a label can hold, named as the CSV's columns and the overflow report
 /// name it.

@@ -6,7 +6,7 @@
 use super::content::{lines, Kind, Label, Line, Span, Text};
 use super::font::Style;
 use super::qr::Symbol;
-use crate::query::labels::{Choices, Paper};
+use super::request::{Choices, Paper};
 
 /// Points in a millimetre.
 pub const PT_PER_MM: f32 = 72.0 / 25.4;

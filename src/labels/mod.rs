@@ -2,25 +2,30 @@
 //! sheet, data labels and determination labels, as print-ready PDF, as CSV of
 //! their lines for mail merge, or as a preview of the first page.
 //!
-//! `query::labels` reads the request (kind, layout choices, the specimen
-//! question); `content` says what each kind of label holds (one table) and reads it from
-//! the view; `layout` places labels on pages and fits their lines; `qr` encodes
-//! the codes, whose text `address` makes; `font` is the built-in typeface;
-//! `pdf` writes pages one at a time; `sheet` ties a question's specimens to all
-//! of it. Knows no HTTP: its route (`serve/routes/labels.rs`) parses the
-//! request and streams.
+//! The feature's room: `request` reads the request (kind, layout choices, the
+//! specimen question), so its 400s come from here and the OpenAPI document can
+//! describe it; `content` says what each kind of label holds (one table) and
+//! reads it from the view; `layout` places labels on pages and fits their lines;
+//! `qr` encodes the codes, whose text `address` makes; `font` is the built-in
+//! typeface; `pdf` writes pages one at a time; `sheet` ties a question's
+//! specimens to all of it; `preview` is the page showing the first sheet. Knows
+//! no HTTP: its route (`serve/routes/labels.rs`) answers and streams; its
+//! OpenAPI operation is `export::openapi`'s, and the label form on the specimen
+//! list's page is `html`'s.
 
 pub mod address;
 pub mod content;
 pub mod font;
 pub mod layout;
 pub mod pdf;
+pub mod preview;
 pub mod qr;
+pub mod request;
 pub mod sheet;
 
-use crate::query::labels::SheetRequest;
 use crate::query::ApiError;
 use crate::view::View;
+use request::SheetRequest;
 
 pub use address::Template;
 pub use layout::Layout;

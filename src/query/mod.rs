@@ -13,7 +13,6 @@ pub mod gbif;
 pub mod geojson;
 pub mod holdings;
 pub mod images;
-pub mod labels;
 pub mod params;
 pub mod plan;
 pub mod projection;

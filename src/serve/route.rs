@@ -38,12 +38,12 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// The list the path named (a route with a [`Seg::List`] segment).
+    /// The list the path named (a route with a `Seg::List` segment).
     pub fn list(&self) -> Result<Endpoint, Box<Answer>> {
         self.asked.list().ok_or_else(|| Answer::not_found().into())
     }
 
-    /// The identifier the path named (a route with a [`Seg::Id`] segment).
+    /// The identifier the path named (a route with a `Seg::Id` segment).
     pub fn id(&self) -> Result<&str, Box<Answer>> {
         self.asked.id().ok_or_else(|| Answer::not_found().into())
     }

@@ -7,9 +7,10 @@ use warp::http::{header, HeaderValue};
 
 use crate::encoding::percent::form_encode;
 use crate::html;
+use crate::labels::preview;
+use crate::labels::request::{Output, SheetRequest};
 use crate::labels::{self as sheets, CsvPieces, Overflow, PdfPieces, Sheet, Template};
-use crate::query::labels::{Output, SheetRequest};
-use crate::query::{ApiError, Params};
+use crate::query::ApiError;
 use crate::view::View;
 
 use crate::serve::answer::{Answer, Kind, Pieces};
@@ -93,7 +94,9 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         let sheet = sheets::sheet(&request, view, code, max)?;
         let overflow = sheet.overflow(view);
         Ok(match output {
-            Output::Preview => Made::Preview(preview(view, &sheet, &overflow, &path, &params)),
+            Output::Preview => {
+                Made::Preview(preview::page(view, &sheet, &overflow, &path, &params))
+            }
             Output::Pdf | Output::Csv => Made::Sheet(sheet, overflow),
         })
     };
@@ -161,44 +164,4 @@ fn report(overflow: &[Overflow]) -> Option<HeaderValue> {
         value.push_str(&format!(", and {} more", overflow.len() - NAMED_IN_HEADER));
     }
     HeaderValue::from_str(&value).ok()
-}
-
-/// The preview page: the first page at scale, the labels that do not fit, and
-/// the sheet's downloads.
-fn preview(
-    view: &View,
-    sheet: &Sheet,
-    overflow: &[Overflow],
-    path: &str,
-    params: &Params,
-) -> String {
-    let asked = params.without("format");
-    let link = |format: Option<&str>| {
-        let q = match format {
-            Some(format) => asked.with("format", format),
-            None => asked.clone(),
-        }
-        .to_query();
-        match q.is_empty() {
-            true => path.to_string(),
-            false => format!("{path}?{q}"),
-        }
-    };
-    let overflow: Vec<(String, String)> = overflow
-        .iter()
-        .map(|o| (o.usi.clone(), o.lines.join(", ")))
-        .collect();
-    html::label_preview(
-        view,
-        &html::SheetPreview {
-            kind: sheet.kind.name(),
-            labels: sheet.positions.len(),
-            pages: sheet.pages(),
-            per_page: sheet.layout.per_page(),
-            svg: &sheet.preview(view),
-            overflow: &overflow,
-            pdf: &link(None),
-            csv: &link(Some("csv")),
-        },
-    )
 }

@@ -6,7 +6,7 @@
 use crate::model::{Endpoint, Model};
 use crate::view::View;
 
-use super::{form, ApiError, Limits, Params, Plan};
+use crate::query::{form, ApiError, Limits, Params, Plan};
 
 /// A kind of label, as `kind=` names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,11 +4,13 @@
 
 use maud::{html, PreEscaped};
 
+use crate::html::layout::{self, Loads};
 use crate::model::endpoint::API_PREFIX;
 use crate::model::Model;
+use crate::query::Params;
 use crate::view::View;
 
-use super::layout::{self, Loads};
+use super::sheet::{Overflow, Sheet};
 
 /// What the preview shows.
 pub struct SheetPreview<'a> {
@@ -62,5 +64,45 @@ pub fn label_preview(view: &View, p: &SheetPreview) -> String {
         layout::crumbs(&[("Specimens", specimens)], "Labels"),
         &Loads::default(),
         content,
+    )
+}
+
+/// The preview page of `sheet`, asked at `path` with `params`: its first page
+/// at scale, the labels that do not fit, and the sheet's downloads.
+pub fn page(
+    view: &View,
+    sheet: &Sheet,
+    overflow: &[Overflow],
+    path: &str,
+    params: &Params,
+) -> String {
+    let asked = params.without("format");
+    let link = |format: Option<&str>| {
+        let q = match format {
+            Some(format) => asked.with("format", format),
+            None => asked.clone(),
+        }
+        .to_query();
+        match q.is_empty() {
+            true => path.to_string(),
+            false => format!("{path}?{q}"),
+        }
+    };
+    let overflow: Vec<(String, String)> = overflow
+        .iter()
+        .map(|o| (o.usi.clone(), o.lines.join(", ")))
+        .collect();
+    label_preview(
+        view,
+        &SheetPreview {
+            kind: sheet.kind.name(),
+            labels: sheet.positions.len(),
+            pages: sheet.pages(),
+            per_page: sheet.layout.per_page(),
+            svg: &sheet.preview(view),
+            overflow: &overflow,
+            pdf: &link(None),
+            csv: &link(Some("csv")),
+        },
     )
 }
