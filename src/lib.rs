@@ -8,6 +8,7 @@
 //! `ARCHITECTURE.md` draws the map, lists the layers and states the invariants,
 //! and `tests/layers.rs` keeps it true.
 
+pub mod checklists;
 pub mod cli;
 pub mod encoding;
 pub mod export;

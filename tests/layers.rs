@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["ingest", "view"],
     &["query"],
     &["html"],
-    &["labels"],
+    &["checklists", "labels"],
     &["export"],
     &["serve"],
     &["cli"],

@@ -6,13 +6,13 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::checklists::{rank_name, CLASSIFICATION};
 use crate::labels::request::{Kind, MEASURES, PARAMETERS};
 use crate::model::endpoint::{ARCHIVE_PATH, CHECKLIST_PATH, IMAGES_PATH, LABELS_PATH};
 use crate::model::image_api::ImageField;
 use crate::model::policy::DarwinCore;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Endpoint, Field, Filters, Model, Type};
-use crate::query::checklist::{rank_name, CLASSIFICATION};
 use crate::query::filter::{self, MAX_TERMS as MAX_SEARCH_TERMS};
 use crate::query::sort::sortable;
 use crate::query::{facets, geojson, Columns, Format, DEFAULT_LIMIT};

@@ -8,7 +8,6 @@
 
 pub mod assets;
 mod chart;
-mod checklist;
 mod front;
 mod gallery;
 mod holdings;
@@ -24,7 +23,6 @@ mod specimen;
 mod taxon;
 mod values;
 
-pub use checklist::{checklist, ChecklistPage};
 pub use front::{docs, home};
 pub use holdings::Holdings;
 pub use layout::error;

@@ -3,7 +3,6 @@
 //! paging, format), which then runs against a view to give a [`Page`]. Nothing
 //! here knows of HTTP; the view is only read.
 
-pub mod checklist;
 pub mod cost;
 pub mod envelope;
 pub mod facets;

@@ -5,11 +5,8 @@
 
 use bytes::Bytes;
 
+use crate::checklists::{page, Checklist, ChecklistRequest, Output};
 use crate::html;
-use crate::model::endpoint::{API_PREFIX, CHECKLIST_PATH};
-use crate::model::Model;
-use crate::query::checklist::{taxon_filters, Checklist, ChecklistRequest, Output};
-use crate::query::question::Question;
 
 use crate::serve::answer::{Answer, Kind};
 use crate::serve::route::{Ctx, Job, Parsed};
@@ -57,7 +54,7 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         match output {
             Output::Json => checklist.json(),
             Output::Csv => checklist.csv(),
-            Output::Html => page(view, &checklist, &request.question).into_bytes(),
+            Output::Html => page::of(view, &checklist, &request.question).into_bytes(),
         }
     };
     Ok(Job::pooled(head, async move {
@@ -66,35 +63,4 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
             None => Answer::busy(),
         }
     }))
-}
-
-/// The checklist's page: each taxon linked to the specimen list of its
-/// specimens (the question narrowed by its names).
-fn page(view: &crate::view::View, checklist: &Checklist, question: &Question) -> String {
-    let (query, question) = (&question.query, &question.params);
-    let specimens = format!("{API_PREFIX}{}/", Model::SpecimenRecord.path());
-    let links: Vec<String> = checklist
-        .taxa
-        .iter()
-        .map(|taxon| {
-            let narrowed = taxon_filters(taxon)
-                .iter()
-                .fold(question.clone(), |q, (name, value)| q.with(name, value));
-            format!("{specimens}?{}", narrowed.to_query())
-        })
-        .collect();
-    let with_format = |format: &str| {
-        let q = question.with("format", format).to_query();
-        format!("{CHECKLIST_PATH}?{q}")
-    };
-    html::checklist(
-        view,
-        &html::ChecklistPage {
-            checklist,
-            query,
-            links: &links,
-            csv: &with_format("csv"),
-            json: &with_format("json"),
-        },
-    )
 }

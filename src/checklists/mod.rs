@@ -5,19 +5,25 @@
 //! year collected, how many localities, and the classification above it.
 //! Specimens without any taxon are counted apart. Rows are in the order of
 //! their scientific names (ties by rank, most specific first).
+//!
+//! The feature's room: counting (here), each specimen's identified taxon, year
+//! and locality derived once per view (`identified`), and the page (`page`).
+//! Its route is `serve/routes/checklist.rs`; its OpenAPI operation is
+//! `export::openapi`'s.
 
 use crate::encoding::csv::Record;
 use crate::encoding::json::write_int;
 use crate::model::Model;
 use crate::view::View;
 
-pub use identified::CLASSIFICATION;
-
-use super::plan::Matching;
-use super::question::Question;
-use super::{ApiError, Params};
+use crate::query::plan::Matching;
+use crate::query::question::Question;
+use crate::query::{ApiError, Params};
 
 mod identified;
+pub mod page;
+
+pub use identified::CLASSIFICATION;
 
 use identified::{Identified, Named, NONE, NO_YEAR};
 

@@ -4,12 +4,13 @@
 
 use maud::html;
 
-use crate::model::endpoint::API_PREFIX;
+use crate::html::layout::{self, Loads};
+use crate::model::endpoint::{API_PREFIX, CHECKLIST_PATH};
 use crate::model::Model;
-use crate::query::checklist::{rank_name, Checklist, CLASSIFICATION};
+use crate::query::question::Question;
 use crate::view::View;
 
-use super::layout::{self, Loads};
+use super::{rank_name, taxon_filters, Checklist, CLASSIFICATION};
 
 /// What the page shows besides the checklist.
 pub struct ChecklistPage<'a> {
@@ -24,7 +25,7 @@ pub struct ChecklistPage<'a> {
 }
 
 /// The checklist page.
-pub fn checklist(view: &View, p: &ChecklistPage) -> String {
+pub fn checklist_page(view: &View, p: &ChecklistPage) -> String {
     let specimens = format!("{API_PREFIX}{}/", Model::SpecimenRecord.path());
     let c = p.checklist;
     let title = "Species checklist";
@@ -88,5 +89,36 @@ pub fn checklist(view: &View, p: &ChecklistPage) -> String {
         layout::crumbs(&[("Specimens", specimens)], "Checklist"),
         &Loads::default(),
         content,
+    )
+}
+
+/// The checklist's page: each taxon linked to the specimen list of its
+/// specimens (the question narrowed by its names).
+pub fn of(view: &View, checklist: &Checklist, question: &Question) -> String {
+    let (query, question) = (&question.query, &question.params);
+    let specimens = format!("{API_PREFIX}{}/", Model::SpecimenRecord.path());
+    let links: Vec<String> = checklist
+        .taxa
+        .iter()
+        .map(|taxon| {
+            let narrowed = taxon_filters(taxon)
+                .iter()
+                .fold(question.clone(), |q, (name, value)| q.with(name, value));
+            format!("{specimens}?{}", narrowed.to_query())
+        })
+        .collect();
+    let with_format = |format: &str| {
+        let q = question.with("format", format).to_query();
+        format!("{CHECKLIST_PATH}?{q}")
+    };
+    checklist_page(
+        view,
+        &ChecklistPage {
+            checklist,
+            query,
+            links: &links,
+            csv: &with_format("csv"),
+            json: &with_format("json"),
+        },
     )
 }
