@@ -320,3 +320,14 @@ fn the_form_sent_with_empty_fields_answers_its_filter_and_links_its_labels() {
     ));
     assert_eq!(csv.text().lines().count(), 4);
 }
+
+/// A sheet has no tag, so no `If-None-Match` (not even `*`) answers it: it is
+/// made as for any GET.
+#[test]
+fn a_revalidation_of_a_sheet_makes_it() {
+    let s = Server::sample();
+    let r = s.send("GET", LABELS, &[("If-None-Match", "*")]);
+    assert_eq!(r.status, 200);
+    assert!(r.body.starts_with(b"%PDF-"), "{} bytes", r.body.len());
+    assert_eq!(r.header("etag"), None);
+}

@@ -225,7 +225,12 @@ async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answ
             return head
         }
         Head::Checked(check) if headers_only || asked.fresh(&state.settings, &served.view) => {
-            return check.await
+            let head = check.await;
+            // A refusal, a HEAD, or a revalidation the head's tag answers; an
+            // answer with no tag of the request's is made whatever it names.
+            if headers_only || head.status != 200 || head.caching == Caching::Collection {
+                return head;
+            }
         }
         _ => {}
     }
