@@ -254,8 +254,8 @@ fn from_view(routed: &Routed) -> bool {
 /// slot per list, routes of one name sharing it; then "other".
 struct Slots {
     names: Vec<String>,
-    /// Each route's first slot.
-    first: Vec<usize>,
+    /// Each route's first slot, and whether it has one per list.
+    first: Vec<(usize, bool)>,
 }
 
 fn slots() -> &'static Slots {
@@ -265,7 +265,7 @@ fn slots() -> &'static Slots {
         let mut first = Vec::with_capacity(ROUTES.len());
         for metric in ROUTES.iter().map(|r| r.routing.metric) {
             if metric.contains(LIST) {
-                first.push(names.len());
+                first.push((names.len(), true));
                 names.extend(
                     Endpoint::all()
                         .iter()
@@ -274,9 +274,9 @@ fn slots() -> &'static Slots {
                 continue;
             }
             match names.iter().position(|n| n == metric) {
-                Some(at) => first.push(at),
+                Some(at) => first.push((at, false)),
                 None => {
-                    first.push(names.len());
+                    first.push((names.len(), false));
                     names.push(metric.to_string());
                 }
             }
@@ -293,13 +293,10 @@ const LIST: &str = "{list}";
 fn slot(routed: &Routed) -> usize {
     let slots = slots();
     match routed.matched() {
-        Some(matched) => {
-            let list = match matched.routing.metric.contains(LIST) {
-                true => matched.list.map_or(0, Endpoint::index),
-                false => 0,
-            };
-            slots.first[matched.route] + list
-        }
+        Some(matched) => match slots.first[matched.route] {
+            (first, true) => first + matched.list.map_or(0, Endpoint::index),
+            (first, false) => first,
+        },
         None => slots.names.len() - 1,
     }
 }
