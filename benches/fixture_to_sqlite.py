@@ -17,6 +17,7 @@ FOREIGN = {
     "country", "state", "county", "locality", "gps", "collecting_trip",
     "determiner", "preparer", "image", "species_page", "collection", "uploaded_by_user",
     "specimen_record", "featured_image", "tag", "content_type", "root_page",
+    "locale", "alias_of",
 }
 # Tables not named after their model's label.
 TABLE = {"contenttypes_contenttype": "django_content_type"}

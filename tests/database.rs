@@ -311,6 +311,8 @@ const FOREIGN: &[&str] = &[
     "tag",
     "content_type",
     "root_page",
+    "locale",
+    "alias_of",
 ];
 
 /// The primary key column of a table: Django's multi-table inheritance names the

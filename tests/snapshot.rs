@@ -28,7 +28,7 @@ fn inspect_prints_version_checksum_and_counts() {
     assert!(o.status.success());
     let out = String::from_utf8(o.stdout).unwrap();
     let (header, _) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
-    assert!(out.contains("format version: 5\n"), "{out}");
+    assert!(out.contains("format version: 6\n"), "{out}");
     assert!(
         out.contains(&format!("checksum: {}\n", header.checksum_hex())),
         "{out}"
@@ -83,7 +83,7 @@ fn truncated_altered_and_foreign_files_are_refused() {
     future[8..12].copy_from_slice(&7u32.to_le_bytes());
     serve_refuses(
         &future,
-        "is snapshot format version 7, this catalogue reads versions 3 to 5",
+        "is snapshot format version 7, this catalogue reads versions 3 to 6",
     );
 }
 

@@ -89,7 +89,7 @@ struct Link {
 
 /// One table the collection is read from: a model's, a typed image table of the
 /// service before 0.16 ([`legacy`]), or one images need (tags, content types,
-/// the site). Its rows become fixture objects of `label`.
+/// the sites), or Wagtail's (locales, documents). Its rows become fixture objects of `label`.
 struct Table {
     label: &'static str,
     name: String,
@@ -133,7 +133,7 @@ impl Table {
 
 /// Every table the collection may be read from, in reading order: the stored
 /// models in `Model::ALL` order, the typed image tables, then tags, content
-/// types and sites.
+/// types, sites, locales and documents.
 fn tables() -> Vec<Table> {
     let mut out: Vec<Table> = Model::ALL
         .into_iter()
@@ -177,7 +177,25 @@ fn tables() -> Vec<Table> {
         &[
             ("hostname", Kind::Text),
             ("port", Kind::Count),
+            ("root_page", Kind::ForeignId),
             ("is_default_site", Kind::Bool),
+        ],
+    ));
+    out.push(extra(
+        "wagtailcore.locale",
+        "wagtailcore_locale",
+        &[("language_code", Kind::Text)],
+    ));
+    out.push(extra(
+        "wagtaildocs.document",
+        "wagtaildocs_document",
+        &[
+            ("title", Kind::Text),
+            ("file", Kind::Text),
+            ("created_at", Kind::Time),
+            ("file_size", Kind::OptCount),
+            ("file_hash", Kind::Text),
+            ("collection", Kind::ForeignId),
         ],
     ));
     out

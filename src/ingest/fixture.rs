@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 use crate::encoding::time;
 use crate::model::records::{Collection, FieldSource};
 use crate::model::validate::Problem;
+use crate::model::wagtail::{Document, Site, Wagtail};
 use crate::model::Model;
 
 use super::legacy::{self, Featured, Parts};
@@ -37,8 +38,8 @@ pub struct Import {
     tagged: Vec<(i64, i64, i64)>,
     /// Django's content types by id, as `app.model`.
     content_types: AHashMap<i64, String>,
-    /// Wagtail's sites: (hostname, port, whether it is the default).
-    sites: Vec<(String, i64, bool)>,
+    /// Documents, read once their tags are known.
+    documents: Vec<(i64, Map<String, Value>)>,
 }
 
 /// What an import read, once finished.
@@ -160,9 +161,21 @@ impl Import {
             }
             (_, "wagtailcore.site") => {
                 let host = fields.get("hostname").and_then(Value::as_str).unwrap_or("");
-                let default = fields.get("is_default_site") == Some(&Value::Bool(true));
-                self.sites.push((host.to_string(), int("port"), default));
+                let site = Site {
+                    id: pk,
+                    hostname: host.to_string(),
+                    port: int("port"),
+                    root_page: int("root_page"),
+                    is_default: fields.get("is_default_site") == Some(&Value::Bool(true)),
+                };
+                self.collection.wagtail.sites.push(site);
             }
+            (_, "wagtailcore.locale") => {
+                let code = fields.get("language_code").and_then(Value::as_str);
+                let code = code.unwrap_or_default().to_string();
+                self.collection.wagtail.locales.push((pk, code));
+            }
+            (_, "wagtaildocs.document") => self.documents.push((pk, fields)),
             _ => match legacy::part(label) {
                 Some(part) => self.parts.add(part, pk, fields),
                 None => *self.skipped.entry(label.to_string()).or_default() += 1,
@@ -177,12 +190,51 @@ impl Import {
 
     fn read(&mut self, model: Model, pk: i64, fields: Map<String, Value>) {
         let mut f = ObjectFields {
-            model,
+            label: model.label(),
             pk,
             map: fields,
             errors: &mut self.errors,
         };
         self.collection.read(model, pk, &mut f);
+    }
+
+    /// A document, its fields checked as a record's are.
+    fn document(&mut self, pk: i64, fields: Map<String, Value>, tags: Vec<String>) -> Document {
+        let mut f = ObjectFields {
+            label: "wagtaildocs.document",
+            pk,
+            map: fields,
+            errors: &mut self.errors,
+        };
+        Document {
+            id: pk,
+            title: f.text("title"),
+            file: f.text("file"),
+            created_at: f.time("created_at"),
+            file_size: f.opt_count("file_size"),
+            file_hash: f.text("file_hash"),
+            collection: f.foreign_id("collection"),
+            tags,
+        }
+    }
+
+    /// The label of each content type a page names. A source without Django's
+    /// content types (a dump of some apps only) still types its species pages,
+    /// and other pages as plain Wagtail pages.
+    fn page_types(&mut self) {
+        let wagtail = &mut self.collection.wagtail;
+        let species_pages: ahash::AHashSet<i64> =
+            self.collection.species_pages.iter().map(|p| p.id).collect();
+        let mut types: BTreeMap<i64, String> = BTreeMap::new();
+        for page in &wagtail.pages {
+            let label = match self.content_types.get(&page.content_type) {
+                Some(label) => label.clone(),
+                None if species_pages.contains(&page.id) => Model::SpeciesPage.label().into(),
+                None => Model::Page.label().into(),
+            };
+            types.entry(page.content_type).or_insert(label);
+        }
+        wagtail.page_types = types.into_iter().collect();
     }
 
     /// Reads the images in the shape the source holds them, with their tags, and
@@ -203,15 +255,25 @@ impl Import {
             });
         }
         let mut tags: AHashMap<i64, Vec<String>> = AHashMap::new();
+        let mut document_tags: AHashMap<i64, Vec<String>> = AHashMap::new();
         for (tag, content_type, object) in std::mem::take(&mut self.tagged) {
-            let on_image = self
-                .content_types
-                .get(&content_type)
-                .is_some_and(|l| l == "images.customimage" || legacy::part(l).is_some());
-            if let (true, Some(name)) = (on_image, self.tags.get(&tag)) {
+            let (Some(label), Some(name)) =
+                (self.content_types.get(&content_type), self.tags.get(&tag))
+            else {
+                continue;
+            };
+            if label == "images.customimage" || legacy::part(label).is_some() {
                 tags.entry(object).or_default().push(name.clone());
+            } else if label == "wagtaildocs.document" {
+                document_tags.entry(object).or_default().push(name.clone());
             }
         }
+        for (pk, fields) in std::mem::take(&mut self.documents) {
+            let tags = document_tags.remove(&pk).unwrap_or_default();
+            let document = self.document(pk, fields, tags);
+            self.collection.wagtail.documents.push(document);
+        }
+        self.page_types();
         let mut featured = Featured::default();
         for (pk, mut fields) in std::mem::take(&mut self.images) {
             if typed && !one_model {
@@ -234,7 +296,7 @@ impl Import {
         }
         std::mem::take(&mut self.parts).orphans(&mut self.errors);
         featured.apply(&mut self.collection);
-        self.collection.site = site_root(&self.sites);
+        self.collection.site = site_root(&self.collection.wagtail);
         Imported {
             collection: self.collection,
             errors: self.errors,
@@ -249,7 +311,12 @@ fn wanted(label: &str) -> bool {
         || legacy::part(label).is_some()
         || matches!(
             label,
-            "taggit.tag" | "taggit.taggeditem" | "contenttypes.contenttype" | "wagtailcore.site"
+            "taggit.tag"
+                | "taggit.taggeditem"
+                | "contenttypes.contenttype"
+                | "wagtailcore.site"
+                | "wagtailcore.locale"
+                | "wagtaildocs.document"
         )
 }
 
@@ -258,25 +325,17 @@ fn wanted(label: &str) -> bool {
 /// `http://host:port` on other ports. A source without one (a dump that left
 /// `wagtailcore.site` out) gets the site Wagtail's first migration creates,
 /// `localhost` on port 80, so a database and its dump give one snapshot.
-fn site_root(sites: &[(String, i64, bool)]) -> String {
-    let initial = ("localhost".to_string(), 80, true);
-    let (host, port, _) = match sites {
-        [only] => only,
-        _ => sites
-            .iter()
-            .find(|(_, _, default)| *default)
-            .unwrap_or(&initial),
-    };
-    match port {
-        80 => format!("http://{host}"),
-        443 => format!("https://{host}"),
-        _ => format!("http://{host}:{port}"),
+fn site_root(wagtail: &Wagtail) -> String {
+    match wagtail.default_site() {
+        Some(site) => site.root_url(),
+        None => "http://localhost".into(),
     }
 }
 
 /// The `fields` of one object, taken out one by one with their types checked.
 struct ObjectFields<'a> {
-    model: Model,
+    /// The Django label of the object's model.
+    label: &'static str,
     pk: i64,
     map: Map<String, Value>,
     errors: &'a mut Vec<Problem>,
@@ -293,8 +352,10 @@ fn describe(v: &Value) -> String {
 
 impl ObjectFields<'_> {
     fn error(&mut self, field: &str, message: String) {
-        self.errors
-            .push(Problem::at(self.model, self.pk, field, message));
+        self.errors.push(Problem {
+            place: format!("{} pk={} {field}", self.label, self.pk),
+            message,
+        });
     }
 
     /// Reads one field: a missing field is an error; null is `None` where the field

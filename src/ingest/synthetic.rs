@@ -583,6 +583,23 @@ struct Places<'a> {
     trips: usize,
 }
 
+/// The content types of the home page and the species pages.
+const HOME_PAGE: usize = 2;
+const SPECIES_PAGE: usize = 3;
+
+/// A page's tree path as treebeard writes it: four base-36 digits a level,
+/// each the page's position among its siblings from 1.
+fn tree_path(positions: &[usize]) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let mut out = String::with_capacity(positions.len() * 4);
+    for &n in positions {
+        for place in (0..4).rev() {
+            out.push(DIGITS[n / 36usize.pow(place) % 36] as char);
+        }
+    }
+    out
+}
+
 /// Species pages (every fourth species, some of them drafts) and images of all
 /// four kinds in the one image model (one per twenty specimens, at least
 /// eight), each with its six renditions but one in ten, which lacks its
@@ -598,7 +615,10 @@ fn media<W: Write>(
         "wagtailcore.page",
         1,
         json!({"title": "Home", "slug": "home", "live": true,
-        "first_published_at": "2020-01-01T00:00:00Z", "last_published_at": "2020-01-01T00:00:00Z"}),
+        "first_published_at": "2020-01-01T00:00:00Z", "last_published_at": "2020-01-01T00:00:00Z",
+        "path": tree_path(&[1, 1]), "url_path": "/home/", "content_type": HOME_PAGE,
+        "locale": 1, "alias_of": null, "seo_title": "", "show_in_menus": false,
+        "search_description": "", "translation_key": format!("{:032x}", 1)}),
     )?;
     let pages: Vec<usize> = (0..species.div_ceil(4)).map(|i| i + 2).collect();
     for (i, &id) in pages.iter().enumerate() {
@@ -610,7 +630,11 @@ fn media<W: Write>(
             "wagtailcore.page",
             id,
             json!({"title": title, "slug": title.to_lowercase(),
-            "live": !draft, "first_published_at": when, "last_published_at": when}),
+            "live": !draft, "first_published_at": when, "last_published_at": when,
+            "path": tree_path(&[1, 1, i + 1]), "url_path": format!("/home/{}/", title.to_lowercase()),
+            "content_type": SPECIES_PAGE, "locale": 1, "alias_of": null, "seo_title": "",
+            "show_in_menus": i == 0, "search_description": "",
+            "translation_key": format!("{id:032x}")}),
         )?;
         out.object("pages.speciespage", id, json!({"species": 1 + i * 4,
             "taxonomy": format!("<p><i>{title}</i>.</p>"), "description": "<p>Wings &amp; more.</p>",
@@ -720,6 +744,17 @@ fn media<W: Write>(
             )?;
         }
     }
+    for (id, app_label, model) in [
+        (HOME_PAGE, "home", "homepage"),
+        (SPECIES_PAGE, "pages", "speciespage"),
+    ] {
+        out.object(
+            "contenttypes.contenttype",
+            id,
+            json!({"app_label": app_label, "model": model}),
+        )?;
+    }
+    out.object("wagtailcore.locale", 1, json!({"language_code": "en"}))?;
     out.object(
         "wagtailcore.site",
         1,

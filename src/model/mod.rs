@@ -11,6 +11,7 @@ pub mod records;
 pub mod schema;
 pub mod validate;
 pub mod vocabulary;
+pub mod wagtail;
 
 pub use endpoint::{Endpoint, Shape};
 pub use policy::{Filters, Policy, Side};

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::schema::Model;
+use super::wagtail::{uuid_hex, Placement, Wagtail};
 
 /// An order, family, subfamily, tribe or genus: a rank with a name and a parent.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -271,6 +272,11 @@ macro_rules! collection {
             /// The default Wagtail site's root URL (`http://localhost`), which
             /// Wagtail's own endpoints build their `detail_url`s from.
             pub site: String,
+            /// The page tree, sites, locales and documents of Wagtail's own
+            /// endpoints: a section of its own in a snapshot (see
+            /// [`Wagtail`]), so the records of older snapshots still decode.
+            #[serde(skip)]
+            pub wagtail: Wagtail,
         }
 
         impl Collection {
@@ -359,6 +365,7 @@ impl Collection {
     /// Puts records and link lists in the canonical order: ascending ids.
     pub fn canonicalise(&mut self) {
         self.sort_by_id();
+        self.wagtail.canonicalise();
         for trip in &mut self.collecting_trips {
             trip.states.sort_unstable();
         }
@@ -724,14 +731,28 @@ impl Collection {
                 habitat_species_page: f.references("habitat_species_page", Model::SpeciesPage),
                 tags: f.tags("tags"),
             }),
-            Model::Page => c.pages.push(Page {
-                id,
-                title: f.text("title"),
-                slug: f.text("slug"),
-                live: f.boolean("live"),
-                first_published_at: f.opt_time("first_published_at"),
-                last_published_at: f.opt_time("last_published_at"),
-            }),
+            Model::Page => {
+                c.pages.push(Page {
+                    id,
+                    title: f.text("title"),
+                    slug: f.text("slug"),
+                    live: f.boolean("live"),
+                    first_published_at: f.opt_time("first_published_at"),
+                    last_published_at: f.opt_time("last_published_at"),
+                });
+                c.wagtail.pages.push(Placement {
+                    id,
+                    path: f.text("path"),
+                    url_path: f.text("url_path"),
+                    content_type: f.foreign_id("content_type"),
+                    locale: f.foreign_id("locale"),
+                    alias_of: f.opt_foreign_id("alias_of"),
+                    seo_title: f.text("seo_title"),
+                    show_in_menus: f.boolean("show_in_menus"),
+                    search_description: f.text("search_description"),
+                    translation_key: uuid_hex(&f.text("translation_key")),
+                });
+            }
             Model::Rendition => c.renditions.push(Rendition {
                 id,
                 date_created: created,

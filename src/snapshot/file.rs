@@ -11,6 +11,8 @@
 //!     60     -  payload:
 //!                 8  length R of the records (u64 LE)
 //!                 R  the `Collection`, bincode-encoded
+//!                 8  length W of Wagtail's part (u64 LE)
+//!                 W  the collection's `Wagtail`, bincode-encoded
 //!                 -  the prepared tables, bincode-encoded (may be empty)
 //! ```
 //!
@@ -19,7 +21,8 @@
 //! so loading is a few large reads rather than a million records taken apart.
 //! Version 3 held the records alone, and version 4 columns of codes four bytes
 //! wide; both are still read, their view built from the records (the slower
-//! path: several seconds at a million specimens).
+//! path: several seconds at a million specimens). Version 5 had no Wagtail part:
+//! its records and tables are read, and its view lists no Wagtail pages.
 //!
 //! The checksum covers the payload only, so the same collection built twice (or from
 //! another source) has the same checksum; the creation time lives in the header.
@@ -31,9 +34,10 @@ use sha2::{Digest, Sha256};
 
 use super::codec;
 use crate::model::records::Collection;
+use crate::model::wagtail::Wagtail;
 
 pub const MAGIC: &[u8; 8] = b"CATSNAP\0";
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 /// The oldest format read: its payload is the records alone.
 pub const OLDEST_READ: u32 = 3;
 pub const HEADER_LEN: usize = 60;
@@ -94,10 +98,12 @@ pub enum SnapshotError {
 /// passed down by the command line (the view is a layer above the writers).
 pub type Prepare = fn(&Collection) -> Vec<u8>;
 
-/// A payload's two parts.
+/// A payload's parts.
 #[derive(Clone, Copy, Debug)]
 pub struct Sections<'a> {
     pub records: &'a [u8],
+    /// `None` before version 6.
+    pub wagtail: Option<&'a [u8]>,
     /// `None` in a version 3 file, or where the writer had no tables to store.
     pub prepared: Option<&'a [u8]>,
 }
@@ -110,10 +116,12 @@ pub fn encode(
     prepared: &[u8],
 ) -> Result<(Header, Vec<u8>), SnapshotError> {
     let records = codec::encode(collection).map_err(SnapshotError::Encode)?;
-    let mut payload = Vec::with_capacity(8 + records.len() + prepared.len());
-    payload.extend_from_slice(&(records.len() as u64).to_le_bytes());
-    payload.extend_from_slice(&records);
-    drop(records);
+    let wagtail = codec::encode(&collection.wagtail).map_err(SnapshotError::Encode)?;
+    let mut payload = Vec::with_capacity(16 + records.len() + wagtail.len() + prepared.len());
+    for section in [records, wagtail] {
+        payload.extend_from_slice(&(section.len() as u64).to_le_bytes());
+        payload.extend_from_slice(&section);
+    }
     payload.extend_from_slice(prepared);
     let header = Header {
         format_version: FORMAT_VERSION,
@@ -239,12 +247,24 @@ fn check_header(path: &Path, bytes: &[u8], file_len: u64) -> Result<Header, Snap
 pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), SnapshotError> {
     let header = read_header(path, bytes)?;
     verify(path, &header, bytes)?;
-    let records = sections(path, &header, bytes)?.records;
-    let collection = codec::decode(records).map_err(|reason| SnapshotError::Decode {
-        path: path.to_path_buf(),
-        reason,
-    })?;
+    let sections = sections(path, &header, bytes)?;
+    let mut collection: Collection =
+        codec::decode(sections.records).map_err(|reason| SnapshotError::Decode {
+            path: path.to_path_buf(),
+            reason,
+        })?;
+    if let Some(wagtail) = sections.wagtail {
+        collection.wagtail = decode_wagtail(path, wagtail)?;
+    }
     Ok((header, collection))
+}
+
+/// Decodes a snapshot's Wagtail part.
+pub fn decode_wagtail(path: &Path, bytes: &[u8]) -> Result<Wagtail, SnapshotError> {
+    codec::decode(bytes).map_err(|reason| SnapshotError::Decode {
+        path: path.to_path_buf(),
+        reason: format!("Wagtail's part: {reason}"),
+    })
 }
 
 /// Checks a snapshot image's payload against the checksum in its header.
@@ -269,24 +289,39 @@ pub fn sections<'a>(
     if header.format_version < 4 {
         return Ok(Sections {
             records: payload,
+            wagtail: None,
             prepared: None,
         });
     }
-    let split = payload
-        .get(..8)
-        .map(|l| u64::from_le_bytes(l.try_into().expect("8 bytes")))
-        .and_then(|l| usize::try_from(l).ok())
-        .and_then(|l| l.checked_add(8))
-        .filter(|&end| end <= payload.len())
-        .ok_or_else(|| SnapshotError::Decode {
-            path: path.to_path_buf(),
-            reason: "the records' length runs past the payload".into(),
-        })?;
+    // A section: its length (u64 LE), then its bytes; gives it and what follows.
+    let section = |bytes: &'a [u8], what: &str| -> Result<(&'a [u8], &'a [u8]), SnapshotError> {
+        let end = bytes
+            .get(..8)
+            .map(|l| u64::from_le_bytes(l.try_into().expect("8 bytes")))
+            .and_then(|l| usize::try_from(l).ok())
+            .and_then(|l| l.checked_add(8))
+            .filter(|&end| end <= bytes.len())
+            .ok_or_else(|| SnapshotError::Decode {
+                path: path.to_path_buf(),
+                reason: format!("{what} length runs past the payload"),
+            })?;
+        Ok((&bytes[8..end], &bytes[end..]))
+    };
+    let (records, rest) = section(payload, "the records'")?;
+    let (wagtail, rest) = match header.format_version {
+        4 | 5 => (None, rest),
+        _ => {
+            let (wagtail, rest) = section(rest, "Wagtail's part's")?;
+            (Some(wagtail), rest)
+        }
+    };
     // Version 4's prepared tables are of an older layout: read its records.
-    let current = header.format_version == FORMAT_VERSION;
+    // Version 5's are this version's.
+    let tables = header.format_version >= 5;
     Ok(Sections {
-        records: &payload[8..split],
-        prepared: Some(&payload[split..]).filter(|p| current && !p.is_empty()),
+        records,
+        wagtail,
+        prepared: Some(rest).filter(|p| tables && !p.is_empty()),
     })
 }
 
@@ -381,7 +416,19 @@ mod tests {
                 name: "Canada".into(),
                 abbr: "CAN".into(),
             }],
+            wagtail: Wagtail {
+                locales: vec![(1, "en".into())],
+                ..Default::default()
+            },
             ..Default::default()
+        }
+    }
+
+    /// The sample as a file of an older version holds it: no Wagtail part.
+    fn sample_without_wagtail() -> Collection {
+        Collection {
+            wagtail: Wagtail::default(),
+            ..sample()
         }
     }
 
@@ -397,15 +444,19 @@ mod tests {
         let parts = sections(p, &h, &bytes).unwrap();
         assert_eq!(parts.prepared, Some(&b"tables"[..]));
         assert_eq!(
+            decode_wagtail(p, parts.wagtail.unwrap()).unwrap(),
+            sample().wagtail
+        );
+        assert_eq!(
             codec::decode::<Collection>(parts.records).unwrap(),
-            sample()
+            sample_without_wagtail()
         );
         let (h, bytes) = encode(&sample(), 1, b"").unwrap();
         assert_eq!(sections(p, &h, &bytes).unwrap().prepared, None);
     }
 
     #[test]
-    fn reads_the_records_of_version_3_and_4_files() {
+    fn reads_the_records_of_version_3_4_and_5_files() {
         let p = Path::new("x.bin");
         let payload = codec::encode(&sample()).unwrap();
         let mut bytes = Vec::from(&MAGIC[..]);
@@ -415,14 +466,31 @@ mod tests {
         bytes.extend_from_slice(&Sha256::digest(&payload));
         bytes.extend_from_slice(&payload);
         let (h, c) = decode(p, &bytes).unwrap();
-        assert_eq!((h.format_version, c), (3, sample()));
+        assert_eq!((h.format_version, c), (3, sample_without_wagtail()));
         assert_eq!(sections(p, &h, &bytes).unwrap().prepared, None);
         // Version 4's prepared tables are of another layout: its records are read.
-        let (_, mut four) = encode(&sample(), 1, b"tables").unwrap();
-        four[8] = 4;
-        let (h4, c4) = decode(p, &four).unwrap();
-        assert_eq!((h4.format_version, c4), (4, sample()));
-        assert_eq!(sections(p, &h4, &four).unwrap().prepared, None);
+        // Version 5: records, then tables of this version's layout.
+        let mut payload = (payload.len() as u64).to_le_bytes().to_vec();
+        payload.extend_from_slice(&codec::encode(&sample()).unwrap());
+        payload.extend_from_slice(b"tables");
+        let mut five = Vec::from(&MAGIC[..]);
+        five.extend_from_slice(&5u32.to_le_bytes());
+        five.extend_from_slice(&1i64.to_le_bytes());
+        five.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        five.extend_from_slice(&Sha256::digest(&payload));
+        five.extend_from_slice(&payload);
+        let (h5, c5) = decode(p, &five).unwrap();
+        assert_eq!((h5.format_version, c5), (5, sample_without_wagtail()));
+        let parts = sections(p, &h5, &five).unwrap();
+        assert_eq!(
+            (parts.wagtail, parts.prepared),
+            (None, Some(&b"tables"[..]))
+        );
+        // Version 4's prepared tables are of another layout: its records are read.
+        five[8] = 4;
+        let (h4, c4) = decode(p, &five).unwrap();
+        assert_eq!((h4.format_version, c4), (4, sample_without_wagtail()));
+        assert_eq!(sections(p, &h4, &five).unwrap().prepared, None);
         let mut older = bytes;
         older[8] = 2;
         assert!(matches!(

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use crate::encoding::time::http_date;
 use crate::model::records::Collection;
 use crate::model::validate;
+use crate::model::wagtail::Wagtail;
 use crate::model::{Endpoint, Model};
 use crate::snapshot::{self, Header, SnapshotError};
 
@@ -74,6 +75,8 @@ pub struct View {
     pub points: Arc<Points>,
     /// Wagtail's own image items (`/api/v2/images/`).
     pub images: Arc<image_api::ImageApi>,
+    /// Wagtail's page tree, sites and documents, as the snapshot holds them.
+    pub wagtail: Arc<Wagtail>,
     /// What features derive from the view on first use (`View::derived`).
     derived: derived::Derived,
 }
@@ -124,6 +127,10 @@ impl View {
             path: path.to_path_buf(),
             reason,
         };
+        let wagtail = match sections.wagtail {
+            Some(bytes) => snapshot::decode_wagtail(path, bytes)?,
+            None => Default::default(),
+        };
         let parts = match sections.prepared {
             Some(prepared) => {
                 let (checked, decoded) = std::thread::scope(|scope| {
@@ -134,7 +141,10 @@ impl View {
                 });
                 (phases.checksum, phases.decode) = (checked.1, decoded.1);
                 checked.0?;
-                decoded.0.map_err(undecodable)?
+                prepared::Parts {
+                    wagtail,
+                    ..decoded.0.map_err(undecodable)?
+                }
             }
             None => {
                 tracing::warn!(
@@ -150,12 +160,17 @@ impl View {
                 let (collection, took) = timed(|| snapshot::codec::decode(sections.records));
                 phases.decode = took;
                 let collection = collection.map_err(undecodable)?;
-                View::parts(collection, &mut phases).map_err(|(count, first)| {
-                    LoadError::Invalid {
-                        path: path.display().to_string(),
-                        count,
-                        first,
-                    }
+                View::parts(
+                    Collection {
+                        wagtail,
+                        ..collection
+                    },
+                    &mut phases,
+                )
+                .map_err(|(count, first)| LoadError::Invalid {
+                    path: path.display().to_string(),
+                    count,
+                    first,
                 })?
             }
         };
@@ -217,6 +232,7 @@ impl View {
             last_modified: self.last_modified.clone(),
             points: Arc::clone(&self.points),
             images: Arc::clone(&self.images),
+            wagtail: Arc::clone(&self.wagtail),
             derived: derived::Derived::default(),
         }
     }
@@ -239,7 +255,12 @@ impl Decoded {
             mut phases,
             started,
         } = self;
-        let prepared::Parts { tables, tags, site } = parts;
+        let prepared::Parts {
+            tables,
+            tags,
+            site,
+            wagtail,
+        } = parts;
         let previous = served.map_or_else(render::Previous::default, |v| {
             render::Previous::new(&v.tables, &v.plain, &v.nested)
         });
@@ -273,6 +294,7 @@ impl Decoded {
             phases,
             points: Arc::new(points),
             images: Arc::new(images),
+            wagtail: Arc::new(wagtail),
             derived: derived::Derived::default(),
         };
         let lists = view.plain.iter().chain(view.nested.iter().flatten());

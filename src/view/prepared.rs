@@ -12,6 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::records::Collection;
+use crate::model::wagtail::Wagtail;
 use crate::model::Model;
 use crate::snapshot::codec;
 
@@ -27,6 +28,9 @@ pub(super) struct Parts {
     pub tags: Vec<Box<[Box<str>]>>,
     /// The Wagtail site's root URL.
     pub site: String,
+    /// Wagtail's page tree, sites and documents (a section of the snapshot of
+    /// its own, not a prepared table).
+    pub wagtail: Wagtail,
 }
 
 /// What a snapshot stores, borrowed to be written.
@@ -52,6 +56,7 @@ pub(super) fn parts(mut collection: Collection) -> Parts {
     // written by `build` is in that order already (and sorting it is a pass).
     collection.canonicalise();
     let site = std::mem::take(&mut collection.site);
+    let wagtail = std::mem::take(&mut collection.wagtail);
     let tags = collection
         .images
         .iter_mut()
@@ -66,6 +71,7 @@ pub(super) fn parts(mut collection: Collection) -> Parts {
         tables: rows::tables(collection),
         tags,
         site,
+        wagtail,
     }
 }
 
@@ -80,7 +86,8 @@ pub fn encode(collection: &Collection) -> Vec<u8> {
     codec::encode(&stored).expect("columns of strings and numbers always encode")
 }
 
-/// Reads prepared tables back, refusing any that could not have been written by
+/// Reads prepared tables back (without Wagtail's part, which the caller reads
+/// from its own section), refusing any that could not have been written by
 /// [`encode`]: a table per model, a column per field, each of its field's type
 /// and length, positions within the tables they point into, ids ascending.
 pub(super) fn decode(bytes: &[u8]) -> Result<Parts, String> {
@@ -129,5 +136,6 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Parts, String> {
         tables,
         tags: read.tags,
         site: read.site,
+        wagtail: Wagtail::default(),
     })
 }
