@@ -21,3 +21,4 @@ pub mod query;
 pub mod serve;
 pub mod snapshot;
 pub mod view;
+pub mod wagtail;

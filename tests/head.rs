@@ -79,14 +79,16 @@ fn head_answers_every_operation_as_get_does() {
                 queries.push(format!("{name}={invalid}"));
             }
         }
-        // Every fixed path the document describes is one the route table takes.
+        // Every fixed path the document describes is one the route table takes
+        // (a route's own 404, such as `find/` without a page, says more than
+        // the table's `Not found.`).
         if !path.contains('{') {
             let routed = s.get(path);
-            assert_ne!(
-                (path, routed.status),
-                (path, 404),
-                "the document describes it"
-            );
+            let unrouted = routed.status == 404
+                && routed.json()["message"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with("Not found."));
+            assert!(!unrouted, "{path}: the document describes it");
         }
         let ids: &[&str] = match path.contains('{') {
             true => &["1", "999999", "x"],

@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["ingest", "view"],
     &["query"],
     &["html"],
-    &["checklists", "labels"],
+    &["checklists", "labels", "wagtail"],
     &["export"],
     &["serve"],
     &["cli"],

@@ -36,3 +36,4 @@ mod reload;
 mod replay;
 mod snapshot;
 mod startup;
+mod wagtail;

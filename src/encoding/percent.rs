@@ -54,9 +54,37 @@ pub fn form_encode(out: &mut String, s: &str) {
     }
 }
 
+/// Encodes an IRI's path as a URI, as Django's `iri_to_uri` does: ASCII
+/// letters, digits and the characters URIs allow as they are, every other byte
+/// (non-ASCII text, spaces, controls) as `%XX`.
+pub fn uri_encode(out: &mut String, s: &str) {
+    for &b in s.as_bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' => out.push(b as char),
+            b'/' | b'#' | b'%' | b'[' | b']' | b'=' | b':' | b';' | b'$' | b'&' | b'(' | b')'
+            | b'+' | b',' | b'!' | b'?' | b'*' | b'@' | b'\'' | b'~' | b'-' | b'.' | b'_' => {
+                out.push(b as char)
+            }
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789ABCDEF";
+                out.push('%');
+                out.push(HEX[(b >> 4) as usize] as char);
+                out.push(HEX[(b & 15) as usize] as char);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iris_become_uris() {
+        let mut out = String::new();
+        uri_encode(&mut out, "parnassius-clodius-ménétriés/a b?x=1");
+        assert_eq!(out, "parnassius-clodius-m%C3%A9n%C3%A9tri%C3%A9s/a%20b?x=1");
+    }
 
     #[test]
     fn decodes_like_a_browser() {

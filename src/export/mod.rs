@@ -7,3 +7,5 @@ pub mod csv;
 pub mod dwca;
 pub mod openapi;
 pub mod openapi_gbif;
+pub mod openapi_parts;
+pub mod openapi_wagtail;

@@ -17,7 +17,10 @@ use crate::query::filter::{self, MAX_TERMS as MAX_SEARCH_TERMS};
 use crate::query::sort::sortable;
 use crate::query::{facets, geojson, Columns, Format, DEFAULT_LIMIT};
 
-use super::openapi_gbif;
+use super::openapi_parts::{
+    busy_response, error_response, int64, query, record_operation, responses, search_pattern, SPACE,
+};
+use super::{openapi_gbif, openapi_wagtail};
 
 /// The spellings a boolean filter accepts.
 const BOOLEANS: [&str; 6] = ["true", "false", "True", "False", "1", "0"];
@@ -96,6 +99,7 @@ pub fn document(max_limit: Option<usize>) -> Value {
     openapi_gbif::paths(&mut paths);
     paths.insert(IMAGES_PATH.into(), image_list_operation(max_limit));
     paths.insert(format!("{IMAGES_PATH}{{id}}/"), image_operation());
+    openapi_wagtail::paths(&mut paths);
     paths.insert(
         "/api/v2/openapi.json".into(),
         json!({"get": {
@@ -195,6 +199,7 @@ pub fn document(max_limit: Option<usize>) -> Value {
         }),
     );
     openapi_gbif::schemas(&mut schemas);
+    openapi_wagtail::schemas(&mut schemas);
     schemas.insert("Format".into(), json!({"type": "string", "enum": ["json"]}));
     schemas.insert("Checklist".into(), checklist_schema());
     schemas.insert(
@@ -245,21 +250,6 @@ fn schema_name(model: Model, nested: bool) -> String {
     } else {
         model.class_name().to_string()
     }
-}
-
-/// `NestedCollectingTrip` as `nested-collecting-trip` (and `NestedGPS` as
-/// `nested-gps`): an operation id that generators turn into a readable name.
-fn kebab(name: &str) -> String {
-    let mut out = String::new();
-    let mut previous_lower = false;
-    for c in name.chars() {
-        if c.is_ascii_uppercase() && previous_lower {
-            out.push('-');
-        }
-        previous_lower = c.is_ascii_lowercase();
-        out.push(c.to_ascii_lowercase());
-    }
-    out
 }
 
 fn reference(model: Model, nested: bool) -> Value {
@@ -441,14 +431,6 @@ fn headers() -> Value {
     })
 }
 
-fn error_response(description: &str) -> Value {
-    json!({
-        "description": description,
-        "headers": {"Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"}},
-        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
-    })
-}
-
 /// A list's responses: JSON, and GeoJSON where the records have points.
 fn list_responses(endpoint: Endpoint) -> Value {
     let name = schema_name(endpoint.model, endpoint.nested);
@@ -498,15 +480,6 @@ fn search_parameters(matches: &str, looked_in: &str) -> [Value; 2] {
             json!({"type": "string", "pattern": search_pattern()}),
         ),
     ]
-}
-
-/// The answer when the threads for answers that cost work are all busy.
-fn busy_response() -> Value {
-    let mut busy = error_response(
-        "Every thread for answers that cost work is busy and the queue is full: retry after `Retry-After` seconds.",
-    );
-    busy["headers"]["Retry-After"] = json!({"schema": {"type": "integer", "minimum": 1}});
-    busy
 }
 
 /// The species checklist of a specimen question.
@@ -601,69 +574,6 @@ fn checklist_schema() -> Value {
     })
 }
 
-/// The id of the operation that answers one record of the schema `name`.
-fn record_operation(name: &str) -> String {
-    format!("get-{}", kebab(name))
-}
-
-/// The answers of a list (`list`) or record operation on items of the schema `name`.
-fn responses(name: &str, list: bool) -> Value {
-    let schema = if list {
-        format!("{name}List")
-    } else {
-        name.to_string()
-    };
-    let header = |h: &str| json!({"$ref": format!("#/components/headers/{h}")});
-    let mut r = json!({
-        "200": {
-            "description": if list { "A page of the list: the total after filters, and the items" } else { "The record" },
-            "headers": {
-                "ETag": header("ETag"),
-                "Cache-Control": header("Cache-Control"),
-                "Last-Modified": header("Last-Modified"),
-                "Vary": header("Vary"),
-                "Access-Control-Allow-Origin": header("Access-Control-Allow-Origin"),
-            },
-            "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema}")}}},
-        },
-        "304": {"$ref": "#/components/responses/NotModified"},
-        "400": {"$ref": "#/components/responses/BadRequest"},
-        "405": {"$ref": "#/components/responses/MethodNotAllowed"},
-    });
-    if list {
-        r["200"]["links"] = json!({"record": {
-            "operationId": record_operation(name),
-            "parameters": {"id": "$response.body#/items/0/id"},
-            "description": "The first item of the page, on its own.",
-        }});
-    } else {
-        r["404"] = json!({"$ref": "#/components/responses/NotFound"});
-    }
-    r
-}
-
-fn query(name: &str, description: &str, mut schema: Value) -> Value {
-    without_nul(&mut schema);
-    json!({"name": name, "in": "query", "required": false, "description": description, "schema": schema})
-}
-
-/// A query string holding a NUL is refused: every free string says so.
-fn without_nul(schema: &mut Value) {
-    if let Some(alternatives) = schema.get_mut("anyOf").and_then(Value::as_array_mut) {
-        alternatives.iter_mut().for_each(without_nul);
-    }
-    let free = schema["type"] == "string"
-        && schema.get("enum").is_none()
-        && schema.get("pattern").is_none();
-    if free {
-        schema["pattern"] = json!("^[^\\u0000]*$");
-    }
-}
-
-fn int64() -> Value {
-    json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX})
-}
-
 /// An alternation of names for a pattern (names are letters, digits and `_`).
 fn one_of(names: &[&str]) -> String {
     names.join("|")
@@ -693,12 +603,6 @@ fn fields_parameter(endpoint: Endpoint) -> Value {
     )
 }
 
-/// At most `MAX_SEARCH_TERMS` terms, separated by what the server splits on: the
-/// Unicode White_Space characters (Rust's `char::is_whitespace`), spelled out,
-/// because `\s` means other sets in other regex engines.
-const SPACE: &str =
-    "\\t\\n\\x0B\\f\\r \\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000";
-
 /// What the form trims from a value (Python's `str.strip()`: `SPACE`, and the four
 /// ASCII separators), as a character class.
 fn form_space() -> String {
@@ -708,10 +612,6 @@ fn form_space() -> String {
 /// A form value that is empty or only whitespace: no filter.
 fn blank() -> Value {
     json!({"type": "string", "pattern": format!("^{}*$", form_space())})
-}
-fn search_pattern() -> String {
-    let (w, n) = (format!("[{SPACE}]"), format!("[^{SPACE}\\u0000]"));
-    format!("^{w}*({n}+({w}+{n}+){{0,{}}})?{w}*$", MAX_SEARCH_TERMS - 1)
 }
 
 /// A record's (or Wagtail's image endpoints') `format`: only `json`.
@@ -1162,44 +1062,4 @@ fn image_operation() -> Value {
         ],
         "responses": responses("WagtailImage", false),
     }})
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{kebab, search_pattern};
-
-    #[test]
-    fn operation_ids_split_words_but_not_acronyms() {
-        assert_eq!(kebab("NestedCollectingTrip"), "nested-collecting-trip");
-        assert_eq!(kebab("NestedGPS"), "nested-gps");
-        assert_eq!(kebab("Country"), "country");
-    }
-
-    #[test]
-    fn the_search_pattern_names_exactly_the_whitespace_the_server_splits_on() {
-        let pattern = search_pattern();
-        let class = &pattern[2..pattern.find(']').unwrap()];
-        // Every whitespace character is in the class, written as an escape or itself.
-        let spaces = (0..=0x10FFFFu32)
-            .filter_map(char::from_u32)
-            .filter(|c| c.is_whitespace());
-        for c in spaces {
-            let escaped = match c {
-                '\t' => "\\t".to_string(),
-                '\n' => "\\n".to_string(),
-                '\u{0B}' => "\\x0B".to_string(),
-                '\u{0C}' => "\\f".to_string(),
-                '\r' => "\\r".to_string(),
-                ' ' => " ".to_string(),
-                '\u{85}' => "\\x85".to_string(),
-                '\u{A0}' => "\\xA0".to_string(),
-                '\u{2001}'..='\u{200A}' => continue, // inside \u2000-\u200A
-                c => format!("\\u{:04X}", c as u32),
-            };
-            assert!(class.contains(&escaped), "{c:?} missing from {class}");
-        }
-        // ... and nothing else.
-        assert_eq!(class.matches('\\').count(), 15);
-        assert_eq!(class.len(), 70);
-    }
 }

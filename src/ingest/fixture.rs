@@ -162,7 +162,6 @@ impl Import {
             (_, "wagtailcore.site") => {
                 let host = fields.get("hostname").and_then(Value::as_str).unwrap_or("");
                 let site = Site {
-                    id: pk,
                     hostname: host.to_string(),
                     port: int("port"),
                     root_page: int("root_page"),
@@ -296,7 +295,11 @@ impl Import {
         }
         std::mem::take(&mut self.parts).orphans(&mut self.errors);
         featured.apply(&mut self.collection);
-        self.collection.site = site_root(&self.collection.wagtail);
+        let wagtail = &mut self.collection.wagtail;
+        if wagtail.sites.is_empty() {
+            wagtail.sites.extend(wagtail.initial_site());
+        }
+        self.collection.site = site_root(wagtail);
         Imported {
             collection: self.collection,
             errors: self.errors,

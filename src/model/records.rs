@@ -461,6 +461,30 @@ pub trait FieldSource {
 
 /// The stored fields of a model, in the order [`Collection::read`] asks for them:
 /// what a database table must have.
+/// A page's place in the tree and its Wagtail fields, read with its record.
+fn placement(f: &mut dyn FieldSource, id: i64) -> Placement {
+    Placement {
+        id,
+        path: f.text("path"),
+        url_path: f.text("url_path"),
+        content_type: f.foreign_id("content_type"),
+        locale: f.foreign_id("locale"),
+        alias_of: f.opt_foreign_id("alias_of"),
+        seo_title: f.text("seo_title"),
+        show_in_menus: f.boolean("show_in_menus"),
+        search_description: f.text("search_description"),
+        translation_key: uuid_hex(&f.text("translation_key")),
+    }
+}
+
+/// The fields of a page only Wagtail's own endpoints serve (stored in the
+/// collection's Wagtail part, not in the page's table).
+pub fn placement_fields() -> Vec<(&'static str, Kind)> {
+    let mut columns = Columns(Vec::new());
+    placement(&mut columns, 0);
+    columns.0
+}
+
 pub fn stored_fields(model: Model) -> Vec<(&'static str, Kind)> {
     let mut columns = Columns(Vec::new());
     Collection::default().read(model, 0, &mut columns);
@@ -740,18 +764,7 @@ impl Collection {
                     first_published_at: f.opt_time("first_published_at"),
                     last_published_at: f.opt_time("last_published_at"),
                 });
-                c.wagtail.pages.push(Placement {
-                    id,
-                    path: f.text("path"),
-                    url_path: f.text("url_path"),
-                    content_type: f.foreign_id("content_type"),
-                    locale: f.foreign_id("locale"),
-                    alias_of: f.opt_foreign_id("alias_of"),
-                    seo_title: f.text("seo_title"),
-                    show_in_menus: f.boolean("show_in_menus"),
-                    search_description: f.text("search_description"),
-                    translation_key: uuid_hex(&f.text("translation_key")),
-                });
+                c.wagtail.pages.push(placement(f, id));
             }
             Model::Rendition => c.renditions.push(Rendition {
                 id,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// Wagtail's part of a collection.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Wagtail {
-    /// Every site, in ascending ids.
+    /// Every site, by hostname and port.
     pub sites: Vec<Site>,
     /// Every page's place and Wagtail fields, in ascending ids (one per
     /// `wagtailcore.page` record).
@@ -27,7 +27,6 @@ pub struct Wagtail {
 /// A Wagtail site: pages are served under its root page.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Site {
-    pub id: i64,
     pub hostname: String,
     pub port: i64,
     pub root_page: i64,
@@ -86,7 +85,8 @@ pub struct Document {
 impl Wagtail {
     /// Puts every list in ascending ids, and tags in byte order.
     pub fn canonicalise(&mut self) {
-        self.sites.sort_by_key(|s| s.id);
+        self.sites
+            .sort_by(|a, b| (&a.hostname, a.port).cmp(&(&b.hostname, b.port)));
         self.pages.sort_by_key(|p| p.id);
         self.page_types.sort();
         self.locales.sort();
@@ -95,6 +95,22 @@ impl Wagtail {
             d.tags.sort_unstable();
             d.tags.dedup();
         }
+    }
+
+    /// The site Wagtail's first migration creates, for a source without
+    /// sites (a dump that left `wagtailcore.site` out): `localhost` on port 80,
+    /// its root the first page beneath the tree's root, as that migration's
+    /// home page is. None without such a page.
+    pub fn initial_site(&self) -> Option<Site> {
+        let home = (self.pages.iter())
+            .filter(|p| p.path.len() == 8)
+            .min_by(|a, b| a.path.cmp(&b.path))?;
+        Some(Site {
+            hostname: "localhost".into(),
+            port: 80,
+            root_page: home.id,
+            is_default: true,
+        })
     }
 
     /// The site Wagtail serves a request from when no site matches its host:
@@ -122,7 +138,6 @@ mod tests {
     #[test]
     fn root_urls_and_keys_are_written_as_wagtail_writes_them() {
         let site = |port| Site {
-            id: 1,
             hostname: "h".into(),
             port,
             root_page: 3,

@@ -467,8 +467,14 @@ impl Answer {
             location.push('?');
             location.push_str(raw_query);
         }
+        Answer::located(301, location)
+    }
+
+    /// A redirect (`status` 301, 302, ...) to `location`, saying where in its
+    /// body too.
+    pub fn located(status: u16, location: String) -> Answer {
         let mut a = Answer::error(&ApiError {
-            status: 301,
+            status,
             message: format!("moved to {location}"),
         });
         a.location = Some(location);

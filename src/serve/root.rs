@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::html::DOCS_PATH;
 use crate::model::endpoint::{API_PREFIX, ARCHIVE_PATH, IMAGES_PATH, OPENAPI_PATH};
 use crate::model::Endpoint;
+use crate::wagtail::{DOCUMENTS_PATH, PAGES_PATH};
 
 /// The service's own 404 text, kept where there is nothing better to say.
 pub const NOT_FOUND: &str = "Not found.";
@@ -28,6 +29,9 @@ pub fn document() -> Bytes {
                 .collect();
             // Wagtail's own image list, beside the service's lists.
             lists.insert("images".into(), json!(IMAGES_PATH));
+            // And its pages and documents.
+            lists.insert("pages".into(), json!(PAGES_PATH));
+            lists.insert("documents".into(), json!(DOCUMENTS_PATH));
             let doc = json!({
                 "lists": lists,
                 "openapi": OPENAPI_PATH,

@@ -17,6 +17,7 @@ mod labels;
 mod lists;
 mod operations;
 mod records;
+mod wagtail;
 
 use Seg::{Id, List, Lit};
 
@@ -144,6 +145,43 @@ pub static ROUTES: &[Route] = &[
         json: images::one,
         page: None,
     },
+    json(
+        crate::wagtail::PAGES_PATH,
+        &[path(&[Lit("api"), Lit("v2"), Lit("pages")], Slash::With)],
+        wagtail::page_list,
+    ),
+    json(
+        "/api/v2/pages/find/",
+        &[path(
+            &[Lit("api"), Lit("v2"), Lit("pages"), Lit("find")],
+            Slash::With,
+        )],
+        wagtail::find,
+    ),
+    json(
+        "/api/v2/pages/{id}/",
+        &[path(
+            &[Lit("api"), Lit("v2"), Lit("pages"), Id],
+            Slash::With,
+        )],
+        wagtail::page,
+    ),
+    json(
+        crate::wagtail::DOCUMENTS_PATH,
+        &[path(
+            &[Lit("api"), Lit("v2"), Lit("documents")],
+            Slash::With,
+        )],
+        wagtail::document_list,
+    ),
+    json(
+        "/api/v2/documents/{id}/",
+        &[path(
+            &[Lit("api"), Lit("v2"), Lit("documents"), Id],
+            Slash::With,
+        )],
+        wagtail::document,
+    ),
     json(
         crate::labels::PATH,
         &[path(
@@ -310,6 +348,12 @@ mod tests {
             ("/api/v2/images/", "/api/v2/images/"),
             ("/api/v2/images/7/", "/api/v2/images/{id}/ 7"),
             ("/api/v2/images/7", "/api/v2/images/{id}/ 7 unslashed"),
+            ("/api/v2/pages/", "/api/v2/pages/"),
+            ("/api/v2/pages", "/api/v2/pages/ unslashed"),
+            ("/api/v2/pages/find/", "/api/v2/pages/find/"),
+            ("/api/v2/pages/4/", "/api/v2/pages/{id}/ 4"),
+            ("/api/v2/documents/", "/api/v2/documents/"),
+            ("/api/v2/documents/1/", "/api/v2/documents/{id}/ 1"),
             ("/api/v2/orders/", "/api/v2/{list}/ orders"),
             ("/api/v2/orders", "/api/v2/{list}/ orders unslashed"),
             ("/api/v2/orders/3/", "/api/v2/{list}/{id}/ orders 3"),

@@ -1,0 +1,154 @@
+//! The pieces every operation of the OpenAPI document is made of: query
+//! parameters, the answers of a list or a record, errors, and the patterns
+//! the server's own parsing is described by. `openapi` and the feature files
+//! beside it (`openapi_gbif`, `openapi_wagtail`) build on them.
+
+use serde_json::{json, Value};
+
+use crate::query::filter::MAX_TERMS as MAX_SEARCH_TERMS;
+
+/// At most `MAX_SEARCH_TERMS` terms, separated by what the server splits on: the
+/// Unicode White_Space characters (Rust's `char::is_whitespace`), spelled out,
+/// because `\s` means other sets in other regex engines.
+pub const SPACE: &str =
+    "\\t\\n\\x0B\\f\\r \\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000";
+
+/// `NestedCollectingTrip` as `nested-collecting-trip` (and `NestedGPS` as
+/// `nested-gps`): an operation id that generators turn into a readable name.
+pub fn kebab(name: &str) -> String {
+    let mut out = String::new();
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if c.is_ascii_uppercase() && previous_lower {
+            out.push('-');
+        }
+        previous_lower = c.is_ascii_lowercase();
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+pub fn error_response(description: &str) -> Value {
+    json!({
+        "description": description,
+        "headers": {"Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"}},
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    })
+}
+
+/// The answer when the threads for answers that cost work are all busy.
+pub fn busy_response() -> Value {
+    let mut busy = error_response(
+        "Every thread for answers that cost work is busy and the queue is full: retry after `Retry-After` seconds.",
+    );
+    busy["headers"]["Retry-After"] = json!({"schema": {"type": "integer", "minimum": 1}});
+    busy
+}
+
+/// The id of the operation that answers one record of the schema `name`.
+pub fn record_operation(name: &str) -> String {
+    format!("get-{}", kebab(name))
+}
+
+/// The answers of a list (`list`) or record operation on items of the schema `name`.
+pub fn responses(name: &str, list: bool) -> Value {
+    let schema = if list {
+        format!("{name}List")
+    } else {
+        name.to_string()
+    };
+    let header = |h: &str| json!({"$ref": format!("#/components/headers/{h}")});
+    let mut r = json!({
+        "200": {
+            "description": if list { "A page of the list: the total after filters, and the items" } else { "The record" },
+            "headers": {
+                "ETag": header("ETag"),
+                "Cache-Control": header("Cache-Control"),
+                "Last-Modified": header("Last-Modified"),
+                "Vary": header("Vary"),
+                "Access-Control-Allow-Origin": header("Access-Control-Allow-Origin"),
+            },
+            "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema}")}}},
+        },
+        "304": {"$ref": "#/components/responses/NotModified"},
+        "400": {"$ref": "#/components/responses/BadRequest"},
+        "405": {"$ref": "#/components/responses/MethodNotAllowed"},
+    });
+    if list {
+        r["200"]["links"] = json!({"record": {
+            "operationId": record_operation(name),
+            "parameters": {"id": "$response.body#/items/0/id"},
+            "description": "The first item of the page, on its own.",
+        }});
+    } else {
+        r["404"] = json!({"$ref": "#/components/responses/NotFound"});
+    }
+    r
+}
+
+pub fn query(name: &str, description: &str, mut schema: Value) -> Value {
+    without_nul(&mut schema);
+    json!({"name": name, "in": "query", "required": false, "description": description, "schema": schema})
+}
+
+/// A query string holding a NUL is refused: every free string says so.
+fn without_nul(schema: &mut Value) {
+    if let Some(alternatives) = schema.get_mut("anyOf").and_then(Value::as_array_mut) {
+        alternatives.iter_mut().for_each(without_nul);
+    }
+    let free = schema["type"] == "string"
+        && schema.get("enum").is_none()
+        && schema.get("pattern").is_none();
+    if free {
+        schema["pattern"] = json!("^[^\\u0000]*$");
+    }
+}
+
+pub fn int64() -> Value {
+    json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX})
+}
+
+pub fn search_pattern() -> String {
+    let (w, n) = (format!("[{SPACE}]"), format!("[^{SPACE}\\u0000]"));
+    format!("^{w}*({n}+({w}+{n}+){{0,{}}})?{w}*$", MAX_SEARCH_TERMS - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{kebab, search_pattern};
+
+    #[test]
+    fn operation_ids_split_words_but_not_acronyms() {
+        assert_eq!(kebab("NestedCollectingTrip"), "nested-collecting-trip");
+        assert_eq!(kebab("NestedGPS"), "nested-gps");
+        assert_eq!(kebab("Country"), "country");
+    }
+
+    #[test]
+    fn the_search_pattern_names_exactly_the_whitespace_the_server_splits_on() {
+        let pattern = search_pattern();
+        let class = &pattern[2..pattern.find(']').unwrap()];
+        // Every whitespace character is in the class, written as an escape or itself.
+        let spaces = (0..=0x10FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|c| c.is_whitespace());
+        for c in spaces {
+            let escaped = match c {
+                '\t' => "\\t".to_string(),
+                '\n' => "\\n".to_string(),
+                '\u{0B}' => "\\x0B".to_string(),
+                '\u{0C}' => "\\f".to_string(),
+                '\r' => "\\r".to_string(),
+                ' ' => " ".to_string(),
+                '\u{85}' => "\\x85".to_string(),
+                '\u{A0}' => "\\xA0".to_string(),
+                '\u{2001}'..='\u{200A}' => continue, // inside \u2000-\u200A
+                c => format!("\\u{:04X}", c as u32),
+            };
+            assert!(class.contains(&escaped), "{c:?} missing from {class}");
+        }
+        // ... and nothing else.
+        assert_eq!(class.matches('\\').count(), 15);
+        assert_eq!(class.len(), 70);
+    }
+}
