@@ -467,6 +467,11 @@ impl Answer {
             location.push('?');
             location.push_str(raw_query);
         }
+        Answer::moved(location)
+    }
+
+    /// Sends the client to `location` for good (301), saying where in the body.
+    pub fn moved(location: String) -> Answer {
         let mut a = Answer::error(&ApiError {
             status: 301,
             message: format!("moved to {location}"),
