@@ -8,7 +8,8 @@
 //! reads it from the view; `layout` places labels on pages and fits their lines;
 //! `qr` encodes the codes, whose text `address` makes; `font` is the built-in
 //! typeface; `pdf` writes pages one at a time; `sheet` ties a question's
-//! specimens to all of it; `preview` is the page showing the first sheet. Knows
+//! specimens to all of it; `preview` is the page showing the first sheet;
+//! `short` finds a specimen by its USI's digits, as short links name it. Knows
 //! no HTTP: its route (`serve/routes/labels.rs`) answers and streams; its
 //! OpenAPI operation is `export::openapi`'s, and the label form on the specimen
 //! list's page is `html`'s.
@@ -22,6 +23,7 @@ pub mod preview;
 pub mod qr;
 pub mod request;
 pub mod sheet;
+pub mod short;
 
 use crate::query::ApiError;
 use crate::view::View;
