@@ -34,5 +34,6 @@ mod paging;
 mod questions;
 mod reload;
 mod replay;
+mod short;
 mod snapshot;
 mod startup;

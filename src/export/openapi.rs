@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use crate::checklists::{rank_name, CLASSIFICATION};
 use crate::labels::request::{Kind, MEASURES, PARAMETERS};
-use crate::model::endpoint::{ARCHIVE_PATH, CHECKLIST_PATH, IMAGES_PATH, LABELS_PATH};
+use crate::model::endpoint::{ARCHIVE_PATH, CHECKLIST_PATH, IMAGES_PATH, LABELS_PATH, SHORT_PATH};
 use crate::model::image_api::ImageField;
 use crate::model::policy::DarwinCore;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
@@ -92,6 +92,7 @@ pub fn document(max_limit: Option<usize>) -> Value {
         }
     }
     paths.insert(LABELS_PATH.into(), labels_operation());
+    paths.insert(SHORT_PATH.into(), short_link_operation());
     paths.insert(CHECKLIST_PATH.into(), checklist_operation());
     openapi_gbif::paths(&mut paths);
     paths.insert(IMAGES_PATH.into(), image_list_operation(max_limit));
@@ -953,6 +954,40 @@ fn labels_operation() -> Value {
             "400": refused,
             "405": {"$ref": "#/components/responses/MethodNotAllowed"},
             "503": busy,
+        },
+    }})
+}
+
+/// A short link, what a QR label says by default: the specimen's record by
+/// the digits of its USI.
+fn short_link_operation() -> Value {
+    let mut moved = error_response(
+        "The specimen whose USI has exactly these digits, in order (`MEM-000367`: `000367`; \
+         not `367`): its record is at `Location`. Where several specimens' USIs have the \
+         same digits, the one with the lowest id.",
+    );
+    moved["headers"]["Location"] = json!({
+        "description": "The specimen's record, from the server's root (`/api/v2/specimen-records/12/`): \
+            a page for a browser, JSON for a program, as it asks.",
+        "schema": {"type": "string"},
+    });
+    json!({"get": {
+        "operationId": "short-link",
+        "summary": "A specimen by the digits of its USI, as a QR label says it: redirected to its record",
+        "description": "The service's short links (`/s/{digits}`, no trailing slash), as its \
+            QR labels say them. Parameters change nothing.",
+        "tags": [Model::SpecimenRecord.path()],
+        "parameters": [{
+            "name": "digits", "in": "path", "required": true,
+            "description": "Every ASCII digit of the specimen's USI, in order. Digits no USI has, \
+                or anything but digits, is a 404.",
+            "schema": {"type": "string"},
+        }],
+        "responses": {
+            "301": moved,
+            "404": error_response("No specimen's USI has these digits; the message says what a short code is."),
+            "405": {"$ref": "#/components/responses/MethodNotAllowed"},
+            "503": busy_response(),
         },
     }})
 }
