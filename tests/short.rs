@@ -1,10 +1,12 @@
-//! Short links (`/s/{digits}`), as the service's QR labels say them: 301 to the
+//! Short links (`/s/{digits}`), what a QR label says by default: 301 to the
 //! record of the specimen whose USI has exactly those digits, 404 for any
-//! other code, `HEAD` answered as `GET`.
+//! other code, `HEAD` answered as `GET`; shared digits lead to the lowest id,
+//! and a sheet never prints them.
 
 use serde_json::json;
 
-use crate::common::Server;
+use crate::common::{self, Server, TempDir};
+use catalogue::serve::Settings;
 
 /// The 404's message for `code`.
 fn unknown(code: &str) -> String {
@@ -92,4 +94,47 @@ fn a_code_no_specimen_has_is_404() {
     }
     // Only reads are answered.
     assert_eq!(s.send("POST", "/s/000003", &[]).status, 405);
+}
+
+#[test]
+fn shared_digits_lead_to_the_lowest_id_and_a_sheet_prints_the_record_for_them() {
+    let dir = TempDir::new("short-shared");
+    let snapshot = common::generated_with(&dir, 12, |c| {
+        for r in &mut c.specimen_records {
+            match r.id {
+                // 000007 is CAT-000007's (id 7) and now OLD-000007's (id 9).
+                9 => r.usi = "OLD-000007".into(),
+                // No digits: no short link.
+                4 => r.usi = "CAT-NONE".into(),
+                _ => {}
+            }
+        }
+    });
+    let s = Server::start(&snapshot, Settings::default());
+    assert_moved(&s, "/s/000007", 7);
+    assert_moved(&s, "/s/000001", 1);
+    s.assert_error("/s/000009", 404, &unknown("000009"));
+    s.assert_error("/s/000004", 404, &unknown("000004"));
+    // The sheet's codes: the short link where it leads to the specimen alone,
+    // else the record.
+    let r = s.send(
+        "GET",
+        "/api/v2/specimen-records/labels/?format=csv&sort=id",
+        &[("Host", "labels.example:8443")],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let codes: Vec<String> = r
+        .text()
+        .lines()
+        .skip(1)
+        .map(|l| l.split_once(',').unwrap().1.to_string())
+        .collect();
+    let base = "http://labels.example:8443";
+    let expected: Vec<String> = (1..=12)
+        .map(|id| match id {
+            4 | 7 | 9 => format!("{base}/api/v2/specimen-records/{id}/"),
+            _ => format!("{base}/s/{id:06}"),
+        })
+        .collect();
+    assert_eq!(codes, expected);
 }

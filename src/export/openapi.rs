@@ -930,7 +930,14 @@ fn labels_operation() -> Value {
     json!({"get": {
         "operationId": "specimen-labels",
         "summary": "Labels for the specimens a question selects: PDF, CSV of their lines, or a preview",
-        "description": "The specimen list's filters, search, sort and paging choose the specimens, in             that order (every one the question selects, up to `--max-labels`). The PDF is written             a page at a time; its text is selectable, in an embedded subset of Liberation Sans             (Helvetica's widths). Each QR code says `--label-url` with the specimen's `{usi}`,             `{usi_lower}`, `{digits}` or `{id}`, by default its record on this server. Made anew             for each request: never stored by caches.",
+        "description": "The specimen list's filters, search, sort and paging choose the specimens, in \
+            that order (every one the question selects, up to `--max-labels`). The PDF is written \
+            a page at a time; its text is selectable, in an embedded subset of Liberation Sans \
+            (Helvetica's widths). Each QR code says `--label-url` with the specimen's `{usi}`, \
+            `{usi_lower}`, `{digits}` or `{id}`; by default its short link on this server \
+            (`http://<Host>/s/{digits}`, which redirects to its record), or its record \
+            (`http://<Host>/api/v2/specimen-records/{id}/`) where its USI has no digits or \
+            shares them with another specimen. Made anew for each request: never stored by caches.",
         "tags": [Model::SpecimenRecord.path()],
         "parameters": parameters,
         "responses": {
@@ -964,7 +971,8 @@ fn short_link_operation() -> Value {
     let mut moved = error_response(
         "The specimen whose USI has exactly these digits, in order (`MEM-000367`: `000367`; \
          not `367`): its record is at `Location`. Where several specimens' USIs have the \
-         same digits, the one with the lowest id.",
+         same digits, the one with the lowest id (a label printed by this server never says \
+         such a code: it says the record).",
     );
     moved["headers"]["Location"] = json!({
         "description": "The specimen's record, from the server's root (`/api/v2/specimen-records/12/`): \
@@ -974,8 +982,9 @@ fn short_link_operation() -> Value {
     json!({"get": {
         "operationId": "short-link",
         "summary": "A specimen by the digits of its USI, as a QR label says it: redirected to its record",
-        "description": "The service's short links (`/s/{digits}`, no trailing slash), as its \
-            QR labels say them. Parameters change nothing.",
+        "description": "The service's short links (`/s/{digits}`, no trailing slash). A QR \
+            label printed without `--label-url` says this server's short link of its specimen, \
+            where the digits name it alone. Parameters change nothing.",
         "tags": [Model::SpecimenRecord.path()],
         "parameters": [{
             "name": "digits", "in": "path", "required": true,

@@ -9,10 +9,11 @@
 //! `qr` encodes the codes, whose text `address` makes; `font` is the built-in
 //! typeface; `pdf` writes pages one at a time; `sheet` ties a question's
 //! specimens to all of it; `preview` is the page showing the first sheet;
-//! `short` finds a specimen by its USI's digits, as short links name it. Knows
-//! no HTTP: its route (`serve/routes/labels.rs`) answers and streams; its
-//! OpenAPI operation is `export::openapi`'s, and the label form on the specimen
-//! list's page is `html`'s.
+//! `short` finds a specimen by its USI's digits, as short links name it (what
+//! the codes say by default). Knows no HTTP: its routes answer
+//! (`serve/routes/labels.rs`, which streams; `serve/routes/short.rs`, the short
+//! links); their OpenAPI operations are `export::openapi`'s, and the label form
+//! on the specimen list's page is `html`'s.
 
 pub mod address;
 pub mod content;
@@ -29,7 +30,7 @@ use crate::query::ApiError;
 use crate::view::View;
 use request::SheetRequest;
 
-pub use address::Template;
+pub use address::{Address, Template};
 pub use layout::Layout;
 pub use sheet::{CsvPieces, Overflow, PdfPieces, Sheet};
 
@@ -38,7 +39,7 @@ pub use sheet::{CsvPieces, Overflow, PdfPieces, Sheet};
 pub fn sheet(
     request: &SheetRequest,
     view: &View,
-    code: Template,
+    code: Address,
     max_labels: usize,
 ) -> Result<Sheet, ApiError> {
     Ok(Sheet {

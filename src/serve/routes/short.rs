@@ -1,9 +1,9 @@
-//! Short links (`/s/{digits}`), as the service's QR labels say them: the
-//! digits of a specimen's USI, sent on (301) to its record, a page for browsers
-//! and JSON for programs; 404 for digits no specimen's USI has. Where several
+//! Short links (`/s/{digits}`), what a QR label says by default: the digits of
+//! a specimen's USI, sent on (301) to its record, a page for browsers and JSON
+//! for programs; 404 for digits no specimen's USI has. Where several
 //! specimens' USIs have the same digits, the one with the lowest id. The
 //! specimens are found by their digits on the pool, in the view's
-//! `ShortLinks`, made there the first time a short link asks.
+//! `ShortLinks`, made there the first time a short link or a sheet asks.
 
 use crate::labels::short::{self, ShortLinks};
 use crate::query::ApiError;
