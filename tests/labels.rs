@@ -146,7 +146,8 @@ fn the_codes_say_what_the_operator_asks() {
         "usi,code\r\nUMMZ-000001,www.memcollection.com/s/000001\r\n\
          UMMZ-000002,www.memcollection.com/s/000002\r\n"
     );
-    // By default, the specimen's record on the server that printed it.
+    // By default, the specimen's short link on the server that printed it
+    // (tests/short.rs: its record where the digits are not its alone).
     let s = Server::sample();
     let r = s.send(
         "GET",
@@ -155,7 +156,7 @@ fn the_codes_say_what_the_operator_asks() {
     );
     assert!(
         r.text()
-            .ends_with(",http://labels.example:8443/api/v2/specimen-records/1/\r\n"),
+            .ends_with(",http://labels.example:8443/s/000001\r\n"),
         "{}",
         r.text()
     );

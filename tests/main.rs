@@ -34,6 +34,7 @@ mod paging;
 mod questions;
 mod reload;
 mod replay;
+mod short;
 mod snapshot;
 mod startup;
 mod wagtail;

@@ -379,9 +379,12 @@ fn the_document_is_served_and_printed_alike() {
     assert_eq!(doc, catalogue::export::openapi::document(None));
     assert_eq!(doc["openapi"], "3.1.0");
     // Two paths per endpoint, the document's own, the archive, Wagtail's images
-    // (two), pages (three) and documents (two), the label sheets, the checklists
-    // and GBIF's search, count and occurrence.
-    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 30 + 14);
+    // (two), pages (three) and documents (two), the label sheets, the short
+    // links, the checklists and GBIF's search, count and occurrence.
+    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 30 + 15);
+    let short = &doc["paths"]["/s/{digits}"]["get"];
+    assert!(short["responses"]["301"]["headers"]["Location"].is_object());
+    assert!(short["responses"]["404"].is_object());
     let gbif = &doc["paths"]["/gbif/v1/occurrence/search"]["get"];
     let names: Vec<&str> = gbif["parameters"]
         .as_array()

@@ -254,8 +254,11 @@ pub struct ServeArgs {
     pub map_attribution: Option<String>,
     /// What a label's QR code says, with {usi}, {usi_lower}, {digits} (the USI's
     /// digits) and {id} filled in (`www.memcollection.com/s/{digits}` is the
-    /// service's short address). By default the specimen's record on this server,
-    /// `http://<the request's Host>/api/v2/specimen-records/{id}/`.
+    /// service's short address). By default the specimen's short link on this
+    /// server, `http://<the request's Host>/s/{digits}`, which redirects to its
+    /// record; or the record itself,
+    /// `http://<the request's Host>/api/v2/specimen-records/{id}/`, where the USI
+    /// has no digits or shares them with another specimen.
     #[arg(long, env = "CATALOGUE_LABEL_URL", value_parser = parse_label_url)]
     pub label_url: Option<Template>,
     /// The most labels one sheet holds; a question selecting more is answered 400.

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use crate::checklists::{rank_name, CLASSIFICATION};
 use crate::labels::request::{Kind, MEASURES, PARAMETERS};
-use crate::model::endpoint::{ARCHIVE_PATH, CHECKLIST_PATH, IMAGES_PATH, LABELS_PATH};
+use crate::model::endpoint::{ARCHIVE_PATH, CHECKLIST_PATH, IMAGES_PATH, LABELS_PATH, SHORT_PATH};
 use crate::model::image_api::ImageField;
 use crate::model::policy::DarwinCore;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
@@ -95,6 +95,7 @@ pub fn document(max_limit: Option<usize>) -> Value {
         }
     }
     paths.insert(LABELS_PATH.into(), labels_operation());
+    paths.insert(SHORT_PATH.into(), short_link_operation());
     paths.insert(CHECKLIST_PATH.into(), checklist_operation());
     openapi_gbif::paths(&mut paths);
     paths.insert(IMAGES_PATH.into(), image_list_operation(max_limit));
@@ -829,7 +830,14 @@ fn labels_operation() -> Value {
     json!({"get": {
         "operationId": "specimen-labels",
         "summary": "Labels for the specimens a question selects: PDF, CSV of their lines, or a preview",
-        "description": "The specimen list's filters, search, sort and paging choose the specimens, in             that order (every one the question selects, up to `--max-labels`). The PDF is written             a page at a time; its text is selectable, in an embedded subset of Liberation Sans             (Helvetica's widths). Each QR code says `--label-url` with the specimen's `{usi}`,             `{usi_lower}`, `{digits}` or `{id}`, by default its record on this server. Made anew             for each request: never stored by caches.",
+        "description": "The specimen list's filters, search, sort and paging choose the specimens, in \
+            that order (every one the question selects, up to `--max-labels`). The PDF is written \
+            a page at a time; its text is selectable, in an embedded subset of Liberation Sans \
+            (Helvetica's widths). Each QR code says `--label-url` with the specimen's `{usi}`, \
+            `{usi_lower}`, `{digits}` or `{id}`; by default its short link on this server \
+            (`http://<Host>/s/{digits}`, which redirects to its record), or its record \
+            (`http://<Host>/api/v2/specimen-records/{id}/`) where its USI has no digits or \
+            shares them with another specimen. Made anew for each request: never stored by caches.",
         "tags": [Model::SpecimenRecord.path()],
         "parameters": parameters,
         "responses": {
@@ -853,6 +861,42 @@ fn labels_operation() -> Value {
             "400": refused,
             "405": {"$ref": "#/components/responses/MethodNotAllowed"},
             "503": busy,
+        },
+    }})
+}
+
+/// A short link, what a QR label says by default: the specimen's record by
+/// the digits of its USI.
+fn short_link_operation() -> Value {
+    let mut moved = error_response(
+        "The specimen whose USI has exactly these digits, in order (`MEM-000367`: `000367`; \
+         not `367`): its record is at `Location`. Where several specimens' USIs have the \
+         same digits, the one with the lowest id (a label printed by this server never says \
+         such a code: it says the record).",
+    );
+    moved["headers"]["Location"] = json!({
+        "description": "The specimen's record, from the server's root (`/api/v2/specimen-records/12/`): \
+            a page for a browser, JSON for a program, as it asks.",
+        "schema": {"type": "string"},
+    });
+    json!({"get": {
+        "operationId": "short-link",
+        "summary": "A specimen by the digits of its USI, as a QR label says it: redirected to its record",
+        "description": "The service's short links (`/s/{digits}`, no trailing slash). A QR \
+            label printed without `--label-url` says this server's short link of its specimen, \
+            where the digits name it alone. Parameters change nothing.",
+        "tags": [Model::SpecimenRecord.path()],
+        "parameters": [{
+            "name": "digits", "in": "path", "required": true,
+            "description": "Every ASCII digit of the specimen's USI, in order. Digits no USI has, \
+                or anything but digits, is a 404.",
+            "schema": {"type": "string"},
+        }],
+        "responses": {
+            "301": moved,
+            "404": error_response("No specimen's USI has these digits; the message says what a short code is."),
+            "405": {"$ref": "#/components/responses/MethodNotAllowed"},
+            "503": busy_response(),
         },
     }})
 }

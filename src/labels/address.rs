@@ -1,8 +1,13 @@
 //! What a label's QR code says: `--label-url`'s template with `{usi}`,
 //! `{usi_lower}`, `{digits}` and `{id}` filled in, or by default the specimen's
-//! own record on the server that printed it.
+//! short link on the server that printed it (its record where its USI's digits
+//! do not name it alone).
 
 use std::fmt;
+
+use crate::view::View;
+
+use super::short::{self, digits, ShortLinks};
 
 /// A piece of a template: text as written, or a value of the specimen.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,11 +92,44 @@ impl Template {
                 Piece::Text(t) => out.push_str(t),
                 Piece::Usi => out.push_str(usi),
                 Piece::UsiLower => out.extend(usi.chars().flat_map(char::to_lowercase)),
-                Piece::Digits => out.extend(usi.chars().filter(char::is_ascii_digit)),
+                Piece::Digits => out.extend(digits(usi)),
                 Piece::Id => out.push_str(&id.to_string()),
             }
         }
         out
+    }
+}
+
+/// What a sheet's codes say.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Address {
+    /// The operator's template (`--label-url`).
+    Template(Template),
+    /// This server's own, under its base (`http://host`): the specimen's short
+    /// link (`{base}/s/{digits}`) where its USI's digits name it and no other
+    /// specimen, else its record (`Template::record`), so that no code leads
+    /// to another specimen or nowhere.
+    Own(String),
+}
+
+impl Address {
+    /// The text for the specimen `id` with `usi`, of `view`.
+    pub fn fill(&self, view: &View, usi: &str, id: i64) -> String {
+        self.fill_knowing(usi, id, || {
+            view.derived::<ShortLinks>().names_alone(view, usi, id)
+        })
+    }
+
+    /// [`Address::fill`], `alone` saying whether the USI's digits name the
+    /// specimen alone (asked only of `Own`).
+    fn fill_knowing(&self, usi: &str, id: i64, alone: impl FnOnce() -> bool) -> String {
+        match self {
+            Address::Template(template) => template.fill(usi, id),
+            Address::Own(base) if alone() => {
+                format!("{base}{}", short::path(&digits(usi).collect::<String>()))
+            }
+            Address::Own(base) => Template::record(base).fill(usi, id),
+        }
     }
 }
 
@@ -119,5 +157,32 @@ mod tests {
             .contains("{pk} is not one of"));
         assert!(Template::parse("https://x.org/{usi").is_err());
         assert!(Template::parse("https://x.org/").is_err());
+    }
+
+    #[test]
+    fn by_default_a_code_is_the_short_link_where_it_names_the_specimen_alone() {
+        let own = Address::Own("http://h:1".into());
+        assert_eq!(
+            own.fill_knowing("MEM-000367", 7, || true),
+            "http://h:1/s/000367"
+        );
+        // Shared digits, or none: the record.
+        assert_eq!(
+            own.fill_knowing("MEM-000367", 7, || false),
+            "http://h:1/api/v2/specimen-records/7/"
+        );
+        assert_eq!(
+            own.fill_knowing("no digits", 7, || false),
+            "http://h:1/api/v2/specimen-records/7/"
+        );
+        // The operator's template is never second-guessed.
+        let given = Address::Template(Template::parse("www.memcollection.com/s/{digits}").unwrap());
+        let asked = std::cell::Cell::new(false);
+        let said = given.fill_knowing("MEM-000367", 7, || {
+            asked.set(true);
+            false
+        });
+        assert_eq!(said, "www.memcollection.com/s/000367");
+        assert!(!asked.get(), "a template needs no short links");
     }
 }

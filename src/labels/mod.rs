@@ -8,10 +8,12 @@
 //! reads it from the view; `layout` places labels on pages and fits their lines;
 //! `qr` encodes the codes, whose text `address` makes; `font` is the built-in
 //! typeface; `pdf` writes pages one at a time; `sheet` ties a question's
-//! specimens to all of it; `preview` is the page showing the first sheet. Knows
-//! no HTTP: its route (`serve/routes/labels.rs`) answers and streams; its
-//! OpenAPI operation is `export::openapi`'s, and the label form on the specimen
-//! list's page is `html`'s.
+//! specimens to all of it; `preview` is the page showing the first sheet;
+//! `short` finds a specimen by its USI's digits, as short links name it (what
+//! the codes say by default). Knows no HTTP: its routes answer
+//! (`serve/routes/labels.rs`, which streams; `serve/routes/short.rs`, the short
+//! links); their OpenAPI operations are `export::openapi`'s, and the label form
+//! on the specimen list's page is `html`'s.
 
 pub mod address;
 pub mod content;
@@ -22,12 +24,13 @@ pub mod preview;
 pub mod qr;
 pub mod request;
 pub mod sheet;
+pub mod short;
 
 use crate::query::ApiError;
 use crate::view::View;
 use request::SheetRequest;
 
-pub use address::Template;
+pub use address::{Address, Template};
 pub use layout::Layout;
 pub use sheet::{CsvPieces, Overflow, PdfPieces, Sheet};
 
@@ -36,7 +39,7 @@ pub use sheet::{CsvPieces, Overflow, PdfPieces, Sheet};
 pub fn sheet(
     request: &SheetRequest,
     view: &View,
-    code: Template,
+    code: Address,
     max_labels: usize,
 ) -> Result<Sheet, ApiError> {
     Ok(Sheet {

@@ -9,7 +9,7 @@ use crate::encoding::csv::Record;
 use crate::encoding::xml;
 use crate::view::View;
 
-use super::address::Template;
+use super::address::Address;
 use super::content::{lines, plain, Kind, Label, Line, Reader};
 use super::layout::{Layout, Mark};
 use super::pdf::PdfWriter;
@@ -31,7 +31,7 @@ pub struct Sheet {
     pub kind: Kind,
     pub layout: Layout,
     /// What the codes say, when the labels carry codes.
-    pub code: Template,
+    pub code: Address,
     /// The specimens' positions, in the question's order.
     pub positions: Vec<usize>,
 }
@@ -58,7 +58,7 @@ impl Sheet {
             let symbol = self
                 .layout
                 .has_code()
-                .then(|| Symbol::encode(&self.code.fill(&label.usi, label.id)))
+                .then(|| Symbol::encode(&self.code.fill(view, &label.usi, label.id)))
                 .flatten();
             marks.extend(self.layout.place(at - from, &label, symbol).marks);
         }
@@ -82,7 +82,7 @@ impl Sheet {
             let address = self
                 .layout
                 .has_code()
-                .then(|| self.code.fill(&label.usi, label.id));
+                .then(|| self.code.fill(view, &label.usi, label.id));
             if address.is_some_and(|a| a.len() > Symbol::MAX_BYTES) {
                 lines.push("code");
             }
@@ -132,7 +132,7 @@ impl Sheet {
             let mut record = Record::new(&mut out);
             cells.iter().for_each(|cell| record.cell(cell));
             if self.layout.has_code() {
-                record.cell(&self.code.fill(&label.usi, label.id));
+                record.cell(&self.code.fill(view, &label.usi, label.id));
             }
             record.end();
         }

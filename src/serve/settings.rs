@@ -43,8 +43,8 @@ pub struct Settings {
     /// two views stay resident for long; ten seconds is a page of any size at
     /// the speed of a phone, and a fraction of the time a large view takes to build.
     pub view_hold: Duration,
-    /// What labels' QR codes say (`--label-url`); `None`: the specimen's record
-    /// on this server, from the request's Host.
+    /// What labels' QR codes say (`--label-url`); `None`: the specimen's short
+    /// link on this server, from the request's Host (`labels::Address::Own`).
     pub label_url: Option<Template>,
     /// The most labels one sheet holds.
     pub max_labels: usize,

@@ -1,8 +1,12 @@
 """Reads label sheets back as a curator's printer and scanner would: the QR
-sheet of a question is rendered (pdftoppm) and every code decoded (zbarimg);
-the codes must name every specimen the same question lists in JSON, each once,
-nothing else. The USIs sit where the service drew them (pdftotext -bbox), to
-0.1 pt, and so do the codes (read from the page's drawing). Data and
+sheet of a question, printed without --label-url, is rendered (pdftoppm) and
+every code decoded (zbarimg); the codes must name every specimen the same
+question lists in JSON, each once, nothing else: the server's short link of
+each (`/s/<digits>`), or its record where its USI has no digits or shares them
+(the collection is given one of each). Every code is followed as a phone
+would, a redirect at a time: a short link answers 301 to the specimen's record,
+and the record is that specimen's. The USIs sit where the service drew them
+(pdftotext -bbox), to 0.1 pt, and so do the codes (read from the page's drawing). Data and
 determination labels are read back with pdftotext: every line of every label
 that fits is found in its label, accents intact; those that do not fit are the
 ones the preview names.
@@ -24,6 +28,7 @@ import sys
 import tempfile
 import time
 import unicodedata
+import urllib.error
 import urllib.request
 import zlib
 from collections import Counter, defaultdict
@@ -45,6 +50,65 @@ def fail(message):
 def get(base, path):
     with urllib.request.urlopen(base + path, timeout=120) as r:
         return r.status, r.headers, r.read()
+
+
+class Unfollowed(urllib.request.HTTPRedirectHandler):
+    """Redirects are answers to check, not to follow."""
+
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+UNFOLLOWED = urllib.request.build_opener(Unfollowed)
+
+
+def ask(url):
+    """GET `url` without following a redirect: status, headers, body."""
+    try:
+        with UNFOLLOWED.open(url, timeout=120) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+def digits(usi):
+    """A USI's short code: every ASCII digit, in order."""
+    return "".join(c for c in usi if c in "0123456789")
+
+
+def without_short_links(fixture):
+    """Gives three specimens of the question codes that cannot be short links:
+    the second's USI takes the first's digits (both are shared then), the
+    third's has none. Returns their ids."""
+    objects = json.load(open(fixture, encoding="utf-8"))
+    specimens = [o for o in objects if o["model"] == "specimens.specimenrecord"
+                 and o["fields"].get("sex") == "female"]
+    first, second, third = specimens[:3]
+    second["fields"]["usi"] = "OLD-" + digits(first["fields"]["usi"])
+    third["fields"]["usi"] = "CAT-NO-DIGITS"
+    json.dump(objects, open(fixture, "w", encoding="utf-8"))
+    return {first["pk"], second["pk"], third["pk"]}
+
+
+def follow(base, code, specimen):
+    """Follows a decoded code to its specimen's record, a redirect at a time;
+    True for a short link."""
+    record = f"/api/v2/specimen-records/{specimen['id']}/"
+    short = code.startswith(base + "/s/")
+    if short:
+        status, headers, body = ask(code)
+        if status != 301 or headers.get("Location") != record:
+            fail(f"{code}: {status} to {headers.get('Location')!r}, not 301 to {record}")
+        if json.loads(body) != {"message": f"moved to {record}"}:
+            fail(f"{code}: the 301 says {body[:200]!r}")
+        code = base + headers["Location"]
+    status, headers, body = ask(code)
+    if status != 200 or headers.get("Content-Type") != "application/json":
+        fail(f"{code}: {status} {headers.get('Content-Type')}")
+    got = json.loads(body)
+    if (got.get("id"), got.get("usi")) != (specimen["id"], specimen["usi"]):
+        fail(f"{code} leads to {got.get('id')} {got.get('usi')!r}, not {specimen['id']} {specimen['usi']!r}")
+    return short
 
 
 def free_port():
@@ -105,7 +169,19 @@ def font_metrics(pdf_bytes):
     return ascent, descent
 
 
-def check_qr_sheet(base, work, expected):
+def check_qr_sheet(base, work, expected, unshortened):
+    # What each specimen's code says: its short link where its USI's digits
+    # are its alone in the whole collection, else its record.
+    _, _, body = get(base, "/api/v2/specimen-records/?limit=100000&fields=id,usi")
+    shared = Counter(digits(s["usi"]) for s in json.loads(body)["items"])
+
+    def due(specimen):
+        code = digits(specimen["usi"])
+        if code and shared[code] == 1:
+            return f"{base}/s/{code}"
+        return f"{base}/api/v2/specimen-records/{specimen['id']}/"
+
+    by_code = {due(s): s for s in expected}
     status, headers, body = get(base, f"{LABELS}?{QUESTION}")
     if status != 200 or headers.get("Content-Type") != "application/pdf":
         fail(f"the QR sheet: {status} {headers.get('Content-Type')}")
@@ -118,7 +194,7 @@ def check_qr_sheet(base, work, expected):
     images = sorted(f for f in os.listdir(work) if f.startswith("qr-") and f.endswith(".pgm"))
     if len(images) != pages:
         fail(f"{len(images)} pages rendered, {pages} expected")
-    ids = []
+    ids, decoded = [], []
     for p, image in enumerate(images):
         on_page = min(600, len(expected) - p * 600)
         cells = cut_cells(os.path.join(work, image), on_page, work)
@@ -128,10 +204,11 @@ def check_qr_sheet(base, work, expected):
             text = said.get(cell)
             if text is None:
                 fail(f"page {p + 1} cell {slot}: no code decoded")
-            m = re.fullmatch(re.escape(base) + r"/api/v2/specimen-records/(\d+)/", text)
-            if not m:
-                fail(f"a code says {text!r}, not a record on this server")
-            ids.append(int(m.group(1)))
+            specimen = by_code.get(text)
+            if specimen is None:
+                fail(f"a code says {text!r}, not a link of this server's to a specimen of the question")
+            ids.append(specimen["id"])
+            decoded.append((text, specimen))
             os.remove(cell)
     if ids != [s["id"] for s in expected]:
         fail("the codes are not the question's specimens in its order, down each column")
@@ -142,6 +219,12 @@ def check_qr_sheet(base, work, expected):
         extra = sorted((got - want).elements())[:10]
         fail(f"codes: {len(ids)} decoded for {len(expected)} specimens; missing {missing}, extra {extra}")
     print(f"QR sheet: {len(ids)} codes decoded from {pages} pages, every specimen of the question once")
+    records = {s["id"] for text, s in decoded if not text.startswith(base + "/s/")}
+    if records != unshortened:
+        fail(f"the codes of {sorted(records)} are records; those of {sorted(unshortened)} were due to be")
+    followed = sum(follow(base, text, s) for text, s in decoded)
+    print(f"QR sheet: every code followed to its specimen's record: {followed} short links "
+          f"(301 to the record), {len(decoded) - followed} records (a USI sharing its digits or without any)")
 
     # The USIs where the service drew them: right-aligned 3 pt from the cell's
     # right edge, baseline 3 pt above its bottom, in the order down each column.
@@ -254,6 +337,7 @@ def main():
     fixture, snapshot = os.path.join(work, "c.json"), os.path.join(work, "c.bin")
     subprocess.run([args.bin, "generate", "--specimens", str(args.specimens), "--seed", "11", "-o", fixture],
                    check=True, capture_output=True)
+    unshortened = without_short_links(fixture)
     subprocess.run([args.bin, "build", fixture, "-o", snapshot], check=True, capture_output=True)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -270,7 +354,7 @@ def main():
         expected = json.loads(body)["items"]
         if len(expected) <= 600:
             fail(f"the question selects {len(expected)} specimens: too few for two pages")
-        check_qr_sheet(base, work, expected)
+        check_qr_sheet(base, work, expected, unshortened)
         for kind in ("data", "determination"):
             check_lines(base, work, expected, kind)
     finally:

@@ -9,7 +9,7 @@ use crate::encoding::percent::form_encode;
 use crate::html;
 use crate::labels::preview;
 use crate::labels::request::{Output, SheetRequest};
-use crate::labels::{self as sheets, CsvPieces, Overflow, PdfPieces, Sheet, Template};
+use crate::labels::{self as sheets, Address, CsvPieces, Overflow, PdfPieces, Sheet};
 use crate::query::ApiError;
 use crate::view::View;
 
@@ -61,14 +61,18 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         Output::Csv => Kind::Csv,
         Output::Preview => Kind::Html,
     };
-    // The codes' text: the operator's template, else the record on this server.
-    let code = settings.label_url.clone().unwrap_or_else(|| {
-        let host = asked
-            .headers
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok());
-        Template::record(&host.map(|h| format!("http://{h}")).unwrap_or_default())
-    });
+    // The codes' text: the operator's template, else this server's short link
+    // (or the record, where the USI's digits do not name the specimen alone).
+    let code = match settings.label_url.clone() {
+        Some(template) => Address::Template(template),
+        None => {
+            let host = asked
+                .headers
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok());
+            Address::Own(host.map(|h| format!("http://{h}")).unwrap_or_default())
+        }
+    };
     let output = request.output;
     let name = format!("labels-{}", request.kind.name());
     let named = move |a: Answer| match output {

@@ -17,6 +17,7 @@ mod labels;
 mod lists;
 mod operations;
 mod records;
+mod short;
 mod wagtail;
 
 use Seg::{Id, List, Lit};
@@ -195,6 +196,12 @@ pub static ROUTES: &[Route] = &[
         )],
         labels::answer,
     ),
+    // The labels' short links: no trailing slash, as printed.
+    json(
+        crate::model::endpoint::SHORT_PATH,
+        &[path(&[Lit("s"), Id], Slash::Without)],
+        short::answer,
+    ),
     Route {
         routing: Routing {
             metric: crate::model::endpoint::CHECKLIST_PATH,
@@ -341,6 +348,12 @@ mod tests {
                 "/api/v2/specimen-records/checklist/",
                 "/api/v2/specimen-records/checklist/",
             ),
+            ("/s/000367", "/s/{id} 000367"),
+            ("/s/x", "/s/{id} x"),
+            ("/s/000367/", "NotFound"),
+            ("/s/", "NotFound"),
+            ("/s", "NotFound"),
+            ("/s/1/2", "NotFound"),
             ("/gbif/v1/occurrence/search", "/gbif/v1/occurrence/search"),
             ("/gbif/v1/occurrence/count", "/gbif/v1/occurrence/count"),
             ("/gbif/v1/occurrence/12", "/gbif/v1/occurrence/{id} 12"),
