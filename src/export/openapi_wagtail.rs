@@ -108,7 +108,8 @@ fn list_responses(name: &str) -> Value {
 
 /// Adds the operations to the document's paths.
 pub fn paths(paths: &mut Map<String, Value>) {
-    let order = "^-?(id|title|slug|show_in_menus|seo_title|search_description|first_published_at|alias_of|locale)(,-?(id|title|slug|show_in_menus|seo_title|search_description|first_published_at|alias_of|locale))*$|^random$";
+    let columns = "id|title|slug|show_in_menus|seo_title|search_description|first_published_at|alias_of|locale";
+    let order = format!("^(-?({columns})(,-?({columns}))*|random)?$");
     let listed: Vec<&str> = PAGE_FIELDS
         .iter()
         .copied()
@@ -197,7 +198,7 @@ pub fn paths(paths: &mut Map<String, Value>) {
     parameters.extend([
         fields(DOCUMENT_FIELDS, "by default every field"),
         query("order", "Fields to order by (`-` for descending), or `random` (without `offset`). Without it, by id.",
-            json!({"type": "string", "pattern": "^-?(id|title)(,-?(id|title))*$|^random$"})),
+            json!({"type": "string", "pattern": "^(-?(id|title)(,-?(id|title))*|random)?$"})),
     ]);
     parameters.extend(search("title or a tag"));
     parameters.extend([
