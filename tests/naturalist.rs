@@ -233,3 +233,75 @@ fn media_files_are_served_from_the_media_dir_and_nothing_else() {
     // Without --media-dir, nothing is served there.
     assert_eq!(Server::sample().get("/media/images/a.jpg").status, 404);
 }
+
+#[test]
+fn media_files_are_confined_to_regular_files_beneath_the_dir_and_sent_in_pieces() {
+    let dir = TempDir::new("confined");
+    let media = dir.path("media");
+    std::fs::create_dir_all(media.join("images/real")).unwrap();
+    // Larger than one piece, and not a multiple of it.
+    let big: Vec<u8> = (0..200_003u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(media.join("images/big.png"), &big).unwrap();
+    std::fs::write(media.join("images/real/ok.jpg"), b"ok").unwrap();
+    std::fs::write(dir.path("outside.jpg"), b"outside").unwrap();
+    let link = |target: &std::path::Path, at: &str| {
+        std::os::unix::fs::symlink(target, media.join(at)).unwrap()
+    };
+    link(&dir.path("outside.jpg"), "images/out.jpg");
+    link(&media.join("images/real/ok.jpg"), "images/inside.jpg");
+    link(std::path::Path::new("/"), "images/root.jpg");
+    link(&media.join("images/real"), "images/linked");
+    let fifo = std::ffi::CString::new(media.join("images/fifo.jpg").to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path alive for the call.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    std::fs::create_dir(media.join("images/dir.jpg")).unwrap();
+    let settings = Settings {
+        media_dir: Some(media.clone()),
+        media_max_bytes: 100_000,
+        ..Settings::default()
+    };
+    let s = Server::start(&common::sample_snapshot(), settings);
+    assert_eq!(s.get("/media/images/real/ok.jpg").body, b"ok");
+    // Links (out of the folder or not), a FIFO, a directory, a file over the
+    // limit: none is a file here, and none holds a thread.
+    for path in [
+        "/media/images/out.jpg",
+        "/media/images/inside.jpg",
+        "/media/images/root.jpg/etc/passwd.jpg",
+        "/media/images/linked/ok.jpg",
+        "/media/images/fifo.jpg",
+        "/media/images/dir.jpg",
+        "/media/images/big.png",
+    ] {
+        for _ in 0..3 {
+            assert_eq!(s.get(path).status, 404, "{path}");
+        }
+    }
+    drop(s);
+    let settings = Settings {
+        media_dir: Some(media.clone()),
+        ..Settings::default()
+    };
+    let s = Server::start(&common::sample_snapshot(), settings);
+    let r = s.get("/media/images/big.png");
+    assert_eq!(
+        (r.status, r.header("content-length")),
+        (200, Some("200003"))
+    );
+    assert!(r.body == big, "the file's bytes, in order");
+    let tag = r.header("etag").unwrap().to_string();
+    assert!(tag.starts_with("\"m-30d43-"), "{tag}");
+    // HEAD and a revalidation say the same without the bytes.
+    let head = s.send("HEAD", "/media/images/big.png", &[]);
+    assert_eq!(head.status, 200);
+    assert_eq!(head.header("content-length"), Some("200003"));
+    assert_eq!(head.header("etag"), Some(tag.as_str()));
+    assert!(head.body.is_empty());
+    let again = s.send("GET", "/media/images/big.png", &[("If-None-Match", &tag)]);
+    assert_eq!((again.status, again.body.len()), (304, 0));
+    // A file replaced under the same name gets a new tag.
+    std::fs::write(media.join("images/big.png"), b"small").unwrap();
+    let r = s.get("/media/images/big.png");
+    assert_eq!(r.body, b"small");
+    assert_ne!(r.header("etag"), Some(tag.as_str()));
+}

@@ -243,6 +243,12 @@ pub struct ServeArgs {
     /// server serves none and a web server or CDN does. Only image files are sent.
     #[arg(long, env = "CATALOGUE_MEDIA_DIR", value_name = "DIR")]
     pub media_dir: Option<std::path::PathBuf>,
+    /// The largest media file served from --media-dir, in bytes; a larger one
+    /// is not found. Files are sent in pieces as the client reads them, so this
+    /// bounds what one answer sends, not memory.
+    #[arg(long, env = "CATALOGUE_MEDIA_MAX_BYTES", value_name = "BYTES",
+          default_value_t = crate::serve::settings::DEFAULT_MEDIA_MAX_BYTES)]
+    pub media_max_bytes: u64,
     /// The map tiles the pages draw under their markers, as a Leaflet URL template
     /// (`https://tile.example.org/{z}/{x}/{y}.png`). None by default: pages then
     /// show markers only and never ask another host for anything.
@@ -335,6 +341,7 @@ impl ServeArgs {
             dataset,
             media_url: self.media_url.clone(),
             media_dir: self.media_dir.clone(),
+            media_max_bytes: self.media_max_bytes,
             query_threads: self.query_threads,
             query_queue: self.query_queue,
             drain: std::time::Duration::from_secs(self.drain),

@@ -40,7 +40,7 @@ pub(super) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     }
     serve::raise_open_files_limit();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         reload_on_hangup(&reloader);
         let listener = socket
             .listen(BACKLOG)
@@ -49,8 +49,15 @@ pub(super) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         serve::serve(listener, state, shutdown_signal()).await;
         tracing::info!("stopped");
         Ok(ExitCode::SUCCESS)
-    })
+    });
+    // Blocking work still running (a file read a slow disk holds) does not
+    // keep the process from exiting.
+    runtime.shutdown_timeout(SHUTDOWN_WAIT);
+    served
 }
+
+/// How long an exit waits for blocking work still running once serving stopped.
+const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Connections the kernel queues for `accept` (what `TcpListener::bind` asks).
 const BACKLOG: u32 = 1024;

@@ -227,6 +227,28 @@ impl Answer {
         Answer::new(200, kind, Body::Parts(vec![body]), caching)
     }
 
+    /// A file sent in pieces as the client reads them, with its length and a
+    /// tag of its own (a media file).
+    pub fn file(
+        kind: Kind,
+        chunks: std::pin::Pin<Box<dyn futures_util::Stream<Item = Chunk> + Send + Sync>>,
+        len: u64,
+        tag: String,
+        cache_control: &'static str,
+    ) -> Answer {
+        let streamed = Streamed {
+            head: Bytes::new(),
+            chunks,
+            tail: b"",
+            len: usize::try_from(len).ok(),
+        };
+        let caching = Caching::Own {
+            tag,
+            cache_control: Some(cache_control),
+        };
+        Answer::new(200, kind, Body::Stream(streamed), caching)
+    }
+
     /// A page for people about the collection.
     pub fn html(page: String) -> Answer {
         Answer::new(

@@ -3,14 +3,27 @@
 //! web server beside it. Only images are served (a same-origin HTML or SVG file
 //! could run script under the pages' origin); a path that climbs out of the
 //! directory is not found.
+//!
+//! A file is opened once, component by component beneath the directory, never
+//! through a symbolic link, without blocking (a FIFO or a device answers at
+//! once), and served only if it is a regular file no larger than
+//! `--media-max-bytes`. It is sent in pieces as the client reads them; its tag
+//! is its identity (size, modification time, inode), so a `HEAD` or a
+//! revalidation reads none of it.
 
+use std::ffi::{CString, OsStr};
+use std::fs::File;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use bytes::Bytes;
 
 use crate::encoding::percent::percent_decode;
 
-use super::answer::{Answer, Kind};
+use super::answer::{Answer, Chunk, Kind};
 use super::compress::Coding;
 
 /// Where media URLs are served when the server serves them.
@@ -33,6 +46,9 @@ fn image_type(path: &Path) -> Option<&'static str> {
     })
 }
 
+/// How much of a file one piece of its answer holds.
+const PIECE: usize = 64 * 1024;
+
 /// The file a request path names inside `dir`, if it names one without leaving it.
 fn file(dir: &Path, path: &str) -> Option<PathBuf> {
     let relative = percent_decode(path.strip_prefix(PREFIX)?, false);
@@ -46,31 +62,132 @@ fn file(dir: &Path, path: &str) -> Option<PathBuf> {
     (plain && relative.components().next().is_some()).then(|| dir.join(relative))
 }
 
+/// Opens `name` in the directory `at` with `flags`, never following a link.
+fn open_at(at: &OwnedFd, name: &OsStr, flags: libc::c_int) -> std::io::Result<OwnedFd> {
+    let name = CString::new(name.as_bytes())?;
+    let flags = flags | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    // SAFETY: `at` is an open descriptor and `name` a NUL-terminated string,
+    // both alive for the call; a descriptor it returns is owned by no one else.
+    let fd = unsafe { libc::openat(at.as_raw_fd(), name.as_ptr(), flags) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just opened, and nothing else holds it.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Opens the file at `relative` (plain components only) beneath `dir`: each
+/// directory, then the file, without following a link, the file without
+/// blocking (a FIFO's open would wait for a writer). A link anywhere on the
+/// way is an error, so nothing outside `dir` is reached.
+fn open_beneath(dir: &Path, relative: &Path) -> std::io::Result<File> {
+    let names: Vec<&OsStr> = relative.components().map(Component::as_os_str).collect();
+    let Some((last, parents)) = names.split_last() else {
+        return Err(std::io::ErrorKind::NotFound.into());
+    };
+    let mut at = OwnedFd::from(File::open(dir)?);
+    for name in parents {
+        at = open_at(&at, name, libc::O_RDONLY | libc::O_DIRECTORY)?;
+    }
+    let flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY;
+    Ok(File::from(open_at(&at, last, flags)?))
+}
+
+/// A media file open for sending: a regular file, its length and its tag.
+struct Opened {
+    file: File,
+    len: u64,
+    tag: String,
+}
+
+/// Opens what a request names, or says why it is not served.
+fn open(dir: &Path, relative: &Path, max_bytes: u64) -> Result<Opened, &'static str> {
+    let file = open_beneath(dir, relative).map_err(|_| "no such file, or a link")?;
+    let meta = file.metadata().map_err(|_| "unreadable")?;
+    if !meta.file_type().is_file() {
+        return Err("not a regular file");
+    }
+    if meta.len() > max_bytes {
+        return Err("larger than --media-max-bytes");
+    }
+    let tag = format!(
+        "\"m-{:x}-{:x}.{:x}-{:x}\"",
+        meta.len(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.ino()
+    );
+    Ok(Opened {
+        file,
+        len: meta.len(),
+        tag,
+    })
+}
+
+/// The pieces of an open file, each read on a blocking thread as the client
+/// takes the one before.
+fn pieces(file: File, len: u64) -> impl futures_util::Stream<Item = Chunk> + Send + Sync {
+    let file = Arc::new(file);
+    futures_util::stream::unfold(0u64, move |offset| {
+        let file = Arc::clone(&file);
+        async move {
+            if offset >= len {
+                return None;
+            }
+            let want = (len - offset).min(PIECE as u64) as usize;
+            let read = tokio::task::spawn_blocking(move || {
+                let mut buf = vec![0; want];
+                let n = file.read_at(&mut buf, offset)?;
+                buf.truncate(n);
+                Ok::<_, std::io::Error>(buf)
+            })
+            .await;
+            let piece = match read {
+                Ok(Ok(buf)) if !buf.is_empty() => buf,
+                // Shorter than it was when opened, or unreadable: the body
+                // ends early, and the client sees it cut.
+                Ok(Ok(_)) => return Some((Err(std::io::ErrorKind::UnexpectedEof.into()), len)),
+                Ok(Err(e)) => return Some((Err(e), len)),
+                Err(e) => return Some((Err(std::io::Error::other(e)), len)),
+            };
+            let next = offset + piece.len() as u64;
+            Some((Ok(Bytes::from(piece)), next))
+        }
+    })
+}
+
 /// The answer for a path under `/media/`.
-pub async fn answer(dir: Option<&Path>, path: &str) -> Answer {
+pub async fn answer(dir: Option<&Path>, path: &str, max_bytes: u64) -> Answer {
     let Some(file) = dir.and_then(|dir| file(dir, path)) else {
         return Answer::not_found();
     };
     let Some(content_type) = image_type(&file) else {
         return Answer::not_found();
     };
-    let (Ok(meta), Ok(bytes)) = (
-        tokio::fs::metadata(&file).await,
-        tokio::fs::read(&file).await,
-    ) else {
-        return Answer::not_found();
+    let (dir, relative) = match dir.map(|d| (d, file.strip_prefix(d))) {
+        Some((dir, Ok(relative))) => (dir.to_path_buf(), relative.to_path_buf()),
+        _ => return Answer::not_found(),
     };
-    let modified = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_secs());
-    let tag = format!("\"m-{:x}-{modified:x}\"", bytes.len());
+    let opened = tokio::task::spawn_blocking(move || open(&dir, &relative, max_bytes)).await;
+    let opened = match opened {
+        Ok(Ok(opened)) => opened,
+        Ok(Err(why)) => {
+            tracing::debug!(path, why, "a media file not served");
+            return Answer::not_found();
+        }
+        Err(_) => return Answer::not_found(),
+    };
     let kind = Kind::Asset {
         content_type,
         coding: Coding::Identity,
     };
-    Answer::tagged(kind, Bytes::from(bytes), tag, Some(CACHE))
+    Answer::file(
+        kind,
+        Box::pin(pieces(opened.file, opened.len)),
+        opened.len,
+        opened.tag,
+        CACHE,
+    )
 }
 
 #[cfg(test)]

@@ -8,6 +8,10 @@ use crate::html::Site;
 use crate::labels::Template;
 use crate::query::Limits;
 
+/// The largest media file served unless `--media-max-bytes` says otherwise:
+/// 256 MiB, well above any photograph.
+pub const DEFAULT_MEDIA_MAX_BYTES: u64 = 256 * 1024 * 1024;
+
 /// How the server answers, beyond what the view holds.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -27,6 +31,8 @@ pub struct Settings {
     pub media_url: Option<String>,
     /// The media files served under `/media/` (`--media-dir`); `None`: none.
     pub media_dir: Option<std::path::PathBuf>,
+    /// The largest media file served (`--media-max-bytes`).
+    pub media_max_bytes: u64,
     /// Threads making answers that cost work, and how many such requests may wait.
     pub query_threads: usize,
     pub query_queue: usize,
@@ -64,6 +70,7 @@ impl Default for Settings {
             dataset: Dataset::default(),
             media_url: None,
             media_dir: None,
+            media_max_bytes: DEFAULT_MEDIA_MAX_BYTES,
             query_threads: super::work::default_threads(),
             query_queue: 64,
             drain: Duration::ZERO,

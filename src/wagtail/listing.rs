@@ -5,17 +5,9 @@ use crate::encoding::json::write_int;
 use crate::encoding::time::write_timestamp;
 use crate::query::{ApiError, Params};
 
-/// The parameters every Wagtail listing knows besides its fields' filters.
-pub const OPERATIONS: &[&str] = &[
-    "limit",
-    "offset",
-    "fields",
-    "order",
-    "search",
-    "search_operator",
-    "_",
-    "format",
-];
+/// The parameters every Wagtail listing knows besides its fields' filters
+/// (the image list's, which is Wagtail's too).
+pub use crate::query::images::OPERATIONS;
 
 /// How many items a page of a listing holds when `limit` is not given. The
 /// service sets no largest `limit` (`WAGTAILAPI_LIMIT_MAX = None`).

@@ -14,7 +14,8 @@ pub fn asset(ctx: Ctx<'_>) -> Parsed<'_> {
 
 /// A media file, read when asked (the directory may change under the server).
 pub fn media(ctx: Ctx<'_>) -> Parsed<'_> {
-    let dir = ctx.state.settings.media_dir.as_deref();
+    let settings = &ctx.state.settings;
+    let (dir, max) = (settings.media_dir.as_deref(), settings.media_max_bytes);
     let path = ctx.asked.path.as_str();
-    Ok(Job::awaited(media_files::answer(dir, path)))
+    Ok(Job::awaited(media_files::answer(dir, path, max)))
 }
