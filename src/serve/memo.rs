@@ -8,12 +8,19 @@
 //! has its own memo, so a reload starts an empty one; a budget bounds what it
 //! holds, and a request that does not fit a key is answered as usual.
 //!
+//! What is kept is decided as TinyLFU caches decide it: a sketch counts how
+//! often each key was asked (four counters of four bits a key, halved as it
+//! fills, so old counts fade); when the memo is full, an answer is kept only if
+//! its key was asked more often than the least asked of a few answers held,
+//! which it then replaces. A flood of new keys asked twice each cannot push out
+//! the pages asked all the time.
+//!
 //! Routing, reading the request and building the headers took most of a page's
 //! CPU outside the kernel: a 20-item page measured 26,400 requests a second made,
 //! and 40,000 when the head and body made the first time were sent again (nginx:
 //! 36,800 on the same bytes).
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{OnceLock, RwLock};
 
 use bytes::Bytes;
@@ -125,11 +132,81 @@ pub struct Memo {
     /// How many answers the table holds, read without its lock: a request finds
     /// an empty memo (a new view's, or one without a budget) at no cost.
     count: AtomicUsize,
-    /// The hashes of keys asked recently, one a slot: an answer is kept the
-    /// second time its request is asked (and replayed from the third), so
-    /// requests asked once (a crawl, a client's distinct questions) neither pay
-    /// for keeping it nor push out the answers asked again.
-    seen: Box<[AtomicU64]>,
+    /// How often keys were asked: an answer is kept from the second time its
+    /// request is asked (and replayed from the third), so requests asked once
+    /// (a crawl, a client's distinct questions) neither pay for keeping it nor
+    /// push out the answers asked again; and a full memo keeps it only in
+    /// place of one asked less often.
+    asked: Sketch,
+}
+
+/// How many held answers a full memo compares a new one with.
+const SAMPLED: usize = 8;
+
+/// A count-min sketch of how often keys were asked: four counters a key (four
+/// rows of `width` four-bit counts, one byte each here), read as the least;
+/// every count is halved once `10 x width` askings were counted, so what was
+/// asked long ago weighs less than what is asked now.
+struct Sketch {
+    counts: Box<[AtomicU8]>,
+    mask: usize,
+    added: AtomicUsize,
+}
+
+impl Sketch {
+    const ROWS: usize = 4;
+    const MOST: u8 = 15;
+
+    fn new(width: usize) -> Sketch {
+        let width = width.max(16).next_power_of_two();
+        Sketch {
+            counts: (0..width * Sketch::ROWS)
+                .map(|_| AtomicU8::new(0))
+                .collect(),
+            mask: width - 1,
+            added: AtomicUsize::new(0),
+        }
+    }
+
+    /// The key's counter in each row: its hash mixed with the row's odd
+    /// multiplier, the high half taken.
+    fn slots(&self, hash: u64) -> impl Iterator<Item = usize> + '_ {
+        const MIX: [u64; Sketch::ROWS] = [
+            0x9E37_79B9_7F4A_7C15,
+            0xC2B2_AE3D_27D4_EB4F,
+            0x1656_67B1_9E37_79F9,
+            0xD6E8_FEB8_6659_FD93,
+        ];
+        MIX.into_iter().enumerate().map(move |(row, mix)| {
+            let mixed = (hash ^ (hash >> 29)).wrapping_mul(mix) >> 32;
+            row * (self.mask + 1) + (mixed as usize & self.mask)
+        })
+    }
+
+    /// Counts one asking of the key.
+    fn add(&self, hash: u64) {
+        for slot in self.slots(hash) {
+            let count = &self.counts[slot];
+            let now = count.load(Ordering::Relaxed);
+            if now < Sketch::MOST {
+                count.store(now + 1, Ordering::Relaxed);
+            }
+        }
+        if self.added.fetch_add(1, Ordering::Relaxed) + 1 >= 10 * (self.mask + 1) {
+            self.added.store(0, Ordering::Relaxed);
+            for count in self.counts.iter() {
+                count.store(count.load(Ordering::Relaxed) / 2, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// How often the key was asked (at least: collisions only add).
+    fn estimate(&self, hash: u64) -> u8 {
+        self.slots(hash)
+            .map(|slot| self.counts[slot].load(Ordering::Relaxed))
+            .min()
+            .unwrap_or(0)
+    }
 }
 
 #[derive(Default)]
@@ -152,9 +229,7 @@ impl Memo {
             table: RwLock::new(Table::default()),
             budget,
             count: AtomicUsize::new(0),
-            seen: (0..most(budget).next_power_of_two())
-                .map(|_| AtomicU64::new(0))
-                .collect(),
+            asked: Sketch::new(4 * most(budget)),
         }
     }
 
@@ -168,28 +243,33 @@ impl Memo {
         most(self.budget) > 0
     }
 
-    /// The answer kept for `key`, if any.
+    /// The answer kept for `key`, if any (counted as one asking of it).
     pub fn replay(&self, key: &Key) -> Option<Replay> {
         let table = self.table.read().unwrap_or_else(|e| e.into_inner());
-        table
+        let found = table
             .entries
             .find(key.hash, |e| key.matches(e))
-            .map(|e| e.replay.clone())
+            .map(|e| e.replay.clone());
+        if found.is_some() {
+            self.asked.add(key.hash);
+        }
+        found
     }
 
-    /// Whether `key` was asked recently (and notes that it is now): only then is
+    /// Whether `key` was asked before (and notes that it is now): only then is
     /// its answer worth keeping.
     pub fn asked_before(&self, key: &Key) -> bool {
         if !self.keeps() {
             return false;
         }
-        let slot = &self.seen[key.hash as usize & (self.seen.len() - 1)];
-        slot.swap(key.hash, Ordering::Relaxed) == key.hash
+        self.asked.add(key.hash);
+        self.asked.estimate(key.hash) >= 2
     }
 
-    /// Keeps `replay` as the answer to `key`, making room by dropping other
-    /// answers (whichever come first in the table) when the budget is spent. An
-    /// answer that would take more than a sixteenth of the budget is not kept.
+    /// Keeps `replay` as the answer to `key`. When the budget is spent, it
+    /// takes the place of the least asked of a few answers held, if its key
+    /// was asked more often than theirs; else it is not kept. An answer that
+    /// would take more than a sixteenth of the budget is not kept.
     pub fn keep(&self, key: &Key, replay: Replay) {
         let owned: usize = replay
             .parts
@@ -205,11 +285,22 @@ impl Memo {
         if table.entries.find(key.hash, |e| key.matches(e)).is_some() {
             return;
         }
+        let wanted = self.asked.estimate(key.hash);
         while table.entries.len() >= most(self.budget) || table.cost + cost > self.budget {
-            let mut first = true;
+            let victim = table
+                .entries
+                .iter()
+                .take(SAMPLED)
+                .map(|e| (self.asked.estimate(e.hash), e.hash))
+                .min();
+            let Some((asked, hash)) = victim else { break };
+            if asked >= wanted {
+                return;
+            }
+            let mut once = true;
             let dropped = table
                 .entries
-                .extract_if(|_| std::mem::take(&mut first))
+                .extract_if(|e| e.hash == hash && std::mem::take(&mut once))
                 .next();
             match dropped {
                 Some(e) => table.cost -= e.cost,
@@ -341,6 +432,26 @@ mod tests {
     }
 
     #[test]
+    fn the_sketch_counts_and_forgets() {
+        let sketch = Sketch::new(64);
+        for _ in 0..20 {
+            sketch.add(7);
+        }
+        sketch.add(9);
+        assert_eq!((sketch.estimate(7), sketch.estimate(9)), (Sketch::MOST, 1));
+        assert_eq!(sketch.estimate(123_456_789), 0);
+        // After ten askings a counter, every count is halved.
+        for i in 0..10 * 64 {
+            sketch.add(1000 + i);
+        }
+        assert!(
+            sketch.estimate(7) <= Sketch::MOST / 2 + 1,
+            "{}",
+            sketch.estimate(7)
+        );
+    }
+
+    #[test]
     fn a_memo_without_a_budget_keeps_nothing() {
         let memo = Memo::new(0);
         let k = key("/a/", "", &HeaderMap::new());
@@ -366,18 +477,62 @@ mod tests {
         };
         memo.keep(&key("/big/", "", &none), big);
         assert!(memo.replay(&key("/big/", "", &none)).is_none());
-        // Large answers make room for themselves within the budget.
+        // Large answers asked more often make room for themselves within the
+        // budget; one asked no more than those held is not kept.
         let memo = Memo::new(DEFAULT_BUDGET);
         for i in 0..40 {
             let large = Replay {
                 parts: vec![Bytes::from(vec![b'x'; DEFAULT_BUDGET / 32])],
                 ..replay("")
             };
-            memo.keep(&key("/large/", &i.to_string(), &none), large);
+            let k = key("/large/", &i.to_string(), &none);
+            if i == 39 {
+                (0..3).for_each(|_| _ = memo.asked_before(&k));
+            }
+            memo.keep(&k, large);
         }
         let (answers, cost) = memo.held();
         assert!((30..40).contains(&answers), "{answers} answers");
         assert!(cost <= DEFAULT_BUDGET, "{cost}");
         assert!(memo.replay(&key("/large/", "39", &none)).is_some());
+        assert!(memo.replay(&key("/large/", "38", &none)).is_none());
+    }
+
+    #[test]
+    fn a_flood_of_new_keys_asked_twice_does_not_push_out_the_pages_asked_often() {
+        let memo = Memo::new(DEFAULT_BUDGET);
+        let none = HeaderMap::new();
+        let full = most(DEFAULT_BUDGET);
+        // The memo full of pages asked five times each (kept on the second).
+        let hot: Vec<Key> = (0..full)
+            .map(|i| key("/hot/", &i.to_string(), &none))
+            .collect();
+        for _ in 0..5 {
+            for k in &hot {
+                if memo.replay(k).is_none() && memo.asked_before(k) {
+                    memo.keep(k, replay("hot"));
+                }
+            }
+        }
+        assert_eq!(memo.held().0, full);
+        // 2,000 new keys, each asked twice, as a client flooding the memo would.
+        for i in 0..2000 {
+            let k = key("/flood/", &i.to_string(), &none);
+            for _ in 0..2 {
+                if memo.replay(&k).is_none() && memo.asked_before(&k) {
+                    memo.keep(&k, replay("flood"));
+                }
+            }
+        }
+        let kept = hot.iter().filter(|k| memo.replay(k).is_some()).count();
+        assert!(kept * 100 >= full * 99, "{kept} of {full} hot pages kept");
+        // Pages asked often keep coming in, in the place of those asked less.
+        let rising = key("/rising/", "", &none);
+        for _ in 0..12 {
+            if memo.replay(&rising).is_none() && memo.asked_before(&rising) {
+                memo.keep(&rising, replay("rising"));
+            }
+        }
+        assert!(memo.replay(&rising).is_some());
     }
 }
