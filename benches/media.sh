@@ -41,24 +41,27 @@ wait_idle "$server"
 idle=$(held_mb "$server")
 echo "$n specimens; server holds $idle MB idle"
 
+loops=()
 for _ in $(seq 16); do
   (end=$((SECONDS + load)); while [ $SECONDS -lt $end ]; do
-    curl -s -o /dev/null "$base/media/original_images/big.jpg"
+    curl -s -m $((load + 10)) -o /dev/null "$base/media/original_images/big.jpg"
   done) &
+  loops+=($!)
 done
 peak=0
 (sleep 2; wrk -t1 -c1 -d$((load - 4))s --latency "$base/api/v2/orders/" > "$work/probe.txt") &
+loops+=($!)
 for _ in $(seq $((load * 2))); do
   now=$(held_mb "$server"); [ "$now" -gt "$peak" ] && peak=$now
   sleep 0.5
 done
-wait $(jobs -p) 2> /dev/null || true
+wait "${loops[@]}" 2> /dev/null || true
 probe=$(awk '$1 == "50%" {p50=$2} $1 == "99%" {p99=$2} END {print p50 " / " p99}' "$work/probe.txt")
 echo "M. 16 clients looping a 100 MB file: held $idle MB idle, highest $peak MB (+$((peak - idle)) MB); orders probe p50 / p99 $probe"
 
 for path in images/passwd.jpg images/root.jpg/etc/passwd.jpg images/fifo.jpg images/dir.jpg; do
   codes=$(for _ in $(seq 20); do curl -s -m 5 -o /dev/null -w '%{http_code} ' "$base/media/$path"; done)
-  echo "N. /media/$path x20: $(echo "$codes" | tr ' ' '\n' | sort | uniq -c | awk '{printf "%s x%s ", $2, $1}')"
+  echo "N. /media/$path x20: $(echo "$codes" | tr -s ' ' '\n' | sed '/^$/d' | sort | uniq -c | awk '{printf "%s x%s ", $2, $1}')"
 done
 echo "N. threads after: $(awk '$1 == "Threads:" {print $2}' "/proc/$server/status")"
 started=$(date +%s%N)

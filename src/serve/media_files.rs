@@ -135,8 +135,10 @@ fn pieces(file: File, len: u64) -> impl futures_util::Stream<Item = Chunk> + Sen
                 return None;
             }
             let want = (len - offset).min(PIECE as u64) as usize;
+            // Allocated here, on the async worker, and freed there once sent:
+            // a blocking thread's own heap would keep what it once held.
+            let mut buf = vec![0; want];
             let read = tokio::task::spawn_blocking(move || {
-                let mut buf = vec![0; want];
                 let n = file.read_at(&mut buf, offset)?;
                 buf.truncate(n);
                 Ok::<_, std::io::Error>(buf)
