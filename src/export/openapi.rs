@@ -18,7 +18,8 @@ use crate::query::sort::sortable;
 use crate::query::{facets, geojson, Columns, Format, DEFAULT_LIMIT};
 
 use super::openapi_parts::{
-    busy_response, error_response, int64, query, record_operation, responses, search_pattern, SPACE,
+    busy_response, error_response, int64, query, record_operation, responses, search_pattern,
+    success_headers, SPACE,
 };
 use super::{openapi_gbif, openapi_wagtail};
 
@@ -493,7 +494,6 @@ fn checklist_operation() -> Value {
         json!({"type": "string", "enum": ["json", "csv", "html"]}),
     )];
     parameters.extend(question_parameters());
-    let header = |h: &str| json!({"$ref": format!("#/components/headers/{h}")});
     json!({"get": {
         "operationId": "specimen-checklist",
         "summary": "The taxa a specimen question holds",
@@ -507,13 +507,7 @@ fn checklist_operation() -> Value {
         "responses": {
             "200": {
                 "description": "The checklist",
-                "headers": {
-                    "ETag": header("ETag"),
-                    "Cache-Control": header("Cache-Control"),
-                    "Last-Modified": header("Last-Modified"),
-                    "Vary": header("Vary"),
-                    "Access-Control-Allow-Origin": header("Access-Control-Allow-Origin"),
-                },
+                "headers": success_headers(),
                 "content": {
                     "application/json": {"schema": {"$ref": "#/components/schemas/Checklist"}},
                     "text/csv; charset=utf-8": {"schema": {"type": "string"}},

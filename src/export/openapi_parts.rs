@@ -50,6 +50,19 @@ pub fn record_operation(name: &str) -> String {
     format!("get-{}", kebab(name))
 }
 
+/// The headers of a successful answer about the collection: its validators,
+/// caching, `Vary` and CORS.
+pub fn success_headers() -> Value {
+    let header = |h: &str| json!({"$ref": format!("#/components/headers/{h}")});
+    json!({
+        "ETag": header("ETag"),
+        "Cache-Control": header("Cache-Control"),
+        "Last-Modified": header("Last-Modified"),
+        "Vary": header("Vary"),
+        "Access-Control-Allow-Origin": header("Access-Control-Allow-Origin"),
+    })
+}
+
 /// The answers of a list (`list`) or record operation on items of the schema `name`.
 pub fn responses(name: &str, list: bool) -> Value {
     let schema = if list {
@@ -57,17 +70,10 @@ pub fn responses(name: &str, list: bool) -> Value {
     } else {
         name.to_string()
     };
-    let header = |h: &str| json!({"$ref": format!("#/components/headers/{h}")});
     let mut r = json!({
         "200": {
             "description": if list { "A page of the list: the total after filters, and the items" } else { "The record" },
-            "headers": {
-                "ETag": header("ETag"),
-                "Cache-Control": header("Cache-Control"),
-                "Last-Modified": header("Last-Modified"),
-                "Vary": header("Vary"),
-                "Access-Control-Allow-Origin": header("Access-Control-Allow-Origin"),
-            },
+            "headers": success_headers(),
             "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema}")}}},
         },
         "304": {"$ref": "#/components/responses/NotModified"},

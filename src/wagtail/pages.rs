@@ -201,8 +201,9 @@ fn holds(node: &Node, column: Column, wanted: &Wanted) -> bool {
 /// Where a request's item URLs point and which pages it may see.
 struct Scope<'a> {
     tree: &'a Tree,
-    /// Whether each page (in tree order) is served.
-    served: Vec<bool>,
+    /// Whether each page (in tree order) is served: the default site's, made
+    /// with the tree, or another's (`?site=`), made for the request.
+    served: std::borrow::Cow<'a, [bool]>,
 }
 
 impl Scope<'_> {
@@ -213,10 +214,9 @@ impl Scope<'_> {
 
 /// The scope of the default site (the site a request is served from).
 fn default_scope(tree: &Tree) -> Scope<'_> {
-    let root = tree.default_site().and_then(|s| tree.sites[s].1);
     Scope {
         tree,
-        served: tree.served(root),
+        served: std::borrow::Cow::Borrowed(&tree.served_by_default),
     }
 }
 
@@ -233,7 +233,7 @@ fn site_scope<'a>(tree: &'a Tree, value: &str) -> Result<Scope<'a>, ApiError> {
     match matching.as_slice() {
         [one] => Ok(Scope {
             tree,
-            served: tree.served(tree.sites[*one].1),
+            served: tree.served(tree.sites[*one].1).into(),
         }),
         [] => {
             let known: Vec<String> = (tree.sites.iter())
@@ -263,7 +263,12 @@ fn types(params: &Params, tree: &Tree) -> Result<Option<Vec<String>>, ApiError> 
             .map(|(app, model)| format!("{app}.{}", model.to_lowercase()));
         match label.as_deref() {
             Some("wagtailcore.page") => return Ok(None),
-            Some(label) if tree.pages.iter().any(|p| p.type_label == label) => {
+            Some(label)
+                if tree
+                    .type_labels
+                    .binary_search_by(|l| l.as_str().cmp(label))
+                    .is_ok() =>
+            {
                 labels.push(label.to_string())
             }
             _ => return Err(ApiError::bad_request("type doesn't exist")),
@@ -286,7 +291,7 @@ fn named_page(
     };
     let site_root = || {
         let tree = scope.tree;
-        tree.default_site().and_then(|s| tree.sites[s].1)
+        tree.default_root()
     };
     let position = match value {
         "root" if root => site_root().filter(|&i| scope.served[i]),
@@ -495,11 +500,15 @@ pub fn find(params: &Params, tree: &Tree) -> Result<String, ApiError> {
 /// The served page at `path` below the site's root, found slug by slug.
 fn route(scope: &Scope, path: &str) -> Option<usize> {
     let tree = scope.tree;
-    let mut at = tree.default_site().and_then(|s| tree.sites[s].1)?;
+    let mut at = tree.default_root()?;
     for slug in path.split('/').filter(|s| !s.is_empty()) {
-        at = (0..tree.pages.len()).find(|&i| {
-            scope.served[i] && tree.pages[i].parent == Some(at) && tree.pages[i].slug == slug
-        })?;
+        // Tree order: a page's descendants follow it, its children among them.
+        let below = tree.pages[at].path.as_str();
+        at = (at + 1..tree.pages.len())
+            .take_while(|&i| tree.pages[i].path.starts_with(below))
+            .find(|&i| {
+                scope.served[i] && tree.pages[i].parent == Some(at) && tree.pages[i].slug == slug
+            })?;
     }
     scope.served[at].then_some(at)
 }

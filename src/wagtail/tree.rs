@@ -52,6 +52,11 @@ pub struct Tree {
     /// The root URL item URLs are built on: the default site's, as Wagtail
     /// builds them for a request no site's hostname matches.
     pub base_url: String,
+    /// Whether each page is served by the default site (the site a request
+    /// that names none is served from), made once here, not per request.
+    pub served_by_default: Vec<bool>,
+    /// The page types the pages have, by label, sorted.
+    pub type_labels: Vec<String>,
 }
 
 impl Derive for Tree {
@@ -152,13 +157,20 @@ impl Derive for Tree {
         let base_url = wagtail
             .default_site()
             .map_or_else(|| "http://localhost".to_string(), Site::root_url);
-        Tree {
+        let mut tree = Tree {
             pages,
             by_id,
             sites,
             locales: wagtail.locales.clone(),
             base_url,
-        }
+            served_by_default: Vec::new(),
+            type_labels: Vec::new(),
+        };
+        tree.type_labels = tree.pages.iter().map(|p| p.type_label.clone()).collect();
+        tree.type_labels.sort_unstable();
+        tree.type_labels.dedup();
+        tree.served_by_default = tree.served(tree.default_root());
+        tree
     }
 }
 
@@ -191,6 +203,11 @@ impl Tree {
             [_] => Some(0),
             sites => sites.iter().position(|(s, _)| s.is_default),
         }
+    }
+
+    /// The position of the default site's root page.
+    pub fn default_root(&self) -> Option<usize> {
+        self.default_site().and_then(|s| self.sites[s].1)
     }
 }
 
