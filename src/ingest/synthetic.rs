@@ -9,7 +9,9 @@ use std::io::{self, Write};
 
 use serde_json::{json, Value};
 
+use crate::model::records::{stored_fields, Kind};
 use crate::model::vocabulary::{METHODS, MONTHS, PREPARATIONS, SEXES, STAGES};
+use crate::model::Model;
 
 /// SplitMix64: small, fast, and good enough to pick sample values.
 struct Rng(u64);
@@ -136,10 +138,29 @@ fn stamps(rng: &mut Rng) -> (String, String) {
 struct Out<W: Write> {
     w: W,
     first: bool,
+    /// Each model's stored fields, as first asked for.
+    fields: Vec<(Model, Vec<(&'static str, Kind)>)>,
 }
 
 impl<W: Write> Out<W> {
-    fn object(&mut self, model: &str, pk: usize, fields: Value) -> io::Result<()> {
+    /// Writes one object. A stored field the generator does not give, and
+    /// that has an empty value, is written empty: a field added to a record
+    /// needs no generated value unless the benchmarks want one.
+    fn object(&mut self, model: &str, pk: usize, mut fields: Value) -> io::Result<()> {
+        if let (Some(model), Value::Object(given)) = (Model::from_label(model), &mut fields) {
+            let known = match self.fields.iter().position(|(m, _)| *m == model) {
+                Some(at) => at,
+                None => {
+                    self.fields.push((model, stored_fields(model)));
+                    self.fields.len() - 1
+                }
+            };
+            for &(name, kind) in &self.fields[known].1 {
+                if let (false, Some(empty)) = (given.contains_key(name), empty(kind)) {
+                    given.insert(name.to_owned(), empty);
+                }
+            }
+        }
         self.w.write_all(if self.first { b"[\n" } else { b",\n" })?;
         self.first = false;
         serde_json::to_writer(
@@ -150,11 +171,32 @@ impl<W: Write> Out<W> {
     }
 }
 
+/// A field's empty value, where it has one (a required reference, number or
+/// date has none: the generator must give it).
+fn empty(kind: Kind) -> Option<Value> {
+    match kind {
+        Kind::Text => Some(json!("")),
+        Kind::Refs(_) => Some(json!([])),
+        Kind::OptText
+        | Kind::OptCount
+        | Kind::OptBool
+        | Kind::OptTime
+        | Kind::OptForeignId
+        | Kind::OptDate
+        | Kind::OptRef(_) => Some(Value::Null),
+        _ => None,
+    }
+}
+
 /// Writes a collection of `specimens` specimen records (and the taxa, places and
 /// people they need) as a Django fixture array.
 pub fn write(w: impl Write, specimens: usize, seed: u64) -> io::Result<()> {
     let mut rng = Rng(seed);
-    let mut out = Out { w, first: true };
+    let mut out = Out {
+        w,
+        first: true,
+        fields: Vec::new(),
+    };
     let scale = (specimens / 1000).max(1);
     let featured = Featured::new(specimens);
     let taxa = taxonomy(&mut out, &mut rng, scale, &featured)?;

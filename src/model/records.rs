@@ -44,219 +44,268 @@ pub struct Species {
     pub featured_image: Option<i64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Country {
-    pub id: i64,
-    pub date_created: i64,
-    pub date_modified: i64,
-    pub name: String,
-    pub abbr: String,
+/// A stored record: a primary key, and a digest of everything it holds.
+pub trait Record {
+    fn id(&self) -> i64;
+    /// The record's hash under `hasher`: equal records, equal digests.
+    fn digest(&self, hasher: &ahash::RandomState) -> u64;
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct State {
-    pub id: i64,
-    pub date_created: i64,
-    pub date_modified: i64,
-    pub name: String,
-    pub abbr: String,
-    pub country: i64,
+macro_rules! record {
+    ($($t:ty),*) => {$(impl Record for $t {
+        fn id(&self) -> i64 {
+            self.id
+        }
+        fn digest(&self, hasher: &ahash::RandomState) -> u64 {
+            hasher.hash_one(self)
+        }
+    })*};
+}
+record!(Rank, Species);
+
+/// A stored record declared once: each field's member, its type and what the
+/// readers ask for (`text`, `opt_reference(Model::Person)`, ...: a
+/// [`FieldSource`] method, given the field's name). It makes the struct, its
+/// `read` (so [`stored_fields`], the fixture and the database readers follow
+/// the declaration, in its order) and its [`Record`] implementation. `stamped`
+/// records begin with `date_created` and `date_modified`; the parts of a
+/// multi-table model have none.
+macro_rules! stored {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident stamped { $($fields:tt)* }
+    ) => {
+        stored!(@make [$(#[$meta])*] $name [date_created date_modified] { $($fields)* });
+    };
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident { $($fields:tt)* }
+    ) => {
+        stored!(@make [$(#[$meta])*] $name [] { $($fields)* });
+    };
+    (@make [$(#[$meta:meta])*] $name:ident [$($stamp:ident)*] {
+        $(
+            $(#[$field_meta:meta])*
+            pub $field:ident: $ty:ty = $kind:ident $(($($arg:expr),*))?,
+        )*
+    }) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub struct $name {
+            pub id: i64,
+            $(pub $stamp: i64,)*
+            $($(#[$field_meta])* pub $field: $ty,)*
+        }
+
+        impl $name {
+            /// Reads the record with primary key `id` from `f`, field by field
+            /// in declared order.
+            fn read(f: &mut dyn FieldSource, id: i64) -> $name {
+                $name {
+                    id,
+                    $($stamp: f.time(stringify!($stamp)),)*
+                    $($field: f.$kind(stringify!($field) $($(, $arg)*)?),)*
+                }
+            }
+        }
+
+        record!($name);
+    };
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct County {
-    pub id: i64,
-    pub date_created: i64,
-    pub date_modified: i64,
-    pub name: String,
-    pub state: i64,
+stored! {
+    pub struct Country stamped {
+        pub name: String = text,
+        pub abbr: String = text,
+    }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Locality {
-    pub id: i64,
-    pub date_created: i64,
-    pub date_modified: i64,
-    pub name: Option<String>,
-    pub range: Option<String>,
-    pub town: Option<String>,
-    pub country: Option<i64>,
-    pub state: Option<i64>,
-    pub county: Option<i64>,
+stored! {
+    pub struct State stamped {
+        pub name: String = text,
+        pub abbr: String = text,
+        pub country: i64 = reference(Model::Country),
+    }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Gps {
-    pub id: i64,
-    pub date_created: i64,
-    pub date_modified: i64,
-    pub latitude: Option<String>,
-    pub longitude: Option<String>,
-    pub elevation: String,
-    pub locality: i64,
+stored! {
+    pub struct County stamped {
+        pub name: String = text,
+        pub state: i64 = reference(Model::State),
+    }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct CollectingTrip {
-    pub id: i64,
-    pub date_created: i64,
-    pub date_modified: i64,
-    pub name: String,
-    pub start_date: String,
-    pub end_date: String,
-    pub notes: Option<String>,
-    /// State ids, ascending.
-    pub states: Vec<i64>,
+stored! {
+    pub struct Locality stamped {
+        pub name: Option<String> = opt_text,
+        pub range: Option<String> = opt_text,
+        pub town: Option<String> = opt_text,
+        pub country: Option<i64> = opt_reference(Model::Country),
+        pub state: Option<i64> = opt_reference(Model::State),
+        pub county: Option<i64> = opt_reference(Model::County),
+    }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Person {
-    pub id: i64,
-    pub date_created: i64,
-    pub date_modified: i64,
-    pub first_name: String,
-    pub middle_initial: Option<String>,
-    pub last_name: String,
-    pub suffix: Option<String>,
+stored! {
+    pub struct Gps stamped {
+        pub latitude: Option<String> = opt_text,
+        pub longitude: Option<String> = opt_text,
+        pub elevation: String = text,
+        pub locality: i64 = reference(Model::Locality),
+    }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct SpecimenRecord {
-    pub id: i64,
-    pub date_created: i64,
-    pub date_modified: i64,
-    pub usi: String,
-    pub order: Option<i64>,
-    pub family: Option<i64>,
-    pub subfamily: Option<i64>,
-    pub tribe: Option<i64>,
-    pub genus: Option<i64>,
-    pub species: Option<i64>,
-    pub subspecies: Option<i64>,
-    pub determiner: Option<i64>,
-    pub determined_year: Option<i64>,
-    pub sex: String,
-    pub stage: String,
-    pub preparer: Option<i64>,
-    pub preparation: String,
-    pub preparation_date: Option<String>,
-    pub labels_printed: Option<bool>,
-    pub labeled: Option<bool>,
-    pub photographed: Option<bool>,
-    pub collecting_trip: Option<i64>,
-    pub country: Option<i64>,
-    pub state: Option<i64>,
-    pub county: Option<i64>,
-    pub locality: Option<i64>,
-    pub gps: Option<i64>,
-    pub day: Option<i64>,
-    pub month: String,
-    pub year: Option<i64>,
-    pub method: String,
-    pub weather: String,
-    pub temperature: String,
-    pub time_of_day: String,
-    pub habitat: String,
-    pub notes: String,
-    /// Person ids, ascending.
-    pub collector: Vec<i64>,
+stored! {
+    pub struct CollectingTrip stamped {
+        pub name: String = text,
+        pub start_date: String = date,
+        pub end_date: String = date,
+        pub notes: Option<String> = opt_text,
+        /// State ids, ascending.
+        pub states: Vec<i64> = references(Model::State),
+    }
 }
 
-/// An image: Wagtail's image columns and, since the service's 0.16, the columns
-/// of every kind in one row, with `image_type` saying which kind it is (the
-/// service clears the columns of the other kinds). Older sources' typed tables
-/// are converted into this shape on the way in (`ingest::legacy`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Image {
-    pub id: i64,
-    pub date_created: i64,
-    pub date_modified: i64,
-    pub title: String,
-    /// The original's path under the media root: `original_images/x.jpg`.
-    pub file: String,
-    pub description: String,
-    pub width: i64,
-    pub height: i64,
-    pub created_at: i64,
-    pub focal_point_x: Option<i64>,
-    pub focal_point_y: Option<i64>,
-    pub focal_point_width: Option<i64>,
-    pub focal_point_height: Option<i64>,
-    pub file_size: Option<i64>,
-    pub file_hash: String,
-    pub alt_text: String,
-    pub date: String,
-    pub notes: String,
-    /// `specimen`, `insect`, `plant` or `habitat`.
-    pub image_type: String,
-    /// A specimen image's view (`dorsal`, ...); empty for other kinds.
-    pub position: String,
-    pub sex: String,
-    pub stage: String,
-    pub status: String,
-    pub scientific_name: String,
-    pub common_name: String,
-    /// A Wagtail collection's id (not published).
-    pub collection: i64,
-    /// A user's id (not published).
-    pub uploaded_by_user: Option<i64>,
-    pub country: Option<i64>,
-    pub state: Option<i64>,
-    pub county: Option<i64>,
-    pub locality: Option<i64>,
-    pub gps: Option<i64>,
-    pub collecting_trip: Option<i64>,
-    pub specimen_record: Option<i64>,
-    pub species: Option<i64>,
-    pub species_page: Option<i64>,
-    /// Species page ids, ascending.
-    pub plant_species_page: Vec<i64>,
-    /// Species page ids, ascending.
-    pub habitat_species_page: Vec<i64>,
-    /// The names of the image's tags (taggit), in byte order, each once.
-    pub tags: Vec<String>,
+stored! {
+    pub struct Person stamped {
+        pub first_name: String = text,
+        pub middle_initial: Option<String> = opt_text,
+        pub last_name: String = text,
+        pub suffix: Option<String> = opt_text,
+    }
 }
 
-/// What catalogue serves of a Wagtail page: the live title, and publication.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Page {
-    pub id: i64,
-    pub title: String,
-    pub slug: String,
-    pub live: bool,
-    pub first_published_at: Option<i64>,
-    pub last_published_at: Option<i64>,
+stored! {
+    pub struct SpecimenRecord stamped {
+        pub usi: String = text,
+        pub order: Option<i64> = opt_reference(Model::Order),
+        pub family: Option<i64> = opt_reference(Model::Family),
+        pub subfamily: Option<i64> = opt_reference(Model::Subfamily),
+        pub tribe: Option<i64> = opt_reference(Model::Tribe),
+        pub genus: Option<i64> = opt_reference(Model::Genus),
+        pub species: Option<i64> = opt_reference(Model::Species),
+        pub subspecies: Option<i64> = opt_reference(Model::Subspecies),
+        pub determiner: Option<i64> = opt_reference(Model::Person),
+        pub determined_year: Option<i64> = opt_count,
+        pub sex: String = text,
+        pub stage: String = text,
+        pub preparer: Option<i64> = opt_reference(Model::Person),
+        pub preparation: String = text,
+        pub preparation_date: Option<String> = opt_date,
+        pub labels_printed: Option<bool> = opt_bool,
+        pub labeled: Option<bool> = opt_bool,
+        pub photographed: Option<bool> = opt_bool,
+        pub collecting_trip: Option<i64> = opt_reference(Model::CollectingTrip),
+        pub country: Option<i64> = opt_reference(Model::Country),
+        pub state: Option<i64> = opt_reference(Model::State),
+        pub county: Option<i64> = opt_reference(Model::County),
+        pub locality: Option<i64> = opt_reference(Model::Locality),
+        pub gps: Option<i64> = opt_reference(Model::Gps),
+        pub day: Option<i64> = opt_count,
+        pub month: String = text,
+        pub year: Option<i64> = opt_count,
+        pub method: String = text,
+        pub weather: String = text,
+        pub temperature: String = text,
+        pub time_of_day: String = text,
+        pub habitat: String = text,
+        pub notes: String = text,
+        /// Person ids, ascending.
+        pub collector: Vec<i64> = references(Model::Person),
+    }
 }
 
-/// A resized copy of an image.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Rendition {
-    pub id: i64,
-    pub date_created: i64,
-    pub date_modified: i64,
-    /// How it was made: `max-300x300`.
-    pub filter_spec: String,
-    /// Its path under the media root: `images/x.max-300x300.jpg`.
-    pub file: String,
-    pub width: i64,
-    pub height: i64,
-    pub focal_point_key: String,
-    pub image: i64,
+stored! {
+    /// An image: Wagtail's image columns and, since the service's 0.16, the columns
+    /// of every kind in one row, with `image_type` saying which kind it is (the
+    /// service clears the columns of the other kinds). Older sources' typed tables
+    /// are converted into this shape on the way in (`ingest::legacy`).
+    pub struct Image stamped {
+        pub title: String = text,
+        /// The original's path under the media root: `original_images/x.jpg`.
+        pub file: String = text,
+        pub description: String = text,
+        pub width: i64 = count,
+        pub height: i64 = count,
+        pub created_at: i64 = time,
+        pub focal_point_x: Option<i64> = opt_count,
+        pub focal_point_y: Option<i64> = opt_count,
+        pub focal_point_width: Option<i64> = opt_count,
+        pub focal_point_height: Option<i64> = opt_count,
+        pub file_size: Option<i64> = opt_count,
+        pub file_hash: String = text,
+        pub alt_text: String = text,
+        pub date: String = date,
+        pub notes: String = text,
+        /// `specimen`, `insect`, `plant` or `habitat`.
+        pub image_type: String = text,
+        /// A specimen image's view (`dorsal`, ...); empty for other kinds.
+        pub position: String = text,
+        pub sex: String = text,
+        pub stage: String = text,
+        pub status: String = text,
+        pub scientific_name: String = text,
+        pub common_name: String = text,
+        /// A Wagtail collection's id (not published).
+        pub collection: i64 = foreign_id,
+        /// A user's id (not published).
+        pub uploaded_by_user: Option<i64> = opt_foreign_id,
+        pub country: Option<i64> = opt_reference(Model::Country),
+        pub state: Option<i64> = opt_reference(Model::State),
+        pub county: Option<i64> = opt_reference(Model::County),
+        pub locality: Option<i64> = opt_reference(Model::Locality),
+        pub gps: Option<i64> = opt_reference(Model::Gps),
+        pub collecting_trip: Option<i64> = opt_reference(Model::CollectingTrip),
+        pub specimen_record: Option<i64> = opt_reference(Model::SpecimenRecord),
+        pub species: Option<i64> = opt_reference(Model::Species),
+        pub species_page: Option<i64> = opt_reference(Model::SpeciesPage),
+        /// Species page ids, ascending.
+        pub plant_species_page: Vec<i64> = references(Model::SpeciesPage),
+        /// Species page ids, ascending.
+        pub habitat_species_page: Vec<i64> = references(Model::SpeciesPage),
+        /// The names of the image's tags (taggit), in byte order, each once.
+        pub tags: Vec<String> = tags,
+    }
 }
 
-/// A species page's own fields; its id is its [`Page`]'s. Rich text is stored
-/// and served as Wagtail stores it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct SpeciesPage {
-    pub id: i64,
-    pub species: Option<i64>,
-    pub taxonomy: String,
-    pub description: String,
-    pub distribution: String,
-    pub seasonality: String,
-    pub habitat: String,
-    pub food: String,
-    pub life_cycle: String,
+stored! {
+    /// What catalogue serves of a Wagtail page: the live title, and publication.
+    pub struct Page {
+        pub title: String = text,
+        pub slug: String = text,
+        pub live: bool = boolean,
+        pub first_published_at: Option<i64> = opt_time,
+        pub last_published_at: Option<i64> = opt_time,
+    }
+}
+
+stored! {
+    /// A resized copy of an image.
+    pub struct Rendition stamped {
+        /// How it was made: `max-300x300`.
+        pub filter_spec: String = text,
+        /// Its path under the media root: `images/x.max-300x300.jpg`.
+        pub file: String = text,
+        pub width: i64 = count,
+        pub height: i64 = count,
+        pub focal_point_key: String = text,
+        pub image: i64 = reference(Model::Image),
+    }
+}
+
+stored! {
+    /// A species page's own fields; its id is its [`Page`]'s. Rich text is stored
+    /// and served as Wagtail stores it.
+    pub struct SpeciesPage {
+        pub species: Option<i64> = opt_reference(Model::Species),
+        pub taxonomy: String = text,
+        pub description: String = text,
+        pub distribution: String = text,
+        pub seasonality: String = text,
+        pub habitat: String = text,
+        pub food: String = text,
+        pub life_cycle: String = text,
+    }
 }
 
 /// The stored models, each with its records' place in [`Collection`] and their
@@ -326,40 +375,6 @@ collection! {
     Rendition => renditions: Rendition,
     SpeciesPage => species_pages: SpeciesPage,
 }
-
-/// A stored record: a primary key, and a digest of everything it holds.
-pub trait Record {
-    fn id(&self) -> i64;
-    /// The record's hash under `hasher`: equal records, equal digests.
-    fn digest(&self, hasher: &ahash::RandomState) -> u64;
-}
-
-macro_rules! record {
-    ($($t:ty),*) => {$(impl Record for $t {
-        fn id(&self) -> i64 {
-            self.id
-        }
-        fn digest(&self, hasher: &ahash::RandomState) -> u64 {
-            hasher.hash_one(self)
-        }
-    })*};
-}
-record!(
-    Rank,
-    Species,
-    Country,
-    State,
-    County,
-    Locality,
-    Gps,
-    CollectingTrip,
-    Person,
-    SpecimenRecord,
-    Image,
-    Page,
-    Rendition,
-    SpeciesPage
-);
 
 impl Collection {
     /// Puts records and link lists in the canonical order: ascending ids.
@@ -459,8 +474,6 @@ pub trait FieldSource {
     fn tags(&mut self, name: &'static str) -> Vec<String>;
 }
 
-/// The stored fields of a model, in the order [`Collection::read`] asks for them:
-/// what a database table must have.
 /// A page's place in the tree and its Wagtail fields, read with its record.
 fn placement(f: &mut dyn FieldSource, id: i64) -> Placement {
     Placement {
@@ -485,6 +498,8 @@ pub fn placement_fields() -> Vec<(&'static str, Kind)> {
     columns.0
 }
 
+/// The stored fields of a model, in the order [`Collection::read`] asks for them:
+/// what a database table must have.
 pub fn stored_fields(model: Model) -> Vec<(&'static str, Kind)> {
     let mut columns = Columns(Vec::new());
     Collection::default().read(model, 0, &mut columns);
@@ -555,11 +570,17 @@ impl FieldSource for Columns {
     }
 }
 
-fn rank(f: &mut dyn FieldSource, id: i64, stamps: (i64, i64), model: Model) -> Rank {
+/// A rank's or a species' stamps: the first fields of any stamped record.
+fn stamps(f: &mut dyn FieldSource) -> (i64, i64) {
+    (f.time("date_created"), f.time("date_modified"))
+}
+
+fn rank(f: &mut dyn FieldSource, id: i64, model: Model) -> Rank {
+    let (date_created, date_modified) = stamps(f);
     Rank {
         id,
-        date_created: stamps.0,
-        date_modified: stamps.1,
+        date_created,
+        date_modified,
         name: f.text("name"),
         common_name: f.opt_text("common_name"),
         authority: f.text("authority"),
@@ -572,12 +593,13 @@ fn rank(f: &mut dyn FieldSource, id: i64, stamps: (i64, i64), model: Model) -> R
     }
 }
 
-fn species(f: &mut dyn FieldSource, id: i64, stamps: (i64, i64), model: Model) -> Species {
+fn species(f: &mut dyn FieldSource, id: i64, model: Model) -> Species {
+    let (date_created, date_modified) = stamps(f);
     let (parent, target) = model.parent().expect("a species rank has a parent");
     Species {
         id,
-        date_created: stamps.0,
-        date_modified: stamps.1,
+        date_created,
+        date_modified,
         name: f.text("name"),
         common_name: f.opt_text("common_name"),
         authority: f.text("authority"),
@@ -594,200 +616,35 @@ fn species(f: &mut dyn FieldSource, id: i64, stamps: (i64, i64), model: Model) -
 impl Collection {
     /// Reads one record of `model` with primary key `id` from `f` and adds it.
     ///
-    /// This is the one place that says which fields each model stores and of what
-    /// kind: the fixture import reads objects through it, and the database reader
-    /// derives its column list from it (see [`Columns`]).
+    /// Each record's declaration (`stored!`, or `rank` and `species`) says
+    /// which fields it stores and of what kind: the fixture import reads
+    /// objects through it, and the database reader derives its column list
+    /// from it (see [`Columns`]).
     pub fn read(&mut self, model: Model, id: i64, f: &mut dyn FieldSource) {
         let c = self;
-        // The parts of a multi-table model have their stamps on the first part.
-        let stamped = !matches!(model, Model::Page | Model::SpeciesPage);
-        let (created, modified) = match stamped {
-            true => (f.time("date_created"), f.time("date_modified")),
-            false => (0, 0),
-        };
-        let stamps = (created, modified);
         match model {
-            Model::Order => c.orders.push(rank(f, id, stamps, model)),
-            Model::Family => c.families.push(rank(f, id, stamps, model)),
-            Model::Subfamily => c.subfamilies.push(rank(f, id, stamps, model)),
-            Model::Tribe => c.tribes.push(rank(f, id, stamps, model)),
-            Model::Genus => c.genera.push(rank(f, id, stamps, model)),
-            Model::Species => c.species.push(species(f, id, stamps, model)),
-            Model::Subspecies => c.subspecies.push(species(f, id, stamps, model)),
-            Model::Country => c.countries.push(Country {
-                id,
-                date_created: created,
-                date_modified: modified,
-                name: f.text("name"),
-                abbr: f.text("abbr"),
-            }),
-            Model::State => c.states.push(State {
-                id,
-                date_created: created,
-                date_modified: modified,
-                name: f.text("name"),
-                abbr: f.text("abbr"),
-                country: f.reference("country", Model::Country),
-            }),
-            Model::County => c.counties.push(County {
-                id,
-                date_created: created,
-                date_modified: modified,
-                name: f.text("name"),
-                state: f.reference("state", Model::State),
-            }),
-            Model::Locality => c.localities.push(Locality {
-                id,
-                date_created: created,
-                date_modified: modified,
-                name: f.opt_text("name"),
-                range: f.opt_text("range"),
-                town: f.opt_text("town"),
-                country: f.opt_reference("country", Model::Country),
-                state: f.opt_reference("state", Model::State),
-                county: f.opt_reference("county", Model::County),
-            }),
-            Model::Gps => c.gps.push(Gps {
-                id,
-                date_created: created,
-                date_modified: modified,
-                latitude: f.opt_text("latitude"),
-                longitude: f.opt_text("longitude"),
-                elevation: f.text("elevation"),
-                locality: f.reference("locality", Model::Locality),
-            }),
-            Model::CollectingTrip => c.collecting_trips.push(CollectingTrip {
-                id,
-                date_created: created,
-                date_modified: modified,
-                name: f.text("name"),
-                start_date: f.date("start_date"),
-                end_date: f.date("end_date"),
-                notes: f.opt_text("notes"),
-                states: f.references("states", Model::State),
-            }),
-            Model::Person => c.people.push(Person {
-                id,
-                date_created: created,
-                date_modified: modified,
-                first_name: f.text("first_name"),
-                middle_initial: f.opt_text("middle_initial"),
-                last_name: f.text("last_name"),
-                suffix: f.opt_text("suffix"),
-            }),
-            Model::SpecimenRecord => c.specimen_records.push(SpecimenRecord {
-                id,
-                date_created: created,
-                date_modified: modified,
-                usi: f.text("usi"),
-                order: f.opt_reference("order", Model::Order),
-                family: f.opt_reference("family", Model::Family),
-                subfamily: f.opt_reference("subfamily", Model::Subfamily),
-                tribe: f.opt_reference("tribe", Model::Tribe),
-                genus: f.opt_reference("genus", Model::Genus),
-                species: f.opt_reference("species", Model::Species),
-                subspecies: f.opt_reference("subspecies", Model::Subspecies),
-                determiner: f.opt_reference("determiner", Model::Person),
-                determined_year: f.opt_count("determined_year"),
-                sex: f.text("sex"),
-                stage: f.text("stage"),
-                preparer: f.opt_reference("preparer", Model::Person),
-                preparation: f.text("preparation"),
-                preparation_date: f.opt_date("preparation_date"),
-                labels_printed: f.opt_bool("labels_printed"),
-                labeled: f.opt_bool("labeled"),
-                photographed: f.opt_bool("photographed"),
-                collecting_trip: f.opt_reference("collecting_trip", Model::CollectingTrip),
-                country: f.opt_reference("country", Model::Country),
-                state: f.opt_reference("state", Model::State),
-                county: f.opt_reference("county", Model::County),
-                locality: f.opt_reference("locality", Model::Locality),
-                gps: f.opt_reference("gps", Model::Gps),
-                day: f.opt_count("day"),
-                month: f.text("month"),
-                year: f.opt_count("year"),
-                method: f.text("method"),
-                weather: f.text("weather"),
-                temperature: f.text("temperature"),
-                time_of_day: f.text("time_of_day"),
-                habitat: f.text("habitat"),
-                notes: f.text("notes"),
-                collector: f.references("collector", Model::Person),
-            }),
-            Model::Image => c.images.push(Image {
-                id,
-                date_created: created,
-                date_modified: modified,
-                title: f.text("title"),
-                file: f.text("file"),
-                description: f.text("description"),
-                width: f.count("width"),
-                height: f.count("height"),
-                created_at: f.time("created_at"),
-                focal_point_x: f.opt_count("focal_point_x"),
-                focal_point_y: f.opt_count("focal_point_y"),
-                focal_point_width: f.opt_count("focal_point_width"),
-                focal_point_height: f.opt_count("focal_point_height"),
-                file_size: f.opt_count("file_size"),
-                file_hash: f.text("file_hash"),
-                alt_text: f.text("alt_text"),
-                date: f.date("date"),
-                notes: f.text("notes"),
-                image_type: f.text("image_type"),
-                position: f.text("position"),
-                sex: f.text("sex"),
-                stage: f.text("stage"),
-                status: f.text("status"),
-                scientific_name: f.text("scientific_name"),
-                common_name: f.text("common_name"),
-                collection: f.foreign_id("collection"),
-                uploaded_by_user: f.opt_foreign_id("uploaded_by_user"),
-                country: f.opt_reference("country", Model::Country),
-                state: f.opt_reference("state", Model::State),
-                county: f.opt_reference("county", Model::County),
-                locality: f.opt_reference("locality", Model::Locality),
-                gps: f.opt_reference("gps", Model::Gps),
-                collecting_trip: f.opt_reference("collecting_trip", Model::CollectingTrip),
-                specimen_record: f.opt_reference("specimen_record", Model::SpecimenRecord),
-                species: f.opt_reference("species", Model::Species),
-                species_page: f.opt_reference("species_page", Model::SpeciesPage),
-                plant_species_page: f.references("plant_species_page", Model::SpeciesPage),
-                habitat_species_page: f.references("habitat_species_page", Model::SpeciesPage),
-                tags: f.tags("tags"),
-            }),
+            Model::Order => c.orders.push(rank(f, id, model)),
+            Model::Family => c.families.push(rank(f, id, model)),
+            Model::Subfamily => c.subfamilies.push(rank(f, id, model)),
+            Model::Tribe => c.tribes.push(rank(f, id, model)),
+            Model::Genus => c.genera.push(rank(f, id, model)),
+            Model::Species => c.species.push(species(f, id, model)),
+            Model::Subspecies => c.subspecies.push(species(f, id, model)),
+            Model::Country => c.countries.push(Country::read(f, id)),
+            Model::State => c.states.push(State::read(f, id)),
+            Model::County => c.counties.push(County::read(f, id)),
+            Model::Locality => c.localities.push(Locality::read(f, id)),
+            Model::Gps => c.gps.push(Gps::read(f, id)),
+            Model::CollectingTrip => c.collecting_trips.push(CollectingTrip::read(f, id)),
+            Model::Person => c.people.push(Person::read(f, id)),
+            Model::SpecimenRecord => c.specimen_records.push(SpecimenRecord::read(f, id)),
+            Model::Image => c.images.push(Image::read(f, id)),
             Model::Page => {
-                c.pages.push(Page {
-                    id,
-                    title: f.text("title"),
-                    slug: f.text("slug"),
-                    live: f.boolean("live"),
-                    first_published_at: f.opt_time("first_published_at"),
-                    last_published_at: f.opt_time("last_published_at"),
-                });
+                c.pages.push(Page::read(f, id));
                 c.wagtail.pages.push(placement(f, id));
             }
-            Model::Rendition => c.renditions.push(Rendition {
-                id,
-                date_created: created,
-                date_modified: modified,
-                filter_spec: f.text("filter_spec"),
-                file: f.text("file"),
-                width: f.count("width"),
-                height: f.count("height"),
-                focal_point_key: f.text("focal_point_key"),
-                image: f.reference("image", Model::Image),
-            }),
-            Model::SpeciesPage => c.species_pages.push(SpeciesPage {
-                id,
-                species: f.opt_reference("species", Model::Species),
-                taxonomy: f.text("taxonomy"),
-                description: f.text("description"),
-                distribution: f.text("distribution"),
-                seasonality: f.text("seasonality"),
-                habitat: f.text("habitat"),
-                food: f.text("food"),
-                life_cycle: f.text("life_cycle"),
-            }),
+            Model::Rendition => c.renditions.push(Rendition::read(f, id)),
+            Model::SpeciesPage => c.species_pages.push(SpeciesPage::read(f, id)),
             // Derived from the images when a view is built; never read.
             Model::SpecimenRecordImage
             | Model::InsectImage

@@ -405,7 +405,42 @@ fn file_kind(kind: &std::fs::FileType) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::records::Country;
+    use crate::model::records::{placement_fields, stored_fields, Country};
+    use crate::model::Model;
+
+    /// A digest of what the payload's layout follows: every model's stored
+    /// fields (the records) and served fields (the prepared tables), and a
+    /// page's Wagtail fields.
+    fn layout() -> String {
+        let mut said = String::new();
+        for model in Model::ALL {
+            for (name, kind) in stored_fields(model) {
+                said += &format!("{} stores {name} {kind:?}\n", model.label());
+            }
+            for field in model.fields() {
+                said += &format!("{} serves {field:?}\n", model.label());
+            }
+        }
+        for (name, kind) in placement_fields() {
+            said += &format!("page places {name} {kind:?}\n");
+        }
+        crate::encoding::hex::hex(&Sha256::digest(said.as_bytes()))
+    }
+
+    /// Forgetting to raise the format version with a new field would let this
+    /// build decode an older file's records into the wrong members.
+    #[test]
+    fn a_changed_layout_has_a_new_format_version() {
+        let layout = layout();
+        assert_eq!(
+            (FORMAT_VERSION, &layout[..16]),
+            (6, "a9ec196205b4922a"),
+            "the records' or the tables' fields changed: raise FORMAT_VERSION, \
+             and OLDEST_READ to it unless the older layout keeps a reader, then \
+             write the new version and {} here",
+            &layout[..16]
+        );
+    }
 
     fn sample() -> Collection {
         Collection {
