@@ -376,7 +376,7 @@ fn the_document_is_served_and_printed_alike() {
     assert_eq!(served.header("content-type"), Some("application/json"));
     assert!(served.header("etag").is_some());
     let doc = served.json();
-    assert_eq!(doc, catalogue::export::openapi::document(None));
+    assert_eq!(doc, catalogue::serve::openapi(None));
     assert_eq!(doc["openapi"], "3.1.0");
     // Two paths per endpoint, the document's own, the archive, Wagtail's images
     // (two), pages (three) and documents (two), the label sheets, the short
@@ -443,7 +443,7 @@ fn the_document_is_served_and_printed_alike() {
 
 #[test]
 fn generated_names_are_unique_readable_and_linked() {
-    let doc = catalogue::export::openapi::document(None);
+    let doc = catalogue::serve::openapi(None);
     let operations: Vec<&Value> = doc["paths"]
         .as_object()
         .unwrap()
@@ -500,19 +500,19 @@ fn generated_names_are_unique_readable_and_linked() {
 #[test]
 fn every_answer_on_the_sample_validates_exactly() {
     let server = Server::sample();
-    every_answer_validates(&server, &catalogue::export::openapi::document(None));
+    every_answer_validates(&server, &catalogue::serve::openapi(None));
 }
 
 #[test]
 fn every_answer_on_a_generated_collection_validates_exactly() {
     let dir = TempDir::new("openapi");
     let server = Server::start(&common::generated(&dir, 300), Settings::default());
-    every_answer_validates(&server, &catalogue::export::openapi::document(None));
+    every_answer_validates(&server, &catalogue::serve::openapi(None));
 }
 
 #[test]
 fn the_checker_catches_a_key_too_many_and_a_key_missing() {
-    let doc = catalogue::export::openapi::document(None);
+    let doc = catalogue::serve::openapi(None);
     let schema = serde_json::json!({"$ref": "#/components/schemas/Country"});
     let good = serde_json::json!({"id": 1, "name": "A", "abbr": "A",
         "date_created": "2024-01-01T00:00:00.000000Z", "date_modified": "2024-01-01T00:00:00.000000Z"});
@@ -535,7 +535,7 @@ fn the_checker_catches_a_key_too_many_and_a_key_missing() {
 
 #[test]
 fn the_checker_catches_a_wrong_feature() {
-    let doc = catalogue::export::openapi::document(None);
+    let doc = catalogue::serve::openapi(None);
     let schema = serde_json::json!({"$ref": "#/components/schemas/GPSFeatureCollection"});
     let collection = |kind: &str, coordinates: Value| {
         serde_json::json!({"type": "FeatureCollection",

@@ -6,8 +6,6 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::export::openapi;
-
 mod args;
 mod commands;
 mod serving;
@@ -43,7 +41,7 @@ pub fn run() -> ExitCode {
         } => export_dwca(&snapshot, &output, &dataset),
         Command::Probe { addr, path } => probe(addr, &path),
         Command::Openapi { max_limit } => {
-            let doc = openapi::document(max_limit);
+            let doc = crate::serve::openapi(max_limit);
             println!(
                 "{}",
                 serde_json::to_string_pretty(&doc).expect("a JSON value prints")

@@ -8,7 +8,9 @@ use serde_json::{json, Map, Value};
 
 use crate::checklists::{rank_name, CLASSIFICATION};
 use crate::labels::request::{Kind, MEASURES, PARAMETERS};
-use crate::model::endpoint::{ARCHIVE_PATH, CHECKLIST_PATH, IMAGES_PATH, LABELS_PATH, SHORT_PATH};
+use crate::model::endpoint::{
+    ARCHIVE_PATH, CHECKLIST_PATH, IMAGES_PATH, LABELS_PATH, OPENAPI_PATH, SHORT_PATH,
+};
 use crate::model::image_api::ImageField;
 use crate::model::policy::DarwinCore;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
@@ -21,6 +23,7 @@ use super::openapi_parts::{
     busy_response, error_response, int64, query, record_operation, responses, search_pattern,
     success_headers, SPACE,
 };
+pub use super::openapi_parts::{Describe, Paths};
 use super::{openapi_gbif, openapi_wagtail};
 
 /// The spellings a boolean filter accepts.
@@ -43,67 +46,99 @@ fn spelled(spellings: &[&str]) -> Value {
     })
 }
 
-/// The document, for a server that caps `limit` at `max_limit` (if it does).
-pub fn document(max_limit: Option<usize>) -> Value {
-    let mut paths = Map::new();
+/// A list's or a typed image list's summary words: `plain` or `nested`.
+fn shape(endpoint: Endpoint) -> &'static str {
+    if endpoint.nested {
+        "nested"
+    } else {
+        "plain"
+    }
+}
+
+/// The service's typed image lists, gone from it since 0.16: kept for its older
+/// clients, answered from the one image model.
+fn deprecate(operation: &mut Value, endpoint: Endpoint) {
+    if let Some(kind) = endpoint.model.image_type() {
+        let op = &mut operation["get"];
+        op["deprecated"] = json!(true);
+        op["description"] = json!(format!(
+            "Deprecated: the service lists every image at `{IMAGES_PATH}` since its 0.16. \
+             This list shows the images whose `image_type` is `{kind}`, in the shape the \
+             service's typed list had before."
+        ));
+    }
+}
+
+/// Every list, `/api/v2/{list}/`.
+pub fn lists(paths: &mut Paths, max_limit: Option<usize>) {
+    for &endpoint in Endpoint::all() {
+        let segment = endpoint.segment();
+        let mut operation = json!({"get": {
+            "operationId": format!("list-{segment}"),
+            "summary": format!("The {} list ({} shape)", endpoint.model.class_name(), shape(endpoint)),
+            "tags": [endpoint.model.path()],
+            "parameters": list_parameters(endpoint, max_limit),
+            "responses": list_responses(endpoint),
+        }});
+        deprecate(&mut operation, endpoint);
+        paths.insert(format!("/api/v2/{segment}/"), operation);
+    }
+}
+
+/// Every list's records, `/api/v2/{list}/{id}/`.
+pub fn records(paths: &mut Paths, _: Option<usize>) {
     for &endpoint in Endpoint::all() {
         let segment = endpoint.segment();
         let name = schema_name(endpoint.model, endpoint.nested);
-        paths.insert(
-            format!("/api/v2/{segment}/"),
-            json!({"get": {
-                "operationId": format!("list-{segment}"),
-                "summary": format!("The {} list ({} shape)", endpoint.model.class_name(),
-                    if endpoint.nested { "nested" } else { "plain" }),
-                "tags": [endpoint.model.path()],
-                "parameters": list_parameters(endpoint, max_limit),
-                "responses": list_responses(endpoint),
-            }}),
-        );
-        let mut record_params = vec![json!({
-            "name": "id", "in": "path", "required": true,
-            "description": "The record's id. An id that is not an integer, or names no record, is a 404.",
-            "schema": {"type": "string"},
-        })];
-        record_params.push(fields_parameter(endpoint));
-        record_params.push(format_parameter());
-        paths.insert(
-            format!("/api/v2/{segment}/{{id}}/"),
-            json!({"get": {
-                "operationId": record_operation(&name),
-                "summary": format!("One {} as the {} list shows it", endpoint.model.class_name(),
-                    if endpoint.nested { "nested" } else { "plain" }),
-                "tags": [endpoint.model.path()],
-                "parameters": record_params,
-                "responses": responses(&name, false),
-            }}),
-        );
-        if let Some(kind) = endpoint.model.image_type() {
-            // The service's typed image lists, gone from it since 0.16: kept for its
-            // older clients, answered from the one image model.
-            for path in [
-                format!("/api/v2/{segment}/"),
-                format!("/api/v2/{segment}/{{id}}/"),
-            ] {
-                let op = &mut paths[&path]["get"];
-                op["deprecated"] = json!(true);
-                op["description"] = json!(format!(
-                    "Deprecated: the service lists every image at `{IMAGES_PATH}` since its 0.16. \
-                     This list shows the images whose `image_type` is `{kind}`, in the shape the \
-                     service's typed list had before."
-                ));
-            }
-        }
+        let mut operation = json!({"get": {
+            "operationId": record_operation(&name),
+            "summary": format!("One {} as the {} list shows it", endpoint.model.class_name(), shape(endpoint)),
+            "tags": [endpoint.model.path()],
+            "parameters": [
+                {
+                    "name": "id", "in": "path", "required": true,
+                    "description": "The record's id. An id that is not an integer, or names no record, is a 404.",
+                    "schema": {"type": "string"},
+                },
+                fields_parameter(endpoint),
+                format_parameter(),
+            ],
+            "responses": responses(&name, false),
+        }});
+        deprecate(&mut operation, endpoint);
+        paths.insert(format!("/api/v2/{segment}/{{id}}/"), operation);
     }
+}
+
+/// The label sheets.
+pub fn labels(paths: &mut Paths, _: Option<usize>) {
     paths.insert(LABELS_PATH.into(), labels_operation());
+}
+
+/// A specimen's short link.
+pub fn short_link(paths: &mut Paths, _: Option<usize>) {
     paths.insert(SHORT_PATH.into(), short_link_operation());
+}
+
+/// The checklist of a question.
+pub fn checklist(paths: &mut Paths, _: Option<usize>) {
     paths.insert(CHECKLIST_PATH.into(), checklist_operation());
-    openapi_gbif::paths(&mut paths);
+}
+
+/// Wagtail's image list.
+pub fn images(paths: &mut Paths, max_limit: Option<usize>) {
     paths.insert(IMAGES_PATH.into(), image_list_operation(max_limit));
+}
+
+/// One image, as Wagtail's image endpoint shows it.
+pub fn image(paths: &mut Paths, _: Option<usize>) {
     paths.insert(format!("{IMAGES_PATH}{{id}}/"), image_operation());
-    openapi_wagtail::paths(&mut paths);
+}
+
+/// This document.
+pub fn openapi(paths: &mut Paths, _: Option<usize>) {
     paths.insert(
-        "/api/v2/openapi.json".into(),
+        OPENAPI_PATH.into(),
         json!({"get": {
             "operationId": "openapi",
             "summary": "This document",
@@ -114,7 +149,10 @@ pub fn document(max_limit: Option<usize>) -> Value {
             },
         }}),
     );
+}
 
+/// The Darwin Core Archive, of the collection or of a question.
+pub fn archive(paths: &mut Paths, _: Option<usize>) {
     paths.insert(
         ARCHIVE_PATH.into(),
         json!({"get": {
@@ -147,6 +185,15 @@ pub fn document(max_limit: Option<usize>) -> Value {
             },
         }}),
     );
+}
+
+/// The document of the routes described by `described` (in the route table's
+/// order), for a server that caps `limit` at `max_limit` (if it does).
+pub fn document(max_limit: Option<usize>, described: impl IntoIterator<Item = Describe>) -> Value {
+    let mut paths = Map::new();
+    for describe in described {
+        describe(&mut paths, max_limit);
+    }
 
     let mut schemas = Map::new();
     for &endpoint in Endpoint::all().iter().filter(|&&e| geojson::supports(e)) {

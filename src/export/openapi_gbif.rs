@@ -4,6 +4,8 @@
 
 use serde_json::{json, Map, Value};
 
+use super::openapi_parts::Paths;
+
 use crate::query::gbif::search::{
     self, BOOLEAN, DATE_RANGE, DEFAULT_LIMIT, MAX_LIMIT, NUMBER_RANGE,
 };
@@ -179,8 +181,8 @@ fn ok(description: &str, schema: Value) -> Value {
     })
 }
 
-/// The three paths.
-pub fn paths(out: &mut Map<String, Value>) {
+/// GBIF's occurrence search.
+pub fn search(out: &mut Paths, _: Option<usize>) {
     let mut search_responses = ok(
         "The page of records, their count, and the facets asked for",
         json!({"$ref": "#/components/schemas/GbifSearch"}),
@@ -201,6 +203,10 @@ pub fn paths(out: &mut Map<String, Value>) {
             "responses": search_responses,
         }}),
     );
+}
+
+/// GBIF's occurrence count.
+pub fn count(out: &mut Paths, _: Option<usize>) {
     out.insert(
         "/gbif/v1/occurrence/count".into(),
         json!({"get": {
@@ -211,6 +217,10 @@ pub fn paths(out: &mut Map<String, Value>) {
             "responses": ok("The count", json!({"type": "integer", "minimum": 0})),
         }}),
     );
+}
+
+/// One occurrence, as GBIF shows it.
+pub fn occurrence(out: &mut Paths, _: Option<usize>) {
     let mut one = ok(
         "The record",
         json!({"$ref": "#/components/schemas/GbifOccurrence"}),

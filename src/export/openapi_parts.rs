@@ -3,9 +3,17 @@
 //! the server's own parsing is described by. `openapi` and the feature files
 //! beside it (`openapi_gbif`, `openapi_wagtail`) build on them.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::query::filter::MAX_TERMS as MAX_SEARCH_TERMS;
+
+/// A document's operations by path, in the order they are added.
+pub type Paths = Map<String, Value>;
+
+/// What a route says of itself in the document: its operations, added to the
+/// paths, for a server that caps `limit` at the given value (if it does). Each
+/// route of the table names its own (`serve::routes::ROUTES`).
+pub type Describe = fn(&mut Paths, Option<usize>);
 
 /// At most `MAX_SEARCH_TERMS` terms, separated by what the server splits on: the
 /// Unicode White_Space characters (Rust's `char::is_whitespace`), spelled out,

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use crate::query::filter::MAX_TERMS;
 use crate::wagtail::{DOCUMENTS_PATH, PAGES_PATH};
 
-use super::openapi_parts::{busy_response, int64, query, responses, search_pattern};
+use super::openapi_parts::{busy_response, int64, query, responses, search_pattern, Paths};
 
 /// The fields a page item may show, in the order Wagtail writes them.
 const PAGE_FIELDS: &[&str] = &[
@@ -106,8 +106,8 @@ fn list_responses(name: &str) -> Value {
     r
 }
 
-/// Adds the operations to the document's paths.
-pub fn paths(paths: &mut Map<String, Value>) {
+/// Wagtail's pages list.
+pub fn pages(paths: &mut Paths, _: Option<usize>) {
     let columns = "id|title|slug|show_in_menus|seo_title|search_description|first_published_at|alias_of|locale";
     let order = format!("^(-?({columns})(,-?({columns}))*|random)?$");
     let listed: Vec<&str> = PAGE_FIELDS
@@ -157,6 +157,10 @@ pub fn paths(paths: &mut Map<String, Value>) {
             "responses": list_responses("WagtailPage"),
         }}),
     );
+}
+
+/// One of Wagtail's pages.
+pub fn page(paths: &mut Paths, _: Option<usize>) {
     paths.insert(
         format!("{PAGES_PATH}{{id}}/"),
         json!({"get": {
@@ -173,6 +177,10 @@ pub fn paths(paths: &mut Map<String, Value>) {
             "responses": responses("WagtailPage", false),
         }}),
     );
+}
+
+/// Where a page's item is.
+pub fn find(paths: &mut Paths, _: Option<usize>) {
     paths.insert(
         format!("{PAGES_PATH}find/"),
         json!({"get": {
@@ -194,6 +202,10 @@ pub fn paths(paths: &mut Map<String, Value>) {
             },
         }}),
     );
+}
+
+/// Wagtail's documents list.
+pub fn documents(paths: &mut Paths, _: Option<usize>) {
     let mut parameters: Vec<Value> = paging().into();
     parameters.extend([
         fields(DOCUMENT_FIELDS, "by default every field"),
@@ -226,6 +238,10 @@ pub fn paths(paths: &mut Map<String, Value>) {
             "responses": list_responses("WagtailDocument"),
         }}),
     );
+}
+
+/// One of Wagtail's documents.
+pub fn document(paths: &mut Paths, _: Option<usize>) {
     paths.insert(
         format!("{DOCUMENTS_PATH}{{id}}/"),
         json!({"get": {

@@ -50,6 +50,12 @@ pub use state::{Served, State};
 
 /// The largest request head (request line and headers) accepted.
 pub const MAX_HEAD_BYTES: usize = 8 * 1024;
+
+/// The OpenAPI document of the route table, for a server that caps `limit` at
+/// `max_limit` (if it does): what `/api/v2/openapi.json` answers.
+pub fn openapi(max_limit: Option<usize>) -> serde_json::Value {
+    route::document(routes::ROUTES, max_limit)
+}
 /// A connection's read buffer: a full head and the start of what follows.
 const READ_BUFFER_BYTES: usize = 2 * MAX_HEAD_BYTES;
 // hyper refuses (panics on) a read buffer under 8 KiB.

@@ -11,6 +11,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use crate::export::openapi::{self, Describe};
 use crate::model::Endpoint;
 
 use super::answer::Answer;
@@ -35,6 +36,9 @@ pub struct Ctx<'a> {
     pub state: &'a Arc<State>,
     pub served: &'a Arc<Served>,
     pub asked: &'a Asked,
+    /// The table the request was matched in (the OpenAPI document describes
+    /// it).
+    pub routes: &'static [Route],
 }
 
 impl Ctx<'_> {
@@ -187,4 +191,13 @@ pub struct Route {
     pub json: Parse,
     /// The answer for people, where it differs.
     pub page: Option<Parse>,
+    /// Its operations in the OpenAPI document (`None`: not described, as
+    /// health checks, assets and pages are not).
+    pub openapi: Option<Describe>,
+}
+
+/// The OpenAPI document of the routes of `routes` that describe themselves, in
+/// the table's order, for a server that caps `limit` at `max_limit`.
+pub fn document(routes: &[Route], max_limit: Option<usize>) -> serde_json::Value {
+    openapi::document(max_limit, routes.iter().filter_map(|r| r.openapi))
 }

@@ -211,6 +211,7 @@ async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answ
         state,
         served,
         asked,
+        routes: ROUTES,
     }) {
         Ok(job) => job,
         Err(refusal) => return *refusal,

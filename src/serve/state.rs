@@ -2,7 +2,7 @@
 //! swapped whole on reload, beside the settings and the counters.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Instant;
 
 use arc_swap::ArcSwap;
@@ -11,7 +11,6 @@ use warp::http::HeaderValue;
 
 use crate::export::csv;
 use crate::export::dwca::Archive;
-use crate::export::openapi;
 use crate::model::Endpoint;
 use crate::query::{self, envelope};
 use crate::view::View;
@@ -153,8 +152,8 @@ pub struct State {
     /// `Cache-Control` for the answers that take the settings' age.
     pub cache_control: HeaderValue,
     pub metrics: Metrics,
-    /// The OpenAPI document for these settings, rendered once.
-    pub openapi: Bytes,
+    /// The OpenAPI document for these settings, rendered on first request.
+    pub openapi: OnceLock<Bytes>,
     /// Set when the server is told to stop: `/readyz` fails, and every answer
     /// says `Connection: close` so no client sends another request on it.
     pub draining: AtomicBool,
@@ -170,15 +169,13 @@ impl State {
         metrics
             .loaded_at
             .store(chrono::Utc::now().timestamp(), Ordering::Relaxed);
-        let openapi = serde_json::to_vec(&openapi::document(settings.limits.max_limit))
-            .expect("a JSON value serialises");
         let cache_control =
             HeaderValue::from_str(&format!("public, max-age={}", settings.cache_max_age))
                 .expect("digits are a header value");
         Arc::new(State {
             cache_control,
             current: ArcSwap::new(Arc::new(Served::new(view, settings.replay_budget))),
-            openapi: Bytes::from(openapi),
+            openapi: OnceLock::new(),
             work: Arc::new(Work::new(settings.query_threads, settings.query_queue)),
             settings,
             metrics,

@@ -3,6 +3,9 @@
 //! entry here and its own file; the dispatcher (`router`), metrics, `HEAD` and
 //! `If-None-Match` follow from the entry.
 
+use crate::export::openapi::{self, Describe};
+use crate::export::{openapi_gbif, openapi_wagtail};
+
 use super::route::{Parse, Route};
 use super::routing::{MediaOf, Path, Routing, Seg, Shown, Slash, Source};
 
@@ -27,7 +30,12 @@ const fn path(segs: &'static [Seg], slash: Slash) -> Path {
 }
 
 /// A route answering JSON only, with no media.
-const fn json(metric: &'static str, paths: &'static [Path], json: Parse) -> Route {
+const fn json(
+    metric: &'static str,
+    paths: &'static [Path],
+    json: Parse,
+    openapi: Option<Describe>,
+) -> Route {
     Route {
         routing: Routing {
             metric,
@@ -38,6 +46,7 @@ const fn json(metric: &'static str, paths: &'static [Path], json: Parse) -> Rout
         },
         json,
         page: None,
+        openapi,
     }
 }
 
@@ -48,21 +57,25 @@ pub static ROUTES: &[Route] = &[
         "/healthz",
         &[path(&[Lit("healthz")], Slash::Without)],
         operations::health,
+        None,
     ),
     json(
         "/readyz",
         &[path(&[Lit("readyz")], Slash::Without)],
         operations::ready,
+        None,
     ),
     json(
         "/metrics",
         &[path(&[Lit("metrics")], Slash::Without)],
         operations::metrics,
+        None,
     ),
     json(
         crate::model::endpoint::ARCHIVE_PATH,
         &[path(&[Lit("dwca.zip")], Slash::Without)],
         archive::answer,
+        Some(openapi::archive),
     ),
     json(
         crate::model::endpoint::OPENAPI_PATH,
@@ -71,6 +84,7 @@ pub static ROUTES: &[Route] = &[
             Slash::Without,
         )],
         operations::openapi,
+        Some(openapi::openapi),
     ),
     Route {
         routing: Routing {
@@ -82,6 +96,7 @@ pub static ROUTES: &[Route] = &[
         },
         json: home::docs,
         page: None,
+        openapi: None,
     },
     Route {
         routing: Routing {
@@ -96,6 +111,7 @@ pub static ROUTES: &[Route] = &[
         },
         json: home::root,
         page: Some(home::front),
+        openapi: None,
     },
     json(
         "pages",
@@ -104,11 +120,13 @@ pub static ROUTES: &[Route] = &[
             path(&[Lit("api")], Slash::Either),
         ],
         home::api,
+        None,
     ),
     json(
         "pages",
         &[path(&[Lit("static")], Slash::Beneath)],
         files::asset,
+        None,
     ),
     Route {
         routing: Routing {
@@ -120,6 +138,7 @@ pub static ROUTES: &[Route] = &[
         },
         json: files::media,
         page: None,
+        openapi: None,
     },
     Route {
         routing: Routing {
@@ -131,6 +150,7 @@ pub static ROUTES: &[Route] = &[
         },
         json: images::list,
         page: None,
+        openapi: Some(openapi::images),
     },
     Route {
         routing: Routing {
@@ -145,11 +165,13 @@ pub static ROUTES: &[Route] = &[
         },
         json: images::one,
         page: None,
+        openapi: Some(openapi::image),
     },
     json(
         crate::wagtail::PAGES_PATH,
         &[path(&[Lit("api"), Lit("v2"), Lit("pages")], Slash::With)],
         wagtail::page_list,
+        Some(openapi_wagtail::pages),
     ),
     json(
         "/api/v2/pages/find/",
@@ -158,6 +180,7 @@ pub static ROUTES: &[Route] = &[
             Slash::With,
         )],
         wagtail::find,
+        Some(openapi_wagtail::find),
     ),
     json(
         "/api/v2/pages/{id}/",
@@ -166,6 +189,7 @@ pub static ROUTES: &[Route] = &[
             Slash::With,
         )],
         wagtail::page,
+        Some(openapi_wagtail::page),
     ),
     json(
         crate::wagtail::DOCUMENTS_PATH,
@@ -174,6 +198,7 @@ pub static ROUTES: &[Route] = &[
             Slash::With,
         )],
         wagtail::document_list,
+        Some(openapi_wagtail::documents),
     ),
     json(
         "/api/v2/documents/{id}/",
@@ -182,6 +207,7 @@ pub static ROUTES: &[Route] = &[
             Slash::With,
         )],
         wagtail::document,
+        Some(openapi_wagtail::document),
     ),
     json(
         crate::labels::PATH,
@@ -195,12 +221,14 @@ pub static ROUTES: &[Route] = &[
             Slash::With,
         )],
         labels::answer,
+        Some(openapi::labels),
     ),
     // The labels' short links: no trailing slash, as printed.
     json(
         crate::model::endpoint::SHORT_PATH,
         &[path(&[Lit("s"), Id], Slash::Without)],
         short::answer,
+        Some(openapi::short_link),
     ),
     Route {
         routing: Routing {
@@ -220,6 +248,7 @@ pub static ROUTES: &[Route] = &[
         },
         json: checklist::answer,
         page: None,
+        openapi: Some(openapi::checklist),
     },
     // GBIF's paths have no trailing slash (`/gbif/v1/occurrence/search`).
     json(
@@ -229,6 +258,7 @@ pub static ROUTES: &[Route] = &[
             Slash::Without,
         )],
         gbif::search,
+        Some(openapi_gbif::search),
     ),
     json(
         "/gbif/v1/occurrence/",
@@ -237,6 +267,7 @@ pub static ROUTES: &[Route] = &[
             Slash::Without,
         )],
         gbif::count,
+        Some(openapi_gbif::count),
     ),
     json(
         "/gbif/v1/occurrence/",
@@ -245,6 +276,7 @@ pub static ROUTES: &[Route] = &[
             Slash::Without,
         )],
         gbif::occurrence,
+        Some(openapi_gbif::occurrence),
     ),
     Route {
         routing: Routing {
@@ -256,6 +288,7 @@ pub static ROUTES: &[Route] = &[
         },
         json: lists::json,
         page: Some(lists::page),
+        openapi: Some(openapi::lists),
     },
     Route {
         routing: Routing {
@@ -267,6 +300,7 @@ pub static ROUTES: &[Route] = &[
         },
         json: records::json,
         page: Some(records::page),
+        openapi: Some(openapi::records),
     },
 ];
 
@@ -378,6 +412,32 @@ mod tests {
         for (path, route) in cases {
             assert_eq!(get(path), route, "{path}");
         }
+    }
+
+    /// The document is made from the table: each route describes only paths
+    /// the table sends to that route.
+    #[test]
+    fn a_route_describes_the_paths_it_takes() {
+        let mut described = 0;
+        for (at, route) in ROUTES.iter().enumerate() {
+            let Some(describe) = route.openapi else {
+                continue;
+            };
+            let mut paths = serde_json::Map::new();
+            describe(&mut paths, None);
+            assert!(!paths.is_empty(), "{}", route.routing.metric);
+            for path in paths.keys() {
+                let asked = path.replace("{id}", "1").replace("{key}", "1");
+                let table = ROUTES.iter().map(|r| &r.routing);
+                match Routed::of(table, &Method::GET, &asked) {
+                    Routed::Route(m) => assert_eq!(m.route, at, "{path}"),
+                    other => panic!("{path} is described but routed to {other:?}"),
+                }
+                described += 1;
+            }
+        }
+        // Every list and record, the typed image lists', and a few more.
+        assert!(described > 2 * crate::model::Endpoint::all().len());
     }
 
     #[test]
