@@ -191,6 +191,11 @@ fn a_locality_of_300_characters_is_reported_by_label_and_line() {
     assert_eq!(pdf.status, 200);
     check_pdf(&pdf.body);
     let report = pdf.header("x-label-overflow").expect("an overflow report");
+    // A HEAD measures the labels as the GET does, and says the same.
+    for format in ["", "&format=csv"] {
+        let head = s.send("HEAD", &format!("{LABELS}?kind=data{format}"), &[]);
+        assert_eq!(head.header("x-label-overflow"), Some(report), "{format}");
+    }
     let named: Vec<&str> = report
         .split_once(": ")
         .unwrap()

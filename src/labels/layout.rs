@@ -100,9 +100,13 @@ pub enum Mark {
     Unclip,
 }
 
-/// A label placed: what to draw, and which of its lines did not fit.
-pub struct Placed {
-    pub marks: Vec<Mark>,
+/// A label measured: the size each line is written at (nothing for an empty
+/// line of a block), and which lines do not fit. Measuring is the costly part
+/// of laying a label out (every glyph's width); placing it from the sizes is
+/// arithmetic.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fit {
+    pub sizes: Vec<f32>,
     pub overflow: Vec<Line>,
 }
 
@@ -213,47 +217,100 @@ impl Layout {
         [x, self.page[1] - top - self.label[1]]
     }
 
-    /// Places `label` in slot `slot` with its code's symbol, when the layout has
-    /// a code and the caller encoded one (measuring lines needs none).
-    pub fn place(&self, slot: usize, label: &Label, symbol: Option<Symbol>) -> Placed {
-        let [x, y] = self.corner(slot);
+    /// Measures `label`'s lines: the size each is written at, and which do
+    /// not fit (too wide even at the floor, a character the typeface cannot
+    /// write, or below a block's bottom edge).
+    pub fn fit(&self, label: &Label) -> Fit {
         let [w, h] = self.label;
-        let mut marks = Vec::with_capacity(4 + label.lines.len());
+        let mut sizes = Vec::with_capacity(label.lines.len());
         let mut overflow = Vec::new();
-        if let Some(line) = self.border {
-            marks.push(Mark::Border { x, y, w, h, line });
-        }
-        marks.push(Mark::Clip { x, y, w, h });
-        // Where the lines may go, once the code has its place.
-        let mut text_left = x;
-        if let Some(place) = self.code {
-            let (cx, cy, size) = match place {
-                Code::TopRight { size, inset } => {
-                    (x + w - inset - size, y + h - inset - size, size)
-                }
-                Code::Left { inset } => {
-                    let size = (h - 2.0 * inset).min(w / 2.0);
-                    text_left = x + inset + size;
-                    (x + inset, y + inset, size)
-                }
-            };
-            if let Some(symbol) = symbol {
-                marks.push(Mark::Code {
-                    x: cx,
-                    y: cy,
-                    size,
-                    symbol,
-                });
-            }
-        }
         match self.lines {
-            Lines::BottomRight { right, baseline } => {
+            Lines::BottomRight { right, .. } => {
                 let room = w - right - 1.0;
                 for (spans, &line) in label.lines.iter().zip(lines(label.kind)) {
                     let (size, fits) = shrink(spans, self.font, room);
                     if !fits {
                         overflow.push(line);
                     }
+                    sizes.push(size);
+                }
+            }
+            Lines::Block { pad } => {
+                let (left, size) = self.block(pad, label);
+                let room = w - pad - left;
+                let descent = Style::Regular.face().descent;
+                // From the label's bottom edge.
+                let mut baseline = h - pad - Style::Regular.face().ascent * size;
+                for (spans, &line) in label.lines.iter().zip(lines(label.kind)) {
+                    if spans.is_empty() {
+                        sizes.push(0.0);
+                        continue;
+                    }
+                    let (line_size, fits) = shrink(spans, size, room);
+                    if !fits || baseline + descent * line_size < pad - 0.01 {
+                        overflow.push(line);
+                    }
+                    sizes.push(line_size);
+                    baseline -= size * LEADING;
+                }
+            }
+        }
+        Fit { sizes, overflow }
+    }
+
+    /// A block's left edge from the label's (past a code on the left), and
+    /// its size: the font, or smaller so every written line is inside.
+    fn block(&self, pad: f32, label: &Label) -> (f32, f32) {
+        let [w, h] = self.label;
+        let code = match self.code {
+            Some(Code::Left { inset }) => inset + (h - 2.0 * inset).min(w / 2.0),
+            _ => 0.0,
+        };
+        let written = label.lines.iter().filter(|l| !l.is_empty()).count();
+        let n = written.max(1) as f32;
+        let size = self
+            .font
+            .min((h - 2.0 * pad) / (n * LEADING))
+            .max(FLOOR_PT.min(self.font));
+        (code + pad, size)
+    }
+
+    /// What to draw for `label` in slot `slot`, its lines at the sizes `fit`
+    /// measured.
+    pub fn place(
+        &self,
+        slot: usize,
+        label: &Label,
+        symbol: Option<Symbol>,
+        fit: &[f32],
+    ) -> Vec<Mark> {
+        let [x, y] = self.corner(slot);
+        let [w, h] = self.label;
+        let mut marks = Vec::with_capacity(4 + label.lines.len());
+        if let Some(line) = self.border {
+            marks.push(Mark::Border { x, y, w, h, line });
+        }
+        marks.push(Mark::Clip { x, y, w, h });
+        if let (Some(place), Some(symbol)) = (self.code, symbol) {
+            let (cx, cy, size) = match place {
+                Code::TopRight { size, inset } => {
+                    (x + w - inset - size, y + h - inset - size, size)
+                }
+                Code::Left { inset } => {
+                    let size = (h - 2.0 * inset).min(w / 2.0);
+                    (x + inset, y + inset, size)
+                }
+            };
+            marks.push(Mark::Code {
+                x: cx,
+                y: cy,
+                size,
+                symbol,
+            });
+        }
+        match self.lines {
+            Lines::BottomRight { right, baseline } => {
+                for (spans, &size) in label.lines.iter().zip(fit) {
                     marks.push(Mark::Text {
                         x: x + w - right,
                         y: y + baseline,
@@ -264,31 +321,14 @@ impl Layout {
                 }
             }
             Lines::Block { pad } => {
-                let left = text_left + pad;
-                let room = x + w - pad - left;
-                let written: Vec<(&Text, Line)> = label
-                    .lines
-                    .iter()
-                    .zip(lines(label.kind).iter().copied())
-                    .filter(|(spans, _)| !spans.is_empty())
-                    .collect();
-                let height = h - 2.0 * pad;
-                let n = written.len().max(1) as f32;
-                // The block's size: the font, or smaller so every line is inside.
-                let size = self
-                    .font
-                    .min(height / (n * LEADING))
-                    .max(FLOOR_PT.min(self.font));
-                let ascent = Style::Regular.face().ascent;
-                let descent = Style::Regular.face().descent;
-                let mut baseline = y + h - pad - ascent * size;
-                for (spans, line) in written {
-                    let (line_size, fits) = shrink(spans, size, room);
-                    if !fits || baseline + descent * line_size < y + pad - 0.01 {
-                        overflow.push(line);
+                let (left, size) = self.block(pad, label);
+                let mut baseline = y + h - pad - Style::Regular.face().ascent * size;
+                for (spans, &line_size) in label.lines.iter().zip(fit) {
+                    if spans.is_empty() {
+                        continue;
                     }
                     marks.push(Mark::Text {
-                        x: left,
+                        x: x + left,
                         y: baseline,
                         size: line_size,
                         end: false,
@@ -299,7 +339,7 @@ impl Layout {
             }
         }
         marks.push(Mark::Unclip);
-        Placed { marks, overflow }
+        marks
     }
 }
 
@@ -378,54 +418,54 @@ mod tests {
     #[test]
     fn the_code_and_usi_sit_where_the_service_drew_them() {
         let l = Layout::service_sheet();
-        let placed = l.place(0, &label(Kind::Qr, &["MEM-000001"]), Symbol::encode("x"));
-        let code = placed.marks.iter().find_map(|m| match m {
+        let usi = label(Kind::Qr, &["MEM-000001"]);
+        let fit = l.fit(&usi);
+        assert!(fit.overflow.is_empty());
+        let marks = l.place(0, &usi, Symbol::encode("x"), &fit.sizes);
+        let code = marks.iter().find_map(|m| match m {
             Mark::Code { x, y, size, .. } => Some((*x, *y, *size)),
             _ => None,
         });
         let (x, y, size) = code.unwrap();
         assert!((x - 2.48).abs() < 1e-4 && y == 770.0 && size == 20.0);
-        let text = placed.marks.iter().find_map(|m| match m {
+        let text = marks.iter().find_map(|m| match m {
             Mark::Text {
                 x, y, size, end, ..
             } => Some((*x, *y, *size, *end)),
             _ => None,
         });
         assert_eq!(text, Some((21.48, 759.0 + 3.0, 3.0, true)));
-        assert!(placed.overflow.is_empty());
     }
 
     #[test]
     fn a_long_line_shrinks_to_the_floor_then_overflows() {
         let l = Layout::new(Kind::Data, &Choices::default());
-        let fits = l.place(
-            0,
-            &label(Kind::Data, &["USA: Michigan", "", "", "", ""]),
-            None,
-        );
+        let fits = l.fit(&label(Kind::Data, &["USA: Michigan", "", "", "", ""]));
         assert!(fits.overflow.is_empty());
-        let shrunk = l.place(
-            0,
-            &label(
-                Kind::Data,
-                &["", "Matthaei Botanical Gardens, Ann Arbor", "", "", ""],
-            ),
-            None,
+        let gardens = label(
+            Kind::Data,
+            &["", "Matthaei Botanical Gardens, Ann Arbor", "", "", ""],
         );
+        let shrunk = l.fit(&gardens);
         assert!(shrunk.overflow.is_empty());
-        let size = shrunk.marks.iter().find_map(|m| match m {
-            Mark::Text { size, .. } => Some(*size),
-            _ => None,
-        });
+        // The line is drawn at the size measured.
+        let size = l
+            .place(0, &gardens, None, &shrunk.sizes)
+            .iter()
+            .find_map(|m| match m {
+                Mark::Text { size, .. } => Some(*size),
+                _ => None,
+            });
+        assert_eq!(size, Some(shrunk.sizes[1]));
         assert!(
             size.is_some_and(|s| (FLOOR_PT..4.0).contains(&s)),
             "{size:?}"
         );
         let long = "x".repeat(300);
-        let over = l.place(0, &label(Kind::Data, &["", &long, "", "", ""]), None);
+        let over = l.fit(&label(Kind::Data, &["", &long, "", "", ""]));
         assert_eq!(over.overflow, vec![Line::Locality]);
         // A name the typeface cannot write is reported too.
-        let unwritten = l.place(0, &label(Kind::Data, &["", "", "", "", "leg. 山田"]), None);
+        let unwritten = l.fit(&label(Kind::Data, &["", "", "", "", "leg. 山田"]));
         assert_eq!(unwritten.overflow, vec![Line::Collectors]);
     }
 }

@@ -32,7 +32,7 @@ use request::SheetRequest;
 
 pub use address::{Address, Template};
 pub use layout::Layout;
-pub use sheet::{CsvPieces, Overflow, PdfPieces, Sheet};
+pub use sheet::{CsvPieces, Fitted, Overflow, PdfPieces, Sheet};
 
 /// The sheet a request asks for, of the specimens its question selects (400
 /// past `max_labels`), its codes saying what `code` makes of each.

@@ -10,7 +10,7 @@ use crate::model::Model;
 use crate::query::Params;
 use crate::view::View;
 
-use super::sheet::{Overflow, Sheet};
+use super::sheet::{Fitted, Overflow};
 
 /// What the preview shows.
 pub struct SheetPreview<'a> {
@@ -71,7 +71,7 @@ pub fn label_preview(view: &View, p: &SheetPreview) -> String {
 /// at scale, the labels that do not fit, and the sheet's downloads.
 pub fn page(
     view: &View,
-    sheet: &Sheet,
+    fitted: &Fitted,
     overflow: &[Overflow],
     path: &str,
     params: &Params,
@@ -88,6 +88,7 @@ pub fn page(
             false => format!("{path}?{q}"),
         }
     };
+    let sheet = &fitted.sheet;
     let overflow: Vec<(String, String)> = overflow
         .iter()
         .map(|o| (o.usi.clone(), o.lines.join(", ")))
@@ -99,7 +100,7 @@ pub fn page(
             labels: sheet.positions.len(),
             pages: sheet.pages(),
             per_page: sheet.layout.per_page(),
-            svg: &sheet.preview(view),
+            svg: &fitted.preview(view),
             overflow: &overflow,
             pdf: &link(None),
             csv: &link(Some("csv")),

@@ -46,39 +46,18 @@ impl Sheet {
         reader.label(self.kind, self.positions[at])
     }
 
-    /// The marks of page `page`.
-    pub fn marks(&self, view: &View, page: usize) -> Vec<Mark> {
+    /// Measures every label once, in the sheet's order: the sheet ready to be
+    /// drawn, and the labels that do not fit (`code` among their lines when
+    /// the code cannot hold the address).
+    pub fn fit(self, view: &View) -> (Fitted, Vec<Overflow>) {
         let reader = Reader::new(view);
-        let per_page = self.layout.per_page();
-        let from = (page * per_page).min(self.positions.len());
-        let to = (from + per_page).min(self.positions.len());
-        let mut marks = Vec::new();
-        for at in from..to {
-            let label = self.label(&reader, at);
-            let symbol = self
-                .layout
-                .has_code()
-                .then(|| Symbol::encode(&self.code.fill(view, &label.usi, label.id)))
-                .flatten();
-            marks.extend(self.layout.place(at - from, &label, symbol).marks);
-        }
-        marks
-    }
-
-    /// Every label that does not fit, in the sheet's order: the lines are
-    /// measured without drawing anything.
-    pub fn overflow(&self, view: &View) -> Vec<Overflow> {
-        let reader = Reader::new(view);
+        let mut sizes = Vec::with_capacity(self.positions.len() * lines(self.kind).len());
         let mut found = Vec::new();
         for at in 0..self.positions.len() {
             let label = self.label(&reader, at);
-            let mut lines: Vec<&'static str> = self
-                .layout
-                .place(0, &label, None)
-                .overflow
-                .iter()
-                .map(|l| l.name())
-                .collect();
+            let fit = self.layout.fit(&label);
+            sizes.extend_from_slice(&fit.sizes);
+            let mut lines: Vec<&'static str> = fit.overflow.iter().map(|l| l.name()).collect();
             let address = self
                 .layout
                 .has_code()
@@ -93,7 +72,7 @@ impl Sheet {
                 });
             }
         }
-        found
+        (Fitted { sheet: self, sizes }, found)
     }
 
     /// The CSV's header: the USI, a column a line, and the code's text where the
@@ -138,11 +117,42 @@ impl Sheet {
         }
         Some(out)
     }
+}
+
+/// A sheet whose labels are measured: each line's size, label after label in
+/// the sheet's order, so a page is drawn without measuring again.
+pub struct Fitted {
+    pub sheet: Sheet,
+    sizes: Vec<f32>,
+}
+
+impl Fitted {
+    /// The marks of page `page`.
+    pub fn marks(&self, view: &View, page: usize) -> Vec<Mark> {
+        let sheet = &self.sheet;
+        let reader = Reader::new(view);
+        let per_page = sheet.layout.per_page();
+        let per_label = lines(sheet.kind).len();
+        let from = (page * per_page).min(sheet.positions.len());
+        let to = (from + per_page).min(sheet.positions.len());
+        let mut marks = Vec::new();
+        for at in from..to {
+            let label = sheet.label(&reader, at);
+            let symbol = sheet
+                .layout
+                .has_code()
+                .then(|| Symbol::encode(&sheet.code.fill(view, &label.usi, label.id)))
+                .flatten();
+            let sizes = &self.sizes[at * per_label..(at + 1) * per_label];
+            marks.extend(sheet.layout.place(at - from, &label, symbol, sizes));
+        }
+        marks
+    }
 
     /// The first page as SVG, one unit a point, drawn from the same marks as
     /// the PDF.
     pub fn preview(&self, view: &View) -> String {
-        let [w, h] = self.layout.page;
+        let [w, h] = self.sheet.layout.page;
         let mut svg = String::new();
         let _ = write!(
             svg,
@@ -223,15 +233,15 @@ impl Sheet {
 
 /// A PDF sheet being written, a page a piece.
 pub struct PdfPieces {
-    sheet: Sheet,
+    sheet: Fitted,
     writer: Option<PdfWriter>,
     next: usize,
 }
 
 impl PdfPieces {
     /// The pieces of `sheet`, and the file's first bytes.
-    pub fn new(sheet: Sheet) -> (PdfPieces, Vec<u8>) {
-        let (writer, head) = PdfWriter::new(sheet.layout.page);
+    pub fn new(sheet: Fitted) -> (PdfPieces, Vec<u8>) {
+        let (writer, head) = PdfWriter::new(sheet.sheet.layout.page);
         let pieces = PdfPieces {
             sheet,
             writer: Some(writer),
@@ -243,7 +253,8 @@ impl PdfPieces {
     /// The next page, then the file's end, then `None`.
     pub fn next(&mut self, view: &View) -> Option<Vec<u8>> {
         let writer = self.writer.as_mut()?;
-        if self.next < self.sheet.pages() && !self.sheet.positions.is_empty() {
+        let sheet = &self.sheet.sheet;
+        if self.next < sheet.pages() && !sheet.positions.is_empty() {
             let marks = self.sheet.marks(view, self.next);
             self.next += 1;
             return Some(writer.page(&marks));

@@ -9,7 +9,7 @@ use crate::encoding::percent::form_encode;
 use crate::html;
 use crate::labels::preview;
 use crate::labels::request::{Output, SheetRequest};
-use crate::labels::{self as sheets, Address, CsvPieces, Overflow, PdfPieces, Sheet};
+use crate::labels::{self as sheets, Address, CsvPieces, Fitted, Overflow, PdfPieces};
 use crate::query::ApiError;
 use crate::view::View;
 
@@ -36,13 +36,14 @@ impl Pieces for CsvPieces {
 
 /// What the work threads made of a request before anything is sent.
 enum Made {
-    Sheet(Sheet, Vec<Overflow>),
+    Sheet(Fitted, Vec<Overflow>),
     Preview(String),
 }
 
 /// Answers a label sheet request. Whether the question selects too many
-/// specimens is known only once it is answered: `HEAD` answers it on the pool
-/// too, without laying out the labels.
+/// specimens, and which labels do not fit, is known only once it is answered:
+/// `HEAD` answers it on the pool too, measuring the labels without drawing
+/// them.
 pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     let (state, served, asked) = (ctx.state, ctx.served, ctx.asked);
     let settings = &state.settings;
@@ -80,14 +81,28 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         Output::Csv => a.named(format!("{name}.csv")),
         Output::Preview => a,
     };
+    // A HEAD's headers: the refusal, or the overflow a PDF or CSV reports
+    // (the labels measured, as the GET measures them; a preview shows its
+    // overflow on the page).
     let check = {
         let (request, made, named) = (request.clone(), served.clone(), named.clone());
+        let code = code.clone();
         async move {
-            let job = move || request.positions(&made.view, max).map(|_| ());
+            let job = move || -> Result<Vec<Overflow>, ApiError> {
+                let view = &made.view;
+                Ok(match output {
+                    Output::Preview => request.positions(view, max).map(|_| Vec::new())?,
+                    Output::Pdf | Output::Csv => {
+                        sheets::sheet(&request, view, code, max)?.fit(view).1
+                    }
+                })
+            };
             match state.work.run(Task::Answer, job).await {
                 None => Answer::busy(),
                 Some(Err(e)) => refused(served, &output, &e),
-                Some(Ok(())) => named(Answer::unmade(kind).uncached()),
+                Some(Ok(overflow)) => {
+                    named(Answer::unmade(kind).uncached()).overflowing(report(&overflow))
+                }
             }
         }
     };
@@ -96,12 +111,12 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     let job = move || -> Result<Made, ApiError> {
         let view = &made.view;
         let sheet = sheets::sheet(&request, view, code, max)?;
-        let overflow = sheet.overflow(view);
+        let (fitted, overflow) = sheet.fit(view);
         Ok(match output {
             Output::Preview => {
-                Made::Preview(preview::page(view, &sheet, &overflow, &path, &params))
+                Made::Preview(preview::page(view, &fitted, &overflow, &path, &params))
             }
-            Output::Pdf | Output::Csv => Made::Sheet(sheet, overflow),
+            Output::Pdf | Output::Csv => Made::Sheet(fitted, overflow),
         })
     };
     Ok(Job::checked(check, async move {
@@ -114,7 +129,7 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         let (work, served) = (state.work.clone(), served.clone());
         let answer = match output {
             Output::Csv => {
-                let (pieces, head) = CsvPieces::new(sheet);
+                let (pieces, head) = CsvPieces::new(sheet.sheet);
                 Answer::pieces(kind, head, pieces, served, work)
             }
             _ => {
