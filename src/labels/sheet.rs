@@ -56,6 +56,7 @@ impl Sheet {
         for at in 0..self.positions.len() {
             let label = self.label(&reader, at);
             let fit = self.layout.fit(&label);
+            debug_assert_eq!(fit.sizes.len(), lines(self.kind).len());
             sizes.extend_from_slice(&fit.sizes);
             let mut lines: Vec<&'static str> = fit.overflow.iter().map(|l| l.name()).collect();
             let address = self

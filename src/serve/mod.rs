@@ -56,6 +56,7 @@ pub const MAX_HEAD_BYTES: usize = 8 * 1024;
 pub fn openapi(max_limit: Option<usize>) -> serde_json::Value {
     route::document(routes::ROUTES, max_limit)
 }
+
 /// A connection's read buffer: a full head and the start of what follows.
 const READ_BUFFER_BYTES: usize = 2 * MAX_HEAD_BYTES;
 // hyper refuses (panics on) a read buffer under 8 KiB.
