@@ -3,8 +3,11 @@ laid out as the existing service's: as it is today (tests/database/sqlite.sql), 
 before its 0.16 (tests/database/sqlite-0.10.sql) for a fixture with the typed
 image models. What benches/sync_tick.sh measures `catalogue sync` against.
 
-    usage: python3 benches/fixture_to_sqlite.py FIXTURE.json DATABASE.sqlite3
+    usage: python3 benches/fixture_to_sqlite.py FIXTURE.json DATABASE.sqlite3 [--force]
+
+A DATABASE that exists already is refused (--force replaces it). Says what it wrote.
 """
+import argparse
 import json
 import sqlite3
 import sys
@@ -40,7 +43,11 @@ def is_instant(field):
         "created_at", "first_published_at", "last_published_at")
 
 
-def main(fixture, database):
+def main(fixture, database, force=False):
+    if Path(database).exists():
+        if not force:
+            sys.exit(f"{database} exists already: give a new path, or --force to replace it")
+        Path(database).unlink()
     objects = json.load(open(fixture))
     typed = any(obj["model"] in TYPED for obj in objects)
     name = "sqlite-0.10.sql" if typed else "sqlite.sql"
@@ -77,7 +84,17 @@ def main(fixture, database):
         marks = ", ".join("?" for _ in columns)
         db.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', values)
     db.commit()
+    tables = {table for table, _ in rows}
+    count = sum(len(values) for values in rows.values())
+    print(f"wrote {database}: {count} rows in {len(tables)} tables, laid out as "
+          f"tests/database/{name}; read it with "
+          f"catalogue build --from-db sqlite:///{Path(database).resolve()} -o collection.bin")
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("fixture")
+    parser.add_argument("database")
+    parser.add_argument("--force", action="store_true", help="replace DATABASE if it exists")
+    args = parser.parse_args()
+    main(args.fixture, args.database, args.force)

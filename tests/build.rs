@@ -294,6 +294,40 @@ fn a_temperature_that_is_not_a_number_fails() {
 }
 
 #[test]
+fn a_snapshot_or_a_binary_file_given_as_a_dump_is_named_for_what_it_is() {
+    let dir = TempDir::new("build-snapshot");
+    let out = dir.path("out.bin");
+    let snapshot = "snapshot/collection.bin";
+    let o = catalogue(&["build", snapshot, "-o", out.to_str().unwrap()]);
+    assert!(!o.status.success() && !out.exists());
+    let said = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(
+        said.contains(&format!(
+            "error: {snapshot}: is a catalogue snapshot, not a fixture dump: `build` reads \
+             what `manage.py dumpdata` writes. `catalogue inspect {snapshot}` shows the \
+             snapshot; `catalogue serve --snapshot {snapshot}` serves it\n"
+        )),
+        "{said}"
+    );
+    let binary = dir.path("db.sqlite3");
+    std::fs::write(&binary, b"SQLite format 3\0\xff\xfe").unwrap();
+    let o = catalogue(&[
+        "build",
+        binary.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let said = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(
+        said.contains(
+            ": is not UTF-8 text: `build` reads the JSON `manage.py dumpdata` \
+                       writes (a database is read with --from-db)\n"
+        ),
+        "{said}"
+    );
+}
+
+#[test]
 fn json_that_does_not_parse_fails() {
     let outcome = build_texts(&["[{\"model\": \"taxonomy.order\", \"pk\": 1,".to_string()]);
     assert!(!outcome.ok && !outcome.written);

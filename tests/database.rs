@@ -511,6 +511,43 @@ fn a_database_of_the_typed_image_tables_gives_its_fixtures_snapshot() {
 /// Image tables in neither shape (Wagtail's own image table alone, without
 /// `image_type` or the typed tables) are refused, naming the table, rather
 /// than published as empty image lists.
+/// What `build --from-db` says of a SQLite URL it cannot read: once, and how
+/// to fix it.
+#[test]
+fn a_sqlite_file_missing_or_not_a_file_is_said_once_with_the_slashes_explained() {
+    let dir = TempDir::new("db-missing");
+    let out = dir.path("x.bin");
+    let said = |url: &str| {
+        let built = catalogue(&["build", "--from-db", url, "-o", out.to_str().unwrap()]);
+        assert!(!built.status.success() && !out.exists());
+        String::from_utf8_lossy(&built.stderr)
+            .trim_end()
+            .to_string()
+    };
+    let here = std::env::current_dir().unwrap();
+    assert_eq!(
+        said("sqlite:///data/x.sqlite3"),
+        format!(
+            "error: there is no SQLite database at data/x.sqlite3 (sqlite:///data/x.sqlite3, \
+             with three slashes, is a path from the working directory, {}); for \
+             /data/x.sqlite3 write sqlite:////data/x.sqlite3, with four",
+            here.display()
+        )
+    );
+    let absent = dir.path("absent.sqlite3");
+    assert_eq!(
+        said(&format!("sqlite:///{}", absent.display())),
+        format!("error: there is no SQLite database at {}", absent.display())
+    );
+    assert_eq!(
+        said(&format!("sqlite:///{}", dir.0.display())),
+        format!(
+            "error: cannot open the SQLite database {}: it is not a file",
+            dir.0.display()
+        )
+    );
+}
+
 #[test]
 fn image_tables_of_an_unknown_shape_are_refused_by_name() {
     let dir = TempDir::new("db-unknown-images");
@@ -597,7 +634,7 @@ fn database_problems_are_reported_as_fixture_problems() {
         "x.bin",
     ]);
     assert!(String::from_utf8_lossy(&missing.stderr)
-        .contains("cannot open the SQLite database /nonexistent/db.sqlite3"));
+        .contains("there is no SQLite database at /nonexistent/db.sqlite3\n"));
     let no_url = Command::new(env!("CARGO_BIN_EXE_catalogue"))
         .args(["build", "--from-db", "-o", "x.bin"])
         .env_remove("DATABASE_URL")
@@ -697,6 +734,18 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
     );
     assert_eq!(next_checksum(&snapshot, Some(&updated)), original);
 
+    // An edit that fails validation: the file stays as it was; once the edit
+    // is mended it is read, and the log says the collection is valid again.
+    let bad = db.stamp("2024-05-03T08:00:00Z");
+    db.exec(&format!(
+        "UPDATE specimens_specimenrecord SET temperature = 'warm', date_modified = {bad} \
+         WHERE id = 1;"
+    ));
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(checksum_at(&snapshot).as_deref(), Some(original.as_str()));
+    db.exec("UPDATE specimens_specimenrecord SET temperature = '' WHERE id = 1;");
+    let mended = next_checksum(&snapshot, Some(&original));
+
     // The database goes away: the file stays as it was, tick after tick.
     let before = std::fs::read(&snapshot).unwrap();
     db.go_away();
@@ -704,11 +753,12 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
     assert!(std::fs::read(&snapshot).unwrap() == before);
     // ... and comes back: changes flow again.
     db.come_back();
+    let back = db.stamp("2024-05-04T08:00:00Z");
     db.exec(&format!(
-        "UPDATE specimens_specimenrecord SET notes = 'After the outage.', date_modified = {later} \
+        "UPDATE specimens_specimenrecord SET notes = 'After the outage.', date_modified = {back} \
          WHERE id = 1;"
     ));
-    next_checksum(&snapshot, Some(&original));
+    next_checksum(&snapshot, Some(&mended));
     assert_eq!(specimens(&snapshot)[0].notes, "After the outage.");
 
     // SIGTERM: a clean stop.
@@ -731,6 +781,8 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
         "changes=specimens.specimenrecord +0 ~1 -0",
         "changes=specimens.specimenrecord +0 ~0 -1",
         "left as it was",
+        "the database's collection has 1 problem(s), first: ",
+        "the database's collection is valid again",
         "the database reads again",
         "sync stopped",
     ] {
@@ -772,4 +824,42 @@ fn sync_follows_a_sqlite_database() {
     let dir = TempDir::new("db-sync-sqlite");
     let mut sqlite = Sqlite::create(&dir);
     follow(&mut sqlite, &dir);
+}
+
+/// `benches/fixture_to_sqlite.py`, as the README has a new user run it twice:
+/// it says what it wrote, refuses to load into a database that exists, and
+/// replaces it with `--force`.
+#[test]
+fn fixture_to_sqlite_says_what_it_wrote_and_keeps_an_existing_database() {
+    let dir = TempDir::new("db-fixture-to-sqlite");
+    let db = dir.path("sample.sqlite3");
+    let load = |extra: &[&str]| {
+        Command::new("python3")
+            .arg("benches/fixture_to_sqlite.py")
+            .args(["snapshot/collection.json", db.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .expect("python3 runs")
+    };
+    let wrote = format!(
+        "wrote {}: 144 rows in 28 tables, laid out as tests/database/sqlite.sql; read it \
+         with catalogue build --from-db sqlite:///{} -o collection.bin\n",
+        db.display(),
+        db.canonicalize().unwrap_or(db.clone()).display()
+    );
+    let first = load(&[]);
+    assert!(first.status.success());
+    assert_eq!(String::from_utf8_lossy(&first.stdout), wrote);
+    let again = load(&[]);
+    assert!(!again.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&again.stderr),
+        format!(
+            "{} exists already: give a new path, or --force to replace it\n",
+            db.display()
+        )
+    );
+    let forced = load(&["--force"]);
+    assert!(forced.status.success());
+    assert_eq!(String::from_utf8_lossy(&forced.stdout), wrote);
 }

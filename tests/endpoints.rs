@@ -313,6 +313,20 @@ fn single_records_answer_as_their_list_shows_them() {
         missing["message"],
         "No SpecimenRecord matches the given query."
     );
+    // A USI in the record's place: the 404 says where a USI is asked, and
+    // that address finds it.
+    let usi = server.json("/api/v2/specimen-records/1/", 200)["usi"].clone();
+    let usi = usi.as_str().unwrap();
+    let missing = server.json(&format!("/api/v2/specimen-records/{usi}/"), 404);
+    let found_at = format!("/api/v2/specimen-records/?usi={usi}");
+    assert_eq!(
+        missing["message"],
+        format!(
+            "No SpecimenRecord matches the given query. A record is named by its id; a \
+             specimen is found by its USI at {found_at}"
+        )
+    );
+    assert_eq!(server.json(&found_at, 200)["items"][0]["id"], 1);
 }
 
 #[test]

@@ -68,26 +68,38 @@ fn sort_by_scalars_with_nulls_last_and_ties_by_id() {
             "{q}"
         );
     }
+    // A refused key names the fields `sort` takes.
+    let orders = "sort takes id, name, common_name, authority, date_created, date_modified \
+                  (- before one for descending)";
+    let specimens = "sort takes id, usi, determined_year, sex, stage, preparation, \
+                     preparation_date, labels_printed, labeled, photographed, identified, day, \
+                     month, year, collected_date, full_date, num_date, collectors, method, \
+                     weather, temperature, temp_F, temp_C, time_of_day, habitat, notes, \
+                     date_created, date_modified (- before one for descending)";
     let errors = [
         (
             "orders/?sort=bogus",
-            "cannot order by 'bogus' (unknown field)",
+            format!("cannot order by 'bogus' (unknown field); {orders}"),
         ),
         (
             "orders/?sort=name,-zeta",
-            "cannot order by 'zeta' (unknown field)",
+            format!("cannot order by 'zeta' (unknown field); {orders}"),
         ),
         (
             "specimen-records/?sort=taxon",
-            "cannot order by 'taxon' (not a scalar field)",
+            format!("cannot order by 'taxon' (not a scalar field); {specimens}"),
+        ),
+        (
+            "specimen-records/?sort=date",
+            format!("cannot order by 'date' (unknown field); {specimens}"),
         ),
         (
             "nested-families/?sort=order",
-            "cannot order by 'order' (not a scalar field)",
+            format!("cannot order by 'order' (not a scalar field); {orders}"),
         ),
     ];
     for (q, message) in errors {
-        s.assert_error(&format!("/api/v2/{q}"), 400, message);
+        s.assert_error(&format!("/api/v2/{q}"), 400, &message);
     }
 }
 

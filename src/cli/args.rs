@@ -59,7 +59,7 @@ pub enum Command {
     /// check for images without curl (the container's HEALTHCHECK).
     Probe {
         /// The server's address; an unspecified one (0.0.0.0, [::]) means this host.
-        #[arg(long, env = "CATALOGUE_ADDR", default_value = "127.0.0.1:8080")]
+        #[arg(long, env = "CATALOGUE_ADDR", default_value = "127.0.0.1:8080", value_parser = parse_addr)]
         addr: SocketAddr,
         /// The path to ask for.
         #[arg(long, default_value = "/healthz")]
@@ -186,8 +186,11 @@ pub struct ServeArgs {
     )]
     pub snapshot: PathBuf,
     /// The address to listen on.
-    #[arg(long, env = "CATALOGUE_ADDR", default_value = "127.0.0.1:8080")]
+    #[arg(long, env = "CATALOGUE_ADDR", default_value = "127.0.0.1:8080", value_parser = parse_addr)]
     pub addr: SocketAddr,
+    /// Not a flag: the port is part of `--addr`. Said, so `--port` is told so.
+    #[arg(long, hide = true, num_args = 0..=1, default_missing_value = "", value_parser = parse_port)]
+    pub port: Option<u16>,
     /// The page size when a request gives no `limit`.
     #[arg(long, env = "CATALOGUE_DEFAULT_LIMIT", default_value_t = crate::query::DEFAULT_LIMIT)]
     pub default_limit: usize,
@@ -196,7 +199,7 @@ pub struct ServeArgs {
     pub max_limit: Option<usize>,
     /// Do not watch the snapshot file for changes (SIGHUP still reloads it).
     /// CATALOGUE_NO_WATCH takes 1/0, yes/no, true/false, on/off.
-    #[arg(long, env = "CATALOGUE_NO_WATCH", value_parser = clap::builder::BoolishValueParser::new())]
+    #[arg(long, env = "CATALOGUE_NO_WATCH", value_parser = parse_no_watch)]
     pub no_watch: bool,
     /// `Cache-Control: max-age` of successful answers, in seconds.
     #[arg(long, env = "CATALOGUE_CACHE_MAX_AGE", default_value_t = 60)]
@@ -273,6 +276,52 @@ pub struct ServeArgs {
     /// What `/dwca.zip` says of the dataset.
     #[command(flatten)]
     pub dataset: DatasetArgs,
+}
+
+/// An address to listen on or ask: an IP address and a port. A name is not
+/// looked up, and the message says what to write instead.
+fn parse_addr(addr: &str) -> Result<SocketAddr, String> {
+    if let Ok(parsed) = addr.parse() {
+        return Ok(parsed);
+    }
+    let hint = match addr.rsplit_once(':') {
+        Some(("localhost", port)) => format!("write 127.0.0.1:{port} (names are not looked up)"),
+        Some((host, port)) if port.parse::<u16>().is_err() => {
+            format!("the port after {host:?} must be a number from 0 to 65535")
+        }
+        Some((host, port)) if host.contains(':') => {
+            format!("an IPv6 address goes in brackets: [{host}]:{port}")
+        }
+        Some(_) => "the host must be an IP address, such as 127.0.0.1 or 0.0.0.0 \
+                    (names are not looked up)"
+            .to_string(),
+        None if addr.parse::<std::net::IpAddr>().is_ok() => format!("add the port: {addr}:8080"),
+        None => "write it as IP:PORT".to_string(),
+    };
+    Err(format!(
+        "not an IP:PORT address such as 127.0.0.1:8080, 0.0.0.0:8080 or [::1]:8080 \
+         (--addr, CATALOGUE_ADDR): {hint}"
+    ))
+}
+
+/// There is no `--port`: whatever is given, say where the port goes.
+fn parse_port(_: &str) -> Result<u16, String> {
+    Err("there is no --port: the port is part of the address, \
+         --addr 127.0.0.1:PORT (or CATALOGUE_ADDR=127.0.0.1:PORT)"
+        .to_string())
+}
+
+/// `--no-watch`, or CATALOGUE_NO_WATCH set to one of the words people write.
+fn parse_no_watch(value: &str) -> Result<bool, String> {
+    match value.to_ascii_lowercase().as_str() {
+        "1" | "yes" | "y" | "true" | "on" => Ok(true),
+        "0" | "no" | "n" | "false" | "off" => Ok(false),
+        _ => Err(
+            "CATALOGUE_NO_WATCH (--no-watch) takes 1 or 0, yes or no, true or false, \
+             on or off"
+                .to_string(),
+        ),
+    }
 }
 
 fn parse_label_url(template: &str) -> Result<Template, String> {
@@ -361,9 +410,13 @@ impl ServeArgs {
 mod tests {
     use super::*;
 
+    /// Held by every test that parses `serve`'s flags: one of them sets
+    /// CATALOGUE_NO_WATCH, which the others would read meanwhile.
+    static ENV: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[test]
     fn no_watch_reads_what_people_write() {
-        // The only test that sets this variable, so no other reads it meanwhile.
+        let _env = ENV.lock().unwrap_or_else(|e| e.into_inner());
         for (value, meant) in [
             ("1", true),
             ("yes", true),
@@ -378,8 +431,65 @@ mod tests {
             let parsed = ServeCommand::try_parse_from(["catalogue"]).map(|c| c.args.no_watch);
             assert_eq!(parsed.ok(), Some(meant), "CATALOGUE_NO_WATCH={value}");
         }
+        std::env::set_var("CATALOGUE_NO_WATCH", "maybe");
+        let refused = ServeCommand::try_parse_from(["catalogue"]).err().unwrap();
         std::env::remove_var("CATALOGUE_NO_WATCH");
+        assert_eq!(
+            refused.to_string().lines().next().unwrap(),
+            "error: invalid value 'maybe' for '--no-watch': CATALOGUE_NO_WATCH (--no-watch) \
+             takes 1 or 0, yes or no, true or false, on or off"
+        );
         let flag = ServeCommand::try_parse_from(["catalogue", "--no-watch"]).unwrap();
         assert!(flag.args.no_watch);
+    }
+
+    /// What `serve` says to a flag it refuses: its first line.
+    fn refusal(args: &[&str]) -> String {
+        let _env = ENV.lock().unwrap_or_else(|e| e.into_inner());
+        let mut all = vec!["catalogue"];
+        all.extend(args);
+        let e = ServeCommand::try_parse_from(all).err().expect("refused");
+        e.to_string().lines().next().unwrap().to_string()
+    }
+
+    #[test]
+    fn an_address_refused_says_what_to_write() {
+        let said = |addr: &str| refusal(&["--addr", addr]);
+        let form = "not an IP:PORT address such as 127.0.0.1:8080, 0.0.0.0:8080 or \
+                    [::1]:8080 (--addr, CATALOGUE_ADDR)";
+        assert_eq!(
+            said("localhost:19002"),
+            format!(
+                "error: invalid value 'localhost:19002' for '--addr <ADDR>': {form}: \
+                 write 127.0.0.1:19002 (names are not looked up)"
+            )
+        );
+        assert_eq!(
+            said("0.0.0.0"),
+            format!("error: invalid value '0.0.0.0' for '--addr <ADDR>': {form}: add the port: 0.0.0.0:8080")
+        );
+        assert!(said("::1:80").ends_with("an IPv6 address goes in brackets: [::1]:80"));
+        assert!(said("1.2.3.4:http")
+            .ends_with("the port after \"1.2.3.4\" must be a number from 0 to 65535"));
+        assert!(said("example.org:80").ends_with("the host must be an IP address, such as 127.0.0.1 or 0.0.0.0 (names are not looked up)"));
+        let _env = ENV.lock().unwrap_or_else(|e| e.into_inner());
+        for fine in ["127.0.0.1:19002", "0.0.0.0:80", "[::1]:8080"] {
+            let parsed = ServeCommand::try_parse_from(["catalogue", "--addr", fine]);
+            assert_eq!(
+                parsed.map(|c| c.args.addr.to_string()).ok().as_deref(),
+                Some(fine)
+            );
+        }
+    }
+
+    #[test]
+    fn port_is_told_where_the_port_goes() {
+        let told = "there is no --port: the port is part of the address, \
+                    --addr 127.0.0.1:PORT (or CATALOGUE_ADDR=127.0.0.1:PORT)";
+        assert_eq!(
+            refusal(&["--port", "8080"]),
+            format!("error: invalid value '8080' for '--port [<PORT>]': {told}")
+        );
+        assert!(refusal(&["--port"]).ends_with(told));
     }
 }

@@ -16,7 +16,7 @@ use crate::model::policy::DarwinCore;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Endpoint, Field, Filters, Model, Type};
 use crate::query::filter::{self, MAX_TERMS as MAX_SEARCH_TERMS};
-use crate::query::sort::sortable;
+use crate::query::sort::sortable_names;
 use crate::query::{facets, geojson, Columns, Format, DEFAULT_LIMIT};
 
 use super::openapi_parts::{
@@ -623,14 +623,7 @@ fn one_of(names: &[&str]) -> String {
 
 /// The keys `sort` accepts on an endpoint: scalar fields (parent ids in the plain shape).
 fn sort_keys(endpoint: Endpoint) -> Vec<&'static str> {
-    let shape = endpoint.shape();
-    endpoint
-        .model
-        .fields()
-        .iter()
-        .filter(|f| sortable(f.ty, shape))
-        .map(|f| f.name)
-        .collect()
+    sortable_names(endpoint.model, endpoint.shape())
 }
 
 fn fields_parameter(endpoint: Endpoint) -> Value {

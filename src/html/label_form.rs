@@ -128,11 +128,7 @@ fn control(params: &Params, name: &str, kind: &Control) -> Markup {
 
 /// The label form: GET to the list's own URL.
 pub fn form(path: &str, params: &Params) -> Markup {
-    let sortable = Model::SpecimenRecord
-        .fields()
-        .iter()
-        .filter(|f| sort::sortable(f.ty, Shape::Plain))
-        .map(|f| f.name);
+    let sortable = sort::sortable_names(Model::SpecimenRecord, Shape::Plain).into_iter();
     let current_sort = params.get("sort").unwrap_or("");
     html! {
         form.filters method="get" action=(path) role="search" aria-label="Specimen filters" {

@@ -207,11 +207,11 @@ fn tables() -> Vec<Table> {
 pub enum DbError {
     #[error(transparent)]
     Url(#[from] UrlError),
-    #[error("cannot open the SQLite database {path}: {source}")]
-    Open {
-        path: String,
-        source: rusqlite::Error,
-    },
+    // `cause`, not `source`: said once, not again by the error's chain.
+    #[error("cannot open the SQLite database {path}: {cause}")]
+    Open { path: String, cause: String },
+    #[error("there is no SQLite database at {path}{hint}")]
+    Missing { path: String, hint: String },
     #[error("cannot connect to {at}: {source}")]
     Connect { at: String, source: postgres::Error },
     #[error("cannot read {table} from {at}: {message}")]
@@ -486,15 +486,62 @@ fn typed(kind: Column, value: Option<String>) -> Value {
     }
 }
 
+/// What a relative SQLite path means, for a message that it is missing: the
+/// URL's three slashes make a path from the working directory.
+fn relative_hint(path: &std::path::Path) -> String {
+    if path.is_absolute() {
+        return String::new();
+    }
+    let here = std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|_| "the working directory".into());
+    let p = path.display();
+    format!(
+        " (sqlite:///{p}, with three slashes, is a path from the working directory, {here}); \
+         for /{p} write sqlite:////{p}, with four"
+    )
+}
+
 fn read_sqlite(
     path: &std::path::Path,
     f: &mut dyn FnMut(&mut dyn Rows, &str) -> Result<(), DbError>,
 ) -> Result<(), DbError> {
     use rusqlite::{Connection, OpenFlags};
-    let open = |source| DbError::Open {
-        path: path.display().to_string(),
-        source,
+    let shown = path.display().to_string();
+    let open = |e: rusqlite::Error| DbError::Open {
+        path: shown.clone(),
+        cause: match e {
+            // The file is there (checked below): it is the reading that fails.
+            rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::CannotOpen => {
+                "it is there but cannot be opened: check that this user may read it and \
+                 its folder"
+                    .into()
+            }
+            rusqlite::Error::SqliteFailure(f, Some(message)) => format!("{message} ({f})"),
+            other => other.to_string(),
+        },
     };
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(DbError::Missing {
+                hint: relative_hint(path),
+                path: shown,
+            })
+        }
+        Err(e) => {
+            return Err(DbError::Open {
+                path: shown,
+                cause: e.to_string(),
+            })
+        }
+        Ok(m) if !m.is_file() => {
+            return Err(DbError::Open {
+                path: shown,
+                cause: "it is not a file".into(),
+            })
+        }
+        Ok(_) => {}
+    }
     // Read-only, and never create a file that is not there.
     let conn = Connection::open_with_flags(
         path,

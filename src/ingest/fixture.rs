@@ -61,12 +61,29 @@ struct Object<'a> {
 impl Import {
     /// Reads one fixture file into this import.
     pub fn read_file(&mut self, path: &Path) {
-        match std::fs::read_to_string(path) {
-            Ok(text) => self.read_str(&path.display().to_string(), &text),
-            Err(e) => self.errors.push(Problem {
-                place: path.display().to_string(),
-                message: format!("cannot read: {e}"),
-            }),
+        let place = path.display().to_string();
+        let refused = |message: String| Problem {
+            place: place.clone(),
+            message,
+        };
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) => return self.errors.push(refused(format!("cannot read: {e}"))),
+        };
+        if bytes.starts_with(crate::snapshot::MAGIC) {
+            return self.errors.push(refused(format!(
+                "is a catalogue snapshot, not a fixture dump: `build` reads what \
+                 `manage.py dumpdata` writes. `catalogue inspect {place}` shows the \
+                 snapshot; `catalogue serve --snapshot {place}` serves it"
+            )));
+        }
+        match String::from_utf8(bytes) {
+            Ok(text) => self.read_str(&place, &text),
+            Err(_) => self.errors.push(refused(
+                "is not UTF-8 text: `build` reads the JSON `manage.py dumpdata` writes \
+                 (a database is read with --from-db)"
+                    .into(),
+            )),
         }
     }
 

@@ -105,6 +105,30 @@ pub enum Tick {
     Replaced { checksum: String, changes: String },
 }
 
+/// Why a tick left the file as it was.
+#[derive(Debug)]
+pub enum Failed {
+    /// The database could not be read, or the file not written.
+    Unreadable(anyhow::Error),
+    /// The database was read, and its collection fails validation.
+    Invalid(String),
+}
+
+impl std::fmt::Display for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failed::Unreadable(e) => write!(f, "{e}"),
+            Failed::Invalid(problems) => f.write_str(problems),
+        }
+    }
+}
+
+impl<E: Into<anyhow::Error>> From<E> for Failed {
+    fn from(e: E) -> Failed {
+        Failed::Unreadable(e.into())
+    }
+}
+
 /// The loop's memory between ticks: the checksum and digests at the path, and the
 /// change marker as of the last full read.
 pub struct Publisher {
@@ -145,7 +169,7 @@ impl Publisher {
 
     /// Reads the database's marker and, when it moved, the collection; replaces the
     /// file if the collection changed.
-    pub fn tick(&mut self) -> anyhow::Result<Tick> {
+    pub fn tick(&mut self) -> Result<Tick, Failed> {
         // Read before the collection: an edit between the two reads is in the
         // collection and moves the next marker, so it costs one more read, never a miss.
         let marker = database::marker(&self.source)?;
@@ -159,10 +183,10 @@ impl Publisher {
         let read_at = Instant::now();
         let checked = database::read(&self.source)?;
         if let Some(first) = checked.errors.first() {
-            anyhow::bail!(
+            return Err(Failed::Invalid(format!(
                 "the database's collection has {} problem(s), first: {first}",
                 checked.errors.len()
-            );
+            )));
         }
         let now = chrono::Utc::now().timestamp_micros();
         let prepared = (self.prepare)(&checked.collection);
@@ -171,8 +195,12 @@ impl Publisher {
             self.read_at = Some((marker, read_at));
             return Ok(Tick::Unchanged);
         }
-        snapshot::write_atomically(&self.path, &bytes)
-            .map_err(|e| anyhow::anyhow!("cannot replace {}: {e}", self.path.display()))?;
+        snapshot::write_atomically(&self.path, &bytes).map_err(|e| {
+            Failed::Unreadable(anyhow::anyhow!(
+                "cannot replace {}: {e}",
+                self.path.display()
+            ))
+        })?;
         let digest = Digest::of(&checked.collection);
         let changes = digest.changes(&self.digest);
         self.checksum = Some(header.checksum);
@@ -191,6 +219,8 @@ pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Ou
     let mut shutdown = std::pin::pin!(shutdown);
     let mut publisher = Some(publisher);
     let mut failures = 0u32;
+    // The last failure, said when ticks succeed again.
+    let mut failing: Option<Failed> = None;
     loop {
         let started = Instant::now();
         let mut s = publisher
@@ -208,8 +238,14 @@ pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Ou
         let ms = started.elapsed().as_millis() as u64;
         let delay = match result {
             Ok(tick) => {
-                if failures > 0 {
-                    tracing::info!(%source, failures, "the database reads again");
+                match failing.take() {
+                    Some(Failed::Unreadable(_)) => {
+                        tracing::info!(%source, failures, "the database reads again")
+                    }
+                    Some(Failed::Invalid(_)) => {
+                        tracing::info!(%source, failures, "the database's collection is valid again")
+                    }
+                    None => {}
                 }
                 failures = 0;
                 match tick {
@@ -225,6 +261,7 @@ pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Ou
                 failures += 1;
                 let backoff = Duration::from_secs(1 << (failures - 1).min(16)).min(every);
                 tracing::warn!(%source, retry_in = ?backoff, "{e}; {at} left as it was");
+                failing = Some(e);
                 backoff
             }
         };

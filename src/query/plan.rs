@@ -670,9 +670,20 @@ impl Plan {
 #[derive(Clone, Debug)]
 pub struct RecordPlan {
     endpoint: Endpoint,
-    /// `None` when the id cannot name a record (not an integer in canonical decimal).
-    id: Option<i64>,
+    named: Named,
     projection: Option<Projection>,
+}
+
+/// What a record's path names.
+#[derive(Clone, Debug)]
+enum Named {
+    /// An integer in canonical decimal: perhaps a record.
+    Id(i64),
+    /// A specimen's segment with letters and digits, as USIs are written: no
+    /// record, and the 404 says where a USI is asked.
+    Usi(Box<str>),
+    /// Nothing a record could be named by.
+    Nothing,
 }
 
 impl RecordPlan {
@@ -683,9 +694,20 @@ impl RecordPlan {
         let canonical = !id.is_empty()
             && id.bytes().all(|b| b.is_ascii_digit())
             && (id == "0" || !id.starts_with('0'));
+        let usi_like = endpoint.model == Model::SpecimenRecord
+            && id.bytes().any(|b| b.is_ascii_digit())
+            && id.bytes().any(|b| b.is_ascii_alphabetic())
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        let named = match canonical.then(|| id.parse().ok()).flatten() {
+            Some(id) => Named::Id(id),
+            None if usi_like => Named::Usi(id.into()),
+            None => Named::Nothing,
+        };
         Ok(RecordPlan {
             endpoint,
-            id: canonical.then(|| id.parse().ok()).flatten(),
+            named,
             projection,
         })
     }
@@ -693,14 +715,22 @@ impl RecordPlan {
     /// The item as the endpoint's list shows it, or 404.
     pub fn run(&self, view: &View) -> Result<Bytes, ApiError> {
         let model = self.endpoint.model;
-        let pos = self
-            .id
+        let id = match self.named {
+            Named::Id(id) => Some(id),
+            Named::Usi(_) | Named::Nothing => None,
+        };
+        let pos = id
             .and_then(|id| view.table(model).position(id))
             .ok_or_else(|| {
-                ApiError::not_found(format!(
-                    "No {} matches the given query.",
-                    model.class_name()
-                ))
+                let mut message = format!("No {} matches the given query.", model.class_name());
+                if let Named::Usi(usi) = &self.named {
+                    message.push_str(&format!(
+                        " A record is named by its id; a specimen is found by its USI at \
+                         /api/v2/{}/?usi={usi}",
+                        self.endpoint.segment()
+                    ));
+                }
+                ApiError::not_found(message)
             })?;
         Ok(match &self.projection {
             None => view.list(self.endpoint).item_bytes(pos as usize),

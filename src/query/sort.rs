@@ -35,9 +35,26 @@ pub fn parse(model: Model, shape: Shape, value: &str) -> Result<Vec<SortKey>, Ap
         return Ok(keys);
     }
     for key in value.split(',') {
-        push(&mut keys, self::key(model, shape, key)?);
+        let key = self::key(model, shape, key).map_err(|e| {
+            ApiError::bad_request(format!(
+                "{}; sort takes {} (- before one for descending)",
+                e.message,
+                sortable_names(model, shape).join(", ")
+            ))
+        })?;
+        push(&mut keys, key);
     }
     Ok(keys)
+}
+
+/// The fields `sort` takes, in the item's order.
+pub fn sortable_names(model: Model, shape: Shape) -> Vec<&'static str> {
+    model
+        .fields()
+        .iter()
+        .filter(|f| sortable(f.ty, shape))
+        .map(|f| f.name)
+        .collect()
 }
 
 /// Adds a key unless its field is already sorted on.
