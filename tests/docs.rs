@@ -12,6 +12,8 @@ const OTHER_PROGRAMS: &[&str] = &[
     "--natural-primary",
     // tests/browser/browser.py's.
     "--screenshots",
+    // benches/fixture_to_sqlite.py's.
+    "--force",
 ];
 
 fn root() -> PathBuf {
@@ -315,7 +317,9 @@ fn the_readme_fits_a_first_read() {
         "C compiler",
         "cargo run --release",
         "cargo test",
-        "cargo install --path .",
+        // Installing the binary just built, not building it again.
+        "install -m 755 target/release/catalogue",
+        "cargo install --locked --path .",
     ] {
         assert!(
             first.contains(said),
