@@ -464,7 +464,15 @@ fn the_http_answers_are_gbifs() {
     server.assert_error(
         "/gbif/v1/occurrence/search?year=1e3",
         400,
-        "year takes a value or a range `from,to` (`*` for an open end), not \"1e3\"",
+        "year takes a number (1990, 45.5), or a range `from,to` of them (`*` for an open end), \
+         not \"1e3\"",
+    );
+    // A date in another form is told the form to use.
+    server.assert_error(
+        "/gbif/v1/occurrence/search?eventDate=04/10/2019",
+        400,
+        "eventDate takes a date written YYYY, YYYY-MM or YYYY-MM-DD (2019, 2019-10, \
+         2019-10-04), or a range `from,to` of them (`*` for an open end), not \"04/10/2019\"",
     );
     // pygbif sends a checklistKey with every search: names are the collection's own.
     assert_eq!(

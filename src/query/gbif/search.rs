@@ -258,9 +258,19 @@ fn count(name: &str, value: &str) -> Result<usize, ApiError> {
 /// any value). A range from the larger to the smaller holds nothing, as GBIF
 /// answers it.
 fn range(name: &str, value: &str, one: impl Fn(&str) -> Option<Range>) -> Result<Range, ApiError> {
+    range_of(name, value, "a number (1990, 45.5)", one)
+}
+
+/// [`range`] of what `form` says (the message's words for one value).
+fn range_of(
+    name: &str,
+    value: &str,
+    form: &str,
+    one: impl Fn(&str) -> Option<Range>,
+) -> Result<Range, ApiError> {
     let refused = || {
         bad(format!(
-            "{name} takes a value or a range `from,to` (`*` for an open end), not {value:?}"
+            "{name} takes {form}, or a range `from,to` of them (`*` for an open end), not {value:?}"
         ))
     };
     match value.split_once(',') {
@@ -284,6 +294,9 @@ fn range(name: &str, value: &str, one: impl Fn(&str) -> Option<Range>) -> Result
 fn number(s: &str) -> Option<Range> {
     wkt::plain_number(s).map(|v| [v, v])
 }
+
+/// How a date is written, for the messages refusing one.
+const DATE_FORM: &str = "a date written YYYY, YYYY-MM or YYYY-MM-DD (2019, 2019-10, 2019-10-04)";
 
 /// The pattern of a number or range of [`number`]s, for the OpenAPI document.
 pub const NUMBER_RANGE: &str = r"^(\*|[+-]?[0-9]+(\.[0-9]+)?)(,(\*|[+-]?[0-9]+(\.[0-9]+)?))?$";
@@ -557,7 +570,7 @@ impl Search {
             Kind::EventDate | Kind::Modified => {
                 let ranges = given
                     .iter()
-                    .map(|v| range(name, v, days))
+                    .map(|v| range_of(name, v, DATE_FORM, days))
                     .collect::<Result<_, _>>()?;
                 match kind {
                     Kind::EventDate => Cond::Event(ranges),
