@@ -441,6 +441,22 @@ fn the_http_answers_are_gbifs() {
         400,
         "geometry: expected a latitude, found 'x' at character 24",
     );
+    // A country as GBIF writes it (alpha-2), as ISO's alpha-3 or name, or as
+    // the collection writes it (its abbreviation `USA`, its name): one count.
+    let count = |q: &str| server.get(&format!("/gbif/v1/occurrence/count?{q}")).text();
+    let us = count("country=US");
+    assert!(us != "0");
+    for q in [
+        "country=USA",
+        "country=usa",
+        "countryCode=USA",
+        "country=United%20States%20of%20America",
+    ] {
+        assert_eq!(count(q), us, "{q}");
+    }
+    assert!(count("country=CA") != "0");
+    assert_eq!(count("country=Canada"), count("country=CA"));
+    assert_eq!(count("country=XYZ"), "0");
     // A range from the larger to the smaller holds nothing, as GBIF answers it;
     // `*` alone is any value.
     assert_eq!(

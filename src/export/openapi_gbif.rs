@@ -53,7 +53,7 @@ fn describe(name: &str) -> (&'static str, &'static str) {
     match name {
         "q" => ("Full text: every whitespace-separated word in some text of the record (the specimen list's `search`).", TEXT),
         "scientificName" => ("A taxon's name at any rank (a binomial or trinomial below the genus), with or without its authority, ignoring case: its specimens and those of every taxon below it.", TEXT),
-        "country" | "countryCode" => ("The ISO 3166-1 alpha-2 code of the country, ignoring case.", TEXT),
+        "country" | "countryCode" => ("The ISO 3166-1 alpha-2 code of the country, ignoring case; also an alpha-3 code or a name ISO knows, or the collection's own abbreviation or name for a country.", TEXT),
         "year" | "month" | "day" | "decimalLatitude" | "decimalLongitude" | "elevation" => (
             "A number, or a range `from,to` with `*` for an open end (`1990,2000`, `12,*`; `*` alone: any value); a range from the larger to the smaller holds nothing.",
             NUMBER_RANGE,

@@ -8,6 +8,7 @@
 use chrono::{Datelike, NaiveDate};
 
 use super::terms::{day_of, text_column, Terms, NO_INT, TEXT};
+use crate::model::darwin_core::country_code;
 use crate::model::{Model, Shape};
 use crate::view::bits::Bits;
 use crate::view::View;
@@ -252,6 +253,24 @@ fn count(name: &str, value: &str) -> Result<usize, ApiError> {
                 "{name} must be a whole number of 0 or more, not {value:?}"
             ))
         })
+}
+
+/// The ISO alpha-2 codes a `country` value names beside itself: an alpha-3
+/// code or a name ISO knows, and the collection's own countries whose name or
+/// abbreviation it is (ignoring case).
+fn country_codes(view: &View, value: &str) -> Vec<&'static str> {
+    let mut codes: Vec<&'static str> = country_code(value, value).into_iter().collect();
+    let text = |pos, field| match view.value(Model::Country, pos, field) {
+        crate::view::Value::Str(s) => s,
+        _ => "",
+    };
+    for pos in 0..view.table(Model::Country).len() as u32 {
+        let (name, abbr) = (text(pos, "name"), text(pos, "abbr"));
+        if name.eq_ignore_ascii_case(value) || abbr.eq_ignore_ascii_case(value) {
+            codes.extend(country_code(name, abbr));
+        }
+    }
+    codes
 }
 
 /// `a`, `a,b`, `*,b` or `a,*`: a range of values parsed by `one` (`*` alone:
@@ -530,6 +549,15 @@ impl Search {
                 for v in given {
                     for &code in coded.find(v.trim()) {
                         hit[code as usize] = true;
+                    }
+                    if term == "countryCode" {
+                        // GBIF takes alpha-2; a person writes the country as
+                        // the collection does, or as ISO's alpha-3 or name.
+                        for alpha2 in country_codes(view, v.trim()) {
+                            for &code in coded.find(alpha2) {
+                                hit[code as usize] = true;
+                            }
+                        }
                     }
                     if term == "basisOfRecord" {
                         // GBIF's enum (`PRESERVED_SPECIMEN`) names the archive's
