@@ -11,7 +11,6 @@ use catalogue::model::{Endpoint, Model};
 use catalogue::query::{Limits, Params, Plan};
 use catalogue::serve::router;
 use catalogue::serve::settings::Settings;
-use catalogue::serve::state::State;
 use catalogue::view::View;
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -154,7 +153,7 @@ fn at_size(c: &mut Criterion, specimens: usize) {
 
     // The whole request as the server answers it, less the socket: the target
     // named, the request read, the plan, the tag, the headers, the metrics.
-    let state = State::new(view, Settings::default());
+    let state = catalogue::serve::state(view, Settings::default());
     let routes = router::routes(state);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 
+use crate::serve;
 use crate::serve::reload::{Reloader, Trigger};
-use crate::serve::{self, State};
 use crate::snapshot::SnapshotError;
 use crate::view::LoadError;
 
@@ -32,7 +32,7 @@ pub(super) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         "view loaded"
     );
     let settings = args.settings(dataset);
-    let state = State::new(view, settings);
+    let state = serve::state(view, settings);
     let reloader = Reloader::start(state.clone(), &args.snapshot, !args.no_watch)
         .with_context(|| format!("cannot watch {}", args.snapshot.display()))?;
     if !args.no_watch {

@@ -57,6 +57,14 @@ pub fn openapi(max_limit: Option<usize>) -> serde_json::Value {
     route::document(routes::ROUTES, max_limit)
 }
 
+/// The state serving `view` with `settings`, its OpenAPI document rendered
+/// now, at start, not on a request.
+pub fn state(view: crate::view::View, settings: Settings) -> Arc<State> {
+    let document =
+        serde_json::to_vec(&openapi(settings.limits.max_limit)).expect("a JSON value serialises");
+    State::new(view, settings, bytes::Bytes::from(document))
+}
+
 /// A connection's read buffer: a full head and the start of what follows.
 const READ_BUFFER_BYTES: usize = 2 * MAX_HEAD_BYTES;
 // hyper refuses (panics on) a read buffer under 8 KiB.

@@ -36,9 +36,6 @@ pub struct Ctx<'a> {
     pub state: &'a Arc<State>,
     pub served: &'a Arc<Served>,
     pub asked: &'a Asked,
-    /// The table the request was matched in (the OpenAPI document describes
-    /// it).
-    pub routes: &'static [Route],
 }
 
 impl Ctx<'_> {

@@ -211,7 +211,6 @@ async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answ
         state,
         served,
         asked,
-        routes: ROUTES,
     }) {
         Ok(job) => job,
         Err(refusal) => return *refusal,

@@ -2,7 +2,7 @@
 //! swapped whole on reload, beside the settings and the counters.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
 use arc_swap::ArcSwap;
@@ -152,8 +152,8 @@ pub struct State {
     /// `Cache-Control` for the answers that take the settings' age.
     pub cache_control: HeaderValue,
     pub metrics: Metrics,
-    /// The OpenAPI document for these settings, rendered on first request.
-    pub openapi: OnceLock<Bytes>,
+    /// The OpenAPI document for these settings, rendered once at start.
+    pub openapi: Bytes,
     /// Set when the server is told to stop: `/readyz` fails, and every answer
     /// says `Connection: close` so no client sends another request on it.
     pub draining: AtomicBool,
@@ -163,8 +163,10 @@ pub struct State {
 }
 
 impl State {
-    /// The state serving `view`; it starts nothing (see [`State::prepare`]).
-    pub fn new(view: View, settings: Settings) -> Arc<State> {
+    /// The state serving `view`, answering `openapi` as its OpenAPI document
+    /// (`serve::state` renders it from the route table); it starts nothing
+    /// (see [`State::prepare`]).
+    pub fn new(view: View, settings: Settings, openapi: Bytes) -> Arc<State> {
         let metrics = Metrics::default();
         metrics
             .loaded_at
@@ -175,7 +177,7 @@ impl State {
         Arc::new(State {
             cache_control,
             current: ArcSwap::new(Arc::new(Served::new(view, settings.replay_budget))),
-            openapi: OnceLock::new(),
+            openapi,
             work: Arc::new(Work::new(settings.query_threads, settings.query_queue)),
             settings,
             metrics,

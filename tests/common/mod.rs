@@ -42,7 +42,7 @@ impl Server {
 
     pub fn start(snapshot: &Path, settings: Settings) -> Server {
         let view = View::load(snapshot).expect("the snapshot loads");
-        let state = State::new(view, settings);
+        let state = catalogue::serve::state(view, settings);
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
