@@ -20,5 +20,6 @@ pub mod model;
 pub mod query;
 pub mod serve;
 pub mod snapshot;
+pub mod suggest;
 pub mod view;
 pub mod wagtail;

@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["ingest", "view"],
     &["query"],
     &["html"],
-    &["checklists", "labels", "wagtail"],
+    &["checklists", "labels", "suggest", "wagtail"],
     &["export"],
     &["serve"],
     &["cli"],

@@ -8,4 +8,5 @@ pub mod dwca;
 pub mod openapi;
 pub mod openapi_gbif;
 pub mod openapi_parts;
+pub mod openapi_suggest;
 pub mod openapi_wagtail;

@@ -16,6 +16,8 @@ pub const ARCHIVE_PATH: &str = "/dwca.zip";
 pub const LABELS_PATH: &str = "/api/v2/specimen-records/labels/";
 /// The species checklists of a specimen question.
 pub const CHECKLIST_PATH: &str = "/api/v2/specimen-records/checklist/";
+/// Suggestions as one types.
+pub const SUGGEST_PATH: &str = "/api/v2/suggest/";
 /// A specimen's short link, `{digits}` standing for its USI's digits: what a QR
 /// label says by default, sent on to the specimen's record.
 pub const SHORT_PATH: &str = "/s/{digits}";

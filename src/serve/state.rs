@@ -224,7 +224,8 @@ impl State {
     }
 }
 
-/// Builds a view's question indexes (sort orders, search words), then compresses
+/// Builds a view's question indexes (sort orders, search words) and its
+/// suggestions' index, then compresses
 /// its whole-list answers, on a background thread, so the first answer and a swap
 /// never wait for either; until then questions build the index they need and
 /// answers are compressed per response.
@@ -242,6 +243,16 @@ fn prepare_in_background(served: Arc<Served>) {
                 ms = started.elapsed().as_millis() as u64,
                 "sort orders and search words built"
             );
+            let started = Instant::now();
+            let suggestions = served.view.derived::<crate::suggest::Suggestions>();
+            tracing::info!(
+                ms = started.elapsed().as_millis() as u64,
+                bytes = suggestions.heap_bytes() as u64,
+                "names indexed for suggestions"
+            );
+            if !current() {
+                return;
+            }
             let started = Instant::now();
             served.precompress(COMPRESS_ABOVE, COMPRESS_BELOW);
             super::memory::give_back();

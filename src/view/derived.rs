@@ -36,6 +36,17 @@ impl Derived {
             .downcast_ref::<T>()
             .expect("a slot holds the type it is found by")
     }
+
+    /// The value of type `T`, if it was made.
+    pub fn get<T: Any + Send + Sync>(&self) -> Option<&T> {
+        let id = TypeId::of::<T>();
+        self.slots
+            .iter()
+            .map_while(|slot| slot.get())
+            .find(|(taken, _)| *taken == id)
+            .and_then(|(_, value)| value.get())
+            .and_then(|value| value.downcast_ref::<T>())
+    }
 }
 
 #[cfg(test)]
@@ -54,6 +65,8 @@ mod tests {
         assert_eq!(*derived.get_or_init(make), 7);
         assert_eq!(derived.get_or_init(|| String::from("x")), "x");
         assert_eq!(*derived.get_or_init(make), 7);
+        assert_eq!(derived.get::<u32>(), Some(&7));
+        assert_eq!(derived.get::<u64>(), None);
         assert_eq!(made.load(std::sync::atomic::Ordering::Relaxed), 1);
     }
 }

@@ -356,6 +356,12 @@ impl View {
         self.derived.get_or_init(|| T::derive(self))
     }
 
+    /// The value of type `T` if it was derived already (an answer that is
+    /// cheap once it is, and work before).
+    pub fn derived_made<T: Derive>(&self) -> Option<&T> {
+        self.derived.get()
+    }
+
     /// The rendered list of an endpoint.
     pub fn list(&self, endpoint: Endpoint) -> &List {
         if endpoint.nested {

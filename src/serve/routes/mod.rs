@@ -4,7 +4,7 @@
 //! `If-None-Match` follow from the entry.
 
 use crate::export::openapi::{self, Describe};
-use crate::export::{openapi_gbif, openapi_wagtail};
+use crate::export::{openapi_gbif, openapi_suggest, openapi_wagtail};
 
 use super::route::{Parse, Route};
 use super::routing::{MediaOf, Path, Routing, Seg, Shown, Slash, Source};
@@ -21,6 +21,7 @@ mod lists;
 mod operations;
 mod records;
 mod short;
+mod suggest;
 mod wagtail;
 
 use Seg::{Id, List, Lit};
@@ -250,7 +251,31 @@ pub static ROUTES: &[Route] = &[
         page: None,
         openapi: Some(openapi::checklist),
     },
+    json(
+        crate::model::endpoint::SUGGEST_PATH,
+        &[path(&[Lit("api"), Lit("v2"), Lit("suggest")], Slash::With)],
+        suggest::answer,
+        Some(openapi_suggest::suggest),
+    ),
     // GBIF's paths have no trailing slash (`/gbif/v1/occurrence/search`).
+    json(
+        "/gbif/v1/species/",
+        &[path(
+            &[Lit("gbif"), Lit("v1"), Lit("species"), Lit("suggest")],
+            Slash::Without,
+        )],
+        suggest::species,
+        Some(openapi_suggest::species),
+    ),
+    json(
+        "/gbif/v1/occurrence/",
+        &[path(
+            &[Lit("gbif"), Lit("v1"), Lit("occurrence"), Lit("search"), Id],
+            Slash::Without,
+        )],
+        suggest::term,
+        Some(openapi_suggest::term),
+    ),
     json(
         "/gbif/v1/occurrence/",
         &[path(
@@ -392,6 +417,13 @@ mod tests {
             ("/gbif/v1/occurrence/count", "/gbif/v1/occurrence/count"),
             ("/gbif/v1/occurrence/12", "/gbif/v1/occurrence/{id} 12"),
             ("/gbif/v1/occurrence/search/", "NotFound"),
+            (
+                "/gbif/v1/occurrence/search/recordedBy",
+                "/gbif/v1/occurrence/search/{id} recordedBy",
+            ),
+            ("/gbif/v1/species/suggest", "/gbif/v1/species/suggest"),
+            ("/api/v2/suggest/", "/api/v2/suggest/"),
+            ("/api/v2/suggest", "/api/v2/suggest/ unslashed"),
             ("/api/v2/images/", "/api/v2/images/"),
             ("/api/v2/images/7/", "/api/v2/images/{id}/ 7"),
             ("/api/v2/images/7", "/api/v2/images/{id}/ 7 unslashed"),
@@ -427,7 +459,10 @@ mod tests {
             describe(&mut paths, None);
             assert!(!paths.is_empty(), "{}", route.routing.metric);
             for path in paths.keys() {
-                let asked = path.replace("{id}", "1").replace("{key}", "1");
+                let asked = path
+                    .replace("{id}", "1")
+                    .replace("{key}", "1")
+                    .replace("{term}", "locality");
                 let table = ROUTES.iter().map(|r| &r.routing);
                 match Routed::of(table, &Method::GET, &asked) {
                     Routed::Route(m) => assert_eq!(m.route, at, "{path}"),

@@ -1,0 +1,178 @@
+//! How a name and what is typed are compared: both folded to the same plain
+//! form (lowercase, accents dropped, punctuation a space between words), and
+//! how many typos a length forgives.
+
+use unicode_normalization::char::is_combining_mark;
+use unicode_normalization::UnicodeNormalization;
+
+/// `name` folded: lowercase letters and digits, accents dropped (`Côté` is
+/// `cote`), letters with no decomposition spelled plainly (`ß` is `ss`, `ø` is
+/// `o`), apostrophes dropped (`O'Brien` is `obrien`), and anything else one
+/// space between words, none at either end.
+pub fn fold(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut space = false;
+    for c in name.nfd() {
+        if is_combining_mark(c) || matches!(c, '\'' | '’' | 'ʼ') {
+            continue;
+        }
+        let plain: &str = match c {
+            'ß' => "ss",
+            'æ' | 'Æ' => "ae",
+            'œ' | 'Œ' => "oe",
+            'ø' | 'Ø' => "o",
+            'ł' | 'Ł' => "l",
+            'đ' | 'Đ' | 'ð' | 'Ð' => "d",
+            'þ' | 'Þ' => "th",
+            'ı' => "i",
+            _ => "",
+        };
+        if !plain.is_empty() {
+            if space && !out.is_empty() {
+                out.push(' ');
+            }
+            space = false;
+            out.push_str(plain);
+        } else if c.is_alphanumeric() {
+            if space && !out.is_empty() {
+                out.push(' ');
+            }
+            space = false;
+            out.extend(c.to_lowercase());
+        } else {
+            space = true;
+        }
+    }
+    out
+}
+
+/// How many typos (an inserted, deleted, changed or swapped character) a word
+/// of `chars` characters forgives: none below 4, one from 4 to 7, two from 8.
+pub fn forgiven(chars: usize) -> u8 {
+    match chars {
+        0..=3 => 0,
+        4..=7 => 1,
+        _ => 2,
+    }
+}
+
+/// The keys a folded name is found by: its words in every order (up to four
+/// words; a longer name in each rotation), so that typing any of its words
+/// first, or all of them in any order, is typing the start of a key.
+pub fn keys(folded: &str) -> Vec<String> {
+    let words: Vec<&str> = folded.split(' ').filter(|w| !w.is_empty()).collect();
+    let mut keys = Vec::new();
+    if words.len() <= 4 {
+        permute(&mut words.clone(), 0, &mut keys);
+    } else {
+        for r in 0..words.len() {
+            let mut rotated = words[r..].to_vec();
+            rotated.extend_from_slice(&words[..r]);
+            keys.push(rotated.join(" "));
+        }
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+fn permute(words: &mut [&str], from: usize, out: &mut Vec<String>) {
+    if from + 1 >= words.len() {
+        if !words.is_empty() {
+            out.push(words.join(" "));
+        }
+        return;
+    }
+    for i in from..words.len() {
+        words.swap(from, i);
+        permute(words, from + 1, out);
+        words.swap(from, i);
+    }
+}
+
+/// The edits between `a` and `b` (optimal string alignment: insertions,
+/// deletions, substitutions and swaps of neighbours), in bytes, as a whole and
+/// at best against a start of `b`: `(whole, (best, start's length))`.
+pub fn distances(a: &[u8], b: &[u8]) -> (usize, (usize, usize)) {
+    let n = a.len();
+    let mut before: Vec<usize> = vec![0; n + 1];
+    let mut row: Vec<usize> = (0..=n).collect();
+    let mut next: Vec<usize> = vec![0; n + 1];
+    let mut best = (row[n], 0);
+    for (i, &c) in b.iter().enumerate() {
+        next[0] = i + 1;
+        for j in 1..=n {
+            let cost = usize::from(a[j - 1] != c);
+            let mut d = (row[j - 1] + cost).min(row[j] + 1).min(next[j - 1] + 1);
+            if i > 0 && j > 1 && a[j - 1] == b[i - 1] && a[j - 2] == c {
+                d = d.min(before[j - 2] + 1);
+            }
+            next[j] = d;
+        }
+        std::mem::swap(&mut before, &mut row);
+        std::mem::swap(&mut row, &mut next);
+        if row[n] < best.0 {
+            best = (row[n], i + 1);
+        }
+    }
+    (row[n], best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_fold_to_plain_words() {
+        assert_eq!(fold("Côté"), "cote");
+        assert_eq!(fold("  Danaus   plexippus "), "danaus plexippus");
+        assert_eq!(fold("D. plexippus"), "d plexippus");
+        assert_eq!(fold("Pima/Santa Cruz"), "pima santa cruz");
+        assert_eq!(fold("O'Brien"), "obrien");
+        assert_eq!(fold("Straße Øresund"), "strasse oresund");
+        assert_eq!(fold("CAT-000123"), "cat 000123");
+        assert_eq!(fold("…"), "");
+    }
+
+    #[test]
+    fn typos_forgiven_grow_with_length() {
+        assert_eq!(
+            [3, 4, 7, 8, 20].map(forgiven),
+            [0, 1, 1, 2, 2],
+            "none below 4, one to 7, two from 8"
+        );
+    }
+
+    #[test]
+    fn a_name_is_found_by_its_words_in_any_order() {
+        assert_eq!(keys("a b"), ["a b", "b a"]);
+        assert_eq!(keys("a b c").len(), 6);
+        assert_eq!(keys("a a"), ["a a"]);
+        assert_eq!(
+            keys("a b c d e"),
+            [
+                "a b c d e",
+                "b c d e a",
+                "c d e a b",
+                "d e a b c",
+                "e a b c d"
+            ]
+        );
+        assert!(keys("").is_empty());
+    }
+
+    #[test]
+    fn distances_count_each_kind_of_typo_once() {
+        let whole = |a: &str, b: &str| distances(a.as_bytes(), b.as_bytes()).0;
+        assert_eq!(whole("danaus", "danaus"), 0);
+        assert_eq!(whole("danus", "danaus"), 1);
+        assert_eq!(whole("danaaus", "danaus"), 1);
+        assert_eq!(whole("danuas", "danaus"), 1, "a swap is one typo");
+        assert_eq!(whole("donaus", "danaus"), 1);
+        assert_eq!(whole("dnuas", "danaus"), 2);
+        // Against a start of the name: `plexipp` is `plexippus` begun.
+        let start = |a: &str, b: &str| distances(a.as_bytes(), b.as_bytes()).1;
+        assert_eq!(start("plexipp", "plexippus"), (0, 7));
+        assert_eq!(start("plexiep", "plexippus"), (1, 6));
+    }
+}
