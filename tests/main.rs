@@ -37,4 +37,5 @@ mod replay;
 mod short;
 mod snapshot;
 mod startup;
+mod suggest;
 mod wagtail;

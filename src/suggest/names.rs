@@ -104,7 +104,8 @@ impl Names {
             let found = Found { thing, name, tier };
             best.entry(thing)
                 .and_modify(|b| {
-                    if tier < b.tier {
+                    // At equal tiers, the name given first (the label).
+                    if (tier, name) < (b.tier, b.name) {
                         *b = found;
                     }
                 })

@@ -1,0 +1,349 @@
+//! Suggestions (`/api/v2/suggest/`, GBIF's `species/suggest` and a term's
+//! values): an oracle over every name of a generated collection (typos,
+//! starts, case), and the exact answers on the bundled sample.
+
+use catalogue::model::Model;
+use catalogue::suggest::collection::Suggested;
+use catalogue::suggest::fold::fold;
+use catalogue::suggest::names::Tier;
+use catalogue::suggest::Suggestions;
+use catalogue::view::View;
+
+use crate::common::{self, Server, TempDir};
+
+/// The names a person may type for each record, by model and field.
+const NAMES: &[(Model, &str)] = &[
+    (Model::Order, "name"),
+    (Model::Order, "common_name"),
+    (Model::Family, "name"),
+    (Model::Family, "common_name"),
+    (Model::Subfamily, "name"),
+    (Model::Tribe, "name"),
+    (Model::Genus, "name"),
+    (Model::Species, "binomial"),
+    (Model::Species, "common_name"),
+    (Model::Subspecies, "trinomial"),
+    (Model::Country, "name"),
+    (Model::State, "name"),
+    (Model::County, "name"),
+    (Model::Locality, "name"),
+    (Model::Locality, "town"),
+    (Model::Person, "full_name"),
+    (Model::Person, "collector_name"),
+];
+
+/// One typo at character `at` of `name`: `op` 0 deletes it, 1 inserts a
+/// letter before it, 2 changes it, 3 swaps it with the next. `None` where
+/// that is no typo (a swap of equal letters, a change of a non-letter).
+fn typo(name: &str, at: usize, op: usize) -> Option<String> {
+    let mut c: Vec<char> = name.chars().collect();
+    if at >= c.len() {
+        return None;
+    }
+    match op {
+        0 => {
+            c.remove(at);
+        }
+        1 => c.insert(at, 'x'),
+        2 if c[at].is_alphabetic() => c[at] = if c[at] == 'q' { 'z' } else { 'q' },
+        3 if at + 1 < c.len() && c[at] != c[at + 1] && c[at + 1].is_alphabetic() => {
+            c.swap(at, at + 1)
+        }
+        _ => return None,
+    }
+    Some(c.into_iter().collect())
+}
+
+/// Where `(model, pos)` is among what `typed` finds (at most `limit`), or
+/// `Err` with what was found instead.
+fn place(
+    s: &Suggestions,
+    view: &View,
+    typed: &str,
+    limit: usize,
+    model: Model,
+    pos: u32,
+) -> Result<usize, Vec<(Model, u32, Tier, u32)>> {
+    let found = s.find(view, typed, &[], limit);
+    found
+        .iter()
+        .position(|f| f.model == model && f.pos == pos)
+        .ok_or_else(|| {
+            found
+                .iter()
+                .map(|f| (f.model, f.pos, f.tier, f.count))
+                .collect()
+        })
+}
+
+/// Whether every record found ranks at least as high as `target` would:
+/// a better tier, or the same with at least as many specimens.
+fn all_rank_higher(found: &[(Model, u32, Tier, u32)], tier: Tier, count: u32) -> bool {
+    found.len() > 0
+        && found
+            .iter()
+            .all(|f| f.2 < tier || (f.2 == tier && f.3 >= count))
+}
+
+#[test]
+fn every_name_is_found_through_typos_and_by_its_start() {
+    let dir = TempDir::new("suggest-oracle");
+    let view = View::load(&common::generated(&dir, 3000)).unwrap();
+    let s = Suggestions::build(&view);
+    // Each record's specimens, as the suggestions count them, by (model, pos).
+    let count_of = |model: Model, pos: u32, typed: &str| -> u32 {
+        s.find(&view, typed, &[], 50)
+            .iter()
+            .find(|f| f.model == model && f.pos == pos)
+            .map_or(0, |f: &Suggested| f.count)
+    };
+    let mut names = Vec::new();
+    for &(model, field) in NAMES {
+        for pos in 0..view.table(model).len() as u32 {
+            if let Some(name) = view.value(model, pos, field).as_str() {
+                if !fold(name).is_empty() {
+                    names.push((model, pos, name.to_owned()));
+                }
+            }
+        }
+    }
+    assert!(names.len() > 1000, "{} names", names.len());
+    // How many records share each folded name: none of them can be told
+    // from the others by it.
+    let mut shared = std::collections::HashMap::<String, usize>::new();
+    for (_, _, name) in &names {
+        *shared.entry(fold(name)).or_default() += 1;
+    }
+    let (mut typos, mut typos_top, mut starts, mut starts_top) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for (i, (model, pos, name)) in names.iter().enumerate() {
+        let (model, pos) = (*model, *pos);
+        let rivals = shared[&fold(name)] - 1;
+        // Case ignored: every other name typed in capitals.
+        let name = if i % 2 == 0 {
+            name.to_uppercase()
+        } else {
+            name.clone()
+        };
+        let count = count_of(model, pos, &name);
+        let chars = fold(&name).chars().count();
+        let mut variants: Vec<(String, u8)> = Vec::new();
+        if chars >= 4 {
+            let n = name.chars().count();
+            for (k, at) in [0, n / 2, n.saturating_sub(1)].into_iter().enumerate() {
+                for op in 0..4 {
+                    if (op + k + i) % 2 == 0 {
+                        if let Some(v) = typo(&name, at, op) {
+                            variants.push((v, 1));
+                        }
+                    }
+                }
+            }
+        }
+        if chars >= 8 {
+            let two = typo(&name, 1, 0).and_then(|v| typo(&v, v.chars().count() - 2, 2));
+            variants.extend(two.map(|v| (v, 2)));
+        }
+        for (variant, edits) in variants {
+            if fold(&variant) == fold(&name) {
+                continue;
+            }
+            typos += 1;
+            let tier = Tier::Typos {
+                edits,
+                begun: false,
+            };
+            match place(&s, &view, &variant, 3 + rivals, model, pos) {
+                Ok(_) => typos_top += 1,
+                Err(found) if all_rank_higher(&found, tier, count) => {}
+                Err(found) => failures.push(format!("{name:?} as {variant:?}: {found:?}")),
+            }
+        }
+        let letters: Vec<char> = name.chars().collect();
+        for end in (3..letters.len()).step_by(2 + i % 3) {
+            let start: String = letters[..end].iter().collect();
+            if fold(&start).chars().count() < 3 {
+                continue;
+            }
+            starts += 1;
+            match place(&s, &view, &start, 10 + rivals, model, pos) {
+                Ok(_) => starts_top += 1,
+                Err(found) if all_rank_higher(&found, Tier::Begun, count) => {}
+                Err(found) => failures.push(format!("{name:?} begun {start:?}: {found:?}")),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} not found where the ranking puts them, first: {:#?}",
+        failures.len(),
+        typos + starts,
+        &failures[..failures.len().min(10)]
+    );
+    eprintln!(
+        "suggest oracle: {typos_top} of {typos} typos in the top 3, {starts_top} of {starts} starts in the top 10; the rest below records that rank higher"
+    );
+    // Most are found outright: the exceptions are names that begin with what
+    // another, busier name begins with.
+    assert!(typos_top * 100 >= typos * 95, "{typos_top} of {typos}");
+    assert!(starts_top * 100 >= starts * 50, "{starts_top} of {starts}");
+}
+
+#[test]
+fn a_typo_in_a_usi_finds_no_other_specimen() {
+    let dir = TempDir::new("suggest-usi");
+    let view = View::load(&common::generated(&dir, 200)).unwrap();
+    let s = Suggestions::build(&view);
+    let usi = view
+        .value(Model::SpecimenRecord, 41, "usi")
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let found = s.find(&view, &usi.to_lowercase(), &[], 5);
+    assert_eq!((found[0].model, found[0].pos), (Model::SpecimenRecord, 41));
+    assert_eq!(found[0].tier, Tier::Exact);
+    // Its number alone, begun.
+    let digits = usi.rsplit('-').next().unwrap();
+    let found = s.find(&view, &digits[..digits.len() - 1], &[], 50);
+    assert!(found
+        .iter()
+        .any(|f| f.pos == 41 && f.model == Model::SpecimenRecord));
+    let changed = format!("{}9", &usi[..usi.len() - 1]);
+    let found = s.find(&view, &changed, &[catalogue::suggest::Kind::Specimen], 5);
+    assert!(found.iter().all(|f| f.tier == Tier::Exact), "{found:?}");
+}
+
+#[test]
+fn suggestions_answer_with_the_records_that_complete_the_text() {
+    let server = Server::sample();
+    let body = server.json("/api/v2/suggest/?q=danus&limit=2", 200);
+    assert_eq!(
+        body,
+        serde_json::json!({"items": [
+            {"kind": "genera", "id": 1, "label": "Danaus", "matched": "Danaus", "count": 3, "url": "/api/v2/genera/1/"},
+            {"kind": "species", "id": 1, "label": "Danaus plexippus", "matched": "Danaus plexippus", "count": 3, "url": "/api/v2/species/1/"},
+        ]})
+    );
+    // A common name, then the genus abbreviated; accents and case ignored.
+    let first = |q: &str| {
+        let body = server.json(&format!("/api/v2/suggest/?q={q}"), 200);
+        (
+            body["items"][0]["label"].as_str().unwrap_or("").to_owned(),
+            body["items"][0]["matched"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned(),
+        )
+    };
+    assert_eq!(
+        first("monarch"),
+        ("Danaus plexippus".into(), "Monarch".into())
+    );
+    assert_eq!(
+        first("D.+plex"),
+        ("Danaus plexippus".into(), "D. plexippus".into())
+    );
+    assert_eq!(
+        first("plexippus+danaus"),
+        ("Danaus plexippus".into(), "Danaus plexippus".into())
+    );
+    assert_eq!(
+        first("COTE"),
+        ("Théo J. Côté, III".into(), "Théo J. Côté, III".into())
+    );
+    assert_eq!(
+        first("usa"),
+        ("United States of America".into(), "USA".into())
+    );
+    assert_eq!(
+        first("UMMZ-000002"),
+        ("UMMZ-000002".into(), "UMMZ-000002".into())
+    );
+    // Only the kinds asked for.
+    let body = server.json("/api/v2/suggest/?q=a&kind=person&kind=place&limit=50", 200);
+    let kinds: std::collections::BTreeSet<&str> = body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["counties", "countries", "localities", "people", "states"]
+            .into_iter()
+            .collect()
+    );
+    assert_eq!(
+        server.json("/api/v2/suggest/?q=%2E%2E", 200),
+        serde_json::json!({"items": []})
+    );
+}
+
+#[test]
+fn suggestions_refuse_what_they_cannot_read() {
+    let server = Server::sample();
+    server.assert_error(
+        "/api/v2/suggest/",
+        400,
+        "q is required: the text typed so far, such as q=danaus",
+    );
+    server.assert_error(
+        "/api/v2/suggest/?q=a&kind=plant",
+        400,
+        "kind must be one of taxon, place, person, specimen, not \"plant\"",
+    );
+    server.assert_error(
+        "/api/v2/suggest/?q=a&limit=51",
+        400,
+        "limit must be a whole number from 1 to 50, not \"51\"",
+    );
+    server.assert_error(
+        "/api/v2/suggest/?q=a&search=b",
+        400,
+        "unknown parameter \"search\": suggestions take q, kind, limit, format, _",
+    );
+    server.assert_error(
+        "/gbif/v1/occurrence/search/waterBody?q=a",
+        404,
+        "no suggestions for \"waterBody\": values are suggested for catalogNumber, recordedBy, locality, stateProvince",
+    );
+    server.assert_error(
+        "/gbif/v1/species/suggest?q=a&rank=clade",
+        400,
+        "rank must be one of GBIF's ranks (ORDER, FAMILY, GENUS, SPECIES, SUBSPECIES...), not \"clade\"",
+    );
+}
+
+#[test]
+fn gbif_suggests_names_and_values_in_its_shapes() {
+    let server = Server::sample();
+    let body = server.json("/gbif/v1/species/suggest?q=danaus+p&rank=species", 200);
+    assert_eq!(
+        body,
+        serde_json::json!([{
+            "key": 1, "scientificName": "Danaus plexippus (Linnaeus, 1758)",
+            "canonicalName": "Danaus plexippus", "rank": "SPECIES", "status": "ACCEPTED",
+            "synonym": false, "genus": "Danaus", "tribe": "Danaini", "subfamily": "Danainae",
+            "family": "Nymphalidae", "order": "Lepidoptera",
+        }])
+    );
+    assert_eq!(
+        server.json("/gbif/v1/species/suggest?q=danaus&rank=kingdom", 200),
+        serde_json::json!([])
+    );
+    assert_eq!(
+        server.json("/gbif/v1/occurrence/search/recordedBy?q=brooks", 200),
+        serde_json::json!(["Amelia Brooks", "Henry Brooks, Jr."])
+    );
+    assert_eq!(
+        server.json(
+            "/gbif/v1/occurrence/search/catalogNumber?q=ummz-00000&limit=2",
+            200
+        ),
+        serde_json::json!(["UMMZ-000001", "UMMZ-000002"])
+    );
+    assert_eq!(
+        server.json("/gbif/v1/occurrence/search/stateProvince?q=queb", 200),
+        serde_json::json!(["Québec"])
+    );
+}
