@@ -36,6 +36,7 @@ pub static ASSETS: &[Asset] = &[
     asset!("site.css", CSS),
     asset!("map.js", JS),
     asset!("docs.js", JS),
+    asset!("suggest.js", JS),
     asset!("vendor/leaflet/leaflet.js", JS),
     asset!("vendor/leaflet/leaflet.css", CSS),
     asset!("vendor/leaflet/images/layers.png", PNG),

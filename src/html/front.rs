@@ -2,7 +2,8 @@
 
 use maud::html;
 
-use crate::model::endpoint::{API_PREFIX, ARCHIVE_PATH, OPENAPI_PATH};
+use crate::model::endpoint::{API_PREFIX, ARCHIVE_PATH, OPENAPI_PATH, SUGGEST_PATH};
+use crate::model::Model;
 use crate::model::Endpoint;
 use crate::view::View;
 
@@ -17,7 +18,14 @@ const DOCS: Loads = Loads {
     scripts: &["vendor/swagger-ui-dist/swagger-ui-bundle.js", "docs.js"],
 };
 
-/// `/` and `/api/v2/`: every list with its count, the snapshot, the documents.
+/// The front page's script: its search box suggests as one types.
+const FRONT: Loads = Loads {
+    styles: &[],
+    scripts: &["suggest.js"],
+};
+
+/// `/` and `/api/v2/`: a search box, every list with its count, the snapshot,
+/// the documents.
 pub fn home(view: &View) -> String {
     let created = chrono::DateTime::from_timestamp_micros(view.header.created_at)
         .unwrap_or_default()
@@ -33,15 +41,29 @@ pub fn home(view: &View) -> String {
             )
         })
         .collect();
+    let specimens = format!("{API_PREFIX}{}/", Model::SpecimenRecord.path());
     layout::page(
         view,
         "The collection",
         html! {},
-        &Loads::default(),
+        &FRONT,
         html! {
             h1 { "The collection" }
             p.summary {
                 "Snapshot " code { (view.header.checksum_hex()) } ", built " (created) "."
+            }
+            // Without script, a search of the specimen list; with it, a
+            // combobox whose options open their records.
+            form.find method="get" action=(specimens) role="search" {
+                label for="find" { "Find a taxon, place, person or specimen" }
+                div.combo {
+                    input #find type="search" name="search" autocomplete="off"
+                        role="combobox" aria-autocomplete="list" aria-expanded="false"
+                        aria-controls="find-options";
+                    ul #find-options role="listbox" aria-label="Suggestions" hidden
+                        data-source=(SUGGEST_PATH) {}
+                }
+                button type="submit" { "Search specimens" }
             }
             h2 { "Lists" }
             ul.counts {

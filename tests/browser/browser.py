@@ -116,6 +116,8 @@ def hostile_collection(binary, work):
     identified = next(r for r in specimens if r["fields"].get("species"))
     insect = next(r for r in records if r["model"] == "images.customimage" and r["fields"]["image_type"] == "insect")
     insect["fields"]["species"] = identified["fields"]["species"]
+    # A genus a person types with a typo, for the search box's suggestions.
+    next(r for r in records if r["model"] == "taxonomy.genus")["fields"]["name"] = "Danaus"
     gps = next(r for r in records if r["model"] == "geography.gps")
     gps["fields"]["latitude"], gps["fields"]["longitude"] = KANSAS
     missing = media_files(records, os.path.join(work, "media"))
@@ -189,6 +191,49 @@ class Browser:
         return self.driver.find_element(By.CSS_SELECTOR, css).text
 
 
+def find_as_one_types(b, base):
+    """The front page's search box: `danus` typed suggests the genus Danaus;
+    arrows reach it, Enter opens its page; Escape closes the list; at a phone's
+    width too. Without a choice, Enter searches the specimen list."""
+    d = b.driver
+    for width in (390, 1280):
+        d.set_window_size(width, 900)
+        b.open("/")
+        box = d.find_element(By.ID, "find")
+        box.send_keys("danus")
+        options = "#find-options li[role=option]"
+        b.wait.until(lambda d: any("Danaus" in o.text for o in d.find_elements(By.CSS_SELECTOR, options)))
+        b.check(box.get_attribute("aria-expanded") == "true", f"search box ({width} px): the list is open")
+        wide = d.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+        b.check(not wide, f"search box ({width} px): no sideways scrolling with the list open")
+        b.shot(f"front-suggest-{width}.png")
+        labels = [o.find_element(By.TAG_NAME, "span").text for o in d.find_elements(By.CSS_SELECTOR, options)]
+        b.check("Danaus" in labels, f"search box: Danaus suggested for danus ({labels})")
+        for _ in range(labels.index("Danaus") + 1 if "Danaus" in labels else 1):
+            box.send_keys(Keys.ARROW_DOWN)
+        active = box.get_attribute("aria-activedescendant")
+        chosen = d.find_element(By.ID, active) if active else None
+        b.check(chosen is not None and chosen.get_attribute("aria-selected") == "true"
+                and chosen.find_element(By.TAG_NAME, "span").text == "Danaus",
+                "search box: the arrows choose Danaus")
+        if width == 390:
+            box.send_keys(Keys.ESCAPE)
+            b.check(not d.find_element(By.ID, "find-options").is_displayed(), "search box: Escape closes the list")
+            continue
+        box.send_keys(Keys.ENTER)
+        b.wait.until(lambda d: "/api/v2/genera/" in d.current_url)
+        b.settle()
+        b.check("Danaus" in b.text("h1"), f"search box: Enter opens the genus's page ({d.current_url})")
+        b.clean_page("search box and the page it opened")
+    # Without a choice, Enter submits the form: a search of the specimen list.
+    b.open("/")
+    box = d.find_element(By.ID, "find")
+    box.send_keys("idae")
+    box.send_keys(Keys.ENTER)
+    b.wait.until(lambda d: "search=idae" in d.current_url)
+    b.check("/api/v2/specimen-records/?search=idae" in d.current_url, f"search box: Enter searches ({d.current_url})")
+
+
 def run(b, base, missing):
     d = b.driver
     # The front page, then a list from it.
@@ -201,6 +246,8 @@ def run(b, base, missing):
     b.check(focused.get_attribute("class") == "skip" and focused.is_displayed(), "keyboard: Tab reaches the skip link")
     focused.send_keys(Keys.ENTER)
     b.check(d.switch_to.active_element.get_attribute("id") == "content", "keyboard: the skip link moves to the content")
+    find_as_one_types(b, base)
+    b.open("/")
     d.find_element(By.LINK_TEXT, "specimen-records").click()
     b.settle()
     b.check(d.current_url == base + "/api/v2/specimen-records/", f"front page links the list ({d.current_url})")
