@@ -19,8 +19,9 @@ import tempfile
 import time
 import urllib.parse
 import urllib.request
+import warnings
 
-from pygbif import occurrences
+from pygbif import occurrences, species
 
 LIST = "/api/v2/specimen-records/"
 
@@ -144,6 +145,19 @@ def check(base):
         fail(f"get {record['id']}: year {o.get('year')} against {record['year']}")
     print(f"  get({record['id']}): {o['catalogNumber']}")
 
+    # Name suggestions: each species found by its binomial, by its start, and
+    # with a letter dropped, as pygbif's name_suggest asks (limit=100).
+    binomials = sorted({i["species"]["binomial"] for i in every if i.get("species")})
+    for name in binomials[:: max(1, len(binomials) // 25)]:
+        for typed in (name, name[: len(name) - 3], name[:2] + name[3:]):
+            found = [u["canonicalName"] for u in species.name_suggest(q=typed)]
+            if name not in found[:10]:
+                fail(f"name_suggest({typed!r}) does not suggest {name!r} in its first 10: {found[:10]}")
+        usage = species.name_suggest(q=name, rank="species", limit=1)
+        if [u["rank"] for u in usage] != ["SPECIES"] or usage[0]["canonicalName"] != name:
+            fail(f"name_suggest({name!r}, rank='species'): {usage}")
+    print(f"  name_suggest: {len(binomials[:: max(1, len(binomials) // 25)])} species by name, start and typo")
+
 
 def serve(binary, snapshot, work):
     port = free_port()
@@ -164,11 +178,13 @@ def serve(binary, snapshot, work):
 
 def point_pygbif_at(base):
     """The one change a GBIF client needs: its base URL."""
-    for module in ("pygbif.occurrences.search", "pygbif.occurrences.get"):
+    for module in ("pygbif.occurrences.search", "pygbif.occurrences.get", "pygbif.species.name_suggest"):
         importlib.import_module(module).gbif_baseurl = base + "/gbif/v1/"
 
 
 def main():
+    # name_suggest warns that GBIF's backbone is outdated: not this server's.
+    warnings.simplefilter("ignore", DeprecationWarning)
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
     args = parser.parse_args()
