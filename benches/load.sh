@@ -18,7 +18,9 @@
 # distinct requests (benches/questions.py writes the wrk script): a substring filter
 # on the family's name (40 fragments), a one-word search (the 60 commonest words),
 # a sort on any sortable field either way at offsets up to 50,000, a facet on any
-# facetable field; all at random offsets, so no answer repeats often.
+# facetable field; all at random offsets, so no answer repeats often. `KINDS=suggest`
+# asks for suggestions of 3,000 distinct starts and typos of the collection's names.
+# Each kind's p99 latency (wrk --latency) is the median of the rounds'.
 #
 # With `html`: no nginx; each URL as JSON and as a page (`Accept: text/html`, what a
 # browser sends), alternating, and the ratio page / JSON.
@@ -84,20 +86,27 @@ median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? 
 if [ "$mode" = questions ]; then
   echo
   echo "cold questions, $n specimens: wrk -t$threads -c$connections -d$duration, $rounds rounds, requests/s"
-  printf '%-8s %-30s %8s %10s\n' kind rounds median non-2xx
+  # Steady state: after the background preparation (sort orders, words, the
+  # suggestions' index).
+  until grep -q 'names indexed for suggestions' "$work/server.log"; do sleep 0.5; done
+  printf '%-8s %-30s %8s %8s %10s\n' kind rounds median p99-ms non-2xx
   for kind in ${KINDS:-filter search sort facet}; do
     python3 benches/questions.py "$base" "$kind" "$work/$kind.lua"
     all=()
+    p99=()
     errors=0
     for _ in $(seq 1 "$rounds"); do
-      out=$(wrk -t"$threads" -c"$connections" -d"$duration" -s "$work/$kind.lua" "$base")
+      out=$(wrk -t"$threads" -c"$connections" -d"$duration" --latency -s "$work/$kind.lua" "$base")
       all+=("$(awk '/Requests\/sec/ {print int($2)}' <<< "$out")")
+      p99+=("$(awk '$1 == "99%" {v = $2; if (v ~ /us$/) v = v / 1000; else if (v ~ /ms$/) v = v + 0; else if (v ~ /s$/) v = v * 1000; printf "%.2f", v}' <<< "$out")")
       errors=$(( errors + $(awk '/Non-2xx/ {print $NF}' <<< "$out" | grep . || echo 0) ))
     done
-    printf '%-8s %-30s %8s %10s\n' "$kind" "${all[*]}" "$(median "${all[@]}")" "$errors"
+    p99_median=$(printf '%s\n' "${p99[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+    printf '%-8s %-30s %8s %8s %10s\n' "$kind" "${all[*]}" "$(median "${all[@]}")" "$p99_median" "$errors"
   done
   echo "server memory after the questions: $(held_mb "$server") MB (RSS peak $(rss VmHWM) MB)"
   grep -o 'sort orders and search words built ms=[0-9]*' "$work/server.log" || true
+  grep -o 'names indexed for suggestions ms=[0-9]* bytes=[0-9]*' "$work/server.log" || true
   exit 0
 fi
 

@@ -151,6 +151,33 @@ fn at_size(c: &mut Criterion, specimens: usize) {
     }
     pages.finish();
 
+    // Suggestions: the index built, and a name begun, typed with a typo, and
+    // typed with two (the view's first species with a binomial of 8 or more).
+    let mut suggest = c.benchmark_group(format!("suggest/{specimens}"));
+    suggest.sample_size(10);
+    suggest.bench_function("build the index", |b| {
+        b.iter(|| catalogue::suggest::Suggestions::build(black_box(&view)))
+    });
+    suggest.sample_size(100);
+    let index = catalogue::suggest::Suggestions::build(&view);
+    let binomial = (0..view.table(Model::Species).len() as u32)
+        .filter_map(|p| view.value(Model::Species, p, "binomial").as_str())
+        .find(|b| b.len() >= 8)
+        .expect("a generated collection has binomials")
+        .to_owned();
+    let one = format!("{}{}", &binomial[..2], &binomial[3..]);
+    let two = format!("{}x{}", &binomial[..1], &one[2..]);
+    for (name, typed) in [
+        ("begun", &binomial[..5]),
+        ("one typo", &one[..]),
+        ("two typos", &two[..]),
+    ] {
+        suggest.bench_function(name, |b| {
+            b.iter(|| index.find(&view, black_box(typed), &[], 10))
+        });
+    }
+    suggest.finish();
+
     // The whole request as the server answers it, less the socket: the target
     // named, the request read, the plan, the tag, the headers, the metrics.
     let state = catalogue::serve::state(view, Settings::default());

@@ -380,8 +380,9 @@ fn the_document_is_served_and_printed_alike() {
     assert_eq!(doc["openapi"], "3.1.0");
     // Two paths per endpoint, the document's own, the archive, Wagtail's images
     // (two), pages (three) and documents (two), the label sheets, the short
-    // links, the checklists and GBIF's search, count and occurrence.
-    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 30 + 15);
+    // links, the checklists, GBIF's search, count and occurrence, and the
+    // suggestions (ours, GBIF's species and a term's values).
+    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 30 + 18);
     let short = &doc["paths"]["/s/{digits}"]["get"];
     assert!(short["responses"]["301"]["headers"]["Location"].is_object());
     assert!(short["responses"]["404"].is_object());

@@ -79,7 +79,7 @@ fn place(
 /// Whether every record found ranks at least as high as `target` would:
 /// a better tier, or the same with at least as many specimens.
 fn all_rank_higher(found: &[(Model, u32, Tier, u32)], tier: Tier, count: u32) -> bool {
-    found.len() > 0
+    !found.is_empty()
         && found
             .iter()
             .all(|f| f.2 < tier || (f.2 == tier && f.3 >= count))

@@ -12,6 +12,7 @@ use ahash::AHashMap;
 use crate::encoding::json::{write_int, write_str};
 use crate::model::{Model, Type};
 
+use crate::view::name::scientific_name_field;
 use crate::view::{Derive, Value, View};
 
 /// No taxon, no locality.
@@ -79,15 +80,6 @@ pub struct Identified {
     pub in_order: Vec<u32>,
     /// Every taxon's names, by its number.
     pub named: Vec<Named>,
-}
-
-/// The field holding a taxon's full name at its rank.
-pub fn full_name(rank: Model) -> &'static str {
-    match rank {
-        Model::Species => "binomial",
-        Model::Subspecies => "trinomial",
-        _ => "name",
-    }
 }
 
 impl Derive for Identified {
@@ -193,7 +185,7 @@ fn named(view: &View, rank: Model, p: u32) -> Named {
     let (mut m, mut q) = (rank, p);
     loop {
         if let Some(i) = CLASSIFICATION.iter().position(|&c| c == m) {
-            classification[i] = Some(text(m, q, full_name(m)));
+            classification[i] = Some(text(m, q, scientific_name_field(m)));
         }
         let parent = m
             .fields()
@@ -207,7 +199,7 @@ fn named(view: &View, rank: Model, p: u32) -> Named {
     let mut named = Named {
         rank,
         id: view.table(rank).id(p),
-        scientific_name: text(rank, p, full_name(rank)),
+        scientific_name: text(rank, p, scientific_name_field(rank)),
         authority: text(rank, p, "authority"),
         common_name: text(rank, p, "common_name"),
         classification,

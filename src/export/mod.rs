@@ -1,5 +1,6 @@
 //! What the collection and its API look like to other programs: the OpenAPI
-//! document ([`openapi`], with GBIF's occurrence operations in [`openapi_gbif`])
+//! document ([`openapi`], with GBIF's occurrence operations in [`openapi_gbif`], the
+//! suggestions' in [`openapi_suggest`], Wagtail's in [`openapi_wagtail`])
 //! and the Darwin Core Archive ([`dwca`]). Both are made
 //! from the field tables and a view; neither knows of HTTP.
 

@@ -70,7 +70,8 @@ pub fn suggest(paths: &mut Paths, _: Option<usize>) {
             "description": "Taxa (every rank, by scientific and common name, a genus abbreviated as \
                 `D. plexippus`), places (every level), people and specimens (by USI), found by the \
                 start of any word of a name, by whole words in any order, or within typos (one \
-                from 4 characters, two from 8; not for USIs). Ranked: the exact name, then a \
+                from 4 characters, two from 8 with at most one in a name's first two; not \
+                for USIs). Ranked: the exact name, then a \
                 name begun, then names with typos (fewer first); within each, more specimens \
                 first.",
             "tags": ["suggest"],

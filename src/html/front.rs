@@ -3,8 +3,8 @@
 use maud::html;
 
 use crate::model::endpoint::{API_PREFIX, ARCHIVE_PATH, OPENAPI_PATH, SUGGEST_PATH};
-use crate::model::Model;
 use crate::model::Endpoint;
+use crate::model::Model;
 use crate::view::View;
 
 use super::layout::{self, Loads};

@@ -6,9 +6,10 @@
 use std::ops::ControlFlow;
 
 use crate::model::Model;
+use crate::view::name::scientific_name_field;
 use crate::view::{Derive, Value, View};
 
-use super::fold::fold;
+use super::fold::{fold, word_ends};
 use super::index::{Index, Keys};
 use super::names::{Found, Gathered, Names, Tier};
 
@@ -47,31 +48,27 @@ impl Kind {
 
 /// The models named, in the order their records are numbered (which breaks
 /// ties): the ranks from the highest, the places from the widest, people.
-const NAMED: [Model; 12] = [
-    Model::Order,
-    Model::Family,
-    Model::Subfamily,
-    Model::Tribe,
-    Model::Genus,
-    Model::Species,
-    Model::Subspecies,
-    Model::Country,
-    Model::State,
-    Model::County,
-    Model::Locality,
-    Model::Person,
-];
+fn named() -> impl Iterator<Item = Model> {
+    Model::RANKS.into_iter().rev().chain([
+        Model::Country,
+        Model::State,
+        Model::County,
+        Model::Locality,
+        Model::Person,
+    ])
+}
 
 /// The fields each model is named by, the first its label.
-fn naming(model: Model) -> &'static [&'static str] {
+fn naming(model: Model) -> Vec<&'static str> {
+    if model.rank_name().is_some() {
+        return vec![scientific_name_field(model), "common_name"];
+    }
     match model {
-        Model::Species => &["binomial", "common_name"],
-        Model::Subspecies => &["trinomial", "common_name"],
-        Model::Country | Model::State => &["name", "abbr"],
-        Model::County => &["full_name", "name"],
-        Model::Locality => &["name", "town"],
-        Model::Person => &["full_name", "collector_name"],
-        _ => &["name", "common_name"],
+        Model::Country | Model::State => vec!["name", "abbr"],
+        Model::County => vec!["full_name", "name"],
+        Model::Locality => vec!["name", "town"],
+        Model::Person => vec!["full_name", "collector_name"],
+        _ => vec!["name"],
     }
 }
 
@@ -103,7 +100,7 @@ pub struct Suggested<'s> {
 /// The index.
 #[derive(Default)]
 pub struct Suggestions {
-    /// Each named record (a thing of `names`), in [`NAMED`]'s order.
+    /// Each named record (a thing of `names`), in [`named`]'s order.
     records: Vec<(Model, u32)>,
     /// Its specimens.
     counts: Vec<u32>,
@@ -137,16 +134,11 @@ fn abbreviated(name: &str) -> Vec<String> {
     out
 }
 
-/// The ends of a folded text at each word (`cat 000123`, `000123`).
-fn word_ends(folded: &str) -> impl Iterator<Item = &str> {
-    std::iter::once(folded).chain(folded.match_indices(' ').map(|(i, _)| &folded[i + 1..]))
-}
-
 impl Suggestions {
     pub fn build(view: &View) -> Suggestions {
         let mut records = Vec::new();
         let mut start = [0u32; Model::ALL.len()];
-        for model in NAMED {
+        for model in named() {
             start[model.index()] = records.len() as u32;
             records.extend((0..view.table(model).len() as u32).map(|p| (model, p)));
         }
@@ -159,10 +151,10 @@ impl Suggestions {
                     continue;
                 };
                 gathered.name(thing, name);
-                if matches!(model, Model::Species | Model::Subspecies) && *field != "common_name" {
+                if matches!(model, Model::Species | Model::Subspecies) && field != "common_name" {
                     for short in abbreviated(name) {
                         let key = fold(&short);
-                        gathered.name_keyed(thing, &short, vec![key]);
+                        gathered.name_keyed(thing, &short, vec![key.clone()], vec![key]);
                     }
                 }
             }
@@ -196,7 +188,7 @@ impl Suggestions {
 
     /// The best `limit` records `typed` finds, of the kinds `kinds` (all
     /// when empty): by tier, then more specimens first, then the order of
-    /// [`NAMED`] and of ids (specimens, each one, last at equal counts).
+    /// [`named`] and of ids (specimens, each one, last at equal counts).
     pub fn find<'v>(
         &'v self,
         view: &'v View,
@@ -287,7 +279,7 @@ impl Suggestions {
 fn count(view: &View, records: &[(Model, u32)], start: &[u32]) -> Vec<u32> {
     let mut counts = vec![0u32; records.len()];
     let specimens = view.table(Model::SpecimenRecord);
-    for model in NAMED {
+    for model in named() {
         let fields: Vec<usize> = counted_by(model)
             .iter()
             .filter_map(|f| Model::SpecimenRecord.field_index(f))
@@ -325,13 +317,5 @@ mod tests {
             ["D. plexippus megalippe", "D. p. megalippe"]
         );
         assert!(abbreviated("Danaus").is_empty());
-    }
-
-    #[test]
-    fn a_usi_is_found_from_any_of_its_words() {
-        assert_eq!(
-            word_ends("ummz ins 000123").collect::<Vec<_>>(),
-            ["ummz ins 000123", "ins 000123", "000123"]
-        );
     }
 }

@@ -6,6 +6,7 @@ use crate::encoding::json::{write_int, write_str};
 use crate::model::Model;
 use crate::query::gbif::terms::{text_column, Terms};
 use crate::query::{ApiError, Params};
+use crate::view::name::scientific_name_field;
 use crate::view::{chain, Derive, View};
 
 use super::collection::{Kind, Suggestions};
@@ -187,8 +188,10 @@ pub fn species(view: &View, request: &SpeciesRequest) -> Vec<u8> {
         );
         out.extend_from_slice(b",\"status\":\"ACCEPTED\",\"synonym\":false");
         for (m, p) in chain::chain(view, s.model, s.pos) {
-            let (Some(rank), Some(name)) = (m.rank_name(), view.value(m, p, full_name(m)).as_str())
-            else {
+            let (Some(rank), Some(name)) = (
+                m.rank_name(),
+                view.value(m, p, scientific_name_field(m)).as_str(),
+            ) else {
                 continue;
             };
             out.push(b',');
@@ -200,15 +203,6 @@ pub fn species(view: &View, request: &SpeciesRequest) -> Vec<u8> {
     }
     out.push(b']');
     out
-}
-
-/// The field holding a taxon's whole name.
-fn full_name(rank: Model) -> &'static str {
-    match rank {
-        Model::Species => "binomial",
-        Model::Subspecies => "trinomial",
-        _ => "name",
-    }
 }
 
 /// `occurrence/search/<term>`: the term, what was typed, how many.

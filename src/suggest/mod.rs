@@ -4,14 +4,16 @@
 //! and GBIF's suggestions (`gbif`: `species/suggest`, a term's values).
 //!
 //! `fold` is how text is compared, `index` the names' finite-state transducer
-//! and the typo automaton, `names` what typing finds among names, `collection`
-//! the view's records as names (derived once per view), `gbif` GBIF's shapes.
+//! (whole and begun), `near` their trie walked for typos, `names` what typing
+//! finds among names, `collection` the view's records as names (derived once
+//! per view), `gbif` GBIF's shapes.
 
 pub mod collection;
 pub mod fold;
 pub mod gbif;
 pub mod index;
 pub mod names;
+pub mod near;
 
 use crate::encoding::json::{write_int, write_str};
 use crate::model::endpoint::API_PREFIX;

@@ -6,8 +6,9 @@ use std::ops::ControlFlow;
 
 use ahash::AHashMap;
 
-use super::fold::{distances, fold, forgiven, keys};
+use super::fold::{fold, forgiven, keys, word_ends};
 use super::index::{Index, Keys};
+use super::near::{Trie, FAR};
 
 /// How well a name matched what was typed; the better sorts first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -35,18 +36,22 @@ pub struct Gathered {
     names: Vec<Box<str>>,
     of: Vec<u32>,
     keys: Keys,
+    near_keys: Keys,
 }
 
 impl Gathered {
-    /// Thing `thing` is called `name` (as written; nothing when empty) and
-    /// found by its words in any order.
+    /// Thing `thing` is called `name` (as written; nothing when empty):
+    /// found by its words in any order, and within typos from any of its
+    /// words on.
     pub fn name(&mut self, thing: u32, name: &str) {
         let folded = fold(name);
-        self.name_keyed(thing, name, keys(&folded));
+        let near = word_ends(&folded).map(str::to_owned).collect();
+        self.name_keyed(thing, name, keys(&folded), near);
     }
 
-    /// Thing `thing` is called `name`, found by `keys` (folded) alone.
-    pub fn name_keyed(&mut self, thing: u32, name: &str, keys: Vec<String>) {
+    /// Thing `thing` is called `name`, found by `keys` (folded), and within
+    /// typos by `near`.
+    pub fn name_keyed(&mut self, thing: u32, name: &str, keys: Vec<String>, near: Vec<String>) {
         if name.trim().is_empty() || keys.is_empty() {
             return;
         }
@@ -56,23 +61,30 @@ impl Gathered {
         for key in keys {
             self.keys.push(&key, n);
         }
+        for key in near {
+            self.near_keys.push(&key, n);
+        }
     }
 
     pub fn build(self) -> Names {
         Names {
             index: Index::build(self.keys),
+            near: Trie::build(self.near_keys),
             names: self.names,
             of: self.of,
         }
     }
 }
 
-/// Every name, its thing, and the index of their keys.
+/// Every name, its thing, and the indexes of their keys: every order of
+/// their words (whole and begun), and each word on (within typos: fewer keys
+/// to walk, since typos and a changed order together are not looked for).
 #[derive(Default)]
 pub struct Names {
     names: Vec<Box<str>>,
     of: Vec<u32>,
     index: Index,
+    near: Trie,
 }
 
 impl Names {
@@ -124,22 +136,22 @@ impl Names {
         });
         if best.len() < enough {
             let typed_chars = typed.chars().count();
-            self.index.near(typed, &mut |key, names| {
-                let (whole, (begun, _)) = distances(typed.as_bytes(), key);
+            self.near.near(typed, &mut |key, names, near| {
                 let key_chars = std::str::from_utf8(key).map_or(key.len(), |k| k.chars().count());
-                let tier = if whole <= forgiven(typed_chars.max(key_chars)) as usize {
-                    Tier::Typos {
-                        edits: whole as u8,
-                        begun: false,
-                    }
-                } else if begun <= forgiven(typed_chars) as usize {
-                    Tier::Typos {
-                        edits: begun as u8,
-                        begun: true,
-                    }
-                } else {
-                    return ControlFlow::Continue(());
-                };
+                let tier =
+                    if near.whole != FAR && near.whole <= forgiven(typed_chars.max(key_chars)) {
+                        Tier::Typos {
+                            edits: near.whole,
+                            begun: false,
+                        }
+                    } else if near.begun <= forgiven(typed_chars) {
+                        Tier::Typos {
+                            edits: near.begun,
+                            begun: true,
+                        }
+                    } else {
+                        return ControlFlow::Continue(());
+                    };
                 for &n in names {
                     offer(&mut best, n, tier);
                 }
@@ -152,6 +164,7 @@ impl Names {
     /// The bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.index.heap_bytes()
+            + self.near.heap_bytes()
             + self.names.iter().map(|n| n.len() + 16).sum::<usize>()
             + self.of.capacity() * 4
     }

@@ -17,6 +17,16 @@ pub const NAMING: &[&str] = &[
     "filter_spec",
 ];
 
+/// The field holding a taxon's whole name at its rank: a species' binomial, a
+/// subspecies' trinomial, a higher rank's name.
+pub fn scientific_name_field(rank: Model) -> &'static str {
+    match rank {
+        Model::Species => "binomial",
+        Model::Subspecies => "trinomial",
+        _ => "name",
+    }
+}
+
 /// The name of the record at `pos` of `model`: its first naming field that
 /// holds text, if any.
 pub fn name_of(view: &View, model: Model, pos: u32) -> Option<&str> {
