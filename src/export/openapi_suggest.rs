@@ -33,6 +33,8 @@ fn responses(description: &str, schema: Value, not_found: bool) -> Value {
         "304": {"$ref": "#/components/responses/NotModified"},
         "400": error_response("A parameter the suggestions do not take, or a value they cannot read."),
         "405": {"$ref": "#/components/responses/MethodNotAllowed"},
+        "414": {"description": "The request's target is longer than the server reads."},
+        "431": {"description": "The request's head is larger than the server reads."},
         "503": busy_response(),
     });
     if not_found {
@@ -96,6 +98,10 @@ pub fn suggest(paths: &mut Paths, _: Option<usize>) {
 
 /// GBIF's `species/suggest`.
 pub fn species(paths: &mut Paths, _: Option<usize>) {
+    let ranks: Vec<String> = gbif::GBIF_RANKS
+        .iter()
+        .flat_map(|r| [r.to_string(), r.to_ascii_lowercase()])
+        .collect();
     let usage = json!({
         "type": "object",
         "properties": {
@@ -120,7 +126,7 @@ pub fn species(paths: &mut Paths, _: Option<usize>) {
             "parameters": [
                 q(),
                 query("rank", "Only taxa of this GBIF rank (case ignored); a rank the collection has none of finds none.",
-                    json!({"type": "string", "pattern": TEXT})),
+                    json!({"type": "string", "enum": ranks})),
                 limit(gbif::DEFAULT_LIMIT, gbif::MAX_LIMIT),
                 query("offset", "Skip this many.", json!({"type": "integer", "minimum": 0})),
                 query("datasetKey", "Ignored: the collection is the one dataset.", json!({"type": "string"})),

@@ -22,7 +22,7 @@ pub const DEFAULT_LIMIT: usize = 20;
 pub const MAX_LIMIT: usize = 100;
 
 /// GBIF's ranks, of which this collection has some.
-const GBIF_RANKS: &[&str] = &[
+pub const GBIF_RANKS: &[&str] = &[
     "DOMAIN",
     "SUPERKINGDOM",
     "KINGDOM",
