@@ -232,7 +232,7 @@ impl Suggestions {
                 }
             });
         }
-        found.sort_unstable_by_key(|f| f.thing);
+        found.sort_unstable_by_key(|f| (f.thing, f.tier));
         found.dedup_by_key(|f| f.thing);
         let count = |thing: u32| self.counts.get(thing as usize).copied().unwrap_or(1);
         super::names::best(found, &count, limit)
