@@ -98,9 +98,13 @@ pub fn suggest(paths: &mut Paths, _: Option<usize>) {
 
 /// GBIF's `species/suggest`.
 pub fn species(paths: &mut Paths, _: Option<usize>) {
-    let ranks: Vec<String> = gbif::GBIF_RANKS
-        .iter()
-        .flat_map(|r| [r.to_string(), r.to_ascii_lowercase()])
+    // Empty is any rank, as if `rank` were not given.
+    let ranks: Vec<String> = std::iter::once(String::new())
+        .chain(
+            gbif::GBIF_RANKS
+                .iter()
+                .flat_map(|r| [r.to_string(), r.to_ascii_lowercase()]),
+        )
         .collect();
     let usage = json!({
         "type": "object",
@@ -125,7 +129,7 @@ pub fn species(paths: &mut Paths, _: Option<usize>) {
             "tags": ["gbif"],
             "parameters": [
                 q(),
-                query("rank", "Only taxa of this GBIF rank (case ignored); a rank the collection has none of finds none.",
+                query("rank", "Only taxa of this GBIF rank (case ignored; empty: any); a rank the collection has none of finds none.",
                     json!({"type": "string", "enum": ranks})),
                 limit(gbif::DEFAULT_LIMIT, gbif::MAX_LIMIT),
                 query("offset", "Skip this many.", json!({"type": "integer", "minimum": 0})),
