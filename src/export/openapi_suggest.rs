@@ -98,14 +98,21 @@ pub fn suggest(paths: &mut Paths, _: Option<usize>) {
 
 /// GBIF's `species/suggest`.
 pub fn species(paths: &mut Paths, _: Option<usize>) {
-    // Empty is any rank, as if `rank` were not given.
-    let ranks: Vec<String> = std::iter::once(String::new())
-        .chain(
-            gbif::GBIF_RANKS
-                .iter()
-                .flat_map(|r| [r.to_string(), r.to_ascii_lowercase()]),
-        )
+    // Any of GBIF's ranks in any case, or empty (any rank, as if `rank` were
+    // not given): a pattern, since an enum of both cases repeats names that
+    // generated clients take as one.
+    let ranks: Vec<String> = gbif::GBIF_RANKS
+        .iter()
+        .map(|r| {
+            r.chars()
+                .map(|c| match c.is_ascii_alphabetic() {
+                    true => format!("[{}{}]", c, c.to_ascii_lowercase()),
+                    false => c.to_string(),
+                })
+                .collect()
+        })
         .collect();
+    let ranks = format!("^(|{})$", ranks.join("|"));
     let usage = json!({
         "type": "object",
         "properties": {
@@ -130,7 +137,7 @@ pub fn species(paths: &mut Paths, _: Option<usize>) {
             "parameters": [
                 q(),
                 query("rank", "Only taxa of this GBIF rank (case ignored; empty: any); a rank the collection has none of finds none.",
-                    json!({"type": "string", "enum": ranks})),
+                    json!({"type": "string", "pattern": ranks})),
                 limit(gbif::DEFAULT_LIMIT, gbif::MAX_LIMIT),
                 query("offset", "Skip this many.", json!({"type": "integer", "minimum": 0})),
                 query("datasetKey", "Ignored: the collection is the one dataset.", json!({"type": "string"})),
