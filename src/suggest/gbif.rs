@@ -151,10 +151,13 @@ pub fn species(view: &View, request: &SpeciesRequest) -> Vec<u8> {
         _ => {
             let suggestions = view.derived::<Suggestions>();
             let wanted = request.offset.saturating_add(request.limit);
-            let mut all = suggestions.find(view, &request.q, &[Kind::Taxon], wanted);
+            // A rank filters before the limit: every taxon found is looked at.
+            let looked = match request.rank {
+                Some(Some(_)) => usize::MAX,
+                _ => wanted,
+            };
+            let mut all = suggestions.find(view, &request.q, &[Kind::Taxon], looked);
             if let Some(Some(rank)) = request.rank {
-                // The rank is a filter before the limit, so look at every taxon.
-                all = suggestions.find(view, &request.q, &[Kind::Taxon], usize::MAX);
                 all.retain(|s| s.model == rank);
                 all.truncate(wanted);
             }
