@@ -139,7 +139,7 @@ pub fn species(paths: &mut Paths, _: Option<usize>) {
                 query("rank", "Only taxa of this GBIF rank (case ignored; empty: any); a rank the collection has none of finds none.",
                     json!({"type": "string", "pattern": ranks})),
                 limit(gbif::DEFAULT_LIMIT, gbif::MAX_LIMIT),
-                query("offset", "Skip this many.", json!({"type": "integer", "minimum": 0})),
+                query("offset", "Skip this many.", json!({"type": "integer", "minimum": 0, "maximum": i64::MAX})),
                 query("datasetKey", "Ignored: the collection is the one dataset.", json!({"type": "string"})),
             ],
             "responses": responses("The name usages, best first", json!({"type": "array", "items": usage}), false),
