@@ -170,6 +170,11 @@ fn ranges_ors_and_names_agree_with_a_full_scan() {
     );
     finds(
         &view,
+        "isGeoreferenced=true",
+        &expected(&all, |o| o.get("decimalLatitude").is_some()),
+    );
+    finds(
+        &view,
         "decimalLatitude=20,30.5&decimalLongitude=*,-100",
         &expected(&all, |o| {
             num(o, "decimalLatitude").is_some_and(|v| (20.0..=30.5).contains(&v))
@@ -434,7 +439,7 @@ fn the_http_answers_are_gbifs() {
     server.assert_error(
         "/gbif/v1/occurrence/search?taxonKey=5&datasetKey=x",
         400,
-        "unknown parameters taxonKey, datasetKey: this collection answers q, scientificName, order, family, genus, country, countryCode, stateProvince, county, locality, recordedBy, identifiedBy, catalogNumber, basisOfRecord, sex, lifeStage, year, month, day, eventDate, decimalLatitude, decimalLongitude, elevation, hasCoordinate, modified, geometry, checklistKey, limit, offset, sort, facet, facetLimit, facetOffset, facetMincount, facetMultiselect",
+        "unknown parameters taxonKey, datasetKey: this collection answers q, scientificName, order, family, genus, country, countryCode, stateProvince, county, locality, recordedBy, identifiedBy, catalogNumber, basisOfRecord, sex, lifeStage, year, month, day, eventDate, decimalLatitude, decimalLongitude, elevation, hasCoordinate, isGeoreferenced, modified, geometry, checklistKey, limit, offset, sort, facet, facetLimit, facetOffset, facetMincount, facetMultiselect",
     );
     server.assert_error(
         "/gbif/v1/occurrence/search?geometry=POLYGON((0%200,%2010%200,%2010%20x,%200%200))",

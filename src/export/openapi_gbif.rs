@@ -63,6 +63,7 @@ fn describe(name: &str) -> (&'static str, &'static str) {
             DATE_RANGE,
         ),
         "hasCoordinate" => ("Whether the record has a point.", BOOLEAN),
+        "isGeoreferenced" => ("`hasCoordinate`, by the name GBIF's count gives it.", BOOLEAN),
         "geometry" => ("A WKT `POLYGON` or `MULTIPOLYGON`, longitude before latitude, rings closed; the records whose point is inside. A clockwise outer ring is read as the area it draws (and noted in `notes`), never as everything outside it. Not wrapped across the antimeridian. At most 10,000 vertices.", TEXT),
         "basisOfRecord" => ("`PRESERVED_SPECIMEN` (GBIF's spelling) or `PreservedSpecimen`: every record here is one.", TEXT),
         "checklistKey" => ("The checklist GBIF reads names against (pygbif sends one): names here are the collection's own classification, whichever is named.", TEXT),

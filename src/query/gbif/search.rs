@@ -88,6 +88,8 @@ const TERMS: &[(&str, Kind)] = &[
     ("decimalLongitude", Kind::Float(FloatColumn::Longitude)),
     ("elevation", Kind::Float(FloatColumn::Elevation)),
     ("hasCoordinate", Kind::HasCoordinate),
+    // GBIF's count calls it so (pygbif's `occurrences.count(isGeoreferenced=)`).
+    ("isGeoreferenced", Kind::HasCoordinate),
     ("modified", Kind::Modified),
     ("geometry", Kind::Geometry),
 ];
