@@ -29,6 +29,7 @@ mod media;
 mod model;
 mod naturalist;
 mod openapi;
+mod origin;
 mod pages;
 mod paging;
 mod questions;

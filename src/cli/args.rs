@@ -11,6 +11,7 @@ use crate::html::Site;
 use crate::ingest::publisher;
 use crate::labels::Template;
 use crate::query::Limits;
+use crate::serve::origin::{PublicUrl, TrustedProxies};
 use crate::serve::Settings;
 
 #[derive(Parser)]
@@ -237,8 +238,23 @@ pub struct ServeArgs {
         default_value_t = 16
     )]
     pub replay_budget: usize,
+    /// The address people and programs reach this server at
+    /// (`https://specimens.example.org`): the start of every absolute link it
+    /// writes, media URLs and label codes among them. By default each request's
+    /// own address, `http://<Host>` (as the existing service built links), which
+    /// a --trusted-proxy may correct.
+    #[arg(long, env = "CATALOGUE_PUBLIC_URL", value_parser = parse_public_url)]
+    pub public_url: Option<PublicUrl>,
+    /// Proxies whose X-Forwarded-Proto and X-Forwarded-Host say the address a
+    /// client asked (TLS ended, another port), by IP address or network
+    /// (`127.0.0.1`, `10.0.0.0/8`), repeated or comma-separated. Those headers
+    /// from any other peer are ignored. None by default.
+    #[arg(long, env = "CATALOGUE_TRUSTED_PROXY", value_delimiter = ',',
+          value_parser = TrustedProxies::parse_one, value_name = "ADDRESS")]
+    pub trusted_proxy: Vec<(std::net::IpAddr, u8)>,
     /// Where media URLs start (`https://cdn.example.org/media/`); by default
-    /// `http://<the request's Host>/media/`, as the existing service built them.
+    /// `<public URL>/media/`, or `http://<the request's Host>/media/` as the
+    /// existing service built them.
     #[arg(long, env = "CATALOGUE_MEDIA_URL", value_parser = parse_media_url)]
     pub media_url: Option<String>,
     /// Serves the media files (images and their renditions, as Django's
@@ -264,10 +280,10 @@ pub struct ServeArgs {
     /// What a label's QR code says, with {usi}, {usi_lower}, {digits} (the USI's
     /// digits) and {id} filled in (`www.memcollection.com/s/{digits}` is the
     /// service's short address). By default the specimen's short link on this
-    /// server, `http://<the request's Host>/s/{digits}`, which redirects to its
-    /// record; or the record itself,
-    /// `http://<the request's Host>/api/v2/specimen-records/{id}/`, where the USI
-    /// has no digits or shares them with another specimen.
+    /// server, `<public URL>/s/{digits}`, which redirects to its record; or the
+    /// record itself, `<public URL>/api/v2/specimen-records/{id}/`, where the USI
+    /// has no digits or shares them with another specimen. Without --public-url
+    /// the address is the request's, and a sheet says so: labels are permanent.
     #[arg(long, env = "CATALOGUE_LABEL_URL", value_parser = parse_label_url)]
     pub label_url: Option<Template>,
     /// The most labels one sheet holds; a question selecting more is answered 400.
@@ -322,6 +338,10 @@ fn parse_no_watch(value: &str) -> Result<bool, String> {
                 .to_string(),
         ),
     }
+}
+
+fn parse_public_url(url: &str) -> Result<PublicUrl, String> {
+    PublicUrl::parse(url)
 }
 
 fn parse_label_url(template: &str) -> Result<Template, String> {
@@ -388,6 +408,8 @@ impl ServeArgs {
             idle_timeout: std::time::Duration::from_secs(self.idle_timeout),
             send_timeout: std::time::Duration::from_secs(self.send_timeout),
             dataset,
+            public_url: self.public_url.clone(),
+            trusted_proxies: TrustedProxies::new(self.trusted_proxy.clone()),
             media_url: self.media_url.clone(),
             media_dir: self.media_dir.clone(),
             media_max_bytes: self.media_max_bytes,

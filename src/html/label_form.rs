@@ -12,6 +12,7 @@ use crate::query::filter::{BOOLS, INTS, RELATED};
 use crate::query::{form, sort, Params};
 
 use super::links::Linker;
+use super::site::{LabelCodes, CODES_FROM_REQUEST};
 use crate::query::filter::SPECIMEN_TEXT;
 use crate::view::View;
 
@@ -221,8 +222,9 @@ fn facet_values(shown: &str, people: &[(&str, [&str; 2])], field: &str) -> Optio
 const NOT_THE_QUESTION: [&str; 6] = ["limit", "offset", "format", "facet", "facet_size", "fields"];
 
 /// Links to the label sheets of the form's question, a kind each, and its
-/// preview.
-pub fn print_links(params: &Params) -> Markup {
+/// preview; and, where the operator has not said the public address, a warning
+/// that the codes point at the address the sheet is asked at.
+pub fn print_links(params: &Params, codes: LabelCodes) -> Markup {
     let mut question = params.given();
     for name in NOT_THE_QUESTION {
         question = question.without(name);
@@ -244,6 +246,9 @@ pub fn print_links(params: &Params) -> Markup {
                 " (PDF) · "
                 a href=(link("data", Some("html"))) { "preview" } " · "
                 a href=(link("data", Some("csv"))) type="text/csv" { "CSV" }
+            }
+            @if codes == LabelCodes::FromRequest {
+                p.note.warning role="note" { (CODES_FROM_REQUEST) }
             }
         }
     }

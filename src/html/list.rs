@@ -17,7 +17,7 @@ use super::label_form;
 use super::layout::{self, Loads, MAP};
 use super::links::Linker;
 use super::map::{self, Markers, MAP_RECORDS};
-use super::site::Site;
+use super::site::{LabelCodes, Site};
 use super::values::{words, RowValue};
 
 /// The most rows a page shows, whatever `limit` asks: a longer answer is paged
@@ -57,6 +57,8 @@ pub struct ListPage<'a> {
     pub error: Option<String>,
     /// Parameters the list took no notice of (not its filters), named so a typo shows.
     pub ignored: &'a [String],
+    /// Where the sheets the form prints point their codes.
+    pub label_codes: LabelCodes,
 }
 
 /// `path?query`, or `path` when the query is empty.
@@ -105,7 +107,7 @@ pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
             div.layout.with-side {
                 aside.side aria-label="Filters and counts" {
                     (label_form::form(&path, page.params))
-                    (label_form::print_links(page.params))
+                    (label_form::print_links(page.params, page.label_codes))
                     (label_form::facets(view, &path, page.params, page.facets))
                 }
                 div { (results(site, view, &path, page, mappable)) }

@@ -28,4 +28,4 @@ pub use holdings::Holdings;
 pub use layout::error;
 pub use list::{list, ListPage, MAX_ROWS};
 pub use record::{record, RecordPage};
-pub use site::{Site, DOCS_PATH};
+pub use site::{LabelCodes, Site, CODES_FROM_REQUEST, DOCS_PATH};

@@ -14,6 +14,24 @@ pub struct Site {
     pub map_attribution: Option<String>,
 }
 
+/// What the form, the preview and a sheet's `X-Label-Warning` say while
+/// [`LabelCodes::FromRequest`] (ASCII, as a header must be).
+pub const CODES_FROM_REQUEST: &str = "The QR codes point at the address this sheet was asked at: \
+     the server was started without --public-url or --label-url. Labels last, so a sheet \
+     printed from this machine points here for good: start the server with --public-url \
+     (CATALOGUE_PUBLIC_URL) set to the collection's public address before printing.";
+
+/// Where label sheets' codes point.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LabelCodes {
+    /// Where the operator said (`--public-url` or `--label-url`).
+    Settled,
+    /// At the address each sheet was asked at: a sheet printed from the
+    /// machine itself points there for as long as the label lasts.
+    #[default]
+    FromRequest,
+}
+
 impl Site {
     /// The origin maps load tiles from, for the Content-Security-Policy
     /// (`{s}` subdomains become a wildcard).

@@ -5,6 +5,7 @@
 use maud::{html, PreEscaped};
 
 use crate::html::layout::{self, Loads};
+use crate::html::CODES_FROM_REQUEST;
 use crate::model::endpoint::API_PREFIX;
 use crate::model::Model;
 use crate::query::Params;
@@ -26,6 +27,9 @@ pub struct SheetPreview<'a> {
     /// The same sheet as PDF and as CSV.
     pub pdf: &'a str,
     pub csv: &'a str,
+    /// Where the codes point when the operator has not said (`--public-url`,
+    /// `--label-url`): the address the sheet was asked at.
+    pub unsettled: Option<&'a str>,
 }
 
 /// The preview page.
@@ -40,6 +44,14 @@ pub fn label_preview(view: &View, p: &SheetPreview) -> String {
             " (" (p.per_page) " a page). The first page, at scale: "
             a href=(p.pdf) type="application/pdf" { "Download the PDF" } " · "
             a href=(p.csv) type="text/csv" { "the label lines as CSV" }
+        }
+        @if let Some(at) = p.unsettled {
+            section.error aria-labelledby="codes-heading" {
+                h2 id="codes-heading" {
+                    "The codes point at " code { (if at.is_empty() { "no host" } else { at }) }
+                }
+                p { (CODES_FROM_REQUEST) }
+            }
         }
         @if !p.overflow.is_empty() {
             section.error aria-labelledby="overflow-heading" {
@@ -75,6 +87,7 @@ pub fn page(
     overflow: &[Overflow],
     path: &str,
     params: &Params,
+    unsettled: Option<&str>,
 ) -> String {
     let asked = params.without("format");
     let link = |format: Option<&str>| {
@@ -104,6 +117,7 @@ pub fn page(
             overflow: &overflow,
             pdf: &link(None),
             csv: &link(Some("csv")),
+            unsettled,
         },
     )
 }

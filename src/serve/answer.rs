@@ -10,6 +10,7 @@ use warp::http::HeaderValue;
 
 use crate::encoding::json::write_str;
 use crate::encoding::percent::form_encode;
+use crate::html::LabelCodes;
 use crate::model::Endpoint;
 use crate::query::plan::Selected;
 use crate::query::{envelope, geojson, ApiError, Format, Page};
@@ -155,6 +156,9 @@ pub struct Answer {
     pub(super) filename: Option<String>,
     /// `X-Label-Overflow`: which labels of a sheet do not fit.
     pub(super) overflow: Option<HeaderValue>,
+    /// Where a sheet's codes point: `X-Label-Warning` when only at the
+    /// request's address.
+    pub(super) codes: LabelCodes,
 }
 
 /// What a streamed document is made of, a piece at a time from the view it
@@ -192,6 +196,7 @@ impl Answer {
             ignored: None,
             filename: None,
             overflow: None,
+            codes: LabelCodes::Settled,
         }
     }
 
@@ -463,6 +468,12 @@ impl Answer {
     /// The answer, saying which labels of its sheet do not fit.
     pub fn overflowing(mut self, report: Option<HeaderValue>) -> Answer {
         self.overflow = report;
+        self
+    }
+
+    /// A sheet whose codes point where `codes` says.
+    pub fn coded(mut self, codes: LabelCodes) -> Answer {
+        self.codes = codes;
         self
     }
 

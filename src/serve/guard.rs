@@ -42,7 +42,7 @@ const MAX_HOST: usize = 255;
 /// Whether a Host value is `host[:port]` (RFC 3986): a reg-name (unreserved
 /// characters, sub-delimiters, percent-encodings) or an IP literal in brackets,
 /// then an optional port of up to five digits.
-fn is_host(value: &[u8]) -> bool {
+pub(super) fn is_host(value: &[u8]) -> bool {
     if value.is_empty() || value.len() > MAX_HOST {
         return false;
     }

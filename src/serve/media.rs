@@ -6,13 +6,14 @@
 use std::io::Write;
 
 use bytes::Bytes;
-use warp::http::{header, HeaderMap};
+use warp::http::HeaderMap;
 
 use crate::encoding::json::{needs_escape, write_str};
 use crate::model::Endpoint;
 use crate::view::render::MEDIA_BASE;
 use crate::view::View;
 
+use super::origin::origin;
 use super::settings::Settings;
 
 /// Where the media URLs of an answer start, if it holds any.
@@ -49,14 +50,15 @@ impl Media {
     }
 }
 
-/// Where media URLs start: `--media-url`, else `http://<Host>/media/` as the
-/// existing service built it from the request (`/media/` when a request names no
-/// host). The guard has refused any Host that is not `host[:port]`.
+/// Where media URLs start: `--media-url`, else `<origin>/media/`, as the
+/// existing service built it from the request (`http://<Host>/media/`; `/media/`
+/// when a request names no host), or under `--public-url`. The guard has refused
+/// any Host that is not `host[:port]`.
 pub fn media_url(settings: &Settings, req: &HeaderMap) -> String {
     match &settings.media_url {
         Some(url) => url.clone(),
-        None => match req.get(header::HOST).and_then(|h| h.to_str().ok()) {
-            Some(host) => ["http://", host, "/media/"].concat(),
+        None => match origin(settings.public_url.as_ref(), req) {
+            Some(origin) => origin + "/media/",
             None => "/media/".to_string(),
         },
     }

@@ -39,14 +39,21 @@ use warp::http::{header, HeaderMap, HeaderName, Method};
 
 use crate::memfile;
 
+use super::origin::{X_FORWARDED_HOST, X_FORWARDED_PROTO};
+
 /// The request headers an answer may depend on: representation, content coding,
-/// media URLs (from `Host`) and CORS. The names `Vary` can say; no other header
-/// of a GET is read but `If-None-Match`, whose requests the memo leaves alone.
-pub const ASKED_BY: [HeaderName; 4] = [
+/// media URLs (from `Host`, or a trusted proxy's forwarded address) and CORS.
+/// The first four are the names `Vary` can say; the forwarded pair reach an
+/// answer only from a trusted proxy (`origin`), whose own cache keys on what
+/// they say. No other header of a GET is read but `If-None-Match`, whose
+/// requests the memo leaves alone.
+pub const ASKED_BY: [HeaderName; 6] = [
     header::ACCEPT,
     header::ACCEPT_ENCODING,
     header::HOST,
     header::ORIGIN,
+    X_FORWARDED_PROTO,
+    X_FORWARDED_HOST,
 ];
 
 /// The most a key holds.

@@ -31,6 +31,7 @@ mod memo;
 pub mod memory;
 pub mod metrics;
 pub mod negotiate;
+pub mod origin;
 pub mod reload;
 pub mod response;
 mod root;
@@ -129,10 +130,12 @@ pub fn raise_open_files_limit() -> Option<u64> {
 }
 
 /// The routes behind the guard: what warp cannot route is refused first, its
-/// answer finished and counted as every other.
+/// answer finished and counted as every other. A peer that is not a trusted
+/// proxy has its forwarded address forgotten before anything reads the request.
 fn guarded<S>(
     state: Arc<State>,
     routes: S,
+    trusted: bool,
 ) -> impl hyper::service::Service<
     hyper::Request<Incoming>,
     Response = wire::Wire,
@@ -149,8 +152,11 @@ where
         + 'static,
     S::Future: Send,
 {
-    hyper::service::service_fn(
-        move |req: hyper::Request<Incoming>| match guard::refusal(&req) {
+    hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
+        if !trusted {
+            origin::forget_forwarded(req.headers_mut());
+        }
+        match guard::refusal(&req) {
             Some(reason) => {
                 let state = state.clone();
                 let (method, path) = (req.method().clone(), req.uri().path().to_string());
@@ -165,8 +171,8 @@ where
                 Some(replayed) => Either::Left(Either::Right(std::future::ready(Ok(replayed)))),
                 None => Either::Right(routes.call(req).map_ok(wire::wire)),
             },
-        },
-    )
+        }
+    })
 }
 
 /// Serves on a bound listener until `shutdown` resolves; then drains (a lame
@@ -209,11 +215,11 @@ pub async fn serve(
     let mut shutdown = std::pin::pin!(shutdown);
     let mut backoff = Backoff::default();
     loop {
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
+                Ok((stream, peer)) => {
                     backoff.reset();
-                    stream
+                    (stream, peer)
                 }
                 Err(e) => {
                     // Out of descriptors and the like: wait longer each time rather
@@ -236,7 +242,11 @@ pub async fn serve(
             .max_header_size(MAX_HEAD_BYTES)
             .serve_connection(
                 TokioIo::new(SendTimeout::new(ZeroCopy::new(stream), send)),
-                guarded(refusals.clone(), routes.clone()),
+                guarded(
+                    refusals.clone(),
+                    routes.clone(),
+                    refusals.settings.trusted_proxies.contains(peer.ip()),
+                ),
             );
         let connection = graceful.watch(connection);
         tokio::spawn(async move {

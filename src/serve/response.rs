@@ -11,6 +11,8 @@ use futures_util::StreamExt as _;
 use warp::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use warp::reply::Reply;
 
+use crate::html::{LabelCodes, CODES_FROM_REQUEST};
+
 use super::answer::{Answer, Body, Caching, Kind, Streamed};
 use super::asked::Asked;
 use super::compress::{self, Coding, Effort, COMPRESS_ABOVE, COMPRESS_BELOW};
@@ -34,6 +36,9 @@ pub const IGNORED_PARAMETERS: HeaderName = HeaderName::from_static("x-ignored-pa
 /// Which labels of a sheet do not fit, even at the smallest size.
 pub const LABEL_OVERFLOW: HeaderName = HeaderName::from_static("x-label-overflow");
 
+/// A label sheet whose codes point only at the address it was asked at.
+pub const LABEL_WARNING: HeaderName = HeaderName::from_static("x-label-warning");
+
 /// Bodies with media URLs smaller than this take their base at once (in one
 /// pass); larger ones a piece at a time as they are sent: with a 255-byte Host,
 /// a connection holds a few hundred kilobytes at most.
@@ -56,6 +61,7 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
         ignored,
         filename,
         overflow,
+        codes,
     } = answer;
     // Room for every header a response takes, so none is added by regrowing.
     let mut h = HeaderMap::with_capacity(24);
@@ -91,6 +97,9 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
     if let Some(report) = overflow {
         h.insert(LABEL_OVERFLOW, report);
     }
+    if codes == LabelCodes::FromRequest {
+        h.insert(LABEL_WARNING, HeaderValue::from_static(CODES_FROM_REQUEST));
+    }
     if let Some(seconds) = retry_after {
         h.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }
@@ -121,7 +130,8 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
     } {
         vary.add(Vary::ENCODING, &mut h);
         // Media URLs built from the request's Host: a cache must key on it.
-        if media == Media::FromHost && settings.media_url.is_none() {
+        if media == Media::FromHost && settings.media_url.is_none() && settings.public_url.is_none()
+        {
             vary.add(Vary::HOST, &mut h);
         }
         let cache_control = match &caching {
@@ -466,12 +476,14 @@ mod tests {
 
     /// The memo keys a request on exactly the headers an answer can vary by: a
     /// header added to `Vary` must be added to its key, or another request's
-    /// answer would be replayed.
+    /// answer would be replayed. The forwarded pair come only from a trusted
+    /// proxy, and are keyed without being said.
     #[test]
     fn the_memo_keys_on_what_answers_vary_by() {
         let mut varied: Vec<String> = Vary::VALUES[Vary::VALUES.len() - 1]
             .split(", ")
             .map(|n| n.to_ascii_lowercase())
+            .chain(["x-forwarded-proto".into(), "x-forwarded-host".into()])
             .collect();
         let mut keyed: Vec<String> = super::super::memo::ASKED_BY
             .iter()

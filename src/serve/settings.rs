@@ -4,9 +4,11 @@
 use std::time::Duration;
 
 use crate::export::dwca::Dataset;
-use crate::html::Site;
+use crate::html::{LabelCodes, Site};
 use crate::labels::Template;
 use crate::query::Limits;
+
+use super::origin::{PublicUrl, TrustedProxies};
 
 /// The largest media file served unless `--media-max-bytes` says otherwise:
 /// 256 MiB, well above any photograph.
@@ -27,7 +29,13 @@ pub struct Settings {
     pub send_timeout: Duration,
     /// What the Darwin Core Archive says of the dataset.
     pub dataset: Dataset,
-    /// Where media URLs start (ending in `/`); `None`: `http://<Host>/media/`.
+    /// Where every absolute link starts (`--public-url`); `None`: the
+    /// request's address (`origin::origin`).
+    pub public_url: Option<PublicUrl>,
+    /// The peers whose `X-Forwarded-Proto` and `X-Forwarded-Host` are read
+    /// (`--trusted-proxy`); every other peer's are removed.
+    pub trusted_proxies: TrustedProxies,
+    /// Where media URLs start (ending in `/`); `None`: `<origin>/media/`.
     pub media_url: Option<String>,
     /// The media files served under `/media/` (`--media-dir`); `None`: none.
     pub media_dir: Option<std::path::PathBuf>,
@@ -59,6 +67,17 @@ pub struct Settings {
     pub replay_budget: usize,
 }
 
+impl Settings {
+    /// Where label sheets' codes point: where the operator said, or only at
+    /// the address each sheet is asked at (which the sheets then warn of).
+    pub fn label_codes(&self) -> LabelCodes {
+        match self.label_url.is_some() || self.public_url.is_some() {
+            true => LabelCodes::Settled,
+            false => LabelCodes::FromRequest,
+        }
+    }
+}
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {
@@ -68,6 +87,8 @@ impl Default for Settings {
             idle_timeout: Duration::from_secs(30),
             send_timeout: Duration::from_secs(30),
             dataset: Dataset::default(),
+            public_url: None,
+            trusted_proxies: TrustedProxies::default(),
             media_url: None,
             media_dir: None,
             media_max_bytes: DEFAULT_MEDIA_MAX_BYTES,

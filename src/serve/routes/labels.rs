@@ -3,10 +3,10 @@
 //! labels measured on the threads for expensive answers (503 when busy), and the
 //! sheet is streamed a page (or 2,000 CSV rows) at a time on the same threads.
 
-use warp::http::{header, HeaderValue};
+use warp::http::HeaderValue;
 
 use crate::encoding::percent::form_encode;
-use crate::html;
+use crate::html::{self, LabelCodes};
 use crate::labels::preview;
 use crate::labels::request::{Output, SheetRequest};
 use crate::labels::{self as sheets, Address, CsvPieces, Fitted, Overflow, PdfPieces};
@@ -15,6 +15,7 @@ use crate::view::View;
 
 use crate::serve::answer::{Answer, Kind, Pieces};
 use crate::serve::asked::Asked;
+use crate::serve::origin;
 use crate::serve::route::{Ctx, Job, Parsed};
 use crate::serve::state::Served;
 use crate::serve::work::Task;
@@ -64,22 +65,27 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     };
     // The codes' text: the operator's template, else this server's short link
     // (or the record, where the USI's digits do not name the specimen alone).
+    let codes = settings.label_codes();
     let code = match settings.label_url.clone() {
         Some(template) => Address::Template(template),
-        None => {
-            let host = asked
-                .headers
-                .get(header::HOST)
-                .and_then(|h| h.to_str().ok());
-            Address::Own(host.map(|h| format!("http://{h}")).unwrap_or_default())
-        }
+        None => Address::Own(
+            origin::origin(settings.public_url.as_ref(), &asked.headers).unwrap_or_default(),
+        ),
+    };
+    // What the preview warns the codes point at, when the operator has not said.
+    let unsettled = match (&code, codes) {
+        (Address::Own(origin), LabelCodes::FromRequest) => Some(origin.clone()),
+        _ => None,
     };
     let output = request.output;
     let name = format!("labels-{}", request.kind.name());
-    let named = move |a: Answer| match output {
-        Output::Pdf => a.named(format!("{name}.pdf")),
-        Output::Csv => a.named(format!("{name}.csv")),
-        Output::Preview => a,
+    let named = move |a: Answer| {
+        let a = a.coded(codes);
+        match output {
+            Output::Pdf => a.named(format!("{name}.pdf")),
+            Output::Csv => a.named(format!("{name}.csv")),
+            Output::Preview => a,
+        }
     };
     // A HEAD's headers: the refusal, or the overflow a PDF or CSV reports
     // (the labels measured, as the GET measures them; a preview shows its
@@ -114,7 +120,8 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         let (fitted, overflow) = sheet.fit(view);
         Ok(match output {
             Output::Preview => {
-                Made::Preview(preview::page(view, &fitted, &overflow, &path, &params))
+                let at = unsettled.as_deref();
+                Made::Preview(preview::page(view, &fitted, &overflow, &path, &params, at))
             }
             Output::Pdf | Output::Csv => Made::Sheet(fitted, overflow),
         })
@@ -123,7 +130,7 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         let (sheet, overflow) = match state.work.run(Task::Answer, job).await {
             None => return Answer::busy(),
             Some(Err(e)) => return refused(served, &output, &e),
-            Some(Ok(Made::Preview(page))) => return Answer::html(page).uncached(),
+            Some(Ok(Made::Preview(page))) => return named(Answer::html(page).uncached()),
             Some(Ok(Made::Sheet(sheet, overflow))) => (sheet, overflow),
         };
         let (work, served) = (state.work.clone(), served.clone());

@@ -93,6 +93,7 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
         });
     let base = media_url(&state.settings, &asked.headers);
     let site = state.settings.site.clone();
+    let label_codes = state.settings.label_codes();
     let plan = match plan {
         Ok(plan) => plan,
         // A refused form is shown again with its message, so it can be corrected.
@@ -110,6 +111,7 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
                 clamped_from: None,
                 error: Some(e.message.clone()),
                 ignored: &[],
+                label_codes,
             };
             return Err(
                 Answer::html_error(e.status, html::list(&site, &served.view, &page)).into(),
@@ -140,6 +142,7 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
             clamped_from,
             error: None,
             ignored: &shown_ignored,
+            label_codes,
         };
         html::list(&site, &view.view, &page)
     };
