@@ -352,7 +352,7 @@ fn cors(settings: &Settings, asked: &Asked, h: &mut HeaderMap, vary: &mut Vary) 
         h.insert(
             header::ACCESS_CONTROL_EXPOSE_HEADERS,
             HeaderValue::from_static(
-                "ETag, Last-Modified, X-Ignored-Parameters, X-Label-Overflow, Content-Disposition",
+                "ETag, Last-Modified, X-Ignored-Parameters, X-Label-Overflow, X-Label-Warning, Content-Disposition",
             ),
         );
         if matches!(asked.routed, Routed::Preflight) {

@@ -1,12 +1,15 @@
 """The deployment as an operator runs it, on loopback with real processes:
 `catalogue sync` publishing a snapshot from a database, two `catalogue serve`
-replicas watching it, nginx in front with deploy/nginx/catalogue.conf (only its
-ports and cache path changed), and wrk through nginx the whole time, while the
-database is edited twice and each replica is restarted in turn.
+replicas started as the systemd unit starts them (its command line and
+environment, on the ports deploy/nginx/catalogue.conf names, as written; only
+the snapshot's path and a 2 s drain differ), nginx in front with the shipped
+files (its public port and cache path moved), and wrk through nginx the whole
+time, while the database is edited twice and each replica is restarted in turn.
 
 Passes when wrk saw no socket error and no non-2xx answer, each edit reached both
-replicas within two sync intervals, and both replicas give the same ETag for the
-same URL. Prints the numbers the closing note of the deployment issue asks for.
+replicas within two sync intervals and was served through nginx within a second
+of the later replica's swap, and both replicas give the same ETag for the same
+URL. Prints the numbers the closing note of the deployment issue asks for.
 
     usage: topology.py --bin target/release/catalogue --db URL [--seconds 40]
 
@@ -25,12 +28,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from shipped import Nginx, get, replica, replica_ports, wait_until
+
 SYNC_EVERY = 2.0  # seconds, the sync's --every
 DRAIN = 2  # seconds, the replicas' --drain
 
@@ -39,26 +41,6 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def get(url, timeout=5):
-    """(status, headers, body) of a GET; a status of 0 when nothing answered."""
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as r:
-            return r.status, r.headers, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.headers, e.read()
-    except OSError:
-        return 0, {}, b""
-
-
-def wait_until(what, check, timeout=60):
-    started = time.monotonic()
-    while not check():
-        if time.monotonic() - started > timeout:
-            sys.exit(f"topology: timed out waiting for {what}")
-        time.sleep(0.05)
-    return time.monotonic() - started
 
 
 class Database:
@@ -89,8 +71,13 @@ class Topology:
         self.work = work
         self.snapshot = work / "collection.bin"
         self.procs = {}
-        self.ports = [free_port(), free_port()]
+        self.ports = replica_ports()
+        for port in self.ports:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    sys.exit(f"topology: port {port}, a replica's in deploy/nginx/catalogue.conf, is in use")
         self.front = free_port()
+        self.nginx = Nginx(work, self.front, binary=args.nginx)
 
     def start(self, name, argv, log):
         self.procs[name] = subprocess.Popen(
@@ -102,11 +89,9 @@ class Topology:
                    "sync.log")
 
     def start_replica(self, i):
-        # max-age 0: nginx then stores nothing and every request reaches a replica,
-        # which is what this test is about.
-        self.start(f"replica{i}", [self.args.bin, "serve", "--snapshot", str(self.snapshot),
-                                   "--addr", f"127.0.0.1:{self.ports[i]}", "--drain", str(DRAIN),
-                                   "--cache-max-age", "0"], f"replica{i}.log")
+        argv, env = replica(self.args.bin, self.ports[i], self.snapshot, ["--drain", str(DRAIN)])
+        self.procs[f"replica{i}"] = subprocess.Popen(
+            argv, env=env, stdout=subprocess.DEVNULL, stderr=open(self.work / f"replica{i}.log", "ab"))
         wait_until(f"replica {i} to be ready",
                    lambda: get(f"{self.replica(i)}/readyz", timeout=1)[0] == 200)
 
@@ -121,33 +106,10 @@ class Topology:
             sys.exit(f"topology: {name} exited with {proc.returncode} after SIGTERM")
 
     def start_nginx(self):
-        conf = (ROOT / "deploy/nginx/catalogue.conf").read_text()
-        conf = conf.replace("127.0.0.1:8081", f"127.0.0.1:{self.ports[0]}")
-        conf = conf.replace("127.0.0.1:8082", f"127.0.0.1:{self.ports[1]}")
-        conf = conf.replace("listen 80;", f"listen 127.0.0.1:{self.front};")
-        conf = conf.replace("/var/cache/nginx/catalogue", str(self.work / "nginx-cache"))
-        if conf.count(str(self.ports[0])) != 1 or conf.count(str(self.front)) != 1:
-            sys.exit("topology: deploy/nginx/catalogue.conf no longer has the ports this test adapts")
-        (self.work / "catalogue.conf").write_text(conf)
-        temp = self.work / "nginx-temp"
-        (self.work / "nginx.conf").write_text(f"""
-daemon off;
-worker_processes 1;
-pid {self.work}/nginx.pid;
-error_log {self.work}/nginx-error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-  access_log off;
-  client_body_temp_path {temp}/body;
-  proxy_temp_path {temp}/proxy;
-  include {self.work}/catalogue.conf;
-}}
-""")
-        self.start("nginx", [self.args.nginx, "-p", str(self.work), "-c",
-                             str(self.work / "nginx.conf")], "nginx.log")
-        wait_until("nginx", lambda: get(f"http://127.0.0.1:{self.front}/healthz", 1)[0] == 200)
+        self.nginx.start()
 
     def shutdown(self):
+        self.nginx.stop()
         for proc in self.procs.values():
             proc.send_signal(signal.SIGTERM)
         for proc in self.procs.values():
@@ -194,11 +156,6 @@ def main():
     args = parser.parse_args()
     args.bin = str(Path(args.bin).resolve())
     work = Path(tempfile.mkdtemp(prefix="topology-"))
-    # nginx's workers run as another user when the master runs as root.
-    work.chmod(0o755)
-    for name in ("nginx-temp", "nginx-cache"):
-        (work / name).mkdir()
-        (work / name).chmod(0o777)
     topo = Topology(args, work)
     db = Database(args.db)
     wrk = None
@@ -219,17 +176,22 @@ def main():
                                stdout=subprocess.PIPE, text=True)
         time.sleep(3)
 
+        record = f"/api/v2/specimen-records/{specimen}/"
+
         def reach(edit):
-            """Edits the database; seconds until each replica serves the edit."""
+            """Edits the database; seconds until each replica, then nginx, serves
+            the edit."""
             notes = f"topology edit {edit} at {time.time():.3f}"
+            get(front + record)
             db.edit(specimen, notes)
             edited = time.monotonic()
-            seen = [None, None]
+            seen = [None, None, None]
+            bases = [topo.replica(0), topo.replica(1), front]
 
             def check():
-                for i in (0, 1):
+                for i, base in enumerate(bases):
                     if seen[i] is None:
-                        status, _, body = get(f"{topo.replica(i)}/api/v2/specimen-records/{specimen}/", 1)
+                        status, _, body = get(base + record, 1)
                         if status == 200 and json.loads(body).get("notes") == notes:
                             seen[i] = time.monotonic() - edited
                 return None not in seen
@@ -261,15 +223,17 @@ def main():
               f"{args.seconds} s, {socket_errors} socket errors, {non_2xx} non-2xx")
         for n, seen in enumerate(reached, 1):
             print(f"  edit {n} reached replica 1 in {seen[0]:.2f} s, replica 2 in {seen[1]:.2f} s "
-                  f"(sync every {SYNC_EVERY:.0f} s)")
+                  f"(sync every {SYNC_EVERY:.0f} s), nginx {seen[2] - max(seen[:2]):.2f} s after the later")
         print(f"  restarts (SIGTERM, {DRAIN} s drain, start, ready): "
               + ", ".join(f"{r:.1f} s" for r in restarts))
         print(f"  ETag of {url}: {etags[0]} and {etags[1]}")
         failures = []
         if socket_errors or non_2xx:
             failures.append(f"{socket_errors} socket errors and {non_2xx} non-2xx answers\n{out}")
-        if any(s > 2 * SYNC_EVERY for seen in reached for s in seen):
+        if any(s > 2 * SYNC_EVERY for seen in reached for s in seen[:2]):
             failures.append("an edit took longer than two sync intervals to reach a replica")
+        if any(seen[2] - max(seen[:2]) > 1.0 for seen in reached):
+            failures.append("an edit took longer than a second after the replicas' swap to reach nginx")
         if etags[0] is None or etags[0] != etags[1]:
             failures.append("the replicas' ETags differ")
         if failures:
