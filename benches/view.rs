@@ -144,6 +144,7 @@ fn at_size(c: &mut Criterion, specimens: usize) {
                     clamped_from: None,
                     error: None,
                     ignored: &[],
+                    repeated: &[],
                     label_codes: html::LabelCodes::Settled,
                 };
                 html::list(&site, &view, &page)

@@ -7,22 +7,11 @@ use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use common::{Server, TempDir};
+use common::{disposition, snapshot_name, Server, TempDir};
 use serde_json::Value;
 
 const SPECIMENS: &str = "/api/v2/specimen-records/";
 const CHECKLIST: &str = "/api/v2/specimen-records/checklist/";
-
-/// The sample's checksum's first 8 hex digits and date, as files are named.
-fn snapshot_name(s: &Server) -> String {
-    let ready = s.json("/readyz", 200);
-    let checksum = ready["checksum"].as_str().unwrap()[..8].to_string();
-    let view = catalogue::view::View::load(&common::sample_snapshot()).unwrap();
-    let date = chrono::DateTime::from_timestamp_micros(view.header.created_at)
-        .unwrap()
-        .format("%Y-%m-%d");
-    format!("{date}-{checksum}")
-}
 
 #[test]
 fn a_filtered_sorted_projected_list_as_csv() {
@@ -33,6 +22,22 @@ fn a_filtered_sorted_projected_list_as_csv() {
     assert_eq!(r.header("content-type"), Some("text/csv; charset=utf-8"));
     assert_eq!(
         r.header("content-disposition"),
+        Some(disposition(&s, "specimen-records", q, "csv").as_str())
+    );
+    // Another question, another name; the whole list, none; the same
+    // question in another order, the same name.
+    let other = s.get(&format!("{SPECIMENS}?format=csv&family=nymph"));
+    assert_eq!(
+        other.header("content-disposition"),
+        Some(disposition(&s, "specimen-records", "family=nymph", "csv").as_str())
+    );
+    assert_ne!(
+        other.header("content-disposition"),
+        r.header("content-disposition")
+    );
+    assert_eq!(
+        s.get(&format!("{SPECIMENS}?format=csv"))
+            .header("content-disposition"),
         Some(
             format!(
                 "inline; filename=\"specimen-records-{}.csv\"",
@@ -40,6 +45,11 @@ fn a_filtered_sorted_projected_list_as_csv() {
             )
             .as_str()
         )
+    );
+    assert_eq!(
+        s.get(&format!("{SPECIMENS}?sort=-year&format=csv&family=idae&fields=_,id,usi,family,taxon,collector,habitat,notes,year,labeled,date_modified"))
+            .header("content-disposition"),
+        r.header("content-disposition")
     );
     assert_eq!(
         r.text(),
@@ -87,7 +97,7 @@ fn ndjson_is_the_lists_items_one_a_line() {
     );
     assert_eq!(
         r.header("content-disposition"),
-        Some(format!("inline; filename=\"orders-{}.ndjson\"", snapshot_name(&s)).as_str())
+        Some(disposition(&s, "orders", "fields=_,id,name", "ndjson").as_str())
     );
 }
 
@@ -174,9 +184,11 @@ fn darwin_core_columns_are_the_archives() {
     assert_eq!(
         r.header("content-disposition"),
         Some(
-            format!(
-                "inline; filename=\"specimen-records-dwc-{}.csv\"",
-                snapshot_name(&s)
+            disposition(
+                &s,
+                "specimen-records-dwc",
+                "columns=dwc&country=united&sort=usi",
+                "csv"
             )
             .as_str()
         )
@@ -453,7 +465,7 @@ fn a_checklist_as_csv_and_as_a_page() {
     assert_eq!(r.status, 200);
     assert_eq!(
         r.header("content-disposition"),
-        Some(format!("inline; filename=\"checklist-{}.csv\"", snapshot_name(&s)).as_str())
+        Some(disposition(&s, "checklist", "country=united", "csv").as_str())
     );
     assert_eq!(
         r.text(),

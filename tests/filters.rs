@@ -319,3 +319,81 @@ fn ignored_parameters_are_named_in_a_header_and_change_nothing() {
         page.text()
     );
 }
+
+#[test]
+fn a_repeated_filter_is_named_in_a_header_and_on_the_page() {
+    let s = Server::sample();
+    let q = "/api/v2/specimen-records/?family=nymph&family=saturn&sex=female&sex=female&year=1";
+    let r = s.get(q);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("x-repeated-parameters"), Some("family, sex"));
+    // The last value counts, as in the service it replaces.
+    assert_eq!(
+        r.body,
+        s.get("/api/v2/specimen-records/?family=saturn&sex=female&year=1")
+            .body
+    );
+    assert_eq!(
+        s.get("/api/v2/specimen-records/?family=saturn")
+            .header("x-repeated-parameters"),
+        None
+    );
+    // Operations repeated are not filters repeated.
+    assert_eq!(
+        s.get("/api/v2/specimen-records/?limit=1&limit=2")
+            .header("x-repeated-parameters"),
+        None
+    );
+    let csv = s.get(&format!("{q}&format=csv"));
+    assert_eq!(csv.header("x-repeated-parameters"), Some("family, sex"));
+    let page = s.send("GET", q, &[("Accept", "text/html")]);
+    assert_eq!(page.header("x-repeated-parameters"), Some("family, sex"));
+    let text = page.text();
+    assert!(
+        text.contains(
+            "family was given more than once: only its last value, <q>saturn</q>, counts."
+        ) && text
+            .contains("sex was given more than once: only its last value, <q>female</q>, counts."),
+        "{text}"
+    );
+}
+
+/// What no old client calls refuses a name it does not know, with the nearest
+/// it does: a file keeps no header to say what was ignored.
+#[test]
+fn downloads_archives_labels_and_checklists_refuse_unknown_parameters() {
+    let s = Server::sample();
+    let nearest =
+        "does not take famly (did you mean family?); /api/v2/openapi.json lists what it takes";
+    for (path, what) in [
+        (
+            "/api/v2/specimen-records/?format=csv&famly=nymph",
+            "a download (format=csv)",
+        ),
+        (
+            "/api/v2/specimen-records/?format=ndjson&famly=nymph",
+            "a download (format=ndjson)",
+        ),
+        ("/dwca.zip?famly=nymph", "/dwca.zip"),
+        (
+            "/api/v2/specimen-records/checklist/?famly=nymph",
+            "a checklist",
+        ),
+        (
+            "/api/v2/specimen-records/labels/?famly=nymph",
+            "a label sheet",
+        ),
+    ] {
+        s.assert_error(path, 400, &format!("{what} {nearest}"));
+    }
+    // The nearest of a sheet's own parameters, and none for what is near nothing.
+    s.assert_error(
+        "/api/v2/specimen-records/labels/?paper_size=a4&colour=red",
+        400,
+        "a label sheet does not take paper_size (did you mean paper?), colour; /api/v2/openapi.json lists what it takes",
+    );
+    // The JSON list and its page still ignore it, as the service did.
+    let r = s.get("/api/v2/specimen-records/?famly=nymph&format=json");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("x-ignored-parameters"), Some("famly"));
+}

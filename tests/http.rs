@@ -218,7 +218,7 @@ fn every_answer_carries_cors_and_a_list_narrows_it() {
         assert_eq!(
             r.header("access-control-expose-headers"),
             Some(
-                "ETag, Last-Modified, X-Ignored-Parameters, X-Label-Overflow, X-Label-Warning, Content-Disposition"
+                "ETag, Last-Modified, X-Ignored-Parameters, X-Repeated-Parameters, X-Label-Overflow, X-Label-Warning, Content-Disposition"
             ),
             "{path}"
         );

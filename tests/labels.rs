@@ -65,7 +65,13 @@ fn the_qr_sheet_is_a_pdf_of_every_specimen_the_question_selects() {
     assert_eq!(r.header("content-type"), Some("application/pdf"));
     assert_eq!(
         r.header("content-disposition"),
-        Some("inline; filename=\"labels-qr.pdf\"")
+        Some(
+            format!(
+                "inline; filename=\"labels-qr-{}.pdf\"",
+                common::snapshot_name(&s)
+            )
+            .as_str()
+        )
     );
     assert_eq!(r.header("x-label-overflow"), None);
     assert_eq!(check_pdf(&r.body), 1);
@@ -112,7 +118,15 @@ fn the_csv_holds_each_labels_lines_for_the_question() {
     assert_eq!(r.header("content-type"), Some("text/csv; charset=utf-8"));
     assert_eq!(
         r.header("content-disposition"),
-        Some("inline; filename=\"labels-data.csv\"")
+        Some(
+            common::disposition(
+                &s,
+                "labels-data",
+                "kind=data&format=csv&family=Nymphalidae",
+                "csv"
+            )
+            .as_str()
+        )
     );
     assert_eq!(
         r.text(),

@@ -677,8 +677,9 @@ fn list_format_parameter(endpoint: Endpoint) -> Value {
     description.push_str(
         "; or a download of every matching item (not a page; filters, search, sort, `fields` \
          and an explicit `limit`/`offset` apply; `facet` is ignored and named in \
-         `X-Ignored-Parameters`), named by \
-         `Content-Disposition` after the list and the snapshot: `csv` (RFC 4180, UTF-8, a header \
+         `X-Ignored-Parameters`; a parameter the list does not know is refused with 400, naming the \
+         nearest it knows), named by \
+         `Content-Disposition` after the list, the snapshot and a hash of the question: `csv` (RFC 4180, UTF-8, a header \
          row; a related record is two columns, `<field>_id` and `<field>_name`, several are \
          joined by ` | `; rich text as plain text) or `ndjson` (one item a line, as in the list).",
     );
@@ -869,9 +870,12 @@ fn labels_operation() -> Value {
             a page at a time; its text is selectable, in an embedded subset of Liberation Sans \
             (Helvetica's widths). Each QR code says `--label-url` with the specimen's `{usi}`, \
             `{usi_lower}`, `{digits}` or `{id}`; by default its short link on this server \
-            (`http://<Host>/s/{digits}`, which redirects to its record), or its record \
-            (`http://<Host>/api/v2/specimen-records/{id}/`) where its USI has no digits or \
-            shares them with another specimen. Made anew for each request: never stored by caches.",
+            (`<public URL>/s/{digits}`, which redirects to its record), or its record \
+            (`<public URL>/api/v2/specimen-records/{id}/`) where its USI has no digits or \
+            shares them with another specimen; the public URL is `--public-url`, else the \
+            request's address, which `X-Label-Warning` then says. A parameter the specimen list \
+            does not know is refused with 400, naming the nearest it knows. Made anew for each \
+            request: never stored by caches.",
         "tags": [Model::SpecimenRecord.path()],
         "parameters": parameters,
         "responses": {
@@ -882,7 +886,11 @@ fn labels_operation() -> Value {
                         "description": "When labels do not fit even at 3 pt: how many, and the first                             twenty USIs with their lines (`2 labels overflow: MEM-3 (locality), ...`).",
                         "schema": {"type": "string"},
                     },
-                    "Content-Disposition": {"description": "`inline`, with a file name (`labels-data.pdf`).",
+                    "X-Label-Warning": {
+                        "description": "When the codes point at the address the sheet was asked at (no `--public-url` or `--label-url`): what to set.",
+                        "schema": {"type": "string"},
+                    },
+                    "Content-Disposition": {"description": "`inline`, with a file name: the kind, the snapshot and a hash of the question (`labels-data-2026-11-20-3fa2b4c1-q7d01e2a9.pdf`).",
                                             "schema": {"type": "string"}},
                     "Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"},
                 },

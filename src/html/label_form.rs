@@ -9,7 +9,7 @@ use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Model, Shape, Type};
 use crate::query::facets::{shown, Facets};
 use crate::query::filter::{BOOLS, INTS, RELATED};
-use crate::query::{form, sort, Params};
+use crate::query::{filter, form, sort, Params, OPERATIONS};
 
 use super::links::Linker;
 use super::site::{LabelCodes, CODES_FROM_REQUEST};
@@ -225,7 +225,12 @@ const NOT_THE_QUESTION: [&str; 6] = ["limit", "offset", "format", "facet", "face
 /// preview; and, where the operator has not said the public address, a warning
 /// that the codes point at the address the sheet is asked at.
 pub fn print_links(params: &Params, codes: LabelCodes) -> Markup {
+    // A sheet refuses a name the specimen list does not know, which a page
+    // only ignores: the links carry the question alone.
     let mut question = params.given();
+    question
+        .0
+        .retain(|(k, _)| filter::is_specimen_filter(k) || OPERATIONS.contains(&k.as_str()));
     for name in NOT_THE_QUESTION {
         question = question.without(name);
     }

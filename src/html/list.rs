@@ -57,6 +57,8 @@ pub struct ListPage<'a> {
     pub error: Option<String>,
     /// Parameters the list took no notice of (not its filters), named so a typo shows.
     pub ignored: &'a [String],
+    /// Filters given more than once, of which the last value counts.
+    pub repeated: &'a [String],
     /// Where the sheets the form prints point their codes.
     pub label_codes: LabelCodes,
 }
@@ -100,7 +102,15 @@ pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
             p.error role="alert" { (message) }
         }
         @if !page.ignored.is_empty() {
-            p.note.ignored { "Ignored, as they are not filters of this list: " (page.ignored.join(", ")) }
+            p.note.warning.ignored role="note" { "Ignored, as they are not filters of this list: " (page.ignored.join(", ")) }
+        }
+        @for name in page.repeated {
+            p.note.warning.repeated role="note" {
+                (name) " was given more than once: only its last value, "
+                q { (page.params.get(name).unwrap_or_default()) }
+                ", counts. GBIF's search, " a href="/gbif/v1/occurrence/search" { "/gbif/v1/occurrence/search" }
+                ", takes a repeated parameter as any of its values."
+            }
         }
         (in_use(e.model, &path, page.params))
         @if form {

@@ -6,7 +6,8 @@
 use crate::model::{Endpoint, Model};
 use crate::view::View;
 
-use crate::query::{form, ApiError, Limits, Params, Plan};
+use crate::query::plan::known_specimen_parameters;
+use crate::query::{form, nearest, ApiError, Limits, Params, Plan};
 
 /// A kind of label, as `kind=` names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,6 +226,15 @@ impl SheetRequest {
             nested: false,
         };
         let plan = Plan::parse(specimens, &question, &limits)?;
+        if !plan.unknown().is_empty() {
+            let mut known = known_specimen_parameters();
+            known.extend(PARAMETERS);
+            return Err(nearest::unknown_parameters(
+                "a label sheet",
+                plan.unknown(),
+                &known,
+            ));
+        }
         Ok(SheetRequest {
             kind,
             output,

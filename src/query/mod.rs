@@ -12,6 +12,7 @@ pub mod gbif;
 pub mod geojson;
 pub mod holdings;
 pub mod images;
+pub mod nearest;
 pub mod params;
 pub mod plan;
 pub mod projection;

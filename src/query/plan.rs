@@ -14,6 +14,7 @@ use super::error::ApiError;
 use super::facets::{self, Facets};
 use super::filter::{self, Filter};
 use super::form;
+use super::nearest;
 use super::params::Params;
 use super::sort::{self, SortKey};
 use super::{geojson, projection};
@@ -130,9 +131,14 @@ pub struct Plan {
     offset: usize,
     facets: Vec<usize>,
     facet_size: usize,
-    /// Parameters that are neither operations nor filters, ignored (specimen
-    /// records only: the label-printing form sends many; other lists refuse them).
+    /// Parameters that are neither operations nor filters (specimen records
+    /// only; other lists refuse them): ignored by a page, as the service did,
+    /// refused by a download and by what takes a question.
+    unknown: Vec<String>,
+    /// Those, and what the format has no use for: named in `X-Ignored-Parameters`.
     ignored: Vec<String>,
+    /// Specimen filters given more than once, of which the last value counts.
+    repeated: Vec<String>,
     /// Where the answer is made, decided once the rest is parsed.
     cost: Cost,
 }
@@ -278,21 +284,34 @@ impl Matching<'_> {
     }
 }
 
+/// Every parameter the specimen list knows: its operations and its filters.
+pub fn known_specimen_parameters() -> Vec<&'static str> {
+    OPERATIONS
+        .iter()
+        .copied()
+        .chain(filter::specimen_filters())
+        .collect()
+}
+
 impl Plan {
     /// Parses a list request's parameters; every error a request can have is found
     /// here, in the order the parameters are checked.
     pub fn parse(endpoint: Endpoint, params: &Params, limits: &Limits) -> Result<Plan, ApiError> {
         let model = endpoint.model;
         let shape = endpoint.shape();
-        let mut ignored = Vec::new();
+        let mut unknown = Vec::new();
+        let mut repeated = Vec::new();
         let mut filter = match model.policy().filters {
             Filters::Named => {
-                ignored = params
-                    .names()
-                    .into_iter()
-                    .filter(|n| !OPERATIONS.contains(n) && !filter::is_specimen_filter(n))
-                    .map(str::to_string)
-                    .collect();
+                for name in params.names() {
+                    if !OPERATIONS.contains(&name) && !filter::is_specimen_filter(name) {
+                        unknown.push(name.to_string());
+                    } else if filter::is_specimen_filter(name)
+                        && params.0.iter().filter(|(k, _)| k == name).count() > 1
+                    {
+                        repeated.push(name.to_string());
+                    }
+                }
                 filter::specimen(params)?
             }
             Filters::ByField => {
@@ -311,6 +330,16 @@ impl Plan {
         let (order, random) = ordering(model, shape, params)?;
         let projection = projection(model, shape, params)?;
         let format = list_format(endpoint, params)?;
+        // A file to take home says what it holds only in its headers, which a
+        // saved file loses: a name it does not know is refused, not ignored.
+        if format.download() && !unknown.is_empty() {
+            return Err(nearest::unknown_parameters(
+                &format!("a download (format={})", format.name()),
+                &unknown,
+                &known_specimen_parameters(),
+            ));
+        }
+        let mut ignored = unknown.clone();
         // What a format has no use for is ignored and named, as the specimen
         // list names what is not its filter: `columns` but in a CSV, `fields`
         // beside the Darwin Core columns, facets in a file without `meta`.
@@ -368,7 +397,9 @@ impl Plan {
             offset,
             facets,
             facet_size,
+            unknown,
             ignored,
+            repeated,
             cost: Cost::Work,
         };
         plan.cost = plan.costs();
@@ -412,6 +443,16 @@ impl Plan {
     /// The parameters this plan ignores, in the order given.
     pub fn ignored(&self) -> &[String] {
         &self.ignored
+    }
+
+    /// The parameters the specimen list does not know, in the order given.
+    pub fn unknown(&self) -> &[String] {
+        &self.unknown
+    }
+
+    /// The specimen filters given more than once (the last value counts).
+    pub fn repeated(&self) -> &[String] {
+        &self.repeated
     }
 
     /// Answers the request from a view.

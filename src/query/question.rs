@@ -6,7 +6,8 @@
 use crate::model::policy::DarwinCore;
 use crate::model::{Endpoint, Model};
 
-use super::{filter, ApiError, Limits, Params, Plan, OPERATIONS};
+use super::plan::known_specimen_parameters;
+use super::{filter, nearest, ApiError, Limits, Params, Plan, OPERATIONS};
 
 /// The operations a question keeps: the rest shape a page.
 const KEPT: &[&str] = &["search", "search_operator", "_"];
@@ -54,6 +55,12 @@ impl Question {
             max_limit: None,
         };
         let plan = Plan::parse(specimens(), &question, &limits)?;
+        if !plan.unknown().is_empty() {
+            let mut known = known_specimen_parameters();
+            known.retain(|n| !OPERATIONS.contains(n) || KEPT.contains(n));
+            known.extend(own);
+            return Err(nearest::unknown_parameters(what, plan.unknown(), &known));
+        }
         let ignored = plan.ignored();
         let params = Params(
             question

@@ -152,6 +152,9 @@ pub struct Answer {
     pub(super) retry_after: Option<u32>,
     /// `X-Ignored-Parameters`: the request's parameters that changed nothing.
     pub(super) ignored: Option<HeaderValue>,
+    /// `X-Repeated-Parameters`: the filters given more than once, whose last
+    /// value counted.
+    pub(super) repeated: Option<HeaderValue>,
     /// `Content-Disposition`'s file name, for a document to keep (a sheet).
     pub(super) filename: Option<String>,
     /// `X-Label-Overflow`: which labels of a sheet do not fit.
@@ -182,6 +185,21 @@ fn frame(format: Format, total: usize, meta: &[u8]) -> (Vec<u8>, &'static [u8], 
     }
 }
 
+/// Parameter names as a header says them: percent-encoded, comma-separated;
+/// `None` for none.
+fn named(names: &[String]) -> Option<HeaderValue> {
+    let mut value = String::new();
+    for name in names {
+        if !value.is_empty() {
+            value.push_str(", ");
+        }
+        form_encode(&mut value, name);
+    }
+    (!value.is_empty())
+        .then(|| HeaderValue::from_str(&value).ok())
+        .flatten()
+}
+
 impl Answer {
     fn new(status: u16, kind: Kind, body: Body, caching: Caching) -> Answer {
         Answer {
@@ -194,6 +212,7 @@ impl Answer {
             location: None,
             retry_after: None,
             ignored: None,
+            repeated: None,
             filename: None,
             overflow: None,
             codes: LabelCodes::Settled,
@@ -477,18 +496,15 @@ impl Answer {
         self
     }
 
-    /// The answer, naming the parameters it ignored (percent-encoded, comma-separated).
+    /// The answer, naming the parameters it ignored.
     pub fn ignoring(mut self, names: &[String]) -> Answer {
-        let mut value = String::new();
-        for name in names {
-            if !value.is_empty() {
-                value.push_str(", ");
-            }
-            form_encode(&mut value, name);
-        }
-        self.ignored = (!value.is_empty())
-            .then(|| HeaderValue::from_str(&value).ok())
-            .flatten();
+        self.ignored = named(names);
+        self
+    }
+
+    /// The answer, naming the filters given more than once.
+    pub fn repeating(mut self, names: &[String]) -> Answer {
+        self.repeated = named(names);
         self
     }
 

@@ -382,15 +382,17 @@ mod tests {
             (header::ACCEPT, "*/*"),
             (header::HOST, "example.org"),
             (header::USER_AGENT, "not read"),
+            (X_FORWARDED_PROTO, "https"),
         ]);
         let k = key("/api/v2/taxa/", "limit=2", &h);
         assert_eq!(
             k.as_bytes(),
-            b"/api/v2/taxa/?limit=2\0text/html\n*/*\n\0\0example.org\n\0"
+            b"/api/v2/taxa/?limit=2\0text/html\n*/*\n\0\0example.org\n\0\0https\n\0"
         );
         // The headers' order on the wire, and others, do not matter; their
         // lines do.
         let h2 = headers(&[
+            (X_FORWARDED_PROTO, "https"),
             (header::HOST, "example.org"),
             (header::USER_AGENT, "another"),
             (header::ACCEPT, "text/html"),
@@ -439,7 +441,10 @@ mod tests {
         memo.keep(&key("/a/", "x=1", &none), replay("two"));
         let again = memo.replay(&key("/a/", "x=1", &none)).expect("kept");
         assert_eq!(again.parts, [Bytes::from_static(b"one")]);
-        assert_eq!(memo.held(), (1, ENTRY_COST + "/a/?x=1".len() + 4 + 3));
+        assert_eq!(
+            memo.held(),
+            (1, ENTRY_COST + "/a/?x=1".len() + ASKED_BY.len() + 3)
+        );
     }
 
     #[test]

@@ -33,6 +33,10 @@ pub const ALLOW: &str = "GET, HEAD, OPTIONS";
 /// not its filter, as the service it replaces did), so a typo is seen.
 pub const IGNORED_PARAMETERS: HeaderName = HeaderName::from_static("x-ignored-parameters");
 
+/// The specimen filters given more than once: the last value counts, as in the
+/// service it replaces (GBIF's search, under `/gbif/`, takes repeats as OR).
+pub const REPEATED_PARAMETERS: HeaderName = HeaderName::from_static("x-repeated-parameters");
+
 /// Which labels of a sheet do not fit, even at the smallest size.
 pub const LABEL_OVERFLOW: HeaderName = HeaderName::from_static("x-label-overflow");
 
@@ -59,6 +63,7 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
         location,
         retry_after,
         ignored,
+        repeated,
         filename,
         overflow,
         codes,
@@ -87,6 +92,9 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
     if let Some(names) = ignored {
         // Said on a 304 too: the request, not the body, decides it.
         h.insert(IGNORED_PARAMETERS, names);
+    }
+    if let Some(names) = repeated {
+        h.insert(REPEATED_PARAMETERS, names);
     }
     if let Some(name) = filename {
         let value = format!("inline; filename=\"{name}\"");
@@ -352,7 +360,7 @@ fn cors(settings: &Settings, asked: &Asked, h: &mut HeaderMap, vary: &mut Vary) 
         h.insert(
             header::ACCESS_CONTROL_EXPOSE_HEADERS,
             HeaderValue::from_static(
-                "ETag, Last-Modified, X-Ignored-Parameters, X-Label-Overflow, X-Label-Warning, Content-Disposition",
+                "ETag, Last-Modified, X-Ignored-Parameters, X-Repeated-Parameters, X-Label-Overflow, X-Label-Warning, Content-Disposition",
             ),
         );
         if matches!(asked.routed, Routed::Preflight) {

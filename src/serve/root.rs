@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::html::DOCS_PATH;
 use crate::model::endpoint::{API_PREFIX, ARCHIVE_PATH, IMAGES_PATH, OPENAPI_PATH};
 use crate::model::Endpoint;
+use crate::query::nearest::edit_distance;
 use crate::wagtail::{DOCUMENTS_PATH, PAGES_PATH};
 
 /// The service's own 404 text, kept where there is nothing better to say.
@@ -92,22 +93,6 @@ fn nearest(name: &str) -> Vec<Endpoint> {
     }
     near.sort_by_key(|&(distance, e)| (distance, e.model.path().len()));
     near.into_iter().take(SUGGESTED).map(|(_, e)| e).collect()
-}
-
-/// Levenshtein distance, by characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let replaced = diagonal + usize::from(ca != cb);
-            diagonal = row[j + 1];
-            row[j + 1] = replaced.min(row[j] + 1).min(diagonal + 1);
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

@@ -375,3 +375,37 @@ pub fn free_addr() -> String {
         .port();
     format!("127.0.0.1:{port}")
 }
+
+/// The sample's checksum's first 8 hex digits and date, as files are named.
+pub fn snapshot_name(s: &Server) -> String {
+    let ready = s.json("/readyz", 200);
+    let checksum = ready["checksum"].as_str().unwrap()[..8].to_string();
+    let view = catalogue::view::View::load(&sample_snapshot()).unwrap();
+    let date = chrono::DateTime::from_timestamp_micros(view.header.created_at)
+        .unwrap()
+        .format("%Y-%m-%d");
+    format!("{date}-{checksum}")
+}
+
+/// The `Content-Disposition` of a download of `stem` asked with `query`: the
+/// snapshot's name, then `q` and the first 8 hex digits of the SHA-256 of the
+/// question (its pairs sorted, `format` left out; none for no question).
+pub fn disposition(s: &Server, stem: &str, query: &str, extension: &str) -> String {
+    let mut pairs: Vec<&str> = query
+        .split('&')
+        .filter(|p| !p.is_empty() && !p.starts_with("format="))
+        .collect();
+    pairs.sort_unstable();
+    let question = match pairs.is_empty() {
+        true => String::new(),
+        false => {
+            let digest = <sha2::Sha256 as sha2::Digest>::digest(pairs.join("&").as_bytes());
+            let hex: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+            format!("-q{hex}")
+        }
+    };
+    format!(
+        "inline; filename=\"{stem}-{}{question}.{extension}\"",
+        snapshot_name(s)
+    )
+}

@@ -23,7 +23,7 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     }
     let question = Question::parse(params, &[], "/dwca.zip").map_err(|e| Answer::error(&e))?;
     let ignored = question.ignored().to_vec();
-    let name = file_name(&ctx.served.view, "specimen-records-dwca", "zip");
+    let name = file_name(&ctx.served.view, "specimen-records-dwca", params, "zip");
     let (state, served) = (ctx.state, ctx.served);
     // Its tag is its bytes' digest (they depend on the dataset's settings too).
     Ok(Job::digested(async move {

@@ -7,6 +7,7 @@ use bytes::Bytes;
 
 use crate::checklists::{page, Checklist, ChecklistRequest, Output};
 use crate::html;
+use crate::query::Params;
 
 use crate::serve::answer::{Answer, Kind};
 use crate::serve::route::{Ctx, Job, Parsed};
@@ -37,7 +38,12 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         Output::Html => Kind::Html,
     };
     let name = match request.output {
-        Output::Csv => Some(file_name(&served.view, "checklist", "csv")),
+        Output::Csv => Some(file_name(
+            &served.view,
+            "checklist",
+            asked.params.as_ref().unwrap_or(&Params::default()),
+            "csv",
+        )),
         _ => None,
     };
     let named = move |a: Answer| match name.clone() {

@@ -9,10 +9,13 @@
 
 use std::sync::Arc;
 
+use sha2::{Digest, Sha256};
+
+use crate::encoding::hex::push_hex;
 use crate::export::csv::{self, Columns as FieldColumns};
 use crate::export::dwca::{occurrences, Dataset, Dialect};
 use crate::query::plan::Selected;
-use crate::query::{Columns, Format, Plan};
+use crate::query::{Columns, Format, Params, Plan};
 use crate::view::View;
 
 use crate::serve::answer::{Answer, Kind, Pieces};
@@ -68,14 +71,30 @@ impl Pieces for Download {
 }
 
 /// The name a download is kept under: the list's (or another stem), the
-/// snapshot's date and the start of its checksum (`specimen-records-2026-11-20-3fa2b4c1.csv`),
-/// so that two files from different snapshots never share a name.
-pub fn file_name(view: &View, stem: &str, extension: &str) -> String {
+/// snapshot's date and the start of its checksum, and for a question the start
+/// of its hash (`specimen-records-2026-11-20-3fa2b4c1-q7d01e2a9.csv`), so that
+/// two files from different snapshots or of different questions never share a
+/// name. The question is `asked`'s pairs but `format`, as `name=value` sorted
+/// and joined by `&`: the same in any order or encoding.
+pub fn file_name(view: &View, stem: &str, asked: &Params, extension: &str) -> String {
     let date = chrono::DateTime::from_timestamp_micros(view.header.created_at)
         .map(|t| t.format("%Y-%m-%d").to_string())
         .unwrap_or_default();
     let checksum = view.header.checksum_hex();
-    format!("{stem}-{date}-{}.{extension}", &checksum[..8])
+    let mut pairs: Vec<String> = (asked.given().0.iter())
+        .filter(|(k, _)| k != "format")
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    pairs.sort_unstable();
+    let query = pairs.join("&");
+    match query.is_empty() {
+        true => format!("{stem}-{date}-{}.{extension}", &checksum[..8]),
+        false => {
+            let mut hash = String::with_capacity(8);
+            push_hex(&mut hash, &Sha256::digest(query.as_bytes())[..4]);
+            format!("{stem}-{date}-{}-q{hash}.{extension}", &checksum[..8])
+        }
+    }
 }
 
 /// Answers a list question in a download format: its positions chosen on the
@@ -93,7 +112,12 @@ pub fn answer<'a>(ctx: Ctx<'a>, plan: Plan) -> Job<'a> {
         Format::Ndjson => "ndjson",
         _ => "csv",
     };
-    let name = file_name(&served.view, &stem, extension);
+    let name = file_name(
+        &served.view,
+        &stem,
+        asked.params.as_ref().unwrap_or(&Params::default()),
+        extension,
+    );
     let cacheable = plan.cacheable();
     let head = Answer::unmade(kind)
         .with_media(asked.media)

@@ -20,6 +20,8 @@ use crate::serve::route::{Ctx, Job, Parsed};
 use crate::serve::state::Served;
 use crate::serve::work::Task;
 
+use super::downloads::file_name;
+
 /// Labels named in `X-Label-Overflow`; the preview lists them all.
 const NAMED_IN_HEADER: usize = 20;
 
@@ -78,12 +80,15 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         _ => None,
     };
     let output = request.output;
-    let name = format!("labels-{}", request.kind.name());
+    let stem = format!("labels-{}", request.kind.name());
+    let given = asked.params.clone().unwrap_or_default();
+    let name = move |extension| file_name(&served.view, &stem, &given, extension);
+    let (pdf, csv) = (name("pdf"), name("csv"));
     let named = move |a: Answer| {
         let a = a.coded(codes);
         match output {
-            Output::Pdf => a.named(format!("{name}.pdf")),
-            Output::Csv => a.named(format!("{name}.csv")),
+            Output::Pdf => a.named(pdf.clone()),
+            Output::Csv => a.named(csv.clone()),
             Output::Preview => a,
         }
     };

@@ -20,7 +20,7 @@ const STREAM_ABOVE: usize = COMPRESS_BELOW;
 /// An expensive answer from the pool: made whole, or only chosen.
 enum Made {
     Whole(Page),
-    Chosen(Selected),
+    Chosen(Box<Selected>),
 }
 
 /// A list for programs.
@@ -33,8 +33,8 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
         .map_err(Clone::clone)
         .and_then(|params| Plan::parse(endpoint, params, &state.settings.limits))
         .map_err(|e| Answer::error(&e))?;
-    let ignored = plan.ignored().to_vec();
-    let ignoring = move |a: Answer| a.ignoring(&ignored);
+    let (ignored, repeated) = (plan.ignored().to_vec(), plan.repeated().to_vec());
+    let ignoring = move |a: Answer| a.ignoring(&ignored).repeating(&repeated);
     if plan.format().download() {
         return Ok(downloads::answer(ctx, plan).then(ignoring));
     }
@@ -52,13 +52,13 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
                 let selected = plan.select_page(&made.view);
                 match selected.size_bound(&made.view) < STREAM_ABOVE {
                     true => Made::Whole(selected.into_page(&made.view)),
-                    false => Made::Chosen(selected),
+                    false => Made::Chosen(Box::new(selected)),
                 }
             };
             let answer = match state.work.run(Task::Answer, job).await {
                 Some(Made::Whole(page)) => Answer::page(endpoint, page),
                 Some(Made::Chosen(selected)) => {
-                    Answer::streamed(selected, served.clone(), state.work.clone())
+                    Answer::streamed(*selected, served.clone(), state.work.clone())
                 }
                 None => return Answer::busy(),
             };
@@ -111,6 +111,7 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
                 clamped_from: None,
                 error: Some(e.message.clone()),
                 ignored: &[],
+                repeated: &[],
                 label_codes,
             };
             return Err(
@@ -119,13 +120,13 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
         }
     };
     let cacheable = plan.cacheable();
-    let ignored = plan.ignored().to_vec();
+    let (ignored, repeated) = (plan.ignored().to_vec(), plan.repeated().to_vec());
     debug_assert!(plan.cost().as_page().on_pool());
     let head = Answer::unmade(Kind::Html)
         .with_media(asked.media)
         .cacheable(cacheable);
     let view = served.clone();
-    let shown_ignored = ignored.clone();
+    let (shown_ignored, shown_repeated) = (ignored.clone(), repeated.clone());
     let make = move || {
         let (offset, limit, columns) = (plan.offset(), plan.limit(), plan.columns());
         let selected = plan.select_page(&view.view);
@@ -142,6 +143,7 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
             clamped_from,
             error: None,
             ignored: &shown_ignored,
+            repeated: &shown_repeated,
             label_codes,
         };
         html::list(&site, &view.view, &page)
@@ -154,7 +156,7 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
             .with_media(asked.media)
             .cacheable(cacheable)
     });
-    Ok(job.then(move |a| a.ignoring(&ignored)))
+    Ok(job.then(move |a| a.ignoring(&ignored).repeating(&repeated)))
 }
 
 /// A refusal as a page, not to be cached.
