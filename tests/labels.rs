@@ -82,11 +82,12 @@ fn the_qr_sheet_is_a_pdf_of_every_specimen_the_question_selects() {
     let det = s.get(&format!("{LABELS}?kind=determination"));
     assert_eq!(check_pdf(&det.body), 1);
     assert!(String::from_utf8_lossy(&det.body).contains("CATLBL+LiberationSans-Italic"));
-    // No specimen: one empty page, still a PDF.
+    // No specimen: one page, the note saying so (its text read back by
+    // tests/labels/check.py), not a blank one.
     let none = s.get(&format!("{LABELS}?kind=data&family=nothing-of-that-name"));
     assert_eq!(none.status, 200);
     assert_eq!(check_pdf(&none.body), 1);
-    assert!(!String::from_utf8_lossy(&none.body).contains("FontFile2"));
+    assert!(String::from_utf8_lossy(&none.body).contains("FontFile2"));
     // HEAD says what a GET would send, without making it.
     let head = s.send("HEAD", LABELS, &[]);
     assert_eq!(head.status, 200);
@@ -203,7 +204,15 @@ fn a_locality_of_300_characters_is_reported_by_label_and_line() {
     );
     let pdf = s.get(&format!("{LABELS}?kind=data"));
     assert_eq!(pdf.status, 200);
-    check_pdf(&pdf.body);
+    // The labels' pages, as the preview counts them, and the note's after them.
+    let preview = s.get(&format!("{LABELS}?kind=data&format=html")).text();
+    let pages: usize = preview
+        .split(" labels on ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the preview counts the pages");
+    assert_eq!(check_pdf(&pdf.body), pages + 1);
     let report = pdf.header("x-label-overflow").expect("an overflow report");
     // A HEAD measures the labels as the GET does, and says the same.
     for format in ["", "&format=csv"] {
@@ -350,4 +359,21 @@ fn a_revalidation_of_a_sheet_makes_it() {
     assert_eq!(r.status, 200);
     assert!(r.body.starts_with(b"%PDF-"), "{} bytes", r.body.len());
     assert_eq!(r.header("etag"), None);
+}
+
+/// The preview's footer offers what its address answers: the sheet as PDF and
+/// CSV, not JSON (which is 400 there).
+#[test]
+fn the_previews_footer_offers_only_what_answers() {
+    let s = Server::sample();
+    let page = s.get(&format!("{LABELS}?format=html")).text();
+    assert!(
+        page.contains("This preview's sheet is a PDF (<code>format=pdf</code>) or CSV (<code>format=csv</code>)."),
+        "{page}"
+    );
+    assert!(!page.contains("format=json"));
+    assert_eq!(s.get(&format!("{LABELS}?format=json")).status, 400);
+    for format in ["pdf", "csv"] {
+        assert_eq!(s.get(&format!("{LABELS}?format={format}")).status, 200);
+    }
 }

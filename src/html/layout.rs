@@ -30,9 +30,30 @@ pub const MAP: Loads = Loads {
     ],
 };
 
+/// What else a page's address answers, as its footer says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Alternates {
+    /// The same answer as JSON (`format=json`, `Accept: application/json`).
+    Json,
+    /// A label sheet's preview: the sheet as PDF or CSV, not JSON.
+    Sheet,
+}
+
 /// A whole page: `title` in the tab and as the heading's context, `crumbs` above
-/// the content.
+/// the content; its footer says it is also JSON.
 pub fn page(view: &View, title: &str, crumbs: Markup, loads: &Loads, content: Markup) -> String {
+    page_of(view, title, crumbs, loads, content, Alternates::Json)
+}
+
+/// A whole page whose address also answers `alternates`.
+pub fn page_of(
+    view: &View,
+    title: &str,
+    crumbs: Markup,
+    loads: &Loads,
+    content: Markup,
+    alternates: Alternates,
+) -> String {
     let specimens = format!("{API_PREFIX}{}/", Model::SpecimenRecord.path());
     html! {
         (DOCTYPE)
@@ -65,8 +86,17 @@ pub fn page(view: &View, title: &str, crumbs: Markup, loads: &Loads, content: Ma
                 }
                 footer.site {
                     "Snapshot " code { (view.header.checksum_hex()[..12]) }
-                    " of " (view.last_modified) ". Every page is also JSON: add "
-                    code { "format=json" } " or ask for " code { "application/json" } "."
+                    " of " (view.last_modified) "."
+                    @match alternates {
+                        Alternates::Json => {
+                            " Every page is also JSON: add " code { "format=json" }
+                            " or ask for " code { "application/json" } "."
+                        }
+                        Alternates::Sheet => {
+                            " This preview's sheet is a PDF (" code { "format=pdf" }
+                            ") or CSV (" code { "format=csv" } ")."
+                        }
+                    }
                 }
                 @for script in loads.scripts { script src=(assets::url(script)) {} }
             }

@@ -19,6 +19,7 @@ pub mod address;
 pub mod content;
 pub mod font;
 pub mod layout;
+pub mod note;
 pub mod pdf;
 pub mod preview;
 pub mod qr;

@@ -4,7 +4,7 @@
 
 use maud::{html, PreEscaped};
 
-use crate::html::layout::{self, Loads};
+use crate::html::layout::{self, Alternates, Loads};
 use crate::html::CODES_FROM_REQUEST;
 use crate::model::endpoint::API_PREFIX;
 use crate::model::Model;
@@ -70,12 +70,13 @@ pub fn label_preview(view: &View, p: &SheetPreview) -> String {
             figcaption { "Page 1 of " (p.pages) }
         }
     };
-    layout::page(
+    layout::page_of(
         view,
         &title,
         layout::crumbs(&[("Specimens", specimens)], "Labels"),
         &Loads::default(),
         content,
+        Alternates::Sheet,
     )
 }
 

@@ -12,6 +12,7 @@ use crate::view::View;
 use super::address::Address;
 use super::content::{lines, plain, Kind, Label, Line, Reader};
 use super::layout::{Layout, Mark};
+use super::note;
 use super::pdf::PdfWriter;
 use super::qr::Symbol;
 
@@ -232,21 +233,30 @@ impl Fitted {
     }
 }
 
-/// A PDF sheet being written, a page a piece.
+/// A PDF sheet being written, a page a piece: the labels' pages, then the
+/// note's (`note`), then the file's end.
 pub struct PdfPieces {
     sheet: Fitted,
     writer: Option<PdfWriter>,
     next: usize,
+    /// The note's pages, written after the labels'.
+    note: std::vec::IntoIter<Vec<Mark>>,
 }
 
 impl PdfPieces {
-    /// The pieces of `sheet`, and the file's first bytes.
-    pub fn new(sheet: Fitted) -> (PdfPieces, Vec<u8>) {
-        let (writer, head) = PdfWriter::new(sheet.sheet.layout.page);
+    /// The pieces of `sheet`, which ends with a page of `note` (its lines) when
+    /// there is one, and the file's first bytes.
+    pub fn new(sheet: Fitted, note: Option<Vec<String>>) -> (PdfPieces, Vec<u8>) {
+        let page = sheet.sheet.layout.page;
+        let (writer, head) = PdfWriter::new(page);
+        let note = note
+            .map(|lines| note::pages(page, &lines))
+            .unwrap_or_default();
         let pieces = PdfPieces {
             sheet,
             writer: Some(writer),
             next: 0,
+            note: note.into_iter(),
         };
         (pieces, head)
     }
@@ -258,6 +268,9 @@ impl PdfPieces {
         if self.next < sheet.pages() && !sheet.positions.is_empty() {
             let marks = self.sheet.marks(view, self.next);
             self.next += 1;
+            return Some(writer.page(&marks));
+        }
+        if let Some(marks) = self.note.next() {
             return Some(writer.page(&marks));
         }
         self.writer.take().map(PdfWriter::finish)

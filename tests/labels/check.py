@@ -29,6 +29,7 @@ import tempfile
 import time
 import unicodedata
 import urllib.error
+import urllib.parse
 import urllib.request
 import zlib
 from collections import Counter, defaultdict
@@ -188,12 +189,15 @@ def check_qr_sheet(base, work, expected, unshortened):
     pdf = os.path.join(work, "qr.pdf")
     open(pdf, "wb").write(body)
     pages = (len(expected) + 599) // 600
+    # A label that does not fit is listed on a note page after the labels.
+    note = 1 if headers.get("X-Label-Overflow") else 0
     # Every code, decoded from the rendered pages a label at a time, as a
     # scanner reads them (zbar misses most codes of a whole page of them).
     subprocess.run(["pdftoppm", "-r", str(DPI), "-gray", pdf, os.path.join(work, "qr")], check=True)
     images = sorted(f for f in os.listdir(work) if f.startswith("qr-") and f.endswith(".pgm"))
-    if len(images) != pages:
-        fail(f"{len(images)} pages rendered, {pages} expected")
+    if len(images) != pages + note:
+        fail(f"{len(images)} pages rendered, {pages} of labels and {note} of notes expected")
+    images = images[:pages]
     ids, decoded = [], []
     for p, image in enumerate(images):
         on_page = min(600, len(expected) - p * 600)
@@ -232,7 +236,13 @@ def check_qr_sheet(base, work, expected, unshortened):
     usis = [s["usi"] for s in expected]
     worst = 0.0
     seen = 0
-    for p, page in enumerate(words(pdf, work, "qr")):
+    read = words(pdf, work, "qr")
+    if note:
+        named = re.findall(r"([^ ,()]+) \(", headers["X-Label-Overflow"].split(": ", 1)[1])
+        text = " ".join(t for *_, t in read[-1])
+        if not named or any(urllib.parse.unquote_plus(u) not in text for u in named):
+            fail(f"the QR sheet's note page does not name {named}: {text[:200]!r}")
+    for p, page in enumerate(read[:pages]):
         for x0, y0, x1, y1, text in page:
             # The cell the word lies in, from its box.
             column, row = int((x0 + x1) / 2 // CELL[0]), int((y0 + y1) / 2 // CELL[1])
@@ -309,6 +319,12 @@ def check_lines(base, work, expected, kind):
             row = int((y0 - margin) // (height + gap))
             at = p * per_page + row * columns + column
             by_label[at][round(y1, 1)].append((x0, text))
+    # The sheet says itself what does not fit: a note page after the labels.
+    if over:
+        note = " ".join(t for *_, t in pages[-1])
+        missing = [u for u in over if u not in note]
+        if "fit, even at 3 pt" not in note or missing:
+            fail(f"{kind}: the note page does not name {missing[:5]} of {len(over)}: {note[:300]}")
     checked = accented = 0
     for at, row in enumerate(rows):
         usi, lines = row[0], [normal(c) for c in row[1:1 + len(header) - 2] if c.strip()]
@@ -322,7 +338,20 @@ def check_lines(base, work, expected, kind):
     if checked == 0 or accented == 0:
         fail(f"{kind}: {checked} labels read, {accented} with accents: the check saw nothing")
     print(f"{kind} labels: the lines of {checked} labels read back in place ({accented} with accents); "
-          f"{len(over)} that do not fit named by the preview")
+          f"{len(over)} that do not fit named by the preview and the sheet's last page")
+
+
+def check_nothing(base, work):
+    """A question that selects nothing prints a page saying so, not a blank one."""
+    status, _, body = get(base, f"{LABELS}?kind=data&family=nothing-of-that-name")
+    pdf = os.path.join(work, "nothing.pdf")
+    open(pdf, "wb").write(body)
+    pages = words(pdf, work, "nothing")
+    text = " ".join(t for *_, t in pages[0]) if len(pages) == 1 else ""
+    if status != 200 or "No labels: this question selects no specimens." not in text \
+            or "family=nothing-of-that-name" not in text:
+        fail(f"a question selecting nothing: {status}, {len(pages)} pages reading {text!r}")
+    print(f"no specimens: one page reading {text[:60]!r}...")
 
 
 def main():
@@ -357,6 +386,7 @@ def main():
         check_qr_sheet(base, work, expected, unshortened)
         for kind in ("data", "determination"):
             check_lines(base, work, expected, kind)
+        check_nothing(base, work)
     finally:
         server.terminate()
         server.wait()

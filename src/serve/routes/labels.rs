@@ -9,7 +9,7 @@ use crate::encoding::percent::form_encode;
 use crate::html::{self, LabelCodes};
 use crate::labels::preview;
 use crate::labels::request::{Output, SheetRequest};
-use crate::labels::{self as sheets, Address, CsvPieces, Fitted, Overflow, PdfPieces};
+use crate::labels::{self as sheets, note, Address, CsvPieces, Fitted, Overflow, PdfPieces};
 use crate::query::ApiError;
 use crate::view::View;
 
@@ -82,6 +82,8 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     let output = request.output;
     let stem = format!("labels-{}", request.kind.name());
     let given = asked.params.clone().unwrap_or_default();
+    // The question as the note page names it: what was asked but the format.
+    let question = given.given().without("format").to_query();
     let name = move |extension| file_name(&served.view, &stem, &given, extension);
     let (pdf, csv) = (name("pdf"), name("csv"));
     let named = move |a: Answer| {
@@ -145,7 +147,8 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
                 Answer::pieces(kind, head, pieces, served, work)
             }
             _ => {
-                let (pieces, head) = PdfPieces::new(sheet);
+                let note = note::lines(sheet.sheet.positions.len(), &overflow, &question);
+                let (pieces, head) = PdfPieces::new(sheet, note);
                 Answer::pieces(kind, head, pieces, served, work)
             }
         };
