@@ -121,8 +121,16 @@ fn sheets_printed_at_the_requests_address_say_so_on_the_form_preview_and_sheet()
     let html = [("Accept", "text/html")];
     let warned = |s: &Server| {
         let sheet = s.get(&format!("{LABELS}?limit=1"));
-        let csv = s.send("HEAD", &format!("{LABELS}?format=csv&limit=1"), &[]);
+        let csv = s.send(
+            "HEAD",
+            &format!("{LABELS}?format=csv&limit=1&kind=data&qr=1"),
+            &[],
+        );
         let preview = s.get(&format!("{LABELS}?format=html&limit=1")).text();
+        // Labels without codes have nothing to warn of.
+        let plain = s.get(&format!("{LABELS}?kind=data&format=html&limit=1"));
+        assert!(plain.header("x-label-warning").is_none());
+        assert!(!plain.text().contains("The codes point at"));
         let form = s.send("GET", "/api/v2/specimen-records/", &html).text();
         [
             sheet.header("x-label-warning") == Some(CODES_FROM_REQUEST),

@@ -67,7 +67,11 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     };
     // The codes' text: the operator's template, else this server's short link
     // (or the record, where the USI's digits do not name the specimen alone).
-    let codes = settings.label_codes();
+    // A sheet without codes has no address to warn of.
+    let codes = match sheets::Layout::new(request.kind, &request.choices).has_code() {
+        true => settings.label_codes(),
+        false => LabelCodes::Settled,
+    };
     let code = match settings.label_url.clone() {
         Some(template) => Address::Template(template),
         None => Address::Own(
