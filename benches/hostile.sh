@@ -18,6 +18,9 @@
 #   T. RSS before and after the served file is touched and reloaded (SIGHUP);
 #   S. three swaps (SIGHUP after a new file) while 4 clients read a streamed
 #      answer at 128 KB/s: how long each swap takes to be served, RSS after.
+# Third round:
+#   D. a server under a descriptor limit of 1,024 holding 2,000 idle
+#      connections: how long a health probe waits (the idlest close to make room).
 #
 #   usage: benches/hostile.sh [SPECIMENS]      (default 100000)
 #   env:   SECONDS_OF_LOAD (20), CATALOGUE_BIN (a binary instead of this tree's)
@@ -197,3 +200,25 @@ done
 sleep 12
 echo "S. after three swaps with slow readers: RSS $(rss VmRSS) MB (one view: $one_view MB)"
 jobs -p | xargs -r kill 2> /dev/null || true
+
+# D. Out of descriptors: 2,000 idle connections to a server limited to 1,024.
+dport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+sh -c "ulimit -n 1024 && exec '$bin' serve --snapshot '$work/c.bin' --addr 127.0.0.1:$dport --no-watch --drain 0" 2> "$work/limited.log" &
+limited=$!
+until curl -sf -o /dev/null "http://127.0.0.1:$dport/healthz"; do sleep 0.05; done
+python3 - "$dport" << 'EOF'
+import socket, sys, time
+port = int(sys.argv[1])
+idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(2000)]
+time.sleep(1)
+started = time.monotonic()
+probe = socket.create_connection(("127.0.0.1", port))
+probe.settimeout(10)
+probe.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+try:
+    answer = probe.recv(64).split(b"\r\n")[0].decode()
+except OSError as e:
+    answer = f"nothing ({e})"
+print(f"D. 2,000 idle connections under a descriptor limit of 1,024: probe {answer} after {time.monotonic() - started:.3f} s")
+EOF
+kill "$limited"; wait "$limited" 2> /dev/null || true

@@ -142,6 +142,56 @@ fn the_open_files_limit_is_raised_to_the_hard_limit() {
     assert!(line.contains(&format!("now={}", hard.rlim_max)), "{line}");
 }
 
+/// Out of descriptors (a hard limit of 128, 300 idle connections open), a new
+/// client is still answered at once: the connections idle longest close to make
+/// room, rather than every client waiting for them to time out (30 s).
+#[test]
+fn out_of_descriptors_the_idlest_connections_make_room() {
+    let addr = common::free_addr();
+    let script = format!(
+        "ulimit -n 128 && exec '{}' serve --no-watch --drain 0 --snapshot '{}' --addr {addr}",
+        env!("CARGO_BIN_EXE_catalogue"),
+        common::sample_snapshot().display()
+    );
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let health = "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
+    let start = std::time::Instant::now();
+    while common::try_request(addr.parse().unwrap(), health).is_none() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(20),
+            "the server did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let idle: Vec<std::net::TcpStream> = (0..300)
+        .map(|_| std::net::TcpStream::connect(&addr).unwrap())
+        .collect();
+    // Let the server take what it can of them.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let asked = std::time::Instant::now();
+    let mut probe = std::net::TcpStream::connect(&addr).unwrap();
+    probe
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    std::io::Write::write_all(&mut probe, health.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let read = std::io::Read::read_to_string(&mut probe, &mut answer);
+    let took = asked.elapsed();
+    drop(idle);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(read.is_ok(), "no answer within 5 s: {read:?}");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        took < std::time::Duration::from_secs(1),
+        "answered after {took:?}"
+    );
+}
+
 #[test]
 fn a_stopping_server_says_connection_close_and_is_not_ready() {
     let s = Server::sample();

@@ -17,6 +17,7 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 
+use connections::{Activity, Connections};
 use send_timeout::SendTimeout;
 use zero_copy::ZeroCopy;
 
@@ -24,6 +25,7 @@ mod answer;
 mod asked;
 mod assets;
 pub mod compress;
+mod connections;
 mod guard;
 mod media;
 mod media_files;
@@ -136,6 +138,7 @@ fn guarded<S>(
     state: Arc<State>,
     routes: S,
     trusted: bool,
+    activity: Activity,
 ) -> impl hyper::service::Service<
     hyper::Request<Incoming>,
     Response = wire::Wire,
@@ -153,6 +156,7 @@ where
     S::Future: Send,
 {
     hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
+        activity.began();
         if !trusted {
             origin::forget_forwarded(req.headers_mut());
         }
@@ -211,7 +215,7 @@ pub async fn serve(
         }
     };
     let routes = TowerToHyperService::new(warp::service(router::routes(state)));
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let connections = Arc::new(Connections::default());
     let mut shutdown = std::pin::pin!(shutdown);
     let mut backoff = Backoff::default();
     loop {
@@ -222,9 +226,19 @@ pub async fn serve(
                     (stream, peer)
                 }
                 Err(e) => {
-                    // Out of descriptors and the like: wait longer each time rather
-                    // than spin, while the connections being served close.
-                    let wait = backoff.next(&e);
+                    // Out of descriptors: the connections idle longest close
+                    // (after their answer, if any) to make room, and accept is
+                    // asked again at once. Other failures wait longer each
+                    // time rather than spin, while connections close.
+                    let backed_off = backoff.next(&e);
+                    let out_of_descriptors =
+                        matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE));
+                    let wait = match out_of_descriptors
+                        && connections.close_idlest(connections::CLOSED_FOR_ROOM) > 0
+                    {
+                        true => Duration::from_millis(2),
+                        false => backed_off,
+                    };
                     tokio::select! {
                         () = tokio::time::sleep(wait) => {}
                         () = &mut shutdown => break,
@@ -235,6 +249,7 @@ pub async fn serve(
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
+        let activity = connections.activity();
         let connection = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(idle)
@@ -246,9 +261,10 @@ pub async fn serve(
                     refusals.clone(),
                     routes.clone(),
                     refusals.settings.trusted_proxies.contains(peer.ip()),
+                    activity.clone(),
                 ),
             );
-        let connection = graceful.watch(connection);
+        let connection = connections.serve(activity, connection);
         tokio::spawn(async move {
             if let Err(e) = connection.await {
                 tracing::debug!(error = %e, "connection ended with an error");
@@ -256,8 +272,7 @@ pub async fn serve(
         });
     }
     drop(listener);
-    tokio::select! {
-        () = graceful.shutdown() => {}
-        () = tokio::time::sleep(IN_FLIGHT_WAIT) => tracing::warn!("requests still running after {IN_FLIGHT_WAIT:?}; stopping anyway"),
+    if !connections.stop(IN_FLIGHT_WAIT).await {
+        tracing::warn!("requests still running after {IN_FLIGHT_WAIT:?}; stopping anyway");
     }
 }
