@@ -6,7 +6,6 @@
 use super::content::Span;
 use super::font::Style;
 use super::layout::Mark;
-use super::sheet::Overflow;
 
 /// The note's type size and line height, in points.
 const SIZE: f32 = 10.0;
@@ -17,8 +16,10 @@ const MARGIN: f32 = 54.0;
 /// about 5 pt a character; a US Letter page less its margins is 504 pt).
 const WRAP: usize = 90;
 
-/// What the note says: `None` when the sheet has labels and all of them fit.
-pub fn lines(labels: usize, overflow: &[Overflow], question: &str) -> Option<Vec<String>> {
+/// What the note says of a sheet of `labels` labels, `overflow` of which (a
+/// USI and the lines that overflow, each) do not fit: `None` when the sheet has
+/// labels and all of them fit.
+pub fn lines(labels: usize, overflow: &[(&str, &[&str])], question: &str) -> Option<Vec<String>> {
     let asked = match question.is_empty() {
         true => "every specimen".to_string(),
         false => format!("?{question}"),
@@ -47,7 +48,7 @@ pub fn lines(labels: usize, overflow: &[Overflow], question: &str) -> Option<Vec
     out.extend(
         overflow
             .iter()
-            .map(|o| format!("{}: {}", o.usi, o.lines.join(", "))),
+            .map(|(usi, lines)| format!("{usi}: {}", lines.join(", "))),
     );
     out.push(String::new());
     out.push(format!("Question: {asked}"));
@@ -113,10 +114,7 @@ mod tests {
         let none = lines(0, &[], "family=nowhere").unwrap();
         assert_eq!(none[0], "No labels: this question selects no specimens.");
         assert_eq!(none[1], "Question: ?family=nowhere");
-        let over = [Overflow {
-            usi: "MEM-1".into(),
-            lines: vec!["locality", "collectors"],
-        }];
+        let over = [("MEM-1", &["locality", "collectors"][..])];
         let note = lines(3, &over, "").unwrap();
         assert_eq!(
             note[0],

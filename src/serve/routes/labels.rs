@@ -65,13 +65,13 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         Output::Csv => Kind::Csv,
         Output::Preview => Kind::Html,
     };
-    // The codes' text: the operator's template, else this server's short link
-    // (or the record, where the USI's digits do not name the specimen alone).
     // A sheet without codes has no address to warn of.
     let codes = match sheets::Layout::new(request.kind, &request.choices).has_code() {
         true => settings.label_codes(),
         false => LabelCodes::Settled,
     };
+    // The codes' text: the operator's template, else this server's short link
+    // (or the record, where the USI's digits do not name the specimen alone).
     let code = match settings.label_url.clone() {
         Some(template) => Address::Template(template),
         None => Address::Own(
@@ -151,7 +151,11 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
                 Answer::pieces(kind, head, pieces, served, work)
             }
             _ => {
-                let note = note::lines(sheet.sheet.positions.len(), &overflow, &question);
+                let named: Vec<(&str, &[&str])> = overflow
+                    .iter()
+                    .map(|o| (o.usi.as_str(), &o.lines[..]))
+                    .collect();
+                let note = note::lines(sheet.sheet.positions.len(), &named, &question);
                 let (pieces, head) = PdfPieces::new(sheet, note);
                 Answer::pieces(kind, head, pieces, served, work)
             }
