@@ -66,9 +66,9 @@ const listed = Object.keys(document.paths).filter(
     p.endsWith("/") &&
     document.paths[p].get?.responses?.["200"]?.content?.["application/json"] !== undefined,
 );
-// The checklist answers with a `meta` too, but takes a question, not a page: it is
-// called on its own below.
-const questions = ["/api/v2/specimen-records/checklist/"];
+// The checklist answers with a `meta` too, but takes a question, not a page, and
+// the suggestions take a text: each is called on its own below.
+const questions = ["/api/v2/specimen-records/checklist/", "/api/v2/suggest/"];
 const missing = listed.filter((p) => !(lists as string[]).includes(p) && !questions.includes(p));
 if (missing.length > 0) throw new Error(`lists this program does not call: ${missing.join(", ")}`);
 
@@ -101,3 +101,13 @@ if (counted + taxa.meta.without_taxon !== taxa.meta.specimens || taxa.items.leng
   throw new Error(`checklist: ${counted} + ${taxa.meta.without_taxon} specimens of ${taxa.meta.specimens}`);
 }
 console.log(`typescript client: a checklist of ${taxa.meta.total_count} taxa, ${taxa.meta.specimens} specimens`);
+
+// Suggestions as one types, typed: the records that complete a text with a typo.
+const suggested = await client.GET("/api/v2/suggest/", { params: { query: { q: "danus plex", limit: 5 } } });
+const found = suggested.data;
+if (found === undefined) throw new Error(`suggest: ${suggested.response.status}`);
+const first = found.items[0];
+if (first === undefined || first.kind !== "species" || !first.url.startsWith("/api/v2/species/")) {
+  throw new Error(`suggest: ${JSON.stringify(found)}`);
+}
+console.log(`typescript client: "danus plex" suggests ${first.label} (${first.count} specimens)`);
