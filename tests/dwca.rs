@@ -297,3 +297,29 @@ fn every_specimen_says_each_term_once_in_column_order() {
     let columns: Vec<&str> = COLUMNS.iter().map(|(t, _)| *t).collect();
     assert_eq!(names, columns);
 }
+
+/// `/eml.xml` is the whole archive's `eml.xml`, byte for byte, with a tag of
+/// its own; it takes no question (a question's archive holds its own).
+#[test]
+fn the_datasets_metadata_is_served_as_the_archive_holds_it() {
+    let s = Server::sample();
+    let eml = s.get("/eml.xml");
+    assert_eq!(eml.status, 200);
+    assert_eq!(
+        eml.header("content-type"),
+        Some("application/xml; charset=utf-8")
+    );
+    let archive = unzip(&s.get("/dwca.zip").body);
+    assert_eq!(eml.text(), archive["eml.xml"]);
+    let tag = eml.header("etag").expect("a tag").to_string();
+    let again = s.send("GET", "/eml.xml", &[("If-None-Match", &tag)]);
+    assert_eq!(again.status, 304);
+    let head = s.send("HEAD", "/eml.xml", &[]);
+    assert_eq!((head.status, head.body.len()), (200, 0));
+    assert_eq!(head.header("etag"), Some(tag.as_str()));
+    s.assert_error(
+        "/eml.xml?family=nymph",
+        400,
+        "/eml.xml takes no parameters, not family: a question's metadata is the eml.xml inside its /dwca.zip",
+    );
+}

@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::checklists::{rank_name, CLASSIFICATION};
 use crate::labels::request::{Kind, MEASURES, PARAMETERS};
 use crate::model::endpoint::{
-    ARCHIVE_PATH, CHECKLIST_PATH, IMAGES_PATH, LABELS_PATH, OPENAPI_PATH, SHORT_PATH,
+    ARCHIVE_PATH, CHECKLIST_PATH, EML_PATH, IMAGES_PATH, LABELS_PATH, OPENAPI_PATH, SHORT_PATH,
 };
 use crate::model::image_api::ImageField;
 use crate::model::policy::DarwinCore;
@@ -182,6 +182,35 @@ pub fn archive(paths: &mut Paths, _: Option<usize>) {
                 "405": {"$ref": "#/components/responses/MethodNotAllowed"},
                 "500": error_response("The archive could not be made; the message says why."),
                 "503": busy_response(),
+            },
+        }}),
+    );
+}
+
+/// `/eml.xml`: the whole dataset's metadata.
+pub fn eml(paths: &mut Paths, _: Option<usize>) {
+    paths.insert(
+        EML_PATH.into(),
+        json!({"get": {
+            "operationId": "eml",
+            "summary": "The dataset's metadata (EML), as the whole archive holds it",
+            "description": "The `eml.xml` of `/dwca.zip` without a question, byte for byte: what \
+                harvesters read of the dataset (title, description, publisher, licence, the \
+                snapshot's checksum). A question's archive carries its own, naming the question.",
+            "responses": {
+                "200": {
+                    "description": "The metadata",
+                    "headers": {
+                        "ETag": {"description": "The document's SHA-256 (first 16 bytes, hex).",
+                                 "schema": {"type": "string"}},
+                        "Cache-Control": {"$ref": "#/components/headers/Cache-Control"},
+                        "Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"},
+                    },
+                    "content": {"application/xml": {"schema": {"type": "string"}}},
+                },
+                "304": {"$ref": "#/components/responses/NotModified"},
+                "400": {"$ref": "#/components/responses/BadRequest"},
+                "405": {"$ref": "#/components/responses/MethodNotAllowed"},
             },
         }}),
     );

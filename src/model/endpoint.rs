@@ -11,6 +11,8 @@ pub const OPENAPI_PATH: &str = "/api/v2/openapi.json";
 pub const IMAGES_PATH: &str = "/api/v2/images/";
 /// The Darwin Core Archive of the served collection.
 pub const ARCHIVE_PATH: &str = "/dwca.zip";
+/// The whole dataset's metadata, the whole archive's `eml.xml`.
+pub const EML_PATH: &str = "/eml.xml";
 
 /// The path of the specimen label sheets.
 pub const LABELS_PATH: &str = "/api/v2/specimen-records/labels/";

@@ -42,6 +42,8 @@ pub enum Kind {
     Html,
     /// The Darwin Core Archive: compressed already.
     Zip,
+    /// The dataset's metadata (EML).
+    Xml,
     /// Prometheus' text format.
     Metrics,
     /// A label sheet, compressed inside already.
@@ -74,6 +76,7 @@ impl Kind {
             Kind::GeoJson => geojson::MEDIA_TYPE,
             Kind::Html => HTML,
             Kind::Zip => "application/zip",
+            Kind::Xml => "application/xml; charset=utf-8",
             Kind::Metrics => "text/plain; version=0.0.4; charset=utf-8",
             Kind::Pdf => "application/pdf",
             Kind::Csv => "text/csv; charset=utf-8",

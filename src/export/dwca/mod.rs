@@ -44,14 +44,18 @@ impl Archive {
 
     /// The archive of the records `scope` names.
     pub fn of(view: &View, dataset: &Dataset, scope: Scope) -> Result<Archive, DwcaError> {
-        use sha2::{Digest, Sha256};
         let bytes = archive(view, dataset, scope)?;
-        let digest = Sha256::digest(&bytes);
         Ok(Archive {
-            etag: format!("\"{}\"", hex(&digest[..16])),
+            etag: tag_of(&bytes),
             bytes: bytes.into(),
         })
     }
+}
+
+/// A strong ETag naming exactly `bytes`: the first 16 bytes of their SHA-256.
+pub fn tag_of(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    format!("\"{}\"", hex(&Sha256::digest(bytes)[..16]))
 }
 
 /// Writes the whole archive of a view into memory.

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::export::dwca::{Archive, Scope};
+use crate::export::dwca::{self, eml_xml, Archive, Scope};
 use crate::query::question::Question;
 use crate::query::ApiError;
 use crate::serve::answer::{Answer, Kind};
@@ -31,6 +31,32 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
             .await
             .ignoring(&ignored)
     }))
+}
+
+/// Answers `/eml.xml`: the whole dataset's metadata, the whole archive's
+/// `eml.xml`, as GBIF's IPT serves it beside its archives. Tagged by its bytes'
+/// digest, since the dataset's settings make them too.
+pub fn eml(ctx: Ctx<'_>) -> Parsed<'_> {
+    let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
+    if let Some((name, _)) = params.0.first() {
+        let e = ApiError::bad_request(format!(
+            "/eml.xml takes no parameters, not {name}: a question's metadata is the \
+             eml.xml inside its /dwca.zip"
+        ));
+        return Err(Answer::error(&e).into());
+    }
+    let body = eml_xml(
+        &ctx.served.view,
+        &ctx.state.settings.dataset,
+        Scope::Everything,
+    );
+    let tag = dwca::tag_of(body.as_bytes());
+    Ok(Job::ready(Answer::tagged(
+        Kind::Xml,
+        body.into(),
+        tag,
+        None,
+    )))
 }
 
 /// Why an archive could not be made, said to the client (and logged).

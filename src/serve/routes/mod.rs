@@ -79,6 +79,12 @@ pub static ROUTES: &[Route] = &[
         Some(openapi::archive),
     ),
     json(
+        crate::model::endpoint::EML_PATH,
+        &[path(&[Lit("eml.xml")], Slash::Without)],
+        archive::eml,
+        Some(openapi::eml),
+    ),
+    json(
         crate::model::endpoint::OPENAPI_PATH,
         &[path(
             &[Lit("api"), Lit("v2"), Lit("openapi.json")],
