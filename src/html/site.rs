@@ -16,10 +16,10 @@ pub struct Site {
 
 /// What the form, the preview and a sheet's `X-Label-Warning` say while
 /// [`LabelCodes::FromRequest`] (ASCII, as a header must be).
-pub const CODES_FROM_REQUEST: &str = "The QR codes point at the address this sheet was asked at: \
-     the server was started without --public-url or --label-url. Labels last, so a sheet \
-     printed from this machine points here for good: start the server with --public-url \
-     (CATALOGUE_PUBLIC_URL) set to the collection's public address before printing.";
+pub const CODES_FROM_REQUEST: &str = "QR codes point at the address a sheet is asked at, as the \
+     server was started without --public-url or --label-url. Labels last: a sheet printed from \
+     this machine points here for good. Before printing, start the server with --public-url \
+     (CATALOGUE_PUBLIC_URL) set to the collection's public address.";
 
 /// Where label sheets' codes point.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
