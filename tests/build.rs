@@ -141,8 +141,11 @@ fn the_base_collection_builds() {
     let o = build(&base());
     assert!(o.ok, "{}", o.stderr);
     assert!(o.stdout.contains("checksum: "), "{}", o.stdout);
+    // The one warning: no dataset file says what GBIF asks of the dataset.
     assert!(
-        o.stdout.contains("(0 warnings, 0 objects skipped)"),
+        o.stdout.contains("(1 warnings, 0 objects skipped)")
+            && o.stdout
+                .contains("warning: the dataset's description lacks title, "),
         "{}",
         o.stdout
     );
@@ -413,7 +416,8 @@ fn tolerated_inconsistencies_are_warnings() {
     ] {
         assert!(out.contains(line), "expected {line:?} in:\n{out}");
     }
-    assert!(out.contains("(4 warnings, 0 objects skipped)"), "{out}");
+    // And the dataset's description, which no file gave.
+    assert!(out.contains("(5 warnings, 0 objects skipped)"), "{out}");
 }
 
 #[test]
@@ -582,7 +586,7 @@ fn a_dump_of_other_apps_warns_and_fails_only_when_strict() {
         assert!(outcome.written);
         assert!(outcome.stdout.contains(EMPTY), "{}", outcome.stdout);
         assert!(
-            outcome.stdout.contains(" (1 warnings, "),
+            outcome.stdout.contains(" (2 warnings, "),
             "{}",
             outcome.stdout
         );
@@ -592,13 +596,18 @@ fn a_dump_of_other_apps_warns_and_fails_only_when_strict() {
         assert!(
             strict
                 .stderr
-                .starts_with("error: --strict and 1 warning(s); nothing was written to "),
+                .starts_with("error: --strict and 2 warning(s); nothing was written to "),
             "{}",
             strict.stderr
         );
     }
-    // A collection builds under --strict as without it, and says nothing of apps.
-    let strict = build_flagged(&[Value::Array(base()).to_string()], &["--strict"]);
+    // A collection described by a dataset file builds under --strict as
+    // without it, and says nothing of apps.
+    let dataset = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshot/dataset.toml");
+    let strict = build_flagged(
+        &[Value::Array(base()).to_string()],
+        &["--strict", "--dataset-config", dataset.to_str().unwrap()],
+    );
     assert!(strict.ok && strict.written, "{}", strict.stderr);
     assert!(
         !strict.stdout.contains("no collection records"),

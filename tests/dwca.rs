@@ -5,7 +5,8 @@ use crate::common;
 
 use std::io::Read;
 
-use catalogue::export::dwca::{Dataset, COLUMNS};
+use catalogue::export::dwca::COLUMNS;
+use catalogue::model::dataset::{Dataset, Party, Told};
 use catalogue::serve::Settings;
 use common::{catalogue, Server, TempDir};
 
@@ -39,6 +40,13 @@ fn dataset() -> Dataset {
         license: "http://creativecommons.org/licenses/by/4.0/legalcode".into(),
         institution_code: "SMU".into(),
         collection_code: "ENT".into(),
+        creators: vec![Party {
+            name: "Ada M. Lovelace".into(),
+            email: "ada@example.org".into(),
+            orcid: "0000-0002-1825-0097".into(),
+            ..Party::default()
+        }],
+        ..Dataset::default()
     }
 }
 
@@ -46,7 +54,10 @@ fn dataset() -> Dataset {
 fn the_served_archive_is_the_exported_one_and_revalidates() {
     let dir = TempDir::new("dwca");
     let settings = Settings {
-        dataset: dataset(),
+        dataset: Told {
+            file: Some(dataset()),
+            values: Vec::new(),
+        },
         ..Settings::default()
     };
     let server = Server::start(&common::sample_snapshot(), settings);
@@ -61,15 +72,19 @@ fn the_served_archive_is_the_exported_one_and_revalidates() {
         Some(served.body.len().to_string().as_str())
     );
 
-    // The same bytes from the command line, with the same dataset from a file.
+    // The same bytes from the command line, with the same dataset from a file
+    // and the address it was asked at (`Host: t`) as the public one.
     let config = dir.path("dataset.json");
     std::fs::write(
         &config,
         r#"{"title": "Lepidoptera of the sample", "description": "Pinned & spread <specimens>",
-            "publisher": "Sample Museum", "license": "none", "institution_code": "SMU"}"#,
+            "publisher": "Sample Museum", "license": "CC0-1.0", "institution_code": "SMU",
+            "creators": [{"name": "Ada M. Lovelace", "email": "ada@example.org",
+                          "orcid": "https://orcid.org/0000-0002-1825-0097"}]}"#,
     )
     .unwrap();
     let out = dir.path("out.zip");
+    let origin = "http://t";
     let run = catalogue(&[
         "export",
         "dwca",
@@ -82,6 +97,8 @@ fn the_served_archive_is_the_exported_one_and_revalidates() {
         "http://creativecommons.org/licenses/by/4.0/legalcode",
         "--collection-code",
         "ENT",
+        "--public-url",
+        origin,
     ]);
     assert!(run.status.success(), "{run:?}");
     assert_eq!(
@@ -104,21 +121,60 @@ fn the_served_archive_is_the_exported_one_and_revalidates() {
     let cached = server.send("GET", "/dwca.zip", &[("If-None-Match", &tag)]);
     assert_eq!((cached.status, cached.body.len()), (304, 0));
     assert_eq!(server.send("POST", "/dwca.zip", &[]).status, 405);
+    // Asked by another name, its photographs' URLs are that name's.
+    let other = server.send("GET", "/dwca.zip", &[("Host", "specimens.example.org")]);
+    assert_eq!(other.status, 200);
+    assert_ne!(other.header("etag"), Some(tag.as_str()));
+    let media = unzip(&other.body)["multimedia.txt"].clone();
+    assert!(
+        media.contains(
+            "\thttp://specimens.example.org/media/original_images/ummz-000001-dorsal.jpg\t"
+        ),
+        "{media}"
+    );
 
     let files = unzip(&served.body);
     assert_eq!(
         files.keys().collect::<Vec<_>>(),
-        ["eml.xml", "meta.xml", "occurrence.txt"]
+        ["eml.xml", "meta.xml", "multimedia.txt", "occurrence.txt"]
     );
     let eml = &files["eml.xml"];
     for part in [
         "<title xml:lang=\"en\">Lepidoptera of the sample</title>",
-        "<abstract><para>Pinned &amp; spread &lt;specimens&gt;</para></abstract>",
-        "<intellectualRights><para>http://creativecommons.org/licenses/by/4.0/legalcode</para></intellectualRights>",
+        "<abstract>\n      <para>Pinned &amp; spread &lt;specimens&gt;</para>\n    </abstract>",
+        "<intellectualRights><para>This work is licensed under a <ulink url=\"http://creativecommons.org/licenses/by/4.0/legalcode\">\
+         <citetitle>Creative Commons Attribution (CC-BY) 4.0</citetitle></ulink>.</para></intellectualRights>",
         "<publisher><organizationName>Sample Museum</organizationName></publisher>",
+        "<creator>\n      <individualName>\n        <givenName>Ada M.</givenName>\n        \
+         <surName>Lovelace</surName>\n      </individualName>\n      \
+         <electronicMailAddress>ada@example.org</electronicMailAddress>\n      \
+         <userId directory=\"https://orcid.org/\">0000-0002-1825-0097</userId>\n    </creator>",
+        // No contact given: the publisher stands in, as the profile requires one.
+        "<contact>\n      <organizationName>Sample Museum</organizationName>\n    </contact>",
+        "<westBoundingCoordinate>-84.8</westBoundingCoordinate>",
+        "<calendarDate>1998-05-30</calendarDate>",
+        "<taxonRankName>family</taxonRankName>\n          <taxonRankValue>Saturniidae</taxonRankValue>",
     ] {
         assert!(eml.contains(part), "{part} in {eml}");
     }
+    let media = rows(&files["multimedia.txt"]);
+    assert_eq!(
+        media[1],
+        [
+            "UMMZ-000001",
+            "StillImage",
+            "image/jpeg",
+            &format!("{origin}/media/original_images/ummz-000001-dorsal.jpg"),
+            &format!("{origin}/api/v2/specimen-records/1/"),
+            "UMMZ-000001 dorsal",
+            "Monarch, dorsal view",
+            "2023-02-11",
+            "",
+            "http://creativecommons.org/licenses/by/4.0/",
+            "Sample Museum",
+        ]
+    );
+    assert_eq!(media.len(), 1 + 2);
     let rows = rows(&files["occurrence.txt"]);
     let header: Vec<&str> = COLUMNS.iter().map(|(t, _)| *t).collect();
     assert_eq!(rows[0], header);
@@ -159,8 +215,8 @@ fn tabs_and_newlines_in_values_do_not_break_rows() {
     let view = catalogue::view::View::load(&snapshot).unwrap();
     let bytes = catalogue::export::dwca::archive(
         &view,
-        &Dataset::default(),
         catalogue::export::dwca::Scope::Everything,
+        &catalogue::export::dwca::Links::default(),
     )
     .unwrap();
     let rows = rows(&unzip(&bytes)["occurrence.txt"]);
@@ -204,10 +260,41 @@ fn a_bad_dataset_file_is_refused_with_its_name() {
 }
 
 #[test]
-fn an_export_warns_of_each_value_a_publishable_archive_lacks() {
+fn a_licence_gbif_does_not_take_is_refused_naming_the_three() {
+    let dir = TempDir::new("dwca-licence");
+    let config = dir.path("dataset.toml");
+    std::fs::write(&config, "title = \"T\"\nlicense = \"CC-BY-SA-4.0\"\n").unwrap();
+    let out = dir.path("out.zip");
+    let run = catalogue(&[
+        "export",
+        "dwca",
+        common::sample_snapshot().to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--dataset-config",
+        config.to_str().unwrap(),
+    ]);
+    assert!(!run.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&run.stderr),
+        format!(
+            "error: {}: license: \"CC-BY-SA-4.0\" is not a licence GBIF publishes under: write \
+             CC0-1.0, CC-BY-4.0 or CC-BY-NC-4.0 (or their creativecommons.org URL)\n",
+            config.display()
+        )
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn an_export_warns_once_of_what_a_publishable_archive_lacks() {
     let dir = TempDir::new("dwca-warnings");
     let out = dir.path("out.zip");
-    let snapshot = common::sample_snapshot();
+    // A snapshot that says nothing of its dataset.
+    let snapshot = dir.path("bare.bin");
+    let checked = catalogue::ingest::from_fixtures(&[common::sample_fixture()]);
+    catalogue::ingest::write_snapshot(&checked, &snapshot, catalogue::view::prepared::encode)
+        .unwrap();
     let export = |extra: &[&str]| {
         let mut args = vec![
             "export",
@@ -215,6 +302,8 @@ fn an_export_warns_of_each_value_a_publishable_archive_lacks() {
             snapshot.to_str().unwrap(),
             "-o",
             out.to_str().unwrap(),
+            "--public-url",
+            "https://specimens.example.org",
         ];
         args.extend(extra);
         let run = catalogue(&args);
@@ -225,40 +314,30 @@ fn an_export_warns_of_each_value_a_publishable_archive_lacks() {
         );
         String::from_utf8_lossy(&run.stderr).into_owned()
     };
-    assert_eq!(
-        export(&[]),
-        "warning: no --dataset-title (CATALOGUE_DATASET_TITLE, or \"title\" in --dataset-config): \
-         eml.xml's title is the placeholder \"Specimen records\"\n\
-         warning: no --dataset-description (CATALOGUE_DATASET_DESCRIPTION, or \"description\" in \
-         --dataset-config): eml.xml has no abstract\n\
-         warning: no --dataset-publisher (CATALOGUE_DATASET_PUBLISHER, or \"publisher\" in \
-         --dataset-config): eml.xml has no creator, contact or publisher\n\
-         warning: no --dataset-license (CATALOGUE_DATASET_LICENSE, or \"license\" in \
-         --dataset-config): eml.xml has no intellectualRights (GBIF takes CC0 1.0, CC BY 4.0, \
-         CC BY-NC 4.0)\n\
-         warning: no --institution-code (CATALOGUE_INSTITUTION_CODE, or \"institution_code\" in \
-         --dataset-config): every occurrence's institutionCode is empty\n\
-         warning: no --collection-code (CATALOGUE_COLLECTION_CODE, or \"collection_code\" in \
-         --dataset-config): every occurrence's collectionCode is empty\n"
+    let warned = export(&[]);
+    assert!(
+        warned.starts_with(
+            "warning: the dataset's description lacks title, description, license, publisher, \
+             creators, contacts, metadata_providers, institution_code, collection_code (give them \
+             in --dataset-config; `catalogue dataset init` writes a template): title: "
+        ) && warned.ends_with("collection_code: every occurrence's collectionCode is empty\n")
+            && warned.lines().count() == 1,
+        "{warned}"
     );
     assert!(out.exists(), "the archive is written all the same");
-    assert_eq!(
-        export(&[
-            "--dataset-title",
-            "Sample",
-            "--dataset-description",
-            "Pinned",
-            "--dataset-publisher",
-            "Sample Museum",
-            "--dataset-license",
-            "CC0 1.0",
-            "--institution-code",
-            "SMU",
-            "--collection-code",
-            "ENT",
-        ]),
-        ""
-    );
+    // The bundled sample's own description lacks nothing.
+    let sample = common::sample_snapshot();
+    let run = catalogue(&[
+        "export",
+        "dwca",
+        sample.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--public-url",
+        "https://specimens.example.org",
+    ]);
+    assert!(run.status.success());
+    assert_eq!(String::from_utf8_lossy(&run.stderr), "");
 }
 
 /// Records the terms a specimen is written as, in the order they come.
@@ -322,4 +401,136 @@ fn the_datasets_metadata_is_served_as_the_archive_holds_it() {
         400,
         "/eml.xml takes no parameters, not family: a question's metadata is the eml.xml inside its /dwca.zip",
     );
+}
+
+/// `build --dataset-config` stores the description in the snapshot: a server
+/// given nothing says it (archive, `/eml.xml`, every page's footer); one given
+/// a value says that instead.
+#[test]
+fn the_snapshot_carries_the_dataset_and_a_server_may_say_otherwise() {
+    let dir = TempDir::new("dwca-stored");
+    let config = dir.path("dataset.json");
+    std::fs::write(
+        &config,
+        r#"{"title": "Moths & more", "license": "CC-BY-NC-4.0", "publisher": "A Museum",
+            "contacts": [{"organization": "A Museum", "email": "desk@example.org"}]}"#,
+    )
+    .unwrap();
+    let snapshot = dir.path("stored.bin");
+    let fixture = common::sample_fixture();
+    let built = catalogue(&[
+        "build",
+        fixture.to_str().unwrap(),
+        "-o",
+        snapshot.to_str().unwrap(),
+        "--dataset-config",
+        config.to_str().unwrap(),
+    ]);
+    assert!(built.status.success(), "{built:?}");
+    let out = String::from_utf8_lossy(&built.stdout);
+    assert!(
+        out.contains(
+            "warning: the dataset's description lacks description, creators, \
+             metadata_providers, institution_code, collection_code ("
+        ),
+        "{out}"
+    );
+
+    let s = Server::start(&snapshot, Settings::default());
+    let eml = s.get("/eml.xml").text();
+    assert!(
+        eml.contains("<title xml:lang=\"en\">Moths &amp; more</title>"),
+        "{eml}"
+    );
+    assert!(
+        eml.contains("<ulink url=\"http://creativecommons.org/licenses/by-nc/4.0/legalcode\">"),
+        "{eml}"
+    );
+    assert!(
+        eml.contains(
+            "<contact>\n      <organizationName>A Museum</organizationName>\n      \
+             <electronicMailAddress>desk@example.org</electronicMailAddress>\n    </contact>"
+        ),
+        "{eml}"
+    );
+    let archive = unzip(&s.get("/dwca.zip").body);
+    assert_eq!(archive["eml.xml"], eml);
+    let page = s.send("GET", "/", &[("Accept", "text/html")]);
+    assert_eq!(page.status, 200);
+    let footer = page.text();
+    let footer = &footer[footer.find("<footer").unwrap()..];
+    assert!(
+        footer.contains(
+            "<p class=\"dataset\"><cite>Moths &amp; more</cite>, licensed <a rel=\"license\" \
+             href=\"https://creativecommons.org/licenses/by-nc/4.0/\">Creative Commons \
+             Attribution Non Commercial (CC-BY-NC) 4.0</a>.</p>"
+        ) && footer.contains("<p class=\"citation\">Cite as: A Museum ("),
+        "{footer}"
+    );
+
+    let title: catalogue::model::dataset::Field = |d| &mut d.title;
+    let told = Settings {
+        dataset: Told {
+            file: None,
+            values: vec![(title, "Told instead".to_string())],
+        },
+        ..Settings::default()
+    };
+    let s = Server::start(&snapshot, told);
+    let eml = s.get("/eml.xml").text();
+    assert!(
+        eml.contains("<title xml:lang=\"en\">Told instead</title>"),
+        "{eml}"
+    );
+    assert!(
+        eml.contains("<organizationName>A Museum</organizationName>"),
+        "{eml}"
+    );
+}
+
+#[test]
+fn dataset_init_writes_a_description_build_takes_back() {
+    let dir = TempDir::new("dataset-init");
+    let bare = dir.path("bare.bin");
+    let checked = catalogue::ingest::from_fixtures(&[common::sample_fixture()]);
+    catalogue::ingest::write_snapshot(&checked, &bare, catalogue::view::prepared::encode).unwrap();
+    let written = dir.path("dataset.toml");
+    let init = catalogue(&[
+        "dataset",
+        "init",
+        bare.to_str().unwrap(),
+        "-o",
+        written.to_str().unwrap(),
+    ]);
+    assert!(init.status.success(), "{init:?}");
+    let said = String::from_utf8_lossy(&init.stdout);
+    assert!(
+        said.contains("  collected: 1998-05-30 to 2023-03-03\n")
+            && said.contains("  orders: Coleoptera, Lepidoptera, Odonata\n")
+            && said.contains(
+                "to fill in: title, license, publisher, creators, contacts, metadata_providers\n"
+            ),
+        "{said}"
+    );
+    let d = Dataset::from_file(&written).unwrap();
+    assert_eq!(
+        (d.institution_code.as_str(), d.update_frequency.as_str()),
+        ("UMMZ", "asNeeded")
+    );
+    assert!(
+        d.description
+            .starts_with("8 insect specimen records of the orders Coleoptera, Lepidoptera, Odonata, collected from 1998 to 2023."),
+        "{}",
+        d.description
+    );
+    let rebuilt = dir.path("rebuilt.bin");
+    let build = catalogue(&[
+        "build",
+        common::sample_fixture().to_str().unwrap(),
+        "-o",
+        rebuilt.to_str().unwrap(),
+        "--dataset-config",
+        written.to_str().unwrap(),
+    ]);
+    assert!(build.status.success(), "{build:?}");
 }

@@ -391,12 +391,14 @@ fn the_http_answers_are_gbifs() {
     let one = server.get("/gbif/v1/occurrence/3");
     assert_eq!(one.status, 200);
     assert_eq!(one.header("content-type"), Some("application/json"));
-    // Terms without a value (county, the coordinates, habitat) are left out.
+    // Terms without a value (county, the coordinates, habitat) are left out;
+    // the codes are the bundled sample's dataset file's.
     assert_eq!(
         one.text(),
         concat!(
             r#"{"key":3,"occurrenceID":"UMMZ-000003","catalogNumber":"UMMZ-000003","#,
-            r#""basisOfRecord":"PreservedSpecimen","kingdom":"Animalia","phylum":"Arthropoda","#,
+            r#""basisOfRecord":"PreservedSpecimen","institutionCode":"UMMZ","#,
+            r#""collectionCode":"Insects","kingdom":"Animalia","phylum":"Arthropoda","#,
             r#""class":"Insecta","order":"Lepidoptera","family":"Saturniidae","#,
             r#""subfamily":"Saturniinae","tribe":"Attacini","genus":"Hyalophora","#,
             r#""specificEpithet":"cecropia","scientificName":"Hyalophora cecropia (Linnaeus, 1758)","#,

@@ -6,8 +6,12 @@ use common::{catalogue, sample_fixture, sample_snapshot, TempDir};
 
 #[test]
 fn the_bundled_snapshot_is_built_from_the_bundled_fixture() {
-    let checked = catalogue::ingest::from_fixtures(&[sample_fixture()]);
+    let mut checked = catalogue::ingest::from_fixtures(&[sample_fixture()]);
     assert!(checked.errors.is_empty(), "{:?}", checked.errors);
+    checked.collection.dataset = catalogue::model::dataset::Dataset::from_file(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshot/dataset.toml"),
+    )
+    .unwrap();
     // The one warning is on purpose: an image without its thumbnail rendition,
     // whose `thumbnail` the API then shows as null.
     let warned: Vec<&str> = checked.warnings.iter().map(|w| w.place.as_str()).collect();
@@ -18,7 +22,8 @@ fn the_bundled_snapshot_is_built_from_the_bundled_fixture() {
     assert!(
         header.checksum == fresh.checksum && collection == checked.collection,
         "snapshot/collection.bin is stale: rebuild it with \
-         `cargo run --release -- build snapshot/collection.json -o snapshot/collection.bin`"
+         `cargo run --release -- build snapshot/collection.json -o snapshot/collection.bin \
+         --dataset-config snapshot/dataset.toml`"
     );
 }
 
@@ -28,7 +33,7 @@ fn inspect_prints_version_checksum_and_counts() {
     assert!(o.status.success());
     let out = String::from_utf8(o.stdout).unwrap();
     let (header, _) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
-    assert!(out.contains("format version: 6\n"), "{out}");
+    assert!(out.contains("format version: 7\n"), "{out}");
     assert!(
         out.contains(&format!("checksum: {}\n", header.checksum_hex())),
         "{out}"
@@ -80,10 +85,10 @@ fn truncated_altered_and_foreign_files_are_refused() {
     serve_refuses(b"", "is truncated or has trailing bytes");
     serve_refuses(b"junk", "is not a catalogue snapshot");
     let mut future = good.clone();
-    future[8..12].copy_from_slice(&7u32.to_le_bytes());
+    future[8..12].copy_from_slice(&8u32.to_le_bytes());
     serve_refuses(
         &future,
-        "is snapshot format version 7, this catalogue reads versions 3 to 6",
+        "is snapshot format version 8, this catalogue reads versions 3 to 7",
     );
 }
 

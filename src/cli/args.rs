@@ -6,10 +6,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::export::dwca::{self, Dataset};
 use crate::html::Site;
 use crate::ingest::publisher;
 use crate::labels::Template;
+use crate::model::dataset::{Dataset, DatasetError, Field, Told};
 use crate::query::Limits;
 use crate::serve::origin::{PublicUrl, TrustedProxies};
 use crate::serve::Settings;
@@ -51,6 +51,11 @@ pub enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Describe the dataset: `dataset init` writes a template to fill in.
+    Dataset {
+        #[command(subcommand)]
+        action: DatasetCommand,
+    },
     /// Export a snapshot in another format.
     Export {
         #[command(subcommand)]
@@ -75,6 +80,20 @@ pub enum Command {
 }
 
 #[derive(Subcommand)]
+pub enum DatasetCommand {
+    /// Write a dataset file to fill in (--dataset-config of build, sync, serve
+    /// and export dwca): the collection's codes guessed from its USIs, a
+    /// description from its coverage, which it also prints.
+    Init {
+        /// The snapshot to describe.
+        snapshot: PathBuf,
+        /// Where to write it: JSON, or TOML when the name ends `.toml`.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
 pub enum Export {
     /// A Darwin Core Archive (occurrence.txt, meta.xml, eml.xml), as GBIF harvests.
     Dwca {
@@ -85,14 +104,23 @@ pub enum Export {
         output: PathBuf,
         #[command(flatten)]
         dataset: DatasetArgs,
+        /// The collection's public address (`https://specimens.example.org`):
+        /// the photographs' URLs start `<URL>/media/`, their pages `<URL>/api/v2/`.
+        /// Without it they are paths, which GBIF cannot follow.
+        #[arg(long, env = "CATALOGUE_PUBLIC_URL", value_parser = parse_public_url)]
+        public_url: Option<PublicUrl>,
+        /// Where media URLs start instead (`https://cdn.example.org/media/`).
+        #[arg(long, env = "CATALOGUE_MEDIA_URL", value_parser = parse_media_url)]
+        media_url: Option<String>,
     },
 }
 
-/// What the Darwin Core Archive says of the dataset: a file, and flags over it.
+/// What the dataset is said to be: a file, and flags over it.
 #[derive(Args, Clone, Debug, Default)]
 pub struct DatasetArgs {
-    /// A JSON file with any of: title, description, publisher, license,
-    /// institution_code, collection_code. The flags below override it.
+    /// The publisher's description of the dataset, JSON or TOML (by extension):
+    /// title, description, license, creators, contacts, ... (docs/dataset.md;
+    /// `catalogue dataset init` writes one). The flags below override it.
     #[arg(long, env = "CATALOGUE_DATASET_CONFIG")]
     pub dataset_config: Option<PathBuf>,
     /// The dataset's title (eml.xml).
@@ -101,10 +129,10 @@ pub struct DatasetArgs {
     /// The dataset's description (eml.xml abstract).
     #[arg(long, env = "CATALOGUE_DATASET_DESCRIPTION")]
     pub dataset_description: Option<String>,
-    /// The organisation that publishes it (eml.xml creator, contact, publisher).
+    /// The organisation that publishes it (eml.xml publisher).
     #[arg(long, env = "CATALOGUE_DATASET_PUBLISHER")]
     pub dataset_publisher: Option<String>,
-    /// Its licence, a name or URL (eml.xml intellectualRights).
+    /// Its licence: CC0-1.0, CC-BY-4.0 or CC-BY-NC-4.0, or their URL.
     #[arg(long, env = "CATALOGUE_DATASET_LICENSE")]
     pub dataset_license: Option<String>,
     /// institutionCode of every occurrence.
@@ -116,25 +144,36 @@ pub struct DatasetArgs {
 }
 
 impl DatasetArgs {
-    /// The dataset: the file's values, then the flags given.
-    pub fn dataset(&self) -> Result<Dataset, dwca::DwcaError> {
-        let mut d = match &self.dataset_config {
-            Some(path) => Dataset::from_file(path)?,
-            None => Dataset::default(),
+    /// What these flags tell: the file read and checked, then each value given
+    /// (a licence checked as the file's is).
+    pub fn told(&self) -> Result<Told, DatasetError> {
+        let file = match &self.dataset_config {
+            Some(path) => Some(Dataset::from_file(path)?),
+            None => None,
         };
-        for (flag, value) in [
-            (&self.dataset_title, &mut d.title),
-            (&self.dataset_description, &mut d.description),
-            (&self.dataset_publisher, &mut d.publisher),
-            (&self.dataset_license, &mut d.license),
-            (&self.institution_code, &mut d.institution_code),
-            (&self.collection_code, &mut d.collection_code),
-        ] {
-            if let Some(v) = flag {
-                *value = v.clone();
-            }
-        }
-        Ok(d)
+        let flags: [(&Option<String>, Field); 6] = [
+            (&self.dataset_title, |d| &mut d.title),
+            (&self.dataset_description, |d| &mut d.description),
+            (&self.dataset_publisher, |d| &mut d.publisher),
+            (&self.dataset_license, |d| &mut d.license),
+            (&self.institution_code, |d| &mut d.institution_code),
+            (&self.collection_code, |d| &mut d.collection_code),
+        ];
+        let told = Told {
+            file,
+            values: flags
+                .into_iter()
+                .filter_map(|(flag, field)| Some((field, flag.clone()?)))
+                .collect(),
+        };
+        told.over(&Dataset::default()).check("--dataset-license")?;
+        Ok(told)
+    }
+
+    /// The dataset these flags describe on their own (for `build`, `sync` and
+    /// `export dwca` of a snapshot that stores none).
+    pub fn dataset(&self) -> Result<Dataset, DatasetError> {
+        Ok(self.told()?.over(&Dataset::default()))
     }
 }
 
@@ -154,6 +193,9 @@ pub struct SyncArgs {
     /// (row counts, largest keys, newest date_modified) has not moved.
     #[arg(long, default_value = "1h", value_parser = publisher::parse_interval)]
     pub full_every: std::time::Duration,
+    /// What each snapshot says of the dataset.
+    #[command(flatten)]
+    pub dataset: DatasetArgs,
 }
 
 #[derive(Args)]
@@ -172,9 +214,13 @@ pub struct BuildArgs {
     #[arg(long, default_value_t = 20)]
     pub show_warnings: usize,
     /// Write nothing, and fail, when there is any warning (an input without
-    /// collection records included).
+    /// collection records, or a dataset description without what GBIF
+    /// requires, included).
     #[arg(long)]
     pub strict: bool,
+    /// What the snapshot says of the dataset.
+    #[command(flatten)]
+    pub dataset: DatasetArgs,
 }
 
 #[derive(Args, Clone)]
@@ -397,7 +443,7 @@ pub struct ServeCommand {
 
 impl ServeArgs {
     /// How the server answers, from these flags and the dataset they name.
-    pub fn settings(&self, dataset: Dataset) -> Settings {
+    pub fn settings(&self, dataset: Told) -> Settings {
         Settings {
             limits: Limits {
                 default_limit: self.default_limit,

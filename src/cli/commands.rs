@@ -3,12 +3,14 @@
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Context as _;
 
-use crate::export::dwca::{self, Dataset};
+use crate::export::dwca;
 use crate::ingest::database_url::Source;
 use crate::ingest::{self, database, publisher, synthetic, BuildError};
+use crate::model::dataset::Dataset;
 use crate::model::Model;
 use crate::snapshot;
 use crate::view::{prepared, View};
@@ -67,13 +69,17 @@ pub(super) fn database_url(flag: &str) -> anyhow::Result<String> {
 }
 
 pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
-    let checked = match &args.from_db {
+    // A bad dataset file is said before the collection is read.
+    let dataset = args.dataset.dataset()?;
+    let mut checked = match &args.from_db {
         Some(flag) => {
             let source = Source::parse(&database_url(flag)?)?;
             database::read(&source)?
         }
         None => ingest::from_fixtures(&args.fixtures),
     };
+    let undescribed = unpublishable(&dataset);
+    checked.collection.dataset = dataset;
     for (label, n) in &checked.skipped {
         println!("skipped {n} object(s) of {label}");
     }
@@ -95,7 +101,10 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
             ingest::apps().join(", ")
         );
     }
-    let warnings = checked.warnings.len() + usize::from(empty);
+    if let Some(line) = &undescribed {
+        println!("warning: {line}");
+    }
+    let warnings = checked.warnings.len() + usize::from(empty) + usize::from(undescribed.is_some());
     // Errors, where there are any, are said below instead: they stop the build anyway.
     if args.strict && warnings > 0 && checked.errors.is_empty() {
         eprintln!(
@@ -172,13 +181,22 @@ pub(super) fn export_dwca(
     snapshot: &std::path::Path,
     output: &std::path::Path,
     dataset: &DatasetArgs,
+    links: &dwca::Links,
 ) -> anyhow::Result<ExitCode> {
-    let dataset = dataset.dataset()?;
-    for line in unpublishable(&dataset) {
+    let told = dataset.told()?;
+    if links.site.is_empty() && links.media.starts_with('/') {
+        eprintln!(
+            "warning: no --public-url (CATALOGUE_PUBLIC_URL): the photographs' URLs in \
+             multimedia.txt are paths ({}...), which GBIF cannot fetch",
+            links.media
+        );
+    }
+    let mut view = View::load(snapshot)?;
+    view.dataset = Arc::new(told.over(&view.dataset));
+    if let Some(line) = unpublishable(&view.dataset) {
         eprintln!("warning: {line}");
     }
-    let view = View::load(snapshot)?;
-    let bytes = dwca::archive(&view, &dataset, dwca::Scope::Everything)?;
+    let bytes = dwca::archive(&view, dwca::Scope::Everything, links)?;
     snapshot::write_atomically(output, &bytes)
         .with_context(|| format!("cannot write {}", output.display()))?;
     println!(
@@ -190,59 +208,24 @@ pub(super) fn export_dwca(
     Ok(ExitCode::SUCCESS)
 }
 
-/// What an archive of this dataset lacks that GBIF and other harvesters ask for:
-/// for each value not given, its flag (variable, file key) and what goes without it.
-pub(super) fn unpublishable(d: &Dataset) -> Vec<String> {
-    [
-        (
-            &d.title,
-            "--dataset-title",
-            "CATALOGUE_DATASET_TITLE",
-            "title",
-            "eml.xml's title is the placeholder \"Specimen records\"",
-        ),
-        (
-            &d.description,
-            "--dataset-description",
-            "CATALOGUE_DATASET_DESCRIPTION",
-            "description",
-            "eml.xml has no abstract",
-        ),
-        (
-            &d.publisher,
-            "--dataset-publisher",
-            "CATALOGUE_DATASET_PUBLISHER",
-            "publisher",
-            "eml.xml has no creator, contact or publisher",
-        ),
-        (
-            &d.license,
-            "--dataset-license",
-            "CATALOGUE_DATASET_LICENSE",
-            "license",
-            "eml.xml has no intellectualRights (GBIF takes CC0 1.0, CC BY 4.0, CC BY-NC 4.0)",
-        ),
-        (
-            &d.institution_code,
-            "--institution-code",
-            "CATALOGUE_INSTITUTION_CODE",
-            "institution_code",
-            "every occurrence's institutionCode is empty",
-        ),
-        (
-            &d.collection_code,
-            "--collection-code",
-            "CATALOGUE_COLLECTION_CODE",
-            "collection_code",
-            "every occurrence's collectionCode is empty",
-        ),
-    ]
-    .into_iter()
-    .filter(|(value, ..)| value.is_empty())
-    .map(|(_, flag, variable, key, lacking)| {
-        format!("no {flag} ({variable}, or \"{key}\" in --dataset-config): {lacking}")
-    })
-    .collect()
+/// What a dataset lacks that GBIF requires or shows, in one line naming each
+/// key of the dataset file and what goes without it; `None` when nothing.
+pub(super) fn unpublishable(d: &Dataset) -> Option<String> {
+    let missing = d.missing();
+    if missing.is_empty() {
+        return None;
+    }
+    let keys: Vec<&str> = missing.iter().map(|(key, _)| *key).collect();
+    let effects: Vec<String> = missing
+        .iter()
+        .map(|(key, effect)| format!("{key}: {effect}"))
+        .collect();
+    Some(format!(
+        "the dataset's description lacks {} (give them in \
+         --dataset-config; `catalogue dataset init` writes a template): {}",
+        keys.join(", "),
+        effects.join("; ")
+    ))
 }
 
 pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
@@ -255,8 +238,13 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         full_every = ?args.full_every,
         "syncing"
     );
+    let dataset = args.dataset.dataset()?;
+    if let Some(line) = unpublishable(&dataset) {
+        tracing::warn!("{line}");
+    }
     let publisher =
-        publisher::Publisher::new(source, &args.snapshot, args.full_every, prepared::encode);
+        publisher::Publisher::new(source, &args.snapshot, args.full_every, prepared::encode)
+            .describing(dataset);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(publisher::run(publisher, args.every, shutdown_signal()));
     Ok(ExitCode::SUCCESS)

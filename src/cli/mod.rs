@@ -1,6 +1,7 @@
 //! The command line: `build`, `inspect`, `serve` (the default), `generate`,
-//! `sync`, `export dwca`, `openapi` and `probe`. [`args`] is what clap reads;
-//! [`commands`] and [`serving`] are what each command does.
+//! `sync`, `dataset init`, `export dwca`, `openapi` and `probe`. [`args`] is
+//! what clap reads; [`commands`], [`dataset`] and [`serving`] are what each
+//! command does.
 
 use std::process::ExitCode;
 
@@ -8,9 +9,10 @@ use clap::Parser;
 
 mod args;
 mod commands;
+mod dataset;
 mod serving;
 
-use args::{Cli, Command, Export, ServeCommand};
+use args::{Cli, Command, DatasetCommand, Export, ServeCommand};
 use commands::{build_command, export_dwca, generate, init_logging, inspect, probe, sync};
 use serving::serve;
 
@@ -31,14 +33,28 @@ pub fn run() -> ExitCode {
             seed,
             output,
         } => generate(specimens, seed, &output),
+        Command::Dataset {
+            action: DatasetCommand::Init { snapshot, output },
+        } => dataset::init(&snapshot, &output),
         Command::Export {
             format:
                 Export::Dwca {
                     snapshot,
                     output,
                     dataset,
+                    public_url,
+                    media_url,
                 },
-        } => export_dwca(&snapshot, &output, &dataset),
+        } => {
+            let site = public_url
+                .map(|u| u.as_str().to_string())
+                .unwrap_or_default();
+            let links = crate::export::dwca::Links {
+                media: media_url.unwrap_or_else(|| format!("{site}/media/")),
+                site,
+            };
+            export_dwca(&snapshot, &output, &dataset, &links)
+        }
         Command::Probe { addr, path } => probe(addr, &path),
         Command::Openapi { max_limit } => {
             let doc = crate::serve::openapi(max_limit);

@@ -843,12 +843,12 @@ fn labels_operation() -> Value {
     let mut parameters = vec![
         query(
             "kind",
-            "`qr` (the default): the service's QR sheet, a code and the USI in each cell;              `data`: the collecting event (region, locality, point and elevation, date and              method, collectors); `determination`: family, taxon (italic from the genus down)              with its authority, and `det.` the determiner and year.",
+            "`qr` (the default): the service's QR sheet, a code and the USI in each cell; `data`: the collecting event (region, locality, point and elevation, date and method, collectors); `determination`: family, taxon (italic from the genus down) with its authority, and `det.` the determiner and year.",
             json!({"type": "string", "enum": kinds}),
         ),
         query(
             "format",
-            "`pdf` (the default), `csv` (a row a label, a column a line, for mail merge) or              `html` (the first page as a preview, with the labels that do not fit).",
+            "`pdf` (the default), `csv` (a row a label, a column a line, for mail merge) or `html` (the first page as a preview, with the labels that do not fit).",
             json!({"type": "string", "enum": ["pdf", "csv", "html"]}),
         ),
         query(

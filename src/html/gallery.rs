@@ -22,22 +22,6 @@ fn image_text<'v>(view: &'v View, pos: u32, name: &str) -> &'v str {
     text(view, Model::Image, pos, name).unwrap_or("")
 }
 
-/// The images whose `field` names the record `of`, in id order.
-pub fn images_naming<'v>(
-    view: &'v View,
-    field: &str,
-    of: (Model, u32),
-) -> impl Iterator<Item = &'v u32> {
-    Model::Image
-        .field_index(field)
-        .and_then(|f| {
-            view.table(Model::Image)
-                .rows_with(f, Value::Ref(of.0, of.1))
-        })
-        .unwrap_or_default()
-        .iter()
-}
-
 /// The image's renditions, narrowest first: (URL, width, height).
 fn renditions(view: &View, pos: u32, media_base: &str) -> Vec<(String, i64, i64)> {
     let images = view.table(Model::Image);

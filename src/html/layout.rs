@@ -85,6 +85,7 @@ pub fn page_of(
                     (content)
                 }
                 footer.site {
+                    (dataset(view))
                     "Snapshot " code { (view.header.checksum_hex()[..12]) }
                     " of " (view.last_modified) "."
                     @match alternates {
@@ -103,6 +104,28 @@ pub fn page_of(
         }
     }
     .into_string()
+}
+
+/// What the publisher says of the dataset: its title, its licence, how to
+/// cite it (nothing of what it was not told).
+fn dataset(view: &View) -> Markup {
+    let d = &view.dataset;
+    let year = chrono::DateTime::from_timestamp_micros(view.header.created_at)
+        .map(|t| t.format("%Y").to_string())
+        .unwrap_or_default();
+    let described = !d.title.trim().is_empty() || !d.publisher.trim().is_empty();
+    html! {
+        @if described {
+            p.dataset {
+                cite { (d.title()) }
+                @if let Some(licence) = d.licence() {
+                    ", licensed " a rel="license" href=(format!("{}/", licence.url().replacen("http://", "https://", 1))) { (licence.title()) }
+                }
+                "."
+            }
+            p.citation { "Cite as: " (d.citation(&year, d.homepage.trim())) }
+        }
+    }
 }
 
 /// The trail from the front page to `here`.

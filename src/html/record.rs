@@ -10,7 +10,7 @@ use crate::model::endpoint::API_PREFIX;
 use crate::model::{Endpoint, Model};
 use crate::view::{chain, View};
 
-use super::gallery::{figure, gallery, images_naming};
+use super::gallery::{figure, gallery};
 use super::holdings::{self, Holdings};
 use super::layout::{self, Loads, MAP};
 use super::map::{self, Markers};
@@ -47,7 +47,8 @@ fn kind(model: Model) -> String {
 
 /// Images whose `field` names the record: up to [`GALLERY`], those `keep` takes.
 fn images_of(view: &View, field: &str, of: (Model, u32), keep: impl Fn(u32) -> bool) -> Vec<u32> {
-    images_naming(view, field, of)
+    view.images_naming(field, of)
+        .iter()
         .copied()
         .filter(|&p| keep(p))
         .take(GALLERY)
@@ -67,7 +68,7 @@ fn taxon_photos(view: &View, rank: Model, pos: u32) -> Vec<u32> {
     }
     chain::species_under(view, rank, pos)
         .into_iter()
-        .flat_map(|species| images_naming(view, "species", (Model::Species, species)))
+        .flat_map(|species| view.images_naming("species", (Model::Species, species)))
         .copied()
         .filter(|&p| live_insect(view, p))
         .take(GALLERY)

@@ -9,7 +9,7 @@ use crate::model::Model;
 use crate::view::place::Place;
 use crate::view::View;
 
-use super::gallery::{figure, images_naming};
+use super::gallery::figure;
 use super::taxon;
 use super::values::{related, row_label, text, url};
 
@@ -83,9 +83,8 @@ fn person(view: &View, at: (Model, u32)) -> Markup {
 
 /// The specimen's photographs: the images that record it.
 pub fn photographs(view: &View, pos: u32) -> Vec<u32> {
-    images_naming(view, "specimen_record", (SPECIMEN, pos))
-        .copied()
-        .collect()
+    view.images_naming("specimen_record", (SPECIMEN, pos))
+        .to_vec()
 }
 
 /// The top of the page: taxon, classification, the event, determination and

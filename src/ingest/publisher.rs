@@ -11,6 +11,7 @@
 //! validation, logs one line, never touches the file, and the next try comes
 //! sooner (1 s, doubling up to the interval).
 
+use crate::model::dataset::Dataset;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -140,6 +141,8 @@ pub struct Publisher {
     read_at: Option<(database::Marker, Instant)>,
     full_every: Duration,
     prepare: snapshot::Prepare,
+    /// What each snapshot says of the dataset (`--dataset-config`).
+    dataset: Dataset,
 }
 
 impl Publisher {
@@ -164,7 +167,13 @@ impl Publisher {
             read_at: None,
             full_every,
             prepare,
+            dataset: Dataset::default(),
         }
+    }
+
+    /// Writes `dataset` into every snapshot as its description.
+    pub fn describing(self, dataset: Dataset) -> Publisher {
+        Publisher { dataset, ..self }
     }
 
     /// Reads the database's marker and, when it moved, the collection; replaces the
@@ -181,7 +190,8 @@ impl Publisher {
             return Ok(Tick::Unmoved);
         }
         let read_at = Instant::now();
-        let checked = database::read(&self.source)?;
+        let mut checked = database::read(&self.source)?;
+        checked.collection.dataset = self.dataset.clone();
         if let Some(first) = checked.errors.first() {
             return Err(Failed::Invalid(format!(
                 "the database's collection has {} problem(s), first: {first}",

@@ -3,6 +3,7 @@
 //! choices of the service's forms, the rules that derive values, and validation.
 
 pub mod darwin_core;
+pub mod dataset;
 pub mod derived;
 pub mod endpoint;
 pub mod image_api;

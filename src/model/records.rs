@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::dataset::Dataset;
 use super::schema::Model;
 use super::wagtail::{uuid_hex, Placement, Wagtail};
 
@@ -326,6 +327,10 @@ macro_rules! collection {
             /// [`Wagtail`]), so the records of older snapshots still decode.
             #[serde(skip)]
             pub wagtail: Wagtail,
+            /// What the publisher says of the dataset (`--dataset-config`): a
+            /// section of its own too (format version 7).
+            #[serde(skip)]
+            pub dataset: Dataset,
         }
 
         impl Collection {

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use crate::export::dwca::Dataset;
 use crate::html::{LabelCodes, Site};
 use crate::labels::Template;
+use crate::model::dataset::Told;
 use crate::query::Limits;
 
 use super::origin::{PublicUrl, TrustedProxies};
@@ -27,8 +27,9 @@ pub struct Settings {
     pub idle_timeout: Duration,
     /// How long a write may wait for the client to take anything.
     pub send_timeout: Duration,
-    /// What the Darwin Core Archive says of the dataset.
-    pub dataset: Dataset,
+    /// What the server was told of the dataset, over each snapshot's own
+    /// description (`--dataset-config` and the flags beside it).
+    pub dataset: Told,
     /// Where every absolute link starts (`--public-url`); `None`: the
     /// request's address (`origin::origin`).
     pub public_url: Option<PublicUrl>,
@@ -86,7 +87,7 @@ impl Default for Settings {
             cors_origins: Vec::new(),
             idle_timeout: Duration::from_secs(30),
             send_timeout: Duration::from_secs(30),
-            dataset: Dataset::default(),
+            dataset: Told::default(),
             public_url: None,
             trusted_proxies: TrustedProxies::default(),
             media_url: None,

@@ -11,6 +11,7 @@ use warp::http::HeaderValue;
 
 use crate::export::csv;
 use crate::export::dwca::Archive;
+use crate::model::dataset::Told;
 use crate::model::Endpoint;
 use crate::query::{self, envelope};
 use crate::view::View;
@@ -33,6 +34,8 @@ pub struct Served {
     compressed: Vec<Compressed>,
     /// The Darwin Core Archive of this view, made on the first request for it.
     pub archive: tokio::sync::OnceCell<Archive>,
+    /// The whole dataset's `eml.xml` and its tag, made on the first request.
+    pub eml: std::sync::OnceLock<(Bytes, String)>,
     /// Each list's CSV rows with every field, written by the first download
     /// that needs them (on the work threads) and kept with the view.
     csv_rows: Vec<std::sync::OnceLock<Arc<csv::Rows>>>,
@@ -61,13 +64,19 @@ impl Lease {
 }
 
 impl Served {
-    /// Serves `view`, keeping up to `replay_budget` bytes of its answers to replay.
-    pub fn new(view: View, replay_budget: usize) -> Served {
+    /// Serves `view`, keeping up to `replay_budget` bytes of its answers to
+    /// replay, saying of its dataset what the server was `told` over the
+    /// snapshot's description.
+    pub fn new(mut view: View, told: &Told, replay_budget: usize) -> Served {
+        if !told.is_empty() {
+            view.dataset = Arc::new(told.over(&view.dataset));
+        }
         Served {
             last_modified: HeaderValue::from_str(&view.last_modified).ok(),
             view,
             compressed: Endpoint::all().iter().map(|_| Default::default()).collect(),
             archive: tokio::sync::OnceCell::new(),
+            eml: std::sync::OnceLock::new(),
             csv_rows: Endpoint::all().iter().map(|_| Default::default()).collect(),
             retired: AtomicBool::new(false),
             leases: Mutex::new(Vec::new()),
@@ -176,7 +185,11 @@ impl State {
                 .expect("digits are a header value");
         Arc::new(State {
             cache_control,
-            current: ArcSwap::new(Arc::new(Served::new(view, settings.replay_budget))),
+            current: ArcSwap::new(Arc::new(Served::new(
+                view,
+                &settings.dataset,
+                settings.replay_budget,
+            ))),
             openapi,
             work: Arc::new(Work::new(settings.query_threads, settings.query_queue)),
             settings,
@@ -207,16 +220,22 @@ impl State {
     /// the next [`State::swap`]; returns the view it replaces. Not prepared:
     /// it lives while a reload renders, and a question builds what it needs.
     pub fn make_way(&self, view: View) -> Arc<Served> {
-        let old = self
-            .current
-            .swap(Arc::new(Served::new(view, self.settings.replay_budget)));
+        let old = self.current.swap(Arc::new(Served::new(
+            view,
+            &self.settings.dataset,
+            self.settings.replay_budget,
+        )));
         old.retired.store(true, Ordering::Relaxed);
         old
     }
 
     /// Serves `view` from now on; returns the view it replaces.
     pub fn swap(&self, view: View) -> Arc<Served> {
-        let served = Arc::new(Served::new(view, self.settings.replay_budget));
+        let served = Arc::new(Served::new(
+            view,
+            &self.settings.dataset,
+            self.settings.replay_budget,
+        ));
         let old = self.current.swap(served.clone());
         old.retired.store(true, Ordering::Relaxed);
         prepare_in_background(served);

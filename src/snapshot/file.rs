@@ -13,6 +13,8 @@
 //!                 R  the `Collection`, bincode-encoded
 //!                 8  length W of Wagtail's part (u64 LE)
 //!                 W  the collection's `Wagtail`, bincode-encoded
+//!                 8  length D of the dataset's description (u64 LE)
+//!                 D  the collection's `Dataset`, bincode-encoded
 //!                 -  the prepared tables, bincode-encoded (may be empty)
 //! ```
 //!
@@ -23,6 +25,8 @@
 //! wide; both are still read, their view built from the records (the slower
 //! path: several seconds at a million specimens). Version 5 had no Wagtail part:
 //! its records and tables are read, and its view lists no Wagtail pages.
+//! Version 6 had no dataset part: its dataset is the empty one, as if built
+//! without `--dataset-config`.
 //!
 //! The checksum covers the payload only, so the same collection built twice (or from
 //! another source) has the same checksum; the creation time lives in the header.
@@ -33,11 +37,12 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::codec;
+use crate::model::dataset::Dataset;
 use crate::model::records::Collection;
 use crate::model::wagtail::Wagtail;
 
 pub const MAGIC: &[u8; 8] = b"CATSNAP\0";
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// The oldest format read: its payload is the records alone.
 pub const OLDEST_READ: u32 = 3;
 pub const HEADER_LEN: usize = 60;
@@ -104,6 +109,8 @@ pub struct Sections<'a> {
     pub records: &'a [u8],
     /// `None` before version 6.
     pub wagtail: Option<&'a [u8]>,
+    /// `None` before version 7.
+    pub dataset: Option<&'a [u8]>,
     /// `None` in a version 3 file, or where the writer had no tables to store.
     pub prepared: Option<&'a [u8]>,
 }
@@ -117,8 +124,10 @@ pub fn encode(
 ) -> Result<(Header, Vec<u8>), SnapshotError> {
     let records = codec::encode(collection).map_err(SnapshotError::Encode)?;
     let wagtail = codec::encode(&collection.wagtail).map_err(SnapshotError::Encode)?;
-    let mut payload = Vec::with_capacity(16 + records.len() + wagtail.len() + prepared.len());
-    for section in [records, wagtail] {
+    let dataset = codec::encode(&collection.dataset).map_err(SnapshotError::Encode)?;
+    let mut payload =
+        Vec::with_capacity(24 + records.len() + wagtail.len() + dataset.len() + prepared.len());
+    for section in [records, wagtail, dataset] {
         payload.extend_from_slice(&(section.len() as u64).to_le_bytes());
         payload.extend_from_slice(&section);
     }
@@ -256,6 +265,9 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), Snapsho
     if let Some(wagtail) = sections.wagtail {
         collection.wagtail = decode_wagtail(path, wagtail)?;
     }
+    if let Some(dataset) = sections.dataset {
+        collection.dataset = decode_dataset(path, dataset)?;
+    }
     Ok((header, collection))
 }
 
@@ -264,6 +276,14 @@ pub fn decode_wagtail(path: &Path, bytes: &[u8]) -> Result<Wagtail, SnapshotErro
     codec::decode(bytes).map_err(|reason| SnapshotError::Decode {
         path: path.to_path_buf(),
         reason: format!("Wagtail's part: {reason}"),
+    })
+}
+
+/// Decodes a snapshot's dataset part.
+pub fn decode_dataset(path: &Path, bytes: &[u8]) -> Result<Dataset, SnapshotError> {
+    codec::decode(bytes).map_err(|reason| SnapshotError::Decode {
+        path: path.to_path_buf(),
+        reason: format!("the dataset's part: {reason}"),
     })
 }
 
@@ -290,6 +310,7 @@ pub fn sections<'a>(
         return Ok(Sections {
             records: payload,
             wagtail: None,
+            dataset: None,
             prepared: None,
         });
     }
@@ -315,12 +336,20 @@ pub fn sections<'a>(
             (Some(wagtail), rest)
         }
     };
+    let (dataset, rest) = match header.format_version {
+        4..=6 => (None, rest),
+        _ => {
+            let (dataset, rest) = section(rest, "the dataset's part's")?;
+            (Some(dataset), rest)
+        }
+    };
     // Version 4's prepared tables are of an older layout: read its records.
     // Version 5's are this version's.
     let tables = header.format_version >= 5;
     Ok(Sections {
         records,
         wagtail,
+        dataset,
         prepared: Some(rest).filter(|p| tables && !p.is_empty()),
     })
 }
@@ -409,8 +438,8 @@ mod tests {
     use crate::model::Model;
 
     /// A digest of what the payload's layout follows: every model's stored
-    /// fields (the records) and served fields (the prepared tables), and a
-    /// page's Wagtail fields.
+    /// fields (the records) and served fields (the prepared tables), a
+    /// page's Wagtail fields and the dataset's keys.
     fn layout() -> String {
         let mut said = String::new();
         for model in Model::ALL {
@@ -424,6 +453,15 @@ mod tests {
         for (name, kind) in placement_fields() {
             said += &format!("page places {name} {kind:?}\n");
         }
+        // The dataset's part: its keys, in order (a party's among them).
+        let dataset = Dataset {
+            creators: vec![Default::default()],
+            ..Dataset::default()
+        };
+        said += &format!(
+            "dataset {}\n",
+            serde_json::to_string(&dataset).expect("JSON")
+        );
         crate::encoding::hex::hex(&Sha256::digest(said.as_bytes()))
     }
 
@@ -434,7 +472,7 @@ mod tests {
         let layout = layout();
         assert_eq!(
             (FORMAT_VERSION, &layout[..16]),
-            (6, "a9ec196205b4922a"),
+            (7, "6217510e5d205737"),
             "the records' or the tables' fields changed: raise FORMAT_VERSION, \
              and OLDEST_READ to it unless the older layout keeps a reader, then \
              write the new version and {} here",

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::encoding::time::http_date;
+use crate::model::dataset::Dataset;
 use crate::model::records::Collection;
 use crate::model::validate;
 use crate::model::wagtail::Wagtail;
@@ -77,6 +78,9 @@ pub struct View {
     pub images: Arc<image_api::ImageApi>,
     /// Wagtail's page tree, sites and documents, as the snapshot holds them.
     pub wagtail: Arc<Wagtail>,
+    /// What the publisher says of the dataset: the snapshot's, or what the
+    /// server was told instead (`serve --dataset-config`).
+    pub dataset: Arc<Dataset>,
     /// What features derive from the view on first use (`View::derived`).
     derived: derived::Derived,
 }
@@ -131,6 +135,10 @@ impl View {
             Some(bytes) => snapshot::decode_wagtail(path, bytes)?,
             None => Default::default(),
         };
+        let dataset = match sections.dataset {
+            Some(bytes) => snapshot::decode_dataset(path, bytes)?,
+            None => Default::default(),
+        };
         let parts = match sections.prepared {
             Some(prepared) => {
                 let (checked, decoded) = std::thread::scope(|scope| {
@@ -143,6 +151,7 @@ impl View {
                 checked.0?;
                 prepared::Parts {
                     wagtail,
+                    dataset,
                     ..decoded.0.map_err(undecodable)?
                 }
             }
@@ -163,6 +172,7 @@ impl View {
                 View::parts(
                     Collection {
                         wagtail,
+                        dataset,
                         ..collection
                     },
                     &mut phases,
@@ -233,6 +243,7 @@ impl View {
             points: Arc::clone(&self.points),
             images: Arc::clone(&self.images),
             wagtail: Arc::clone(&self.wagtail),
+            dataset: Arc::clone(&self.dataset),
             derived: derived::Derived::default(),
         }
     }
@@ -260,6 +271,7 @@ impl Decoded {
             tags,
             site,
             wagtail,
+            dataset,
         } = parts;
         let previous = served.map_or_else(render::Previous::default, |v| {
             render::Previous::new(&v.tables, &v.plain, &v.nested)
@@ -295,6 +307,7 @@ impl Decoded {
             points: Arc::new(points),
             images: Arc::new(images),
             wagtail: Arc::new(wagtail),
+            dataset: Arc::new(dataset),
             derived: derived::Derived::default(),
         };
         let lists = view.plain.iter().chain(view.nested.iter().flatten());
@@ -339,6 +352,18 @@ impl View {
 
     pub fn table(&self, model: Model) -> &Table {
         &self.tables[model.index()]
+    }
+
+    /// The images whose `field` names the record `of` (a specimen's
+    /// photographs, a species' pictures), in id order.
+    pub fn images_naming(&self, field: &str, of: (Model, u32)) -> &[u32] {
+        Model::Image
+            .field_index(field)
+            .and_then(|f| {
+                self.table(Model::Image)
+                    .rows_with(f, Value::Ref(of.0, of.1))
+            })
+            .unwrap_or_default()
     }
 
     /// The value of the field `name` of the record at `pos` of `model` (null

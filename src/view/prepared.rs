@@ -11,6 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::dataset::Dataset;
 use crate::model::records::Collection;
 use crate::model::wagtail::Wagtail;
 use crate::model::Model;
@@ -31,6 +32,8 @@ pub(super) struct Parts {
     /// Wagtail's page tree, sites and documents (a section of the snapshot of
     /// its own, not a prepared table).
     pub wagtail: Wagtail,
+    /// What the publisher says of the dataset (a section of its own too).
+    pub dataset: Dataset,
 }
 
 /// What a snapshot stores, borrowed to be written.
@@ -57,6 +60,7 @@ pub(super) fn parts(mut collection: Collection) -> Parts {
     collection.canonicalise();
     let site = std::mem::take(&mut collection.site);
     let wagtail = std::mem::take(&mut collection.wagtail);
+    let dataset = std::mem::take(&mut collection.dataset);
     let tags = collection
         .images
         .iter_mut()
@@ -72,6 +76,7 @@ pub(super) fn parts(mut collection: Collection) -> Parts {
         tags,
         site,
         wagtail,
+        dataset,
     }
 }
 
@@ -137,5 +142,6 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Parts, String> {
         tags: read.tags,
         site: read.site,
         wagtail: Wagtail::default(),
+        dataset: Dataset::default(),
     })
 }

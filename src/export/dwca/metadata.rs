@@ -1,13 +1,17 @@
 //! The archive's two descriptions: `meta.xml` (the columns of the core file as
-//! Darwin Core terms) and `eml.xml` (the dataset, as GBIF's EML profile orders it).
+//! Darwin Core terms, and the multimedia extension's) and `eml.xml` (the
+//! dataset, as GBIF's EML profile orders it).
 
 use crate::encoding::xml::escaped as xml;
 use crate::view::View;
 
 use crate::model::endpoint::API_PREFIX;
 
-use super::dataset::Dataset;
+use super::coverage::Coverage;
+use super::multimedia;
 use super::scope::Scope;
+use crate::model::dataset::{Dataset, Party};
+use crate::model::Model;
 use crate::view::occurrence::COLUMNS;
 
 /// `meta.xml`: the core file and its columns.
@@ -22,28 +26,34 @@ pub fn meta_xml() -> String {
     for (i, (term, ns)) in COLUMNS.iter().enumerate() {
         s.push_str(&format!("    <field index=\"{i}\" term=\"{ns}{term}\"/>\n"));
     }
-    s.push_str("  </core>\n</archive>\n");
+    s.push_str("  </core>\n");
+    s.push_str(&format!(
+        "  <extension encoding=\"UTF-8\" fieldsTerminatedBy=\"\\t\" linesTerminatedBy=\"\\n\" \
+         fieldsEnclosedBy=\"\" ignoreHeaderLines=\"1\" rowType=\"{}\">\n    \
+         <files><location>multimedia.txt</location></files>\n    <coreid index=\"0\"/>\n",
+        multimedia::ROW_TYPE
+    ));
+    for (i, term) in multimedia::COLUMNS.iter().enumerate() {
+        s.push_str(&format!(
+            "    <field index=\"{}\" term=\"http://purl.org/dc/terms/{term}\"/>\n",
+            i + 1
+        ));
+    }
+    s.push_str("  </extension>\n</archive>\n");
     s
 }
 
-/// `eml.xml`: the dataset's title, description, publisher and licence (EML 2.1.1,
-/// as the GBIF profile orders its elements).
-pub fn eml_xml(view: &View, dataset: &Dataset, scope: Scope) -> String {
-    let party = |tag: &str| {
-        if dataset.publisher.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "    <{tag}><organizationName>{}</organizationName></{tag}>\n",
-                xml(&dataset.publisher)
-            )
-        }
-    };
-    let para = |tag: &str, text: &str| {
-        if text.is_empty() {
-            String::new()
-        } else {
-            format!("    <{tag}><para>{}</para></{tag}>\n", xml(text))
+/// `eml.xml`: the dataset as GBIF's EML profile (1.1, on EML 2.1.1) orders
+/// it: the publisher's description, the coverage of the records in `scope`,
+/// the snapshot it was made from, and the question when there is one.
+pub fn eml_xml(view: &View, scope: Scope) -> String {
+    let dataset: &Dataset = &view.dataset;
+    let computed;
+    let (coverage, selection) = match scope {
+        Scope::Everything => (view.derived::<Coverage>(), None),
+        Scope::Question { query, positions } => {
+            computed = Coverage::of(view, Some(positions));
+            (&computed, Some((query, positions.len())))
         }
     };
     let checksum = view.header.checksum_hex();
@@ -51,46 +61,322 @@ pub fn eml_xml(view: &View, dataset: &Dataset, scope: Scope) -> String {
     let date = created
         .map(|t| t.format("%Y-%m-%d").to_string())
         .unwrap_or_default();
-    // What made a part of the collection: the question and the snapshot, so
-    // that a citation names exactly the records used.
-    let selection = match scope {
-        Scope::Everything => String::new(),
-        Scope::Question { query, positions } => {
-            let made = created
-                .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
-                .unwrap_or_default();
+    let stamp = created
+        .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_default();
+    let specimens = view.table(Model::SpecimenRecord).len();
+    let mut e = Eml::default();
+    e.open(
+        "eml:eml",
+        &format!(
+            "xmlns:eml=\"eml://ecoinformatics.org/eml-2.1.1\" xmlns:dc=\"http://purl.org/dc/terms/\" \
+             xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" \
+             xsi:schemaLocation=\"eml://ecoinformatics.org/eml-2.1.1 {EML_PROFILE}\" \
+             packageId=\"{checksum}\" system=\"http://gbif.org\" scope=\"system\" xml:lang=\"en\""
+        ),
+    );
+    e.open("dataset", "");
+    if let Some(doi) = dataset.doi_url() {
+        e.leaf("alternateIdentifier", &doi);
+    }
+    e.leaf("alternateIdentifier", &checksum);
+    e.leaf_with("title", "xml:lang=\"en\"", dataset.title());
+    let fallback = stand_in(dataset);
+    for creator in or_stand_in(&dataset.creators, &fallback) {
+        e.party("creator", creator);
+    }
+    for provider in &dataset.metadata_providers {
+        e.party("metadataProvider", provider);
+    }
+    e.leaf("pubDate", &date);
+    e.leaf("language", dataset.language());
+    let description = match dataset.description.trim() {
+        "" => format!(
+            "{specimens} insect specimen records of the collection, published by catalogue."
+        ),
+        text => text.to_string(),
+    };
+    e.para("abstract", &description);
+    if !dataset.keywords.is_empty() {
+        e.open("keywordSet", "");
+        for keyword in dataset.keywords.iter().filter(|k| !k.trim().is_empty()) {
+            e.leaf("keyword", keyword.trim());
+        }
+        e.leaf("keywordThesaurus", "N/A");
+        e.close("keywordSet");
+    }
+    // GBIF's own vocabularies say what kind of dataset this is.
+    e.open("keywordSet", "");
+    e.leaf("keyword", "Occurrence");
+    e.leaf("keywordThesaurus", DATASET_TYPES);
+    e.close("keywordSet");
+    e.open("keywordSet", "");
+    e.leaf("keyword", "Specimen");
+    e.leaf("keywordThesaurus", DATASET_SUBTYPES);
+    e.close("keywordSet");
+    let made = format!("the snapshot with SHA-256 checksum {checksum}, made {stamp}");
+    let info = match selection {
+        None => format!("The {specimens} specimen records of {made}."),
+        Some((query, n)) => {
             let filter = match query.is_empty() {
                 true => "no filter (every specimen record)".to_string(),
                 false => format!("the filter {query}"),
             };
             format!(
-                "    <additionalInfo><para>{}</para></additionalInfo>\n",
-                xml(&format!(
-                    "The {} specimen records that {filter} selects in {API_PREFIX}specimen-records/, \
-                     from the snapshot with SHA-256 checksum {checksum}, made {made}.",
-                    positions.len()
-                ))
+                "The {n} specimen records that {filter} selects in {API_PREFIX}specimen-records/, from {made}."
             )
         }
     };
-    format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
-         <eml:eml xmlns:eml=\"eml://ecoinformatics.org/eml-2.1.1\" \
-         xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" \
-         xsi:schemaLocation=\"eml://ecoinformatics.org/eml-2.1.1 http://rs.gbif.org/schema/eml-gbif-profile/1.1/eml.xsd\" \
-         packageId=\"{checksum}\" system=\"catalogue\" scope=\"system\" xml:lang=\"en\">\n  \
-         <dataset>\n    <alternateIdentifier>{checksum}</alternateIdentifier>\n    \
-         <title xml:lang=\"en\">{title}</title>\n{creator}{provider}    \
-         <pubDate>{date}</pubDate>\n    <language>en</language>\n{abstract}{selection}{rights}{contact}{publisher}  \
-         </dataset>\n</eml:eml>\n",
-        title = xml(dataset.title()),
-        creator = party("creator"),
-        provider = party("metadataProvider"),
-        abstract = para("abstract", &dataset.description),
-        rights = para("intellectualRights", &dataset.license),
-        contact = party("contact"),
-        publisher = party("publisher"),
-    )
+    e.para("additionalInfo", &info);
+    if let Some(licence) = dataset.licence() {
+        e.raw(&format!(
+            "<intellectualRights><para>This work is licensed under a <ulink url=\"{}\"><citetitle>{}</citetitle></ulink>.</para></intellectualRights>",
+            licence.legal_code(),
+            licence.title()
+        ));
+    }
+    if !dataset.homepage.trim().is_empty() {
+        e.raw(&format!(
+            "<distribution scope=\"document\"><online><url function=\"information\">{}</url></online></distribution>",
+            xml(dataset.homepage.trim())
+        ));
+    }
+    e.coverage(coverage);
+    if !dataset.purpose.trim().is_empty() {
+        e.para("purpose", dataset.purpose.trim());
+    }
+    e.open("maintenance", "");
+    e.open("description", "");
+    e.leaf("para", &format!("Published from {made}."));
+    e.close("description");
+    let frequency = match dataset.update_frequency.as_str() {
+        "" => "unknown",
+        f => f,
+    };
+    e.leaf("maintenanceUpdateFrequency", frequency);
+    e.close("maintenance");
+    for contact in or_stand_in(&dataset.contacts, &fallback) {
+        e.party("contact", contact);
+    }
+    if !dataset.publisher.trim().is_empty() {
+        e.raw(&format!(
+            "<publisher><organizationName>{}</organizationName></publisher>",
+            xml(dataset.publisher.trim())
+        ));
+    }
+    if !dataset.methods.trim().is_empty() {
+        e.open("methods", "");
+        e.open("methodStep", "");
+        e.para("description", dataset.methods.trim());
+        e.close("methodStep");
+        e.close("methods");
+    }
+    e.close("dataset");
+    e.open("additionalMetadata", "");
+    e.open("metadata", "");
+    e.open("gbif", "");
+    e.leaf("dateStamp", &stamp);
+    e.leaf("hierarchyLevel", "dataset");
+    let year = created
+        .map(|t| t.format("%Y").to_string())
+        .unwrap_or_default();
+    let citation = dataset.citation(&year, dataset.homepage.trim());
+    match dataset.doi_url() {
+        Some(doi) => e.leaf_with(
+            "citation",
+            &format!("identifier=\"{}\"", xml(&doi)),
+            &citation,
+        ),
+        None => e.leaf("citation", &citation),
+    }
+    if !dataset.collection_code.trim().is_empty() || !dataset.collection_name.trim().is_empty() {
+        e.open("collection", "");
+        e.leaf(
+            "parentCollectionIdentifier",
+            or_na(&dataset.institution_code),
+        );
+        e.leaf("collectionName", or_na(&dataset.collection_name));
+        e.leaf("collectionIdentifier", or_na(&dataset.collection_code));
+        e.close("collection");
+    }
+    e.close("gbif");
+    e.close("metadata");
+    e.close("additionalMetadata");
+    e.close("eml:eml");
+    e.0
+}
+
+/// Where GBIF's EML profile is.
+pub const EML_PROFILE: &str = "http://rs.gbif.org/schema/eml-gbif-profile/1.1/eml.xsd";
+const DATASET_TYPES: &str =
+    "GBIF Dataset Type Vocabulary: http://rs.gbif.org/vocabulary/gbif/dataset_type_2015-07-10.xml";
+const DATASET_SUBTYPES: &str =
+    "GBIF Dataset Subtype Vocabulary: http://rs.gbif.org/vocabulary/gbif/dataset_subtype.xml";
+
+fn or_na(text: &str) -> &str {
+    match text.trim() {
+        "" => "N/A",
+        t => t,
+    }
+}
+
+/// Who stands for the creators and contacts a dataset file does not name: its
+/// publisher, else its institution (the profile requires one of each).
+fn stand_in(dataset: &Dataset) -> Party {
+    let organization = [
+        &dataset.publisher,
+        &dataset.institution_name,
+        &dataset.institution_code,
+    ]
+    .into_iter()
+    .map(|s| s.trim())
+    .find(|s| !s.is_empty())
+    .unwrap_or("Publisher not stated");
+    Party {
+        organization: organization.to_string(),
+        ..Party::default()
+    }
+}
+
+fn or_stand_in<'a>(parties: &'a [Party], stand_in: &'a Party) -> &'a [Party] {
+    match parties.is_empty() {
+        true => std::slice::from_ref(stand_in),
+        false => parties,
+    }
+}
+
+/// An EML document being written, indented by depth.
+#[derive(Default)]
+struct Eml(String, usize);
+
+impl Eml {
+    fn indent(&mut self) {
+        if self.0.is_empty() {
+            self.0
+                .push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        }
+        for _ in 0..self.1 {
+            self.0.push_str("  ");
+        }
+    }
+
+    fn open(&mut self, tag: &str, attributes: &str) {
+        self.indent();
+        match attributes {
+            "" => self.0.push_str(&format!("<{tag}>\n")),
+            a => self.0.push_str(&format!("<{tag} {a}>\n")),
+        }
+        self.1 += 1;
+    }
+
+    fn close(&mut self, tag: &str) {
+        self.1 -= 1;
+        self.indent();
+        self.0.push_str(&format!("</{tag}>\n"));
+    }
+
+    fn leaf(&mut self, tag: &str, text: &str) {
+        self.leaf_with(tag, "", text);
+    }
+
+    fn leaf_with(&mut self, tag: &str, attributes: &str, text: &str) {
+        self.indent();
+        let open = match attributes {
+            "" => tag.to_string(),
+            a => format!("{tag} {a}"),
+        };
+        self.0.push_str(&format!("<{open}>{}</{tag}>\n", xml(text)));
+    }
+
+    /// Markup already escaped, on a line of its own.
+    fn raw(&mut self, markup: &str) {
+        self.indent();
+        self.0.push_str(markup);
+        self.0.push('\n');
+    }
+
+    fn para(&mut self, tag: &str, text: &str) {
+        self.open(tag, "");
+        self.leaf("para", text);
+        self.close(tag);
+    }
+
+    /// A person or organisation, as the profile's agent type orders it.
+    fn party(&mut self, tag: &str, p: &Party) {
+        self.open(tag, "");
+        if !p.name.trim().is_empty() {
+            let (given, surname) = p.name_parts();
+            self.open("individualName", "");
+            if !given.is_empty() {
+                self.leaf("givenName", given);
+            }
+            self.leaf("surName", surname);
+            self.close("individualName");
+        }
+        if !p.organization.trim().is_empty() {
+            self.leaf("organizationName", p.organization.trim());
+        }
+        if !p.email.trim().is_empty() {
+            self.leaf("electronicMailAddress", p.email.trim());
+        }
+        if !p.orcid.trim().is_empty() {
+            self.leaf_with("userId", "directory=\"https://orcid.org/\"", p.orcid_id());
+        }
+        self.close(tag);
+    }
+
+    /// Where, when and what: the box, the days, the orders and families.
+    fn coverage(&mut self, c: &Coverage) {
+        if c.bounds.is_none() && c.dates.is_none() && c.orders.is_empty() && c.families.is_empty() {
+            return;
+        }
+        self.open("coverage", "");
+        if let Some([west, east, north, south]) = c.bounds {
+            self.open("geographicCoverage", "");
+            self.leaf(
+                "geographicDescription",
+                "The box around the points of the specimen records (WGS 84).",
+            );
+            self.open("boundingCoordinates", "");
+            for (tag, v) in [
+                ("westBoundingCoordinate", west),
+                ("eastBoundingCoordinate", east),
+                ("northBoundingCoordinate", north),
+                ("southBoundingCoordinate", south),
+            ] {
+                self.leaf(tag, &v.to_string());
+            }
+            self.close("boundingCoordinates");
+            self.close("geographicCoverage");
+        }
+        if let Some((first, last)) = c.dates {
+            self.open("temporalCoverage", "");
+            self.open("rangeOfDates", "");
+            for (tag, day) in [("beginDate", first), ("endDate", last)] {
+                self.open(tag, "");
+                self.leaf("calendarDate", &day.format("%Y-%m-%d").to_string());
+                self.close(tag);
+            }
+            self.close("rangeOfDates");
+            self.close("temporalCoverage");
+        }
+        if !c.orders.is_empty() || !c.families.is_empty() {
+            self.open("taxonomicCoverage", "");
+            self.leaf(
+                "generalTaxonomicCoverage",
+                "Insects (Insecta): the orders and families of the specimen records.",
+            );
+            let ranked = c.orders.iter().map(|n| ("order", n));
+            for (rank, name) in ranked.chain(c.families.iter().map(|n| ("family", n))) {
+                self.open("taxonomicClassification", "");
+                self.leaf("taxonRankName", rank);
+                self.leaf("taxonRankValue", name);
+                self.close("taxonomicClassification");
+            }
+            self.close("taxonomicCoverage");
+        }
+        self.close("coverage");
+    }
 }
 
 #[cfg(test)]
@@ -100,7 +386,13 @@ mod tests {
     #[test]
     fn meta_lists_every_column_once() {
         let meta = meta_xml();
-        assert_eq!(meta.matches("<field ").count(), COLUMNS.len());
+        assert_eq!(
+            meta.matches("<field ").count(),
+            COLUMNS.len() + multimedia::COLUMNS.len()
+        );
+        assert!(
+            meta.contains("<field index=\"10\" term=\"http://purl.org/dc/terms/rightsHolder\"/>")
+        );
         assert!(meta.contains("<field index=\"43\" term=\"http://purl.org/dc/terms/modified\"/>"));
     }
 }

@@ -1,8 +1,9 @@
 //! Darwin Core Archives: the specimen records as GBIF and other biodiversity
 //! harvesters read them. One zip with `occurrence.txt` (one tab-separated row per
-//! specimen record, [`occurrences`]), `meta.xml` (its columns as Darwin Core term
-//! URIs) and `eml.xml` (who publishes the dataset, under which licence:
-//! [`metadata`], from the [`dataset`] description). What each column holds of a
+//! specimen record, [`occurrences`]), `multimedia.txt` (one per specimen
+//! photograph, [`multimedia`]), `meta.xml` (their columns as term URIs) and
+//! `eml.xml` (the dataset as its publisher describes it, `model::dataset`, with
+//! the records' [`coverage`]: [`metadata`]). What each column holds of a
 //! specimen is `view::occurrence`'s.
 //!
 //! The archive is written from a view's rows (derived names and resolved
@@ -17,36 +18,50 @@ use zip::{CompressionMethod, ZipWriter};
 use crate::encoding::hex::hex;
 use crate::view::View;
 
-pub mod dataset;
+pub mod coverage;
 pub mod metadata;
+pub mod multimedia;
 pub mod occurrences;
 pub mod scope;
 
+pub use crate::model::dataset::Dataset;
 pub use crate::view::occurrence::COLUMNS;
-pub use dataset::{Dataset, DwcaError};
 pub use metadata::{eml_xml, meta_xml};
+pub use multimedia::Links;
 pub use occurrences::Dialect;
 pub use scope::Scope;
 
-/// An archive as the server sends it: its bytes and a tag naming exactly them.
+/// Why an archive could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum DwcaError {
+    #[error("cannot write the archive: {0}")]
+    Zip(#[from] zip::result::ZipError),
+    #[error("cannot write the archive: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// An archive as the server sends it: its bytes and a tag naming exactly them,
+/// and where its links start (the same view makes other bytes for other links).
 #[derive(Clone, Debug)]
 pub struct Archive {
     pub bytes: bytes::Bytes,
     /// A strong ETag: the archive's SHA-256, so replicas with the same snapshot and
     /// dataset agree.
     pub etag: String,
+    pub links: Links,
 }
 
 impl Archive {
-    pub fn new(view: &View, dataset: &Dataset) -> Result<Archive, DwcaError> {
-        Archive::of(view, dataset, Scope::Everything)
+    pub fn new(view: &View, links: &Links) -> Result<Archive, DwcaError> {
+        Archive::of(view, Scope::Everything, links)
     }
 
     /// The archive of the records `scope` names.
-    pub fn of(view: &View, dataset: &Dataset, scope: Scope) -> Result<Archive, DwcaError> {
-        let bytes = archive(view, dataset, scope)?;
+    pub fn of(view: &View, scope: Scope, links: &Links) -> Result<Archive, DwcaError> {
+        let bytes = archive(view, scope, links)?;
         Ok(Archive {
             etag: tag_of(&bytes),
+            links: links.clone(),
             bytes: bytes.into(),
         })
     }
@@ -59,7 +74,7 @@ pub fn tag_of(bytes: &[u8]) -> String {
 }
 
 /// Writes the whole archive of a view into memory.
-pub fn archive(view: &View, dataset: &Dataset, scope: Scope) -> Result<Vec<u8>, DwcaError> {
+pub fn archive(view: &View, scope: Scope, links: &Links) -> Result<Vec<u8>, DwcaError> {
     let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
     let mut options = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
     // Entries carry the snapshot's time, not the clock's: the same input, the same bytes.
@@ -80,7 +95,7 @@ pub fn archive(view: &View, dataset: &Dataset, scope: Scope) -> Result<Vec<u8>, 
     zip.start_file("meta.xml", options)?;
     zip.write_all(meta_xml().as_bytes())?;
     zip.start_file("eml.xml", options)?;
-    zip.write_all(eml_xml(view, dataset, scope).as_bytes())?;
+    zip.write_all(eml_xml(view, scope).as_bytes())?;
     // Over 4 GiB needs Zip64; asking for it always costs a few bytes.
     zip.start_file("occurrence.txt", options.large_file(true))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut zip);
@@ -88,7 +103,12 @@ pub fn archive(view: &View, dataset: &Dataset, scope: Scope) -> Result<Vec<u8>, 
         Scope::Everything => None,
         Scope::Question { positions, .. } => Some(positions),
     };
-    occurrences::write(&mut out, view, dataset, positions)?;
+    occurrences::write(&mut out, view, &view.dataset, positions)?;
+    out.flush()?;
+    drop(out);
+    zip.start_file("multimedia.txt", options.large_file(true))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut zip);
+    multimedia::write(&mut out, view, links, positions)?;
     out.flush()?;
     drop(out);
     Ok(zip.finish()?.into_inner())

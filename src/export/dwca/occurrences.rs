@@ -8,7 +8,7 @@ use crate::model::Model;
 use crate::view::occurrence::{Occurrences, Sink, Term};
 use crate::view::View;
 
-use super::dataset::Dataset;
+use crate::model::dataset::Dataset;
 
 /// How a row's cells are separated and spelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +18,15 @@ pub enum Dialect {
     Tab,
     /// RFC 4180, as a CSV download with `columns=dwc` is: values kept whole.
     Csv,
+}
+
+/// A cell of a tab-separated file: a tab, newline or carriage return inside
+/// the value becomes a space.
+pub fn tab_cell(buf: &mut Vec<u8>, s: &str) {
+    buf.extend(s.bytes().map(|b| match b {
+        b'\t' | b'\n' | b'\r' => b' ',
+        b => b,
+    }));
 }
 
 /// One row being written, in a dialect.
@@ -61,13 +70,7 @@ impl Sink for Line {
             self.buf.push(b'\t');
         }
         self.cells += 1;
-        self.buf.extend(s.bytes().map(|b| {
-            if matches!(b, b'\t' | b'\n' | b'\r') {
-                b' '
-            } else {
-                b
-            }
-        }));
+        tab_cell(&mut self.buf, s);
     }
 
     fn int(&mut self, term: Term, n: Option<i64>) {

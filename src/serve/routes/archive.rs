@@ -5,10 +5,12 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::export::dwca::{self, eml_xml, Archive, Scope};
+use crate::export::dwca::{self, eml_xml, Archive, Links, Scope};
 use crate::query::question::Question;
 use crate::query::ApiError;
 use crate::serve::answer::{Answer, Kind};
+use crate::serve::media::media_url;
+use crate::serve::origin::origin;
 use crate::serve::route::{Ctx, Job, Parsed};
 use crate::serve::state::{Served, State};
 use crate::serve::work::Task;
@@ -18,8 +20,9 @@ use super::downloads::file_name;
 /// Answers `/dwca.zip`, of the whole collection or of a question.
 pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
+    let links = links(&ctx);
     if params.0.is_empty() {
-        return Ok(Job::awaited(whole(ctx.state, ctx.served)));
+        return Ok(Job::awaited(whole(ctx.state, ctx.served, links)));
     }
     let question = Question::parse(params, &[], "/dwca.zip").map_err(|e| Answer::error(&e))?;
     let ignored = question.ignored().to_vec();
@@ -27,10 +30,21 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     let (state, served) = (ctx.state, ctx.served);
     // Its tag is its bytes' digest (they depend on the dataset's settings too).
     Ok(Job::digested(async move {
-        of_question(state, served, question, name)
+        of_question(state, served, Some((question, name)), links)
             .await
             .ignoring(&ignored)
     }))
+}
+
+/// Where an archive's photographs and pages are, as the request's media URLs
+/// and links are (`--media-url`, `--public-url`, else the request's origin).
+fn links(ctx: &Ctx<'_>) -> Links {
+    let settings = &ctx.state.settings;
+    let headers = &ctx.asked.headers;
+    Links {
+        media: media_url(settings, headers),
+        site: origin(settings.public_url.as_ref(), headers).unwrap_or_default(),
+    }
 }
 
 /// Answers `/eml.xml`: the whole dataset's metadata, the whole archive's
@@ -45,16 +59,15 @@ pub fn eml(ctx: Ctx<'_>) -> Parsed<'_> {
         ));
         return Err(Answer::error(&e).into());
     }
-    let body = eml_xml(
-        &ctx.served.view,
-        &ctx.state.settings.dataset,
-        Scope::Everything,
-    );
-    let tag = dwca::tag_of(body.as_bytes());
+    let eml = ctx.served.eml.get_or_init(|| {
+        let body = eml_xml(&ctx.served.view, Scope::Everything);
+        let tag = dwca::tag_of(body.as_bytes());
+        (bytes::Bytes::from(body), tag)
+    });
     Ok(Job::ready(Answer::tagged(
         Kind::Xml,
-        body.into(),
-        tag,
+        eml.0.clone(),
+        eml.1.clone(),
         None,
     )))
 }
@@ -70,18 +83,19 @@ fn unmakeable(e: impl std::fmt::Display) -> Answer {
 
 /// The whole collection's archive: made once, off the async workers, by the
 /// first request that asks (others asking meanwhile wait for the same one).
-async fn whole(state: &State, served: &Arc<Served>) -> Answer {
+/// It is kept for the links it was made with; asked with others (another
+/// Host, without `--public-url`), it is made for the request, on the pool.
+async fn whole(state: &Arc<State>, served: &Arc<Served>, links: Links) -> Answer {
     let made = served
         .archive
         .get_or_try_init(|| {
-            let (served, dataset) = (served.clone(), state.settings.dataset.clone());
+            let (served, links) = (served.clone(), links.clone());
             async move {
                 let started = Instant::now();
-                let made =
-                    tokio::task::spawn_blocking(move || Archive::new(&served.view, &dataset))
-                        .await
-                        .map_err(|e| e.to_string())?
-                        .map_err(|e| e.to_string())?;
+                let made = tokio::task::spawn_blocking(move || Archive::new(&served.view, &links))
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .map_err(|e| e.to_string())?;
                 tracing::info!(
                     bytes = made.bytes.len(),
                     ms = started.elapsed().as_millis() as u64,
@@ -92,32 +106,44 @@ async fn whole(state: &State, served: &Arc<Served>) -> Answer {
         })
         .await;
     match made {
-        Ok(archive) => Answer::tagged(Kind::Zip, archive.bytes.clone(), archive.etag.clone(), None),
+        Ok(archive) if archive.links == links => {
+            Answer::tagged(Kind::Zip, archive.bytes.clone(), archive.etag.clone(), None)
+        }
+        Ok(_) => of_question(state, served, None, links).await,
         Err(e) => unmakeable(e),
     }
 }
 
-/// A question's archive: its records chosen, then zipped, on the pool.
+/// A question's archive (the whole collection's without one): its records
+/// chosen, then zipped, on the pool.
 async fn of_question(
     state: &Arc<State>,
     served: &Arc<Served>,
-    question: Question,
-    name: String,
+    question: Option<(Question, String)>,
+    links: Links,
 ) -> Answer {
-    let (made, dataset) = (served.clone(), state.settings.dataset.clone());
+    let name = question.as_ref().map(|(_, name)| name.clone());
+    let made = served.clone();
     let job = move || {
         let view = &made.view;
+        let Some((question, _)) = question else {
+            return Archive::new(view, &links);
+        };
         let selected = question.plan.select_page(view);
         let scope = Scope::Question {
             query: &question.query,
             positions: selected.positions(),
         };
-        Archive::of(view, &dataset, scope)
+        Archive::of(view, scope, &links)
     };
     match state.work.run(Task::Answer, job).await {
         None => Answer::busy(),
         Some(Ok(archive)) => {
-            Answer::tagged(Kind::Zip, archive.bytes, archive.etag, None).named(name)
+            let answer = Answer::tagged(Kind::Zip, archive.bytes, archive.etag, None);
+            match name {
+                Some(name) => answer.named(name),
+                None => answer,
+            }
         }
         Some(Err(e)) => unmakeable(e),
     }

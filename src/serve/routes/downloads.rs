@@ -34,7 +34,7 @@ enum Rows {
     /// Every field: rows written once for the list and copied.
     Rendered(Arc<csv::Rows>),
     /// The Darwin Core columns of the archive's `occurrence.txt`.
-    DarwinCore(Dataset),
+    DarwinCore(Arc<Dataset>),
 }
 
 /// A download being written: the question's positions and how far it got.
@@ -123,7 +123,7 @@ pub fn answer<'a>(ctx: Ctx<'a>, plan: Plan) -> Job<'a> {
         .with_media(asked.media)
         .named(name.clone())
         .cacheable(cacheable);
-    let (made, dataset) = (served.clone(), state.settings.dataset.clone());
+    let (made, dataset) = (served.clone(), served.view.dataset.clone());
     let job = move || {
         let selected = plan.select_page(&made.view);
         let (rows, head) = match format {

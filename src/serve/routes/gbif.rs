@@ -79,7 +79,7 @@ where
     F: FnOnce(&View, Codes<'_>) -> Result<Vec<u8>, ApiError> + Send + 'static,
 {
     let served = ctx.served.clone();
-    let dataset = ctx.state.settings.dataset.clone();
+    let dataset = ctx.served.view.dataset.clone();
     let job = move || {
         let codes = Codes {
             institution: &dataset.institution_code,

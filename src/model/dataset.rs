@@ -1,0 +1,491 @@
+//! The dataset as its publisher describes it, once: title, licence, people,
+//! codes. Written in a file (`--dataset-config`, JSON or TOML by its extension),
+//! checked when read, stored in the snapshot by `build` and `sync`, and said by
+//! the archive's `eml.xml`, `/eml.xml` and every page's footer.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// What the publisher says of the dataset. Every key is optional in the file;
+/// [`Dataset::missing`] says which of them GBIF asks for.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Dataset {
+    pub title: String,
+    pub description: String,
+    /// The organisation that publishes the dataset.
+    pub publisher: String,
+    /// One of GBIF's three licences, as its SPDX name or URL (checked: [`License`]).
+    pub license: String,
+    /// The language of the data (`en`).
+    pub language: String,
+    /// The collection's own web site.
+    pub homepage: String,
+    pub keywords: Vec<String>,
+    /// How the publisher asks to be cited (made from the other keys when empty).
+    pub citation: String,
+    /// The dataset's DOI (`10.xxxx/...`, or its `https://doi.org/` URL).
+    pub doi: String,
+    pub institution_code: String,
+    pub institution_name: String,
+    pub collection_code: String,
+    pub collection_name: String,
+    pub purpose: String,
+    pub methods: String,
+    /// GBIF's maintenance frequency (`asNeeded`, `monthly`, ...; checked).
+    pub update_frequency: String,
+    /// Who holds the rights to the records and photographs (the publisher
+    /// when empty).
+    pub rights_holder: String,
+    pub creators: Vec<Party>,
+    pub contacts: Vec<Party>,
+    pub metadata_providers: Vec<Party>,
+}
+
+/// A person or an organisation named by the dataset.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Party {
+    /// A person's name, given names first (`Rosa M. Alvarez`).
+    pub name: String,
+    pub organization: String,
+    pub email: String,
+    /// `0000-0002-1825-0097`, or its `https://orcid.org/` URL.
+    pub orcid: String,
+}
+
+/// The licences GBIF publishes under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum License {
+    Cc0,
+    CcBy,
+    CcByNc,
+}
+
+/// GBIF's maintenance frequencies (its EML profile's vocabulary).
+pub const UPDATE_FREQUENCIES: &[&str] = &[
+    "annually",
+    "asNeeded",
+    "biannually",
+    "continually",
+    "daily",
+    "irregular",
+    "monthly",
+    "notPlanned",
+    "otherMaintenancePeriod",
+    "unknown",
+    "weekly",
+];
+
+/// Why a dataset file was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    // `cause`, not `source`: said once, in the message, not again by error chains.
+    #[error("cannot read the dataset file {path}: {cause}")]
+    Read { path: String, cause: std::io::Error },
+    #[error("the dataset file {path} is not valid {format}: {cause} (`catalogue dataset init` writes a template)")]
+    Syntax {
+        path: String,
+        format: &'static str,
+        cause: String,
+    },
+    #[error("{place}: {problem}")]
+    Value { place: String, problem: String },
+}
+
+impl License {
+    pub const ALL: [License; 3] = [License::Cc0, License::CcBy, License::CcByNc];
+
+    /// The licence a name or URL means: its SPDX name (`CC-BY-4.0`, any case)
+    /// or its Creative Commons URL (http or https, with or without `legalcode`).
+    pub fn parse(text: &str) -> Option<License> {
+        let t = text.trim().to_ascii_lowercase();
+        let t = t
+            .trim_start_matches("https://")
+            .trim_start_matches("http://")
+            .trim_start_matches("www.")
+            .trim_end_matches('/')
+            .trim_end_matches("legalcode")
+            .trim_end_matches('/');
+        License::ALL.into_iter().find(|l| {
+            t == l.spdx().to_ascii_lowercase() || t == l.url().trim_start_matches("http://")
+        })
+    }
+
+    /// The SPDX identifier.
+    pub fn spdx(self) -> &'static str {
+        match self {
+            License::Cc0 => "CC0-1.0",
+            License::CcBy => "CC-BY-4.0",
+            License::CcByNc => "CC-BY-NC-4.0",
+        }
+    }
+
+    /// The URL GBIF's registry recognises (its IPT writes these).
+    pub fn url(self) -> &'static str {
+        match self {
+            License::Cc0 => "http://creativecommons.org/publicdomain/zero/1.0",
+            License::CcBy => "http://creativecommons.org/licenses/by/4.0",
+            License::CcByNc => "http://creativecommons.org/licenses/by-nc/4.0",
+        }
+    }
+
+    /// The legal code's URL.
+    pub fn legal_code(self) -> String {
+        format!("{}/legalcode", self.url())
+    }
+
+    /// Its name, as GBIF's IPT writes it.
+    pub fn title(self) -> &'static str {
+        match self {
+            License::Cc0 => "Public Domain (CC0 1.0)",
+            License::CcBy => "Creative Commons Attribution (CC-BY) 4.0",
+            License::CcByNc => "Creative Commons Attribution Non Commercial (CC-BY-NC) 4.0",
+        }
+    }
+}
+
+impl Party {
+    /// The ORCID iD alone (`0000-0002-1825-0097`), from either form.
+    pub fn orcid_id(&self) -> &str {
+        let t = self.orcid.trim();
+        t.rsplit('/').next().unwrap_or(t)
+    }
+
+    /// (given names, surname): the name's last word is the surname.
+    pub fn name_parts(&self) -> (&str, &str) {
+        let name = self.name.trim();
+        match name.rsplit_once(' ') {
+            Some((given, sur)) => (given.trim(), sur),
+            None => ("", name),
+        }
+    }
+
+    fn check(&self, place: &str) -> Result<(), DatasetError> {
+        let wrong = |problem: String| {
+            Err(DatasetError::Value {
+                place: place.to_string(),
+                problem,
+            })
+        };
+        if self.name.trim().is_empty() && self.organization.trim().is_empty() {
+            return wrong("a person or organisation needs a name or an organization".into());
+        }
+        let id = self.orcid_id();
+        let orcid_shape = id.len() == 19
+            && id.char_indices().all(|(i, c)| match i {
+                4 | 9 | 14 => c == '-',
+                18 => c.is_ascii_digit() || c == 'X',
+                _ => c.is_ascii_digit(),
+            });
+        if !self.orcid.is_empty() && !orcid_shape {
+            return wrong(format!(
+                "orcid {:?} is not an ORCID iD (0000-0002-1825-0097, or https://orcid.org/0000-0002-1825-0097)",
+                self.orcid
+            ));
+        }
+        if !self.email.is_empty() && !self.email.contains('@') {
+            return wrong(format!("email {:?} is not an address", self.email));
+        }
+        Ok(())
+    }
+}
+
+impl Dataset {
+    /// Reads and checks a dataset file: TOML when its name ends `.toml`, JSON
+    /// otherwise.
+    pub fn from_file(path: &Path) -> Result<Dataset, DatasetError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|cause| DatasetError::Read {
+            path: shown.clone(),
+            cause,
+        })?;
+        let toml = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+        let parsed: Result<Dataset, String> = match toml {
+            true => toml::from_str(&text).map_err(|e| e.to_string()),
+            false => serde_json::from_str(&text).map_err(|e| e.to_string()),
+        };
+        let dataset = parsed.map_err(|cause| DatasetError::Syntax {
+            path: shown.clone(),
+            format: if toml { "TOML" } else { "JSON" },
+            cause: cause.trim().to_string(),
+        })?;
+        dataset.check(&shown)?;
+        Ok(dataset)
+    }
+
+    /// Checks the values a vocabulary or a shape constrains.
+    pub fn check(&self, file: &str) -> Result<(), DatasetError> {
+        let wrong = |key: &str, problem: String| {
+            Err(DatasetError::Value {
+                place: format!("{file}: {key}"),
+                problem,
+            })
+        };
+        if !self.license.is_empty() && License::parse(&self.license).is_none() {
+            return wrong(
+                "license",
+                format!(
+                    "{:?} is not a licence GBIF publishes under: write CC0-1.0, CC-BY-4.0 or \
+                     CC-BY-NC-4.0 (or their creativecommons.org URL)",
+                    self.license
+                ),
+            );
+        }
+        if !self.update_frequency.is_empty()
+            && !UPDATE_FREQUENCIES.contains(&self.update_frequency.as_str())
+        {
+            return wrong(
+                "update_frequency",
+                format!(
+                    "{:?} is not one of GBIF's: {}",
+                    self.update_frequency,
+                    UPDATE_FREQUENCIES.join(", ")
+                ),
+            );
+        }
+        for (key, parties) in [
+            ("creators", &self.creators),
+            ("contacts", &self.contacts),
+            ("metadata_providers", &self.metadata_providers),
+        ] {
+            for (i, p) in parties.iter().enumerate() {
+                p.check(&format!("{file}: {key}[{i}]"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The licence, when one was given (checked when read).
+    pub fn licence(&self) -> Option<License> {
+        License::parse(&self.license)
+    }
+
+    /// The title, or a plain one when none was given.
+    pub fn title(&self) -> &str {
+        match self.title.trim() {
+            "" => "Specimen records",
+            title => title,
+        }
+    }
+
+    /// The language of the data, `en` unless said.
+    pub fn language(&self) -> &str {
+        match self.language.trim() {
+            "" => "en",
+            language => language,
+        }
+    }
+
+    /// Who holds the rights: the file's rights holder, else the publisher.
+    pub fn rights_holder(&self) -> &str {
+        match self.rights_holder.trim() {
+            "" => self.publisher.trim(),
+            holder => holder,
+        }
+    }
+
+    /// The DOI as a URL (`https://doi.org/10.xxxx/yyy`), when there is one.
+    pub fn doi_url(&self) -> Option<String> {
+        let doi = self.doi.trim();
+        let bare = doi
+            .trim_start_matches("https://doi.org/")
+            .trim_start_matches("http://dx.doi.org/")
+            .trim_start_matches("doi:");
+        (!bare.is_empty()).then(|| format!("https://doi.org/{bare}"))
+    }
+
+    /// The keys GBIF requires or its registry shows that this dataset lacks,
+    /// each with what goes without it.
+    pub fn missing(&self) -> Vec<(&'static str, &'static str)> {
+        [
+            (
+                self.title.trim().is_empty(),
+                "title",
+                "the title is the placeholder \"Specimen records\"",
+            ),
+            (
+                self.description.trim().is_empty(),
+                "description",
+                "eml.xml's abstract is empty, which GBIF refuses",
+            ),
+            (
+                self.license.trim().is_empty(),
+                "license",
+                "no licence, which GBIF requires (CC0-1.0, CC-BY-4.0 or CC-BY-NC-4.0)",
+            ),
+            (
+                self.publisher.trim().is_empty(),
+                "publisher",
+                "no publishing organisation, nor a rights holder for the photographs",
+            ),
+            (
+                self.creators.is_empty(),
+                "creators",
+                "eml.xml names the publisher as its creator, or no one",
+            ),
+            (
+                self.contacts.is_empty(),
+                "contacts",
+                "eml.xml names the publisher as its contact, or no one",
+            ),
+            (
+                self.metadata_providers.is_empty(),
+                "metadata_providers",
+                "eml.xml names no metadata provider",
+            ),
+            (
+                self.institution_code.trim().is_empty(),
+                "institution_code",
+                "every occurrence's institutionCode is empty",
+            ),
+            (
+                self.collection_code.trim().is_empty(),
+                "collection_code",
+                "every occurrence's collectionCode is empty",
+            ),
+        ]
+        .into_iter()
+        .filter(|(lacking, ..)| *lacking)
+        .map(|(_, key, effect)| (key, effect))
+        .collect()
+    }
+
+    /// How to cite the dataset: the publisher's words, else made from its
+    /// creators (or publisher), year, title, publisher, URL and DOI.
+    pub fn citation(&self, year: &str, url: &str) -> String {
+        if !self.citation.trim().is_empty() {
+            return self.citation.trim().to_string();
+        }
+        let authors: Vec<&str> = self
+            .creators
+            .iter()
+            .map(|p| match p.name.trim() {
+                "" => p.organization.trim(),
+                name => name,
+            })
+            .collect();
+        let mut s = match (authors.is_empty(), self.publisher.trim()) {
+            (false, _) => format!("{} ({year}). ", authors.join(", ")),
+            (true, "") => String::new(),
+            (true, publisher) => format!("{publisher} ({year}). "),
+        };
+        s.push_str(self.title());
+        s.push('.');
+        if !self.publisher.trim().is_empty() {
+            s.push(' ');
+            s.push_str(self.publisher.trim());
+            s.push('.');
+        }
+        match self.doi_url() {
+            Some(doi) => s.push_str(&format!(" {doi}")),
+            None if !url.is_empty() => s.push_str(&format!(" {url}")),
+            None => {}
+        }
+        s
+    }
+}
+
+/// A field of [`Dataset`] a flag sets.
+pub type Field = fn(&mut Dataset) -> &mut String;
+
+/// What a command was told of the dataset besides the snapshot: a file, which
+/// replaces the snapshot's description whole, then single values over it.
+#[derive(Clone, Debug, Default)]
+pub struct Told {
+    pub file: Option<Dataset>,
+    pub values: Vec<(Field, String)>,
+}
+
+impl Told {
+    /// The dataset to say: `stored` (the snapshot's) unless a file was given,
+    /// then each value told.
+    pub fn over(&self, stored: &Dataset) -> Dataset {
+        let mut d = self.file.clone().unwrap_or_else(|| stored.clone());
+        for (field, value) in &self.values {
+            *field(&mut d) = value.clone();
+        }
+        d
+    }
+
+    /// Whether nothing was told (the snapshot's description stands).
+    pub fn is_empty(&self) -> bool {
+        self.file.is_none() && self.values.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn licences_by_name_and_url() {
+        for (text, licence) in [
+            ("CC0-1.0", License::Cc0),
+            ("cc-by-4.0", License::CcBy),
+            (
+                "https://creativecommons.org/licenses/by-nc/4.0/legalcode",
+                License::CcByNc,
+            ),
+            (
+                "http://creativecommons.org/publicdomain/zero/1.0/",
+                License::Cc0,
+            ),
+        ] {
+            assert_eq!(License::parse(text), Some(licence), "{text}");
+        }
+        for text in [
+            "CC-BY-SA-4.0",
+            "MIT",
+            "",
+            "creativecommons.org/licenses/by/3.0",
+        ] {
+            assert_eq!(License::parse(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn checks_name_each_wrong_value() {
+        let mut d = Dataset {
+            license: "CC-BY-SA-4.0".into(),
+            ..Dataset::default()
+        };
+        let e = d.check("d.json").unwrap_err().to_string();
+        assert!(e.starts_with("d.json: license: \"CC-BY-SA-4.0\""), "{e}");
+        d.license = "CC-BY-4.0".into();
+        d.creators.push(Party {
+            name: "Ada Lovelace".into(),
+            orcid: "0000-0002-1825-009".into(),
+            ..Party::default()
+        });
+        let e = d.check("d.json").unwrap_err().to_string();
+        assert!(e.starts_with("d.json: creators[0]: orcid"), "{e}");
+        d.creators[0].orcid = "https://orcid.org/0000-0002-1825-0097".into();
+        d.check("d.json").unwrap();
+        assert_eq!(d.creators[0].orcid_id(), "0000-0002-1825-0097");
+        assert_eq!(d.creators[0].name_parts(), ("Ada", "Lovelace"));
+    }
+
+    #[test]
+    fn citation_from_the_keys_or_the_publishers_words() {
+        let mut d = Dataset {
+            title: "Insects".into(),
+            publisher: "A Museum".into(),
+            doi: "10.1234/abc".into(),
+            creators: vec![Party {
+                name: "Ada Lovelace".into(),
+                ..Party::default()
+            }],
+            ..Dataset::default()
+        };
+        assert_eq!(
+            d.citation("2026", "https://x.org/"),
+            "Ada Lovelace (2026). Insects. A Museum. https://doi.org/10.1234/abc"
+        );
+        d.citation = "Cite us so.".into();
+        assert_eq!(d.citation("2026", ""), "Cite us so.");
+    }
+}
