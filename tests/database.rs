@@ -675,6 +675,8 @@ fn specimens(path: &Path) -> Vec<catalogue::model::records::SpecimenRecord> {
 fn follow(db: &mut dyn Db, dir: &TempDir) {
     let snapshot = dir.path("synced.bin");
     let log = dir.path("sync.log");
+    // Each snapshot carries the dataset's description it was given.
+    let dataset = Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshot/dataset.toml");
     let mut child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
         .args([
             "sync",
@@ -684,14 +686,29 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
             snapshot.to_str().unwrap(),
             "--every",
             "200ms",
+            "--dataset-config",
+            dataset.to_str().unwrap(),
         ])
         .env("RUST_LOG", "info")
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .unwrap();
-    let original = fixture_checksum(dir, &common::sample_fixture());
+    let built = dir.path("described.bin");
+    let original = built_checksum(
+        &[
+            "build",
+            common::sample_fixture().to_str().unwrap(),
+            "-o",
+            built.to_str().unwrap(),
+            "--dataset-config",
+            dataset.to_str().unwrap(),
+        ],
+        &[],
+    );
     assert_eq!(next_checksum(&snapshot, None), original);
+    let described = catalogue::snapshot::read(&snapshot).unwrap().1.dataset;
+    assert_eq!(described.title, "Insects of the catalogue sample");
 
     // Insert: a specimen with a collector.
     let stamp = db.stamp("2024-05-01T12:00:00.250000Z");

@@ -159,11 +159,13 @@ pub fn archive(paths: &mut Paths, _: Option<usize>) {
             "operationId": "dwca",
             "summary": "The collection's specimen records, or a question's, as a Darwin Core Archive",
             "description": "A zip of `occurrence.txt` (one tab-separated row per specimen record), \
-                `meta.xml` (its columns as Darwin Core terms) and `eml.xml` (the dataset's title, \
-                description, publisher and licence), made once per snapshot on first request. \
-                With the specimen list's filters or search, the archive of the specimens they \
-                select, made for the request; its `eml.xml` names the filter and the snapshot \
-                (checksum and time) in `additionalInfo`.",
+                `multimedia.txt` (GBIF's Simple Multimedia extension: one row per specimen \
+                photograph, its URL absolute), `meta.xml` (their columns as terms) and `eml.xml` \
+                (the dataset's description in GBIF's EML profile, with the coverage of the \
+                records it holds), made once per snapshot on first request. With the specimen \
+                list's filters or search, the archive of the specimens they select, made for the \
+                request; its `eml.xml` names the filter and the snapshot (checksum and time) in \
+                `additionalInfo`.",
             "parameters": question_parameters(),
             "responses": {
                 "200": {
@@ -195,8 +197,10 @@ pub fn eml(paths: &mut Paths, _: Option<usize>) {
             "operationId": "eml",
             "summary": "The dataset's metadata (EML), as the whole archive holds it",
             "description": "The `eml.xml` of `/dwca.zip` without a question, byte for byte: what \
-                harvesters read of the dataset (title, description, publisher, licence, the \
-                snapshot's checksum). A question's archive carries its own, naming the question.",
+                harvesters read of the dataset, in GBIF's EML profile (title, description, \
+                creators, contacts, licence, keywords, the collection's coverage in space, time \
+                and taxa, the snapshot's checksum). A question's archive carries its own, \
+                covering and naming the question.",
             "responses": {
                 "200": {
                     "description": "The metadata",

@@ -9,7 +9,8 @@ the JSON item of the same position by the CSV rule of docs/api.md; the NDJSON
 read line by line, each line the JSON item; the specimen list's `columns=dwc`
 rows the same specimens in the same order; and the archive of a specimen
 question (`/dwca.zip?...`), read by python-dwca-reader, holding exactly the
-specimens the list selects, its eml.xml naming the question.
+specimens the list selects, its eml.xml naming the question, following GBIF's
+profile by rule and covering exactly its rows (tests/dwca/eml_rules.py).
 """
 import csv
 import html
@@ -21,8 +22,13 @@ import urllib.parse
 import urllib.request
 import zipfile
 
+import os
+
 import pandas
 from dwca.read import DwCAReader
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "dwca"))
+import eml_rules  # noqa: E402  (tests/dwca/eml_rules.py)
 
 BASE = sys.argv[1].rstrip("/")
 
@@ -189,10 +195,17 @@ def check_specimens(query):
     with open(path, "wb") as f:
         f.write(body)
     with DwCAReader(path) as archive:
-        got = sorted(row.id for row in archive)
+        rows = {row.id: {k.rsplit("/", 1)[-1]: v for k, v in row.data.items()} for row in archive}
+        got = sorted(rows)
         eml = zipfile.ZipFile(path).read("eml.xml").decode("utf-8")
     if got != want:
         fail(f"{what}: the archive holds {len(got)} specimens, the list {len(want)}")
+    # Its eml.xml follows GBIF's profile and covers exactly its rows.
+    for problem in eml_rules.check(eml):
+        fail(f"{what}: eml.xml: {problem}")
+    covered, expected = eml_rules.coverage(eml), eml_rules.expected_coverage(list(rows.values()))
+    if covered != expected:
+        fail(f"{what}: eml.xml's coverage {covered}, its rows cover {expected}")
     if question:
         said = html.escape(urllib.parse.urlencode(urllib.parse.parse_qsl(question)), quote=False)
         if f"the filter {said} selects" not in eml and f"the filter {question.replace('&', '&amp;')} selects" not in eml:
