@@ -232,11 +232,12 @@ fn tabs_and_newlines_in_values_do_not_break_rows() {
     }
 }
 
-#[test]
-fn a_bad_dataset_file_is_refused_with_its_name() {
+/// Exports the sample with a dataset file `name` holding `text`, which must be
+/// refused with nothing written: what was said on standard error, and the file.
+fn refused_dataset_file(name: &str, text: &str) -> (String, std::path::PathBuf) {
     let dir = TempDir::new("dwca-config");
-    let config = dir.path("dataset.json");
-    std::fs::write(&config, r#"{"titel": "typo"}"#).unwrap();
+    let config = dir.path(name);
+    std::fs::write(&config, text).unwrap();
     let out = dir.path("out.zip");
     let run = catalogue(&[
         "export",
@@ -248,42 +249,36 @@ fn a_bad_dataset_file_is_refused_with_its_name() {
         config.to_str().unwrap(),
     ]);
     assert!(!run.status.success());
-    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(!out.exists());
+    (String::from_utf8_lossy(&run.stderr).into_owned(), config)
+}
+
+#[test]
+fn a_bad_dataset_file_is_refused_with_its_name() {
+    let (err, config) = refused_dataset_file("dataset.json", r#"{"titel": "typo"}"#);
     assert!(
         err.contains(&format!(
-            "the dataset file {} is not valid",
+            "the dataset file {} is not valid JSON",
             config.display()
         )) && err.contains("unknown field `titel`"),
         "{err}"
     );
-    assert!(!out.exists());
 }
 
 #[test]
 fn a_licence_gbif_does_not_take_is_refused_naming_the_three() {
-    let dir = TempDir::new("dwca-licence");
-    let config = dir.path("dataset.toml");
-    std::fs::write(&config, "title = \"T\"\nlicense = \"CC-BY-SA-4.0\"\n").unwrap();
-    let out = dir.path("out.zip");
-    let run = catalogue(&[
-        "export",
-        "dwca",
-        common::sample_snapshot().to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--dataset-config",
-        config.to_str().unwrap(),
-    ]);
-    assert!(!run.status.success());
+    let (err, config) = refused_dataset_file(
+        "dataset.toml",
+        "title = \"T\"\nlicense = \"CC-BY-SA-4.0\"\n",
+    );
     assert_eq!(
-        String::from_utf8_lossy(&run.stderr),
+        err,
         format!(
             "error: {}: license: \"CC-BY-SA-4.0\" is not a licence GBIF publishes under: write \
              CC0-1.0, CC-BY-4.0 or CC-BY-NC-4.0 (or their creativecommons.org URL)\n",
             config.display()
         )
     );
-    assert!(!out.exists());
 }
 
 #[test]

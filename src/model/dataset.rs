@@ -310,7 +310,7 @@ impl Dataset {
             (
                 self.description.trim().is_empty(),
                 "description",
-                "eml.xml's abstract is empty, which GBIF refuses",
+                "eml.xml's abstract is a sentence of counts, not the publisher's words",
             ),
             (
                 self.license.trim().is_empty(),
