@@ -21,5 +21,6 @@ pub mod query;
 pub mod serve;
 pub mod snapshot;
 pub mod suggest;
+pub mod versions;
 pub mod view;
 pub mod wagtail;

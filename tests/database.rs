@@ -744,12 +744,28 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
         ("Re-mounted.", "male")
     );
 
-    // Delete: back to the collection the fixture holds, byte for byte.
+    // Delete: back to the collection the fixture holds, record for record, as
+    // version 4: the insert, the update and the delete each a version.
     db.exec(
         "DELETE FROM specimens_specimenrecord_collector WHERE specimenrecord_id = 9; \
          DELETE FROM specimens_specimenrecord WHERE id = 9;",
     );
-    assert_eq!(next_checksum(&snapshot, Some(&updated)), original);
+    let deleted = next_checksum(&snapshot, Some(&updated));
+    let (mut now, mut then) = (
+        catalogue::snapshot::read(&snapshot).unwrap().1,
+        catalogue::snapshot::read(&built).unwrap().1,
+    );
+    let history = std::mem::take(&mut now.history);
+    then.history = Default::default();
+    assert!(now == then, "the collection differs from its fixture's");
+    assert_eq!(history.current(), 4);
+    let changes = history.since(1).unwrap();
+    assert!(changes.is_empty(), "{changes:?}");
+    let last = &history.versions[3].changes;
+    assert_eq!(
+        (last[0].model.as_str(), &last[0].deleted[..]),
+        ("specimens.specimenrecord", &[9][..])
+    );
 
     // An edit that fails validation: the file stays as it was; once the edit
     // is mended it is read, and the log says the collection is valid again.
@@ -759,9 +775,9 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
          WHERE id = 1;"
     ));
     std::thread::sleep(Duration::from_millis(1500));
-    assert_eq!(checksum_at(&snapshot).as_deref(), Some(original.as_str()));
+    assert_eq!(checksum_at(&snapshot).as_deref(), Some(deleted.as_str()));
     db.exec("UPDATE specimens_specimenrecord SET temperature = '' WHERE id = 1;");
-    let mended = next_checksum(&snapshot, Some(&original));
+    let mended = next_checksum(&snapshot, Some(&deleted));
 
     // The database goes away: the file stays as it was, tick after tick.
     let before = std::fs::read(&snapshot).unwrap();

@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["ingest", "view"],
     &["query"],
     &["html"],
-    &["checklists", "labels", "suggest", "wagtail"],
+    &["checklists", "labels", "suggest", "versions", "wagtail"],
     &["export"],
     &["serve"],
     &["cli"],

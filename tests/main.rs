@@ -39,4 +39,5 @@ mod short;
 mod snapshot;
 mod startup;
 mod suggest;
+mod versions;
 mod wagtail;

@@ -381,8 +381,9 @@ fn the_document_is_served_and_printed_alike() {
     // Two paths per endpoint, the document's own, the archive and its
     // metadata, Wagtail's images (two), pages (three) and documents (two), the
     // label sheets, the short links, the checklists, GBIF's search, count and
-    // occurrence, and the suggestions (ours, GBIF's species and a term's values).
-    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 30 + 19);
+    // occurrence, the suggestions (ours, GBIF's species and a term's values),
+    // and the versions, their feed, the changes and the citation.
+    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 30 + 19 + 4);
     let short = &doc["paths"]["/s/{digits}"]["get"];
     assert!(short["responses"]["301"]["headers"]["Location"].is_object());
     assert!(short["responses"]["404"].is_object());

@@ -221,6 +221,10 @@ pub struct BuildArgs {
     /// What the snapshot says of the dataset.
     #[command(flatten)]
     pub dataset: DatasetArgs,
+    /// The snapshot this one follows: the new one is its next version, with
+    /// what was added, modified and deleted since (without it, version 1).
+    #[arg(long, value_name = "OLD.bin")]
+    pub previous: Option<PathBuf>,
 }
 
 #[derive(Args, Clone)]

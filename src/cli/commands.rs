@@ -80,6 +80,10 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     };
     let undescribed = unpublishable(&dataset);
     checked.collection.dataset = dataset;
+    if let Some(previous) = &args.previous {
+        let (version, changes) = follow(&mut checked.collection, previous)?;
+        println!("version {version}: {changes}");
+    }
     for (label, n) in &checked.skipped {
         println!("skipped {n} object(s) of {label}");
     }
@@ -169,6 +173,7 @@ pub(super) fn inspect(path: &std::path::Path) -> anyhow::Result<ExitCode> {
     println!("created at: {created}");
     println!("payload bytes: {}", header.payload_len);
     println!("checksum: {}", header.checksum_hex());
+    println!("version: {}", collection.history.current());
     // Without them (format version 3) a server builds its view from the records.
     println!("prepared tables bytes: {}", prepared.map_or(0, <[u8]>::len));
     for model in Model::ALL {
@@ -206,6 +211,39 @@ pub(super) fn export_dwca(
         bytes.len()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Makes `collection` the version after the snapshot at `previous`: its
+/// history, with what changed; the same version when nothing did. Says which
+/// version, and what changed.
+fn follow(
+    collection: &mut crate::model::records::Collection,
+    previous: &std::path::Path,
+) -> anyhow::Result<(u64, String)> {
+    use crate::model::digest::{self, Digest};
+    use crate::model::history::{self, History};
+    let (header, old) = snapshot::read(previous)
+        .with_context(|| format!("cannot read the previous snapshot {}", previous.display()))?;
+    collection.history = old.history.clone();
+    let prepared = prepared::encode(collection);
+    let (same, _) = snapshot::encode(collection, header.created_at, &prepared)?;
+    if same.checksum == header.checksum {
+        let kept = History::completed(&old.history, header.checksum, header.created_at);
+        return Ok((kept.current(), "nothing changed".into()));
+    }
+    let changes = Digest::of(collection).changes(&Digest::of(&old));
+    let base = match old.history.versions.is_empty() {
+        true => History::first(digest::counts(&old)),
+        false => old.history,
+    };
+    let said = history::summary(&changes);
+    collection.history = base.next(
+        header.checksum,
+        header.created_at,
+        digest::counts(collection),
+        changes,
+    );
+    Ok((collection.history.current(), said))
 }
 
 /// What a dataset lacks that GBIF requires or shows, in one line naming each

@@ -10,4 +10,5 @@ pub mod openapi;
 pub mod openapi_gbif;
 pub mod openapi_parts;
 pub mod openapi_suggest;
+pub mod openapi_versions;
 pub mod openapi_wagtail;

@@ -535,6 +535,7 @@ fn list_responses(endpoint: Endpoint) -> Value {
 /// The parameters of a specimen question alone: its filters and search.
 fn question_parameters() -> Vec<Value> {
     let mut out = search_parameters("a specimen", "the specimen as served").to_vec();
+    out.push(modified_since_parameter());
     out.extend([query(
         "_",
         "Ignored (a cache-buster some clients send).",
@@ -542,6 +543,21 @@ fn question_parameters() -> Vec<Value> {
     )]);
     out.extend(specimen_filters());
     out
+}
+
+/// `modified_since`: the records changed at or after an instant.
+fn modified_since_parameter() -> Value {
+    query(
+        "modified_since",
+        "The records whose `date_modified` is at or after this instant (ISO 8601: \
+         `2026-11-01T00:00:00Z`, or a day, `2026-11-01`, from its midnight UTC), with every \
+         other filter. What was deleted is in `/api/v2/changes/`.",
+        json!({"anyOf": [
+            {"type": "string", "format": "date"},
+            {"type": "string", "format": "date-time",
+             "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?(Z|[+-]\\d{2}:\\d{2})$"},
+        ]}),
+    )
 }
 
 /// `search_operator` and `search`, for what `matches` (`an item`) and where
@@ -786,6 +802,7 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
         "an item",
         "the item as served (embedded records included, timestamps not)",
     ));
+    out.push(modified_since_parameter());
     out.extend([
         list_format_parameter(endpoint),
         columns_parameter(endpoint),

@@ -123,7 +123,7 @@ fn dataset(view: &View) -> Markup {
                 }
                 "."
             }
-            p.citation { "Cite as: " (d.citation(&year, d.homepage.trim())) }
+            p.citation { "Cite as: " (d.citation(&year, view.history.current(), d.homepage.trim())) }
         }
     }
 }
@@ -145,6 +145,7 @@ pub fn crumbs(trail: &[(&str, String)], here: &str) -> Markup {
 pub fn error(view: &View, status: u16, message: &str) -> String {
     let title = match status {
         404 => "Not found",
+        410 => "Gone",
         400 => "Bad request",
         503 => "Busy",
         _ => "Error",

@@ -11,15 +11,15 @@
 //! validation, logs one line, never touches the file, and the next try comes
 //! sooner (1 s, doubling up to the interval).
 
-use crate::model::dataset::Dataset;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::database;
 use super::database_url::Source;
-use crate::model::records::Collection;
-use crate::model::Model;
+use crate::model::dataset::Dataset;
+use crate::model::digest::{self, Digest};
+use crate::model::history::{self, History};
 use crate::snapshot;
 
 /// Reads `60s`, `5m`, `1h`, `500ms` or a bare number of seconds.
@@ -43,58 +43,6 @@ pub fn parse_interval(s: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
-/// A digest of every record by id, per model: what tells inserts, updates and
-/// deletes apart between two ticks without keeping the old collection.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Digest(Vec<Vec<(i64, u64)>>);
-
-impl Digest {
-    pub fn of(c: &Collection) -> Digest {
-        let hasher = ahash::RandomState::with_seeds(1, 2, 3, 4);
-        Digest(
-            Model::ALL
-                .iter()
-                .map(|&m| {
-                    c.records(m)
-                        .iter()
-                        .map(|r| (r.id(), r.digest(&hasher)))
-                        .collect()
-                })
-                .collect(),
-        )
-    }
-
-    /// `specimens.specimenrecord +1 ~2 -1, geography.gps ~1`: what changed since
-    /// `old`, per model (added, updated, removed), or `nothing` when only the order
-    /// or nothing changed.
-    pub fn changes(&self, old: &Digest) -> String {
-        let mut out = Vec::new();
-        for (i, model) in Model::ALL.iter().enumerate() {
-            let new = &self.0[i];
-            let old = old.0.get(i).map(Vec::as_slice).unwrap_or_default();
-            let old_by_id: ahash::AHashMap<i64, u64> = old.iter().copied().collect();
-            let (mut added, mut updated) = (0, 0);
-            for (id, h) in new {
-                match old_by_id.get(id) {
-                    None => added += 1,
-                    Some(o) if o != h => updated += 1,
-                    Some(_) => {}
-                }
-            }
-            let new_ids: ahash::AHashSet<i64> = new.iter().map(|(id, _)| *id).collect();
-            let removed = old.iter().filter(|(id, _)| !new_ids.contains(id)).count();
-            if added + updated + removed > 0 {
-                out.push(format!("{} +{added} ~{updated} -{removed}", model.label()));
-            }
-        }
-        if out.is_empty() {
-            "nothing".into()
-        } else {
-            out.join(", ")
-        }
-    }
-}
-
 /// What one tick did.
 #[derive(Debug)]
 pub enum Tick {
@@ -103,7 +51,11 @@ pub enum Tick {
     /// The collection was read; its checksum is the one already at the path.
     Unchanged,
     /// The file was replaced; what changed.
-    Replaced { checksum: String, changes: String },
+    Replaced {
+        checksum: String,
+        version: u64,
+        changes: String,
+    },
 }
 
 /// Why a tick left the file as it was.
@@ -136,7 +88,11 @@ pub struct Publisher {
     source: Source,
     path: PathBuf,
     checksum: Option<[u8; 32]>,
+    /// When the snapshot at the path was made (microseconds).
+    created_at: i64,
     digest: Digest,
+    /// The snapshot at the path's versions, which the next one continues.
+    history: Option<History>,
     /// The marker read just before the last full read, and when that read was.
     read_at: Option<(database::Marker, Instant)>,
     full_every: Duration,
@@ -155,15 +111,22 @@ impl Publisher {
         full_every: Duration,
         prepare: snapshot::Prepare,
     ) -> Publisher {
-        let (checksum, digest) = match snapshot::read(path) {
-            Ok((header, collection)) => (Some(header.checksum), Digest::of(&collection)),
-            Err(_) => (None, Digest::default()),
+        let (checksum, created_at, digest, history) = match snapshot::read(path) {
+            Ok((header, collection)) => (
+                Some(header.checksum),
+                header.created_at,
+                Digest::of(&collection),
+                Some(collection.history),
+            ),
+            Err(_) => (None, 0, Digest::default(), None),
         };
         Publisher {
             source,
             path: path.to_path_buf(),
             checksum,
+            created_at,
             digest,
+            history,
             read_at: None,
             full_every,
             prepare,
@@ -200,10 +163,31 @@ impl Publisher {
         }
         let now = chrono::Utc::now().timestamp_micros();
         let prepared = (self.prepare)(&checked.collection);
-        let (header, bytes) = snapshot::encode(&checked.collection, now, &prepared)?;
+        // With the history unchanged, an unchanged collection encodes to the
+        // file already there.
+        let digest = Digest::of(&checked.collection);
+        let changes = digest.changes(&self.digest);
+        let kept = self.history.clone();
+        checked.collection.history = kept.clone().unwrap_or_default();
+        let (mut header, mut bytes) = snapshot::encode(&checked.collection, now, &prepared)?;
         if Some(header.checksum) == self.checksum && self.path.exists() {
             self.read_at = Some((marker, read_at));
             return Ok(Tick::Unchanged);
+        }
+        // A new version (the first, with no history, where the path held no
+        // snapshot, as `build` writes it).
+        if let (Some(kept), Some(checksum)) = (kept, self.checksum) {
+            let kept = match kept.versions.is_empty() {
+                true => History::first(self.digest.counts()),
+                false => kept,
+            };
+            checked.collection.history = kept.next(
+                checksum,
+                self.created_at,
+                digest::counts(&checked.collection),
+                changes.clone(),
+            );
+            (header, bytes) = snapshot::encode(&checked.collection, now, &prepared)?;
         }
         snapshot::write_atomically(&self.path, &bytes).map_err(|e| {
             Failed::Unreadable(anyhow::anyhow!(
@@ -211,14 +195,15 @@ impl Publisher {
                 self.path.display()
             ))
         })?;
-        let digest = Digest::of(&checked.collection);
-        let changes = digest.changes(&self.digest);
         self.checksum = Some(header.checksum);
+        self.created_at = header.created_at;
         self.digest = digest;
+        self.history = Some(std::mem::take(&mut checked.collection.history));
         self.read_at = Some((marker, read_at));
         Ok(Tick::Replaced {
             checksum: header.checksum_hex(),
-            changes,
+            version: self.history.as_ref().map_or(1, History::current),
+            changes: history::summary(&changes),
         })
     }
 }
@@ -261,8 +246,12 @@ pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Ou
                 match tick {
                     Tick::Unmoved => tracing::debug!(ms, "unmoved"),
                     Tick::Unchanged => tracing::debug!(ms, "read, unchanged"),
-                    Tick::Replaced { checksum, changes } => {
-                        tracing::info!(snapshot = %at, %checksum, %changes, ms, "snapshot replaced")
+                    Tick::Replaced {
+                        checksum,
+                        version,
+                        changes,
+                    } => {
+                        tracing::info!(snapshot = %at, %checksum, version, %changes, ms, "snapshot replaced")
                     }
                 }
                 every

@@ -354,13 +354,10 @@ impl Dataset {
         .collect()
     }
 
-    /// How to cite the dataset: the publisher's words, else made from its
-    /// creators (or publisher), year, title, publisher, URL and DOI.
-    pub fn citation(&self, year: &str, url: &str) -> String {
-        if !self.citation.trim().is_empty() {
-            return self.citation.trim().to_string();
-        }
-        let authors: Vec<&str> = self
+    /// The authors a citation names: the creators (a person's name, else
+    /// their organisation), else the publisher.
+    pub fn authors(&self) -> Vec<&str> {
+        let creators: Vec<&str> = self
             .creators
             .iter()
             .map(|p| match p.name.trim() {
@@ -368,13 +365,26 @@ impl Dataset {
                 name => name,
             })
             .collect();
-        let mut s = match (authors.is_empty(), self.publisher.trim()) {
-            (false, _) => format!("{} ({year}). ", authors.join(", ")),
-            (true, "") => String::new(),
-            (true, publisher) => format!("{publisher} ({year}). "),
+        match (creators.is_empty(), self.publisher.trim()) {
+            (false, _) => creators,
+            (true, "") => Vec::new(),
+            (true, publisher) => vec![publisher],
+        }
+    }
+
+    /// How to cite the dataset: the publisher's words, else made from its
+    /// authors, year, title, version, publisher, URL and DOI.
+    pub fn citation(&self, year: &str, version: u64, url: &str) -> String {
+        if !self.citation.trim().is_empty() {
+            return format!("{} Version {version}.", self.citation.trim());
+        }
+        let authors = self.authors();
+        let mut s = match authors.is_empty() {
+            false => format!("{} ({year}). ", authors.join(", ")),
+            true => String::new(),
         };
         s.push_str(self.title());
-        s.push('.');
+        s.push_str(&format!(". Version {version}."));
         if !self.publisher.trim().is_empty() {
             s.push(' ');
             s.push_str(self.publisher.trim());
@@ -482,10 +492,10 @@ mod tests {
             ..Dataset::default()
         };
         assert_eq!(
-            d.citation("2026", "https://x.org/"),
-            "Ada Lovelace (2026). Insects. A Museum. https://doi.org/10.1234/abc"
+            d.citation("2026", 3, "https://x.org/"),
+            "Ada Lovelace (2026). Insects. Version 3. A Museum. https://doi.org/10.1234/abc"
         );
         d.citation = "Cite us so.".into();
-        assert_eq!(d.citation("2026", ""), "Cite us so.");
+        assert_eq!(d.citation("2026", 3, ""), "Cite us so. Version 3.");
     }
 }

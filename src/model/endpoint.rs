@@ -13,6 +13,14 @@ pub const IMAGES_PATH: &str = "/api/v2/images/";
 pub const ARCHIVE_PATH: &str = "/dwca.zip";
 /// The whole dataset's metadata, the whole archive's `eml.xml`.
 pub const EML_PATH: &str = "/eml.xml";
+/// The published versions.
+pub const VERSIONS_PATH: &str = "/api/v2/versions/";
+/// What changed since a version.
+pub const CHANGES_PATH: &str = "/api/v2/changes/";
+/// The versions as an Atom feed.
+pub const FEED_PATH: &str = "/versions.atom";
+/// How to cite a version.
+pub const CITATION_PATH: &str = "/api/v2/citation/";
 
 /// The path of the specimen label sheets.
 pub const LABELS_PATH: &str = "/api/v2/specimen-records/labels/";

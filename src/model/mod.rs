@@ -5,7 +5,9 @@
 pub mod darwin_core;
 pub mod dataset;
 pub mod derived;
+pub mod digest;
 pub mod endpoint;
+pub mod history;
 pub mod image_api;
 pub mod policy;
 pub mod records;

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::dataset::Dataset;
+use super::history::History;
 use super::schema::Model;
 use super::wagtail::{uuid_hex, Placement, Wagtail};
 
@@ -331,6 +332,10 @@ macro_rules! collection {
             /// section of its own too (format version 7).
             #[serde(skip)]
             pub dataset: Dataset,
+            /// The versions published so far, this one last: a section of
+            /// its own too (format version 8).
+            #[serde(skip)]
+            pub history: History,
         }
 
         impl Collection {

@@ -36,6 +36,8 @@ enum Cond {
     Equals { field: usize, value: OwnedValue },
     /// The row's parent has this id.
     ParentId { field: usize, id: i64 },
+    /// The row's timestamp is at or after this instant (microseconds).
+    Since { field: usize, at: i64 },
 }
 
 /// All conditions of a request; a row matches when every one holds.
@@ -52,6 +54,31 @@ pub struct Filter {
 impl Filter {
     pub fn is_empty(&self) -> bool {
         self.conds.is_empty() && self.terms.is_empty()
+    }
+
+    /// Keeps the records whose `date_modified` is at or after `value`, an ISO
+    /// 8601 instant (`2026-11-01T00:00:00Z`) or day (`2026-11-01`, from its
+    /// midnight UTC). A list whose records have no `date_modified` keeps none.
+    pub fn modified_since(&mut self, model: Model, value: &str) -> Result<(), ApiError> {
+        let at = match value.len() {
+            10 => time::parse_timestamp(&format!("{value}T00:00:00Z")),
+            _ => time::parse_timestamp(value),
+        }
+        .ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "modified_since must be an ISO 8601 instant (2026-11-01T00:00:00Z) or day \
+                 (2026-11-01), not {value:?}"
+            ))
+        })?;
+        match model.field_index("date_modified") {
+            Some(field) => self.conds.push(Cond::Since { field, at }),
+            // No record of it can have been modified since: an empty answer.
+            None => self.conds.push(Cond::Since {
+                field: 0,
+                at: i64::MAX,
+            }),
+        }
+        Ok(())
     }
 
     /// Adds the terms of a `search` value: whitespace-separated, case-insensitive;
@@ -436,6 +463,7 @@ fn candidates<'v>(
             _ => Some(table.find(*field, term)?.into()),
         },
         Cond::Equals { field, value } => Some(table.rows_with(*field, value.as_value())?.into()),
+        Cond::Since { .. } => None,
         Cond::ParentId { field, id } => {
             let groups = table.groups(*field)?;
             let (Type::Parent(m) | Type::RefId(m)) = table.model.fields()[*field].ty else {
@@ -672,6 +700,7 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
     let mut conds: Vec<(&Cond, &Option<Sets>)> = filter.conds.iter().zip(&sets).collect();
     conds.sort_by_key(|(c, _)| match c {
         Cond::Equals { .. } | Cond::ParentId { .. } => 0,
+        Cond::Since { .. } => 2,
         Cond::Related { .. } => 1,
         Cond::Contains { .. } => 2,
     });
@@ -732,6 +761,9 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
                 .lowercase(pos, *field)
                 .is_some_and(|s| s.contains(term.as_str())),
             Cond::Equals { field, value } => table.get(pos, *field) == value.as_value(),
+            Cond::Since { field, at } => {
+                matches!(table.get(pos, *field), Value::Time(t) if t >= *at)
+            }
             Cond::ParentId { field, id } => match table.get(pos, *field) {
                 Value::Ref(m, p) => view.table(m).id(p) == *id,
                 _ => false,

@@ -32,6 +32,7 @@ pub const OPERATIONS: &[&str] = &[
     "columns",
     "facet",
     "facet_size",
+    "modified_since",
     "_",
 ];
 
@@ -326,6 +327,9 @@ impl Plan {
         let any_term = search_any(params)?;
         if let Some(terms) = params.get("search") {
             filter.search(terms, any_term)?;
+        }
+        if let Some(at) = params.get("modified_since") {
+            filter.modified_since(model, at)?;
         }
         let (order, random) = ordering(model, shape, params)?;
         let projection = projection(model, shape, params)?;

@@ -44,6 +44,12 @@ pub enum Kind {
     Zip,
     /// The dataset's metadata (EML).
     Xml,
+    /// The versions' feed.
+    Atom,
+    /// A document of its own media type (a citation in one of its formats).
+    Text {
+        content_type: &'static str,
+    },
     /// Prometheus' text format.
     Metrics,
     /// A label sheet, compressed inside already.
@@ -77,6 +83,8 @@ impl Kind {
             Kind::Html => HTML,
             Kind::Zip => "application/zip",
             Kind::Xml => "application/xml; charset=utf-8",
+            Kind::Atom => "application/atom+xml; charset=utf-8",
+            Kind::Text { content_type } => content_type,
             Kind::Metrics => "text/plain; version=0.0.4; charset=utf-8",
             Kind::Pdf => "application/pdf",
             Kind::Csv => "text/csv; charset=utf-8",

@@ -15,6 +15,8 @@
 //!                 W  the collection's `Wagtail`, bincode-encoded
 //!                 8  length D of the dataset's description (u64 LE)
 //!                 D  the collection's `Dataset`, bincode-encoded
+//!                 8  length H of the versions (u64 LE)
+//!                 H  the collection's `History`, bincode-encoded
 //!                 -  the prepared tables, bincode-encoded (may be empty)
 //! ```
 //!
@@ -26,7 +28,8 @@
 //! path: several seconds at a million specimens). Version 5 had no Wagtail part:
 //! its records and tables are read, and its view lists no Wagtail pages.
 //! Version 6 had no dataset part: its dataset is the empty one, as if built
-//! without `--dataset-config`.
+//! without `--dataset-config`. Version 7 had no versions: its history is
+//! empty, and the next snapshot `sync` writes is version 1.
 //!
 //! The checksum covers the payload only, so the same collection built twice (or from
 //! another source) has the same checksum; the creation time lives in the header.
@@ -38,11 +41,12 @@ use sha2::{Digest, Sha256};
 
 use super::codec;
 use crate::model::dataset::Dataset;
+use crate::model::history::History;
 use crate::model::records::Collection;
 use crate::model::wagtail::Wagtail;
 
 pub const MAGIC: &[u8; 8] = b"CATSNAP\0";
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 /// The oldest format read: its payload is the records alone.
 pub const OLDEST_READ: u32 = 3;
 pub const HEADER_LEN: usize = 60;
@@ -111,6 +115,8 @@ pub struct Sections<'a> {
     pub wagtail: Option<&'a [u8]>,
     /// `None` before version 7.
     pub dataset: Option<&'a [u8]>,
+    /// `None` before version 8.
+    pub history: Option<&'a [u8]>,
     /// `None` in a version 3 file, or where the writer had no tables to store.
     pub prepared: Option<&'a [u8]>,
 }
@@ -125,9 +131,11 @@ pub fn encode(
     let records = codec::encode(collection).map_err(SnapshotError::Encode)?;
     let wagtail = codec::encode(&collection.wagtail).map_err(SnapshotError::Encode)?;
     let dataset = codec::encode(&collection.dataset).map_err(SnapshotError::Encode)?;
-    let mut payload =
-        Vec::with_capacity(24 + records.len() + wagtail.len() + dataset.len() + prepared.len());
-    for section in [records, wagtail, dataset] {
+    let history = codec::encode(&collection.history).map_err(SnapshotError::Encode)?;
+    let mut payload = Vec::with_capacity(
+        32 + records.len() + wagtail.len() + dataset.len() + history.len() + prepared.len(),
+    );
+    for section in [records, wagtail, dataset, history] {
         payload.extend_from_slice(&(section.len() as u64).to_le_bytes());
         payload.extend_from_slice(&section);
     }
@@ -268,6 +276,9 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), Snapsho
     if let Some(dataset) = sections.dataset {
         collection.dataset = decode_dataset(path, dataset)?;
     }
+    if let Some(history) = sections.history {
+        collection.history = decode_history(path, history)?;
+    }
     Ok((header, collection))
 }
 
@@ -284,6 +295,14 @@ pub fn decode_dataset(path: &Path, bytes: &[u8]) -> Result<Dataset, SnapshotErro
     codec::decode(bytes).map_err(|reason| SnapshotError::Decode {
         path: path.to_path_buf(),
         reason: format!("the dataset's part: {reason}"),
+    })
+}
+
+/// Decodes a snapshot's versions.
+pub fn decode_history(path: &Path, bytes: &[u8]) -> Result<History, SnapshotError> {
+    codec::decode(bytes).map_err(|reason| SnapshotError::Decode {
+        path: path.to_path_buf(),
+        reason: format!("the versions' part: {reason}"),
     })
 }
 
@@ -311,6 +330,7 @@ pub fn sections<'a>(
             records: payload,
             wagtail: None,
             dataset: None,
+            history: None,
             prepared: None,
         });
     }
@@ -343,6 +363,13 @@ pub fn sections<'a>(
             (Some(dataset), rest)
         }
     };
+    let (history, rest) = match header.format_version {
+        4..=7 => (None, rest),
+        _ => {
+            let (history, rest) = section(rest, "the versions' part's")?;
+            (Some(history), rest)
+        }
+    };
     // Version 4's prepared tables are of an older layout: read its records.
     // Version 5's are this version's.
     let tables = header.format_version >= 5;
@@ -350,6 +377,7 @@ pub fn sections<'a>(
         records,
         wagtail,
         dataset,
+        history,
         prepared: Some(rest).filter(|p| tables && !p.is_empty()),
     })
 }
@@ -462,6 +490,12 @@ mod tests {
             "dataset {}\n",
             serde_json::to_string(&dataset).expect("JSON")
         );
+        let mut history = History::first(Vec::new());
+        history.versions[0].changes.push(Default::default());
+        said += &format!(
+            "history {}\n",
+            serde_json::to_string(&history).expect("JSON")
+        );
         crate::encoding::hex::hex(&Sha256::digest(said.as_bytes()))
     }
 
@@ -472,7 +506,7 @@ mod tests {
         let layout = layout();
         assert_eq!(
             (FORMAT_VERSION, &layout[..16]),
-            (7, "6217510e5d205737"),
+            (8, "a2ecf9c51996fbc6"),
             "the records' or the tables' fields changed: raise FORMAT_VERSION, \
              and OLDEST_READ to it unless the older layout keeps a reader, then \
              write the new version and {} here",

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use crate::encoding::time::http_date;
 use crate::model::dataset::Dataset;
+use crate::model::history::History;
 use crate::model::records::Collection;
 use crate::model::validate;
 use crate::model::wagtail::Wagtail;
@@ -81,6 +82,9 @@ pub struct View {
     /// What the publisher says of the dataset: the snapshot's, or what the
     /// server was told instead (`serve --dataset-config`).
     pub dataset: Arc<Dataset>,
+    /// The versions published so far, this view's last (its checksum and
+    /// time filled in from the header).
+    pub history: Arc<History>,
     /// What features derive from the view on first use (`View::derived`).
     derived: derived::Derived,
 }
@@ -139,6 +143,10 @@ impl View {
             Some(bytes) => snapshot::decode_dataset(path, bytes)?,
             None => Default::default(),
         };
+        let history = match sections.history {
+            Some(bytes) => snapshot::decode_history(path, bytes)?,
+            None => Default::default(),
+        };
         let parts = match sections.prepared {
             Some(prepared) => {
                 let (checked, decoded) = std::thread::scope(|scope| {
@@ -152,6 +160,7 @@ impl View {
                 prepared::Parts {
                     wagtail,
                     dataset,
+                    history,
                     ..decoded.0.map_err(undecodable)?
                 }
             }
@@ -173,6 +182,7 @@ impl View {
                     Collection {
                         wagtail,
                         dataset,
+                        history,
                         ..collection
                     },
                     &mut phases,
@@ -244,6 +254,7 @@ impl View {
             images: Arc::clone(&self.images),
             wagtail: Arc::clone(&self.wagtail),
             dataset: Arc::clone(&self.dataset),
+            history: Arc::clone(&self.history),
             derived: derived::Derived::default(),
         }
     }
@@ -272,6 +283,7 @@ impl Decoded {
             site,
             wagtail,
             dataset,
+            history,
         } = parts;
         let previous = served.map_or_else(render::Previous::default, |v| {
             render::Previous::new(&v.tables, &v.plain, &v.nested)
@@ -296,6 +308,20 @@ impl Decoded {
         phases.render = took;
         let (points, took) = timed(|| Points::locate(&tables));
         phases.points = took;
+        let (header_checksum, header_created) = (header.checksum, header.created_at);
+        // A snapshot from before versions (format 7 and older) is version 1.
+        let mut history = history;
+        if history.versions.is_empty() {
+            history.versions.push(crate::model::history::Version {
+                number: 1,
+                counts: Model::ALL
+                    .into_iter()
+                    .filter(|m| m.stored())
+                    .map(|m| (m.label().to_string(), tables[m.index()].len() as u64))
+                    .collect(),
+                ..Default::default()
+            });
+        }
         let mut view = View {
             last_modified: http_date(header.created_at),
             header,
@@ -308,6 +334,7 @@ impl Decoded {
             images: Arc::new(images),
             wagtail: Arc::new(wagtail),
             dataset: Arc::new(dataset),
+            history: Arc::new(history.completed(header_checksum, header_created)),
             derived: derived::Derived::default(),
         };
         let lists = view.plain.iter().chain(view.nested.iter().flatten());

@@ -12,6 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::dataset::Dataset;
+use crate::model::history::History;
 use crate::model::records::Collection;
 use crate::model::wagtail::Wagtail;
 use crate::model::Model;
@@ -34,6 +35,8 @@ pub(super) struct Parts {
     pub wagtail: Wagtail,
     /// What the publisher says of the dataset (a section of its own too).
     pub dataset: Dataset,
+    /// The versions published so far (a section of its own too).
+    pub history: History,
 }
 
 /// What a snapshot stores, borrowed to be written.
@@ -61,6 +64,7 @@ pub(super) fn parts(mut collection: Collection) -> Parts {
     let site = std::mem::take(&mut collection.site);
     let wagtail = std::mem::take(&mut collection.wagtail);
     let dataset = std::mem::take(&mut collection.dataset);
+    let history = std::mem::take(&mut collection.history);
     let tags = collection
         .images
         .iter_mut()
@@ -77,6 +81,7 @@ pub(super) fn parts(mut collection: Collection) -> Parts {
         site,
         wagtail,
         dataset,
+        history,
     }
 }
 
@@ -143,5 +148,6 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Parts, String> {
         site: read.site,
         wagtail: Wagtail::default(),
         dataset: Dataset::default(),
+        history: History::default(),
     })
 }

@@ -180,7 +180,7 @@ pub fn eml_xml(view: &View, scope: Scope) -> String {
     let year = created
         .map(|t| t.format("%Y").to_string())
         .unwrap_or_default();
-    let citation = dataset.citation(&year, dataset.homepage.trim());
+    let citation = dataset.citation(&year, view.history.current(), dataset.homepage.trim());
     match dataset.doi_url() {
         Some(doi) => e.leaf_with(
             "citation",

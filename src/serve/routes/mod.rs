@@ -4,7 +4,7 @@
 //! `If-None-Match` follow from the entry.
 
 use crate::export::openapi::{self, Describe};
-use crate::export::{openapi_gbif, openapi_suggest, openapi_wagtail};
+use crate::export::{openapi_gbif, openapi_suggest, openapi_versions, openapi_wagtail};
 
 use super::route::{Parse, Route};
 use super::routing::{MediaOf, Path, Routing, Seg, Shown, Slash, Source};
@@ -22,6 +22,7 @@ mod operations;
 mod records;
 mod short;
 mod suggest;
+mod versions;
 mod wagtail;
 
 use Seg::{Id, List, Lit};
@@ -257,6 +258,36 @@ pub static ROUTES: &[Route] = &[
         page: None,
         openapi: Some(openapi::checklist),
     },
+    Route {
+        routing: Routing {
+            metric: crate::model::endpoint::VERSIONS_PATH,
+            paths: &[path(&[Lit("api"), Lit("v2"), Lit("versions")], Slash::With)],
+            shown: Shown::Negotiated,
+            media: MediaOf::None,
+            source: Source::View,
+        },
+        json: versions::list,
+        page: Some(versions::page),
+        openapi: Some(openapi_versions::versions),
+    },
+    json(
+        crate::model::endpoint::CHANGES_PATH,
+        &[path(&[Lit("api"), Lit("v2"), Lit("changes")], Slash::With)],
+        versions::changes,
+        Some(openapi_versions::changes),
+    ),
+    json(
+        crate::model::endpoint::CITATION_PATH,
+        &[path(&[Lit("api"), Lit("v2"), Lit("citation")], Slash::With)],
+        versions::citation,
+        Some(openapi_versions::citation),
+    ),
+    json(
+        crate::model::endpoint::FEED_PATH,
+        &[path(&[Lit("versions.atom")], Slash::Without)],
+        versions::feed,
+        Some(openapi_versions::feed),
+    ),
     json(
         crate::model::endpoint::SUGGEST_PATH,
         &[path(&[Lit("api"), Lit("v2"), Lit("suggest")], Slash::With)],

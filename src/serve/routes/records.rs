@@ -9,6 +9,7 @@ use crate::serve::answer::{Answer, Kind};
 use crate::serve::media::media_url;
 use crate::serve::route::{Ctx, Job, Parsed};
 use crate::serve::work::Task;
+use crate::versions;
 
 use super::lists::refused;
 
@@ -22,7 +23,14 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
         .map_err(Clone::clone)
         .and_then(|params| RecordPlan::parse(endpoint, id, params))
         .map_err(|e| Answer::error(&e))?;
-    let body = plan.run(&ctx.served.view).map_err(|e| Answer::error(&e))?;
+    let view = &ctx.served.view;
+    let body = plan.run(view).map_err(|e| {
+        // Not found, but deleted in a version the history holds: 410.
+        let gone = (e.status == 404)
+            .then(|| versions::changes::deleted(view, endpoint.model, id))
+            .flatten();
+        Answer::error(gone.as_ref().unwrap_or(&e))
+    })?;
     Ok(Job::ready(Answer::json(body).with_media(asked.media)))
 }
 
@@ -42,7 +50,13 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
         .parse()
         .ok()
         .and_then(|id| view.table(endpoint.model).position(id))
-        .ok_or_else(|| refused(ctx, &ApiError::not_found("Not found.")))?;
+        .ok_or_else(|| {
+            let gone = versions::changes::deleted(view, endpoint.model, id);
+            refused(
+                ctx,
+                gone.as_ref().unwrap_or(&ApiError::not_found("Not found.")),
+            )
+        })?;
     let media_base = media_url(&state.settings, &asked.headers);
     let site = state.settings.site.clone();
     let make = {

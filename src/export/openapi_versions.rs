@@ -1,0 +1,162 @@
+//! The versions' operations of the OpenAPI document: `/api/v2/versions/`,
+//! `/api/v2/changes/`, `/api/v2/citation/` and `/versions.atom`.
+
+use serde_json::{json, Value};
+
+use super::openapi_parts::{error_response, query, Paths};
+
+use crate::model::endpoint::{CHANGES_PATH, CITATION_PATH, FEED_PATH, VERSIONS_PATH};
+
+fn paging() -> Vec<Value> {
+    vec![
+        query(
+            "limit",
+            "How many items, at most.",
+            json!({"type": "integer", "minimum": 1, "maximum": 10000, "default": 100}),
+        ),
+        query(
+            "offset",
+            "How many items to skip.",
+            json!({"type": "integer", "minimum": 0, "maximum": i64::MAX, "default": 0}),
+        ),
+    ]
+}
+
+fn responses(description: &str, content: Value, gone: bool) -> Value {
+    let mut r = json!({
+        "200": {"description": description, "content": content},
+        "304": {"$ref": "#/components/responses/NotModified"},
+        "400": error_response("A parameter the operation does not take, or a value it cannot read."),
+        "405": {"$ref": "#/components/responses/MethodNotAllowed"},
+    });
+    if gone {
+        r["410"] = error_response(
+            "A version older than the history kept, naming the oldest kept version.",
+        );
+    }
+    r
+}
+
+/// `/api/v2/versions/`.
+pub fn versions(paths: &mut Paths, _: Option<usize>) {
+    let counts = json!({"type": "object", "additionalProperties": {"type": "integer"}});
+    let version = json!({
+        "type": "object",
+        "required": ["version", "checksum", "published", "counts", "changes", "archive", "eml"],
+        "properties": {
+            "version": {"type": "integer", "minimum": 1},
+            "checksum": {"type": "string", "description": "The SHA-256 of the snapshot that published it (hex)."},
+            "published": {"type": "string", "format": "date-time"},
+            "counts": counts,
+            "changes": {"type": "object", "description": "Per list with a change: how many records were added, modified and deleted since the version before.",
+                "additionalProperties": {"type": "object", "required": ["added", "modified", "deleted"],
+                    "properties": {"added": {"type": "integer"}, "modified": {"type": "integer"}, "deleted": {"type": "integer"}}}},
+            "archive": {"type": ["string", "null"], "description": "The archive's path: the current version's only."},
+            "eml": {"type": ["string", "null"], "description": "The metadata's path: the current version's only."},
+        },
+    });
+    let mut parameters = paging();
+    parameters.push(query(
+        "format",
+        "`json`, or `html` for the page.",
+        json!({"type": "string", "enum": ["json", "html"]}),
+    ));
+    paths.insert(
+        VERSIONS_PATH.into(),
+        json!({"get": {
+            "operationId": "versions",
+            "summary": "The published versions, newest first",
+            "description": "Every version the snapshot's history keeps (the last 1,000): its number, \
+                checksum, publication time, counts per list and what changed in numbers. A browser \
+                gets a page. Follow new versions with `/versions.atom`.",
+            "parameters": parameters,
+            "responses": responses("The versions", json!({"application/json": {"schema": {
+                "type": "object", "required": ["meta", "items"],
+                "properties": {
+                    "meta": {"type": "object", "required": ["total_count"], "properties": {"total_count": {"type": "integer"}}},
+                    "items": {"type": "array", "items": version},
+                }}}}), false),
+        }}),
+    );
+}
+
+/// `/api/v2/changes/`.
+pub fn changes(paths: &mut Paths, _: Option<usize>) {
+    let mut parameters = vec![json!({"name": "since", "in": "query", "required": true,
+    "description": "A version number (`3`), or an instant (`2026-11-01T00:00:00Z`, `2026-11-01`): \
+        the newest version published at or before it.",
+    "schema": {"anyOf": [
+        {"type": "integer", "minimum": 1},
+        {"type": "string", "format": "date"},
+        {"type": "string", "format": "date-time",
+         "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?(Z|[+-]\\d{2}:\\d{2})$"},
+    ]}})];
+    parameters.extend(paging());
+    paths.insert(
+        CHANGES_PATH.into(),
+        json!({"get": {
+            "operationId": "changes",
+            "summary": "The records added, modified and deleted since a version",
+            "description": "Net changes after `since` up to the current version, per list in the \
+                API's order, then added, modified, deleted, then by id: a record added and deleted \
+                since is not listed, one deleted and added again is modified. A version older than \
+                the history kept is 410, naming the oldest kept.",
+            "parameters": parameters,
+            "responses": responses("The changes", json!({"application/json": {"schema": {
+                "type": "object", "required": ["meta", "items"],
+                "properties": {
+                    "meta": {"type": "object", "required": ["total_count", "since", "version"], "properties": {
+                        "total_count": {"type": "integer"}, "since": {"type": "integer"}, "version": {"type": "integer"}}},
+                    "items": {"type": "array", "items": {"type": "object", "required": ["list", "id", "change"], "properties": {
+                        "list": {"type": "string"}, "id": {"type": "integer"},
+                        "change": {"type": "string", "enum": ["added", "modified", "deleted"]}}}},
+                }}}}), true),
+        }}),
+    );
+}
+
+/// `/versions.atom`.
+pub fn feed(paths: &mut Paths, _: Option<usize>) {
+    paths.insert(
+        FEED_PATH.into(),
+        json!({"get": {
+            "operationId": "versionsFeed",
+            "summary": "The versions as an Atom feed",
+            "description": "One entry per version, newest first (the last 100): its time, counts and \
+                what changed, linking the current archive and `/eml.xml`.",
+            "responses": responses("The feed", json!({"application/atom+xml": {"schema": {"type": "string"}}}), false),
+        }}),
+    );
+}
+
+/// `/api/v2/citation/`.
+pub fn citation(paths: &mut Paths, _: Option<usize>) {
+    let text = json!({"schema": {"type": "string"}});
+    let mut r = responses(
+        "The citation",
+        json!({
+            "text/plain": text, "application/x-bibtex": text,
+            "application/x-research-info-systems": text,
+            "application/vnd.citationstyles.csl+json": {"schema": {"type": "array", "items": {"type": "object"}}},
+        }),
+        false,
+    );
+    r["404"] = error_response("A version the history does not hold.");
+    paths.insert(
+        CITATION_PATH.into(),
+        json!({"get": {
+            "operationId": "citation",
+            "summary": "How to cite a version of the dataset",
+            "description": "Made from the dataset's description (title, creators or publisher, \
+                publisher, DOI, homepage) and the version (its number and year); the link is the \
+                homepage, else this site.",
+            "parameters": [
+                query("format", "`text` (the default), `bibtex`, `ris` or `csl` (CSL-JSON).",
+                      json!({"type": "string", "enum": ["text", "bibtex", "ris", "csl"]})),
+                query("version", "The version (the current one by default).",
+                      json!({"type": "integer", "minimum": 1})),
+            ],
+            "responses": r,
+        }}),
+    );
+}

@@ -1,0 +1,102 @@
+//! A digest of every record of a collection, by id: what tells the records a
+//! version added, modified and deleted apart without keeping the collection
+//! before (`model::history`).
+
+use super::history::Changes;
+use super::records::Collection;
+use super::Model;
+
+/// A digest of every record by id, per model: what tells inserts, updates and
+/// deletes apart between two collections without keeping the old one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Digest(Vec<Vec<(i64, u64)>>);
+
+impl Digest {
+    pub fn of(c: &Collection) -> Digest {
+        let hasher = ahash::RandomState::with_seeds(1, 2, 3, 4);
+        Digest(
+            Model::ALL
+                .iter()
+                .map(|&m| {
+                    let mut records: Vec<(i64, u64)> = c
+                        .records(m)
+                        .iter()
+                        .map(|r| (r.id(), r.digest(&hasher)))
+                        .collect();
+                    records.sort_unstable();
+                    records
+                })
+                .collect(),
+        )
+    }
+
+    /// Each stored model's record count, by label.
+    pub fn counts(&self) -> Vec<(String, u64)> {
+        Model::ALL
+            .iter()
+            .zip(&self.0)
+            .filter(|(m, _)| m.stored())
+            .map(|(m, records)| (m.label().to_string(), records.len() as u64))
+            .collect()
+    }
+
+    /// What changed since `old`, per model with a change (ids ascending).
+    pub fn changes(&self, old: &Digest) -> Vec<Changes> {
+        let mut out = Vec::new();
+        for (i, model) in Model::ALL.iter().enumerate() {
+            let new = &self.0[i];
+            let old = old.0.get(i).map(Vec::as_slice).unwrap_or_default();
+            let mut c = Changes {
+                model: model.label().to_string(),
+                ..Changes::default()
+            };
+            // Both are sorted by id: one merge.
+            let (mut a, mut b) = (old.iter().peekable(), new.iter().peekable());
+            loop {
+                match (a.peek(), b.peek()) {
+                    (Some(&&(o, oh)), Some(&&(n, nh))) if o == n => {
+                        if oh != nh {
+                            c.modified.push(n);
+                            c.modified_digests.push((oh, nh));
+                        }
+                        a.next();
+                        b.next();
+                    }
+                    (Some(&&(o, oh)), Some(&&(n, _))) if o < n => {
+                        c.deleted.push(o);
+                        c.deleted_digests.push(oh);
+                        a.next();
+                    }
+                    (Some(_), Some(&&(n, nh))) => {
+                        c.added.push(n);
+                        c.added_digests.push(nh);
+                        b.next();
+                    }
+                    (Some(&&(o, oh)), None) => {
+                        c.deleted.push(o);
+                        c.deleted_digests.push(oh);
+                        a.next();
+                    }
+                    (None, Some(&&(n, nh))) => {
+                        c.added.push(n);
+                        c.added_digests.push(nh);
+                        b.next();
+                    }
+                    (None, None) => break,
+                }
+            }
+            if !(c.added.is_empty() && c.modified.is_empty() && c.deleted.is_empty()) {
+                out.push(c);
+            }
+        }
+        out
+    }
+}
+
+/// Each stored model's record count, by label.
+pub fn counts(c: &Collection) -> Vec<(String, u64)> {
+    c.counts()
+        .into_iter()
+        .map(|(model, n)| (model.label().to_string(), n as u64))
+        .collect()
+}

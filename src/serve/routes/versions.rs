@@ -1,0 +1,82 @@
+//! The versions (`/api/v2/versions/`, its page, `/versions.atom`) and the
+//! changes since one (`/api/v2/changes/`): small answers made from the view's
+//! history where the request is read.
+
+use bytes::Bytes;
+
+use crate::html;
+use crate::serve::answer::{Answer, Kind};
+use crate::serve::origin::origin;
+use crate::serve::route::{Ctx, Job, Parsed};
+use crate::versions;
+
+/// The versions' list, as JSON.
+pub fn list(ctx: Ctx<'_>) -> Parsed<'_> {
+    let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
+    let page = versions::list::versions_request(params).map_err(|e| Answer::error(&e))?;
+    let body = versions::list::versions_json(&ctx.served.view, page);
+    Ok(Job::ready(Answer::json(Bytes::from(body))))
+}
+
+/// The versions' list, as a page.
+pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
+    let view = &ctx.served.view;
+    let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
+    if let Err(e) = versions::list::versions_request(&params.without("format")) {
+        let page = html::error(view, e.status, &e.message);
+        return Err(Answer::html_error(e.status, page).into());
+    }
+    Ok(Job::ready(Answer::html(versions::page::page(view))))
+}
+
+/// The versions as an Atom feed, its links absolute (so tagged by its own
+/// digest: another address, another body).
+pub fn feed(ctx: Ctx<'_>) -> Parsed<'_> {
+    let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
+    if let Some((name, _)) = params.0.first() {
+        let e = crate::query::ApiError::bad_request(format!(
+            "/versions.atom takes no parameters, not {name}"
+        ));
+        return Err(Answer::error(&e).into());
+    }
+    let settings = &ctx.state.settings;
+    let origin = origin(settings.public_url.as_ref(), &ctx.asked.headers).unwrap_or_default();
+    let body = versions::feed::atom(&ctx.served.view, &origin);
+    let tag = crate::export::dwca::tag_of(body.as_bytes());
+    Ok(Job::ready(Answer::tagged(
+        Kind::Atom,
+        Bytes::from(body),
+        tag,
+        None,
+    )))
+}
+
+/// What changed since a version.
+pub fn changes(ctx: Ctx<'_>) -> Parsed<'_> {
+    let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
+    let request = versions::changes::changes_request(params).map_err(|e| Answer::error(&e))?;
+    let body = versions::changes::changes_json(&ctx.served.view, &request)
+        .map_err(|e| Answer::error(&e))?;
+    Ok(Job::ready(Answer::json(Bytes::from(body))))
+}
+
+/// How to cite a version, in the format asked (tagged by its own digest: the
+/// link may be the address it was asked at).
+pub fn citation(ctx: Ctx<'_>) -> Parsed<'_> {
+    let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
+    let request = versions::citation::citation_request(params).map_err(|e| Answer::error(&e))?;
+    let settings = &ctx.state.settings;
+    let origin = origin(settings.public_url.as_ref(), &ctx.asked.headers).unwrap_or_default();
+    let body = versions::citation::citation(&ctx.served.view, request, &origin)
+        .map_err(|e| Answer::error(&e))?;
+    let tag = crate::export::dwca::tag_of(body.as_bytes());
+    let kind = Kind::Text {
+        content_type: request.style.content_type(),
+    };
+    Ok(Job::ready(Answer::tagged(
+        kind,
+        Bytes::from(body),
+        tag,
+        None,
+    )))
+}

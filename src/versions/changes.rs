@@ -1,0 +1,157 @@
+//! What changed since a version (`/api/v2/changes/?since=`), and whether a
+//! record that is not found was deleted (410 Gone).
+
+use crate::encoding::json::{write_int, write_str};
+use crate::encoding::time::parse_timestamp;
+use crate::model::history::{Changes, History};
+use crate::model::Model;
+use crate::query::{ApiError, Params};
+use crate::view::View;
+
+use super::list::{list_name, only, published, Page};
+
+/// Which version a `since` names: a number, or an instant (the newest version
+/// published at or before it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChangesRequest {
+    pub since: Since,
+    pub page: Page,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Since {
+    Version(u64),
+    /// Microseconds since the epoch, as given.
+    Instant(i64, String),
+}
+
+/// `/api/v2/changes/?since=...`.
+pub fn changes_request(params: &Params) -> Result<ChangesRequest, ApiError> {
+    only(
+        params,
+        &["since", "limit", "offset", "format"],
+        "the changes' list",
+    )?;
+    let raw = params.get("since").ok_or_else(|| {
+        ApiError::bad_request(
+            "since is required: a version number (since=3) or an instant \
+             (since=2026-11-01T00:00:00Z or since=2026-11-01)",
+        )
+    })?;
+    let since =
+        match raw.parse::<u64>() {
+            Ok(n) if n >= 1 => Since::Version(n),
+            Ok(_) => return Err(ApiError::bad_request(
+                "since=0 names no version: versions start at 1 (the whole collection is /dwca.zip)",
+            )),
+            Err(_) => {
+                let instant = match raw.len() {
+                    10 => parse_timestamp(&format!("{raw}T00:00:00Z")),
+                    _ => parse_timestamp(raw),
+                };
+                let micros = instant.ok_or_else(|| {
+                    ApiError::bad_request(format!(
+                        "since must be a version number or an ISO 8601 instant \
+                     (2026-11-01T00:00:00Z, 2026-11-01), not {raw:?}"
+                    ))
+                })?;
+                Since::Instant(micros, raw.to_string())
+            }
+        };
+    Ok(ChangesRequest {
+        since,
+        page: Page::parse(params)?,
+    })
+}
+
+/// Why the history cannot say what changed since a version it no longer holds.
+fn gone(history: &History, asked: &str) -> ApiError {
+    let oldest = history.versions.first();
+    let when = oldest.map(published).unwrap_or_default();
+    ApiError {
+        status: 410,
+        message: format!(
+            "{asked} is older than the history kept: the oldest version kept is {} (published \
+             {when}); changes since it are here, and the whole collection is /dwca.zip",
+            history.oldest()
+        ),
+    }
+}
+
+/// The changes since the version asked: `{"meta": {"total_count", "since",
+/// "version"}, "items": [{"list", "id", "change"}]}`, per list in the API's
+/// order, then by change (added, modified, deleted), then id.
+pub fn changes_json(view: &View, request: &ChangesRequest) -> Result<Vec<u8>, ApiError> {
+    let history = &view.history;
+    let since = match &request.since {
+        Since::Version(n) if *n > history.current() => {
+            return Err(ApiError::bad_request(format!(
+                "version {n} is not published yet: the current version is {}",
+                history.current()
+            )))
+        }
+        Since::Version(n) => *n,
+        Since::Instant(at, raw) => history
+            .at(*at)
+            .ok_or_else(|| gone(history, &format!("since={raw}")))?,
+    };
+    let changes = history
+        .since(since)
+        .ok_or_else(|| gone(history, &format!("version {since}")))?;
+    let items: Vec<(&str, i64, &str)> = changes
+        .iter()
+        .flat_map(|c: &Changes| {
+            let list = list_name(&c.model);
+            let kind = |ids: &'_ [i64], change: &'static str| {
+                ids.iter()
+                    .map(move |&id| (list, id, change))
+                    .collect::<Vec<_>>()
+            };
+            [
+                kind(&c.added, "added"),
+                kind(&c.modified, "modified"),
+                kind(&c.deleted, "deleted"),
+            ]
+            .concat()
+        })
+        .collect();
+    let page = request.page;
+    let mut out = Vec::with_capacity(128 + 64 * page.limit.min(items.len()));
+    out.extend_from_slice(b"{\"meta\":{\"total_count\":");
+    write_int(&mut out, items.len() as i64);
+    out.extend_from_slice(b",\"since\":");
+    write_int(&mut out, since as i64);
+    out.extend_from_slice(b",\"version\":");
+    write_int(&mut out, history.current() as i64);
+    out.extend_from_slice(b"},\"items\":[");
+    for (i, (list, id, change)) in items.iter().skip(page.offset).take(page.limit).enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"list\":");
+        write_str(&mut out, list);
+        out.extend_from_slice(b",\"id\":");
+        write_int(&mut out, *id);
+        out.extend_from_slice(b",\"change\":");
+        write_str(&mut out, change);
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"]}");
+    Ok(out)
+}
+
+/// A record that is not in the view: 410 Gone naming the version that
+/// deleted it, while the history holds it; otherwise `None` (a 404).
+pub fn deleted(view: &View, model: Model, id: &str) -> Option<ApiError> {
+    let id: i64 = id.parse().ok()?;
+    let v = view.history.deleted_in(model, id)?;
+    Some(ApiError {
+        status: 410,
+        message: format!(
+            "Gone: {} {id} was deleted in version {} (published {}).",
+            model.path(),
+            v.number,
+            published(v)
+        ),
+    })
+}

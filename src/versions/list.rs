@@ -1,0 +1,143 @@
+//! The versions' list (`/api/v2/versions/`), newest first, and what its
+//! neighbours share: a page of a list, list names, publication times.
+
+use crate::encoding::json::{write_int, write_str};
+use crate::encoding::time::write_timestamp;
+use crate::model::history::Version;
+use crate::model::Model;
+use crate::query::{ApiError, Params};
+use crate::view::View;
+
+const DEFAULT_LIMIT: usize = 100;
+const MAX_LIMIT: usize = 10_000;
+
+/// A model's list name (`specimen-records`), or its label for a model without one.
+pub fn list_name(label: &str) -> &str {
+    Model::from_label(label).map_or(label, |m| m.path())
+}
+
+/// A page of a list: `limit` (1 to `MAX_LIMIT`) and `offset`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Page {
+    pub limit: usize,
+    pub offset: usize,
+}
+
+/// Refuses parameters not in `known`, naming those that are.
+pub(super) fn only(params: &Params, known: &[&str], what: &str) -> Result<(), ApiError> {
+    match params.0.iter().find(|(k, _)| !known.contains(&k.as_str())) {
+        None => Ok(()),
+        Some((k, _)) => Err(ApiError::bad_request(format!(
+            "unknown parameter {k:?}: {what} takes {}",
+            known.join(", ")
+        ))),
+    }
+}
+
+impl Page {
+    pub(super) fn parse(params: &Params) -> Result<Page, ApiError> {
+        let number =
+            |name: &str, default: usize, range: std::ops::RangeInclusive<usize>| match params
+                .get(name)
+            {
+                None => Ok(default),
+                Some(raw) => raw
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| range.contains(n))
+                    .ok_or_else(|| {
+                        ApiError::bad_request(format!(
+                            "{name} must be a whole number from {} to {}, not {raw:?}",
+                            range.start(),
+                            range.end()
+                        ))
+                    }),
+            };
+        Ok(Page {
+            limit: number("limit", DEFAULT_LIMIT, 1..=MAX_LIMIT)?,
+            offset: number("offset", 0, 0..=usize::MAX)?,
+        })
+    }
+}
+
+/// `/api/v2/versions/`: newest first, paged.
+pub fn versions_request(params: &Params) -> Result<Page, ApiError> {
+    only(params, &["limit", "offset", "format"], "the versions' list")?;
+    Page::parse(params)
+}
+
+/// One version as JSON: number, checksum, time, counts and what changed in
+/// numbers, per list.
+fn write_version(out: &mut Vec<u8>, v: &Version, current: bool) {
+    out.extend_from_slice(b"{\"version\":");
+    write_int(out, v.number as i64);
+    out.extend_from_slice(b",\"checksum\":");
+    write_str(out, &crate::encoding::hex::hex(&v.checksum));
+    out.extend_from_slice(b",\"published\":\"");
+    write_timestamp(out, v.published_at);
+    out.extend_from_slice(b"\",\"counts\":{");
+    for (i, (label, n)) in v.counts.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, list_name(label));
+        out.push(b':');
+        write_int(out, *n as i64);
+    }
+    out.extend_from_slice(b"},\"changes\":{");
+    for (i, c) in v.changes.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, list_name(&c.model));
+        out.extend_from_slice(b":{\"added\":");
+        write_int(out, c.added.len() as i64);
+        out.extend_from_slice(b",\"modified\":");
+        write_int(out, c.modified.len() as i64);
+        out.extend_from_slice(b",\"deleted\":");
+        write_int(out, c.deleted.len() as i64);
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"},\"archive\":");
+    // Only the current version's archive and metadata are served.
+    match current {
+        true => {
+            write_str(out, crate::model::endpoint::ARCHIVE_PATH);
+            out.extend_from_slice(b",\"eml\":");
+            write_str(out, crate::model::endpoint::EML_PATH);
+        }
+        false => out.extend_from_slice(b"null,\"eml\":null"),
+    }
+    out.push(b'}');
+}
+
+/// The versions' list: `{"meta": {"total_count"}, "items": [...]}`, newest first.
+pub fn versions_json(view: &View, page: Page) -> Vec<u8> {
+    let history = &view.history;
+    let current = history.current();
+    let mut out = Vec::with_capacity(256 + 512 * page.limit.min(history.versions.len()));
+    out.extend_from_slice(b"{\"meta\":{\"total_count\":");
+    write_int(&mut out, history.versions.len() as i64);
+    out.extend_from_slice(b"},\"items\":[");
+    let newest_first = history
+        .versions
+        .iter()
+        .rev()
+        .skip(page.offset)
+        .take(page.limit);
+    for (i, v) in newest_first.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_version(&mut out, v, v.number == current);
+    }
+    out.extend_from_slice(b"]}");
+    out
+}
+
+/// When a version was published, ISO 8601.
+pub fn published(v: &Version) -> String {
+    let mut out = Vec::with_capacity(32);
+    write_timestamp(&mut out, v.published_at);
+    String::from_utf8_lossy(&out).into_owned()
+}

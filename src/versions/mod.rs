@@ -1,0 +1,12 @@
+//! What changed, and when: the versions a snapshot's history holds
+//! (`/api/v2/versions/` as JSON and a page, [`list`] and [`page`];
+//! `/versions.atom`, [`feed`]), the records added, modified and deleted since
+//! a version, and whether a record that is not found was deleted (410 Gone:
+//! [`changes`]); how to cite a version ([`citation`]). The history itself is `model::history`'s; this room answers
+//! questions of it.
+
+pub mod changes;
+pub mod citation;
+pub mod feed;
+pub mod list;
+pub mod page;

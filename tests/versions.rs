@@ -1,0 +1,366 @@
+//! Versions: three snapshots of the sample built one after another with
+//! records added, modified and deleted in several models; the changes feed
+//! between any two versions equals the true difference of their fixtures;
+//! deleted records answer 410 naming their version.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{json, Value};
+
+use crate::common;
+
+use catalogue::serve::Settings;
+use common::{catalogue, Server, TempDir};
+
+/// The lists of the models edited here, by fixture label.
+const LISTS: [(&str, &str); 3] = [
+    ("specimens.specimenrecord", "specimen-records"),
+    ("specimens.person", "people"),
+    ("geography.locality", "localities"),
+];
+
+fn objects() -> Vec<Value> {
+    let text = std::fs::read_to_string(common::sample_fixture()).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn find<'a>(objects: &'a mut [Value], model: &str, pk: i64) -> &'a mut Value {
+    objects
+        .iter_mut()
+        .find(|o| o["model"] == model && o["pk"] == pk)
+        .unwrap_or_else(|| panic!("{model} {pk}"))
+}
+
+fn remove(objects: &mut Vec<Value>, model: &str, pk: i64) -> Value {
+    let at = objects
+        .iter()
+        .position(|o| o["model"] == model && o["pk"] == pk)
+        .unwrap();
+    objects.remove(at)
+}
+
+/// Per list, each record's fields by id.
+fn records(objects: &[Value]) -> BTreeMap<&'static str, BTreeMap<i64, Value>> {
+    LISTS
+        .iter()
+        .map(|(model, list)| {
+            let of: BTreeMap<i64, Value> = objects
+                .iter()
+                .filter(|o| o["model"] == *model)
+                .map(|o| (o["pk"].as_i64().unwrap(), o["fields"].clone()))
+                .collect();
+            (*list, of)
+        })
+        .collect()
+}
+
+/// The true difference from `old` to `new`: (list, id, change), in the
+/// feed's order (lists as the API orders them, then added, modified,
+/// deleted, then id).
+fn difference(old: &[Value], new: &[Value]) -> BTreeSet<(String, i64, &'static str)> {
+    let (old, new) = (records(old), records(new));
+    let mut out = BTreeSet::new();
+    for (list, new_records) in &new {
+        let old_records = &old[list];
+        for (id, fields) in new_records {
+            match old_records.get(id) {
+                None => out.insert((list.to_string(), *id, "added")),
+                Some(before) if before != fields => out.insert((list.to_string(), *id, "modified")),
+                Some(_) => false,
+            };
+        }
+        for id in old_records
+            .keys()
+            .filter(|id| !new_records.contains_key(id))
+        {
+            out.insert((list.to_string(), *id, "deleted"));
+        }
+    }
+    out
+}
+
+fn changes(server: &Server, since: &str) -> BTreeSet<(String, i64, &'static str)> {
+    let body = server.json(&format!("/api/v2/changes/?since={since}&limit=10000"), 200);
+    body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            let change = match i["change"].as_str().unwrap() {
+                "added" => "added",
+                "modified" => "modified",
+                _ => "deleted",
+            };
+            (
+                i["list"].as_str().unwrap().to_string(),
+                i["id"].as_i64().unwrap(),
+                change,
+            )
+        })
+        .collect()
+}
+
+fn build(dir: &TempDir, name: &str, objects: &[Value], previous: Option<&str>) -> String {
+    let fixture = dir.path(&format!("{name}.json"));
+    std::fs::write(&fixture, Value::Array(objects.to_vec()).to_string()).unwrap();
+    let out = dir.path(&format!("{name}.bin"));
+    let mut args = vec![
+        "build".to_string(),
+        fixture.to_string_lossy().into_owned(),
+        "-o".to_string(),
+        out.to_string_lossy().into_owned(),
+    ];
+    if let Some(previous) = previous {
+        args.extend([
+            "--previous".to_string(),
+            dir.path(previous).to_string_lossy().into_owned(),
+        ]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = catalogue(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn three_versions_say_what_changed_and_what_is_gone() {
+    let dir = TempDir::new("versions");
+    let v1 = objects();
+    // Version 2: a specimen deleted, a specimen, a person and a locality
+    // modified, a specimen, a person and a locality added.
+    let mut v2 = v1.clone();
+    let eighth = remove(&mut v2, "specimens.specimenrecord", 8);
+    find(&mut v2, "specimens.specimenrecord", 2)["fields"]["notes"] = json!("Re-mounted.");
+    find(&mut v2, "specimens.person", 1)["fields"]["first_name"] = json!("Rosa María");
+    find(&mut v2, "geography.locality", 1)["fields"]["town"] = json!("Ann Arbor, MI");
+    let mut ninth = eighth.clone();
+    ninth["pk"] = json!(9);
+    ninth["fields"]["usi"] = json!("UMMZ-000009");
+    v2.push(ninth);
+    let mut person = find(&mut v2, "specimens.person", 4).clone();
+    person["pk"] = json!(5);
+    person["fields"]["first_name"] = json!("Ada");
+    v2.push(person);
+    let mut locality = find(&mut v2, "geography.locality", 1).clone();
+    locality["pk"] = json!(7);
+    locality["fields"]["name"] = json!("A new locality");
+    v2.push(locality);
+    // Version 3: the new specimen and locality deleted again, the eighth
+    // back, the new person modified.
+    let mut v3 = v2.clone();
+    remove(&mut v3, "specimens.specimenrecord", 9);
+    remove(&mut v3, "geography.locality", 7);
+    v3.push(eighth);
+    find(&mut v3, "specimens.person", 5)["fields"]["last_name"] = json!("King");
+
+    let said = build(&dir, "v1", &v1, None);
+    assert!(!said.contains("version "), "{said}");
+    let said = build(&dir, "v2", &v2, Some("v1.bin"));
+    assert!(
+        said.contains("version 2: ")
+            && said.contains("specimens.person +1 ~1 -0")
+            && said.contains("specimens.specimenrecord +1 ~1 -1")
+            && said.contains("geography.locality +1 ~1 -0"),
+        "{said}"
+    );
+    let said = build(&dir, "v3", &v3, Some("v2.bin"));
+    assert!(said.contains("version 3: "), "{said}");
+    // Built again from the same records, the same version.
+    let said = build(&dir, "v3again", &v3, Some("v3.bin"));
+    assert!(said.contains("version 3: nothing changed"), "{said}");
+
+    let s = Server::start(&dir.path("v3.bin"), Settings::default());
+    let versions = s.json("/api/v2/versions/", 200);
+    assert_eq!(versions["meta"]["total_count"], 3);
+    let numbers: Vec<i64> = versions["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["version"].as_i64().unwrap())
+        .collect();
+    assert_eq!(numbers, [3, 2, 1]);
+    assert_eq!(versions["items"][0]["archive"], "/dwca.zip");
+    assert_eq!(versions["items"][1]["archive"], Value::Null);
+    assert_eq!(
+        versions["items"][1]["changes"]["specimen-records"],
+        json!({"added": 1, "modified": 1, "deleted": 1})
+    );
+    assert_eq!(versions["items"][2]["counts"]["specimen-records"], 8);
+
+    // The feed between any two versions is the true difference.
+    let fixtures = [&v1, &v2, &v3];
+    for since in 1..=3 {
+        let want = difference(fixtures[since - 1], &v3);
+        assert_eq!(changes(&s, &since.to_string()), want, "since {since}");
+    }
+    assert!(changes(&s, "3").is_empty());
+    // An instant names the newest version published at or before it.
+    let published = versions["items"][1]["published"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        changes(&s, &published),
+        difference(&v2, &v3),
+        "since {published}"
+    );
+    s.assert_error(
+        "/api/v2/changes/?since=4",
+        400,
+        "version 4 is not published yet: the current version is 3",
+    );
+    s.assert_error(
+        "/api/v2/changes/?since=1999-01-01",
+        410,
+        &format!(
+            "since=1999-01-01 is older than the history kept: the oldest version kept is 1 \
+             (published {}); changes since it are here, and the whole collection is /dwca.zip",
+            versions["items"][2]["published"].as_str().unwrap()
+        ),
+    );
+    s.assert_error(
+        "/api/v2/changes/",
+        400,
+        "since is required: a version number (since=3) or an instant \
+         (since=2026-11-01T00:00:00Z or since=2026-11-01)",
+    );
+    s.assert_error(
+        "/api/v2/changes/?since=1&sort=id",
+        400,
+        "unknown parameter \"sort\": the changes' list takes since, limit, offset, format",
+    );
+
+    // Deleted while the history holds it: 410 naming the version; a record
+    // that never was: 404; one deleted and added back: 200.
+    let v3_published = versions["items"][0]["published"].as_str().unwrap();
+    s.assert_error(
+        "/api/v2/specimen-records/9/",
+        410,
+        &format!("Gone: specimen-records 9 was deleted in version 3 (published {v3_published})."),
+    );
+    let page = s.send(
+        "GET",
+        "/api/v2/specimen-records/9/",
+        &[("Accept", "text/html")],
+    );
+    assert_eq!(page.status, 410);
+    assert!(page.text().contains("was deleted in version 3"));
+    assert_eq!(
+        s.send("GET", "/api/v2/specimen-records/99/", &[]).status,
+        404
+    );
+    assert_eq!(
+        s.send("GET", "/api/v2/specimen-records/8/", &[]).status,
+        200
+    );
+
+    // The feed: one entry per version, the current one linking the archive.
+    let feed = s.send("GET", "/versions.atom", &[]);
+    assert_eq!(feed.status, 200);
+    assert_eq!(
+        feed.header("content-type"),
+        Some("application/atom+xml; charset=utf-8")
+    );
+    let text = feed.text();
+    assert_eq!(text.matches("<entry>").count(), 3);
+    assert_eq!(text.matches("href=\"http://t/dwca.zip\"").count(), 1);
+    let page = s.send("GET", "/api/v2/versions/", &[("Accept", "text/html")]);
+    assert_eq!(page.status, 200);
+    assert!(page
+        .text()
+        .contains("The current version is <strong>3</strong>."));
+
+    // How to cite it: the current version, or another the history holds.
+    let year = &v3_published[..4];
+    let text = s.send("GET", "/api/v2/citation/", &[]);
+    assert_eq!(
+        text.header("content-type"),
+        Some("text/plain; charset=utf-8")
+    );
+    assert_eq!(text.text(), "Specimen records. Version 3. http://t/\n");
+    let bibtex = s.send("GET", "/api/v2/citation/?format=bibtex&version=2", &[]);
+    assert_eq!(
+        bibtex.text(),
+        format!("@misc{{catalogue{year}v2,\n  title = {{{{Specimen records}}}},\n  year = {{{year}}},\n  version = {{2}},\n  url = {{http://t/}},\n}}\n")
+    );
+    s.assert_error(
+        "/api/v2/citation/?version=7",
+        404,
+        "no version 7: the history holds versions 1 to 3",
+    );
+    s.assert_error(
+        "/api/v2/citation/?format=apa",
+        400,
+        "format must be text, bibtex, ris or csl, not \"apa\"",
+    );
+}
+
+/// `modified_since` keeps the records stamped at or after an instant, with
+/// every other filter, on every list; what is deleted is the changes' feed's.
+#[test]
+fn modified_since_is_a_scan_of_date_modified() {
+    let s = Server::sample();
+    let all = s.json(
+        "/api/v2/specimen-records/?limit=100&fields=id,date_modified",
+        200,
+    );
+    let stamps: Vec<(i64, String)> = all["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["id"].as_i64().unwrap(),
+                i["date_modified"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let mut instants: Vec<&String> = stamps.iter().map(|(_, t)| t).collect();
+    instants.sort();
+    assert!(instants.len() > 2);
+    for at in [
+        instants[0],
+        instants[instants.len() / 2],
+        instants[instants.len() - 1],
+    ] {
+        let want: Vec<i64> = stamps
+            .iter()
+            .filter(|(_, t)| t.as_str() >= at.as_str())
+            .map(|(id, _)| *id)
+            .collect();
+        let got = s.json(
+            &format!("/api/v2/specimen-records/?limit=100&fields=id&modified_since={at}"),
+            200,
+        );
+        let got: Vec<i64> = got["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["id"].as_i64().unwrap())
+            .collect();
+        assert_eq!(got, want, "modified_since={at}");
+    }
+    // With another filter, and on another list; a day counts from its midnight.
+    let late = instants[instants.len() / 2];
+    let both = s.json(
+        &format!("/api/v2/specimen-records/?sex=female&modified_since={late}&fields=id,sex"),
+        200,
+    );
+    assert!(both["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|i| i["sex"] == "female"));
+    let people = s.json("/api/v2/people/?modified_since=1900-01-01", 200);
+    assert_eq!(
+        people["meta"]["total_count"],
+        s.json("/api/v2/people/", 200)["meta"]["total_count"]
+    );
+    let none = s.json("/api/v2/people/?modified_since=2999-01-01", 200);
+    assert_eq!(none["meta"]["total_count"], 0);
+    s.assert_error(
+        "/api/v2/people/?modified_since=yesterday",
+        400,
+        "modified_since must be an ISO 8601 instant (2026-11-01T00:00:00Z) or day (2026-11-01), not \"yesterday\"",
+    );
+}
