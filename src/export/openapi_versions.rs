@@ -58,8 +58,8 @@ pub fn versions(paths: &mut Paths, _: Option<usize>) {
     let mut parameters = paging();
     parameters.push(query(
         "format",
-        "`json`, or `html` for the page.",
-        json!({"type": "string", "enum": ["json", "html"]}),
+        "`json` (a client that prefers HTML, or `format=html`, gets a page).",
+        json!({"type": "string", "enum": ["json"]}),
     ));
     paths.insert(
         VERSIONS_PATH.into(),

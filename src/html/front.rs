@@ -2,7 +2,9 @@
 
 use maud::html;
 
-use crate::model::endpoint::{API_PREFIX, ARCHIVE_PATH, OPENAPI_PATH, SUGGEST_PATH};
+use crate::model::endpoint::{
+    API_PREFIX, ARCHIVE_PATH, EML_PATH, FEED_PATH, OPENAPI_PATH, SUGGEST_PATH, VERSIONS_PATH,
+};
 use crate::model::Endpoint;
 use crate::model::Model;
 use crate::view::View;
@@ -87,6 +89,8 @@ pub fn home(view: &View) -> String {
                 li { a href=(DOCS_PATH) { "API documentation" } " (the OpenAPI document in Swagger UI)" }
                 li { a href=(OPENAPI_PATH) { "OpenAPI document" } " (JSON)" }
                 li { a href=(ARCHIVE_PATH) { "Darwin Core Archive" } " of the specimen records (zip)" }
+                li { a href=(EML_PATH) { "The dataset's metadata" } " (EML, as GBIF reads it)" }
+                li { a href=(VERSIONS_PATH) { "Versions" } " (version " (view.history.current()) "), and " a href=(FEED_PATH) { "their feed" } " (Atom)" }
             }
         },
     )

@@ -50,10 +50,12 @@ pub fn integer(value: &str) -> Option<i64> {
     if (whole.is_empty() && fraction.is_empty()) || !all_digits(whole) || !all_digits(fraction) {
         return None;
     }
+    // More digits than an i64 holds is a number no record has: the largest
+    // (the filter then matches nothing, as no collection holds such a day).
     let magnitude: i64 = if whole.is_empty() {
         0
     } else {
-        whole.parse().ok()?
+        whole.parse().unwrap_or(i64::MAX)
     };
     Some(if negative { -magnitude } else { magnitude })
 }
@@ -173,6 +175,7 @@ mod tests {
         assert_eq!(integer("+7"), Some(7));
         assert_eq!(integer(".5"), Some(0));
         assert_eq!(integer("3."), Some(3));
+        assert_eq!(integer("-7113946596545542182112250"), Some(-i64::MAX));
         for bad in ["", ".", "-", "1e3", "1.2.3", "a", "1,5", "--1"] {
             assert_eq!(integer(bad), None, "{bad}");
         }

@@ -8,7 +8,7 @@ use crate::model::Model;
 use crate::query::{ApiError, Params};
 use crate::view::View;
 
-use super::list::{list_name, only, published, Page};
+use super::list::{json_only, list_name, only, published, Page};
 
 /// Which version a `since` names: a number, or an instant (the newest version
 /// published at or before it).
@@ -32,6 +32,7 @@ pub fn changes_request(params: &Params) -> Result<ChangesRequest, ApiError> {
         &["since", "limit", "offset", "format"],
         "the changes' list",
     )?;
+    json_only(params)?;
     let raw = params.get("since").ok_or_else(|| {
         ApiError::bad_request(
             "since is required: a version number (since=3) or an instant \

@@ -66,9 +66,15 @@ pub fn citation_request(params: &Params) -> Result<CitationRequest, ApiError> {
     };
     let version = match params.get("version") {
         None => None,
-        Some(raw) => Some(raw.parse::<u64>().ok().filter(|&n| n >= 1).ok_or_else(|| {
-            ApiError::bad_request(format!("version must be a version number, not {raw:?}"))
-        })?),
+        // A number past any version is one the history does not hold (404).
+        Some(raw) if !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) => {
+            Some(raw.parse::<u64>().unwrap_or(u64::MAX))
+        }
+        Some(raw) => {
+            return Err(ApiError::bad_request(format!(
+                "version must be a version number, not {raw:?}"
+            )))
+        }
     };
     Ok(CitationRequest { style, version })
 }

@@ -34,6 +34,17 @@ pub(super) fn only(params: &Params, known: &[&str], what: &str) -> Result<(), Ap
     }
 }
 
+/// Refuses a `format` other than `json` (a page is asked for by `Accept` or
+/// `format=html`, which never gets here).
+pub(super) fn json_only(params: &Params) -> Result<(), ApiError> {
+    match params.get("format") {
+        None | Some("json") => Ok(()),
+        Some(f) => Err(ApiError::bad_request(format!(
+            "format must be json, not {f:?}"
+        ))),
+    }
+}
+
 impl Page {
     pub(super) fn parse(params: &Params) -> Result<Page, ApiError> {
         let number =
@@ -55,7 +66,7 @@ impl Page {
             };
         Ok(Page {
             limit: number("limit", DEFAULT_LIMIT, 1..=MAX_LIMIT)?,
-            offset: number("offset", 0, 0..=usize::MAX)?,
+            offset: number("offset", 0, 0..=i64::MAX as usize)?,
         })
     }
 }
@@ -63,6 +74,7 @@ impl Page {
 /// `/api/v2/versions/`: newest first, paged.
 pub fn versions_request(params: &Params) -> Result<Page, ApiError> {
     only(params, &["limit", "offset", "format"], "the versions' list")?;
+    json_only(params)?;
     Page::parse(params)
 }
 

@@ -66,9 +66,15 @@ const listed = Object.keys(document.paths).filter(
     p.endsWith("/") &&
     document.paths[p].get?.responses?.["200"]?.content?.["application/json"] !== undefined,
 );
-// The checklist answers with a `meta` too, but takes a question, not a page, and
-// the suggestions take a text: each is called on its own below.
-const questions = ["/api/v2/specimen-records/checklist/", "/api/v2/suggest/"];
+// The checklist answers with a `meta` too, but takes a question, not a page;
+// the suggestions take a text, the changes a version: each is called on its
+// own below, and the versions with them.
+const questions = [
+  "/api/v2/specimen-records/checklist/",
+  "/api/v2/suggest/",
+  "/api/v2/versions/",
+  "/api/v2/changes/",
+];
 const missing = listed.filter((p) => !(lists as string[]).includes(p) && !questions.includes(p));
 if (missing.length > 0) throw new Error(`lists this program does not call: ${missing.join(", ")}`);
 
@@ -111,3 +117,13 @@ if (first === undefined || first.kind !== "species" || !first.url.startsWith("/a
   throw new Error(`suggest: ${JSON.stringify(found)}`);
 }
 console.log(`typescript client: "danus plex" suggests ${first.label} (${first.count} specimens)`);
+
+// The versions, typed: the current one, and what changed since it (nothing).
+const versions = await client.GET("/api/v2/versions/", { params: { query: { limit: 1 } } });
+const current = versions.data?.items[0];
+if (current === undefined || current.archive !== "/dwca.zip") throw new Error(`versions: ${versions.response.status}`);
+const changes = await client.GET("/api/v2/changes/", { params: { query: { since: current.version } } });
+if (changes.data === undefined || changes.data.meta.total_count !== 0 || changes.data.meta.version !== current.version) {
+  throw new Error(`changes: ${changes.response.status} ${JSON.stringify(changes.data)}`);
+}
+console.log(`typescript client: version ${current.version}, published ${current.published}, nothing changed since`);
