@@ -147,7 +147,10 @@ pub fn eml_xml(view: &View, scope: Scope) -> String {
     }
     e.open("maintenance", "");
     e.open("description", "");
-    e.leaf("para", &format!("Published from {made}."));
+    e.leaf(
+        "para",
+        &format!("Version {}, published from {made}.", view.history.current()),
+    );
     e.close("description");
     let frequency = match dataset.update_frequency.as_str() {
         "" => "unknown",
