@@ -165,18 +165,20 @@ impl Publisher {
         let prepared = (self.prepare)(&checked.collection);
         // With the history unchanged, an unchanged collection encodes to the
         // file already there.
-        let digest = Digest::of(&checked.collection);
-        let changes = digest.changes(&self.digest);
-        let kept = self.history.clone();
-        checked.collection.history = kept.clone().unwrap_or_default();
+        // (A copy: what is kept stays whole if this tick fails.)
+        let had_history = self.history.is_some();
+        checked.collection.history = self.history.clone().unwrap_or_default();
         let (mut header, mut bytes) = snapshot::encode(&checked.collection, now, &prepared)?;
         if Some(header.checksum) == self.checksum && self.path.exists() {
             self.read_at = Some((marker, read_at));
             return Ok(Tick::Unchanged);
         }
+        let digest = Digest::of(&checked.collection);
+        let changes = digest.changes(&self.digest);
         // A new version (the first, with no history, where the path held no
         // snapshot, as `build` writes it).
-        if let (Some(kept), Some(checksum)) = (kept, self.checksum) {
+        if let (true, Some(checksum)) = (had_history, self.checksum) {
+            let kept = std::mem::take(&mut checked.collection.history);
             let kept = match kept.versions.is_empty() {
                 true => History::first(self.digest.counts()),
                 false => kept,
