@@ -48,8 +48,8 @@ fn links(ctx: &Ctx<'_>) -> Links {
 }
 
 /// Answers `/eml.xml`: the whole dataset's metadata, the whole archive's
-/// `eml.xml`, as GBIF's IPT serves it beside its archives. Tagged by its bytes'
-/// digest, since the dataset's settings make them too.
+/// `eml.xml`, as GBIF's IPT serves it beside its archives, made once per view.
+/// Tagged by its bytes' digest, since the dataset's settings make them too.
 pub fn eml(ctx: Ctx<'_>) -> Parsed<'_> {
     let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
     if let Some((name, _)) = params.0.first() {
@@ -59,17 +59,30 @@ pub fn eml(ctx: Ctx<'_>) -> Parsed<'_> {
         ));
         return Err(Answer::error(&e).into());
     }
-    let eml = ctx.served.eml.get_or_init(|| {
-        let body = eml_xml(&ctx.served.view, Scope::Everything);
-        let tag = dwca::tag_of(body.as_bytes());
-        (bytes::Bytes::from(body), tag)
-    });
-    Ok(Job::ready(Answer::tagged(
-        Kind::Xml,
-        eml.0.clone(),
-        eml.1.clone(),
-        None,
-    )))
+    let tagged = |(body, tag): &(bytes::Bytes, String)| {
+        Answer::tagged(Kind::Xml, body.clone(), tag.clone(), None)
+    };
+    if let Some(made) = ctx.served.eml.get() {
+        return Ok(Job::ready(tagged(made)));
+    }
+    // The first asks derive the collection's coverage, a pass over every
+    // specimen: on the pool, not where requests are read.
+    let (state, served) = (ctx.state, ctx.served.clone());
+    Ok(Job::awaited(async move {
+        let make = move || {
+            let made = served.eml.get_or_init(|| {
+                let body = eml_xml(&served.view, Scope::Everything);
+                let tag = dwca::tag_of(body.as_bytes());
+                (bytes::Bytes::from(body), tag)
+            });
+            tagged(made)
+        };
+        state
+            .work
+            .run(Task::Answer, make)
+            .await
+            .unwrap_or_else(Answer::busy)
+    }))
 }
 
 /// Why an archive could not be made, said to the client (and logged).
