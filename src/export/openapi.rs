@@ -551,8 +551,9 @@ fn modified_since_parameter() -> Value {
         "modified_since",
         "The records whose `date_modified` is at or after this instant (ISO 8601: \
          `2026-11-01T00:00:00Z`, or a day, `2026-11-01`, from its midnight UTC), with every \
-         other filter. What was deleted is in `/api/v2/changes/`.",
+         other filter; empty, no filter. What was deleted is in `/api/v2/changes/`.",
         json!({"anyOf": [
+            blank(),
             {"type": "string", "format": "date"},
             {"type": "string", "format": "date-time",
              "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?(Z|[+-]\\d{2}:\\d{2})$"},

@@ -328,7 +328,8 @@ impl Plan {
         if let Some(terms) = params.get("search") {
             filter.search(terms, any_term)?;
         }
-        if let Some(at) = params.get("modified_since") {
+        // Empty, as a form sends a field left blank: no filter.
+        if let Some(at) = params.get("modified_since").and_then(form::trimmed) {
             filter.modified_since(model, at)?;
         }
         let (order, random) = ordering(model, shape, params)?;
