@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 use super::Model;
 
 /// How many versions a snapshot keeps. Each costs its counts (a few dozen
-/// bytes) and 8 bytes an id it names, in the file and in memory.
+/// bytes) and, for each id it names, 16 bytes (the id and the record's digest;
+/// 24 for a modified record's two), in the file and in memory.
 pub const KEPT: usize = 1000;
 
 /// The versions a snapshot knows, oldest first; the last is its own.
