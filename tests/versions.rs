@@ -346,11 +346,32 @@ fn modified_since_is_a_scan_of_date_modified() {
         &format!("/api/v2/specimen-records/?sex=female&modified_since={late}&fields=id,sex"),
         200,
     );
-    assert!(both["items"]
+    // Exactly the scan's records that are also female (none would prove nothing).
+    let sexes: std::collections::BTreeMap<i64, String> = s
+        .json("/api/v2/specimen-records/?limit=100&fields=id,sex", 200)["items"]
         .as_array()
         .unwrap()
         .iter()
-        .all(|i| i["sex"] == "female"));
+        .map(|i| {
+            (
+                i["id"].as_i64().unwrap(),
+                i["sex"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let want: Vec<i64> = stamps
+        .iter()
+        .filter(|(id, t)| t.as_str() >= late.as_str() && sexes[id] == "female")
+        .map(|(id, _)| *id)
+        .collect();
+    let got: Vec<i64> = both["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_i64().unwrap())
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(got, want);
     let people = s.json("/api/v2/people/?modified_since=1900-01-01", 200);
     assert_eq!(
         people["meta"]["total_count"],
