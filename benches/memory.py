@@ -53,4 +53,5 @@ def main():
     print(peak // 1024)
 
 
-main()
+if __name__ == "__main__":
+    main()

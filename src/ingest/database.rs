@@ -18,11 +18,12 @@ use super::database_url::{Source, UrlError};
 use super::fixture::Import;
 use super::{check, legacy, Checked};
 use crate::model::records::{stored_fields, Kind};
+use crate::model::validate::Problem;
 use crate::model::Model;
 
 /// How a column's text becomes a fixture value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Column {
+pub(super) enum Column {
     /// An integer, a primary key or a foreign key (`x_id` is the field `x`).
     Int,
     /// `true`/`false` (PostgreSQL) or `1`/`0` (SQLite).
@@ -79,21 +80,22 @@ fn pk_column(model: Model) -> &'static str {
 
 /// A many-to-many link table (`<table>_<field>`, with `<model>_id` and
 /// `<target>_id`): which field of its model it fills.
-struct Link {
-    label: &'static str,
-    table: String,
-    field: &'static str,
-    owner: String,
-    target: String,
+#[derive(Clone)]
+pub(super) struct Link {
+    pub label: &'static str,
+    pub table: String,
+    pub field: &'static str,
+    pub owner: String,
+    pub target: String,
 }
 
 /// One table the collection is read from: a model's, a typed image table of the
 /// service before 0.16 ([`legacy`]), or one images need (tags, content types,
 /// the sites), or Wagtail's (locales, documents). Its rows become fixture objects of `label`.
-struct Table {
-    label: &'static str,
-    name: String,
-    pk: &'static str,
+pub(super) struct Table {
+    pub label: &'static str,
+    pub name: String,
+    pub pk: &'static str,
     fields: Vec<(&'static str, Kind)>,
     /// Whether a collection may lack it: the image and page apps, and the tables
     /// only images need; their lists are then empty.
@@ -245,6 +247,40 @@ pub fn read(source: &Source) -> Result<Checked, DbError> {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Marker(Vec<(String, Vec<Option<String>>)>);
 
+/// One table's part of a [`Marker`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Mark<'m> {
+    pub count: Option<i64>,
+    pub max_key: Option<i64>,
+    /// The newest `date_modified`, as the engine writes it; `None` for a table
+    /// without the column, or without rows.
+    pub newest: Option<&'m str>,
+}
+
+impl Marker {
+    /// A table's part, when the marker has it.
+    pub(super) fn get(&self, table: &str) -> Option<Mark<'_>> {
+        let (_, values) = self.0.iter().find(|(t, _)| t == table)?;
+        let number = |i: usize| values.get(i)?.as_deref()?.parse().ok();
+        Some(Mark {
+            count: number(0),
+            max_key: number(1),
+            newest: values.get(2).and_then(|v| v.as_deref()),
+        })
+    }
+
+    /// Whether both have the same tables.
+    pub(super) fn same_tables(&self, old: &Marker) -> bool {
+        self.0.len() == old.0.len() && self.0.iter().zip(&old.0).all(|(a, b)| a.0 == b.0)
+    }
+
+    /// Whether a table's part differs between the two (or either lacks it).
+    pub(super) fn moved(&self, old: &Marker, table: &str) -> bool {
+        let part = |m: &Marker| m.0.iter().find(|(t, _)| t == table).map(|(_, v)| v.clone());
+        part(self).is_none() || part(self) != part(old)
+    }
+}
+
 /// Reads the change marker, in one consistent read like [`read`].
 pub fn marker(source: &Source) -> Result<Marker, DbError> {
     let mut marker = Marker::default();
@@ -256,7 +292,7 @@ pub fn marker(source: &Source) -> Result<Marker, DbError> {
 }
 
 /// Runs `f` on the source inside one read transaction.
-fn in_one_read(
+pub(super) fn in_one_read(
     source: &Source,
     f: &mut dyn FnMut(&mut dyn Rows, &str) -> Result<(), DbError>,
 ) -> Result<(), DbError> {
@@ -267,7 +303,7 @@ fn in_one_read(
 }
 
 /// Something that runs a query and hands over its rows one by one, as text.
-trait Rows {
+pub(super) trait Rows {
     fn each(
         &mut self,
         sql: &str,
@@ -304,14 +340,14 @@ fn schema(rows: &mut dyn Rows, at: &str) -> Result<AHashMap<String, Vec<String>>
 }
 
 /// A link table's target ids by owner id.
-type Owners = AHashMap<i64, Vec<i64>>;
+pub(super) type Owners = AHashMap<i64, Vec<i64>>;
 
 /// A table that is there, with the columns it has of those its records read and
 /// its link tables that are there.
-struct Present {
-    table: Table,
-    columns: Vec<(String, &'static str, Column)>,
-    links: Vec<Link>,
+pub(super) struct Present {
+    pub table: Table,
+    pub columns: Vec<(String, &'static str, Column)>,
+    pub links: Vec<Link>,
 }
 
 /// The tables that are there, in reading order: every required one (a missing
@@ -320,7 +356,7 @@ struct Present {
 /// `featured_image_id`, may be missing; any other missing column is reported by
 /// the import, record by record) and the link tables it has (0.16's image links
 /// are missing from an older database). Refuses images in a shape it does not know.
-fn present_tables(rows: &mut dyn Rows, at: &str) -> Result<Vec<Present>, DbError> {
+pub(super) fn present_tables(rows: &mut dyn Rows, at: &str) -> Result<Vec<Present>, DbError> {
     let schema = schema(rows, at)?;
     let mut present = Vec::new();
     for table in tables() {
@@ -361,13 +397,26 @@ fn present_tables(rows: &mut dyn Rows, at: &str) -> Result<Vec<Present>, DbError
 }
 
 fn read_marker(rows: &mut dyn Rows, at: &str) -> Result<Marker, DbError> {
+    let present = present_tables(rows, at)?;
+    marker_of(rows, at, &present)
+}
+
+/// The marker of the tables that are there.
+pub(super) fn marker_of(
+    rows: &mut dyn Rows,
+    at: &str,
+    present: &[Present],
+) -> Result<Marker, DbError> {
     let mut tables = Vec::new();
-    for present in present_tables(rows, at)? {
-        let stamped = present.columns.iter().any(|(c, _, _)| c == "date_modified");
-        for link in present.links {
-            tables.push((link.table, "id", false));
+    for present in present {
+        for link in &present.links {
+            tables.push((link.table.clone(), "id", false));
         }
-        tables.push((present.table.name, present.table.pk, stamped));
+        tables.push((
+            present.table.name.clone(),
+            present.table.pk,
+            present.stamped(),
+        ));
     }
     let mut marker = Vec::new();
     for (table, key, stamped) in tables {
@@ -388,6 +437,101 @@ fn read_marker(rows: &mut dyn Rows, at: &str) -> Result<Marker, DbError> {
     Ok(Marker(marker))
 }
 
+impl Present {
+    /// Whether the table has Django's `date_modified`.
+    pub fn stamped(&self) -> bool {
+        self.columns.iter().any(|(c, _, _)| c == "date_modified")
+    }
+
+    /// The query of the table's rows (those `filter`, an SQL condition, keeps),
+    /// in key order.
+    pub fn select(&self, rows: &dyn Rows, filter: Option<&str>) -> String {
+        let selected: Vec<String> = self
+            .columns
+            .iter()
+            .map(|(c, _, _)| rows.as_text(c))
+            .collect();
+        let filter = filter.map(|f| format!(" WHERE {f}")).unwrap_or_default();
+        format!(
+            "SELECT {} FROM \"{}\"{filter} ORDER BY \"{}\"",
+            selected.join(", "),
+            self.table.name,
+            self.table.pk
+        )
+    }
+
+    /// A row's key and its fields as a fixture object's, values typed as
+    /// `dumpdata` types them.
+    pub fn fields(
+        &self,
+        values: &mut dyn Iterator<Item = Option<String>>,
+    ) -> (Option<i64>, Map<String, Value>) {
+        let mut fields = Map::new();
+        let mut pk = None;
+        for ((_, field, column), value) in self.columns.iter().zip(values) {
+            if *field == "id" {
+                pk = value.as_deref().and_then(|s| s.parse::<i64>().ok());
+                continue;
+            }
+            fields.insert(field.to_string(), typed(*column, value));
+        }
+        (pk, fields)
+    }
+}
+
+impl Link {
+    /// The query of the link's rows (for the owners `owners`, an SQL
+    /// condition on the owner column, keeps): owner, target.
+    pub fn select(&self, rows: &dyn Rows, owners: Option<&str>) -> String {
+        let filter = owners
+            .map(|f| format!(" WHERE \"{}\" {f}", self.owner))
+            .unwrap_or_default();
+        format!(
+            "SELECT {}, {} FROM \"{}\"{filter}",
+            rows.as_text(&self.owner),
+            rows.as_text(&self.target),
+            self.table
+        )
+    }
+
+    /// What a link row whose owner is not there says.
+    pub fn orphan(&self, owner: i64) -> Problem {
+        Problem {
+            place: format!("{} {}={owner}", self.table, self.owner),
+            message: format!("links a {} that does not exist", self.label),
+        }
+    }
+
+    /// Reads the link's rows (see [`Link::select`]) as targets by owner.
+    pub fn read(
+        &self,
+        rows: &mut dyn Rows,
+        at: &str,
+        owners: Option<&str>,
+    ) -> Result<Owners, DbError> {
+        let failed = |message: String| DbError::Read {
+            at: at.to_string(),
+            table: self.table.clone(),
+            message,
+        };
+        let mut map: Owners = AHashMap::new();
+        let mut bad = None;
+        let sql = self.select(rows, owners);
+        rows.each(&sql, &mut |values| {
+            let ids: Vec<Option<i64>> = values.map(|v| v.and_then(|s| s.parse().ok())).collect();
+            match ids[..] {
+                [Some(owner), Some(target)] => map.entry(owner).or_default().push(target),
+                _ => bad = Some(format!("a row of {} without two ids", self.table)),
+            }
+        })
+        .map_err(failed)?;
+        match bad {
+            Some(message) => Err(failed(message)),
+            None => Ok(map),
+        }
+    }
+}
+
 /// Reads every table that is there, each with its link tables, as fixture
 /// objects into the import.
 fn read_all(rows: &mut dyn Rows, at: &str, import: &mut Import) -> Result<(), DbError> {
@@ -396,61 +540,24 @@ fn read_all(rows: &mut dyn Rows, at: &str, import: &mut Import) -> Result<(), Db
         move |message: String| DbError::Read { at, table, message }
     };
     let mut unlinked: Vec<(Link, Owners)> = Vec::new();
-    for present in present_tables(rows, at)? {
-        let Present {
-            table,
-            columns,
-            links: link_tables,
-        } = present;
+    for mut present in present_tables(rows, at)? {
         let mut links = Vec::new();
-        for link in link_tables {
-            let mut map: Owners = AHashMap::new();
-            let sql = format!(
-                "SELECT {}, {} FROM \"{}\"",
-                rows.as_text(&link.owner),
-                rows.as_text(&link.target),
-                link.table
-            );
-            let mut bad = None;
-            rows.each(&sql, &mut |values| {
-                let ids: Vec<Option<i64>> =
-                    values.map(|v| v.and_then(|s| s.parse().ok())).collect();
-                match ids[..] {
-                    [Some(owner), Some(target)] => map.entry(owner).or_default().push(target),
-                    _ => bad = Some(format!("a row of {} without two ids", link.table)),
-                }
-            })
-            .map_err(failed(&link.table))?;
-            if let Some(message) = bad {
-                return Err(failed(&link.table)(message));
-            }
-            links.push((link, map));
+        for link in std::mem::take(&mut present.links) {
+            let owners = link.read(rows, at, None)?;
+            links.push((link, owners));
         }
-        let selected: Vec<String> = columns.iter().map(|(c, _, _)| rows.as_text(c)).collect();
-        let sql = format!(
-            "SELECT {} FROM \"{}\" ORDER BY \"{}\"",
-            selected.join(", "),
-            table.name,
-            table.pk
-        );
+        let sql = present.select(rows, None);
         rows.each(&sql, &mut |values| {
-            let mut fields = Map::new();
-            let mut pk = None;
-            for ((_, field, column), value) in columns.iter().zip(values) {
-                if *field == "id" {
-                    pk = value.as_deref().and_then(|s| s.parse::<i64>().ok());
-                    continue;
-                }
-                fields.insert(field.to_string(), typed(*column, value));
-            }
-            let Some(pk) = pk else { return };
+            let (Some(pk), mut fields) = present.fields(values) else {
+                return;
+            };
             for (link, owners) in &mut links {
                 let ids = owners.remove(&pk).unwrap_or_default();
                 fields.insert(link.field.to_string(), Value::from(ids));
             }
-            import.push(table.label, pk, fields);
+            import.push(present.table.label, pk, fields);
         })
-        .map_err(failed(&table.name))?;
+        .map_err(failed(&present.table.name))?;
         unlinked.extend(links);
     }
     // Link rows whose owner is not there: the database lost a constraint.
@@ -458,10 +565,7 @@ fn read_all(rows: &mut dyn Rows, at: &str, import: &mut Import) -> Result<(), Db
         let mut owners: Vec<i64> = left.into_keys().collect();
         owners.sort_unstable();
         for owner in owners {
-            import.push_problem(crate::model::validate::Problem {
-                place: format!("{} {}={owner}", link.table, link.owner),
-                message: format!("links a {} that does not exist", link.label),
-            });
+            import.push_problem(link.orphan(owner));
         }
     }
     Ok(())

@@ -11,6 +11,7 @@ use crate::model::validate::{self, Problem};
 use crate::model::Model;
 use crate::snapshot::{self, Header, SnapshotError};
 
+pub mod changed;
 pub mod database;
 pub mod database_url;
 pub mod fixture;

@@ -3,9 +3,10 @@
 //! only when its checksum changed. A server watching the file then swaps to it.
 //!
 //! A tick first reads the database's change marker ([`database::Marker`], a few
-//! aggregate queries); only when it moved, or when the last full read is older than
-//! the full-read interval (for edits that bypass Django's stamps), does it read
-//! and rebuild the whole collection.
+//! aggregate queries); only when it moved does it read what changed since the
+//! last read ([`changed`]), and the whole collection when the last whole read is
+//! older than the full-read interval (for edits that bypass Django's stamps), or
+//! when what moved is only read whole.
 //!
 //! A tick that cannot read the database, or reads a collection that fails
 //! validation, logs one line, never touches the file, and the next try comes
@@ -15,11 +16,12 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::database;
 use super::database_url::Source;
+use super::{changed, database};
 use crate::model::dataset::Dataset;
 use crate::model::digest::{self, Digest};
 use crate::model::history::{self, History};
+use crate::model::records::Collection;
 use crate::snapshot;
 
 /// Reads `60s`, `5m`, `1h`, `500ms` or a bare number of seconds.
@@ -49,13 +51,32 @@ pub enum Tick {
     /// The change marker had not moved: nothing more was read.
     Unmoved,
     /// The collection was read; its checksum is the one already at the path.
-    Unchanged,
+    Unchanged(Read),
     /// The file was replaced; what changed.
     Replaced {
         checksum: String,
         version: u64,
         changes: String,
+        read: Read,
     },
+}
+
+/// How a tick read the collection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    /// Every table ([`database::read`]).
+    Whole,
+    /// Only the rows that changed since the last read ([`changed`]): how many.
+    Changed(usize),
+}
+
+impl std::fmt::Display for Read {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Read::Whole => f.write_str("whole"),
+            Read::Changed(rows) => write!(f, "changed({rows} rows)"),
+        }
+    }
 }
 
 /// Why a tick left the file as it was.
@@ -82,8 +103,19 @@ impl<E: Into<anyhow::Error>> From<E> for Failed {
     }
 }
 
+/// The last read of a valid collection: what the next one starts from.
+struct Last {
+    /// The change marker the collection was read at (for a whole read, the
+    /// one read just before it).
+    marker: database::Marker,
+    /// When the last whole read was.
+    whole_at: Instant,
+    /// The collection read (without its history).
+    collection: Collection,
+}
+
 /// The loop's memory between ticks: the checksum and digests at the path, and the
-/// change marker as of the last full read.
+/// last collection read.
 pub struct Publisher {
     source: Source,
     path: PathBuf,
@@ -93,8 +125,7 @@ pub struct Publisher {
     digest: Digest,
     /// The snapshot at the path's versions, which the next one continues.
     history: Option<History>,
-    /// The marker read just before the last full read, and when that read was.
-    read_at: Option<(database::Marker, Instant)>,
+    last: Option<Last>,
     full_every: Duration,
     prepare: snapshot::Prepare,
     /// What each snapshot says of the dataset (`--dataset-config`).
@@ -127,7 +158,7 @@ impl Publisher {
             created_at,
             digest,
             history,
-            read_at: None,
+            last: None,
             full_every,
             prepare,
             dataset: Dataset::default(),
@@ -139,21 +170,37 @@ impl Publisher {
         Publisher { dataset, ..self }
     }
 
-    /// Reads the database's marker and, when it moved, the collection; replaces the
-    /// file if the collection changed.
+    /// Reads the database's marker and, when it moved, what changed (or the
+    /// whole collection); replaces the file if the collection changed.
     pub fn tick(&mut self) -> Result<Tick, Failed> {
         // Read before the collection: an edit between the two reads is in the
         // collection and moves the next marker, so it costs one more read, never a miss.
         let marker = database::marker(&self.source)?;
-        let unmoved = self
-            .read_at
+        let due = |last: &Last| last.whole_at.elapsed() >= self.full_every;
+        if self
+            .last
             .as_ref()
-            .is_some_and(|(last, at)| *last == marker && at.elapsed() < self.full_every);
-        if unmoved && self.path.exists() {
+            .is_some_and(|last| last.marker == marker && !due(last))
+            && self.path.exists()
+        {
             return Ok(Tick::Unmoved);
         }
-        let read_at = Instant::now();
-        let mut checked = database::read(&self.source)?;
+        let started = Instant::now();
+        // A tick that fails reads everything the next time.
+        let (mut checked, marker, whole_at, read) = match self.last.take().filter(|l| !due(l)) {
+            Some(last) => match changed::read(&self.source, &last.marker, &last.collection)? {
+                Some(delta) => {
+                    let (marker, rows) = (delta.marker.clone(), delta.rows);
+                    let mut collection = last.collection;
+                    let errors = delta.apply(&mut collection);
+                    let checked = super::check(collection, errors, Default::default());
+                    (checked, marker, last.whole_at, Read::Changed(rows))
+                }
+                None => (database::read(&self.source)?, marker, started, Read::Whole),
+            },
+            None => (database::read(&self.source)?, marker, started, Read::Whole),
+        };
+        let read_ms = started.elapsed().as_millis() as u64;
         checked.collection.dataset = self.dataset.clone();
         if let Some(first) = checked.errors.first() {
             return Err(Failed::Invalid(format!(
@@ -162,22 +209,31 @@ impl Publisher {
             )));
         }
         let now = chrono::Utc::now().timestamp_micros();
+        let t = Instant::now();
         let prepared = (self.prepare)(&checked.collection);
-        // With the history unchanged, an unchanged collection encodes to the
-        // file already there.
-        // (A copy: what is kept stays whole if this tick fails.)
-        let had_history = self.history.is_some();
-        checked.collection.history = self.history.clone().unwrap_or_default();
-        let (mut header, mut bytes) = snapshot::encode(&checked.collection, now, &prepared)?;
-        if Some(header.checksum) == self.checksum && self.path.exists() {
-            self.read_at = Some((marker, read_at));
-            return Ok(Tick::Unchanged);
-        }
+        let prepare_ms = t.elapsed().as_millis() as u64;
+        let t = Instant::now();
         let digest = Digest::of(&checked.collection);
+        // Records all equal: whether the rest is too is told by encoding with the
+        // history unchanged, which gives the file already there.
+        // (A copy: what is kept stays whole if this tick fails.)
+        checked.collection.history = self.history.clone().unwrap_or_default();
+        if digest == self.digest && self.path.exists() {
+            let (header, _) = snapshot::encode(&checked.collection, now, &prepared)?;
+            if Some(header.checksum) == self.checksum {
+                checked.collection.history = History::default();
+                self.last = Some(Last {
+                    marker,
+                    whole_at,
+                    collection: checked.collection,
+                });
+                return Ok(Tick::Unchanged(read));
+            }
+        }
         let changes = digest.changes(&self.digest);
         // A new version (the first, with no history, where the path held no
         // snapshot, as `build` writes it).
-        if let (true, Some(checksum)) = (had_history, self.checksum) {
+        if let (Some(_), Some(checksum)) = (&self.history, self.checksum) {
             let kept = std::mem::take(&mut checked.collection.history);
             let kept = match kept.versions.is_empty() {
                 true => History::first(self.digest.counts()),
@@ -189,23 +245,30 @@ impl Publisher {
                 digest::counts(&checked.collection),
                 changes.clone(),
             );
-            (header, bytes) = snapshot::encode(&checked.collection, now, &prepared)?;
         }
+        let (header, bytes) = snapshot::encode(&checked.collection, now, &prepared)?;
+        let encode_ms = t.elapsed().as_millis() as u64;
         snapshot::write_atomically(&self.path, &bytes).map_err(|e| {
             Failed::Unreadable(anyhow::anyhow!(
                 "cannot replace {}: {e}",
                 self.path.display()
             ))
         })?;
+        tracing::debug!(read_ms, prepare_ms, encode_ms, "published");
         self.checksum = Some(header.checksum);
         self.created_at = header.created_at;
         self.digest = digest;
         self.history = Some(std::mem::take(&mut checked.collection.history));
-        self.read_at = Some((marker, read_at));
+        self.last = Some(Last {
+            marker,
+            whole_at,
+            collection: checked.collection,
+        });
         Ok(Tick::Replaced {
             checksum: header.checksum_hex(),
             version: self.history.as_ref().map_or(1, History::current),
             changes: history::summary(&changes),
+            read,
         })
     }
 }
@@ -247,13 +310,14 @@ pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Ou
                 failures = 0;
                 match tick {
                     Tick::Unmoved => tracing::debug!(ms, "unmoved"),
-                    Tick::Unchanged => tracing::debug!(ms, "read, unchanged"),
+                    Tick::Unchanged(read) => tracing::debug!(%read, ms, "read, unchanged"),
                     Tick::Replaced {
                         checksum,
                         version,
                         changes,
+                        read,
                     } => {
-                        tracing::info!(snapshot = %at, %checksum, version, %changes, ms, "snapshot replaced")
+                        tracing::info!(snapshot = %at, %checksum, version, %changes, %read, ms, "snapshot replaced")
                     }
                 }
                 every

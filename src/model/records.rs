@@ -344,6 +344,28 @@ macro_rules! collection {
                 $(self.$field.sort_by_key(Record::id);)*
             }
 
+            /// Replaces `model`'s records by `fresh`'s of the same ids, adds
+            /// `fresh`'s others, and, given `keys`, drops those whose id it
+            /// lacks; the order is made canonical by [`Collection::canonicalise`].
+            pub fn splice(
+                &mut self,
+                model: Model,
+                fresh: &mut Collection,
+                keys: Option<&ahash::AHashSet<i64>>,
+            ) {
+                match model {
+                    $(Model::$model => {
+                        let new = std::mem::take(&mut fresh.$field);
+                        let replaced: ahash::AHashSet<i64> = new.iter().map(Record::id).collect();
+                        self.$field.retain(|r| {
+                            !replaced.contains(&r.id()) && keys.is_none_or(|k| k.contains(&r.id()))
+                        });
+                        self.$field.extend(new);
+                    })*
+                    _ => {}
+                }
+            }
+
             /// A model's records, in stored order (none for the models a view
             /// derives).
             pub fn records(&self, model: Model) -> Vec<&dyn Record> {
@@ -405,6 +427,26 @@ impl Collection {
         }
     }
 
+    /// The lists of a many-to-many field of `model` (one of [`LINK_FIELDS`]),
+    /// by record id; `None` for any other field.
+    pub fn links_mut(&mut self, model: Model, field: &str) -> Option<Vec<(i64, &mut Vec<i64>)>> {
+        match (model, field) {
+            (Model::CollectingTrip, "states") => Some(
+                self.collecting_trips
+                    .iter_mut()
+                    .map(|r| (r.id, &mut r.states))
+                    .collect(),
+            ),
+            (Model::SpecimenRecord, "collector") => Some(
+                self.specimen_records
+                    .iter_mut()
+                    .map(|r| (r.id, &mut r.collector))
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
     /// The number of records of each model, in `Model::ALL` order.
     pub fn counts(&self) -> Vec<(Model, usize)> {
         Model::ALL
@@ -423,6 +465,14 @@ impl Collection {
         self.records(model).iter().map(|r| r.id()).collect()
     }
 }
+
+/// The many-to-many fields of the collection's own models, which
+/// [`Collection::links_mut`] reaches: the collecting trips' states and the
+/// specimens' collectors.
+pub const LINK_FIELDS: [(Model, &str); 2] = [
+    (Model::CollectingTrip, "states"),
+    (Model::SpecimenRecord, "collector"),
+];
 
 /// What a stored field holds, as [`Collection::read`] asks for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

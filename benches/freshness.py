@@ -1,0 +1,168 @@
+"""How long an edit takes to be served: `catalogue sync --every 1s` keeping a
+snapshot in step with a SQLite database of SPECIMENS generated specimens, and a
+server watching the snapshot. Each round edits one specimen by SQL, stamped as
+Django stamps it, and asks the server for it every 10 ms until it answers the
+new value.
+
+    usage: python3 benches/freshness.py [SPECIMENS] [--rounds N] [--bin PATH]
+           (default 100000 specimens, 5 rounds, target/release/catalogue)
+           python3 benches/freshness.py --fixture snapshot/collection.json
+           (the bundled sample, or any fixture, instead of a generated one)
+
+Prints each round's milliseconds from the commit to the new value served and
+their median; the unchanged ticks' milliseconds (the sync's own `ms=`); what
+the last edit's tick spent reading, preparing and encoding; and the server's
+memory (RSS plus memory files, benches/memory.py) idle and at its peak during
+the rounds.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from memory import held  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    return s.getsockname()[1]
+
+
+def get(url):
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, b""
+    except OSError:
+        return None, b""
+
+
+def wait_idle(pid):
+    """Until the process used under 2% of a core for two seconds."""
+    def ticks():
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    before = ticks()
+    while True:
+        time.sleep(2)
+        after = ticks()
+        if after - before <= 4:
+            return
+        before = after
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("specimens", nargs="?", type=int, default=100000)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--bin", default=str(ROOT / "target/release/catalogue"))
+    p.add_argument("--fixture")
+    a = p.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="freshness-"))
+    fixture, db, snap = work / "c.json", work / "db.sqlite3", work / "snap.bin"
+    if a.fixture:
+        fixture = Path(a.fixture)
+    else:
+        subprocess.run([a.bin, "generate", "--specimens", str(a.specimens), "--seed", "1",
+                        "-o", str(fixture)], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, str(ROOT / "benches/fixture_to_sqlite.py"), str(fixture),
+                    str(db)], check=True, stdout=subprocess.DEVNULL)
+    conn = sqlite3.connect(db)
+    specimens = conn.execute("SELECT COUNT(*) FROM specimens_specimenrecord").fetchone()[0]
+    env = dict(os.environ, RUST_LOG="catalogue=debug")
+    sync_log = open(work / "sync.log", "w")
+    sync = subprocess.Popen([a.bin, "sync", "--from-db", f"sqlite:///{db}", "--snapshot",
+                             str(snap), "--every", "1s"], env=env, stderr=sync_log,
+                            stdout=subprocess.DEVNULL)
+    server = None
+    try:
+        while not snap.exists():
+            time.sleep(0.1)
+        port = free_port()
+        server = subprocess.Popen([a.bin, "serve", "--snapshot", str(snap), "--addr",
+                                   f"127.0.0.1:{port}"], stderr=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL)
+        base = f"http://127.0.0.1:{port}"
+        while get(f"{base}/api/v2/")[0] != 200:
+            time.sleep(0.05)
+        wait_idle(server.pid)
+        idle = held(server.pid)[0] // 1024
+        peak = [idle]
+        stop = []
+
+        def sample():
+            while not stop:
+                try:
+                    peak[0] = max(peak[0], held(server.pid)[0] // 1024)
+                except OSError:
+                    pass
+                time.sleep(0.02)
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        (specimen,) = conn.execute(
+            "SELECT id FROM specimens_specimenrecord ORDER BY id LIMIT 1 OFFSET ?",
+            (specimens // 2,)).fetchone()
+        url = f"{base}/api/v2/specimen-records/{specimen}/"
+        rounds = []
+        for r in range(a.rounds):
+            value = f"Fresh edit {r} at {time.time_ns()}"
+            # Django keeps naive UTC text in SQLite.
+            stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+            conn.execute("UPDATE specimens_specimenrecord SET notes = ?, date_modified = ? "
+                         "WHERE id = ?", (value, stamp, specimen))
+            conn.commit()
+            committed = time.monotonic()
+            while True:
+                status, body = get(url)
+                if status == 200 and json.loads(body).get("notes") == value:
+                    break
+                if time.monotonic() - committed > 120:
+                    sys.exit(f"round {r}: the edit was not served within 120 s")
+                time.sleep(0.01)
+            rounds.append((time.monotonic() - committed) * 1000)
+            # Between rounds: the server idle again, ticks unchanged.
+            wait_idle(server.pid)
+            time.sleep(1.5)
+        stop.append(1)
+        sampler.join()
+    finally:
+        for child in (server, sync):
+            if child:
+                child.terminate()
+                child.wait()
+    log = (work / "sync.log").read_text()
+    unmoved = [int(m) for m in re.findall(r"unmoved ms=(\d+)", log)]
+    published = re.findall(r"published read_ms=(\d+) prepare_ms=(\d+) encode_ms=(\d+)", log)
+    print(f"{specimens} specimens, SQLite")
+    print("commit to served, ms: " + " ".join(f"{ms:.0f}" for ms in rounds)
+          + f" (median {statistics.median(rounds):.0f})")
+    if unmoved:
+        print(f"unchanged ticks, ms: median {statistics.median(unmoved)}, max {max(unmoved)}"
+              f" ({len(unmoved)} ticks)")
+    if published:
+        read, prepare, encode = published[-1]
+        print(f"last edit's tick: read {read} ms, prepare {prepare} ms, encode {encode} ms")
+    print(f"server memory: idle {idle} MiB, peak during the rounds {peak[0]} MiB "
+          f"({peak[0] / idle:.2f}x)")
+    subprocess.run(["rm", "-rf", str(work)])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,302 @@
+//! Reading only what changed since the last read: a `sync` tick once the change
+//! marker moved.
+//!
+//! The collection's own models (taxonomy, places, trips, people, specimens) are
+//! read row by row: the rows whose `date_modified` is at or after the newest the
+//! last read saw, or whose key is above its largest (Django stamps every save and
+//! gives every insert a new key), with their links; the table's keys only when its
+//! count says rows were deleted; a link table that moved, whole. When anything
+//! else moved (images, pages, tags, Wagtail's tables, the typed image tables of
+//! before the service's 0.16), the tick reads everything, as it does every
+//! `--full-every`.
+//!
+//! The rows are typed by the fixture import, as a whole read types them, and
+//! replace their records in the last read's collection, so both reads give the
+//! same collection (`tests/database.rs` checks it on both engines).
+
+use ahash::AHashSet;
+use serde_json::Value;
+
+use super::database::{self, DbError, Link, Marker, Owners, Present, Rows};
+use super::database_url::Source;
+use super::fixture::Import;
+use super::legacy;
+use crate::model::records::{Collection, LINK_FIELDS};
+use crate::model::validate::Problem;
+use crate::model::Model;
+
+/// What changed since a marker; [`Delta::apply`] makes the collection of now.
+pub struct Delta {
+    /// The marker read with the rows: what the next read starts from.
+    pub marker: Marker,
+    /// The rows read, for the log.
+    pub rows: usize,
+    /// The records read again (added or modified), of the moved models.
+    fresh: Collection,
+    /// The models whose table moved, each with its keys when rows may have
+    /// been deleted.
+    moved: Vec<(Model, Option<AHashSet<i64>>)>,
+    /// The link tables read whole.
+    links: Vec<WholeLinks>,
+    /// What typing the rows found.
+    errors: Vec<Problem>,
+}
+
+/// A link table read whole: every list of its field is replaced.
+struct WholeLinks {
+    model: Model,
+    link: Link,
+    owners: Owners,
+}
+
+/// The most deleted rows of a table whose links are checked by their keys;
+/// more are read by a whole read.
+const MAX_GONE: usize = 10_000;
+
+/// Whether a model's records are read row by row: each is one row of its
+/// table (and its links), typed alone.
+fn row_by_row(model: Model) -> bool {
+    model.stored()
+        && !matches!(
+            model,
+            Model::Image | Model::Page | Model::Rendition | Model::SpeciesPage
+        )
+}
+
+/// Reads what changed since `old`, the marker read with `previous`, in one
+/// consistent read; `None` when something moved that only a whole read reads.
+pub fn read(
+    source: &Source,
+    old: &Marker,
+    previous: &Collection,
+) -> Result<Option<Delta>, DbError> {
+    let mut delta = None;
+    database::in_one_read(source, &mut |rows, at| {
+        delta = read_in(rows, at, old, previous)?;
+        Ok(())
+    })?;
+    Ok(delta)
+}
+
+/// A moved table's part of the read.
+struct Planned<'p> {
+    present: &'p Present,
+    model: Model,
+    /// Whether the table itself moved (else only links did).
+    rows: bool,
+    /// Per link table, whether it moved.
+    links: Vec<bool>,
+}
+
+fn read_in(
+    rows: &mut dyn Rows,
+    at: &str,
+    old: &Marker,
+    previous: &Collection,
+) -> Result<Option<Delta>, DbError> {
+    let present = database::present_tables(rows, at)?;
+    let marker = database::marker_of(rows, at, &present)?;
+    if !marker.same_tables(old) {
+        return Ok(None);
+    }
+    // What to read, before reading: a table only a whole read reads stops here.
+    let mut plan = Vec::new();
+    for p in &present {
+        // The typed image tables of before 0.16 also set the species' featured images.
+        if legacy::part(p.table.label).is_some() {
+            return Ok(None);
+        }
+        let moved = marker.moved(old, &p.table.name);
+        let links: Vec<bool> = p
+            .links
+            .iter()
+            .map(|l| marker.moved(old, &l.table))
+            .collect();
+        if !moved && !links.contains(&true) {
+            continue;
+        }
+        let Some(model) = Model::from_label(p.table.label).filter(|&m| row_by_row(m)) else {
+            return Ok(None);
+        };
+        let known = |link: &Link| LINK_FIELDS.contains(&(model, link.field));
+        if p.links.iter().any(|link| !known(link)) {
+            return Ok(None);
+        }
+        plan.push(Planned {
+            present: p,
+            model,
+            rows: moved,
+            links,
+        });
+    }
+    let mut delta = Delta {
+        marker: Marker::default(),
+        rows: 0,
+        fresh: Collection::default(),
+        moved: Vec::new(),
+        links: Vec::new(),
+        errors: Vec::new(),
+    };
+    let mut import = Import::default();
+    for planned in plan {
+        let Planned {
+            present: p,
+            model,
+            rows: table_moved,
+            links: links_moved,
+        } = planned;
+        let filter = table_moved.then(|| changed_rows(p, old)).flatten();
+        let mut owned: Vec<(&Link, Owners)> = Vec::new();
+        let mut whole: Vec<&Link> = Vec::new();
+        for (link, moved) in p.links.iter().zip(links_moved) {
+            if moved {
+                whole.push(link);
+                let owners = link.read(rows, at, None)?;
+                delta.links.push(WholeLinks {
+                    model,
+                    link: link.clone(),
+                    owners,
+                });
+            } else if table_moved {
+                // The links of the rows read.
+                let owners = filter.as_ref().map(|f| {
+                    format!(
+                        "IN (SELECT \"{}\" FROM \"{}\" WHERE {f})",
+                        p.table.pk, p.table.name
+                    )
+                });
+                owned.push((link, link.read(rows, at, owners.as_deref())?));
+            }
+        }
+        if !table_moved {
+            continue;
+        }
+        let mut ids = Vec::new();
+        let sql = p.select(rows, filter.as_deref());
+        rows.each(&sql, &mut |values| {
+            let (Some(pk), mut fields) = p.fields(values) else {
+                return;
+            };
+            for (link, owners) in &mut owned {
+                let targets = owners.remove(&pk).unwrap_or_default();
+                fields.insert(link.field.to_string(), Value::from(targets));
+            }
+            // A link table read whole sets its lists when the delta is applied.
+            for link in &whole {
+                fields.insert(link.field.to_string(), Value::Array(Vec::new()));
+            }
+            import.push(p.table.label, pk, fields);
+            ids.push(pk);
+        })
+        .map_err(|message| DbError::Read {
+            at: at.to_string(),
+            table: p.table.name.clone(),
+            message,
+        })?;
+        delta.rows += ids.len();
+        let keys = match filter {
+            // Every row was read: those not read are gone.
+            None => Some(ids.into_iter().collect()),
+            Some(_) => {
+                let before = previous.ids(model);
+                let new = ids.iter().filter(|id| before.binary_search(id).is_err());
+                let count = |m: &Marker| m.get(&p.table.name).and_then(|m| m.count);
+                let expected = count(old).map(|n| n + new.count() as i64);
+                match expected.is_some() && expected == count(&marker) {
+                    true => None,
+                    false => {
+                        let keys = keys(rows, at, p)?;
+                        let gone: Vec<String> = before
+                            .iter()
+                            .filter(|id| !keys.contains(id))
+                            .map(i64::to_string)
+                            .collect();
+                        if gone.len() > MAX_GONE {
+                            return Ok(None);
+                        }
+                        // Links left behind by rows deleted without them, as a
+                        // whole read finds them.
+                        for (link, _) in owned.iter().filter(|_| !gone.is_empty()) {
+                            let owners = format!("IN ({})", gone.join(", "));
+                            let left = link.read(rows, at, Some(&owners))?;
+                            let mut left: Vec<i64> = left.into_keys().collect();
+                            left.sort_unstable();
+                            delta
+                                .errors
+                                .extend(left.into_iter().map(|o| link.orphan(o)));
+                        }
+                        Some(keys)
+                    }
+                }
+            }
+        };
+        delta.moved.push((model, keys));
+    }
+    let imported = import.finish();
+    delta.fresh = imported.collection;
+    delta.errors.extend(imported.errors);
+    delta.marker = marker;
+    Ok(Some(delta))
+}
+
+/// The condition of the rows that changed since `old`, or `None` for every
+/// row (a table without `date_modified`, or that was empty).
+fn changed_rows(p: &Present, old: &Marker) -> Option<String> {
+    let mark = old.get(&p.table.name)?;
+    let (true, Some(newest), Some(max_key)) = (p.stamped(), mark.newest, mark.max_key) else {
+        return None;
+    };
+    Some(format!(
+        "\"date_modified\" >= '{}' OR \"{}\" > {max_key}",
+        newest.replace('\'', "''"),
+        p.table.pk
+    ))
+}
+
+/// Every key of the table.
+fn keys(rows: &mut dyn Rows, at: &str, p: &Present) -> Result<AHashSet<i64>, DbError> {
+    let mut keys = AHashSet::new();
+    let sql = format!(
+        "SELECT {} FROM \"{}\"",
+        rows.as_text(p.table.pk),
+        p.table.name
+    );
+    rows.each(&sql, &mut |values| {
+        if let Some(Some(key)) = values.next() {
+            keys.extend(key.parse::<i64>().ok());
+        }
+    })
+    .map_err(|message| DbError::Read {
+        at: at.to_string(),
+        table: p.table.name.clone(),
+        message,
+    })?;
+    Ok(keys)
+}
+
+impl Delta {
+    /// Makes `c`, the collection read with the delta's starting marker, the
+    /// collection of now (not yet in canonical order); returns what the rows'
+    /// typing and the links found wrong.
+    pub fn apply(mut self, c: &mut Collection) -> Vec<Problem> {
+        for (model, keys) in &self.moved {
+            c.splice(*model, &mut self.fresh, keys.as_ref());
+        }
+        let mut errors = self.errors;
+        for WholeLinks {
+            model,
+            link,
+            mut owners,
+        } in self.links
+        {
+            for (id, list) in c.links_mut(model, link.field).into_iter().flatten() {
+                *list = owners.remove(&id).unwrap_or_default();
+            }
+            // Link rows whose owner is not there, as a whole read says them.
+            let mut left: Vec<i64> = owners.into_keys().collect();
+            left.sort_unstable();
+            errors.extend(left.into_iter().map(|owner| link.orphan(owner)));
+        }
+        errors
+    }
+}
