@@ -8,6 +8,8 @@ new value.
            (default 100000 specimens, 5 rounds, target/release/catalogue)
            python3 benches/freshness.py --fixture snapshot/collection.json
            (the bundled sample, or any fixture, instead of a generated one)
+           --db PATH keeps the database there, and uses it when it is there
+           (a million specimens take minutes to generate and load)
 
 Prints each round's milliseconds from the commit to the new value served and
 their median; the unchanged ticks' milliseconds (the sync's own `ms=`); what
@@ -74,16 +76,19 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--bin", default=str(ROOT / "target/release/catalogue"))
     p.add_argument("--fixture")
+    p.add_argument("--db")
     a = p.parse_args()
     work = Path(tempfile.mkdtemp(prefix="freshness-"))
-    fixture, db, snap = work / "c.json", work / "db.sqlite3", work / "snap.bin"
-    if a.fixture:
-        fixture = Path(a.fixture)
-    else:
-        subprocess.run([a.bin, "generate", "--specimens", str(a.specimens), "--seed", "1",
-                        "-o", str(fixture)], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([sys.executable, str(ROOT / "benches/fixture_to_sqlite.py"), str(fixture),
-                    str(db)], check=True, stdout=subprocess.DEVNULL)
+    fixture, snap = work / "c.json", work / "snap.bin"
+    db = Path(a.db) if a.db else work / "db.sqlite3"
+    if not db.exists():
+        if a.fixture:
+            fixture = Path(a.fixture)
+        else:
+            subprocess.run([a.bin, "generate", "--specimens", str(a.specimens), "--seed", "1",
+                            "-o", str(fixture)], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([sys.executable, str(ROOT / "benches/fixture_to_sqlite.py"),
+                        str(fixture), str(db)], check=True, stdout=subprocess.DEVNULL)
     conn = sqlite3.connect(db)
     specimens = conn.execute("SELECT COUNT(*) FROM specimens_specimenrecord").fetchone()[0]
     env = dict(os.environ, RUST_LOG="catalogue=debug")

@@ -291,6 +291,40 @@ pub fn marker(source: &Source) -> Result<Marker, DbError> {
     Ok(marker)
 }
 
+/// What moves at every commit to the database, for less than the marker costs:
+/// the SQLite file's and its write-ahead log's size, modification time and
+/// inode (a `stat` each), or PostgreSQL's write-ahead log position (one query,
+/// which every write anywhere in the cluster moves). When it has not moved,
+/// neither has the marker; when it has, the marker says whether the collection did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Commits(Vec<String>);
+
+/// Reads where the commits are, or `None` when it cannot be told (the marker
+/// is read then).
+pub fn commits(source: &Source) -> Option<Commits> {
+    match source {
+        Source::Sqlite(path) => {
+            use std::os::unix::fs::MetadataExt;
+            let mut wal = path.clone().into_os_string();
+            wal.push("-wal");
+            let stat = |p: &std::path::Path| match std::fs::metadata(p) {
+                Ok(m) => format!("{} {} {}.{}", m.ino(), m.size(), m.mtime(), m.mtime_nsec()),
+                Err(_) => "none".into(),
+            };
+            // A database that is not there: the marker says so.
+            std::fs::metadata(path).ok()?;
+            Some(Commits(vec![stat(path), stat(std::path::Path::new(&wal))]))
+        }
+        Source::Postgres { config, .. } => {
+            let mut client = config.connect(postgres::NoTls).ok()?;
+            let row = client
+                .query_one("SELECT pg_current_wal_lsn()::text", &[])
+                .ok()?;
+            Some(Commits(vec![row.get(0)]))
+        }
+    }
+}
+
 /// Runs `f` on the source inside one read transaction.
 pub(super) fn in_one_read(
     source: &Source,

@@ -105,6 +105,8 @@ impl<E: Into<anyhow::Error>> From<E> for Failed {
 
 /// The last read of a valid collection: what the next one starts from.
 struct Last {
+    /// Where the database's commits were when the marker was last read.
+    commits: Option<database::Commits>,
     /// The change marker the collection was read at (for a whole read, the
     /// one read just before it).
     marker: database::Marker,
@@ -170,19 +172,46 @@ impl Publisher {
         Publisher { dataset, ..self }
     }
 
+    /// The history of a new version with `digest`'s records: the kept one
+    /// continued, or none where the path held no snapshot (the first
+    /// version, as `build` writes it).
+    fn next_history(&self, digest: &Digest, collection: &Collection) -> History {
+        let (Some(kept), Some(checksum)) = (&self.history, self.checksum) else {
+            return History::default();
+        };
+        let kept = match kept.versions.is_empty() {
+            true => History::first(self.digest.counts()),
+            false => kept.clone(),
+        };
+        kept.next(
+            checksum,
+            self.created_at,
+            digest::counts(collection),
+            digest.changes(&self.digest),
+        )
+    }
+
     /// Reads the database's marker and, when it moved, what changed (or the
     /// whole collection); replaces the file if the collection changed.
     pub fn tick(&mut self) -> Result<Tick, Failed> {
-        // Read before the collection: an edit between the two reads is in the
-        // collection and moves the next marker, so it costs one more read, never a miss.
-        let marker = database::marker(&self.source)?;
+        // Each read before the next: an edit between two reads is in the later
+        // and moves the earlier next time, so it costs one more read, never a miss.
+        let commits = database::commits(&self.source);
         let due = |last: &Last| last.whole_at.elapsed() >= self.full_every;
-        if self
+        let current = |last: &Last| !due(last) && self.path.exists();
+        if let Some(last) = self.last.as_ref().filter(|l| current(l)) {
+            if commits.is_some() && last.commits == commits {
+                return Ok(Tick::Unmoved);
+            }
+        }
+        let marker = database::marker(&self.source)?;
+        if let Some(last) = self
             .last
-            .as_ref()
-            .is_some_and(|last| last.marker == marker && !due(last))
-            && self.path.exists()
+            .as_mut()
+            .filter(|l| current(l) && l.marker == marker)
         {
+            // Commits elsewhere (sessions, other databases of the cluster).
+            last.commits = commits;
             return Ok(Tick::Unmoved);
         }
         let started = Instant::now();
@@ -210,44 +239,42 @@ impl Publisher {
         }
         let now = chrono::Utc::now().timestamp_micros();
         let t = Instant::now();
-        let prepared = (self.prepare)(&checked.collection);
+        let collection = &checked.collection;
+        // The prepared tables on one core, the digest and the records' sections
+        // on the other.
+        let (prepared, digest, same, mut history, head) = std::thread::scope(|s| {
+            let prepared = s.spawn(|| (self.prepare)(collection));
+            let digest = Digest::of(collection);
+            // Records all equal: whether the rest is too is told by encoding with
+            // the history unchanged, which gives the file already there.
+            let same = digest == self.digest && self.path.exists();
+            let history = match same {
+                true => self.history.clone().unwrap_or_default(),
+                false => self.next_history(&digest, collection),
+            };
+            let head = snapshot::encode_head(collection, &history);
+            let prepared = prepared.join().expect("preparing tables does not panic");
+            (prepared, digest, same, history, head)
+        });
         let prepare_ms = t.elapsed().as_millis() as u64;
-        let t = Instant::now();
-        let digest = Digest::of(&checked.collection);
-        // Records all equal: whether the rest is too is told by encoding with the
-        // history unchanged, which gives the file already there.
-        // (A copy: what is kept stays whole if this tick fails.)
-        checked.collection.history = self.history.clone().unwrap_or_default();
-        if digest == self.digest && self.path.exists() {
-            let (header, _) = snapshot::encode(&checked.collection, now, &prepared)?;
+        let (mut header, mut bytes) = snapshot::assemble(head?, &prepared, now);
+        if same {
             if Some(header.checksum) == self.checksum {
-                checked.collection.history = History::default();
                 self.last = Some(Last {
+                    commits,
                     marker,
                     whole_at,
                     collection: checked.collection,
                 });
                 return Ok(Tick::Unchanged(read));
             }
+            // The same records, and something else changed: a version too.
+            history = self.next_history(&digest, &checked.collection);
+            let head = snapshot::encode_head(&checked.collection, &history)?;
+            (header, bytes) = snapshot::assemble(head, &prepared, now);
         }
         let changes = digest.changes(&self.digest);
-        // A new version (the first, with no history, where the path held no
-        // snapshot, as `build` writes it).
-        if let (Some(_), Some(checksum)) = (&self.history, self.checksum) {
-            let kept = std::mem::take(&mut checked.collection.history);
-            let kept = match kept.versions.is_empty() {
-                true => History::first(self.digest.counts()),
-                false => kept,
-            };
-            checked.collection.history = kept.next(
-                checksum,
-                self.created_at,
-                digest::counts(&checked.collection),
-                changes.clone(),
-            );
-        }
-        let (header, bytes) = snapshot::encode(&checked.collection, now, &prepared)?;
-        let encode_ms = t.elapsed().as_millis() as u64;
+        let encode_ms = t.elapsed().as_millis() as u64 - prepare_ms;
         snapshot::write_atomically(&self.path, &bytes).map_err(|e| {
             Failed::Unreadable(anyhow::anyhow!(
                 "cannot replace {}: {e}",
@@ -258,8 +285,9 @@ impl Publisher {
         self.checksum = Some(header.checksum);
         self.created_at = header.created_at;
         self.digest = digest;
-        self.history = Some(std::mem::take(&mut checked.collection.history));
+        self.history = Some(history);
         self.last = Some(Last {
+            commits,
             marker,
             whole_at,
             collection: checked.collection,

@@ -24,8 +24,9 @@ use crate::view::{LoadError, View};
 use super::memory;
 use super::state::{Served, State};
 
-/// Quiet time after the last file event before a reload starts: one copy or
-/// rename makes several events.
+/// Quiet time after the last file event before a reload starts: one copy makes
+/// several events. A file renamed onto the path (how `sync` and `build` write)
+/// is whole already and is read at once.
 const DEBOUNCE: Duration = Duration::from_millis(150);
 
 /// How long a file shorter than its header announces is given to grow before it
@@ -37,6 +38,8 @@ const GRACE: Duration = Duration::from_secs(2);
 pub enum Trigger {
     /// The file (or its directory entry) changed.
     Changed,
+    /// A file was renamed onto the path: written whole beside it first.
+    Renamed,
     /// SIGHUP, or a caller: reload the same path now.
     Forced,
 }
@@ -89,8 +92,15 @@ fn watch_file(path: &Path, tx: Sender<Trigger>) -> notify::Result<notify::Recomm
     let mut watcher =
         notify::recommended_watcher(move |event: notify::Result<notify::Event>| match event {
             Ok(event) => {
-                let ours = event.paths.iter().any(|p| p.file_name() == name.as_deref());
-                if ours && !event.kind.is_access() {
+                use notify::event::{EventKind, ModifyKind, RenameMode};
+                let ours = |p: &PathBuf| p.file_name() == name.as_deref();
+                let onto = matches!(
+                    event.kind,
+                    EventKind::Modify(ModifyKind::Name(RenameMode::To | RenameMode::Both))
+                );
+                if onto && event.paths.last().is_some_and(ours) {
+                    let _ = tx.send(Trigger::Renamed);
+                } else if event.paths.iter().any(ours) && !event.kind.is_access() {
                     let _ = tx.send(Trigger::Changed);
                 }
             }
@@ -113,8 +123,11 @@ fn settle(rx: &Receiver<Trigger>) -> bool {
 
 fn run(state: &State, path: &Path, rx: &Receiver<Trigger>) {
     while let Ok(trigger) = rx.recv() {
-        if trigger == Trigger::Changed && !settle(rx) {
-            return;
+        match trigger {
+            Trigger::Changed if !settle(rx) => return,
+            // What came with the rename is read with it.
+            Trigger::Renamed => while rx.try_recv().is_ok() {},
+            _ => {}
         }
         let mut attempt = reload(state, path);
         // A short file may be mid-write: wait for the writer rather than failing.

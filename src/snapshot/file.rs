@@ -128,17 +128,32 @@ pub fn encode(
     created_at: i64,
     prepared: &[u8],
 ) -> Result<(Header, Vec<u8>), SnapshotError> {
+    let head = encode_head(collection, &collection.history)?;
+    Ok(assemble(head, prepared, created_at))
+}
+
+/// The payload's sections before the prepared tables: the records, Wagtail's,
+/// the dataset's and `history` (in place of the collection's own), each after
+/// its length, which [`assemble`] completes with the prepared tables (made
+/// at the same time, on another core, by `sync`).
+pub fn encode_head(collection: &Collection, history: &History) -> Result<Vec<u8>, SnapshotError> {
     let records = codec::encode(collection).map_err(SnapshotError::Encode)?;
     let wagtail = codec::encode(&collection.wagtail).map_err(SnapshotError::Encode)?;
     let dataset = codec::encode(&collection.dataset).map_err(SnapshotError::Encode)?;
-    let history = codec::encode(&collection.history).map_err(SnapshotError::Encode)?;
-    let mut payload = Vec::with_capacity(
-        32 + records.len() + wagtail.len() + dataset.len() + history.len() + prepared.len(),
-    );
+    let history = codec::encode(history).map_err(SnapshotError::Encode)?;
+    let mut payload =
+        Vec::with_capacity(32 + records.len() + wagtail.len() + dataset.len() + history.len());
     for section in [records, wagtail, dataset, history] {
         payload.extend_from_slice(&(section.len() as u64).to_le_bytes());
         payload.extend_from_slice(&section);
     }
+    Ok(payload)
+}
+
+/// A complete snapshot file image of [`encode_head`]'s sections and the
+/// prepared tables.
+pub fn assemble(head: Vec<u8>, prepared: &[u8], created_at: i64) -> (Header, Vec<u8>) {
+    let mut payload = head;
     payload.extend_from_slice(prepared);
     let header = Header {
         format_version: FORMAT_VERSION,
@@ -153,7 +168,7 @@ pub fn encode(
     file.extend_from_slice(&header.payload_len.to_le_bytes());
     file.extend_from_slice(&header.checksum);
     file.extend_from_slice(&payload);
-    Ok((header, file))
+    (header, file)
 }
 
 /// Writes a collection and its prepared tables to `path` atomically: a temporary
