@@ -190,7 +190,8 @@ pub struct SyncArgs {
     #[arg(long, default_value = "60s", value_parser = publisher::parse_interval)]
     pub every: std::time::Duration,
     /// Read the whole collection at least this often, even when the change marker
-    /// (row counts, largest keys, newest date_modified) has not moved.
+    /// (row counts, largest keys, newest date_modified) has not moved; between
+    /// whole reads a tick reads only the rows that changed.
     #[arg(long, default_value = "1h", value_parser = publisher::parse_interval)]
     pub full_every: std::time::Duration,
     /// What each snapshot says of the dataset.

@@ -48,7 +48,8 @@ pub fn parse_interval(s: &str) -> Result<Duration, String> {
 /// What one tick did.
 #[derive(Debug)]
 pub enum Tick {
-    /// The change marker had not moved: nothing more was read.
+    /// Nothing was committed, or the change marker had not moved: nothing
+    /// more was read.
     Unmoved,
     /// The collection was read; its checksum is the one already at the path.
     Unchanged(Read),
