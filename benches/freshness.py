@@ -13,9 +13,9 @@ new value.
 
 Prints each round's milliseconds from the commit to the new value served and
 their median; the unchanged ticks' milliseconds (the sync's own `ms=`); what
-the last edit's tick spent reading, preparing and encoding; and the server's
+the last edit's tick spent reading, preparing and encoding; the server's
 memory (RSS plus memory files, benches/memory.py) idle and at its peak during
-the rounds.
+the rounds; and the sync's peak RSS.
 """
 import argparse
 import datetime
@@ -147,6 +147,9 @@ def main():
             time.sleep(1.5)
         stop.append(1)
         sampler.join()
+        with open(f"/proc/{sync.pid}/status") as f:
+            sync_peak = next(int(line.split()[1]) // 1024 for line in f
+                             if line.startswith("VmHWM:"))
     finally:
         for child in (server, sync):
             if child:
@@ -165,7 +168,7 @@ def main():
         read, prepare, encode = published[-1]
         print(f"last edit's tick: read {read} ms, prepare {prepare} ms, encode {encode} ms")
     print(f"server memory: idle {idle} MiB, peak during the rounds {peak[0]} MiB "
-          f"({peak[0] / idle:.2f}x)")
+          f"({peak[0] / idle:.2f}x); sync's peak RSS {sync_peak} MiB")
     subprocess.run(["rm", "-rf", str(work)])
 
 

@@ -170,6 +170,13 @@ fn swaps_under_load_without_failing_a_request() {
         server.state.metrics.failed_reloads.load(Ordering::Relaxed),
         failed_before + 1
     );
+    // Counted just after the swap the clients saw: waited for, then exact.
+    counted_within(
+        &server,
+        "catalogue_reloads_total",
+        2,
+        Duration::from_secs(5),
+    );
     assert_eq!(server.state.metrics.reloads.load(Ordering::Relaxed), 2);
 }
 

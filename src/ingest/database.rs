@@ -228,14 +228,23 @@ pub enum DbError {
 
 /// Reads and checks the whole collection, as [`super::from_fixtures`] does for files.
 pub fn read(source: &Source) -> Result<Checked, DbError> {
+    read_marked(source).map(|(checked, _)| checked)
+}
+
+/// Reads and checks the whole collection, with the change marker of the same
+/// moment: what a read of the rows that changed since starts from
+/// ([`super::changed`]).
+pub fn read_marked(source: &Source) -> Result<(Checked, Marker), DbError> {
     let mut import = Import::default();
-    in_one_read(source, &mut |rows, at| read_all(rows, at, &mut import))?;
+    let mut marker = Marker::default();
+    in_one_read(source, &mut |rows, at| {
+        let present = present_tables(rows, at)?;
+        marker = marker_of(rows, at, &present)?;
+        read_all(rows, at, present, &mut import)
+    })?;
     let imported = import.finish();
-    Ok(check(
-        imported.collection,
-        imported.errors,
-        imported.skipped,
-    ))
+    let checked = check(imported.collection, imported.errors, imported.skipped);
+    Ok((checked, marker))
 }
 
 /// What moves when the collection is edited, read for the cost of a few aggregate
@@ -568,13 +577,18 @@ impl Link {
 
 /// Reads every table that is there, each with its link tables, as fixture
 /// objects into the import.
-fn read_all(rows: &mut dyn Rows, at: &str, import: &mut Import) -> Result<(), DbError> {
+fn read_all(
+    rows: &mut dyn Rows,
+    at: &str,
+    present: Vec<Present>,
+    import: &mut Import,
+) -> Result<(), DbError> {
     let failed = |table: &str| {
         let (at, table) = (at.to_string(), table.to_string());
         move |message: String| DbError::Read { at, table, message }
     };
     let mut unlinked: Vec<(Link, Owners)> = Vec::new();
-    for mut present in present_tables(rows, at)? {
+    for mut present in present {
         let mut links = Vec::new();
         for link in std::mem::take(&mut present.links) {
             let owners = link.read(rows, at, None)?;

@@ -108,8 +108,8 @@ impl<E: Into<anyhow::Error>> From<E> for Failed {
 struct Last {
     /// Where the database's commits were when the marker was last read.
     commits: Option<database::Commits>,
-    /// The change marker the collection was read at (for a whole read, the
-    /// one read just before it).
+    /// The change marker of the moment the collection was read (read in the
+    /// same transaction as its rows).
     marker: database::Marker,
     /// When the last whole read was.
     whole_at: Instant,
@@ -217,6 +217,11 @@ impl Publisher {
         }
         let started = Instant::now();
         // A tick that fails reads everything the next time.
+        // Each read returns the marker of its own moment, which the next starts from.
+        let whole = || {
+            let (checked, marker) = database::read_marked(&self.source)?;
+            Ok::<_, database::DbError>((checked, marker, started, Read::Whole))
+        };
         let (mut checked, marker, whole_at, read) = match self.last.take().filter(|l| !due(l)) {
             Some(last) => match changed::read(&self.source, &last.marker, &last.collection)? {
                 Some(delta) => {
@@ -226,9 +231,9 @@ impl Publisher {
                     let checked = super::check(collection, errors, Default::default());
                     (checked, marker, last.whole_at, Read::Changed(rows))
                 }
-                None => (database::read(&self.source)?, marker, started, Read::Whole),
+                None => whole()?,
             },
-            None => (database::read(&self.source)?, marker, started, Read::Whole),
+            None => whole()?,
         };
         let read_ms = started.elapsed().as_millis() as u64;
         checked.collection.dataset = self.dataset.clone();
