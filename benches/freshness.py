@@ -1,6 +1,7 @@
 """How long an edit takes to be served: `catalogue sync --every 1s` keeping a
-snapshot in step with a SQLite database of SPECIMENS generated specimens, and a
-server watching the snapshot. Each round edits one specimen by SQL, stamped as
+snapshot in step with a SQLite database of SPECIMENS generated specimens (or a
+PostgreSQL one, `--postgres`, on a throwaway cluster of the system's binaries
+loaded from that SQLite database), and a server watching the snapshot. Each round edits one specimen by SQL, stamped as
 Django stamps it, and asks the server for it every 10 ms until it answers the
 new value.
 
@@ -8,8 +9,9 @@ new value.
            (default 100000 specimens, 5 rounds, target/release/catalogue)
            python3 benches/freshness.py --fixture snapshot/collection.json
            (the bundled sample, or any fixture, instead of a generated one)
-           --db PATH keeps the database there, and uses it when it is there
-           (a million specimens take minutes to generate and load)
+           --db PATH keeps the SQLite database there, and uses it when it is
+           there (a million specimens take minutes to generate and load)
+           --postgres: the same rows in PostgreSQL
 
 Prints each round's milliseconds from the commit to the new value served and
 their median; the unchanged ticks' milliseconds (the sync's own `ms=`); what
@@ -22,6 +24,7 @@ import datetime
 import json
 import os
 import re
+import shutil
 import socket
 import sqlite3
 import statistics
@@ -34,7 +37,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from memory import held  # noqa: E402
+from memory import held
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -70,6 +73,78 @@ def wait_idle(pid):
         before = after
 
 
+class Postgres:
+    """A throwaway cluster (run as `postgres` when root) with the service's tables
+    (tests/database/postgres.sql) and the rows of a SQLite database."""
+
+    def __init__(self, work, sqlite_db):
+        bindir = max(Path("/usr/lib/postgresql").glob("*/bin"))
+        self.bin, self.dir, self.port = bindir, work / "pg", free_port()
+        self.dir.mkdir()
+        root = os.getuid() == 0
+        if root:
+            work.chmod(0o755)
+            subprocess.run(["chown", "postgres", str(self.dir)], check=True)
+        self.prefix = ["runuser", "-u", "postgres", "--"] if root else []
+        data = self.dir / "data"
+        self.run("initdb", "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
+                 "--no-sync")
+        self.run("pg_ctl", "-D", str(data), "-l", str(self.dir / "log"), "-w", "-o",
+                 f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off",
+                 "start")
+        self.psql("postgres", "-c", "CREATE DATABASE museum")
+        self.psql("museum", "-f", str(ROOT / "tests/database/postgres.sql"))
+        src = sqlite3.connect(sqlite_db)
+        tables = [t for (t,) in src.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+        # The columns both have (the SQLite tables have a few the service's
+        # PostgreSQL tables lack).
+        listed = subprocess.run(self.prefix + [str(bindir / "psql"), "-At", "-h", "127.0.0.1",
+                                 "-p", str(self.port), "-U", "postgres", "-d", "museum", "-c",
+                                 ("SELECT table_name || ' ' || column_name FROM "
+                                  "information_schema.columns WHERE table_schema = 'public'")],
+                                check=True, capture_output=True, text=True).stdout.split()
+        has = set(zip(listed[0::2], listed[1::2]))
+        for table in tables:
+            names = [c for (_, c, *_) in src.execute(f'PRAGMA table_info("{table}")')
+                     if (table, c) in has]
+            columns = ", ".join(f'"{c}"' for c in names)
+            cur = src.execute(f'SELECT {columns} FROM "{table}"')
+            # PostgreSQL's CSV: strings quoted, NULL unquoted and empty.
+            def field(v):
+                if v is None:
+                    return ""
+                if isinstance(v, str):
+                    return '"' + v.replace('"', '""') + '"'
+                return str(v)
+            rows = "".join(",".join(map(field, row)) + "\n" for row in cur)
+            subprocess.run(self.prefix + [str(bindir / "psql"), "-q", "-h", "127.0.0.1", "-p",
+                            str(self.port), "-U", "postgres", "-d", "museum", "-v",
+                            "ON_ERROR_STOP=1", "-c",
+                            f'COPY "{table}" ({columns}) FROM STDIN WITH (FORMAT csv)'],
+                           input=rows.encode(), check=True,
+                           env=dict(os.environ, PGTZ="UTC"))
+        self.psql("museum", "-c", "VACUUM ANALYZE")
+        self.url = f"postgres://postgres@127.0.0.1:{self.port}/museum"
+
+    def run(self, program, *args):
+        subprocess.run(self.prefix + [str(self.bin / program), *args], check=True,
+                       stdout=subprocess.DEVNULL)
+
+    def psql(self, db, *args):
+        self.run("psql", "-q", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
+                 "-d", db, "-v", "ON_ERROR_STOP=1", *args)
+
+    def edit(self, specimen, value):
+        """The edit as Django saves it, committed when psql returns."""
+        literal = value.replace("'", "''")
+        self.psql("museum", "-c", f"UPDATE specimens_specimenrecord SET notes = '{literal}', "
+                  f"date_modified = now() WHERE id = {specimen}")
+
+    def stop(self):
+        self.run("pg_ctl", "-D", str(self.dir / "data"), "-m", "immediate", "stop")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("specimens", nargs="?", type=int, default=100000)
@@ -77,6 +152,7 @@ def main():
     p.add_argument("--bin", default=str(ROOT / "target/release/catalogue"))
     p.add_argument("--fixture")
     p.add_argument("--db")
+    p.add_argument("--postgres", action="store_true")
     a = p.parse_args()
     work = Path(tempfile.mkdtemp(prefix="freshness-"))
     fixture, snap = work / "c.json", work / "snap.bin"
@@ -91,9 +167,11 @@ def main():
                         str(fixture), str(db)], check=True, stdout=subprocess.DEVNULL)
     conn = sqlite3.connect(db)
     specimens = conn.execute("SELECT COUNT(*) FROM specimens_specimenrecord").fetchone()[0]
+    pg = Postgres(work, db) if a.postgres else None
+    url = pg.url if pg else f"sqlite:///{db}"
     env = dict(os.environ, RUST_LOG="catalogue=debug")
-    sync_log = open(work / "sync.log", "w")
-    sync = subprocess.Popen([a.bin, "sync", "--from-db", f"sqlite:///{db}", "--snapshot",
+    sync_log = open(work / "sync.log", "w")  # noqa: SIM115 (the sync writes it until the end)
+    sync = subprocess.Popen([a.bin, "sync", "--from-db", url, "--snapshot",
                              str(snap), "--every", "1s"], env=env, stderr=sync_log,
                             stdout=subprocess.DEVNULL)
     server = None
@@ -128,11 +206,15 @@ def main():
         rounds = []
         for r in range(a.rounds):
             value = f"Fresh edit {r} at {time.time_ns()}"
-            # Django keeps naive UTC text in SQLite.
-            stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
-            conn.execute("UPDATE specimens_specimenrecord SET notes = ?, date_modified = ? "
-                         "WHERE id = ?", (value, stamp, specimen))
-            conn.commit()
+            if pg:
+                pg.edit(specimen, value)
+            else:
+                # Django keeps naive UTC text in SQLite.
+                stamp = datetime.datetime.now(datetime.UTC).strftime(
+                    "%Y-%m-%d %H:%M:%S.%f")
+                conn.execute("UPDATE specimens_specimenrecord SET notes = ?, date_modified = ? "
+                             "WHERE id = ?", (value, stamp, specimen))
+                conn.commit()
             committed = time.monotonic()
             while True:
                 status, body = get(url)
@@ -155,10 +237,12 @@ def main():
             if child:
                 child.terminate()
                 child.wait()
+        if pg:
+            pg.stop()
     log = (work / "sync.log").read_text()
     unmoved = [int(m) for m in re.findall(r"unmoved ms=(\d+)", log)]
     published = re.findall(r"published read_ms=(\d+) prepare_ms=(\d+) encode_ms=(\d+)", log)
-    print(f"{specimens} specimens, SQLite")
+    print(f"{specimens} specimens, {'PostgreSQL' if pg else 'SQLite'}")
     print("commit to served, ms: " + " ".join(f"{ms:.0f}" for ms in rounds)
           + f" (median {statistics.median(rounds):.0f})")
     if unmoved:
@@ -169,7 +253,7 @@ def main():
         print(f"last edit's tick: read {read} ms, prepare {prepare} ms, encode {encode} ms")
     print(f"server memory: idle {idle} MiB, peak during the rounds {peak[0]} MiB "
           f"({peak[0] / idle:.2f}x); sync's peak RSS {sync_peak} MiB")
-    subprocess.run(["rm", "-rf", str(work)])
+    shutil.rmtree(work)
 
 
 if __name__ == "__main__":

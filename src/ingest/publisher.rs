@@ -226,9 +226,12 @@ impl Publisher {
             Some(last) => match changed::read(&self.source, &last.marker, &last.collection)? {
                 Some(delta) => {
                     let (marker, rows) = (delta.marker.clone(), delta.rows);
+                    let changes_ms = started.elapsed().as_millis() as u64;
                     let mut collection = last.collection;
                     let errors = delta.apply(&mut collection);
+                    let applied_ms = started.elapsed().as_millis() as u64 - changes_ms;
                     let checked = super::check(collection, errors, Default::default());
+                    tracing::debug!(changes_ms, applied_ms, "changed rows read");
                     (checked, marker, last.whole_at, Read::Changed(rows))
                 }
                 None => whole()?,
