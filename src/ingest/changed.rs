@@ -195,8 +195,18 @@ fn read_in(
         })?;
         delta.rows += ids.len();
         let keys = match filter {
-            // Every row was read: those not read are gone.
-            None => Some(ids.into_iter().collect()),
+            // Every row was read: those not read are gone, and links left
+            // without a row are said as a whole read says them.
+            None => {
+                for (link, left) in owned {
+                    let mut left: Vec<i64> = left.into_keys().collect();
+                    left.sort_unstable();
+                    delta
+                        .errors
+                        .extend(left.into_iter().map(|o| link.orphan(o)));
+                }
+                Some(ids.into_iter().collect())
+            }
             Some(_) => {
                 let before = previous.ids(model);
                 let new = ids.iter().filter(|id| before.binary_search(id).is_err());
