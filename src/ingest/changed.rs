@@ -188,22 +188,14 @@ fn read_in(
             import.push(p.table.label, pk, fields);
             ids.push(pk);
         })
-        .map_err(|message| DbError::Read {
-            at: at.to_string(),
-            table: p.table.name.clone(),
-            message,
-        })?;
+        .map_err(DbError::reading(at, &p.table.name))?;
         delta.rows += ids.len();
         let keys = match filter {
             // Every row was read: those not read are gone, and links left
             // without a row are said as a whole read says them.
             None => {
                 for (link, left) in owned {
-                    let mut left: Vec<i64> = left.into_keys().collect();
-                    left.sort_unstable();
-                    delta
-                        .errors
-                        .extend(left.into_iter().map(|o| link.orphan(o)));
+                    delta.errors.extend(link.orphans(left));
                 }
                 Some(ids.into_iter().collect())
             }
@@ -229,11 +221,7 @@ fn read_in(
                         for (link, _) in owned.iter().filter(|_| !gone.is_empty()) {
                             let owners = format!("IN ({})", gone.join(", "));
                             let left = link.read(rows, at, Some(&owners))?;
-                            let mut left: Vec<i64> = left.into_keys().collect();
-                            left.sort_unstable();
-                            delta
-                                .errors
-                                .extend(left.into_iter().map(|o| link.orphan(o)));
+                            delta.errors.extend(link.orphans(left));
                         }
                         Some(keys)
                     }
@@ -276,11 +264,7 @@ fn keys(rows: &mut dyn Rows, at: &str, p: &Present) -> Result<AHashSet<i64>, DbE
             keys.extend(key.parse::<i64>().ok());
         }
     })
-    .map_err(|message| DbError::Read {
-        at: at.to_string(),
-        table: p.table.name.clone(),
-        message,
-    })?;
+    .map_err(DbError::reading(at, &p.table.name))?;
     Ok(keys)
 }
 
@@ -303,9 +287,7 @@ impl Delta {
                 *list = owners.remove(&id).unwrap_or_default();
             }
             // Link rows whose owner is not there, as a whole read says them.
-            let mut left: Vec<i64> = owners.into_keys().collect();
-            left.sort_unstable();
-            errors.extend(left.into_iter().map(|owner| link.orphan(owner)));
+            errors.extend(link.orphans(owners));
         }
         errors
     }

@@ -226,6 +226,14 @@ pub enum DbError {
     UnknownImages { at: String, table: String },
 }
 
+impl DbError {
+    /// A failed query of `table`, for `map_err`.
+    pub(super) fn reading(at: &str, table: &str) -> impl FnOnce(String) -> DbError {
+        let (at, table) = (at.to_string(), table.to_string());
+        move |message| DbError::Read { at, table, message }
+    }
+}
+
 /// Reads and checks the whole collection, as [`super::from_fixtures`] does for files.
 pub fn read(source: &Source) -> Result<Checked, DbError> {
     read_marked(source).map(|(checked, _)| checked)
@@ -374,11 +382,7 @@ fn schema(rows: &mut dyn Rows, at: &str) -> Result<AHashMap<String, Vec<String>>
             tables.entry(table).or_default().push(column);
         }
     })
-    .map_err(|message| DbError::Read {
-        at: at.to_string(),
-        table: "(the list of tables)".into(),
-        message,
-    })?;
+    .map_err(DbError::reading(at, "(the list of tables)"))?;
     Ok(tables)
 }
 
@@ -470,11 +474,7 @@ pub(super) fn marker_of(
         let sql = format!("SELECT {} FROM \"{table}\"", aggregates.join(", "));
         let mut values = Vec::new();
         rows.each(&sql, &mut |row| values.extend(row))
-            .map_err(|message| DbError::Read {
-                at: at.to_string(),
-                table: table.clone(),
-                message,
-            })?;
+            .map_err(DbError::reading(at, &table))?;
         marker.push((table, values));
     }
     Ok(Marker(marker))
@@ -537,12 +537,15 @@ impl Link {
         )
     }
 
-    /// What a link row whose owner is not there says.
-    pub fn orphan(&self, owner: i64) -> Problem {
-        Problem {
+    /// What the link rows whose owner is not there (the owners left in
+    /// `left`) say, owner by owner: the database lost a constraint.
+    pub fn orphans(&self, left: Owners) -> impl Iterator<Item = Problem> + '_ {
+        let mut owners: Vec<i64> = left.into_keys().collect();
+        owners.sort_unstable();
+        owners.into_iter().map(|owner| Problem {
             place: format!("{} {}={owner}", self.table, self.owner),
             message: format!("links a {} that does not exist", self.label),
-        }
+        })
     }
 
     /// Reads the link's rows (see [`Link::select`]) as targets by owner.
@@ -552,11 +555,7 @@ impl Link {
         at: &str,
         owners: Option<&str>,
     ) -> Result<Owners, DbError> {
-        let failed = |message: String| DbError::Read {
-            at: at.to_string(),
-            table: self.table.clone(),
-            message,
-        };
+        let failed = |message: String| DbError::reading(at, &self.table)(message);
         let mut map: Owners = AHashMap::new();
         let mut bad = None;
         let sql = self.select(rows, owners);
@@ -583,10 +582,6 @@ fn read_all(
     present: Vec<Present>,
     import: &mut Import,
 ) -> Result<(), DbError> {
-    let failed = |table: &str| {
-        let (at, table) = (at.to_string(), table.to_string());
-        move |message: String| DbError::Read { at, table, message }
-    };
     let mut unlinked: Vec<(Link, Owners)> = Vec::new();
     for mut present in present {
         let mut links = Vec::new();
@@ -605,16 +600,11 @@ fn read_all(
             }
             import.push(present.table.label, pk, fields);
         })
-        .map_err(failed(&present.table.name))?;
+        .map_err(DbError::reading(at, &present.table.name))?;
         unlinked.extend(links);
     }
-    // Link rows whose owner is not there: the database lost a constraint.
     for (link, left) in unlinked {
-        let mut owners: Vec<i64> = left.into_keys().collect();
-        owners.sort_unstable();
-        for owner in owners {
-            import.push_problem(link.orphan(owner));
-        }
+        link.orphans(left).for_each(|p| import.push_problem(p));
     }
     Ok(())
 }
