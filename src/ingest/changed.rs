@@ -174,13 +174,10 @@ fn read_in(
         let mut ids = Vec::new();
         let sql = p.select(rows, filter.as_deref());
         rows.each(&sql, &mut |values| {
-            let (Some(pk), mut fields) = p.fields(values) else {
+            let owners = owned.iter_mut().map(|(l, o)| (l.field, o));
+            let (Some(pk), mut fields) = p.fields(values, owners) else {
                 return;
             };
-            for (link, owners) in &mut owned {
-                let targets = owners.remove(&pk).unwrap_or_default();
-                fields.insert(link.field.to_string(), Value::from(targets));
-            }
             // A link table read whole sets its lists when the delta is applied.
             for link in &whole {
                 fields.insert(link.field.to_string(), Value::Array(Vec::new()));

@@ -504,10 +504,12 @@ impl Present {
     }
 
     /// A row's key and its fields as a fixture object's, values typed as
-    /// `dumpdata` types them.
-    pub fn fields(
+    /// `dumpdata` types them, with its links: each field's targets, taken
+    /// from the owners read.
+    pub fn fields<'o>(
         &self,
         values: &mut dyn Iterator<Item = Option<String>>,
+        links: impl Iterator<Item = (&'static str, &'o mut Owners)>,
     ) -> (Option<i64>, Map<String, Value>) {
         let mut fields = Map::new();
         let mut pk = None;
@@ -517,6 +519,12 @@ impl Present {
                 continue;
             }
             fields.insert(field.to_string(), typed(*column, value));
+        }
+        if let Some(pk) = pk {
+            for (field, owners) in links {
+                let targets = owners.remove(&pk).unwrap_or_default();
+                fields.insert(field.to_string(), Value::from(targets));
+            }
         }
         (pk, fields)
     }
@@ -591,14 +599,10 @@ fn read_all(
         }
         let sql = present.select(rows, None);
         rows.each(&sql, &mut |values| {
-            let (Some(pk), mut fields) = present.fields(values) else {
-                return;
-            };
-            for (link, owners) in &mut links {
-                let ids = owners.remove(&pk).unwrap_or_default();
-                fields.insert(link.field.to_string(), Value::from(ids));
+            let owners = links.iter_mut().map(|(l, o)| (l.field, o));
+            if let (Some(pk), fields) = present.fields(values, owners) {
+                import.push(present.table.label, pk, fields);
             }
-            import.push(present.table.label, pk, fields);
         })
         .map_err(DbError::reading(at, &present.table.name))?;
         unlinked.extend(links);
