@@ -447,3 +447,58 @@ fn what_costs_work_needs_the_pools_thread() {
         assert_eq!((path, r.status), (path, 200));
     }
 }
+
+/// Streamed documents take a share of units, one address at most half of it:
+/// past it a document is refused at once with 503 and Retry-After, questions
+/// are answered all the while, and the share comes back once the client goes.
+#[test]
+fn streamed_documents_take_a_share_and_are_refused_past_it() {
+    use std::io::Write;
+    let dir = common::TempDir::new("stream-share");
+    let settings = catalogue::serve::Settings {
+        stream_share: catalogue::serve::streams::Share {
+            units: 2,
+            memory: 64 << 20,
+        },
+        ..Default::default()
+    };
+    let s = Server::start(&common::generated(&dir, 5000), settings);
+    let download = "/api/v2/specimen-records/?format=ndjson";
+    // About 15 MB asked for by a client that reads none of it: more than the
+    // kernel's buffers hold, so its document stays under way.
+    let mut held = std::net::TcpStream::connect(s.addr).unwrap();
+    write!(held, "GET {download} HTTP/1.1\r\nHost: t\r\n\r\n").unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while s.metric("catalogue_streamed_units") == 0 {
+        assert!(std::time::Instant::now() < deadline, "never admitted");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let refused = s.get(download);
+    assert_eq!(refused.status, 503, "{}", refused.text());
+    assert_eq!(refused.header("retry-after"), Some("5"));
+    assert!(
+        refused
+            .text()
+            .contains("your address's documents being streamed use 1 of the 1 units"),
+        "{}",
+        refused.text()
+    );
+    // Questions do not wait for documents.
+    assert_eq!(
+        s.get("/api/v2/specimen-records/?search=a&limit=3").status,
+        200
+    );
+    assert_eq!(s.get("/api/v2/orders/").status, 200);
+    drop(held);
+    while s.metric("catalogue_streamed_units") > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the share never came back"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let whole = s.get(download);
+    assert_eq!(whole.status, 200);
+    assert_eq!(whole.text().lines().count(), 5000);
+    assert_eq!(s.metric("catalogue_streamed_bytes_held"), 0);
+}

@@ -104,11 +104,16 @@ fn a_sheet_of_many_pages_lists_each_page_once() {
     let r = s.get(LABELS);
     assert_eq!(check_pdf(&r.body), 3);
     assert!(String::from_utf8_lossy(&r.body).contains("/Count 3"));
-    let before = s.metric("catalogue_worked_answers_total");
+    let before = s.metric("catalogue_worked_documents_total");
     let data = s.get(&format!("{LABELS}?kind=data&qr=true&sort=-year&limit=250"));
     assert_eq!(data.status, 200);
     assert!(check_pdf(&data.body) >= 1);
-    assert_eq!(s.metric("catalogue_worked_answers_total"), before + 1);
+    assert_eq!(s.metric("catalogue_worked_documents_total"), before + 1);
+    assert_eq!(
+        s.metric("catalogue_streamed_units"),
+        0,
+        "given back once sent"
+    );
 }
 
 #[test]

@@ -266,6 +266,17 @@ pub struct ServeArgs {
     /// connection is closed.
     #[arg(long, env = "CATALOGUE_SEND_TIMEOUT", default_value_t = 30)]
     pub send_timeout: u64,
+    /// Bytes a second a client must take while the server waits to send it
+    /// more, over each --send-timeout: a connection slower than that is
+    /// closed (a reader of a byte a second holds its answer no longer than
+    /// one such period); 0 takes any progress.
+    #[arg(
+        long,
+        env = "CATALOGUE_MIN_SEND_RATE",
+        value_name = "BYTES",
+        default_value_t = 1024
+    )]
+    pub min_send_rate: u64,
     /// Seconds to keep accepting after SIGTERM or Ctrl-C, failing /readyz and
     /// closing each connection after its answer, so balancers take the server out
     /// before it stops listening.
@@ -279,6 +290,26 @@ pub struct ServeArgs {
     /// Retry-After.
     #[arg(long, env = "CATALOGUE_QUERY_QUEUE", default_value_t = 64)]
     pub query_queue: usize,
+    /// Units that documents streamed at once may take together (label sheets,
+    /// downloads, pages too long to make whole): one each, and one more per
+    /// 25,000 labels or rows; one client address takes at most half. Past it,
+    /// 503 with Retry-After.
+    #[arg(
+        long,
+        env = "CATALOGUE_STREAM_SHARE",
+        value_name = "UNITS",
+        default_value_t = 64
+    )]
+    pub stream_share: usize,
+    /// MiB that streamed documents' pieces may hold, made and not yet taken by
+    /// their clients: past it, new documents get 503 and those under way wait.
+    #[arg(
+        long,
+        env = "CATALOGUE_STREAM_MEMORY",
+        value_name = "MIB",
+        default_value_t = 64
+    )]
+    pub stream_memory: usize,
     /// MiB of answers kept per snapshot to replay to a GET that asks the same
     /// again (counting the bytes they own: a slice of a rendered list costs only
     /// its entry); 0 replays nothing.
@@ -458,6 +489,7 @@ impl ServeArgs {
             cors_origins: self.cors_origin.clone(),
             idle_timeout: std::time::Duration::from_secs(self.idle_timeout),
             send_timeout: std::time::Duration::from_secs(self.send_timeout),
+            min_send_rate: self.min_send_rate,
             dataset,
             public_url: self.public_url.clone(),
             trusted_proxies: TrustedProxies::new(self.trusted_proxy.clone()),
@@ -466,6 +498,10 @@ impl ServeArgs {
             media_max_bytes: self.media_max_bytes,
             query_threads: self.query_threads,
             query_queue: self.query_queue,
+            stream_share: crate::serve::streams::Share {
+                units: self.stream_share,
+                memory: self.stream_memory.saturating_mul(1 << 20),
+            },
             drain: std::time::Duration::from_secs(self.drain),
             site: Site {
                 map_tiles: self.map_tiles.clone(),

@@ -19,6 +19,7 @@ use crate::view::View;
 use super::compress::Coding;
 use super::media::Media;
 use super::state::Served;
+use super::streams::{Full, Ticket};
 use super::work::Work;
 
 /// The media type of pages.
@@ -32,6 +33,9 @@ const COPY_BELOW: usize = 8 * 1024;
 
 /// Items a streamed answer writes at a time (about 200 KB of specimens).
 const STREAM_CHUNK_ITEMS: usize = 64;
+/// When a client refused for want of a share of the streams asks again: about
+/// the time a document takes to be read.
+const STREAM_RETRY_SECONDS: u32 = 5;
 
 /// What kind of document an answer is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -310,6 +314,11 @@ impl Answer {
         Answer::error(&ApiError::busy()).retry_after(1)
     }
 
+    /// A streamed document refused: the share documents take together is full.
+    pub fn streams_full(full: &Full) -> Answer {
+        Answer::error(&full.error()).retry_after(STREAM_RETRY_SECONDS)
+    }
+
     /// The answer to a HEAD, or to a request its `If-None-Match` already answers,
     /// without its body: the headers a successful answer of this kind has.
     pub fn unmade(kind: Kind) -> Answer {
@@ -392,13 +401,18 @@ impl Answer {
     /// It holds its view by a lease (`state::Lease`) that a reload revokes once the view was
     /// replaced `Settings::view_hold` ago: the answer is then cut, so a slow
     /// reader never keeps an old view resident for long.
-    pub fn streamed(selected: Selected, served: Arc<Served>, work: Arc<Work>) -> Answer {
+    pub fn streamed(
+        selected: Selected,
+        served: Arc<Served>,
+        work: Arc<Work>,
+        ticket: Ticket,
+    ) -> Answer {
         let (head, tail, kind) = frame(selected.format(), selected.total, &selected.meta);
         let len = selected
             .exact_len(&served.view)
             .map(|items| head.len() + items + tail.len());
         let (items, shuffled) = (selected.items(), selected.shuffled());
-        let source = Arc::new((selected, served.lease()));
+        let source = Arc::new((selected, served.lease(), ticket));
         drop(served);
         let chunks = futures_util::stream::unfold(0, move |at| {
             let (source, work) = (source.clone(), work.clone());
@@ -416,10 +430,10 @@ impl Answer {
                     let cut = std::io::Error::other("the snapshot was replaced meanwhile");
                     return Some((Err(cut), items));
                 };
-                let chunk = work
-                    .more(move || source.0.write(&served.view, at..end))
-                    .await;
-                Some((Ok(chunk), end))
+                source.2.room().await;
+                let made = source.clone();
+                let chunk = work.more(move || made.0.write(&served.view, at..end)).await;
+                Some((Ok(source.2.hold(chunk)), end))
             }
         });
         let body = Body::Stream(Streamed {
@@ -446,8 +460,9 @@ impl Answer {
         source: impl Pieces,
         served: Arc<Served>,
         work: Arc<Work>,
+        ticket: Ticket,
     ) -> Answer {
-        let source = Arc::new((std::sync::Mutex::new(source), served.lease()));
+        let source = Arc::new((std::sync::Mutex::new(source), served.lease(), ticket));
         drop(served);
         let chunks = futures_util::stream::unfold(false, move |ended| {
             let (source, work) = (source.clone(), work.clone());
@@ -460,13 +475,15 @@ impl Answer {
                     let cut = std::io::Error::other("the snapshot was replaced meanwhile");
                     return Some((Err(cut), true));
                 };
+                source.2.room().await;
+                let made = source.clone();
                 let piece = work
                     .more(move || {
-                        let mut source = source.0.lock().unwrap_or_else(|e| e.into_inner());
+                        let mut source = made.0.lock().unwrap_or_else(|e| e.into_inner());
                         source.next(&served.view)
                     })
                     .await;
-                piece.map(|p| (Ok(Bytes::from(p)), false))
+                piece.map(|p| (Ok(source.2.hold(p)), false))
             }
         });
         let body = Body::Stream(Streamed {

@@ -4,6 +4,7 @@
 //! when first needed. Freshness, the answer and its headers all read this one
 //! value: nothing parses the query string or negotiates twice.
 
+use std::net::IpAddr;
 use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
@@ -32,6 +33,8 @@ pub struct Asked {
     pub representation: Representation,
     /// The content coding the client takes best (`Accept-Encoding`).
     pub coding: Coding,
+    /// The client's address, where the connection said it.
+    pub peer: Option<IpAddr>,
     /// Where the media URLs of a successful answer start, if it may hold any.
     pub media: Media,
     base: OnceLock<Option<String>>,
@@ -77,10 +80,17 @@ impl Asked {
             params,
             representation,
             coding,
+            peer: None,
             media,
             base: OnceLock::new(),
             tag: OnceLock::new(),
         }
+    }
+
+    /// The request, from the client at `peer`.
+    pub fn from(mut self, peer: Option<IpAddr>) -> Asked {
+        self.peer = peer;
+        self
     }
 
     /// The list the path named, if it named one.

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use crate::view::View;
 
+use super::streams::Streams;
 use super::work::{Task, Work};
 
 /// The statuses counted separately; anything else counts as "other".
@@ -97,8 +98,8 @@ impl Metrics {
     }
 
     /// Everything, in Prometheus' text exposition format (with what the pool
-    /// ran, from `work`).
-    pub fn render(&self, view: &View, work: &Work) -> String {
+    /// ran, from `work`, and what documents take, from `streams`).
+    pub fn render(&self, view: &View, work: &Work, streams: &Streams) -> String {
         let mut out = String::with_capacity(8 * 1024);
         let w = &mut out;
         let _ = writeln!(
@@ -179,6 +180,28 @@ impl Metrics {
             "counter",
             "Jobs run on the threads for answers that cost work: answers (filters, sorts, searches, projections, facets, pages' rows, downloads, sheets, checklists, GBIF searches) and the checks of their parameters against the snapshot.",
             work.ran(Task::Answer).to_string(),
+        );
+        gauge(
+            w,
+            "catalogue_worked_documents_total",
+            "counter",
+            "Documents begun on their own threads: label sheets laid out, downloads' and archives' records chosen.",
+            work.ran(Task::Document).to_string(),
+        );
+        let (units, held) = streams.in_use();
+        gauge(
+            w,
+            "catalogue_streamed_units",
+            "gauge",
+            "Units of the share that documents being streamed take now (--stream-share).",
+            units.to_string(),
+        );
+        gauge(
+            w,
+            "catalogue_streamed_bytes_held",
+            "gauge",
+            "Bytes of streamed documents' pieces made and not yet taken by their clients (--stream-memory).",
+            held.to_string(),
         );
         gauge(
             w,

@@ -44,6 +44,7 @@ mod routing;
 mod send_timeout;
 pub mod settings;
 pub mod state;
+pub mod streams;
 mod wire;
 pub mod work;
 mod zero_copy;
@@ -137,7 +138,7 @@ pub fn raise_open_files_limit() -> Option<u64> {
 fn guarded<S>(
     state: Arc<State>,
     routes: S,
-    trusted: bool,
+    peer: std::net::IpAddr,
     activity: Activity,
 ) -> impl hyper::service::Service<
     hyper::Request<Incoming>,
@@ -155,8 +156,10 @@ where
         + 'static,
     S::Future: Send,
 {
+    let trusted = state.settings.trusted_proxies.contains(peer);
     hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
         activity.began();
+        req.extensions_mut().insert(router::Peer(peer));
         if !trusted {
             origin::forget_forwarded(req.headers_mut());
         }
@@ -189,6 +192,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
     let (idle, send) = (state.settings.idle_timeout, state.settings.send_timeout);
+    let min_rate = state.settings.min_send_rate;
     // Preparation starts with serving, off the request path: the view's
     // question indexes and compressed lists, and the pages' compressed files.
     state.prepare();
@@ -256,11 +260,11 @@ pub async fn serve(
             .max_buf_size(READ_BUFFER_BYTES)
             .max_header_size(MAX_HEAD_BYTES)
             .serve_connection(
-                TokioIo::new(SendTimeout::new(ZeroCopy::new(stream), send)),
+                TokioIo::new(SendTimeout::new(ZeroCopy::new(stream), send, min_rate)),
                 guarded(
                     refusals.clone(),
                     routes.clone(),
-                    refusals.settings.trusted_proxies.contains(peer.ip()),
+                    peer.ip(),
                     activity.clone(),
                 ),
             );

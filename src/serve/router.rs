@@ -28,6 +28,10 @@ use super::routing::{Routed, Source};
 use super::state::{Served, State};
 use super::wire::{self, Parts, Wire};
 
+/// The address of the client a request came from, as its connection says.
+#[derive(Clone, Copy, Debug)]
+pub struct Peer(pub std::net::IpAddr);
+
 /// The warp filter that answers every request.
 pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = Infallible> + Clone {
     state.metrics.name_routes(slots().names.clone());
@@ -36,8 +40,13 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
         .and(warp::path::full())
         .and(raw_query)
         .and(warp::header::headers_cloned())
+        .and(warp::ext::optional::<Peer>())
         .then(
-            move |method: Method, path: FullPath, raw: String, headers: HeaderMap| {
+            move |method: Method,
+                  path: FullPath,
+                  raw: String,
+                  headers: HeaderMap,
+                  peer: Option<Peer>| {
                 let state = state.clone();
                 async move {
                     let started = Instant::now();
@@ -47,7 +56,8 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
                     let table = ROUTES.iter().map(|r| &r.routing);
                     let routed = Routed::of(table, &method, path.as_str());
                     let path = path.as_str().to_string();
-                    let asked = Asked::new(routed, method, path, raw, headers, &served.view);
+                    let asked = Asked::new(routed, method, path, raw, headers, &served.view)
+                        .from(peer.map(|p| p.0));
                     let answer = answer(&state, &served, &asked).await;
                     respond(&state, &served, &asked, answer, started).await
                 }

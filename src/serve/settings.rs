@@ -9,6 +9,7 @@ use crate::model::dataset::Told;
 use crate::query::Limits;
 
 use super::origin::{PublicUrl, TrustedProxies};
+use super::streams::Share;
 
 /// The largest media file served unless `--media-max-bytes` says otherwise:
 /// 256 MiB, well above any photograph.
@@ -27,6 +28,9 @@ pub struct Settings {
     pub idle_timeout: Duration,
     /// How long a write may wait for the client to take anything.
     pub send_timeout: Duration,
+    /// The least a client waited on must take, in bytes a second over each
+    /// `send_timeout` (`--min-send-rate`; zero: any progress will do).
+    pub min_send_rate: u64,
     /// What the server was told of the dataset, over each snapshot's own
     /// description (`--dataset-config` and the flags beside it).
     pub dataset: Told,
@@ -45,6 +49,9 @@ pub struct Settings {
     /// Threads making answers that cost work, and how many such requests may wait.
     pub query_threads: usize,
     pub query_queue: usize,
+    /// What streamed documents may take together (`--stream-share`,
+    /// `--stream-memory`).
+    pub stream_share: Share,
     /// After the stop signal, how long the server keeps accepting (failing
     /// `/readyz`, closing each connection after its answer) so that balancers see
     /// it leave before it stops listening. `serve --drain` defaults to 5 s; zero
@@ -87,6 +94,7 @@ impl Default for Settings {
             cors_origins: Vec::new(),
             idle_timeout: Duration::from_secs(30),
             send_timeout: Duration::from_secs(30),
+            min_send_rate: 1024,
             dataset: Told::default(),
             public_url: None,
             trusted_proxies: TrustedProxies::default(),
@@ -95,6 +103,7 @@ impl Default for Settings {
             media_max_bytes: DEFAULT_MEDIA_MAX_BYTES,
             query_threads: super::work::default_threads(),
             query_queue: 64,
+            stream_share: Share::default(),
             drain: Duration::ZERO,
             site: Site::default(),
             view_hold: Duration::from_secs(10),

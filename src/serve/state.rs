@@ -20,6 +20,7 @@ use super::compress::{Coding, Compressed, COMPRESS_ABOVE, COMPRESS_BELOW};
 use super::memo::Memo;
 use super::metrics::Metrics;
 use super::settings::Settings;
+use super::streams::Streams;
 use super::work::Work;
 
 /// A view and what serving it caches. The caches live and die with their view:
@@ -169,6 +170,8 @@ pub struct State {
     /// Where answers that cost work are made (shared with the streams that
     /// write a large answer's later chunks).
     pub work: Arc<Work>,
+    /// What streamed documents take together.
+    pub streams: Arc<Streams>,
 }
 
 impl State {
@@ -192,6 +195,7 @@ impl State {
             ))),
             openapi,
             work: Arc::new(Work::new(settings.query_threads, settings.query_queue)),
+            streams: Streams::new(settings.stream_share),
             settings,
             metrics,
             draining: AtomicBool::new(false),

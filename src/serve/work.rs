@@ -3,11 +3,17 @@
 //! cut from rendered bytes: a cheap request never waits behind an expensive one.
 //! A bounded queue waits for a thread; past it the request is refused at once (503
 //! with `Retry-After`) rather than letting every latency grow.
+//!
+//! Documents written a piece at a time for as long as their clients read (label
+//! sheets, downloads, archives of a question, pages too long to make whole) have
+//! a lane of their own, as many threads again: however many are streamed, a
+//! fresh question never waits behind one of their pieces. What the documents
+//! may take together is `streams`' to say.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// What a job on the pool is for, as its counters say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,24 +25,70 @@ pub enum Task {
     Compress,
     /// Measuring a large body's length once its media base is in.
     Measure,
+    /// Making a document's first part, on the documents' lane.
+    Document,
 }
 
-/// The threads for expensive answers and the queue in front of them.
+/// The threads for expensive answers and the queue in front of them, for
+/// questions and for documents.
 pub struct Work {
+    questions: Lane,
+    documents: Lane,
+    /// Jobs run, by [`Task`].
+    ran: [AtomicU64; 4],
+}
+
+/// Threads and the queue in front of them.
+struct Lane {
     permits: Arc<Semaphore>,
     waiting: AtomicUsize,
     queue: usize,
-    /// Jobs run, by [`Task`].
-    ran: [AtomicU64; 3],
 }
 
-impl Work {
-    /// At most `threads` answers made at once, at most `queue` waiting.
-    pub fn new(threads: usize, queue: usize) -> Work {
-        Work {
+impl Lane {
+    fn new(threads: usize, queue: usize) -> Lane {
+        Lane {
             permits: Arc::new(Semaphore::new(threads.max(1))),
             waiting: AtomicUsize::new(0),
             queue,
+        }
+    }
+
+    /// A thread of the lane, once one is free; `None` when all are busy and
+    /// the queue is full.
+    async fn thread(&self) -> Option<OwnedSemaphorePermit> {
+        match self.permits.clone().try_acquire_owned() {
+            Ok(permit) => Some(permit),
+            Err(_) => {
+                let place = Waiting::enter(&self.waiting, self.queue)?;
+                let permit = self.permits.clone().acquire_owned().await;
+                drop(place);
+                Some(permit.expect("the semaphore is never closed"))
+            }
+        }
+    }
+}
+
+/// Runs `job` on a blocking thread, holding `permit` meanwhile.
+async fn on_thread<T: Send + 'static>(
+    permit: OwnedSemaphorePermit,
+    job: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let done = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        job()
+    })
+    .await;
+    done.expect("making an answer does not panic")
+}
+
+impl Work {
+    /// At most `threads` answers made at once, at most `queue` waiting; as
+    /// many documents beside them.
+    pub fn new(threads: usize, queue: usize) -> Work {
+        Work {
+            questions: Lane::new(threads, queue),
+            documents: Lane::new(threads, queue),
             ran: Default::default(),
         }
     }
@@ -46,18 +98,25 @@ impl Work {
         self.ran[task as usize].load(Ordering::Relaxed)
     }
 
-    /// Runs `job`, a further piece of an answer already under way (a streamed
-    /// answer's next chunk), on a blocking thread once one is free: it waits
-    /// however long the queue, since its request was accepted already.
+    /// Runs `job`, a further piece of a document already under way (a
+    /// streamed answer's next chunk), on a thread of the documents' lane once
+    /// one is free: it waits however long the queue, since its request was
+    /// admitted already.
     pub async fn more<T: Send + 'static>(&self, job: impl FnOnce() -> T + Send + 'static) -> T {
-        let permit = self.permits.clone().acquire_owned().await;
-        let permit = permit.expect("the semaphore is never closed");
-        let done = tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            job()
-        })
-        .await;
-        done.expect("making an answer does not panic")
+        let permit = self.documents.permits.clone().acquire_owned().await;
+        on_thread(permit.expect("the semaphore is never closed"), job).await
+    }
+
+    /// Runs `job`, the start of a document (a label sheet laid out, a
+    /// download's or an archive's records chosen), on the documents' lane;
+    /// `None` when its threads are busy and its queue is full.
+    pub async fn document<T: Send + 'static>(
+        &self,
+        job: impl FnOnce() -> T + Send + 'static,
+    ) -> Option<T> {
+        let permit = self.documents.thread().await?;
+        self.ran[Task::Document as usize].fetch_add(1, Ordering::Relaxed);
+        Some(on_thread(permit, job).await)
     }
 
     /// Runs `job`, for `task`, on a blocking thread once one is free; `None`
@@ -67,22 +126,9 @@ impl Work {
         task: Task,
         job: impl FnOnce() -> T + Send + 'static,
     ) -> Option<T> {
-        let permit = match self.permits.clone().try_acquire_owned() {
-            Ok(permit) => permit,
-            Err(_) => {
-                let place = Waiting::enter(&self.waiting, self.queue)?;
-                let permit = self.permits.clone().acquire_owned().await;
-                drop(place);
-                permit.expect("the semaphore is never closed")
-            }
-        };
+        let permit = self.questions.thread().await?;
         self.ran[task as usize].fetch_add(1, Ordering::Relaxed);
-        let done = tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            job()
-        })
-        .await;
-        Some(done.expect("making an answer does not panic"))
+        Some(on_thread(permit, job).await)
     }
 }
 
@@ -126,7 +172,7 @@ mod tests {
             let work = work.clone();
             tokio::spawn(async move { work.run(Task::Answer, move || wait.recv().is_ok()).await })
         };
-        while work.permits.available_permits() > 0 {
+        while work.questions.permits.available_permits() > 0 {
             tokio::task::yield_now().await;
         }
         (release, busy)
@@ -138,7 +184,7 @@ mod tests {
             let work = work.clone();
             tokio::spawn(async move { work.run(Task::Answer, || 2).await })
         };
-        while work.waiting.load(Ordering::Acquire) == 0 {
+        while work.questions.waiting.load(Ordering::Acquire) == 0 {
             tokio::task::yield_now().await;
         }
         queued
@@ -166,7 +212,7 @@ mod tests {
             let queued = queue_one(&work).await;
             queued.abort();
             let _ = queued.await;
-            assert_eq!(work.waiting.load(Ordering::Acquire), 0);
+            assert_eq!(work.questions.waiting.load(Ordering::Acquire), 0);
         }
         release.send(()).unwrap();
         assert_eq!(busy.await.unwrap(), Some(true));

@@ -149,7 +149,7 @@ async fn of_question(
         };
         Archive::of(view, scope, &links)
     };
-    match state.work.run(Task::Answer, job).await {
+    match state.work.document(job).await {
         None => Answer::busy(),
         Some(Ok(archive)) => {
             let answer = Answer::tagged(Kind::Zip, archive.bytes, archive.etag, None);

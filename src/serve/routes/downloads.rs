@@ -20,10 +20,14 @@ use crate::view::View;
 
 use crate::serve::answer::{Answer, Kind, Pieces};
 use crate::serve::route::{Ctx, Job};
-use crate::serve::work::Task;
 
-/// Rows a piece holds: about 0.5 MB of specimens as CSV, 1.5 MB as NDJSON.
-const PIECE_ROWS: usize = 512;
+/// What a piece aims to hold: a connection holds about one piece being sent
+/// and one being made, whatever the download's size.
+const PIECE_BYTES: usize = 64 * 1024;
+/// Rows of a download's first piece; the next hold as many rows as the last
+/// piece's rows say fill [`PIECE_BYTES`], within [`MOST_ROWS`].
+const FIRST_ROWS: usize = 16;
+const MOST_ROWS: usize = 512;
 
 /// How a download's rows are written.
 enum Rows {
@@ -37,16 +41,18 @@ enum Rows {
     DarwinCore(Arc<Dataset>),
 }
 
-/// A download being written: the question's positions and how far it got.
+/// A download being written: the question's positions, how far it got and
+/// how many rows its next piece holds.
 struct Download {
     selected: Selected,
     rows: Rows,
     at: usize,
+    piece_rows: usize,
 }
 
 impl Pieces for Download {
     fn next(&mut self, view: &View) -> Option<Vec<u8>> {
-        let end = (self.at + PIECE_ROWS).min(self.selected.items());
+        let end = (self.at + self.piece_rows).min(self.selected.items());
         if self.at >= end {
             return None;
         }
@@ -55,7 +61,7 @@ impl Pieces for Download {
         let positions = &self.selected.positions()[range.clone()];
         let mut out = Vec::with_capacity(range.len() * 1024);
         match &self.rows {
-            Rows::Lines => out = self.selected.write_lines(view, range),
+            Rows::Lines => out = self.selected.write_lines(view, range.clone()),
             Rows::Fields(columns) => positions
                 .iter()
                 .for_each(|&pos| columns.row(&mut out, view, pos)),
@@ -66,6 +72,8 @@ impl Pieces for Download {
                 occurrences::rows(&mut out, view, dataset, positions, Dialect::Csv)
             }
         }
+        let per_row = (out.len() / range.len()).max(1);
+        self.piece_rows = (PIECE_BYTES / per_row).clamp(1, MOST_ROWS);
         Some(out)
     }
 }
@@ -146,16 +154,28 @@ pub fn answer<'a>(ctx: Ctx<'a>, plan: Plan) -> Job<'a> {
             selected,
             rows,
             at: 0,
+            piece_rows: FIRST_ROWS,
         };
         (download, head)
     };
     Job::pooled(head, async move {
-        let Some((download, head)) = state.work.run(Task::Answer, job).await else {
+        let Some((download, head)) = state.work.document(job).await else {
             return Answer::busy();
         };
-        Answer::pieces(kind, head, download, served.clone(), state.work.clone())
-            .with_media(asked.media)
-            .named(name)
-            .cacheable(cacheable)
+        let ticket = match state.streams.admit(asked.peer, download.selected.items()) {
+            Ok(ticket) => ticket,
+            Err(full) => return Answer::streams_full(&full),
+        };
+        Answer::pieces(
+            kind,
+            head,
+            download,
+            served.clone(),
+            state.work.clone(),
+            ticket,
+        )
+        .with_media(asked.media)
+        .named(name)
+        .cacheable(cacheable)
     })
 }

@@ -125,6 +125,7 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     };
     let made = served.clone();
     let (path, params) = (asked.path.clone(), asked.params.clone().unwrap_or_default());
+    let peer = asked.peer;
     let job = move || -> Result<Made, ApiError> {
         let view = &made.view;
         let sheet = sheets::sheet(&request, view, code, max)?;
@@ -138,17 +139,21 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         })
     };
     Ok(Job::checked(check, async move {
-        let (sheet, overflow) = match state.work.run(Task::Answer, job).await {
+        let (sheet, overflow) = match state.work.document(job).await {
             None => return Answer::busy(),
             Some(Err(e)) => return refused(served, &output, &e),
             Some(Ok(Made::Preview(page))) => return named(Answer::html(page).uncached()),
             Some(Ok(Made::Sheet(sheet, overflow))) => (sheet, overflow),
         };
         let (work, served) = (state.work.clone(), served.clone());
+        let ticket = match state.streams.admit(peer, sheet.sheet.positions.len()) {
+            Ok(ticket) => ticket,
+            Err(full) => return Answer::streams_full(&full),
+        };
         let answer = match output {
             Output::Csv => {
                 let (pieces, head) = CsvPieces::new(sheet.sheet);
-                Answer::pieces(kind, head, pieces, served, work)
+                Answer::pieces(kind, head, pieces, served, work, ticket)
             }
             _ => {
                 let named: Vec<(&str, &[&str])> = overflow
@@ -157,7 +162,7 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
                     .collect();
                 let note = note::lines(sheet.sheet.positions.len(), &named, &question);
                 let (pieces, head) = PdfPieces::new(sheet, note);
-                Answer::pieces(kind, head, pieces, served, work)
+                Answer::pieces(kind, head, pieces, served, work, ticket)
             }
         };
         named(answer).overflowing(report(&overflow))

@@ -58,7 +58,12 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
             let answer = match state.work.run(Task::Answer, job).await {
                 Some(Made::Whole(page)) => Answer::page(endpoint, page),
                 Some(Made::Chosen(selected)) => {
-                    Answer::streamed(*selected, served.clone(), state.work.clone())
+                    match state.streams.admit(asked.peer, selected.items()) {
+                        Ok(ticket) => {
+                            Answer::streamed(*selected, served.clone(), state.work.clone(), ticket)
+                        }
+                        Err(full) => return Answer::streams_full(&full),
+                    }
                 }
                 None => return Answer::busy(),
             };
