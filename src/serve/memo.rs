@@ -58,18 +58,44 @@ pub const ASKED_BY: [HeaderName; 6] = [
 
 /// The most a key holds.
 const KEY_BYTES: usize = 1024;
-/// What a memo holds unless told otherwise (`--replay-budget`): the bytes its
-/// answers own (slices of the view's rendered lists are the view's and cost
-/// only their entry), and an entry's cost for each.
+/// What a memo holds unless told otherwise (`--replay-budget`): everything its
+/// entries hold on the heap ([`held_by`]): slices of the view's rendered lists
+/// in memory files are the view's and cost only their handles.
 pub const DEFAULT_BUDGET: usize = 16 << 20;
-/// What an entry costs besides its key and its own bytes (its headers, its
-/// parts' handles).
-const ENTRY_COST: usize = 1024;
 
-/// How many answers a budget holds: at most half of it goes to entries (8,192
-/// answers in the default budget).
+/// How many answers a budget holds at most (8,192 in the default budget): a
+/// bound on the table's length whatever its entries cost.
 fn most(budget: usize) -> usize {
-    budget / ENTRY_COST / 2
+    budget / 2048
+}
+
+/// The heap an entry holds, as the allocator is asked for it: its key, its
+/// parts' handles and the bytes they own, and its headers: the map's index and
+/// entries, each value's bytes and the handle a clone shares them by. (Its
+/// slot in the table is the table's: [`table_bytes`].)
+/// `tests::what_is_charged_is_the_heap_the_memo_takes` measures both.
+fn held_by(key: &Key, replay: &Replay, owned: usize) -> usize {
+    /// An entry of `http`'s header map: its hash, links, name and value.
+    const HEADER_ENTRY: usize = 104;
+    /// A value with more than one line: its links and value.
+    const EXTRA_VALUE: usize = 64;
+    /// The handle clones of a value's bytes share.
+    const SHARED: usize = 24;
+    let headers = &replay.headers;
+    let index = (headers.capacity() * 4 / 3).next_power_of_two() * 4;
+    let values: usize = headers.values().map(|v| v.len() + SHARED).sum();
+    let extra = (headers.len() - headers.keys_len()) * EXTRA_VALUE;
+    let parts = replay.parts.len() * std::mem::size_of::<Bytes>();
+    key.len + index + headers.keys_len() * HEADER_ENTRY + values + extra + parts + owned
+}
+
+/// The table's own heap when it holds `n` entries: a power of two of slots,
+/// at most seven eighths of them used, an entry and a control byte each.
+fn table_bytes(n: usize) -> usize {
+    match n {
+        0 => 0,
+        n => (n * 8).div_ceil(7).next_power_of_two() * (std::mem::size_of::<Entry>() + 1),
+    }
 }
 
 /// What a request asks, as the memo finds its answer: its path and query and
@@ -294,7 +320,7 @@ impl Memo {
             .filter(|p| memfile::locate(p).is_none())
             .map(Bytes::len)
             .sum();
-        let cost = ENTRY_COST + key.len + owned;
+        let cost = held_by(key, &replay, owned);
         if !self.keeps() || cost > self.budget / 16 {
             return;
         }
@@ -303,7 +329,9 @@ impl Memo {
             return;
         }
         let wanted = self.asked.estimate(key.hash);
-        while table.entries.len() >= most(self.budget) || table.cost + cost > self.budget {
+        while table.entries.len() >= most(self.budget)
+            || table.cost + cost + table_bytes(table.entries.len() + 1) > self.budget
+        {
             // The sample starts where the new key's hash says (seeded per
             // process, so no client chooses it): always the first few would
             // leave the rest of the table never compared, and a page asked
@@ -342,11 +370,13 @@ impl Memo {
         self.count.store(table.entries.len(), Ordering::Relaxed);
     }
 
-    /// How many answers the memo holds, and what they cost of its budget.
+    /// How many answers the memo holds, and what they cost of its budget
+    /// (the table's slots included).
     #[cfg(test)]
     fn held(&self) -> (usize, usize) {
         let table = self.table.read().unwrap_or_else(|e| e.into_inner());
-        (table.entries.len(), table.cost)
+        let n = table.entries.len();
+        (n, table.cost + table_bytes(n))
     }
 }
 
@@ -441,9 +471,10 @@ mod tests {
         memo.keep(&key("/a/", "x=1", &none), replay("two"));
         let again = memo.replay(&key("/a/", "x=1", &none)).expect("kept");
         assert_eq!(again.parts, [Bytes::from_static(b"one")]);
+        let k = key("/a/", "x=1", &none);
         assert_eq!(
             memo.held(),
-            (1, ENTRY_COST + "/a/?x=1".len() + ASKED_BY.len() + 3)
+            (1, held_by(&k, &replay("one"), 3) + table_bytes(1))
         );
     }
 
@@ -525,6 +556,103 @@ mod tests {
         assert!(cost <= DEFAULT_BUDGET, "{cost}");
         assert!(memo.replay(&key("/large/", "39", &none)).is_some());
         assert!(memo.replay(&key("/large/", "38", &none)).is_none());
+    }
+
+    /// This test binary's allocator: the system's, counting what each thread
+    /// holds.
+    struct Counted;
+
+    thread_local! {
+        static LIVE: std::cell::Cell<isize> = const { std::cell::Cell::new(0) };
+    }
+
+    fn count(bytes: isize) {
+        let _ = LIVE.try_with(|live| live.set(live.get() + bytes));
+    }
+
+    // SAFETY: every call is the system allocator's, with the same arguments.
+    unsafe impl std::alloc::GlobalAlloc for Counted {
+        unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+            count(layout.size() as isize);
+            unsafe { std::alloc::System.alloc(layout) }
+        }
+        unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+            count(layout.size() as isize);
+            unsafe { std::alloc::System.alloc_zeroed(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+            count(-(layout.size() as isize));
+            unsafe { std::alloc::System.dealloc(ptr, layout) }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, size: usize) -> *mut u8 {
+            count(size as isize - layout.size() as isize);
+            unsafe { std::alloc::System.realloc(ptr, layout, size) }
+        }
+    }
+
+    #[global_allocator]
+    static COUNTED: Counted = Counted;
+
+    /// A response's headers as `response::finish` makes them for a list's
+    /// page, and its body's parts: the head written for it, the tail static.
+    fn answer(i: usize, cache_control: &HeaderValue) -> (HeaderMap, Vec<Bytes>) {
+        let mut h = HeaderMap::with_capacity(24);
+        let fixed = [
+            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+            (header::ACCESS_CONTROL_EXPOSE_HEADERS, "ETag, Last-Modified"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::VARY, "Accept, Accept-Encoding, Host"),
+            (header::CONTENT_TYPE, "application/json"),
+        ];
+        for (name, value) in fixed {
+            h.insert(name, HeaderValue::from_static(value));
+        }
+        h.insert(header::CACHE_CONTROL, cache_control.clone());
+        let modified = "Sat, 28 Nov 2026 02:33:23 GMT";
+        h.insert(
+            header::LAST_MODIFIED,
+            HeaderValue::from_str(modified).unwrap(),
+        );
+        let tag = format!("\"{i:032x}\"");
+        h.insert(header::ETAG, HeaderValue::from_str(&tag).unwrap());
+        h.insert(header::CONTENT_LENGTH, HeaderValue::from(19_629 + i));
+        let head = format!("{{\"count\":{i},\"next\":\"/api/v2/x/?offset={i}\",\"items\":[");
+        let parts = vec![Bytes::from(head), Bytes::from_static(b"]}")];
+        (h, parts)
+    }
+
+    /// What the memo charges its budget is within a tenth of what it takes
+    /// from the allocator, its entries kept as the router keeps them (the
+    /// response's headers and parts cloned, the response then dropped).
+    #[test]
+    fn what_is_charged_is_the_heap_the_memo_takes() {
+        let cache_control = HeaderValue::from_str("public, max-age=60").unwrap();
+        let host = headers(&[(header::HOST, "catalogue.example.org")]);
+        for n in [100, 1000, 5000] {
+            let memo = Memo::new(DEFAULT_BUDGET);
+            let keys: Vec<Key> = (0..n)
+                .map(|i| key("/api/v2/specimen-records/", &format!("offset={i}"), &host))
+                .collect();
+            let before = LIVE.with(|live| live.get());
+            for (i, k) in keys.iter().enumerate() {
+                let (headers, parts) = answer(i, &cache_control);
+                let replay = Replay {
+                    headers: headers.clone(),
+                    parts: parts.clone(),
+                    slot: 0,
+                };
+                drop((headers, parts));
+                memo.keep(k, replay);
+            }
+            let taken = LIVE.with(|live| live.get()) - before;
+            let (held, charged) = memo.held();
+            assert_eq!(held, n);
+            let ratio = taken as f64 / charged as f64;
+            assert!(
+                (0.9..=1.1).contains(&ratio),
+                "{n} answers: {taken} bytes taken, {charged} charged"
+            );
+        }
     }
 
     #[test]
