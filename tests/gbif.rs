@@ -516,3 +516,76 @@ fn the_http_answers_are_gbifs() {
     );
     assert_eq!(server.get("/gbif/v1/occurrence/search/").status, 404);
 }
+
+/// A polygon too long for a request's head is searched as a form POSTed to the
+/// same path: 10,000 vertices along a square's edges find what the square finds.
+#[test]
+fn a_polygon_too_long_for_a_head_is_posted_as_a_form() {
+    let dir = TempDir::new("gbif-form");
+    let s = Server::start(&common::generated(&dir, 3000), Default::default());
+    let square = "POLYGON((-120 25,-90 25,-90 45,-120 45,-120 25))";
+    let search = "/gbif/v1/occurrence/search";
+    let by_get = s.get(&format!(
+        "{search}?limit=300&geometry={}",
+        urlencode(square)
+    ));
+    assert_eq!(by_get.status, 200);
+    let found = by_get.json()["count"].as_u64().unwrap();
+    assert!(found > 0, "a check that finds nothing proves little");
+    // 9,999 vertices along the four edges, then the first again.
+    let corners = [(-120.0, 25.0), (-90.0, 25.0), (-90.0, 45.0), (-120.0, 45.0)];
+    let ring = |vertices: usize| {
+        let mut points = Vec::new();
+        for (e, &(x0, y0)) in corners.iter().enumerate() {
+            let (x1, y1) = corners[(e + 1) % 4];
+            let n = vertices / 4 + usize::from(e < vertices % 4);
+            for k in 0..n {
+                let t = k as f64 / n as f64;
+                points.push(format!(
+                    "{:.6} {:.6}",
+                    x0 + (x1 - x0) * t,
+                    y0 + (y1 - y0) * t
+                ));
+            }
+        }
+        points.push(points[0].clone());
+        format!("POLYGON(({}))", points.join(","))
+    };
+    let form = format!("limit=300&geometry={}", urlencode(&ring(9_999)));
+    assert!(form.len() > 200_000, "{} bytes", form.len());
+    let too_long = s.get(&format!("{search}?{form}"));
+    assert_eq!(too_long.status, 431, "as a GET, it does not fit a head");
+    let posted = s.post(search, "application/x-www-form-urlencoded", &form);
+    assert_eq!(posted.status, 200, "{}", posted.text());
+    assert_eq!(posted.json(), by_get.json());
+    // The query's parameters count too; the count takes forms as well.
+    let geometry = format!("geometry={}", urlencode(&ring(9_999)));
+    let counted = s.post(
+        "/gbif/v1/occurrence/count?limit=0",
+        "application/x-www-form-urlencoded; charset=utf-8",
+        &geometry,
+    );
+    assert_eq!(counted.status, 200, "{}", counted.text());
+    assert_eq!(counted.text(), found.to_string());
+    // What a form may not be.
+    let more = format!("geometry={}", urlencode(&ring(10_000)));
+    let refused = s.post(search, "application/x-www-form-urlencoded", &more);
+    assert_eq!(refused.status, 400);
+    assert!(
+        refused.text().contains("at most 10000 vertices"),
+        "{}",
+        refused.text()
+    );
+    let plain = s.post(search, "text/plain", &form);
+    assert_eq!(plain.status, 415, "{}", plain.text());
+    let huge = "x".repeat(catalogue::query::params::MAX_FORM_BYTES + 1);
+    let huge = s.post(search, "application/x-www-form-urlencoded", &huge);
+    assert_eq!(huge.status, 413, "{}", huge.text());
+    let elsewhere = s.post(
+        "/api/v2/orders/",
+        "application/x-www-form-urlencoded",
+        "limit=1",
+    );
+    assert_eq!(elsewhere.status, 405);
+    assert_eq!(elsewhere.header("allow"), Some("GET, HEAD, OPTIONS"));
+}

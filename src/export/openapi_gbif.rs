@@ -193,30 +193,64 @@ pub fn search(out: &mut Paths, _: Option<usize>) {
         "parameters": {"key": "$response.body#/results/0/key"},
         "description": "The first record of the page, on its own.",
     }});
+    let description = "GBIF's parameters for the Darwin Core terms this collection holds. A repeated parameter means any of its values; terms are matched exactly, ignoring case. A parameter GBIF defines that this collection cannot answer (`taxonKey`, `datasetKey`, ...) is refused by name.";
     out.insert(
         "/gbif/v1/occurrence/search".into(),
-        json!({"get": {
-            "operationId": "gbif-occurrence-search",
-            "summary": "GBIF's occurrence search over this collection",
-            "description": "GBIF's parameters for the Darwin Core terms this collection holds. A repeated parameter means any of its values; terms are matched exactly, ignoring case. A parameter GBIF defines that this collection cannot answer (`taxonKey`, `datasetKey`, ...) is refused by name.",
-            "tags": ["gbif"],
-            "parameters": parameters(),
-            "responses": search_responses,
-        }}),
+        json!({
+            "get": {
+                "operationId": "gbif-occurrence-search",
+                "summary": "GBIF's occurrence search over this collection",
+                "description": description,
+                "tags": ["gbif"],
+                "parameters": parameters(),
+                "responses": search_responses.clone(),
+            },
+            "post": posted("gbif-occurrence-search-form", "GBIF's occurrence search, its parameters as a form", search_responses),
+        }),
     );
+}
+
+/// The same search POSTed as a form, for parameters longer than a request's
+/// head takes (a `geometry` of up to 10,000 vertices): the query's
+/// parameters, if any, come first.
+fn posted(id: &str, summary: &str, mut responses: Value) -> Value {
+    let mut properties = serde_json::Map::new();
+    for p in parameters() {
+        let mut schema = p["schema"].clone();
+        schema["description"] = p["description"].clone();
+        properties.insert(p["name"].as_str().unwrap_or_default().to_string(), schema);
+    }
+    responses["413"] = json!({"description": format!("The form is longer than {} bytes.", crate::query::params::MAX_FORM_BYTES),
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+    responses["415"] = json!({"description": "The body is not `application/x-www-form-urlencoded`.",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+    json!({
+        "operationId": id,
+        "summary": summary,
+        "description": format!("The GET's parameters as an `application/x-www-form-urlencoded` body of at most {} bytes, for those too long for a request's head of 8 KiB: a `geometry` of up to 10,000 vertices. Answered as the GET with the same parameters is.", crate::query::params::MAX_FORM_BYTES),
+        "tags": ["gbif"],
+        "requestBody": {"required": true, "content": {"application/x-www-form-urlencoded": {
+            "schema": {"type": "object", "properties": properties},
+        }}},
+        "responses": responses,
+    })
 }
 
 /// GBIF's occurrence count.
 pub fn count(out: &mut Paths, _: Option<usize>) {
+    let responses = ok("The count", json!({"type": "integer", "minimum": 0}));
     out.insert(
         "/gbif/v1/occurrence/count".into(),
-        json!({"get": {
-            "operationId": "gbif-occurrence-count",
-            "summary": "How many records a GBIF occurrence search finds",
-            "tags": ["gbif"],
-            "parameters": parameters(),
-            "responses": ok("The count", json!({"type": "integer", "minimum": 0})),
-        }}),
+        json!({
+            "get": {
+                "operationId": "gbif-occurrence-count",
+                "summary": "How many records a GBIF occurrence search finds",
+                "tags": ["gbif"],
+                "parameters": parameters(),
+                "responses": responses.clone(),
+            },
+            "post": posted("gbif-occurrence-count-form", "How many records a GBIF occurrence search finds, its parameters as a form", responses),
+        }),
     );
 }
 

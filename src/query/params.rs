@@ -4,6 +4,10 @@ use crate::encoding::percent::{form_encode, percent_decode};
 
 use super::error::ApiError;
 
+/// The most a form POSTed to a route that takes its parameters so may hold: a
+/// GBIF polygon of 10,000 vertices at full precision is about 400 KB.
+pub const MAX_FORM_BYTES: usize = 1 << 20;
+
 /// The decoded parameters of a query string, in order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Params(pub Vec<(String, String)>);

@@ -193,6 +193,14 @@ pub struct Route {
     pub openapi: Option<Describe>,
 }
 
+impl Route {
+    /// The route, also taking its parameters as a form POSTed to its path.
+    pub const fn taking_forms(mut self) -> Route {
+        self.routing.takes = super::routing::Takes::QueryOrForm;
+        self
+    }
+}
+
 /// The OpenAPI document of the routes of `routes` that describe themselves, in
 /// the table's order, for a server that caps `limit` at `max_limit`.
 pub fn document(routes: &[Route], max_limit: Option<usize>) -> serde_json::Value {

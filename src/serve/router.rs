@@ -15,6 +15,7 @@ use warp::Filter;
 
 use crate::html;
 use crate::model::Endpoint;
+use crate::query::params::MAX_FORM_BYTES;
 use crate::query::ApiError;
 
 use super::answer::{Answer, Caching};
@@ -24,7 +25,7 @@ use super::response::{finish, Response, Uncompressed, ALLOW};
 use super::root;
 use super::route::{Cost, Ctx, Head, Run};
 use super::routes::ROUTES;
-use super::routing::{Routed, Source};
+use super::routing::{Routed, Routing, Source, Takes};
 use super::state::{Served, State};
 use super::wire::{self, Parts, Wire};
 
@@ -41,12 +42,14 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
         .and(raw_query)
         .and(warp::header::headers_cloned())
         .and(warp::ext::optional::<Peer>())
+        .and(warp::body::stream())
         .then(
             move |method: Method,
                   path: FullPath,
                   raw: String,
                   headers: HeaderMap,
-                  peer: Option<Peer>| {
+                  peer: Option<Peer>,
+                  body| {
                 let state = state.clone();
                 async move {
                     let started = Instant::now();
@@ -54,15 +57,107 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
                     // meanwhile: a body and its ETag come from the same snapshot.
                     let served = state.current();
                     let table = ROUTES.iter().map(|r| &r.routing);
-                    let routed = Routed::of(table, &method, path.as_str());
+                    let (routed, form) = match method {
+                        Method::POST => posted(table, path.as_str(), &headers, body).await,
+                        _ => (Routed::of(table, &method, path.as_str()), Ok(None)),
+                    };
+                    let raw = match &form {
+                        Ok(Some(fields)) if raw.is_empty() => fields.clone(),
+                        Ok(Some(fields)) => format!("{raw}&{fields}"),
+                        _ => raw,
+                    };
                     let path = path.as_str().to_string();
                     let asked = Asked::new(routed, method, path, raw, headers, &served.view)
                         .from(peer.map(|p| p.0));
-                    let answer = answer(&state, &served, &asked).await;
+                    let answer = match form {
+                        Ok(_) => answer(&state, &served, &asked).await,
+                        Err(refused) => Answer::error(&refused),
+                    };
                     respond(&state, &served, &asked, answer, started).await
                 }
             },
         )
+        // Only a body taken twice is refused above, which nothing does.
+        .or(warp::any().map(|| {
+            let mut unread = Response::default();
+            *unread.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+            unread
+        }))
+        .unify()
+}
+
+/// What a POST asks: on a route that takes forms, what a GET would with the
+/// form's fields after the query's (its body, at most [`MAX_FORM_BYTES`] of
+/// `application/x-www-form-urlencoded`); on any other path, nothing allowed.
+async fn posted<B, D>(
+    table: impl Iterator<Item = &'static Routing>,
+    path: &str,
+    headers: &HeaderMap,
+    body: B,
+) -> (Routed, Result<Option<String>, ApiError>)
+where
+    B: futures_util::Stream<Item = Result<D, warp::Error>> + Send,
+    D: bytes::Buf,
+{
+    use futures_util::StreamExt;
+    let routed = match Routed::of(table, &Method::GET, path) {
+        Routed::Route(m) if m.routing.takes == Takes::QueryOrForm => Routed::Route(m),
+        _ => return (Routed::NotAllowed, Ok(None)),
+    };
+    let form = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|t| {
+            t.trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        });
+    if !form {
+        let e = ApiError {
+            status: 415,
+            message: "a POST to this path is a form: its body must be \
+                      application/x-www-form-urlencoded, the query's parameters as name=value \
+                      pairs joined by &"
+                .into(),
+        };
+        return (routed, Err(e));
+    }
+    let mut fields = Vec::new();
+    let mut body = std::pin::pin!(body);
+    while let Some(piece) = body.next().await {
+        let mut piece = match piece {
+            Ok(piece) => piece,
+            Err(e) => {
+                return (
+                    routed,
+                    Err(ApiError::bad_request(format!(
+                        "the form could not be read: {e}"
+                    ))),
+                )
+            }
+        };
+        if fields.len() + piece.remaining() > MAX_FORM_BYTES {
+            let e = ApiError {
+                status: 413,
+                message: format!("a form may hold at most {MAX_FORM_BYTES} bytes"),
+            };
+            return (routed, Err(e));
+        }
+        while piece.has_remaining() {
+            let chunk = piece.chunk();
+            fields.extend_from_slice(chunk);
+            let n = chunk.len();
+            piece.advance(n);
+        }
+    }
+    match String::from_utf8(fields) {
+        Ok(fields) => (routed, Ok(Some(fields))),
+        Err(_) => {
+            let e =
+                ApiError::bad_request("a form's body must be UTF-8, percent-encoded where needed");
+            (routed, Err(e))
+        }
+    }
 }
 
 /// The answer to a request the guard refused before routing, through the same

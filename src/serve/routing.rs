@@ -81,6 +81,18 @@ pub struct Routing {
     pub shown: Shown,
     pub media: MediaOf,
     pub source: Source,
+    pub takes: Takes,
+}
+
+/// How a route's parameters may come.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Takes {
+    /// In the query string only.
+    Query,
+    /// In the query string, or also as a form POSTed to the same path
+    /// (`application/x-www-form-urlencoded`), for parameters too long for a
+    /// request head (a GBIF search's polygon of thousands of vertices).
+    QueryOrForm,
 }
 
 /// What a path is, once a route took it.

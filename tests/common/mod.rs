@@ -96,6 +96,15 @@ impl Server {
         request(self.addr, &raw)
     }
 
+    /// POSTs `body` as `content_type` to `path`.
+    pub fn post(&self, path: &str, content_type: &str, body: &str) -> Reply {
+        let raw = format!(
+            "POST {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        request(self.addr, &raw)
+    }
+
     /// Asks the server to stop (it finishes requests in flight) without waiting.
     pub fn stop(&mut self) {
         if let Some(stop) = self.stop.take() {

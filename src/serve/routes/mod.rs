@@ -7,7 +7,7 @@ use crate::export::openapi::{self, Describe};
 use crate::export::{openapi_gbif, openapi_suggest, openapi_versions, openapi_wagtail};
 
 use super::route::{Parse, Route};
-use super::routing::{MediaOf, Path, Routing, Seg, Shown, Slash, Source};
+use super::routing::{MediaOf, Path, Routing, Seg, Shown, Slash, Source, Takes};
 
 mod archive;
 mod checklist;
@@ -45,6 +45,7 @@ const fn json(
             shown: Shown::Json,
             media: MediaOf::None,
             source: Source::View,
+            takes: Takes::Query,
         },
         json,
         page: None,
@@ -101,6 +102,7 @@ pub static ROUTES: &[Route] = &[
             shown: Shown::Page,
             media: MediaOf::None,
             source: Source::View,
+            takes: Takes::Query,
         },
         json: home::docs,
         page: None,
@@ -116,6 +118,7 @@ pub static ROUTES: &[Route] = &[
             shown: Shown::Negotiated,
             media: MediaOf::None,
             source: Source::View,
+            takes: Takes::Query,
         },
         json: home::root,
         page: Some(home::front),
@@ -143,6 +146,7 @@ pub static ROUTES: &[Route] = &[
             shown: Shown::Json,
             media: MediaOf::None,
             source: Source::Files,
+            takes: Takes::Query,
         },
         json: files::media,
         page: None,
@@ -155,6 +159,7 @@ pub static ROUTES: &[Route] = &[
             shown: Shown::Json,
             media: MediaOf::Configured,
             source: Source::View,
+            takes: Takes::Query,
         },
         json: images::list,
         page: None,
@@ -170,6 +175,7 @@ pub static ROUTES: &[Route] = &[
             shown: Shown::Json,
             media: MediaOf::Configured,
             source: Source::View,
+            takes: Takes::Query,
         },
         json: images::one,
         page: None,
@@ -253,6 +259,7 @@ pub static ROUTES: &[Route] = &[
             shown: Shown::Negotiated,
             media: MediaOf::None,
             source: Source::View,
+            takes: Takes::Query,
         },
         json: checklist::answer,
         page: None,
@@ -265,6 +272,7 @@ pub static ROUTES: &[Route] = &[
             shown: Shown::Negotiated,
             media: MediaOf::None,
             source: Source::View,
+            takes: Takes::Query,
         },
         json: versions::list,
         page: Some(versions::page),
@@ -321,7 +329,8 @@ pub static ROUTES: &[Route] = &[
         )],
         gbif::search,
         Some(openapi_gbif::search),
-    ),
+    )
+    .taking_forms(),
     json(
         "/gbif/v1/occurrence/",
         &[path(
@@ -330,7 +339,8 @@ pub static ROUTES: &[Route] = &[
         )],
         gbif::count,
         Some(openapi_gbif::count),
-    ),
+    )
+    .taking_forms(),
     json(
         "/gbif/v1/occurrence/",
         &[path(
@@ -347,6 +357,7 @@ pub static ROUTES: &[Route] = &[
             shown: Shown::Negotiated,
             media: MediaOf::List,
             source: Source::View,
+            takes: Takes::Query,
         },
         json: lists::json,
         page: Some(lists::page),
@@ -359,6 +370,7 @@ pub static ROUTES: &[Route] = &[
             shown: Shown::Negotiated,
             media: MediaOf::List,
             source: Source::View,
+            takes: Takes::Query,
         },
         json: records::json,
         page: Some(records::page),
