@@ -309,7 +309,7 @@ pub fn document(max_limit: Option<usize>, described: impl IntoIterator<Item = De
                 "BadRequest": error_response("A parameter has a value the server does not accept; the message says which and why."),
                 "NotFound": error_response("No such record (or no such path)."),
                 "MethodNotAllowed": {
-                    "description": "Only GET, HEAD and OPTIONS are answered.",
+                    "description": "Only GET, HEAD and OPTIONS are answered, and POST where a form is taken.",
                     "headers": {"Allow": {"$ref": "#/components/headers/Allow"},
                                 "Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"}},
                     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
@@ -509,7 +509,7 @@ fn headers() -> Value {
         "Vary": {"description": "`Accept-Encoding` (and `Origin` when origins are listed).", "schema": {"type": "string"}},
         "Access-Control-Allow-Origin": {"description": "`*`, or the request's origin when `--cors-origin` lists it.",
                                         "schema": {"type": "string"}},
-        "Allow": {"description": "`GET, HEAD, OPTIONS`.", "schema": {"type": "string"}},
+        "Allow": {"description": "`GET, HEAD, OPTIONS`, and `POST` where a form is taken (GBIF's search and count).", "schema": {"type": "string"}},
     })
 }
 

@@ -230,7 +230,7 @@ fn posted(id: &str, summary: &str, mut responses: Value) -> Value {
         "description": format!("The GET's parameters as an `application/x-www-form-urlencoded` body of at most {} bytes, for those too long for a request's head of 8 KiB: a `geometry` of up to 10,000 vertices. Answered as the GET with the same parameters is.", crate::query::params::MAX_FORM_BYTES),
         "tags": ["gbif"],
         "requestBody": {"required": true, "content": {"application/x-www-form-urlencoded": {
-            "schema": {"type": "object", "properties": properties},
+            "schema": {"type": "object", "properties": properties, "additionalProperties": false},
         }}},
         "responses": responses,
     })

@@ -26,9 +26,6 @@ use super::work::Task;
 /// A response as warp and hyper send it.
 pub type Response = warp::reply::Response;
 
-/// The methods the API answers.
-pub const ALLOW: &str = "GET, HEAD, OPTIONS";
-
 /// The parameters a list took no notice of (the specimen list ignores what is
 /// not its filter, as the service it replaces did), so a typo is seen.
 pub const IGNORED_PARAMETERS: HeaderName = HeaderName::from_static("x-ignored-parameters");
@@ -86,8 +83,8 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
     if kind == Kind::Html {
         page_policy(settings, &mut h);
     }
-    if matches!(asked.routed, Routed::Preflight | Routed::NotAllowed) {
-        h.insert(header::ALLOW, HeaderValue::from_static(ALLOW));
+    if let Routed::Preflight(takes) | Routed::NotAllowed(takes) = asked.routed {
+        h.insert(header::ALLOW, HeaderValue::from_static(takes.allow()));
     }
     if let Some(names) = ignored {
         // Said on a 304 too: the request, not the body, decides it.
@@ -363,10 +360,10 @@ fn cors(settings: &Settings, asked: &Asked, h: &mut HeaderMap, vary: &mut Vary) 
                 "ETag, Last-Modified, X-Ignored-Parameters, X-Repeated-Parameters, X-Label-Overflow, X-Label-Warning, Content-Disposition",
             ),
         );
-        if matches!(asked.routed, Routed::Preflight) {
+        if let Routed::Preflight(takes) = asked.routed {
             h.insert(
                 header::ACCESS_CONTROL_ALLOW_METHODS,
-                HeaderValue::from_static(ALLOW),
+                HeaderValue::from_static(takes.allow()),
             );
             let wanted = req.get(header::ACCESS_CONTROL_REQUEST_HEADERS).cloned();
             h.insert(

@@ -21,7 +21,7 @@ use crate::query::ApiError;
 use super::answer::{Answer, Caching};
 use super::asked::Asked;
 use super::memo::{Key, Replay};
-use super::response::{finish, Response, Uncompressed, ALLOW};
+use super::response::{finish, Response, Uncompressed};
 use super::root;
 use super::route::{Cost, Ctx, Head, Run};
 use super::routes::ROUTES;
@@ -102,7 +102,7 @@ where
     use futures_util::StreamExt;
     let routed = match Routed::of(table, &Method::GET, path) {
         Routed::Route(m) if m.routing.takes == Takes::QueryOrForm => Routed::Route(m),
-        _ => return (Routed::NotAllowed, Ok(None)),
+        _ => return (Routed::NotAllowed(Takes::Query), Ok(None)),
     };
     let form = headers
         .get(header::CONTENT_TYPE)
@@ -285,13 +285,14 @@ pub fn replay<B>(state: &State, req: &warp::http::Request<B>) -> Option<Wire> {
 async fn answer(state: &Arc<State>, served: &Arc<Served>, asked: &Asked) -> Answer {
     let matched = match &asked.routed {
         Routed::Route(matched) => matched,
-        Routed::Preflight => return Answer::no_content(),
-        Routed::NotAllowed => {
+        Routed::Preflight(_) => return Answer::no_content(),
+        Routed::NotAllowed(takes) => {
             return Answer::error(&ApiError {
                 status: 405,
                 message: format!(
-                    "method {} is not allowed: this API is read-only ({ALLOW})",
-                    asked.method
+                    "method {} is not allowed: this API is read-only ({})",
+                    asked.method,
+                    takes.allow()
                 ),
             })
         }

@@ -95,6 +95,16 @@ pub enum Takes {
     QueryOrForm,
 }
 
+impl Takes {
+    /// The methods a path of such a route allows (`Allow`).
+    pub fn allow(self) -> &'static str {
+        match self {
+            Takes::Query => "GET, HEAD, OPTIONS",
+            Takes::QueryOrForm => "GET, HEAD, OPTIONS, POST",
+        }
+    }
+}
+
 /// What a path is, once a route took it.
 #[derive(Clone, Debug)]
 pub struct Matched {
@@ -163,10 +173,11 @@ fn find(
 pub enum Routed {
     /// A route of the table took its path.
     Route(Matched),
-    /// `OPTIONS`, on any path: the CORS preflight.
-    Preflight,
-    /// A method other than GET, HEAD and OPTIONS.
-    NotAllowed,
+    /// `OPTIONS`, on any path: the CORS preflight; what its path takes.
+    Preflight(Takes),
+    /// A method the path does not take: any but GET, HEAD and OPTIONS, or a
+    /// POST where no form is taken.
+    NotAllowed(Takes),
     /// No route takes the path.
     NotFound,
     /// Refused before routing (not a path, no single valid Host): the
@@ -179,7 +190,8 @@ impl Routed {
     /// for among `routes` (the table's, in order).
     ///
     /// OPTIONS is the preflight on any path; GET and HEAD take the routes;
-    /// any other method is not allowed, whatever the path. A path is matched
+    /// any other method is not allowed, whatever the path (a POST of a form is
+    /// the router's to read: [`Takes`]). Both say what the path allows. A path is matched
     /// segment by segment, as warp's `path!` does: a trailing slash matches
     /// too, an empty segment matches nothing, and segments are compared
     /// undecoded.
@@ -188,11 +200,7 @@ impl Routed {
         method: &Method,
         path: &str,
     ) -> Routed {
-        match *method {
-            Method::OPTIONS => return Routed::Preflight,
-            Method::GET | Method::HEAD => {}
-            _ => return Routed::NotAllowed,
-        }
+        let reads = matches!(*method, Method::GET | Method::HEAD);
         let slashed = path.ends_with('/');
         // Held on the stack: no route names more than four segments, so a path
         // cut after six still matches what it matched whole (a file's, or none).
@@ -210,7 +218,11 @@ impl Routed {
         if let [rest @ .., ""] = segments {
             segments = rest;
         }
-        match find(routes, segments, slashed) {
+        let found = find(routes, segments, slashed);
+        let takes = found.as_ref().map_or(Takes::Query, |m| m.routing.takes);
+        match found {
+            _ if *method == Method::OPTIONS => Routed::Preflight(takes),
+            _ if !reads => Routed::NotAllowed(takes),
             Some(matched) => Routed::Route(matched),
             None => Routed::NotFound,
         }

@@ -553,8 +553,12 @@ mod tests {
             routed(Method::HEAD, "/api/v2/orders/"),
             get("/api/v2/orders/")
         );
-        assert_eq!(routed(Method::OPTIONS, "/nowhere"), "Preflight");
-        assert_eq!(routed(Method::POST, "/api/v2/orders/"), "NotAllowed");
-        assert_eq!(routed(Method::DELETE, "/nowhere"), "NotAllowed");
+        assert_eq!(routed(Method::OPTIONS, "/nowhere"), "Preflight(Query)");
+        assert_eq!(routed(Method::POST, "/api/v2/orders/"), "NotAllowed(Query)");
+        assert_eq!(routed(Method::DELETE, "/nowhere"), "NotAllowed(Query)");
+        // A search that takes forms says so; its POST is the router's to read.
+        let search = "/gbif/v1/occurrence/search";
+        assert_eq!(routed(Method::OPTIONS, search), "Preflight(QueryOrForm)");
+        assert_eq!(routed(Method::PUT, search), "NotAllowed(QueryOrForm)");
     }
 }
