@@ -18,12 +18,25 @@
 #   T. RSS before and after the served file is touched and reloaded (SIGHUP);
 #   S. three swaps (SIGHUP after a new file) while 4 clients read a streamed
 #      answer at 128 KB/s: how long each swap takes to be served, RSS after.
-# Third round:
+# Third round (the media files' rows are benches/media.sh's; ROUND=3 runs only
+# these):
+#   Q. the latency of a search (wrk, 1 connection, on the pool) idle, then while
+#      96 clients loop sheets of 100,000 data labels with QR codes, and while 16
+#      loop /dwca.zip and 16 the archive of a question; the loops' statuses;
+#   R. memory while 300 clients read NDJSON downloads of every specimen at about
+#      0.03 bytes a second, what they were answered, and how many of their
+#      connections are left after 45 s;
+#   K. the memo: 2,000 pages asked ten times each, then a flood of 2,000 new
+#      keys asked twice (a ready-compressed list under as many Hosts): how many
+#      of the 2,000 pages are still replayed; then its bytes, as charged,
+#      against the heap it took, filled with 20,000 pages (the growth of RSS
+#      less that of a server without a memo asked the same);
 #   D. a server under a descriptor limit of 1,024 holding 2,000 idle
 #      connections: how long a health probe waits (the idlest close to make room).
 #
 #   usage: benches/hostile.sh [SPECIMENS]      (default 100000)
-#   env:   SECONDS_OF_LOAD (20), CATALOGUE_BIN (a binary instead of this tree's)
+#   env:   SECONDS_OF_LOAD (20), CATALOGUE_BIN (a binary instead of this tree's),
+#          ROUND (3: the third round's rows only)
 # Loopback only; every loop is bounded in time. Installs wrk when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,6 +74,10 @@ highest_rss() {
 }
 echo "$n specimens; server RSS idle: $(rss VmRSS) MB"
 
+wait_jobs() { for j in $(jobs -p); do [ "$j" = "$server" ] || wait "$j" 2> /dev/null || true; done; }
+# Rounds one and two (not indented: ROUND=3 skips them).
+if [ "${ROUND:-all}" != 3 ]; then
+
 # 1. A sort key repeated 300 times (a 1.8 KB query).
 keys=$(python3 -c 'print(",".join(["notes"] * 300))')
 echo "1. sort=notes x300: $(curl -s -o /dev/null -w '%{http_code} in %{time_total} s' "$base/api/v2/specimen-records/?sort=$keys")"
@@ -73,7 +90,6 @@ done
 sleep 2
 echo "2. /api/v2/orders/ while 16 clients loop the most expensive question:"
 wrk -t1 -c1 -d$((load - 4))s --latency "$base/api/v2/orders/" | sed -n '/Latency Distribution/,/99%/p'
-wait_jobs() { for j in $(jobs -p); do [ "$j" = "$server" ] || wait "$j" 2> /dev/null || true; done; }
 wait_jobs
 
 # 3. Twelve clients read the most expensive answer at 1 KB/s.
@@ -200,6 +216,121 @@ done
 sleep 12
 echo "S. after three swaps with slow readers: RSS $(rss VmRSS) MB (one view: $one_view MB)"
 jobs -p | xargs -r kill 2> /dev/null || true
+fi # rounds one and two
+
+# Q. A search on the pool while streams and archives are asked for: each at
+# another offset, so none is replayed.
+cat > "$work/search.lua" << 'EOF'
+n = 0
+request = function()
+  n = n + 1
+  return wrk.format("GET", "/api/v2/specimen-records/?search=ana&limit=20&offset=" .. n)
+end
+EOF
+search_while() {
+  local clients=$1 label=$2 url=${3:-} loops= probe answered=
+  # The loops are wrk's connections (a curl started per request took more of
+  # the two cores than the server did).
+  if [ "$clients" -gt 0 ]; then
+    wrk -t2 -c"$clients" -d${load}s --timeout 30s "$url" > "$work/loops.txt" 2>&1 &
+    loops=$!
+  fi
+  sleep 2
+  probe=$(wrk -t1 -c1 -d$((load - 4))s --latency -s "$work/search.lua" "$base" | awk '$1 == "50%" {p50=$2} $1 == "99%" {p99=$2} END {print p50 " / " p99}')
+  if [ -n "$loops" ]; then
+    wait "$loops" || true
+    answered="; the loops: $(awk '/requests in/ {n = $1} /Non-2xx/ {refused = $5} END {print n - refused " answered 2xx, " refused + 0 " not (503)"}' "$work/loops.txt")"
+  fi
+  echo "$label: search p50 / p99 $probe$answered"
+}
+search_while 0 "Q. idle"
+search_while 96 "Q. 96 clients looping sheets of 100,000 data labels with codes" \
+  "$base/api/v2/specimen-records/labels/?kind=data&qr=true&limit=100000"
+search_while 16 "Q. 16 clients looping /dwca.zip" "$base/dwca.zip"
+search_while 16 "Q. 16 clients looping the archive of a question" "$base/dwca.zip?search=a"
+
+# R. 300 slow readers of NDJSON downloads of every specimen.
+sleep 2
+idle=$(rss VmRSS)
+python3 - "$port" > "$work/slow.txt" << 'EOF' &
+import socket, subprocess, sys, time
+port = int(sys.argv[1])
+socks = []
+for _ in range(300):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.sendall(b"GET /api/v2/specimen-records/?format=ndjson HTTP/1.1\r\nHost: t\r\n\r\n")
+    socks.append(s)
+# The status line, then one byte each every 30 s: about 0.03 bytes a second.
+statuses = {}
+for s in socks:
+    got = s.recv(12)
+    status = got[9:12].decode() or "none"
+    statuses[status] = statuses.get(status, 0) + 1
+def established():
+    out = subprocess.run(["ss", "-Htn", "state", "established", f"( sport = :{port} )"],
+                         capture_output=True, text=True).stdout
+    return len(out.splitlines())
+time.sleep(30)
+for s in socks:
+    s.recv(1)
+time.sleep(15)
+print(" ".join(f"{n} {s}" for s, n in sorted(statuses.items())), f"; connections left after 45 s: {established()}")
+EOF
+slow=$!
+peak=$(load=$((load * 2)) highest_rss)
+wait "$slow" 2> /dev/null || true
+echo "R. 300 slow readers of NDJSON downloads: RSS idle $idle MB, highest $peak MB (+$((peak - idle)) MB); answered $(cat "$work/slow.txt")"
+
+# K. The memo against a flood of new keys, and its bytes against its heap.
+# Two more servers for the heap: one with the default budget, one without a memo.
+fresh_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$bin" serve --snapshot "$work/c.bin" --addr "127.0.0.1:$fresh_port" --no-watch --drain 0 2> "$work/fresh.log" &
+fresh=$!
+bare_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$bin" serve --snapshot "$work/c.bin" --addr "127.0.0.1:$bare_port" --no-watch --drain 0 --replay-budget 0 2> "$work/bare.log" &
+bare=$!
+until curl -sf -o /dev/null "http://127.0.0.1:$bare_port/healthz" && curl -sf -o /dev/null "http://127.0.0.1:$fresh_port/healthz"; do sleep 0.05; done
+wait_idle "$fresh"
+wait_idle "$bare"
+python3 - "$port" "$server" "$fresh_port" "$fresh" "$bare_port" "$bare" << 'EOF'
+import http.client, sys
+port, pid = int(sys.argv[1]), sys.argv[2]
+fresh_port, fresh, bare_port, bare = int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), sys.argv[6]
+def metric(name, port=port):
+    c = http.client.HTTPConnection("127.0.0.1", port)
+    c.request("GET", "/metrics")
+    for line in c.getresponse().read().decode().splitlines():
+        if line.startswith(name + " "):
+            return int(float(line.split()[1]))
+def ask(paths, headers=lambda i: {}, port=port):
+    c = http.client.HTTPConnection("127.0.0.1", port)
+    for i, p in enumerate(paths):
+        c.request("GET", p, headers=headers(i))
+        c.getresponse().read()
+def rss(pid=pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) // 1024
+hot = [f"/api/v2/specimen-records/?limit=1&offset={i}" for i in range(2000)]
+ask(hot * 10)
+held = metric("catalogue_replay_answers")
+flood = ["/api/v2/orders/"] * 4000
+ask(flood, lambda i: {"Host": f"h{i // 2}.example", "Accept-Encoding": "br"})
+before = metric("catalogue_replayed_answers_total")
+ask(hot)
+replayed = metric("catalogue_replayed_answers_total") - before
+print(f"K. after a flood of 2,000 new keys asked twice: {replayed} of 2,000 pages asked ten times replayed ({held} answers held before)")
+fill = [f"/api/v2/specimen-records/?limit=10&offset={i}" for i in range(2000, 22000)]
+fill = [p for p in fill for _ in range(2)]
+before = rss(fresh), rss(bare)
+ask(fill, port=fresh_port)
+ask(fill, port=bare_port)
+grown, bare_grown = rss(fresh) - before[0], rss(bare) - before[1]
+print(f"K. a fresh server asked 20,000 pages twice: {metric('catalogue_replay_answers', fresh_port)} answers kept, charged "
+      f"{metric('catalogue_replay_bytes', fresh_port) / 2**20:.1f} MiB; RSS +{grown} MiB, without a memo +{bare_grown} MiB")
+EOF
+kill "$fresh" "$bare"; wait "$fresh" "$bare" 2> /dev/null || true
 
 # D. Out of descriptors: 2,000 idle connections to a server limited to 1,024.
 dport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

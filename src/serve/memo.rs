@@ -35,7 +35,7 @@ use std::sync::{OnceLock, RwLock};
 
 use bytes::Bytes;
 use hashbrown::HashTable;
-use warp::http::{header, HeaderMap, HeaderName, Method};
+use warp::http::{header, HeaderMap, HeaderName, HeaderValue, Method};
 
 use crate::memfile;
 
@@ -69,24 +69,66 @@ fn most(budget: usize) -> usize {
     budget / 2048
 }
 
-/// The heap an entry holds, as the allocator is asked for it: its key, its
-/// parts' handles and the bytes they own, and its headers: the map's index and
-/// entries, each value's bytes and the handle a clone shares them by. (Its
-/// slot in the table is the table's: [`table_bytes`].)
+/// The heap an entry holds, as the allocator is asked for it, once it is
+/// kept as [`owned`] makes it and replayed: its key; its headers (the map's
+/// index and entries, each value's bytes and the handle its clones share them
+/// by); its parts' handles and the bytes they own. (Its slot in the table is
+/// the table's: [`table_bytes`].)
 /// `tests::what_is_charged_is_the_heap_the_memo_takes` measures both.
-fn held_by(key: &Key, replay: &Replay, owned: usize) -> usize {
-    /// An entry of `http`'s header map: its hash, links, name and value.
-    const HEADER_ENTRY: usize = 104;
-    /// A value with more than one line: its links and value.
-    const EXTRA_VALUE: usize = 64;
+fn held_by(key: &Key, replay: &Replay) -> usize {
+    use std::mem::size_of;
+    /// An entry of `http`'s header map: its hash, name, value and links.
+    const HEADER_ENTRY: usize =
+        (2 + size_of::<HeaderName>() + size_of::<HeaderValue>() + 3 * size_of::<usize>())
+            .next_multiple_of(8);
+    /// A line of a header named before: its value and links.
+    const EXTRA_VALUE: usize = size_of::<HeaderValue>() + 4 * size_of::<usize>();
     /// The handle clones of a value's bytes share.
-    const SHARED: usize = 24;
+    const SHARED: usize = 3 * size_of::<usize>();
     let headers = &replay.headers;
-    let index = (headers.capacity() * 4 / 3).next_power_of_two() * 4;
-    let values: usize = headers.values().map(|v| v.len() + SHARED).sum();
+    let index = (headers.capacity() * 4 / 3).next_power_of_two() * size_of::<u32>();
+    let entries = headers.capacity() * HEADER_ENTRY;
+    let values: usize = headers
+        .values()
+        .filter(|v| !v.is_empty())
+        .map(|v| v.len() + SHARED)
+        .sum();
     let extra = (headers.len() - headers.keys_len()) * EXTRA_VALUE;
-    let parts = replay.parts.len() * std::mem::size_of::<Bytes>();
-    key.len + index + headers.keys_len() * HEADER_ENTRY + values + extra + parts + owned
+    let parts = replay.parts.capacity() * size_of::<Bytes>();
+    let bytes: usize = replay
+        .parts
+        .iter()
+        .filter(|p| memfile::locate(p).is_none())
+        .map(Bytes::len)
+        .sum();
+    key.len + index + entries + values + extra + parts + bytes
+}
+
+/// An answer as the memo keeps it: what it owns copied to allocations of their
+/// exact size (a buffer that grew holds more than it says, and a response's
+/// header map has room for more headers than it holds), so that what it holds
+/// is what [`held_by`] counts. Slices of memory files stay the view's.
+fn owned(replay: Replay) -> Replay {
+    let mut headers = HeaderMap::with_capacity(replay.headers.keys_len());
+    for (name, value) in &replay.headers {
+        let mut copy = HeaderValue::from_maybe_shared(Bytes::copy_from_slice(value.as_bytes()))
+            .expect("a header value's bytes are a header value");
+        copy.set_sensitive(value.is_sensitive());
+        headers.append(name.clone(), copy);
+    }
+    let parts = replay
+        .parts
+        .into_iter()
+        .map(|part| match memfile::locate(&part) {
+            Some(_) => part,
+            None => Bytes::copy_from_slice(&part),
+        })
+        .collect();
+    Replay {
+        headers,
+        parts,
+        slot: replay.slot,
+    }
 }
 
 /// The table's own heap when it holds `n` entries: a power of two of slots,
@@ -314,14 +356,12 @@ impl Memo {
     /// was asked more often than theirs; else it is not kept. An answer that
     /// would take more than a sixteenth of the budget is not kept.
     pub fn keep(&self, key: &Key, replay: Replay) {
-        let owned: usize = replay
-            .parts
-            .iter()
-            .filter(|p| memfile::locate(p).is_none())
-            .map(Bytes::len)
-            .sum();
-        let cost = held_by(key, &replay, owned);
-        if !self.keeps() || cost > self.budget / 16 {
+        if !self.keeps() {
+            return;
+        }
+        let replay = owned(replay);
+        let cost = held_by(key, &replay);
+        if cost > self.budget / 16 {
             return;
         }
         let mut table = self.table.write().unwrap_or_else(|e| e.into_inner());
@@ -372,8 +412,7 @@ impl Memo {
 
     /// How many answers the memo holds, and what they cost of its budget
     /// (the table's slots included).
-    #[cfg(test)]
-    fn held(&self) -> (usize, usize) {
+    pub fn held(&self) -> (usize, usize) {
         let table = self.table.read().unwrap_or_else(|e| e.into_inner());
         let n = table.entries.len();
         (n, table.cost + table_bytes(n))
@@ -383,7 +422,6 @@ impl Memo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use warp::http::HeaderValue;
 
     fn headers(pairs: &[(HeaderName, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -474,7 +512,7 @@ mod tests {
         let k = key("/a/", "x=1", &none);
         assert_eq!(
             memo.held(),
-            (1, held_by(&k, &replay("one"), 3) + table_bytes(1))
+            (1, held_by(&k, &owned(replay("one"))) + table_bytes(1))
         );
     }
 
@@ -643,6 +681,8 @@ mod tests {
                 };
                 drop((headers, parts));
                 memo.keep(k, replay);
+                // Replayed once, as a kept answer is: its values now shared.
+                assert!(memo.replay(k).is_some());
             }
             let taken = LIVE.with(|live| live.get()) - before;
             let (held, charged) = memo.held();

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use crate::view::View;
 
+use super::memo::Memo;
 use super::streams::Streams;
 use super::work::{Task, Work};
 
@@ -98,8 +99,9 @@ impl Metrics {
     }
 
     /// Everything, in Prometheus' text exposition format (with what the pool
-    /// ran, from `work`, and what documents take, from `streams`).
-    pub fn render(&self, view: &View, work: &Work, streams: &Streams) -> String {
+    /// ran, from `work`, what documents take, from `streams`, and what the
+    /// view's `memo` holds).
+    pub fn render(&self, view: &View, memo: &Memo, work: &Work, streams: &Streams) -> String {
         let mut out = String::with_capacity(8 * 1024);
         let w = &mut out;
         let _ = writeln!(
@@ -223,6 +225,21 @@ impl Metrics {
             "counter",
             "Answers replayed: a GET that asked what an earlier one asked of the same view, answered without being routed or made again.",
             self.replayed_answers.load(Relaxed).to_string(),
+        );
+        let (kept, held) = memo.held();
+        gauge(
+            w,
+            "catalogue_replay_answers",
+            "gauge",
+            "Answers the served view's memo holds to replay.",
+            kept.to_string(),
+        );
+        gauge(
+            w,
+            "catalogue_replay_bytes",
+            "gauge",
+            "What the served view's memo holds on the heap, as charged to --replay-budget.",
+            held.to_string(),
         );
         gauge(
             w,

@@ -6,9 +6,10 @@
 //!
 //! Documents written a piece at a time for as long as their clients read (label
 //! sheets, downloads, archives of a question, pages too long to make whole) have
-//! a lane of their own, as many threads again: however many are streamed, a
-//! fresh question never waits behind one of their pieces. What the documents
-//! may take together is `streams`' to say.
+//! a lane of their own, as many threads again, run at a lower priority (nice
+//! 10): however many are streamed, a fresh question never waits behind one of
+//! their pieces, for a thread or for a core. What the documents may take
+//! together is `streams`' to say.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -34,6 +35,8 @@ pub enum Task {
 pub struct Work {
     questions: Lane,
     documents: Lane,
+    /// The documents' own threads.
+    below: Below,
     /// Jobs run, by [`Task`].
     ran: [AtomicU64; 4],
 }
@@ -84,11 +87,14 @@ async fn on_thread<T: Send + 'static>(
 
 impl Work {
     /// At most `threads` answers made at once, at most `queue` waiting; as
-    /// many documents beside them.
+    /// many documents beside them (at least one waiting: a document's last
+    /// piece may still hold a thread when its client has read it all and asks
+    /// for the next).
     pub fn new(threads: usize, queue: usize) -> Work {
         Work {
             questions: Lane::new(threads, queue),
-            documents: Lane::new(threads, queue),
+            documents: Lane::new(threads, queue.max(1)),
+            below: Below::new(threads.max(1)),
             ran: Default::default(),
         }
     }
@@ -104,7 +110,9 @@ impl Work {
     /// admitted already.
     pub async fn more<T: Send + 'static>(&self, job: impl FnOnce() -> T + Send + 'static) -> T {
         let permit = self.documents.permits.clone().acquire_owned().await;
-        on_thread(permit.expect("the semaphore is never closed"), job).await
+        self.below
+            .run(permit.expect("the semaphore is never closed"), job)
+            .await
     }
 
     /// Runs `job`, the start of a document (a label sheet laid out, a
@@ -116,7 +124,7 @@ impl Work {
     ) -> Option<T> {
         let permit = self.documents.thread().await?;
         self.ran[Task::Document as usize].fetch_add(1, Ordering::Relaxed);
-        Some(on_thread(permit, job).await)
+        Some(self.below.run(permit, job).await)
     }
 
     /// Runs `job`, for `task`, on a blocking thread once one is free; `None`
@@ -129,6 +137,69 @@ impl Work {
         let permit = self.questions.thread().await?;
         self.ran[task as usize].fetch_add(1, Ordering::Relaxed);
         Some(on_thread(permit, job).await)
+    }
+}
+
+/// A job for a thread of [`Below`].
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Threads of the documents' lane, at a lower priority than the questions' (a
+/// thread of tokio's blocking pool, shared by both lanes, could not be given
+/// its priority back). They end when the lane is dropped.
+struct Below {
+    jobs: std::sync::mpsc::Sender<Job>,
+}
+
+/// How much lower the documents' threads run than the process (Linux's nice:
+/// each step about a tenth less of a core that questions also want).
+const NICER: libc::c_int = 10;
+
+impl Below {
+    fn new(threads: usize) -> Below {
+        let (jobs, waiting) = std::sync::mpsc::channel::<Job>();
+        let waiting = Arc::new(std::sync::Mutex::new(waiting));
+        for i in 0..threads {
+            let waiting = waiting.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("documents-{i}"))
+                .spawn(move || {
+                    // SAFETY: getpriority and setpriority only read their
+                    // arguments; on Linux `0` names the calling thread alone.
+                    unsafe {
+                        let nice = libc::getpriority(libc::PRIO_PROCESS, 0);
+                        libc::setpriority(libc::PRIO_PROCESS, 0, (nice + NICER).min(19));
+                    }
+                    loop {
+                        let next = waiting.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                        match next {
+                            Ok(job) => job(),
+                            Err(_) => return,
+                        }
+                    }
+                });
+            spawned.expect("a thread can be started");
+        }
+        Below { jobs }
+    }
+
+    /// Runs `job` on one of the threads, holding `permit` meanwhile (so no
+    /// more jobs than threads are ever given them).
+    async fn run<T: Send + 'static>(
+        &self,
+        permit: OwnedSemaphorePermit,
+        job: impl FnOnce() -> T + Send + 'static,
+    ) -> T {
+        let (done, result) = tokio::sync::oneshot::channel();
+        let job: Job = Box::new(move || {
+            let _permit = permit;
+            let _ = done.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)));
+        });
+        let sent = self.jobs.send(job);
+        sent.expect("the documents' threads live as long as the lane");
+        match result.await.expect("a document's job sends its result") {
+            Ok(made) => made,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
     }
 }
 
@@ -201,6 +272,28 @@ mod tests {
         assert_eq!(busy.await.unwrap(), Some(true));
         assert_eq!(queued.await.unwrap(), Some(2));
         assert_eq!(work.run(Task::Answer, || 4).await, Some(4));
+    }
+
+    /// A document is made while every question thread is busy, on a thread
+    /// of its own at a lower priority.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn documents_run_beside_questions_at_a_lower_priority() {
+        let work = Arc::new(Work::new(1, 1));
+        let (release, busy) = hold_the_thread(&work).await;
+        // SAFETY: getpriority only reads; `0` is the calling thread on Linux.
+        let nice = || unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+        let lowered = work.document(nice).await.unwrap();
+        assert_eq!(work.more(nice).await, lowered);
+        assert_eq!(work.ran(Task::Document), 1);
+        release.send(()).unwrap();
+        assert_eq!(busy.await.unwrap(), Some(true));
+        // A question's thread is not lowered.
+        let question = work.run(Task::Answer, nice).await.unwrap();
+        assert_eq!(lowered, (question + NICER).min(19));
+        assert!(
+            question < 19,
+            "the test runs at the lowest priority: nothing to compare"
+        );
     }
 
     /// A request dropped while it waits (its client hung up) gives its place back.

@@ -35,11 +35,12 @@ pub fn ready(ctx: Ctx<'_>) -> Parsed<'_> {
 /// `/metrics`, in Prometheus' text format.
 pub fn metrics(ctx: Ctx<'_>) -> Parsed<'_> {
     let state = ctx.state;
-    let body = Bytes::from(
-        state
-            .metrics
-            .render(&ctx.served.view, &state.work, &state.streams),
-    );
+    let body = Bytes::from(state.metrics.render(
+        &ctx.served.view,
+        &ctx.served.memo,
+        &state.work,
+        &state.streams,
+    ));
     Ok(Job::ready(Answer::operation(200, Kind::Metrics, body)))
 }
 
