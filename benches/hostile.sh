@@ -215,7 +215,8 @@ for seed in 2 3 4; do
 done
 sleep 12
 echo "S. after three swaps with slow readers: RSS $(rss VmRSS) MB (one view: $one_view MB)"
-jobs -p | xargs -r kill 2> /dev/null || true
+for j in $(jobs -p); do [ "$j" = "$server" ] || kill "$j" 2> /dev/null || true; done
+wait_jobs
 fi # rounds one and two
 [ "${ROUND:-all}" = 12 ] && exit 0
 
