@@ -153,10 +153,13 @@ impl Ticket {
         self.streams.room().await;
     }
 
-    /// `piece` as a body's bytes, counted as held until they are sent.
+    /// `piece` as a body's bytes, counted as held (its allocation, which may
+    /// be larger than its bytes) until they are sent.
     pub fn hold(&self, piece: impl Into<Vec<u8>>) -> Bytes {
         let piece = piece.into();
-        self.streams.held.fetch_add(piece.len(), Ordering::AcqRel);
+        self.streams
+            .held
+            .fetch_add(piece.capacity(), Ordering::AcqRel);
         Bytes::from_owner(Held {
             bytes: piece,
             streams: self.streams.clone(),
@@ -193,7 +196,7 @@ impl Drop for Held {
     fn drop(&mut self) {
         self.streams
             .held
-            .fetch_sub(self.bytes.len(), Ordering::AcqRel);
+            .fetch_sub(self.bytes.capacity(), Ordering::AcqRel);
         self.streams.freed.notify_waiters();
     }
 }

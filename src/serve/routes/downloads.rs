@@ -59,7 +59,7 @@ impl Pieces for Download {
         let range = self.at..end;
         self.at = end;
         let positions = &self.selected.positions()[range.clone()];
-        let mut out = Vec::with_capacity(range.len() * 1024);
+        let mut out = Vec::with_capacity(PIECE_BYTES + PIECE_BYTES / 4);
         match &self.rows {
             Rows::Lines => out = self.selected.write_lines(view, range.clone()),
             Rows::Fields(columns) => positions
