@@ -29,8 +29,9 @@
 #   K. the memo: 2,000 pages asked ten times each, then a flood of 2,000 new
 #      keys asked twice (a ready-compressed list under as many Hosts): how many
 #      of the 2,000 pages are still replayed; then its bytes, as charged,
-#      against the heap it took, filled with 20,000 pages (the growth of RSS
-#      less that of a server without a memo asked the same);
+#      against the heap it took, filled with 20,000 pages (the growth of what
+#      it holds, RSS and memory files, less that of a server without a memo
+#      asked the same);
 #   D. a server under a descriptor limit of 1,024 holding 2,000 idle
 #      connections: how long a health probe waits (the idlest close to make room).
 #
@@ -251,9 +252,12 @@ search_while 96 "Q. 96 clients looping sheets of 100,000 data labels with codes"
 search_while 16 "Q. 16 clients looping /dwca.zip" "$base/dwca.zip"
 search_while 16 "Q. 16 clients looping the archive of a question" "$base/dwca.zip?search=a"
 
-# R. 300 slow readers of NDJSON downloads of every specimen.
+# R. 300 slow readers of NDJSON downloads of every specimen; memory as the
+# server holds it (RSS and memory files), its peak sampled every 20 ms.
 sleep 2
-idle=$(rss VmRSS)
+idle=$(held_mb "$server")
+python3 benches/memory.py "$server" --peak > "$work/peak.txt" &
+sampler=$!
 python3 - "$port" > "$work/slow.txt" << 'EOF' &
 import socket, subprocess, sys, time
 port = int(sys.argv[1])
@@ -280,9 +284,10 @@ time.sleep(15)
 print(" ".join(f"{n} {s}" for s, n in sorted(statuses.items())), f"; connections left after 45 s: {established()}")
 EOF
 slow=$!
-peak=$(load=$((load * 2)) highest_rss)
 wait "$slow" 2> /dev/null || true
-echo "R. 300 slow readers of NDJSON downloads: RSS idle $idle MB, highest $peak MB (+$((peak - idle)) MB); answered $(cat "$work/slow.txt")"
+kill -TERM "$sampler"; wait "$sampler" 2> /dev/null || true
+peak=$(cut -d' ' -f1 "$work/peak.txt")
+echo "R. 300 slow readers of NDJSON downloads: held (RSS + memory files) idle $idle MB, highest $peak MB (+$((peak - idle)) MB); answered $(cat "$work/slow.txt")"
 
 # K. The memo against a flood of new keys, and its bytes against its heap.
 # Two more servers for the heap: one with the default budget, one without a memo.
@@ -296,7 +301,7 @@ until curl -sf -o /dev/null "http://127.0.0.1:$bare_port/healthz" && curl -sf -o
 wait_idle "$fresh"
 wait_idle "$bare"
 python3 - "$port" "$server" "$fresh_port" "$fresh" "$bare_port" "$bare" << 'EOF'
-import http.client, sys
+import http.client, subprocess, sys
 port, pid = int(sys.argv[1]), sys.argv[2]
 fresh_port, fresh, bare_port, bare = int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), sys.argv[6]
 def metric(name, port=port):
@@ -311,10 +316,10 @@ def ask(paths, headers=lambda i: {}, port=port):
     for i, p in enumerate(paths):
         c.request("GET", p, headers=headers(i))
         c.getresponse().read()
-def rss(pid=pid):
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) // 1024
+def held_mib(pid):
+    """MiB held: RSS and memory files (benches/memory.py)."""
+    out = subprocess.run(["python3", "benches/memory.py", pid], capture_output=True, text=True).stdout
+    return int(float(out.split()[0]))
 hot = [f"/api/v2/specimen-records/?limit=1&offset={i}" for i in range(2000)]
 ask(hot * 10)
 held = metric("catalogue_replay_answers")
@@ -326,12 +331,12 @@ replayed = metric("catalogue_replayed_answers_total") - before
 print(f"K. after a flood of 2,000 new keys asked twice: {replayed} of 2,000 pages asked ten times replayed ({held} answers held before)")
 fill = [f"/api/v2/specimen-records/?limit=10&offset={i}" for i in range(2000, 22000)]
 fill = [p for p in fill for _ in range(2)]
-before = rss(fresh), rss(bare)
+before = held_mib(fresh), held_mib(bare)
 ask(fill, port=fresh_port)
 ask(fill, port=bare_port)
-grown, bare_grown = rss(fresh) - before[0], rss(bare) - before[1]
+grown, bare_grown = held_mib(fresh) - before[0], held_mib(bare) - before[1]
 print(f"K. a fresh server asked 20,000 pages twice: {metric('catalogue_replay_answers', fresh_port)} answers kept, charged "
-      f"{metric('catalogue_replay_bytes', fresh_port) / 2**20:.1f} MiB; RSS +{grown} MiB, without a memo +{bare_grown} MiB")
+      f"{metric('catalogue_replay_bytes', fresh_port) / 2**20:.1f} MiB; held (RSS + memory files) +{grown} MiB, without a memo +{bare_grown} MiB")
 EOF
 kill "$fresh" "$bare"; wait "$fresh" "$bare" 2> /dev/null || true
 

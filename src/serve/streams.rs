@@ -309,15 +309,18 @@ mod tests {
                 budget: 1000
             })
         );
-        // The next piece waits until one is sent.
+        // The next piece waits until one is sent, and no longer.
+        let short = std::time::Duration::from_millis(50);
+        let waited = tokio::time::timeout(short, streams.room()).await;
+        assert!(waited.is_err(), "room was found over the budget");
         let waiting = {
             let streams = streams.clone();
             tokio::spawn(async move { streams.room().await })
         };
-        tokio::task::yield_now().await;
-        assert!(!waiting.is_finished());
         drop(piece);
-        waiting.await.unwrap();
+        let long = std::time::Duration::from_secs(5);
+        let woken = tokio::time::timeout(long, waiting).await;
+        assert!(woken.is_ok(), "a piece sent woke no one");
         drop(more);
         assert_eq!(streams.in_use().1, 0);
         assert!(streams.admit(local(2), 10).is_ok());
