@@ -301,7 +301,7 @@ until curl -sf -o /dev/null "http://127.0.0.1:$bare_port/healthz" && curl -sf -o
 wait_idle "$fresh"
 wait_idle "$bare"
 python3 - "$port" "$server" "$fresh_port" "$fresh" "$bare_port" "$bare" << 'EOF'
-import http.client, subprocess, sys
+import http.client, sys
 port, pid = int(sys.argv[1]), sys.argv[2]
 fresh_port, fresh, bare_port, bare = int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), sys.argv[6]
 def metric(name, port=port):
@@ -316,10 +316,11 @@ def ask(paths, headers=lambda i: {}, port=port):
     for i, p in enumerate(paths):
         c.request("GET", p, headers=headers(i))
         c.getresponse().read()
+sys.path.insert(0, "benches")
+import memory
 def held_mib(pid):
     """MiB held: RSS and memory files (benches/memory.py)."""
-    out = subprocess.run(["python3", "benches/memory.py", pid], capture_output=True, text=True).stdout
-    return int(float(out.split()[0]))
+    return memory.held(int(pid))[0] / 1024
 hot = [f"/api/v2/specimen-records/?limit=1&offset={i}" for i in range(2000)]
 ask(hot * 10)
 held = metric("catalogue_replay_answers")
@@ -335,8 +336,10 @@ before = held_mib(fresh), held_mib(bare)
 ask(fill, port=fresh_port)
 ask(fill, port=bare_port)
 grown, bare_grown = held_mib(fresh) - before[0], held_mib(bare) - before[1]
+charged = metric('catalogue_replay_bytes', fresh_port) / 2**20
 print(f"K. a fresh server asked 20,000 pages twice: {metric('catalogue_replay_answers', fresh_port)} answers kept, charged "
-      f"{metric('catalogue_replay_bytes', fresh_port) / 2**20:.1f} MiB; held (RSS + memory files) +{grown} MiB, without a memo +{bare_grown} MiB")
+      f"{charged:.1f} MiB; held (RSS + memory files) +{grown:.1f} MiB, without a memo +{bare_grown:.1f} MiB: "
+      f"the memo {(grown - bare_grown) / charged:.2f}x its charge")
 EOF
 kill "$fresh" "$bare"; wait "$fresh" "$bare" 2> /dev/null || true
 
