@@ -60,7 +60,7 @@ pub const ASKED_BY: [HeaderName; 6] = [
 /// The most a key holds.
 const KEY_BYTES: usize = 1024;
 /// What a memo holds unless told otherwise (`--replay-budget`): everything its
-/// entries hold on the heap ([`held_by`]): slices of the view's rendered lists
+/// entries hold ([`Kept::of`]): slices of the view's rendered lists
 /// in memory files are the view's and cost only their handles.
 pub const DEFAULT_BUDGET: usize = 16 << 20;
 
