@@ -1,7 +1,7 @@
 //! Answers replayed. A GET that asks exactly what earlier ones asked of the
 //! same view (its path and query, and the request headers any answer reads:
 //! [`ASKED_BY`]) gets the earlier answer's headers and body again, without
-//! routing, reading the query or building a header. Only answers the view alone
+//! routing, reading the query or working out a header. Only answers the view alone
 //! decides are kept: made whole, 200, with a strong tag (which already promises
 //! the same bytes for the same request), and only when their request is asked a
 //! second time, so a request asked once costs no more than a lookup. Each view
