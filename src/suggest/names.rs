@@ -138,20 +138,22 @@ impl Names {
             let typed_chars = typed.chars().count();
             self.near.near(typed, &mut |key, names, near| {
                 let key_chars = std::str::from_utf8(key).map_or(key.len(), |k| k.chars().count());
-                let tier =
-                    if near.whole != FAR && near.whole <= forgiven(typed_chars.max(key_chars)) {
-                        Tier::Typos {
-                            edits: near.whole,
-                            begun: false,
-                        }
-                    } else if near.begun <= forgiven(typed_chars) {
-                        Tier::Typos {
-                            edits: near.begun,
-                            begun: true,
-                        }
-                    } else {
-                        return ControlFlow::Continue(());
-                    };
+                // As a whole or by a start, whichever has fewer typos (a
+                // start is never farther than the whole), the whole at equal
+                // typos.
+                let whole = (near.whole != FAR
+                    && near.whole <= forgiven(typed_chars.max(key_chars)))
+                .then_some(Tier::Typos {
+                    edits: near.whole,
+                    begun: false,
+                });
+                let begun = (near.begun <= forgiven(typed_chars)).then_some(Tier::Typos {
+                    edits: near.begun,
+                    begun: true,
+                });
+                let Some(tier) = whole.into_iter().chain(begun).min() else {
+                    return ControlFlow::Continue(());
+                };
                 for &n in names {
                     offer(&mut best, n, tier);
                 }
@@ -234,6 +236,24 @@ mod tests {
                 Tier::Typos {
                     edits: 1,
                     begun: false
+                }
+            )]
+        );
+    }
+
+    #[test]
+    fn a_name_is_as_near_as_its_nearest_start() {
+        // `monrach` is two typos from `Monarchs` as a whole (a swap, an `s`)
+        // and one from its start `monarch`: one typo, by its start.
+        let n = names(&[(0, "Monarchs")]);
+        assert_eq!(
+            found(&n, "monrach"),
+            [(
+                0,
+                "Monarchs".into(),
+                Tier::Typos {
+                    edits: 1,
+                    begun: true
                 }
             )]
         );
