@@ -507,3 +507,45 @@ fn streamed_documents_take_a_share_and_are_refused_past_it() {
     assert_eq!(whole.text().lines().count(), 5000);
     assert_eq!(s.metric("catalogue_streamed_bytes_held"), 0);
 }
+
+/// Behind a trusted proxy, each client's address is what the proxy forwards:
+/// one client's documents fill its half of the share, not the others'.
+#[test]
+fn behind_a_trusted_proxy_each_forwarded_address_has_its_own_half() {
+    use std::io::Write;
+    let dir = common::TempDir::new("stream-share-proxy");
+    let loopback = "127.0.0.1".parse().unwrap();
+    let settings = catalogue::serve::Settings {
+        stream_share: catalogue::serve::streams::Share {
+            units: 2,
+            memory: 64 << 20,
+        },
+        trusted_proxies: catalogue::serve::origin::TrustedProxies::new(vec![(loopback, 32)]),
+        ..Default::default()
+    };
+    let s = Server::start(&common::generated(&dir, 5000), settings);
+    let download = "/api/v2/specimen-records/?format=ndjson";
+    // About 15 MB for 192.0.2.1, which reads none of it: its document stays
+    // under way, holding the one unit its address may take.
+    let mut held = std::net::TcpStream::connect(s.addr).unwrap();
+    write!(
+        held,
+        "GET {download} HTTP/1.1\r\nHost: t\r\nX-Forwarded-For: 192.0.2.1\r\n\r\n"
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while s.metric("catalogue_streamed_units") == 0 {
+        assert!(std::time::Instant::now() < deadline, "never admitted");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let refused = s.send("GET", download, &[("X-Forwarded-For", "192.0.2.1")]);
+    assert_eq!(refused.status, 503, "{}", refused.text());
+    assert!(refused
+        .text()
+        .contains("your address's documents being streamed use 1 of the 1 units"));
+    // Another client through the same proxy has its own half.
+    let other = s.send("GET", download, &[("X-Forwarded-For", "198.51.100.7")]);
+    assert_eq!(other.status, 200, "{}", other.text());
+    assert_eq!(other.text().lines().count(), 5000);
+    drop(held);
+}

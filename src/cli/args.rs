@@ -292,8 +292,8 @@ pub struct ServeArgs {
     pub query_queue: usize,
     /// Units that documents streamed at once may take together (label sheets,
     /// downloads, pages too long to make whole): one each, and one more per
-    /// 25,000 labels or rows; one client address takes at most half. Past it,
-    /// 503 with Retry-After.
+    /// 25,000 labels or rows; one client address takes at most half (behind a
+    /// trusted proxy, the address it forwards). Past it, 503 with Retry-After.
     #[arg(
         long,
         env = "CATALOGUE_STREAM_SHARE",
@@ -329,8 +329,9 @@ pub struct ServeArgs {
     pub public_url: Option<PublicUrl>,
     /// Proxies whose X-Forwarded-Proto and X-Forwarded-Host say the address a
     /// client asked (TLS ended, another port), by IP address or network
-    /// (`127.0.0.1`, `10.0.0.0/8`), repeated or comma-separated. Those headers
-    /// from any other peer are ignored. None by default.
+    /// (`127.0.0.1`, `10.0.0.0/8`), repeated or comma-separated; their
+    /// X-Forwarded-For names the client whose streamed documents are counted.
+    /// Those headers from any other peer are ignored. None by default.
     #[arg(long, env = "CATALOGUE_TRUSTED_PROXY", value_delimiter = ',',
           value_parser = TrustedProxies::parse_one, value_name = "ADDRESS")]
     pub trusted_proxy: Vec<(std::net::IpAddr, u8)>,

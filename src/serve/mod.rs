@@ -159,7 +159,11 @@ where
     let trusted = state.settings.trusted_proxies.contains(peer);
     hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
         activity.began();
-        req.extensions_mut().insert(router::Peer(peer));
+        let client = match trusted {
+            true => origin::client(peer, req.headers(), &state.settings.trusted_proxies),
+            false => peer,
+        };
+        req.extensions_mut().insert(router::Peer(client));
         if !trusted {
             origin::forget_forwarded(req.headers_mut());
         }

@@ -14,6 +14,7 @@ use super::guard::is_host;
 
 pub const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
 pub const X_FORWARDED_HOST: HeaderName = HeaderName::from_static("x-forwarded-host");
+pub const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
 
 /// The public base of every link: `http(s)://host[:port]` and perhaps a path,
 /// without a trailing `/`.
@@ -105,6 +106,33 @@ fn prefix(net: u128, peer: u128, width: u8, bits: u8) -> bool {
     bits == 0 || (net ^ peer) >> (width - bits) == 0
 }
 
+/// The address a request comes from: its peer's, or, from a trusted proxy,
+/// the nearest address in `X-Forwarded-For` that is not a trusted proxy's
+/// (each proxy appends the address it was asked by, so what is further left
+/// is only the client's word). What the streams' share of one address counts.
+/// An address that does not read as one ends the walk at the last that did.
+pub fn client(peer: IpAddr, headers: &HeaderMap, trusted: &TrustedProxies) -> IpAddr {
+    let mut client = peer.to_canonical();
+    if !trusted.contains(client) {
+        return client;
+    }
+    for value in headers.get_all(X_FORWARDED_FOR).iter().rev() {
+        let Ok(text) = value.to_str() else {
+            return client;
+        };
+        for hop in text.rsplit(',') {
+            let Ok(addr) = hop.trim().parse::<IpAddr>() else {
+                return client;
+            };
+            client = addr.to_canonical();
+            if !trusted.contains(client) {
+                return client;
+            }
+        }
+    }
+    client
+}
+
 /// Forgets what a peer that is not a trusted proxy says of the address it
 /// asked: answers (and the memo's keys) then never depend on it.
 pub fn forget_forwarded(headers: &mut HeaderMap) {
@@ -151,6 +179,37 @@ mod tests {
             );
         }
         h
+    }
+
+    #[test]
+    fn the_client_is_the_nearest_address_a_trusted_proxy_did_not_add() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        let proxies = TrustedProxies::new(vec![(ip("127.0.0.1"), 32), (ip("10.0.0.0"), 8)]);
+        let forwarded = |v: &[&str]| {
+            let pairs: Vec<(&str, &str)> = v.iter().map(|v| ("x-forwarded-for", *v)).collect();
+            headers(&pairs)
+        };
+        let from = |peer: &str, h: &HeaderMap| client(ip(peer), h, &proxies);
+        // Not a proxy: its own address, whatever it says.
+        let said = forwarded(&["198.51.100.9"]);
+        assert_eq!(from("192.0.2.1", &said), ip("192.0.2.1"));
+        assert_eq!(from("::ffff:192.0.2.1", &said), ip("192.0.2.1"));
+        // A proxy that says nothing, and one that forwards.
+        assert_eq!(from("127.0.0.1", &HeaderMap::new()), ip("127.0.0.1"));
+        assert_eq!(from("127.0.0.1", &said), ip("198.51.100.9"));
+        // Through two proxies, with what the client claimed on the left; and
+        // the same hops over two lines.
+        let chain = forwarded(&["203.0.113.5, 198.51.100.9, 10.1.2.3"]);
+        assert_eq!(from("127.0.0.1", &chain), ip("198.51.100.9"));
+        let lines = forwarded(&["203.0.113.5", "198.51.100.9, 10.1.2.3"]);
+        assert_eq!(from("127.0.0.1", &lines), ip("198.51.100.9"));
+        // What does not read as an address ends the walk where it was.
+        let garbled = forwarded(&["198.51.100.9, nonsense, 10.1.2.3"]);
+        assert_eq!(from("127.0.0.1", &garbled), ip("10.1.2.3"));
+        assert_eq!(
+            from("127.0.0.1", &forwarded(&["[::1]:80"])),
+            ip("127.0.0.1")
+        );
     }
 
     #[test]

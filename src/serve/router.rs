@@ -29,7 +29,8 @@ use super::routing::{Routed, Routing, Source, Takes};
 use super::state::{Served, State};
 use super::wire::{self, Parts, Wire};
 
-/// The address of the client a request came from, as its connection says.
+/// The address of the client a request came from ([`client`](super::origin::client): its
+/// connection's, or what a trusted proxy says it forwarded).
 #[derive(Clone, Copy, Debug)]
 pub struct Peer(pub std::net::IpAddr);
 
