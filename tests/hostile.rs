@@ -488,6 +488,14 @@ fn streamed_documents_take_a_share_and_are_refused_past_it() {
         "{}",
         refused.text()
     );
+    // A label sheet is refused as well, once the labels it would hold are
+    // counted (before they are laid out); its preview is a page, not a
+    // document, and is made.
+    let sheet = s.get("/api/v2/specimen-records/labels/?kind=data&limit=50");
+    assert_eq!(sheet.status, 503, "{}", sheet.text());
+    assert_eq!(sheet.header("retry-after"), Some("5"));
+    let preview = s.get("/api/v2/specimen-records/labels/?kind=data&limit=50&format=html");
+    assert_eq!(preview.status, 200);
     // Questions do not wait for documents.
     assert_eq!(
         s.get("/api/v2/specimen-records/?search=a&limit=3").status,

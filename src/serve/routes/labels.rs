@@ -18,6 +18,7 @@ use crate::serve::asked::Asked;
 use crate::serve::origin;
 use crate::serve::route::{Ctx, Job, Parsed};
 use crate::serve::state::Served;
+use crate::serve::streams::{Full, Ticket};
 use crate::serve::work::Task;
 
 use super::downloads::file_name;
@@ -39,8 +40,10 @@ impl Pieces for CsvPieces {
 
 /// What the work threads made of a request before anything is sent.
 enum Made {
-    Sheet(Fitted, Vec<Overflow>),
+    Sheet(Fitted, Vec<Overflow>, Ticket),
     Preview(String),
+    /// Not admitted: refused before its labels were laid out.
+    Refused(Full),
 }
 
 /// Answers a label sheet request. Whether the question selects too many
@@ -125,31 +128,37 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     };
     let made = served.clone();
     let (path, params) = (asked.path.clone(), asked.params.clone().unwrap_or_default());
-    let peer = asked.peer;
+    let (peer, streams) = (asked.peer, state.streams.clone());
     let job = move || -> Result<Made, ApiError> {
         let view = &made.view;
         let sheet = sheets::sheet(&request, view, code, max)?;
+        // A sheet to send takes its share once its size is known, before the
+        // work of laying it out.
+        let ticket = match output {
+            Output::Preview => None,
+            Output::Pdf | Output::Csv => match streams.admit(peer, sheet.positions.len()) {
+                Ok(ticket) => Some(ticket),
+                Err(full) => return Ok(Made::Refused(full)),
+            },
+        };
         let (fitted, overflow) = sheet.fit(view);
-        Ok(match output {
-            Output::Preview => {
+        Ok(match ticket {
+            None => {
                 let at = unsettled.as_deref();
                 Made::Preview(preview::page(view, &fitted, &overflow, &path, &params, at))
             }
-            Output::Pdf | Output::Csv => Made::Sheet(fitted, overflow),
+            Some(ticket) => Made::Sheet(fitted, overflow, ticket),
         })
     };
     Ok(Job::checked(check, async move {
-        let (sheet, overflow) = match state.work.document(job).await {
+        let (sheet, overflow, ticket) = match state.work.document(job).await {
             None => return Answer::busy(),
             Some(Err(e)) => return refused(served, &output, &e),
             Some(Ok(Made::Preview(page))) => return named(Answer::html(page).uncached()),
-            Some(Ok(Made::Sheet(sheet, overflow))) => (sheet, overflow),
+            Some(Ok(Made::Refused(full))) => return Answer::streams_full(&full),
+            Some(Ok(Made::Sheet(sheet, overflow, ticket))) => (sheet, overflow, ticket),
         };
         let (work, served) = (state.work.clone(), served.clone());
-        let ticket = match state.streams.admit(peer, sheet.sheet.positions.len()) {
-            Ok(ticket) => ticket,
-            Err(full) => return Answer::streams_full(&full),
-        };
         let answer = match output {
             Output::Csv => {
                 let (pieces, head) = CsvPieces::new(sheet.sheet);
