@@ -40,7 +40,7 @@ impl Pieces for CsvPieces {
 
 /// What the work threads made of a request before anything is sent.
 enum Made {
-    Sheet(Fitted, Vec<Overflow>, Ticket),
+    Sheet(Box<Fitted>, Vec<Overflow>, Ticket),
     Preview(String),
     /// Not admitted: refused before its labels were laid out.
     Refused(Full),
@@ -147,7 +147,7 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
                 let at = unsettled.as_deref();
                 Made::Preview(preview::page(view, &fitted, &overflow, &path, &params, at))
             }
-            Some(ticket) => Made::Sheet(fitted, overflow, ticket),
+            Some(ticket) => Made::Sheet(Box::new(fitted), overflow, ticket),
         })
     };
     Ok(Job::checked(check, async move {
@@ -156,7 +156,7 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
             Some(Err(e)) => return refused(served, &output, &e),
             Some(Ok(Made::Preview(page))) => return named(Answer::html(page).uncached()),
             Some(Ok(Made::Refused(full))) => return Answer::streams_full(&full),
-            Some(Ok(Made::Sheet(sheet, overflow, ticket))) => (sheet, overflow, ticket),
+            Some(Ok(Made::Sheet(sheet, overflow, ticket))) => (*sheet, overflow, ticket),
         };
         let (work, served) = (state.work.clone(), served.clone());
         let answer = match output {
