@@ -80,7 +80,6 @@ fn most(budget: usize) -> usize {
 struct Kept {
     key: Bytes,
     head: Bytes,
-    headers: usize,
     parts: Box<[Bytes]>,
     slot: usize,
 }
@@ -135,7 +134,6 @@ impl Kept {
         let kept = Kept {
             key: next(key.len),
             head: next(head),
-            headers: replay.headers.len(),
             parts: replay
                 .parts
                 .iter()
@@ -152,7 +150,8 @@ impl Kept {
 
     /// The answer again, its headers' map made from their lines.
     fn replay(&self) -> Replay {
-        let mut headers = HeaderMap::with_capacity(self.headers);
+        let lines = memchr::memchr_iter(b'\n', &self.head).count();
+        let mut headers = HeaderMap::with_capacity(lines);
         let mut at = 0;
         for line in self
             .head
