@@ -17,6 +17,7 @@ pub mod ingest;
 pub mod labels;
 pub mod memfile;
 pub mod model;
+pub mod quality;
 pub mod query;
 pub mod serve;
 pub mod snapshot;

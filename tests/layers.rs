@@ -11,6 +11,7 @@ const LAYERS: &[&[&str]] = &[
     &["model"],
     &["snapshot"],
     &["ingest", "view"],
+    &["quality"],
     &["query"],
     &["html"],
     &["checklists", "labels", "suggest", "versions", "wagtail"],

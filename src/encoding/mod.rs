@@ -1,7 +1,8 @@
 //! How values are spelled in bytes: JSON literals, CSV cells, XML text, percent-encoding,
-//! instants and dates, hex. The bottom layer: it knows nothing of the collection.
+//! instants and dates, hex, text folded for comparing. The bottom layer: it knows nothing of the collection.
 
 pub mod csv;
+pub mod fold;
 pub mod hex;
 pub mod json;
 pub mod percent;

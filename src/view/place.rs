@@ -7,7 +7,7 @@ use crate::model::Model;
 use super::{Value, View};
 
 /// The positions of a specimen's country, state, county and locality.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Place {
     pub country: Option<u32>,
     pub state: Option<u32>,

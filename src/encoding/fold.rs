@@ -1,0 +1,64 @@
+//! Text folded to plain words, the one way names are compared (suggestions,
+//! the quality checks' place names): lowercase, accents dropped, punctuation a
+//! space between words.
+
+use unicode_normalization::char::is_combining_mark;
+use unicode_normalization::UnicodeNormalization;
+
+/// `name` folded: lowercase letters and digits, accents dropped (`Côté` is
+/// `cote`), letters with no decomposition spelled plainly (`ß` is `ss`, `ø` is
+/// `o`), apostrophes dropped (`O'Brien` is `obrien`), and anything else one
+/// space between words, none at either end.
+pub fn fold(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut space = false;
+    for c in name.nfd() {
+        if is_combining_mark(c) || matches!(c, '\'' | '’' | 'ʼ') {
+            continue;
+        }
+        let plain: &str = match c {
+            'ß' => "ss",
+            'æ' | 'Æ' => "ae",
+            'œ' | 'Œ' => "oe",
+            'ø' | 'Ø' => "o",
+            'ł' | 'Ł' => "l",
+            'đ' | 'Đ' | 'ð' | 'Ð' => "d",
+            'þ' | 'Þ' => "th",
+            'ı' => "i",
+            _ => "",
+        };
+        if !plain.is_empty() {
+            if space && !out.is_empty() {
+                out.push(' ');
+            }
+            space = false;
+            out.push_str(plain);
+        } else if c.is_alphanumeric() {
+            if space && !out.is_empty() {
+                out.push(' ');
+            }
+            space = false;
+            out.extend(c.to_lowercase());
+        } else {
+            space = true;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_fold_to_plain_words() {
+        assert_eq!(fold("Côté"), "cote");
+        assert_eq!(fold("  Danaus   plexippus "), "danaus plexippus");
+        assert_eq!(fold("D. plexippus"), "d plexippus");
+        assert_eq!(fold("Pima/Santa Cruz"), "pima santa cruz");
+        assert_eq!(fold("O'Brien"), "obrien");
+        assert_eq!(fold("Straße Øresund"), "strasse oresund");
+        assert_eq!(fold("CAT-000123"), "cat 000123");
+        assert_eq!(fold("…"), "");
+    }
+}

@@ -1,0 +1,290 @@
+//! The flags of every specimen of a view, found once, the first time a question
+//! needs them (`View::derived`), and kept with the view: each record's set, and
+//! each flag's records in order, so `issue=` is a lookup like any grouped filter.
+
+use std::borrow::Cow;
+
+use ahash::AHashMap;
+
+use crate::model::Model;
+use crate::view::place::Place;
+use crate::view::{Derive, Value, View};
+
+use super::boundaries::{Boundaries, Point};
+use super::checks::{self, Day};
+use super::flag::{Flag, Flags};
+
+/// A point that is not where its record says, for the curator's map: the point,
+/// a point inside the area its record names, the flag, and how many specimens
+/// say both.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch {
+    pub flag: Flag,
+    pub point: Point,
+    pub stated: Point,
+    pub stated_name: String,
+    pub specimens: usize,
+}
+
+/// What `issue=` asks for: records with any of some flags, or with none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Asked {
+    Any(Flags),
+    Nothing,
+}
+
+/// Every specimen's flags.
+#[derive(Debug, Default)]
+pub struct Quality {
+    /// By specimen position.
+    flags: Vec<Flags>,
+    /// By flag (`Flag as usize`): its specimens' positions, ascending.
+    rows: Vec<Vec<u32>>,
+    /// The points outside the area their records name, commonest first.
+    pub mismatches: Vec<Mismatch>,
+}
+
+impl Derive for Quality {
+    fn derive(view: &View) -> Quality {
+        Quality::find(view)
+    }
+}
+
+/// The specimen fields the checks read.
+struct Fields {
+    gps: usize,
+    year: usize,
+    month: usize,
+    day: usize,
+    determined_year: usize,
+    taxa: Vec<usize>,
+}
+
+fn field(model: Model, name: &str) -> usize {
+    model.field_index(name).expect("a field the checks read")
+}
+
+fn text(value: Value<'_>) -> &str {
+    value.as_str().unwrap_or("")
+}
+
+fn int(value: Value) -> Option<i64> {
+    match value {
+        Value::Int(i) => Some(i),
+        _ => None,
+    }
+}
+
+impl Quality {
+    /// Checks every specimen of `view`. The checks of a point against its
+    /// place are made once per distinct GPS record and place.
+    pub fn find(view: &View) -> Quality {
+        let specimens = view.table(Model::SpecimenRecord);
+        let s = Fields {
+            gps: field(Model::SpecimenRecord, "gps"),
+            year: field(Model::SpecimenRecord, "year"),
+            month: field(Model::SpecimenRecord, "month"),
+            day: field(Model::SpecimenRecord, "day"),
+            determined_year: field(Model::SpecimenRecord, "determined_year"),
+            taxa: [
+                "order",
+                "family",
+                "subfamily",
+                "tribe",
+                "genus",
+                "species",
+                "subspecies",
+            ]
+            .iter()
+            .map(|n| field(Model::SpecimenRecord, n))
+            .collect(),
+        };
+        let gps = view.table(Model::Gps);
+        let (lat, lon, elevation) = (
+            field(Model::Gps, "latitude"),
+            field(Model::Gps, "longitude"),
+            field(Model::Gps, "elevation"),
+        );
+        let today = today(view.header.created_at);
+        // Each GPS record's own flags and point, read once.
+        let points: Vec<(Flags, Option<Point>)> = (0..gps.len())
+            .map(|p| {
+                let (flags, point) =
+                    checks::coordinates(gps.get(p, lat).as_str(), gps.get(p, lon).as_str());
+                (
+                    flags.union(checks::elevation(text(gps.get(p, elevation)))),
+                    point,
+                )
+            })
+            .collect();
+        let mut places: AHashMap<(u32, Place), Flags> = AHashMap::new();
+        let mut flags = Vec::with_capacity(specimens.len());
+        for pos in 0..specimens.len() {
+            let mut found = checks::dates(
+                int(specimens.get(pos, s.year)),
+                text(specimens.get(pos, s.month)),
+                int(specimens.get(pos, s.day)),
+                int(specimens.get(pos, s.determined_year)),
+                today,
+            );
+            if s.taxa
+                .iter()
+                .all(|&f| matches!(specimens.get(pos, f), Value::Null))
+            {
+                found.add(Flag::NotIdentified);
+            }
+            if let Value::Ref(_, g) = specimens.get(pos, s.gps) {
+                let (own, point) = points[g as usize];
+                found = found.union(own);
+                if let Some(point) = point {
+                    let place = Place::of_specimen(view, pos);
+                    let geographic = *places
+                        .entry((g, place))
+                        .or_insert_with(|| checks::place(point, named(view, place)));
+                    found = found.union(geographic);
+                }
+            }
+            flags.push(found);
+        }
+        let mut rows = vec![Vec::new(); Flag::ALL.len()];
+        for (pos, f) in flags.iter().enumerate() {
+            for flag in f.iter() {
+                rows[flag as usize].push(pos as u32);
+            }
+        }
+        let mismatches = mismatches(view, &points, &places, &flags, specimens, s.gps);
+        Quality {
+            flags,
+            rows,
+            mismatches,
+        }
+    }
+
+    /// The flags of the specimen at `pos`.
+    pub fn of(&self, pos: usize) -> Flags {
+        self.flags.get(pos).copied().unwrap_or_default()
+    }
+
+    /// How many specimens have `flag`.
+    pub fn count(&self, flag: Flag) -> usize {
+        self.rows[flag as usize].len()
+    }
+
+    /// How many specimens have no flag.
+    pub fn unflagged(&self) -> usize {
+        self.flags.iter().filter(|f| f.is_empty()).count()
+    }
+
+    /// The positions of the specimens asked for, ascending.
+    pub fn rows(&self, asked: Asked) -> Cow<'_, [u32]> {
+        match asked {
+            Asked::Any(flags) => {
+                let mut lists = flags.iter().map(|f| &self.rows[f as usize][..]);
+                match (lists.next(), flags.iter().count()) {
+                    (None, _) => Cow::Borrowed(&[]),
+                    (Some(only), 1) => Cow::Borrowed(only),
+                    _ => Cow::Owned(
+                        (0..self.flags.len() as u32)
+                            .filter(|&p| self.flags[p as usize].meets(flags))
+                            .collect(),
+                    ),
+                }
+            }
+            Asked::Nothing => Cow::Owned(
+                (0..self.flags.len() as u32)
+                    .filter(|&p| self.flags[p as usize].is_empty())
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Whether the specimen at `pos` is one asked for.
+    pub fn holds(&self, pos: usize, asked: Asked) -> bool {
+        match asked {
+            Asked::Any(flags) => self.of(pos).meets(flags),
+            Asked::Nothing => self.of(pos).is_empty(),
+        }
+    }
+}
+
+/// The day a snapshot was made (UTC), from its creation time in microseconds.
+fn today(created_at: i64) -> Day {
+    use chrono::Datelike;
+    let at = chrono::DateTime::from_timestamp_micros(created_at).unwrap_or_default();
+    (i64::from(at.year()), at.month(), at.day())
+}
+
+/// The names of a place's records.
+fn named(view: &View, place: Place) -> checks::Place<'_> {
+    let get = |model: Model, pos: u32, name: &str| {
+        let table = view.table(model);
+        text(table.get(pos as usize, field(model, name)))
+    };
+    checks::Place {
+        country: place.country.map(|c| {
+            (
+                get(Model::Country, c, "name"),
+                get(Model::Country, c, "abbr"),
+            )
+        }),
+        state: place
+            .state
+            .map(|s| (get(Model::State, s, "name"), get(Model::State, s, "abbr"))),
+        county: place.county.map(|c| get(Model::County, c, "name")),
+    }
+}
+
+/// Every point outside the area its records name, with where that area is.
+fn mismatches(
+    view: &View,
+    points: &[(Flags, Option<Point>)],
+    places: &AHashMap<(u32, Place), Flags>,
+    flags: &[Flags],
+    specimens: &crate::view::Table,
+    gps: usize,
+) -> Vec<Mismatch> {
+    let geographic = [
+        Flag::CountryCoordinateMismatch,
+        Flag::PresumedSwappedCoordinate,
+        Flag::PresumedNegatedLatitude,
+        Flag::PresumedNegatedLongitude,
+        Flag::StateCoordinateMismatch,
+        Flag::CountyCoordinateMismatch,
+    ];
+    let mut counted: AHashMap<(u32, Place), usize> = AHashMap::new();
+    for (pos, f) in flags.iter().enumerate() {
+        if !f.meets(Flags::of(geographic)) {
+            continue;
+        }
+        if let Value::Ref(_, g) = specimens.get(pos, gps) {
+            *counted
+                .entry((g, Place::of_specimen(view, pos)))
+                .or_default() += 1;
+        }
+    }
+    let b = Boundaries::get();
+    let mut out: Vec<Mismatch> = counted
+        .into_iter()
+        .filter_map(|((g, place), specimens)| {
+            let point = points[g as usize].1?;
+            let found = places.get(&(g, place))?;
+            let flag = geographic.into_iter().find(|f| found.has(*f))?;
+            let area = checks::stated(named(view, place), flag, b)?;
+            Some(Mismatch {
+                flag,
+                point,
+                stated: area.label_point(),
+                stated_name: area.name.clone(),
+                specimens,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.specimens
+            .cmp(&a.specimens)
+            .then(a.flag.cmp(&b.flag))
+            .then(a.point[0].total_cmp(&b.point[0]))
+            .then(a.point[1].total_cmp(&b.point[1]))
+    });
+    out
+}
