@@ -15,6 +15,7 @@ use crate::model::image_api::ImageField;
 use crate::model::policy::DarwinCore;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Endpoint, Field, Filters, Model, Type};
+use crate::quality::{self, Flag};
 use crate::query::filter::{self, MAX_TERMS as MAX_SEARCH_TERMS};
 use crate::query::sort::sortable_names;
 use crate::query::{facets, geojson, Columns, Format, DEFAULT_LIMIT};
@@ -775,6 +776,7 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
         .iter()
         .filter(|f| facets::facetable(f.ty))
         .map(|f| f.name)
+        .chain(endpoint.model.policy().quality.then_some(facets::ISSUE))
         .collect();
     let facets = one_of(&facet_fields);
     let mut out = vec![
@@ -810,7 +812,8 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
         query(
             "facet",
             "Comma-separated fields to count values of, over the filtered records, into \
-             `meta.facets`: scalars by value, related records by name. Ordered by count, then value.",
+             `meta.facets`: scalars by value, related records by name; on the specimens, `issue` \
+             counts their quality flags (records without one are not counted). Ordered by count, then value.",
             json!({"type": "string", "pattern": format!("^(({facets})(,({facets}))*)?$")}),
         ),
         query(
@@ -1090,6 +1093,18 @@ fn specimen_filters() -> Vec<Value> {
     for name in filter::BOOLS {
         out.push(exact(name, spelled(&FORM_BOOLEANS)));
     }
+    let flags: Vec<&str> = Flag::ALL
+        .iter()
+        .map(|f| f.name())
+        .chain([quality::NO_FLAG])
+        .collect();
+    out.push(json!({
+        "name": filter::ISSUE, "in": "query", "required": false, "style": "form", "explode": true,
+        "description": "Specimens with this quality flag (`/quality/` says what each means), in any case; \
+            `none`: specimens without a flag. Repeated (or comma-separated): any of them \
+            (an empty value filters nothing).",
+        "schema": {"type": "array", "items": {"anyOf": [{"type": "string", "enum": flags}, blank()]}},
+    }));
     out
 }
 

@@ -10,6 +10,7 @@ use crate::query::gbif::search::{
     self, BOOLEAN, DATE_RANGE, DEFAULT_LIMIT, MAX_LIMIT, NUMBER_RANGE,
 };
 use crate::view::occurrence::COLUMNS;
+use crate::quality::Flag;
 
 /// The terms written as numbers; every other term is text.
 const NUMBERS: &[&str] = &[
@@ -36,6 +37,11 @@ fn wkt_pattern() -> String {
     format!(
         "^{space}([Pp][Oo][Ll][Yy][Gg][Oo][Nn]{polygon}|[Mm][Uu][Ll][Tt][Ii][Pp][Oo][Ll][Yy][Gg][Oo][Nn]{space}\\({polygon}(,{polygon}){{0,3}}\\)){space}$"
     )
+}
+
+/// The quality flags' names.
+fn flag_names() -> Vec<&'static str> {
+    Flag::ALL.iter().map(|f| f.name()).collect()
 }
 
 /// A filter parameter. It may be repeated, each value an alternative (OR); the
@@ -105,6 +111,9 @@ fn parameters() -> Vec<Value> {
                 "description": format!("A term to count values of, as GBIF names it in any case (`country` counts country codes); repeated for more, at most {}.", search::MAX_FACETS),
                 "schema": {"type": "string", "enum": search::facetable().collect::<Vec<_>>()}}),
             "geometry" => repeated(name, describe(name).0, &wkt_pattern()),
+            "issue" => json!({"name": name, "in": "query", "required": false,
+                "description": "A quality flag (as `issues` lists them), in any case: the records that have it. Repeated (or comma-separated): any of them.",
+                "schema": {"type": "string", "enum": flag_names()}}),
             _ => {
                 let (description, pattern) = describe(name);
                 repeated(name, description, pattern)
@@ -127,13 +136,18 @@ pub fn schemas(out: &mut Map<String, Value>) {
         };
         properties.insert(term.to_string(), json!({"type": ty}));
     }
+    properties.insert(
+        "issues".into(),
+        json!({"type": "array", "description": "The record's quality flags (`/quality/` says what each means).",
+            "items": {"type": "string", "enum": flag_names()}}),
+    );
     out.insert(
         "GbifOccurrence".into(),
         json!({
             "type": "object",
             "description": "A specimen record keyed by Darwin Core terms, as the archive's occurrence.txt writes it; a term without a value is left out.",
             "properties": properties,
-            "required": ["key", "occurrenceID", "catalogNumber", "basisOfRecord"],
+            "required": ["key", "occurrenceID", "catalogNumber", "basisOfRecord", "issues"],
             "additionalProperties": false,
         }),
     );

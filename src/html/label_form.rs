@@ -180,7 +180,7 @@ fn facet_names(field: &str) -> Option<Vec<String>> {
         f if RELATED.iter().any(|r| r.0 == f)
             || INTS.contains(&f)
             || BOOLS.contains(&f)
-            || ["sex", "stage", "preparation", "month", "usi"].contains(&f) =>
+            || ["sex", "stage", "preparation", "month", "usi", filter::ISSUE].contains(&f) =>
         {
             Some(vec![f.to_string()])
         }

@@ -57,6 +57,8 @@ pub struct Policy {
     /// scans (`None`: every field); the rest are a click away.
     pub page_columns: Option<&'static str>,
     pub darwin_core: DarwinCore,
+    /// Whether its records carry quality flags (`issue=`, `facet=issue`).
+    pub quality: bool,
 }
 
 impl Model {
@@ -69,6 +71,7 @@ impl Model {
             map_fields: "_,id",
             page_columns: None,
             darwin_core: DarwinCore::Nothing,
+            quality: false,
         };
         match self {
             Model::SpecimenRecord => Policy {
@@ -88,6 +91,7 @@ impl Model {
                 map_fields: "_,id,usi",
                 page_columns: Some("id,usi,taxon,state,locality,full_date,collectors,sex,stage"),
                 darwin_core: DarwinCore::Occurrences,
+                quality: true,
             },
             Model::SpecimenRecordImage
             | Model::InsectImage

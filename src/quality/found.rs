@@ -26,11 +26,32 @@ pub struct Mismatch {
     pub specimens: usize,
 }
 
-/// What `issue=` asks for: records with any of some flags, or with none.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Asked {
-    Any(Flags),
-    Nothing,
+/// What `issue=` asks for: the records with any of some flags, and (`none`) the
+/// records with no flag.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Asked {
+    pub any: Flags,
+    pub unflagged: bool,
+}
+
+/// What `issue=` takes besides the flags' names: the records with no flag.
+pub const NO_FLAG: &str = "none";
+
+impl Asked {
+    /// Reads `issue` values (each a flag's name in any case, or `none`; several
+    /// in one value separated by commas). `Err` names the value that is neither.
+    pub fn parse<'a>(values: impl IntoIterator<Item = &'a str>) -> Result<Asked, &'a str> {
+        let mut asked = Asked::default();
+        for value in values.into_iter().flat_map(|v| v.split(',')) {
+            let value = value.trim();
+            match Flag::named(value) {
+                Some(flag) => asked.any.add(flag),
+                None if value.eq_ignore_ascii_case(NO_FLAG) => asked.unflagged = true,
+                None => return Err(value),
+            }
+        }
+        Ok(asked)
+    }
 }
 
 /// Every specimen's flags.
@@ -177,22 +198,14 @@ impl Quality {
 
     /// The positions of the specimens asked for, ascending.
     pub fn rows(&self, asked: Asked) -> Cow<'_, [u32]> {
-        match asked {
-            Asked::Any(flags) => {
-                let mut lists = flags.iter().map(|f| &self.rows[f as usize][..]);
-                match (lists.next(), flags.iter().count()) {
-                    (None, _) => Cow::Borrowed(&[]),
-                    (Some(only), 1) => Cow::Borrowed(only),
-                    _ => Cow::Owned(
-                        (0..self.flags.len() as u32)
-                            .filter(|&p| self.flags[p as usize].meets(flags))
-                            .collect(),
-                    ),
-                }
-            }
-            Asked::Nothing => Cow::Owned(
-                (0..self.flags.len() as u32)
-                    .filter(|&p| self.flags[p as usize].is_empty())
+        let mut flags = asked.any.iter();
+        match (flags.next(), flags.next(), asked.unflagged) {
+            (None, _, false) => Cow::Borrowed(&[]),
+            (Some(only), None, false) => Cow::Borrowed(&self.rows[only as usize]),
+            _ => Cow::Owned(
+                (0..self.flags.len())
+                    .filter(|&p| self.holds(p, asked))
+                    .map(|p| p as u32)
                     .collect(),
             ),
         }
@@ -200,10 +213,8 @@ impl Quality {
 
     /// Whether the specimen at `pos` is one asked for.
     pub fn holds(&self, pos: usize, asked: Asked) -> bool {
-        match asked {
-            Asked::Any(flags) => self.of(pos).meets(flags),
-            Asked::Nothing => self.of(pos).is_empty(),
-        }
+        let flags = self.of(pos);
+        flags.meets(asked.any) || (asked.unflagged && flags.is_empty())
     }
 }
 

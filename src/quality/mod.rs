@@ -13,4 +13,4 @@ pub mod found;
 pub mod names;
 
 pub use flag::{Flag, Flags};
-pub use found::{Asked, Mismatch, Quality};
+pub use found::{Asked, Mismatch, Quality, NO_FLAG};

@@ -2,13 +2,14 @@
 //! records hold and how many hold each, to `meta.facets`.
 //!
 //! A scalar field counts its values; a field holding related records counts their
-//! names (`name`, or `full_name` for people). Counts come from the view's rows (or,
+//! names; `issue` (the specimens') counts the quality flags (`name`, or `full_name` for people). Counts come from the view's rows (or,
 //! with no filter, straight from the row groups), never from rendered JSON.
 
 use ahash::AHashMap;
 
 use crate::encoding::json::{write_int, write_str};
 use crate::model::{Model, Type};
+use crate::quality::{Flag, Quality};
 use crate::view::bits::Bits;
 use crate::view::order;
 use crate::view::render::write_scalar;
@@ -47,31 +48,74 @@ pub fn facetable(ty: Type) -> bool {
     }
 }
 
-/// The fields a `facet` value names, in order, each once.
-pub fn parse(model: Model, params: &Params) -> Result<Vec<usize>, ApiError> {
+/// What a facet counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum On {
+    /// A field's values.
+    Field(usize),
+    /// The records' quality flags (`facet=issue`, where the list's records
+    /// carry them): each flag and how many records have it; records without a
+    /// flag are not counted (`issue=none` lists them).
+    Issue,
+}
+
+/// The facet of the quality flags.
+pub const ISSUE: &str = "issue";
+
+/// What a `facet` value names, in order, each once.
+pub fn parse(model: Model, params: &Params) -> Result<Vec<On>, ApiError> {
     match params.get("facet").filter(|v| !v.is_empty()) {
         Some(value) => fields(model, value),
         None => Ok(Vec::new()),
     }
 }
 
-/// The fields a comma-separated list of names names, in order, each once.
-pub fn fields(model: Model, value: &str) -> Result<Vec<usize>, ApiError> {
+/// What a comma-separated list of names names, in order, each once.
+pub fn fields(model: Model, value: &str) -> Result<Vec<On>, ApiError> {
     let mut out = Vec::new();
     for name in value.split(',') {
-        let index = model.field_index(name).ok_or_else(|| {
-            ApiError::bad_request(format!("cannot facet on '{name}' (unknown field)"))
-        })?;
-        if !facetable(model.fields()[index].ty) {
-            return Err(ApiError::bad_request(format!(
-                "cannot facet on '{name}' (its records have no name)"
-            )));
-        }
-        if !out.contains(&index) {
-            out.push(index);
+        let on = match model.field_index(name) {
+            Some(index) if !facetable(model.fields()[index].ty) => {
+                return Err(ApiError::bad_request(format!(
+                    "cannot facet on '{name}' (its records have no name)"
+                )))
+            }
+            Some(index) => On::Field(index),
+            None if name == ISSUE && model.policy().quality => On::Issue,
+            None => {
+                return Err(ApiError::bad_request(format!(
+                    "cannot facet on '{name}' (unknown field)"
+                )))
+            }
+        };
+        if !out.contains(&on) {
+            out.push(on);
         }
     }
     Ok(out)
+}
+
+/// Each flag held by the rows at `positions` (every row when `None`) and how
+/// many hold it, commonest first, then in the flags' order.
+fn count_flags(view: &View, positions: Option<&[usize]>, size: usize) -> Vec<(OwnedValue, usize)> {
+    let quality = view.derived::<Quality>();
+    let mut counts: Vec<(Flag, usize)> = match positions {
+        None => Flag::ALL.iter().map(|&f| (f, quality.count(f))).collect(),
+        Some(positions) => {
+            let mut n = [0usize; Flag::ALL.len()];
+            for &p in positions {
+                quality.of(p).iter().for_each(|f| n[f as usize] += 1);
+            }
+            Flag::ALL.iter().map(|&f| (f, n[f as usize])).collect()
+        }
+    };
+    counts.retain(|&(_, n)| n > 0);
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    counts
+        .into_iter()
+        .take(size)
+        .map(|(f, n)| (OwnedValue::Str(f.name().into()), n))
+        .collect()
 }
 
 /// A filtered set at least 1/DENSE of the rows is counted through the field's
@@ -211,11 +255,20 @@ impl Facets {
     pub fn count(
         view: &View,
         model: Model,
-        fields: &[usize],
+        fields: &[On],
         positions: Option<&[usize]>,
         size: usize,
     ) -> Facets {
-        let facets = fields.iter().map(|&field| {
+        let facets = fields.iter().map(|&on| {
+            let field = match on {
+                On::Field(field) => field,
+                On::Issue => {
+                    return Facet {
+                        field: ISSUE,
+                        counts: count_flags(view, positions, size),
+                    }
+                }
+            };
             let counts = match model.fields()[field].ty {
                 Type::Int | Type::Bool | Type::Str | Type::Time | Type::Date => {
                     count_by_rank(view, model, field, positions, size)

@@ -13,6 +13,8 @@ use crate::view::bits::Bits;
 use crate::view::index::{self, Groups};
 use crate::view::{Key, OwnedValue, Table, Value, View};
 
+use crate::quality::{self, Flag, Quality};
+
 use super::error::ApiError;
 use super::form;
 use super::params::Params;
@@ -38,6 +40,8 @@ enum Cond {
     ParentId { field: usize, id: i64 },
     /// The row's timestamp is at or after this instant (microseconds).
     Since { field: usize, at: i64 },
+    /// The specimen has one of these quality flags (or none).
+    Issue(quality::Asked),
 }
 
 /// All conditions of a request; a row matches when every one holds.
@@ -211,6 +215,9 @@ pub fn specimen(params: &Params) -> Result<Filter, ApiError> {
             });
         }
     }
+    if let Some(asked) = issue(params)? {
+        conds.push(Cond::Issue(asked));
+    }
     Ok(Filter {
         conds,
         terms: Vec::new(),
@@ -218,10 +225,36 @@ pub fn specimen(params: &Params) -> Result<Filter, ApiError> {
     })
 }
 
+/// The specimen filter on quality flags, the one a request may repeat: a
+/// specimen matches when it has any of the flags named (`none`: no flag).
+pub const ISSUE: &str = "issue";
+
+/// What the `issue` parameters ask for; `None` when there are none, or all are
+/// empty.
+fn issue(params: &Params) -> Result<Option<quality::Asked>, ApiError> {
+    let values: Vec<&str> = params
+        .0
+        .iter()
+        .filter(|(k, _)| k == ISSUE)
+        .filter_map(|(_, v)| form::trimmed(v))
+        .collect();
+    if values.is_empty() {
+        return Ok(None);
+    }
+    quality::Asked::parse(values).map(Some).map_err(|value| {
+        let names: Vec<&str> = Flag::ALL.iter().map(|f| f.name()).collect();
+        ApiError::bad_request(format!(
+            "issue must be a quality flag ({}) or {}; not {value:?}",
+            names.join(", "),
+            quality::NO_FLAG
+        ))
+    })
+}
+
 /// Every filter of `/specimen-records/`, by parameter name.
 pub fn specimen_filters() -> impl Iterator<Item = &'static str> {
     RELATED.iter().map(|r| r.0).chain(
-        [SPECIMEN_TEXT, SPECIMEN_EXACT, INTS, BOOLS]
+        [SPECIMEN_TEXT, SPECIMEN_EXACT, INTS, BOOLS, &[ISSUE]]
             .into_iter()
             .flatten()
             .copied(),
@@ -440,7 +473,7 @@ fn find_term(view: &View, model: Model, shape: Shape, term: &str, found: &mut Fo
 /// The rows a condition holds for, exactly, ascending: looked up in the table's
 /// groups or found in its text columns; `None` when rows must be checked one by one.
 fn candidates<'v>(
-    view: &View,
+    view: &'v View,
     table: &'v Table,
     cond: &Cond,
     sets: Option<&Sets>,
@@ -464,6 +497,7 @@ fn candidates<'v>(
         },
         Cond::Equals { field, value } => Some(table.rows_with(*field, value.as_value())?.into()),
         Cond::Since { .. } => None,
+        Cond::Issue(asked) => Some(view.derived::<Quality>().rows(*asked)),
         Cond::ParentId { field, id } => {
             let groups = table.groups(*field)?;
             let (Type::Parent(m) | Type::RefId(m)) = table.model.fields()[*field].ty else {
@@ -699,7 +733,7 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
     // lookup a row, so "a few" is a quarter of the table there).
     let mut conds: Vec<(&Cond, &Option<Sets>)> = filter.conds.iter().zip(&sets).collect();
     conds.sort_by_key(|(c, _)| match c {
-        Cond::Equals { .. } | Cond::ParentId { .. } => 0,
+        Cond::Equals { .. } | Cond::ParentId { .. } | Cond::Issue(_) => 0,
         Cond::Since { .. } => 2,
         Cond::Related { .. } => 1,
         Cond::Contains { .. } => 2,
@@ -764,6 +798,7 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
             Cond::Since { field, at } => {
                 matches!(table.get(pos, *field), Value::Time(t) if t >= *at)
             }
+            Cond::Issue(asked) => view.derived::<Quality>().holds(pos, *asked),
             Cond::ParentId { field, id } => match table.get(pos, *field) {
                 Value::Ref(m, p) => view.table(m).id(p) == *id,
                 _ => false,

@@ -130,7 +130,7 @@ pub struct Plan {
     format: Format,
     limit: usize,
     offset: usize,
-    facets: Vec<usize>,
+    facets: Vec<facets::On>,
     facet_size: usize,
     /// Parameters that are neither operations nor filters (specimen records
     /// only; other lists refuse them): ignored by a page, as the service did,
@@ -308,6 +308,7 @@ impl Plan {
                     if !OPERATIONS.contains(&name) && !filter::is_specimen_filter(name) {
                         unknown.push(name.to_string());
                     } else if filter::is_specimen_filter(name)
+                        && name != filter::ISSUE
                         && params.0.iter().filter(|(k, _)| k == name).count() > 1
                     {
                         repeated.push(name.to_string());

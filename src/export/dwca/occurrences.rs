@@ -5,6 +5,7 @@
 use std::io::Write;
 
 use crate::model::Model;
+use crate::quality::Quality;
 use crate::view::occurrence::{Occurrences, Sink, Term};
 use crate::view::View;
 
@@ -16,7 +17,9 @@ pub enum Dialect {
     /// `occurrence.txt`: tabs between cells, no quotes (a tab, newline or
     /// carriage return inside a value becomes a space), lines ended by LF.
     Tab,
-    /// RFC 4180, as a CSV download with `columns=dwc` is: values kept whole.
+    /// RFC 4180, as a CSV download with `columns=dwc` is: values kept whole,
+    /// and after the terms an `issue` column, the record's quality flags
+    /// separated by `;` (as GBIF's downloads write them).
     Csv,
 }
 
@@ -118,9 +121,15 @@ pub fn header(dialect: Dialect) -> Vec<u8> {
     for &term in Term::ALL {
         line.text(term, term.name());
     }
+    if dialect == Dialect::Csv {
+        crate::encoding::csv::write_cell(&mut line.buf, false, ISSUE);
+    }
     line.end();
     line.buf
 }
+
+/// The CSV's column after the terms: the quality flags.
+pub const ISSUE: &str = "issue";
 
 /// Appends the lines of the specimen records at `positions`, in their order.
 pub fn rows(
@@ -136,9 +145,14 @@ pub fn rows(
         dialect,
     };
     let occurrences = Occurrences::new(view, &dataset.institution_code, &dataset.collection_code);
+    let quality = (dialect == Dialect::Csv).then(|| view.derived::<Quality>());
     for &pos in positions {
         line.cells = 0;
         occurrences.terms(pos, &mut line);
+        if let Some(quality) = quality {
+            let flags: Vec<&str> = quality.of(pos).iter().map(|f| f.name()).collect();
+            crate::encoding::csv::write_cell(&mut line.buf, false, &flags.join(";"));
+        }
         line.end();
     }
     *out = line.buf;

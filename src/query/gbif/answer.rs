@@ -1,11 +1,13 @@
 //! GBIF's response shapes: an occurrence is an object keyed by Darwin Core terms
 //! (the archive's columns, `key` first, a term without a value left out as GBIF
-//! leaves it out, numbers as numbers, `elevation` in metres), and a search is
+//! leaves it out, numbers as numbers, `elevation` in metres, `issues` the
+//! record's quality flags), and a search is
 //! `offset`, `limit`, `endOfRecords`, `count`, `results` and `facets`.
 
 use std::io::Write as _;
 
 use crate::encoding::json::{write_int, write_str};
+use crate::quality::Quality;
 use crate::view::occurrence::{Occurrences, Sink, Term};
 use crate::view::View;
 
@@ -68,7 +70,14 @@ pub fn occurrence(out: &mut Vec<u8>, view: &View, occurrences: &Occurrences, pos
     if let [Some(low), Some(high)] = members.elevation {
         let _ = write!(out, ",\"elevation\":{}", (low + high) / 2.0);
     }
-    out.push(b'}');
+    out.extend_from_slice(b",\"issues\":[");
+    for (i, flag) in view.derived::<Quality>().of(pos).iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, flag.name());
+    }
+    out.extend_from_slice(b"]}");
 }
 
 /// The dataset's codes, which occurrences carry but records do not hold.

@@ -10,6 +10,7 @@ use chrono::{Datelike, NaiveDate};
 use super::terms::{day_of, text_column, Terms, NO_INT, TEXT};
 use crate::model::darwin_core::country_code;
 use crate::model::{Model, Shape};
+use crate::quality::{self, Flag, Quality};
 use crate::view::bits::Bits;
 use crate::view::View;
 
@@ -46,6 +47,8 @@ enum Kind {
     HasCoordinate,
     FullText,
     Geometry,
+    /// A quality flag (GBIF's `issue`).
+    Issue,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,6 +95,7 @@ const TERMS: &[(&str, Kind)] = &[
     ("isGeoreferenced", Kind::HasCoordinate),
     ("modified", Kind::Modified),
     ("geometry", Kind::Geometry),
+    ("issue", Kind::Issue),
 ];
 
 /// The other parameters: paging, sorting and facets, and `checklistKey`, which
@@ -117,9 +121,10 @@ pub fn parameters() -> impl Iterator<Item = &'static str> {
         .chain(OPERATIONS.iter().copied())
 }
 
-/// The terms a facet or a sort may name: the text columns and the numbers.
+/// The terms a facet or a sort may name: the text columns and the numbers (and,
+/// for a facet, the quality flags, `issue`).
 pub fn facetable() -> impl Iterator<Item = &'static str> {
-    TEXT.iter().copied().chain(["year", "month", "day"])
+    TEXT.iter().copied().chain(["year", "month", "day", "issue"])
 }
 
 pub fn sortable() -> impl Iterator<Item = &'static str> {
@@ -175,6 +180,7 @@ pub struct Facet {
 enum FacetField {
     Text(usize),
     Int(IntColumn),
+    Issue,
 }
 
 /// One facet's counts: the values (as the archive spells them) and how many
@@ -491,9 +497,10 @@ impl Search {
             if search.facets.iter().any(|f| f.term == term) {
                 continue;
             }
-            let field = match text_column(term) {
-                Some(c) => FacetField::Text(c),
-                None => FacetField::Int(match term {
+            let field = match (text_column(term), term) {
+                (Some(c), _) => FacetField::Text(c),
+                (None, "issue") => FacetField::Issue,
+                (None, _) => FacetField::Int(match term {
                     "year" => IntColumn::Year,
                     "month" => IntColumn::Month,
                     _ => IntColumn::Day,
@@ -630,6 +637,18 @@ impl Search {
                 }
                 Cond::Found(found)
             }
+            Kind::Issue => {
+                let asked = quality::Asked::parse(given.iter().copied()).map_err(|v| {
+                    let names: Vec<&str> = Flag::ALL.iter().map(|f| f.name()).collect();
+                    bad(format!("issue takes {}; not {v:?}", names.join(", ")))
+                })?;
+                let quality = view.derived::<Quality>();
+                let mut found = vec![false; terms.len()];
+                for &pos in quality.rows(asked).iter() {
+                    found[pos as usize] = true;
+                }
+                Cond::Found(found)
+            }
             Kind::Geometry => {
                 let mut areas = Vec::new();
                 for v in given {
@@ -662,9 +681,9 @@ impl Search {
                 });
                 match own {
                     Some(conds) if conds.len() != all.len() => {
-                        self.count(terms, facet, &select(terms, &conds))
+                        self.count(view, facet, &select(terms, &conds))
                     }
-                    _ => self.count(terms, facet, &matched),
+                    _ => self.count(view, facet, &matched),
                 }
             })
             .collect();
@@ -690,8 +709,21 @@ impl Search {
         }
     }
 
-    fn count(&self, terms: &Terms, facet: &Facet, matched: &[usize]) -> Counts {
+    fn count(&self, view: &View, facet: &Facet, matched: &[usize]) -> Counts {
+        let terms = view.derived::<Terms>();
         let mut counts: Vec<(String, usize)> = match facet.field {
+            FacetField::Issue => {
+                let quality = view.derived::<Quality>();
+                let mut n = [0usize; Flag::ALL.len()];
+                for &pos in matched {
+                    quality.of(pos).iter().for_each(|f| n[f as usize] += 1);
+                }
+                Flag::ALL
+                    .iter()
+                    .filter(|f| n[**f as usize] > 0)
+                    .map(|f| (f.name().to_string(), n[*f as usize]))
+                    .collect()
+            }
             FacetField::Text(column) => {
                 let coded = &terms.text[column];
                 let mut n = vec![0usize; coded.distinct()];
