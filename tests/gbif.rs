@@ -410,7 +410,7 @@ fn the_http_answers_are_gbifs() {
             r#""minimumElevationInMeters":400,"maximumElevationInMeters":550,"sex":"female","#,
             r#""lifeStage":"adult","preparations":"pinned","samplingProtocol":"MV light sheet","#,
             r#""eventRemarks":"weather: Overcast; temperature: 58 °F; time of day: 11:40 PM","#,
-            r#""modified":"2024-03-09T16:20:00.999999Z","elevation":475}"#
+            r#""modified":"2024-03-09T16:20:00.999999Z","elevation":475,"issues":[]}"#
         )
     );
     let o = one.json();

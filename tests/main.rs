@@ -32,6 +32,7 @@ mod openapi;
 mod origin;
 mod pages;
 mod paging;
+mod quality;
 mod questions;
 mod reload;
 mod replay;

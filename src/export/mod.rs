@@ -9,6 +9,7 @@ pub mod dwca;
 pub mod openapi;
 pub mod openapi_gbif;
 pub mod openapi_parts;
+pub mod openapi_quality;
 pub mod openapi_suggest;
 pub mod openapi_versions;
 pub mod openapi_wagtail;

@@ -15,7 +15,7 @@ use crate::model::image_api::ImageField;
 use crate::model::policy::DarwinCore;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Endpoint, Field, Filters, Model, Type};
-use crate::quality::{self, Flag};
+use crate::quality::Flag;
 use crate::query::filter::{self, MAX_TERMS as MAX_SEARCH_TERMS};
 use crate::query::sort::sortable_names;
 use crate::query::{facets, geojson, Columns, Format, DEFAULT_LIMIT};
@@ -1093,11 +1093,7 @@ fn specimen_filters() -> Vec<Value> {
     for name in filter::BOOLS {
         out.push(exact(name, spelled(&FORM_BOOLEANS)));
     }
-    let flags: Vec<&str> = Flag::ALL
-        .iter()
-        .map(|f| f.name())
-        .chain([quality::NO_FLAG])
-        .collect();
+    let flags = Flag::choices();
     out.push(json!({
         "name": filter::ISSUE, "in": "query", "required": false, "style": "form", "explode": true,
         "description": "Specimens with this quality flag (`/quality/` says what each means), in any case; \

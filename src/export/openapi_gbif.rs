@@ -6,11 +6,11 @@ use serde_json::{json, Map, Value};
 
 use super::openapi_parts::Paths;
 
+use crate::quality::Flag;
 use crate::query::gbif::search::{
     self, BOOLEAN, DATE_RANGE, DEFAULT_LIMIT, MAX_LIMIT, NUMBER_RANGE,
 };
 use crate::view::occurrence::COLUMNS;
-use crate::quality::Flag;
 
 /// The terms written as numbers; every other term is text.
 const NUMBERS: &[&str] = &[

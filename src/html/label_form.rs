@@ -13,6 +13,7 @@ use crate::query::{filter, form, sort, Params, OPERATIONS};
 
 use super::links::Linker;
 use super::site::{LabelCodes, CODES_FROM_REQUEST};
+use crate::quality::Flag;
 use crate::query::filter::SPECIMEN_TEXT;
 use crate::view::View;
 
@@ -78,6 +79,7 @@ fn make_groups() -> Vec<Group> {
     for &name in BOOLS {
         add("Specimen", name, Control::Boolean);
     }
+    add("Specimen", filter::ISSUE, Control::Choice(Flag::choices()));
     out
 }
 

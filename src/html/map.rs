@@ -38,19 +38,23 @@ pub enum Markers<'a> {
     },
     /// The GeoJSON answer of a list's query.
     Query { geojson: &'a str, records: &'a str },
+    /// Features drawn as they are, not clustered (a GeoJSON feature collection:
+    /// points with a `kind` and a `label`, and lines).
+    Drawn { features: &'a str },
 }
 
 /// The map section: a heading, the map, and a line that says what it shows.
 pub fn map(site: &Site, heading: &str, label: &str, markers: Markers, note: Markup) -> Markup {
     let basemap = site.map_tiles.is_none().then(|| assets::url(BASEMAP));
-    let (lat, lng, id, geojson, records) = match markers {
+    let (lat, lng, id, geojson, records, features) = match markers {
         Markers::Point {
             lat,
             lng,
             id,
             records,
-        } => (Some(lat), Some(lng), Some(id), None, records),
-        Markers::Query { geojson, records } => (None, None, None, Some(geojson), records),
+        } => (Some(lat), Some(lng), Some(id), None, records, None),
+        Markers::Query { geojson, records } => (None, None, None, Some(geojson), records, None),
+        Markers::Drawn { features } => (None, None, None, None, "", Some(features)),
     };
     html! {
         section aria-labelledby="map-heading" {
@@ -58,6 +62,7 @@ pub fn map(site: &Site, heading: &str, label: &str, markers: Markers, note: Mark
             (note)
             div.map id="map" role="region" aria-label=(label)
                 data-lat=[lat] data-lng=[lng] data-id=[id] data-geojson=[geojson]
+                data-features=[features]
                 data-records=(records)
                 data-basemap=[basemap]
                 data-tiles=[site.map_tiles.as_deref()]

@@ -17,6 +17,7 @@ mod links;
 mod list;
 mod map;
 mod prose;
+pub mod quality;
 mod record;
 mod site;
 mod specimen;

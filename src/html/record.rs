@@ -14,6 +14,7 @@ use super::gallery::{figure, gallery};
 use super::holdings::{self, Holdings};
 use super::layout::{self, Loads, MAP};
 use super::map::{self, Markers};
+use super::quality;
 use super::site::Site;
 use super::specimen;
 use super::taxon;
@@ -154,6 +155,9 @@ pub fn record(site: &Site, view: &View, page: &RecordPage) -> String {
             (map::map(site, "Place", "Map of the record's place",
                 Markers::Point { lat, lng, id, records: &records },
                 html! { p { (lat) ", " (lng) } }))
+        }
+        @if model.policy().quality {
+            (quality::section(view, pos as usize))
         }
         details.all-fields open[model != Model::SpecimenRecord && page.holdings.is_none()] {
             summary { h2 { "Every field" } }

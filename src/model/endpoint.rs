@@ -28,6 +28,11 @@ pub const LABELS_PATH: &str = "/api/v2/specimen-records/labels/";
 pub const CHECKLIST_PATH: &str = "/api/v2/specimen-records/checklist/";
 /// Suggestions as one types.
 pub const SUGGEST_PATH: &str = "/api/v2/suggest/";
+
+/// The data-quality flags' counts, as JSON (`/api/v2/quality/`) and as the
+/// curator's page (`/quality/`).
+pub const QUALITY_PATH: &str = "/api/v2/quality/";
+pub const QUALITY_PAGE_PATH: &str = "/quality/";
 /// A specimen's short link, `{digits}` standing for its USI's digits: what a QR
 /// label says by default, sent on to the specimen's record.
 pub const SHORT_PATH: &str = "/s/{digits}";

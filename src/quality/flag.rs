@@ -1,6 +1,9 @@
 //! The flags: each one's name (GBIF's where GBIF has the flag), what it means and
 //! how to fix it, and a set of them in one word.
 
+/// What `issue=` takes besides the flags' names: the records with no flag.
+pub const NO_FLAG: &str = "none";
+
 /// What can be wrong with a specimen record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Flag {
@@ -74,6 +77,19 @@ impl Flag {
                 | Flag::StateUnmatched
                 | Flag::CountyUnmatched
         )
+    }
+
+    /// Every flag's name, then `none` (the records without one): what `issue=`
+    /// takes.
+    pub fn choices() -> &'static [&'static str] {
+        static CHOICES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+        CHOICES.get_or_init(|| {
+            Flag::ALL
+                .iter()
+                .map(|f| f.name())
+                .chain([NO_FLAG])
+                .collect()
+        })
     }
 
     /// The flag a name names, in any case.

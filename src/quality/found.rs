@@ -12,7 +12,7 @@ use crate::view::{Derive, Value, View};
 
 use super::boundaries::{Boundaries, Point};
 use super::checks::{self, Day};
-use super::flag::{Flag, Flags};
+use super::flag::{Flag, Flags, NO_FLAG};
 
 /// A point that is not where its record says, for the curator's map: the point,
 /// a point inside the area its record names, the flag, and how many specimens
@@ -33,9 +33,6 @@ pub struct Asked {
     pub any: Flags,
     pub unflagged: bool,
 }
-
-/// What `issue=` takes besides the flags' names: the records with no flag.
-pub const NO_FLAG: &str = "none";
 
 impl Asked {
     /// Reads `issue` values (each a flag's name in any case, or `none`; several
@@ -179,6 +176,23 @@ impl Quality {
             rows,
             mismatches,
         }
+    }
+
+    /// How many specimens were checked.
+    pub fn specimens(&self) -> usize {
+        self.flags.len()
+    }
+
+    /// The bytes it holds, for reports.
+    pub fn heap_bytes(&self) -> usize {
+        let rows: usize = self.rows.iter().map(|r| r.capacity() * 4).sum();
+        let mismatches = self.mismatches.capacity() * std::mem::size_of::<Mismatch>()
+            + self
+                .mismatches
+                .iter()
+                .map(|m| m.stated_name.capacity())
+                .sum::<usize>();
+        self.flags.capacity() * std::mem::size_of::<Flags>() + rows + mismatches
     }
 
     /// The flags of the specimen at `pos`.

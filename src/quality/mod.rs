@@ -4,13 +4,15 @@
 //!
 //! `flag` names the flags; `names` compares place names as curators write them;
 //! `boundaries` holds the areas points are tested against; `checks` are the
-//! rules on a record's values; `found` runs them over a view.
+//! rules on a record's values; `found` runs them over a view; `report` counts
+//! them for the curator.
 
 pub mod boundaries;
 pub mod checks;
 pub mod flag;
 pub mod found;
 pub mod names;
+pub mod report;
 
-pub use flag::{Flag, Flags};
-pub use found::{Asked, Mismatch, Quality, NO_FLAG};
+pub use flag::{Flag, Flags, NO_FLAG};
+pub use found::{Asked, Mismatch, Quality};

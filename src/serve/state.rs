@@ -247,8 +247,8 @@ impl State {
     }
 }
 
-/// Builds a view's question indexes (sort orders, search words) and its
-/// suggestions' index, then compresses
+/// Builds a view's question indexes (sort orders, search words), its
+/// suggestions' index and its data-quality flags, then compresses
 /// its whole-list answers, on a background thread, so the first answer and a swap
 /// never wait for either; until then questions build the index they need and
 /// answers are compressed per response.
@@ -272,6 +272,17 @@ fn prepare_in_background(served: Arc<Served>) {
                 ms = started.elapsed().as_millis() as u64,
                 bytes = suggestions.heap_bytes() as u64,
                 "names indexed for suggestions"
+            );
+            if !current() {
+                return;
+            }
+            let started = Instant::now();
+            let quality = served.view.derived::<crate::quality::Quality>();
+            tracing::info!(
+                ms = started.elapsed().as_millis() as u64,
+                bytes = quality.heap_bytes() as u64,
+                flagged = (quality.specimens() - quality.unflagged()) as u64,
+                "data-quality flags found"
             );
             if !current() {
                 return;

@@ -1,5 +1,6 @@
 // Draws the map of a page: markers from the GeoJSON the API serves for the
-// page's query (data-geojson) or one point (data-lat, data-lng), clustered.
+// page's query (data-geojson) or one point (data-lat, data-lng), clustered; or
+// features given whole (data-features), drawn as they are.
 // Tiles only from the operator's --map-tiles template (data-tiles); without them,
 // land and borders from the basemap this server ships (data-basemap).
 (function () {
@@ -56,6 +57,31 @@
     }
     element.setAttribute("data-markers", String(layer.getLayers().length));
     return layer.getLayers().length;
+  }
+  var drawn = element.getAttribute("data-features");
+  if (drawn !== null) {
+    // Points with what they are (kind) and say (label), and lines between them.
+    var colour = { point: "#b3261e", stated: "#1f5fa8", line: "#b3261e" };
+    var layer = L.geoJSON(JSON.parse(drawn), {
+      pointToLayer: function (feature, at) {
+        return L.circleMarker(at, { radius: 5, weight: 2, color: colour[feature.properties.kind], fillOpacity: 0.7 });
+      },
+      style: function (feature) {
+        return { color: colour[feature.properties.kind] || "#555", weight: 1.5, dashArray: "4 4" };
+      },
+      onEachFeature: function (feature, shape) {
+        var p = feature.properties || {};
+        if (!p.label) { return; }
+        var text = document.createElement(p.records ? "a" : "span");
+        text.textContent = p.label;
+        if (p.records) { text.href = p.records; }
+        shape.bindPopup(text);
+      }
+    }).addTo(map);
+    var points = layer.getLayers().length;
+    if (points > 0) { map.fitBounds(layer.getBounds(), { maxZoom: closest, padding: [20, 20] }); }
+    element.setAttribute("data-markers", String(points));
+    return;
   }
   var lat = element.getAttribute("data-lat");
   if (lat !== null) {

@@ -124,7 +124,9 @@ pub fn parameters() -> impl Iterator<Item = &'static str> {
 /// The terms a facet or a sort may name: the text columns and the numbers (and,
 /// for a facet, the quality flags, `issue`).
 pub fn facetable() -> impl Iterator<Item = &'static str> {
-    TEXT.iter().copied().chain(["year", "month", "day", "issue"])
+    TEXT.iter()
+        .copied()
+        .chain(["year", "month", "day", "issue"])
 }
 
 pub fn sortable() -> impl Iterator<Item = &'static str> {

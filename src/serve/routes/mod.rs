@@ -4,7 +4,9 @@
 //! `If-None-Match` follow from the entry.
 
 use crate::export::openapi::{self, Describe};
-use crate::export::{openapi_gbif, openapi_suggest, openapi_versions, openapi_wagtail};
+use crate::export::{
+    openapi_gbif, openapi_quality, openapi_suggest, openapi_versions, openapi_wagtail,
+};
 
 use super::route::{Parse, Route};
 use super::routing::{MediaOf, Path, Routing, Seg, Shown, Slash, Source, Takes};
@@ -19,6 +21,7 @@ mod images;
 mod labels;
 mod lists;
 mod operations;
+mod quality;
 mod records;
 mod short;
 mod suggest;
@@ -296,6 +299,22 @@ pub static ROUTES: &[Route] = &[
         versions::feed,
         Some(openapi_versions::feed),
     ),
+    Route {
+        routing: Routing {
+            metric: crate::model::endpoint::QUALITY_PATH,
+            paths: &[
+                path(&[Lit("api"), Lit("v2"), Lit("quality")], Slash::With),
+                path(&[Lit("quality")], Slash::With),
+            ],
+            shown: Shown::Negotiated,
+            media: MediaOf::None,
+            source: Source::View,
+            takes: Takes::Query,
+        },
+        json: quality::json,
+        page: Some(quality::page),
+        openapi: Some(openapi_quality::quality),
+    },
     json(
         crate::model::endpoint::SUGGEST_PATH,
         &[path(&[Lit("api"), Lit("v2"), Lit("suggest")], Slash::With)],

@@ -3,6 +3,7 @@
 //! question, counted on the pool).
 
 use crate::html::{self, Holdings, RecordPage};
+use crate::quality::Quality;
 use crate::query::holdings::{self, Seasons};
 use crate::query::{ApiError, RecordPlan};
 use crate::serve::answer::{Answer, Kind};
@@ -76,7 +77,9 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
             html::record(&site, view, &page)
         }
     };
-    if !holdings::asks_for(endpoint.model) {
+    // A specimen's page lists its flags: before the view's are found, on the pool.
+    let flags_found = !endpoint.model.policy().quality || view.derived_made::<Quality>().is_some();
+    if !holdings::asks_for(endpoint.model) && flags_found {
         return Ok(Job::ready(Answer::html(make()).with_media(asked.media)));
     }
     let head = Answer::unmade(Kind::Html).with_media(asked.media);
