@@ -19,7 +19,8 @@
 # on the family's name (40 fragments), a one-word search (the 60 commonest words),
 # a sort on any sortable field either way at offsets up to 50,000, a facet on any
 # facetable field; all at random offsets, so no answer repeats often. `KINDS=suggest`
-# asks for suggestions of 3,000 distinct starts and typos of the collection's names.
+# asks for suggestions of 3,000 distinct starts and typos of the collection's names;
+# `KINDS=issue` for the records of one or two quality flags (or of none).
 # Each kind's p99 latency (wrk --latency) is the median of the rounds'.
 #
 # With `html`: no nginx; each URL as JSON and as a page (`Accept: text/html`, what a
@@ -87,8 +88,8 @@ if [ "$mode" = questions ]; then
   echo
   echo "cold questions, $n specimens: wrk -t$threads -c$connections -d$duration, $rounds rounds, requests/s"
   # Steady state: after the background preparation (sort orders, words, the
-  # suggestions' index).
-  until grep -q 'names indexed for suggestions' "$work/server.log"; do sleep 0.5; done
+  # suggestions' index, the quality flags).
+  until grep -q 'data-quality flags found' "$work/server.log"; do sleep 0.5; done
   printf '%-8s %-30s %8s %8s %10s\n' kind rounds median p99-ms non-2xx
   for kind in ${KINDS:-filter search sort facet}; do
     python3 benches/questions.py "$base" "$kind" "$work/$kind.lua"
@@ -107,6 +108,7 @@ if [ "$mode" = questions ]; then
   echo "server memory after the questions: $(held_mb "$server") MB (RSS peak $(rss VmHWM) MB)"
   grep -o 'sort orders and search words built ms=[0-9]*' "$work/server.log" || true
   grep -o 'names indexed for suggestions ms=[0-9]* bytes=[0-9]*' "$work/server.log" || true
+  grep -o 'data-quality flags found ms=[0-9]* bytes=[0-9]* flagged=[0-9]*' "$work/server.log" || true
   exit 0
 fi
 

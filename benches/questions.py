@@ -5,6 +5,7 @@ nothing can be answered from a cache of answers: what benches/load.sh's
 
     usage: python3 benches/questions.py BASE_URL KIND OUT.lua
     KIND:  filter | search | sort | facet
+           | issue (quality flags: one, two, or none, as /api/v2/quality/ counts them)
            | gbif-polygon | gbif-years | gbif-families (GBIF's occurrence search:
              a rectangle of a tenth of the points' extent either way round, a
              range of 1 to 19 years, an OR of two families)
@@ -84,6 +85,15 @@ def main(base, kind, out):
             else:
                 paths.append(f"/api/v2/specimen-records/?facet={field}"
                              f"&offset={rng.randrange(0, 1000)}&limit=20")
+    elif kind == "issue":
+        # The quality flags the collection has (one, two of them, or none),
+        # each with its own page of records.
+        held = [f["name"] for f in get(base, "/api/v2/quality/")["flags"] if f["count"] > 0] + ["none"]
+        for _ in range(COUNT):
+            flags = rng.sample(held, rng.choice([1, 1, 2]) if len(held) > 1 else 1)
+            asked = "&".join(f"issue={f}" for f in flags)
+            paths.append(f"/api/v2/specimen-records/?{asked}"
+                         f"&offset={rng.randrange(0, 1000)}&limit=20")
     elif kind.startswith("gbif-"):
         # GBIF's occurrence search; one request first, so the search columns are
         # built before the clock starts.

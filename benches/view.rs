@@ -29,7 +29,42 @@ fn snapshot(specimens: usize) -> PathBuf {
     bin
 }
 
+/// The quality checks' boundaries: reading them (once per process), and a
+/// point tested against a country, state and county, inside and outside.
+fn boundaries(c: &mut Criterion) {
+    use catalogue::quality::boundaries::{Boundaries, BUILT_IN};
+    use catalogue::quality::checks::{place, Place};
+    let mut group = c.benchmark_group("quality");
+    group.sample_size(10);
+    group.bench_function("read the boundaries", |b| {
+        b.iter(|| Boundaries::read(black_box(BUILT_IN)))
+    });
+    group.sample_size(100);
+    let named = |county| Place {
+        country: Some(("United States of America", "USA")),
+        state: Some(("Michigan", "MI")),
+        county: Some(county),
+    };
+    for (name, point, county) in [
+        (
+            "a point in its country, state and county",
+            [-83.74, 42.28],
+            "Washtenaw",
+        ),
+        ("a point in another county", [-83.74, 42.28], "Marquette"),
+        (
+            "a point swapped (the country and three tries)",
+            [42.28, -83.74],
+            "Washtenaw",
+        ),
+    ] {
+        group.bench_function(name, |b| b.iter(|| place(black_box(point), named(county))));
+    }
+    group.finish();
+}
+
 fn benches(c: &mut Criterion) {
+    boundaries(c);
     let sizes = std::env::var("CATALOGUE_BENCH_SPECIMENS").unwrap_or("10000,100000".into());
     for size in sizes.split(',') {
         let specimens = size
@@ -55,6 +90,12 @@ fn at_size(c: &mut Criterion, specimens: usize) {
     load.finish();
 
     let view = View::load(&path).unwrap();
+    let mut quality = c.benchmark_group(format!("quality/{specimens}"));
+    quality.sample_size(10);
+    quality.bench_function("every specimen's flags", |b| {
+        b.iter(|| catalogue::quality::Quality::find(black_box(&view)))
+    });
+    quality.finish();
     let specimens_list = Endpoint {
         model: Model::SpecimenRecord,
         nested: false,

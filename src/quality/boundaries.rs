@@ -12,7 +12,8 @@ use serde::Deserialize;
 
 use super::names;
 
-const DATA: &[u8] = include_bytes!("boundaries/boundaries.json.gz");
+/// The boundaries as `update.sh` writes them: gzipped JSON.
+pub const BUILT_IN: &[u8] = include_bytes!("boundaries/boundaries.json.gz");
 
 /// Coordinates are stored in ten-thousandths of a degree.
 const SCALE: f64 = 1e4;
@@ -201,10 +202,11 @@ impl Boundaries {
     /// The built-in boundaries, read on first use.
     pub fn get() -> &'static Boundaries {
         static BOUNDARIES: OnceLock<Boundaries> = OnceLock::new();
-        BOUNDARIES.get_or_init(|| Boundaries::read(DATA))
+        BOUNDARIES.get_or_init(|| Boundaries::read(BUILT_IN))
     }
 
-    fn read(gzipped: &[u8]) -> Boundaries {
+    /// Reads boundaries as `update.sh` writes them ([`BUILT_IN`]).
+    pub fn read(gzipped: &[u8]) -> Boundaries {
         let mut json = Vec::new();
         flate2::read::GzDecoder::new(gzipped)
             .read_to_end(&mut json)

@@ -63,9 +63,9 @@ impl Flag {
         self.about().2
     }
 
-    /// Whether it is about where the record says it was found, tested against the
-    /// boundaries.
-    pub fn geographic(self) -> bool {
+    /// Whether it says the point is outside an area its record names (a map
+    /// can join the point to that area).
+    pub fn outside(self) -> bool {
         matches!(
             self,
             Flag::CountryCoordinateMismatch
@@ -74,8 +74,6 @@ impl Flag {
                 | Flag::PresumedNegatedLongitude
                 | Flag::StateCoordinateMismatch
                 | Flag::CountyCoordinateMismatch
-                | Flag::StateUnmatched
-                | Flag::CountyUnmatched
         )
     }
 

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use ahash::AHashMap;
 
 use crate::model::Model;
+use crate::view::index;
 use crate::view::place::Place;
 use crate::view::{Derive, Value, View};
 
@@ -58,6 +59,8 @@ pub struct Quality {
     flags: Vec<Flags>,
     /// By flag (`Flag as usize`): its specimens' positions, ascending.
     rows: Vec<Vec<u32>>,
+    /// The positions of the specimens without a flag, ascending.
+    unflagged: Vec<u32>,
     /// The points outside the area their records name, commonest first.
     pub mismatches: Vec<Mismatch>,
 }
@@ -104,18 +107,11 @@ impl Quality {
             month: field(Model::SpecimenRecord, "month"),
             day: field(Model::SpecimenRecord, "day"),
             determined_year: field(Model::SpecimenRecord, "determined_year"),
-            taxa: [
-                "order",
-                "family",
-                "subfamily",
-                "tribe",
-                "genus",
-                "species",
-                "subspecies",
-            ]
-            .iter()
-            .map(|n| field(Model::SpecimenRecord, n))
-            .collect(),
+            // The specimen field of each rank is named as the rank is.
+            taxa: Model::RANKS
+                .iter()
+                .map(|rank| field(Model::SpecimenRecord, rank.rank_name().expect("a rank")))
+                .collect(),
         };
         let gps = view.table(Model::Gps);
         let (lat, lon, elevation) = (
@@ -165,7 +161,11 @@ impl Quality {
             flags.push(found);
         }
         let mut rows = vec![Vec::new(); Flag::ALL.len()];
+        let mut unflagged = Vec::new();
         for (pos, f) in flags.iter().enumerate() {
+            if f.is_empty() {
+                unflagged.push(pos as u32);
+            }
             for flag in f.iter() {
                 rows[flag as usize].push(pos as u32);
             }
@@ -174,6 +174,7 @@ impl Quality {
         Quality {
             flags,
             rows,
+            unflagged,
             mismatches,
         }
     }
@@ -185,7 +186,8 @@ impl Quality {
 
     /// The bytes it holds, for reports.
     pub fn heap_bytes(&self) -> usize {
-        let rows: usize = self.rows.iter().map(|r| r.capacity() * 4).sum();
+        let rows: usize = self.rows.iter().map(|r| r.capacity() * 4).sum::<usize>()
+            + self.unflagged.capacity() * 4;
         let mismatches = self.mismatches.capacity() * std::mem::size_of::<Mismatch>()
             + self
                 .mismatches
@@ -207,22 +209,20 @@ impl Quality {
 
     /// How many specimens have no flag.
     pub fn unflagged(&self) -> usize {
-        self.flags.iter().filter(|f| f.is_empty()).count()
+        self.unflagged.len()
+    }
+
+    /// The lists of the specimens asked for, each ascending (a specimen with
+    /// two flags asked for is in both).
+    pub fn lists(&self, asked: Asked) -> Vec<&[u32]> {
+        let flags = asked.any.iter().map(|f| &self.rows[f as usize][..]);
+        let none = asked.unflagged.then_some(&self.unflagged[..]);
+        flags.chain(none).collect()
     }
 
     /// The positions of the specimens asked for, ascending.
     pub fn rows(&self, asked: Asked) -> Cow<'_, [u32]> {
-        let mut flags = asked.any.iter();
-        match (flags.next(), flags.next(), asked.unflagged) {
-            (None, _, false) => Cow::Borrowed(&[]),
-            (Some(only), None, false) => Cow::Borrowed(&self.rows[only as usize]),
-            _ => Cow::Owned(
-                (0..self.flags.len())
-                    .filter(|&p| self.holds(p, asked))
-                    .map(|p| p as u32)
-                    .collect(),
-            ),
-        }
+        index::union(self.flags.len(), self.lists(asked))
     }
 
     /// Whether the specimen at `pos` is one asked for.
@@ -268,17 +268,10 @@ fn mismatches(
     specimens: &crate::view::Table,
     gps: usize,
 ) -> Vec<Mismatch> {
-    let geographic = [
-        Flag::CountryCoordinateMismatch,
-        Flag::PresumedSwappedCoordinate,
-        Flag::PresumedNegatedLatitude,
-        Flag::PresumedNegatedLongitude,
-        Flag::StateCoordinateMismatch,
-        Flag::CountyCoordinateMismatch,
-    ];
+    let outside = Flags::of(Flag::ALL.into_iter().filter(|f| f.outside()));
     let mut counted: AHashMap<(u32, Place), usize> = AHashMap::new();
     for (pos, f) in flags.iter().enumerate() {
-        if !f.meets(Flags::of(geographic)) {
+        if !f.meets(outside) {
             continue;
         }
         if let Value::Ref(_, g) = specimens.get(pos, gps) {
@@ -293,7 +286,7 @@ fn mismatches(
         .filter_map(|((g, place), specimens)| {
             let point = points[g as usize].1?;
             let found = places.get(&(g, place))?;
-            let flag = geographic.into_iter().find(|f| found.has(*f))?;
+            let flag = found.iter().find(|f| f.outside())?;
             let area = checks::stated(named(view, place), flag, b)?;
             Some(Mismatch {
                 flag,

@@ -650,9 +650,19 @@ impl Matches<'_> {
 }
 
 /// What a filter of one substring condition on a one-record field matches: the
-/// groups of the related records found, which no row shares. `None` for any
-/// other filter, or a field that is not grouped.
-fn disjoint<'v>(view: &View, table: &'v Table, filter: &Filter) -> Option<Matches<'v>> {
+/// groups of the related records found, which no row shares; or of quality
+/// flags alone: one flag's list, or the union of several. `None` for any other
+/// filter, or a field that is not grouped.
+fn disjoint<'v>(view: &'v View, table: &'v Table, filter: &Filter) -> Option<Matches<'v>> {
+    if let ([Cond::Issue(asked)], true) = (&filter.conds[..], filter.terms.is_empty()) {
+        let quality = view.derived::<Quality>();
+        let lists = quality.lists(*asked);
+        // Two flags' lists may share a record: their union, listed once.
+        return Some(match lists.len() {
+            1 => Matches::Disjoint(lists),
+            _ => Matches::Positions(quality.rows(*asked).iter().map(|&p| p as usize).collect()),
+        });
+    }
     let [Cond::Related {
         field,
         target,

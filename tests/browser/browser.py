@@ -392,6 +392,7 @@ def run(b, base, missing):
     b.clean_page("docs")
 
     naturalist_pages(b, base, missing)
+    quality_page(b, base)
 
     # Narrow screens: no horizontal scroll of the page itself (tables scroll inside).
     d.set_window_size(320, 800)
@@ -435,6 +436,36 @@ def both_widths(b, path, name, wait=None):
         fits(b, f"{name} at {width} px")
         b.driver.save_screenshot(os.path.join(b.shots, f"{name}-{width}.png")) if b.shots else None
     b.driver.set_window_size(1280, 900)
+
+
+def quality_page(b, base):
+    """/quality/: a row per flag, each count linking its records (the list the
+    link opens has that many), and the map of the points not where their records
+    say, drawn over the basemap; at a laptop's width and a phone's."""
+    d = b.driver
+    report = fetch_json(base + "/api/v2/quality/")
+    drawn = lambda: b.wait.until(lambda d: d.find_element(By.ID, "map").get_attribute("data-markers") is not None)
+    both_widths(b, "/quality/", "quality", wait=drawn)
+    rows = d.find_elements(By.CSS_SELECTOR, "table.quality tbody tr")
+    b.check(len(rows) == len(report["flags"]) == 17, f"quality: a row per flag ({len(rows)})")
+    markers = int(d.find_element(By.ID, "map").get_attribute("data-markers") or 0)
+    b.check(markers > 0 and markers % 3 == 0, f"quality: the map draws points, stated places and lines ({markers})")
+    b.clean_page("quality")
+    held = [f for f in report["flags"] if f["count"] > 0]
+    b.check(len(held) > 0, f"quality: the generated collection has flags ({len(held)})")
+    flag = held[0]
+    link = d.find_element(By.CSS_SELECTOR, f"tr[id='{flag['name']}'] a")
+    b.check(link.text == str(flag["count"]), f"quality: {flag['name']} shows its count ({link.text})")
+    link.click()
+    b.wait.until(lambda d: "issue=" + flag["name"] in d.current_url)
+    b.settle()
+    listed = fetch_json(base + flag["records"] + "&limit=0")["meta"]["total_count"]
+    b.check(listed == flag["count"], f"quality: the link lists the {flag['count']} records ({listed})")
+    # A flagged specimen's page names its flags.
+    first = fetch_json(base + flag["records"] + "&limit=1")["items"][0]
+    b.open(f"/api/v2/specimen-records/{first['id']}/")
+    names = [e.text for e in d.find_elements(By.CSS_SELECTOR, "ul.flags code")]
+    b.check(flag["name"] in names, f"quality: specimen {first['id']}'s page lists {flag['name']} ({names})")
 
 
 def naturalist_pages(b, base, missing):
