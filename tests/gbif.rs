@@ -441,7 +441,7 @@ fn the_http_answers_are_gbifs() {
     server.assert_error(
         "/gbif/v1/occurrence/search?taxonKey=5&datasetKey=x",
         400,
-        "unknown parameters taxonKey, datasetKey: this collection answers q, scientificName, order, family, genus, country, countryCode, stateProvince, county, locality, recordedBy, identifiedBy, catalogNumber, basisOfRecord, sex, lifeStage, year, month, day, eventDate, decimalLatitude, decimalLongitude, elevation, hasCoordinate, isGeoreferenced, modified, geometry, checklistKey, limit, offset, sort, facet, facetLimit, facetOffset, facetMincount, facetMultiselect",
+        "unknown parameters taxonKey, datasetKey: this collection answers q, scientificName, order, family, genus, country, countryCode, stateProvince, county, locality, recordedBy, identifiedBy, catalogNumber, basisOfRecord, sex, lifeStage, year, month, day, eventDate, decimalLatitude, decimalLongitude, elevation, hasCoordinate, isGeoreferenced, modified, geometry, issue, checklistKey, limit, offset, sort, facet, facetLimit, facetOffset, facetMincount, facetMultiselect",
     );
     server.assert_error(
         "/gbif/v1/occurrence/search?geometry=POLYGON((0%200,%2010%200,%2010%20x,%200%200))",

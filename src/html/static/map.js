@@ -61,13 +61,17 @@
   var drawn = element.getAttribute("data-features");
   if (drawn !== null) {
     // Points with what they are (kind) and say (label), and lines between them.
+    // In a pane of their own above the basemap, which arrives later.
     var colour = { point: "#b3261e", stated: "#1f5fa8", line: "#b3261e" };
+    map.createPane("drawn").style.zIndex = 450;
     var layer = L.geoJSON(JSON.parse(drawn), {
+      pane: "drawn",
       pointToLayer: function (feature, at) {
-        return L.circleMarker(at, { radius: 5, weight: 2, color: colour[feature.properties.kind], fillOpacity: 0.7 });
+        return L.circleMarker(at, { pane: "drawn", radius: 5, weight: 2, color: colour[feature.properties.kind], fillOpacity: 0.7 });
       },
       style: function (feature) {
-        return { color: colour[feature.properties.kind] || "#555", weight: 1.5, dashArray: "4 4" };
+        var line = feature.geometry.type === "LineString";
+        return { color: colour[feature.properties.kind] || "#555", weight: line ? 1.5 : 2, dashArray: line ? "4 4" : null };
       },
       onEachFeature: function (feature, shape) {
         var p = feature.properties || {};
