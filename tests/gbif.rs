@@ -507,7 +507,7 @@ fn the_http_answers_are_gbifs() {
     server.assert_error(
         "/gbif/v1/occurrence/search?facet=weather",
         400,
-        "facet cannot count weather: it takes catalogNumber, basisOfRecord, scientificName, order, family, genus, country, countryCode, stateProvince, county, locality, recordedBy, identifiedBy, sex, lifeStage, year, month, day",
+        "facet cannot count weather: it takes catalogNumber, basisOfRecord, scientificName, order, family, genus, country, countryCode, stateProvince, county, locality, recordedBy, identifiedBy, sex, lifeStage, year, month, day, issue",
     );
     server.assert_error(
         "/gbif/v1/occurrence/999999",

@@ -291,6 +291,13 @@ fn planted_errors_are_found_as_their_flags_and_asked_like_any_filter() {
         200,
     );
     let counted = facets["meta"]["facets"]["issue"].as_array().unwrap();
+    let gbif_facets = s.json(
+        "/gbif/v1/occurrence/search?facet=issue&limit=0&facetLimit=100",
+        200,
+    );
+    let gbif_counted = gbif_facets["facets"][0]["counts"].as_array().unwrap();
+    assert_eq!(gbif_facets["facets"][0]["field"], "ISSUE");
+    assert_eq!(gbif_counted.len(), counted.len());
     let report = s.json("/api/v2/quality/", 200);
     let mut flagged = BTreeSet::new();
     for flag in Flag::ALL {
@@ -316,6 +323,8 @@ fn planted_errors_are_found_as_their_flags_and_asked_like_any_filter() {
         assert_eq!(lower, ids);
         let facet = counted.iter().find(|c| c["value"] == name).unwrap();
         assert_eq!(facet["count"], ids.len(), "facet=issue {name}");
+        let gbif_facet = gbif_counted.iter().find(|c| c["name"] == name).unwrap();
+        assert_eq!(gbif_facet["count"], ids.len(), "GBIF's facet=issue {name}");
         let reported = report["flags"]
             .as_array()
             .unwrap()
