@@ -39,11 +39,6 @@ fn wkt_pattern() -> String {
     )
 }
 
-/// The quality flags' names.
-fn flag_names() -> Vec<&'static str> {
-    Flag::ALL.iter().map(|f| f.name()).collect()
-}
-
 /// A filter parameter. It may be repeated, each value an alternative (OR); the
 /// document describes one value, as the specimen list's parameters are.
 fn repeated(name: &str, description: &str, pattern: &str) -> Value {
@@ -113,7 +108,7 @@ fn parameters() -> Vec<Value> {
             "geometry" => repeated(name, describe(name).0, &wkt_pattern()),
             "issue" => json!({"name": name, "in": "query", "required": false,
                 "description": "A quality flag (as `issues` lists them), in any case: the records that have it. Repeated (or comma-separated): any of them.",
-                "schema": {"type": "string", "enum": flag_names()}}),
+                "schema": {"type": "string", "enum": Flag::names().collect::<Vec<_>>()}}),
             _ => {
                 let (description, pattern) = describe(name);
                 repeated(name, description, pattern)
@@ -139,7 +134,7 @@ pub fn schemas(out: &mut Map<String, Value>) {
     properties.insert(
         "issues".into(),
         json!({"type": "array", "description": "The record's quality flags (`/quality/` says what each means).",
-            "items": {"type": "string", "enum": flag_names()}}),
+            "items": {"type": "string", "enum": Flag::names().collect::<Vec<_>>()}}),
     );
     out.insert(
         "GbifOccurrence".into(),

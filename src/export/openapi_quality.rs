@@ -10,7 +10,7 @@ use crate::quality::Flag;
 
 /// `/api/v2/quality/`.
 pub fn quality(paths: &mut Paths, _: Option<usize>) {
-    let names: Vec<&str> = Flag::ALL.iter().map(|f| f.name()).collect();
+    let names: Vec<&str> = Flag::names().collect();
     let flag = json!({
         "type": "object",
         "required": ["name", "count", "meaning", "fix", "records", "csv"],

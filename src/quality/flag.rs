@@ -77,17 +77,16 @@ impl Flag {
         )
     }
 
+    /// Every flag's name, in [`Flag::ALL`]'s order.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        Flag::ALL.into_iter().map(Flag::name)
+    }
+
     /// Every flag's name, then `none` (the records without one): what `issue=`
     /// takes.
     pub fn choices() -> &'static [&'static str] {
         static CHOICES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-        CHOICES.get_or_init(|| {
-            Flag::ALL
-                .iter()
-                .map(|f| f.name())
-                .chain([NO_FLAG])
-                .collect()
-        })
+        CHOICES.get_or_init(|| Flag::names().chain([NO_FLAG]).collect())
     }
 
     /// The flag a name names, in any case.

@@ -1,5 +1,6 @@
-//! The flags of every specimen of a view, found once, the first time a question
-//! needs them (`View::derived`), and kept with the view: each record's set, and
+//! The flags of every specimen of a view, found once (`View::derived`: the
+//! server asks for them on its background thread after a load, or the first
+//! question that needs them does) and kept with the view: each record's set, and
 //! each flag's records in order, so `issue=` is a lookup like any grouped filter.
 
 use std::borrow::Cow;

@@ -2,8 +2,9 @@
 //! records hold and how many hold each, to `meta.facets`.
 //!
 //! A scalar field counts its values; a field holding related records counts their
-//! names; `issue` (the specimens') counts the quality flags (`name`, or `full_name` for people). Counts come from the view's rows (or,
-//! with no filter, straight from the row groups), never from rendered JSON.
+//! names (`name`, or `full_name` for people); `issue`, on the specimens, counts
+//! their quality flags. Counts come from the view's rows (or, with no filter,
+//! straight from the row groups), never from rendered JSON.
 
 use ahash::AHashMap;
 

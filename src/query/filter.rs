@@ -242,7 +242,7 @@ fn issue(params: &Params) -> Result<Option<quality::Asked>, ApiError> {
         return Ok(None);
     }
     quality::Asked::parse(values).map(Some).map_err(|value| {
-        let names: Vec<&str> = Flag::ALL.iter().map(|f| f.name()).collect();
+        let names: Vec<&str> = Flag::names().collect();
         ApiError::bad_request(format!(
             "issue must be a quality flag ({}) or {}; not {value:?}",
             names.join(", "),

@@ -641,7 +641,7 @@ impl Search {
             }
             Kind::Issue => {
                 let asked = quality::Asked::parse(given.iter().copied()).map_err(|v| {
-                    let names: Vec<&str> = Flag::ALL.iter().map(|f| f.name()).collect();
+                    let names: Vec<&str> = Flag::names().collect();
                     bad(format!("issue takes {}; not {v:?}", names.join(", ")))
                 })?;
                 let quality = view.derived::<Quality>();
