@@ -423,6 +423,20 @@ fn the_curator_sees_each_flag_its_count_and_a_records_flags() {
         400,
         "the quality counts take no parameters (x given)",
     );
+    s.assert_error(
+        "/api/v2/quality/?format=AAA",
+        400,
+        "format must be json, not \"AAA\"",
+    );
+    assert_eq!(
+        s.json("/api/v2/quality/?format=json", 200)["specimens"],
+        100
+    );
+    let page = s.get("/api/v2/quality/?format=html");
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
     // A specimen's page lists its flags, a clean one says so.
     let swapped = planted[10];
     let record = s.send(

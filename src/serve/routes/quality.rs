@@ -16,6 +16,12 @@ use crate::view::View;
 /// The counts, as JSON.
 pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
     no_parameters(ctx, false)?;
+    // A page is asked for by `Accept` or `format=html`, which never gets here.
+    let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
+    if let Some(format) = params.get("format").filter(|f| *f != "json") {
+        let e = ApiError::bad_request(format!("format must be json, not {format:?}"));
+        return Err(Answer::error(&e).into());
+    }
     made(ctx, Kind::Json, |view| {
         report::json(view.derived::<Quality>())
     })
