@@ -68,12 +68,13 @@ const listed = Object.keys(document.paths).filter(
 );
 // The checklist answers with a `meta` too, but takes a question, not a page;
 // the suggestions take a text, the changes a version: each is called on its
-// own below, and the versions with them.
+// own below, and the versions and the quality flags' counts with them.
 const questions = [
   "/api/v2/specimen-records/checklist/",
   "/api/v2/suggest/",
   "/api/v2/versions/",
   "/api/v2/changes/",
+  "/api/v2/quality/",
 ];
 const missing = listed.filter((p) => !(lists as string[]).includes(p) && !questions.includes(p));
 if (missing.length > 0) throw new Error(`lists this program does not call: ${missing.join(", ")}`);
@@ -127,3 +128,17 @@ if (changes.data === undefined || changes.data.meta.total_count !== 0 || changes
   throw new Error(`changes: ${changes.response.status} ${JSON.stringify(changes.data)}`);
 }
 console.log(`typescript client: version ${current.version}, published ${current.published}, nothing changed since`);
+
+// The quality flags, typed: each flag's count is the total of the specimen
+// list asked for it (`issue`, an array of the flags' names).
+const quality = await client.GET("/api/v2/quality/", {});
+if (quality.data === undefined || quality.data.flags.length !== 17) throw new Error(`quality: ${quality.response.status}`);
+for (const flag of quality.data.flags) {
+  const listed = await client.GET("/api/v2/specimen-records/", { params: { query: { issue: [flag.name], limit: 0 } } });
+  // The list also answers CSV and NDJSON, so the body's type is theirs too.
+  const page = listed.data;
+  if (page === undefined || typeof page === "string" || page.meta.total_count !== flag.count) {
+    throw new Error(`issue=${flag.name}: ${listed.response.status}, ${JSON.stringify(page)} for ${flag.count}`);
+  }
+}
+console.log(`typescript client: ${quality.data.specimens} specimens, ${quality.data.unflagged} without a quality flag, each flag's list as counted`);
