@@ -342,6 +342,7 @@ fn planted_errors_are_found_as_their_flags_and_asked_like_any_filter() {
     assert_eq!(counted.len(), Flag::ALL.len(), "every flag counted once");
     // `none`: the rest; repeated: any of them.
     let none = s.ids_of(&format!("{SPECIMENS}?issue=none&limit=1000"));
+    assert!(none.contains(&planted[0]), "the first control has no flag");
     assert_eq!(none.len() + flagged.len(), total);
     assert!(none.iter().all(|id| !flagged.contains(id)));
     assert_eq!(report["unflagged"], none.len());

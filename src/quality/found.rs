@@ -208,6 +208,21 @@ impl Quality {
         self.rows[flag as usize].len()
     }
 
+    /// Each flag (`Flag as usize`) and how many of the specimens at
+    /// `positions` have it (every specimen when `None`).
+    pub fn counts(&self, positions: Option<&[usize]>) -> [usize; Flag::ALL.len()] {
+        match positions {
+            None => Flag::ALL.map(|f| self.count(f)),
+            Some(positions) => {
+                let mut n = [0; Flag::ALL.len()];
+                for &p in positions {
+                    self.of(p).iter().for_each(|f| n[f as usize] += 1);
+                }
+                n
+            }
+        }
+    }
+
     /// How many specimens have no flag.
     pub fn unflagged(&self) -> usize {
         self.unflagged.len()

@@ -99,17 +99,8 @@ pub fn fields(model: Model, value: &str) -> Result<Vec<On>, ApiError> {
 /// Each flag held by the rows at `positions` (every row when `None`) and how
 /// many hold it, commonest first, then in the flags' order.
 fn count_flags(view: &View, positions: Option<&[usize]>, size: usize) -> Vec<(OwnedValue, usize)> {
-    let quality = view.derived::<Quality>();
-    let mut counts: Vec<(Flag, usize)> = match positions {
-        None => Flag::ALL.iter().map(|&f| (f, quality.count(f))).collect(),
-        Some(positions) => {
-            let mut n = [0usize; Flag::ALL.len()];
-            for &p in positions {
-                quality.of(p).iter().for_each(|f| n[f as usize] += 1);
-            }
-            Flag::ALL.iter().map(|&f| (f, n[f as usize])).collect()
-        }
-    };
+    let n = view.derived::<Quality>().counts(positions);
+    let mut counts: Vec<(Flag, usize)> = Flag::ALL.into_iter().zip(n).collect();
     counts.retain(|&(_, n)| n > 0);
     counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     counts

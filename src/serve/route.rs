@@ -18,6 +18,8 @@ use super::answer::Answer;
 use super::asked::Asked;
 use super::routing::Routing;
 use super::state::{Served, State};
+use super::work::Task;
+use crate::view::View;
 
 /// A future answer, borrowing the request it answers.
 pub type Later<'a> = Pin<Box<dyn Future<Output = Answer> + Send + 'a>>;
@@ -130,6 +132,25 @@ impl<'a> Job<'a> {
             head: Head::Known(head),
             run: Run::Later(Box::pin(run)),
         }
+    }
+
+    /// An answer `make` makes from the view: where the request is read when
+    /// what it needs is `ready` (derived already), else on the pool, which
+    /// derives it (503 when busy), `head` saying its headers meanwhile.
+    pub fn from_view(
+        ctx: Ctx<'a>,
+        ready: bool,
+        head: Answer,
+        make: impl FnOnce(&View) -> Answer + Send + 'static,
+    ) -> Job<'a> {
+        if ready {
+            return Job::ready(make(&ctx.served.view));
+        }
+        let (state, served) = (ctx.state, ctx.served.clone());
+        Job::pooled(head, async move {
+            let made = state.work.run(Task::Answer, move || make(&served.view));
+            made.await.unwrap_or_else(Answer::busy)
+        })
     }
 
     /// Work on the pool whose tag is its content's digest: `HEAD` and a

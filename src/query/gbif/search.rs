@@ -715,16 +715,9 @@ impl Search {
         let terms = view.derived::<Terms>();
         let mut counts: Vec<(String, usize)> = match facet.field {
             FacetField::Issue => {
-                let quality = view.derived::<Quality>();
-                let mut n = [0usize; Flag::ALL.len()];
-                for &pos in matched {
-                    quality.of(pos).iter().for_each(|f| n[f as usize] += 1);
-                }
-                Flag::ALL
-                    .iter()
-                    .filter(|f| n[**f as usize] > 0)
-                    .map(|f| (f.name().to_string(), n[*f as usize]))
-                    .collect()
+                let n = view.derived::<Quality>().counts(Some(matched));
+                let counted = Flag::ALL.into_iter().zip(n).filter(|&(_, k)| k > 0);
+                counted.map(|(f, k)| (f.name().to_string(), k)).collect()
             }
             FacetField::Text(column) => {
                 let coded = &terms.text[column];

@@ -10,7 +10,6 @@ use crate::quality::{report, Quality};
 use crate::query::ApiError;
 use crate::serve::answer::{Answer, Kind};
 use crate::serve::route::{Ctx, Job, Parsed};
-use crate::serve::work::Task;
 use crate::view::View;
 
 /// The counts, as JSON.
@@ -22,18 +21,31 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
         let e = ApiError::bad_request(format!("format must be json, not {format:?}"));
         return Err(Answer::error(&e).into());
     }
-    made(ctx, Kind::Json, |view| {
-        report::json(view.derived::<Quality>())
-    })
+    let json = |view: &View| Answer::json(Bytes::from(report::json(view.derived::<Quality>())));
+    Ok(Job::from_view(
+        ctx,
+        found(ctx),
+        Answer::unmade(Kind::Json),
+        json,
+    ))
 }
 
 /// The curator's page.
 pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
     no_parameters(ctx, true)?;
     let site = ctx.state.settings.site.clone();
-    made(ctx, Kind::Html, move |view| {
-        html::quality::page(&site, view).into_bytes()
-    })
+    let page = move |view: &View| Answer::html(html::quality::page(&site, view));
+    Ok(Job::from_view(
+        ctx,
+        found(ctx),
+        Answer::unmade(Kind::Html),
+        page,
+    ))
+}
+
+/// Whether the view's flags are found already.
+fn found(ctx: Ctx<'_>) -> bool {
+    ctx.served.view.derived_made::<Quality>().is_some()
 }
 
 /// The counts take no parameter but `format` (which chose the page or JSON).
@@ -53,28 +65,4 @@ fn no_parameters(ctx: Ctx<'_>, page: bool) -> Result<(), Box<Answer>> {
         false => Answer::error(&e),
     }
     .into())
-}
-
-fn made<F>(ctx: Ctx<'_>, kind: Kind, make: F) -> Parsed<'_>
-where
-    F: FnOnce(&View) -> Vec<u8> + Send + 'static,
-{
-    let answer = move |body: Vec<u8>| match kind {
-        Kind::Html => Answer::html(String::from_utf8(body).unwrap_or_default()),
-        _ => Answer::json(Bytes::from(body)),
-    };
-    if ctx.served.view.derived_made::<Quality>().is_some() {
-        return Ok(Job::ready(answer(make(&ctx.served.view))));
-    }
-    let (state, served) = (ctx.state, ctx.served.clone());
-    Ok(Job::pooled(Answer::unmade(kind), async move {
-        match state
-            .work
-            .run(Task::Answer, move || make(&served.view))
-            .await
-        {
-            Some(body) => answer(body),
-            None => Answer::busy(),
-        }
-    }))
 }

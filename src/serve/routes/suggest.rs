@@ -9,7 +9,6 @@ use bytes::Bytes;
 use crate::query::ApiError;
 use crate::serve::answer::{Answer, Kind};
 use crate::serve::route::{Ctx, Job, Parsed};
-use crate::serve::work::Task;
 use crate::suggest::gbif::{self, SpeciesRequest, TermNames, TermRequest};
 use crate::suggest::{self, SuggestRequest, Suggestions};
 use crate::view::View;
@@ -65,19 +64,6 @@ fn made<F>(ctx: Ctx<'_>, ready: bool, make: F) -> Parsed<'_>
 where
     F: FnOnce(&View) -> Vec<u8> + Send + 'static,
 {
-    if ready {
-        let body = make(&ctx.served.view);
-        return Ok(Job::ready(Answer::json(Bytes::from(body))));
-    }
-    let (state, served) = (ctx.state, ctx.served.clone());
-    Ok(Job::pooled(Answer::unmade(Kind::Json), async move {
-        match state
-            .work
-            .run(Task::Answer, move || make(&served.view))
-            .await
-        {
-            Some(body) => Answer::json(Bytes::from(body)),
-            None => Answer::busy(),
-        }
-    }))
+    let json = move |view: &View| Answer::json(Bytes::from(make(view)));
+    Ok(Job::from_view(ctx, ready, Answer::unmade(Kind::Json), json))
 }
