@@ -52,7 +52,7 @@ work=$(mktemp -d)
 server=
 cleanup() {
   [ -n "$server" ] && kill "$server" 2> /dev/null
-  jobs -p | xargs -r kill 2> /dev/null
+  jobs -p | xargs -r kill 2> /dev/null || true
   wait 2> /dev/null
   rm -rf "$work"
 }

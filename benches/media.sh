@@ -5,7 +5,8 @@
 #      while 16 clients loop a 100 MB photograph; the latency of /api/v2/orders/
 #      (wrk, 1 connection, --latency) meanwhile;
 #   N. links out of the folder, a FIFO and a directory named .jpg, each asked
-#      20 times: their statuses, the server's threads after, and how long a
+#      20 times: their statuses, the server's threads after and 12 s later
+#      (idle blocking threads end after 10 s), and how long a
 #      SIGTERM takes to end the process.
 #
 #   usage: benches/media.sh [SPECIMENS]        (default 100000)
@@ -20,7 +21,8 @@ work=$(mktemp -d)
 server=
 cleanup() {
   [ -n "$server" ] && kill -9 "$server" 2> /dev/null
-  jobs -p | xargs -r kill 2> /dev/null
+  # (errexit holds in the trap: a job already ended must not fail the run)
+  jobs -p | xargs -r kill 2> /dev/null || true
   wait 2> /dev/null
   rm -rf "$work"
 }
@@ -63,7 +65,10 @@ for path in images/passwd.jpg images/root.jpg/etc/passwd.jpg images/fifo.jpg ima
   codes=$(for _ in $(seq 20); do curl -s -m 5 -o /dev/null -w '%{http_code} ' "$base/media/$path"; done)
   echo "N. /media/$path x20: $(echo "$codes" | tr -s ' ' '\n' | sed '/^$/d' | sort | uniq -c | awk '{printf "%s x%s ", $2, $1}')"
 done
-echo "N. threads after: $(awk '$1 == "Threads:" {print $2}' "/proc/$server/status")"
+# Idle blocking threads (the file's pieces were read on them) end after tokio's
+# 10 s keep-alive; a thread held by a request would still be there.
+threads() { awk '$1 == "Threads:" {print $2}' "/proc/$server/status"; }
+echo "N. threads after: $(threads); 12 s later: $(sleep 12; threads)"
 started=$(date +%s%N)
 kill -TERM "$server"
 while kill -0 "$server" 2> /dev/null; do

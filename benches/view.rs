@@ -87,6 +87,12 @@ fn at_size(c: &mut Criterion, specimens: usize) {
     load.bench_function("decode+build view", |b| {
         b.iter(|| View::load(&path).unwrap())
     });
+    // What `build` and every `sync` that publishes spend making the tables
+    // the server reads.
+    let (_, collection) = catalogue::snapshot::decode(&path, &bytes).unwrap();
+    load.bench_function("prepare the tables", |b| {
+        b.iter(|| catalogue::view::prepared::encode(black_box(&collection)))
+    });
     load.finish();
 
     let view = View::load(&path).unwrap();
