@@ -15,7 +15,8 @@ new value.
 
 Prints each round's milliseconds from the commit to the new value served and
 their median; the unchanged ticks' milliseconds (the sync's own `ms=`); what
-the last edit's tick spent reading, preparing and encoding; the server's
+the last edit's tick spent reading, preparing and encoding, and the server's
+reload (its phases, as its log says them); the server's
 memory (RSS plus memory files, benches/memory.py) idle and at its peak during
 the rounds; and the sync's peak RSS.
 """
@@ -179,8 +180,9 @@ def main():
         while not snap.exists():
             time.sleep(0.1)
         port = free_port()
+        server_log = open(work / "server.log", "w")  # noqa: SIM115 (as the sync's)
         server = subprocess.Popen([a.bin, "serve", "--snapshot", str(snap), "--addr",
-                                   f"127.0.0.1:{port}"], stderr=subprocess.DEVNULL,
+                                   f"127.0.0.1:{port}"], stderr=server_log,
                                   stdout=subprocess.DEVNULL)
         base = f"http://127.0.0.1:{port}"
         while get(f"{base}/api/v2/")[0] != 200:
@@ -251,6 +253,10 @@ def main():
     if published:
         read, prepare, encode = published[-1]
         print(f"last edit's tick: read {read} ms, prepare {prepare} ms, encode {encode} ms")
+    swaps = re.findall(r"build_ms=(\d+) phases=(.*?) counts=", (work / "server.log").read_text())
+    if swaps:
+        build, phases = swaps[-1]
+        print(f"last swap: built in {build} ms: {phases}")
     print(f"server memory: idle {idle} MiB, peak during the rounds {peak[0]} MiB "
           f"({peak[0] / idle:.2f}x); sync's peak RSS {sync_peak} MiB")
     shutil.rmtree(work)

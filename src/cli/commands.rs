@@ -280,9 +280,13 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     if let Some(line) = unpublishable(&dataset) {
         tracing::warn!("{line}");
     }
-    let publisher =
-        publisher::Publisher::new(source, &args.snapshot, args.full_every, prepared::encode)
-            .describing(dataset);
+    let publisher = publisher::Publisher::new(
+        source,
+        &args.snapshot,
+        args.full_every,
+        prepared::Preparer::default(),
+    )
+    .describing(dataset);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(publisher::run(publisher, args.every, shutdown_signal()));
     Ok(ExitCode::SUCCESS)

@@ -130,7 +130,8 @@ pub struct Publisher {
     history: Option<History>,
     last: Option<Last>,
     full_every: Duration,
-    prepare: snapshot::Prepare,
+    /// Away only while a tick prepares.
+    prepare: Option<Box<dyn snapshot::Preparing>>,
     /// What each snapshot says of the dataset (`--dataset-config`).
     dataset: Dataset,
 }
@@ -143,7 +144,7 @@ impl Publisher {
         source: Source,
         path: &Path,
         full_every: Duration,
-        prepare: snapshot::Prepare,
+        prepare: impl snapshot::Preparing + 'static,
     ) -> Publisher {
         let (checksum, created_at, digest, history) = match snapshot::read(path) {
             Ok((header, collection)) => (
@@ -163,7 +164,7 @@ impl Publisher {
             history,
             last: None,
             full_every,
-            prepare,
+            prepare: Some(Box::new(prepare)),
             dataset: Dataset::default(),
         }
     }
@@ -249,11 +250,15 @@ impl Publisher {
         let now = chrono::Utc::now().timestamp_micros();
         let t = Instant::now();
         let collection = &checked.collection;
-        // The prepared tables on one core, the digest and the records' sections
-        // on the other.
-        let (prepared, digest, same, mut history, head) = std::thread::scope(|s| {
-            let prepared = s.spawn(|| (self.prepare)(collection));
-            let digest = Digest::of(collection);
+        // The digest first: it tells the preparer what changed. Then the
+        // prepared tables on one core, the records' sections on the other.
+        let digest = Digest::of(collection);
+        let mut preparer = self
+            .prepare
+            .take()
+            .expect("the preparer is back after every tick");
+        let (prepared, same, mut history, head) = std::thread::scope(|s| {
+            let prepared = s.spawn(|| preparer.prepare(collection, &digest));
             // Records all equal: whether the rest is too is told by encoding with
             // the history unchanged, which gives the file already there.
             let same = digest == self.digest && self.path.exists();
@@ -263,8 +268,9 @@ impl Publisher {
             };
             let head = snapshot::encode_head(collection, &history);
             let prepared = prepared.join().expect("preparing tables does not panic");
-            (prepared, digest, same, history, head)
+            (prepared, same, history, head)
         });
+        self.prepare = Some(preparer);
         let prepare_ms = t.elapsed().as_millis() as u64;
         let (mut header, mut bytes) = snapshot::assemble(head?, &prepared, now);
         if same {

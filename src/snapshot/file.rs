@@ -107,6 +107,17 @@ pub enum SnapshotError {
 /// passed down by the command line (the view is a layer above the writers).
 pub type Prepare = fn(&Collection) -> Vec<u8>;
 
+/// Makes the prepared tables of each collection `sync` publishes, in turn:
+/// `view::prepared::Preparer`, which keeps what it made last and makes again
+/// only what changed since (told by the collection's digest).
+pub trait Preparing: Send {
+    fn prepare(
+        &mut self,
+        collection: &Collection,
+        digest: &crate::model::digest::Digest,
+    ) -> Vec<u8>;
+}
+
 /// A payload's parts.
 #[derive(Clone, Copy, Debug)]
 pub struct Sections<'a> {

@@ -94,6 +94,18 @@ impl Ints {
         }
     }
 
+    /// Sets integer `i`, back in eight bytes each ([`Column::settle`] narrows
+    /// them again).
+    fn set(&mut self, i: usize, n: i64) {
+        let wide = match self {
+            Ints::Wide(v) => return v[i] = n,
+            Ints::Narrow(v) => v.iter().map(|&n| i64::from(n)).collect(),
+            Ints::Short(v) => v.iter().map(|&n| i64::from(n)).collect(),
+        };
+        *self = Ints::Wide(wide);
+        self.set(i, n)
+    }
+
     /// Where `n` is in ascending integers.
     pub fn binary_search(&self, n: i64) -> Option<usize> {
         match self {
@@ -167,6 +179,23 @@ impl Codes {
             Codes::Words(v) => v.push(code),
             _ => unreachable!("columns are narrowed once built"),
         }
+    }
+
+    /// The codes in four bytes each, as they are while a column is built.
+    fn widen(&mut self) -> &mut Vec<u32> {
+        let words = match self {
+            Codes::Words(v) => return v,
+            Codes::Bytes(v) => v
+                .iter()
+                .map(|&c| if c == u8::MAX { NULL } else { u32::from(c) })
+                .collect(),
+            Codes::Pairs(v) => v
+                .iter()
+                .map(|&c| if c == u16::MAX { NULL } else { u32::from(c) })
+                .collect(),
+        };
+        *self = Codes::Words(words);
+        self.widen()
     }
 
     /// Keeps the codes in the fewest bytes that hold the largest.
@@ -266,19 +295,25 @@ impl<'de> Deserialize<'de> for Distinct {
         };
         distinct.check().map_err(serde::de::Error::custom)?;
         if lookup {
-            let (text, ends, hasher) = (&distinct.text, &distinct.ends, &distinct.hasher);
-            let mut table = HashTable::with_capacity(ends.len());
-            for code in 0..ends.len() as u32 {
-                let hash = hasher.hash_one(nth(text, ends, code));
-                table.insert_unique(hash, code, |&c| hasher.hash_one(nth(text, ends, c)));
-            }
-            distinct.lookup = Some(table);
+            distinct.look_up();
         }
         Ok(distinct)
     }
 }
 
 impl Distinct {
+    /// Makes the table that finds a string's code (rebuilt when read: a hash
+    /// table's layout depends on its hasher's random keys).
+    fn look_up(&mut self) {
+        let (text, ends, hasher) = (&self.text, &self.ends, &self.hasher);
+        let mut table = HashTable::with_capacity(ends.len());
+        for code in 0..ends.len() as u32 {
+            let hash = hasher.hash_one(nth(text, ends, code));
+            table.insert_unique(hash, code, |&c| hasher.hash_one(nth(text, ends, c)));
+        }
+        self.lookup = Some(table);
+    }
+
     /// Whether every string's end is ascending and falls between characters
     /// (what `nth` slices by).
     fn check(&self) -> Result<(), String> {
@@ -636,6 +671,159 @@ impl Column {
         match self {
             Column::Int { values, nulls, .. } if nulls.is_empty() => Some(values),
             _ => None,
+        }
+    }
+}
+
+/// A built column changed in place, for `sync`, whose next collection often
+/// differs from the last in a few rows (`prepared::Preparer`): the rows set
+/// again, then the column settled into exactly what building it from its rows
+/// would have made (the same layout, so the same bytes in the snapshot).
+impl Column {
+    /// Sets row `pos` to `value` (as [`Column::push`] would have stored it);
+    /// [`Column::settle`] must follow before the column is read.
+    pub fn set(
+        &mut self,
+        pos: usize,
+        value: &OwnedValue,
+        nullable: bool,
+    ) -> Result<(), &'static str> {
+        if self.get(pos) == value.as_value() {
+            return Ok(());
+        }
+        if *value == OwnedValue::Null && !nullable {
+            return Err("a null in a field that is not nullable");
+        }
+        match (self, value) {
+            (
+                Column::Int {
+                    values,
+                    nulls,
+                    time,
+                },
+                value,
+            ) => {
+                let n = match value {
+                    OwnedValue::Int(n) if !*time => *n,
+                    OwnedValue::Time(n) if *time => *n,
+                    OwnedValue::Null => 0,
+                    _ => return Err("a value of another type"),
+                };
+                values.set(pos, n);
+                let (word, bit) = (pos / 64, 1u64 << (pos % 64));
+                if *value == OwnedValue::Null {
+                    if nulls.len() <= word {
+                        nulls.resize(word + 1, 0);
+                    }
+                    nulls[word] |= bit;
+                } else if let Some(w) = nulls.get_mut(word) {
+                    *w &= !bit;
+                }
+                // As built: the words up to the last row that is null.
+                while nulls.last() == Some(&0) {
+                    nulls.pop();
+                }
+            }
+            (Column::Bool(values), OwnedValue::Bool(b)) => values[pos] = u8::from(*b),
+            (Column::Bool(values), OwnedValue::Null) => values[pos] = 2,
+            (Column::Str(s), OwnedValue::Str(text)) => {
+                // A column of many distinct values keeps no lookup: made for
+                // the change, dropped again when it settles.
+                if s.distinct.lookup.is_none() {
+                    s.distinct.look_up();
+                }
+                let code = s.distinct.intern(text)?;
+                s.codes.widen()[pos] = code;
+            }
+            (Column::Str(s), OwnedValue::Null) => s.codes.widen()[pos] = NULL,
+            (Column::Ref { models, positions }, OwnedValue::Ref(m, p)) => {
+                match models {
+                    RefModels::One(one) if one == m => {}
+                    RefModels::Each(each) if Model::RANKS.contains(m) => {
+                        let rank = Model::RANKS.iter().position(|r| r == m);
+                        each[pos] = rank.unwrap_or_default() as u8;
+                    }
+                    _ => return Err("a reference to another model"),
+                }
+                positions.widen()[pos] = *p;
+            }
+            (Column::Ref { models, positions }, OwnedValue::Null) => {
+                if let RefModels::Each(each) = models {
+                    each[pos] = 0;
+                }
+                positions.widen()[pos] = NULL;
+            }
+            (
+                Column::Refs {
+                    model,
+                    starts,
+                    items,
+                },
+                OwnedValue::Refs(m, ps),
+            ) if m == model => {
+                let (start, end) = (starts[pos] as usize, starts[pos + 1] as usize);
+                items.splice(start..end, ps.iter().copied());
+                let (added, removed) = (ps.len() as u32, (end - start) as u32);
+                for s in &mut starts[pos + 1..] {
+                    *s = *s + added - removed;
+                }
+            }
+            _ => return Err("a value of another type"),
+        }
+        Ok(())
+    }
+
+    /// After [`Column::set`]: strings numbered again in the order rows first
+    /// hold them (those no row holds dropped), then narrowed and trimmed as
+    /// [`Column::finish`] does a built column.
+    pub fn settle(&mut self, max_distinct: usize) {
+        if let Column::Str(s) = self {
+            s.renumber();
+            if s.distinct.lookup.is_none() && s.distinct.len() <= max_distinct {
+                s.distinct.look_up();
+            }
+        }
+        self.finish(max_distinct);
+    }
+}
+
+impl Strings {
+    /// Numbers the strings in the order the rows first hold them, as
+    /// building the column does, leaving out those no row holds.
+    fn renumber(&mut self) {
+        let codes = self.codes.widen();
+        let mut new = vec![NULL; self.distinct.len()];
+        let mut next = 0u32;
+        let mut same = true;
+        for &c in codes.iter().filter(|&&c| c != NULL) {
+            if new[c as usize] == NULL {
+                same &= c == next;
+                new[c as usize] = next;
+                next += 1;
+            }
+        }
+        if same && next as usize == new.len() {
+            return;
+        }
+        let mut old = vec![0u32; next as usize];
+        for (was, &now) in new.iter().enumerate().filter(|(_, &now)| now != NULL) {
+            old[now as usize] = was as u32;
+        }
+        let mut text = String::with_capacity(self.distinct.text.len());
+        let mut ends = Vec::with_capacity(old.len());
+        for &was in &old {
+            text.push_str(self.distinct.get(was));
+            ends.push(text.len() as u32);
+        }
+        for c in codes.iter_mut().filter(|c| **c != NULL) {
+            *c = new[*c as usize];
+        }
+        let looked_up = self.distinct.lookup.is_some();
+        self.distinct.text = text;
+        self.distinct.ends = ends;
+        self.distinct.lookup = None;
+        if looked_up {
+            self.distinct.look_up();
         }
     }
 }

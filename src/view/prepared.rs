@@ -12,6 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::dataset::Dataset;
+use crate::model::digest::Digest;
 use crate::model::history::History;
 use crate::model::records::Collection;
 use crate::model::wagtail::Wagtail;
@@ -88,12 +89,112 @@ pub(super) fn parts(mut collection: Collection) -> Parts {
 /// The prepared tables of a checked collection (a [`crate::snapshot::Prepare`]).
 pub fn encode(collection: &Collection) -> Vec<u8> {
     let parts = parts(collection.clone());
+    stored(&parts.tables, &parts.tags, &parts.site)
+}
+
+fn stored(tables: &[Table], tags: &[Box<[Box<str>]>], site: &str) -> Vec<u8> {
     let stored = Stored {
-        tables: parts.tables.iter().map(Table::columns).collect(),
-        tags: &parts.tags,
-        site: &parts.site,
+        tables: tables.iter().map(Table::columns).collect(),
+        tags,
+        site,
     };
     codec::encode(&stored).expect("columns of strings and numbers always encode")
+}
+
+/// The most specimens' rows [`Preparer`] makes again in place; more, and it
+/// makes every table.
+const REMADE_MOST: usize = 10_000;
+
+/// Prepares the tables of each collection `sync` publishes, keeping the last
+/// it made: when the next differs from it only in some specimens' fields (an
+/// edit in the admin), only their rows are made again, in place, and the
+/// columns settled as building them would leave them. Anything else (records
+/// added or deleted, another model changed, the site) makes every table, as
+/// [`encode`] does. The bytes are [`encode`]'s either way.
+#[derive(Default)]
+pub struct Preparer {
+    last: Option<Made>,
+    /// How many specimens' rows the last preparation made again in place;
+    /// `None` when it made every table.
+    remade: Option<usize>,
+}
+
+/// What the preparer made last, and the digest of the collection it made it
+/// of.
+struct Made {
+    digest: Digest,
+    tables: Vec<Table>,
+    tags: Vec<Box<[Box<str>]>>,
+    site: String,
+}
+
+impl Preparer {
+    /// The prepared tables of `collection`, whose digest is `digest`.
+    pub fn prepare(&mut self, collection: &Collection, digest: &Digest) -> Vec<u8> {
+        let made = self
+            .last
+            .take()
+            .and_then(|last| last.remade(collection, digest));
+        self.remade = made.as_ref().map(|(_, rows)| *rows);
+        let made = made.map(|(made, _)| made).unwrap_or_else(|| {
+            let parts = parts(collection.clone());
+            Made {
+                digest: digest.clone(),
+                tables: parts.tables,
+                tags: parts.tags,
+                site: parts.site,
+            }
+        });
+        let bytes = stored(&made.tables, &made.tags, &made.site);
+        self.last = Some(made);
+        bytes
+    }
+
+    /// How many specimens' rows the last [`Preparer::prepare`] made again in
+    /// place, or `None` if it made every table.
+    pub fn remade(&self) -> Option<usize> {
+        self.remade
+    }
+}
+
+impl crate::snapshot::Preparing for Preparer {
+    fn prepare(&mut self, collection: &Collection, digest: &Digest) -> Vec<u8> {
+        Preparer::prepare(self, collection, digest)
+    }
+}
+
+impl Made {
+    /// These tables made `collection`'s in place, if it differs from what
+    /// they were made of only in some specimens' fields; and how many
+    /// specimens' rows were made again.
+    fn remade(self, collection: &Collection, digest: &Digest) -> Option<(Made, usize)> {
+        if collection.site != self.site {
+            return None;
+        }
+        let changes = digest.changes(&self.digest);
+        let specimens = Model::SpecimenRecord.label();
+        let mut modified = Vec::new();
+        for change in &changes {
+            let only_edits = change.added.is_empty() && change.deleted.is_empty();
+            if change.model != specimens || !only_edits {
+                return None;
+            }
+            modified.extend_from_slice(&change.modified);
+        }
+        if modified.len() > REMADE_MOST {
+            return None;
+        }
+        let tables = match modified.is_empty() {
+            true => self.tables,
+            false => rows::with_specimens_remade(self.tables, collection, &modified),
+        };
+        let made = Made {
+            digest: digest.clone(),
+            tables,
+            ..self
+        };
+        Some((made, modified.len()))
+    }
 }
 
 /// Reads prepared tables back (without Wagtail's part, which the caller reads

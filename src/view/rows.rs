@@ -345,6 +345,47 @@ pub fn tables(mut c: Collection) -> Vec<Table> {
     b.finish()
 }
 
+/// `tables`, made from a collection that differs from `c` only in the
+/// specimens `modified` (ids, ascending), made `c`'s: those specimens' rows
+/// made again (they read the other tables, which are the same), the rest kept.
+/// What it gives equals [`tables`] of `c` (`prepared`'s tests check it).
+pub(super) fn with_specimens_remade(
+    tables: Vec<Table>,
+    c: &Collection,
+    modified: &[i64],
+) -> Vec<Table> {
+    let ids = tables
+        .iter()
+        .map(|t| (0..t.len() as u32).map(|p| t.id(p)).collect())
+        .collect();
+    let mut b = Builder {
+        tables: tables.into_iter().map(Some).collect(),
+        ids,
+        renditions: AHashMap::new(),
+        subspecies: AHashMap::new(),
+        featured_by_family: AHashSet::new(),
+        featured_by_species: AHashSet::new(),
+    };
+    let rows: Vec<(u32, Row)> = c
+        .specimen_records
+        .iter()
+        .filter(|r| modified.binary_search(&r.id).is_ok())
+        .map(|r| {
+            let mut r = r.clone();
+            r.collector.sort_unstable();
+            (b.pos(Model::SpecimenRecord, r.id), specimen_row(&b, r))
+        })
+        .collect();
+    let specimens = b.tables[Model::SpecimenRecord.index()]
+        .as_mut()
+        .expect("every model is built");
+    for (pos, row) in &rows {
+        specimens.set_row(*pos, row);
+    }
+    specimens.settle();
+    b.finish()
+}
+
 /// One model's table, its records taken out of the collection.
 fn table(b: &Builder, model: Model, c: &mut Collection) -> Table {
     use std::mem::take;

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::model::{Model, Type};
+use crate::model::{Field, Model, Type};
 
 use super::column::{Column, Key};
 use super::index::{self, Groups, TextColumn, Words};
@@ -62,13 +62,7 @@ impl Table {
             assert_eq!(row.len(), fields.len(), "{model:?} row of the wrong length");
             for ((column, field), value) in columns.iter_mut().zip(fields).zip(&row) {
                 if let Err(what) = column.push(value, field.nullable) {
-                    panic!(
-                        "{} row {:?} field {} ({:?}) holds {what}: {value:?}",
-                        model.class_name(),
-                        row[0],
-                        field.name,
-                        field.ty
-                    );
+                    refused(model, &row, field, what);
                 }
             }
         };
@@ -94,6 +88,36 @@ impl Table {
             column.finish(max_distinct);
         }
         Table::from_columns(model, columns)
+    }
+
+    /// Sets row `pos` to `row` (its values as [`Table::new`] takes them); the
+    /// columns must be [`Table::settle`]d before they are read. The table must
+    /// not have been shared (a table being prepared, not a view's).
+    pub(super) fn set_row(&mut self, pos: u32, row: &Row) {
+        let fields = self.model.fields();
+        assert_eq!(
+            row.len(),
+            fields.len(),
+            "{:?} row of the wrong length",
+            self.model
+        );
+        for ((column, field), value) in self.columns.iter_mut().zip(fields).zip(row) {
+            let column = Arc::get_mut(column).expect("a table being prepared is not shared");
+            if let Err(what) = column.set(pos as usize, value, field.nullable) {
+                refused(self.model, row, field, what);
+            }
+        }
+    }
+
+    /// After [`Table::set_row`]: each column as building it from its rows
+    /// would have left it.
+    pub(super) fn settle(&mut self) {
+        let max_distinct = max_distinct(self.len());
+        for column in self.columns.iter_mut() {
+            Arc::get_mut(column)
+                .expect("a table being prepared is not shared")
+                .settle(max_distinct);
+        }
     }
 
     /// A table of its columns (built, or read from a snapshot and checked by the
@@ -403,6 +427,19 @@ const FEW_VALUES: usize = 16;
 
 /// How many distinct values a field of a table this long may hold and still be
 /// grouped.
+/// A row's value its field's column cannot hold: row building and the field
+/// tables disagree, which is a bug.
+fn refused(model: Model, row: &Row, field: &Field, what: &str) -> ! {
+    let value = &row[model.field_index(field.name).unwrap_or_default()];
+    panic!(
+        "{} row {:?} field {} ({:?}) holds {what}: {value:?}",
+        model.class_name(),
+        row[0],
+        field.name,
+        field.ty
+    )
+}
+
 fn max_distinct(rows: usize) -> usize {
     if rows < 1024 {
         usize::MAX
