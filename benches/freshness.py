@@ -15,7 +15,7 @@ new value.
 
 Prints each round's milliseconds from the commit to the new value served and
 their median; the unchanged ticks' milliseconds (the sync's own `ms=`); what
-the last edit's tick spent reading, preparing and encoding, and the server's
+the last edit's tick spent reading, preparing, encoding and writing, and the server's
 reload (its phases, as its log says them); the server's
 memory (RSS plus memory files, benches/memory.py) idle and at its peak during
 the rounds; and the sync's peak RSS.
@@ -243,7 +243,8 @@ def main():
             pg.stop()
     log = (work / "sync.log").read_text()
     unmoved = [int(m) for m in re.findall(r"unmoved ms=(\d+)", log)]
-    published = re.findall(r"published read_ms=(\d+) prepare_ms=(\d+) encode_ms=(\d+)", log)
+    published = re.findall(
+        r"published read_ms=(\d+) prepare_ms=(\d+) encode_ms=(\d+) write_ms=(\d+)", log)
     print(f"{specimens} specimens, {'PostgreSQL' if pg else 'SQLite'}")
     print("commit to served, ms: " + " ".join(f"{ms:.0f}" for ms in rounds)
           + f" (median {statistics.median(rounds):.0f})")
@@ -251,8 +252,9 @@ def main():
         print(f"unchanged ticks, ms: median {statistics.median(unmoved)}, max {max(unmoved)}"
               f" ({len(unmoved)} ticks)")
     if published:
-        read, prepare, encode = published[-1]
-        print(f"last edit's tick: read {read} ms, prepare {prepare} ms, encode {encode} ms")
+        read, prepare, encode, write = published[-1]
+        print(f"last edit's tick: read {read} ms, prepare {prepare} ms, encode {encode} ms, "
+              f"write {write} ms")
     swaps = re.findall(r"build_ms=(\d+) phases=(.*?) counts=", (work / "server.log").read_text())
     if swaps:
         build, phases = swaps[-1]

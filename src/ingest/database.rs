@@ -298,16 +298,6 @@ impl Marker {
     }
 }
 
-/// Reads the change marker, in one consistent read like [`read`].
-pub fn marker(source: &Source) -> Result<Marker, DbError> {
-    let mut marker = Marker::default();
-    in_one_read(source, &mut |rows, at| {
-        marker = read_marker(rows, at)?;
-        Ok(())
-    })?;
-    Ok(marker)
-}
-
 /// What moves at every commit to the database, for less than the marker costs:
 /// the SQLite file's and its write-ahead log's size, modification time and
 /// inode (a `stat` each), or PostgreSQL's write-ahead log position (one query,
@@ -441,11 +431,6 @@ pub(super) fn present_tables(rows: &mut dyn Rows, at: &str) -> Result<Vec<Presen
         }
     }
     Ok(present)
-}
-
-fn read_marker(rows: &mut dyn Rows, at: &str) -> Result<Marker, DbError> {
-    let present = present_tables(rows, at)?;
-    marker_of(rows, at, &present)
 }
 
 /// The marker of the tables that are there.

@@ -2,11 +2,13 @@
 //! collection when the database moved and replaces the snapshot file, atomically,
 //! only when its checksum changed. A server watching the file then swaps to it.
 //!
-//! A tick first reads the database's change marker ([`database::Marker`], a few
-//! aggregate queries); only when it moved does it read what changed since the
-//! last read ([`changed`]), and the whole collection when the last whole read is
-//! older than the full-read interval (for edits that bypass Django's stamps), or
-//! when what moved is only read whole.
+//! A tick first asks whether anything was committed at all ([`database::Commits`]:
+//! a `stat` or one query). When something was, it reads the database's change
+//! marker ([`database::Marker`], a few aggregate queries) and, in the same read,
+//! what changed since the last read when the marker moved ([`changed`]); the
+//! whole collection when the last whole read is older than the full-read
+//! interval (for edits that bypass Django's stamps), or when what moved is only
+//! read whole.
 //!
 //! A tick that cannot read the database, or reads a collection that fails
 //! validation, logs one line, never touches the file, and the next try comes
@@ -206,16 +208,6 @@ impl Publisher {
                 return Ok(Tick::Unmoved);
             }
         }
-        let marker = database::marker(&self.source)?;
-        if let Some(last) = self
-            .last
-            .as_mut()
-            .filter(|l| current(l) && l.marker == marker)
-        {
-            // Commits elsewhere (sessions, other databases of the cluster).
-            last.commits = commits;
-            return Ok(Tick::Unmoved);
-        }
         let started = Instant::now();
         // A tick that fails reads everything the next time.
         // Each read returns the marker of its own moment, which the next starts from.
@@ -225,6 +217,12 @@ impl Publisher {
         };
         let (mut checked, marker, whole_at, read) = match self.last.take().filter(|l| !due(l)) {
             Some(last) => match changed::read(&self.source, &last.marker, &last.collection)? {
+                // The marker read with the changes has not moved: commits
+                // elsewhere (sessions, other databases of the cluster).
+                Some(delta) if delta.marker == last.marker && current(&last) => {
+                    self.last = Some(Last { commits, ..last });
+                    return Ok(Tick::Unmoved);
+                }
                 Some(delta) => {
                     let (marker, rows) = (delta.marker.clone(), delta.rows);
                     let changes_ms = started.elapsed().as_millis() as u64;
@@ -272,9 +270,9 @@ impl Publisher {
         });
         self.prepare = Some(preparer);
         let prepare_ms = t.elapsed().as_millis() as u64;
-        let (mut header, mut bytes) = snapshot::assemble(head?, &prepared, now);
+        let mut image = snapshot::assemble(head?, &prepared, now);
         if same {
-            if Some(header.checksum) == self.checksum {
+            if Some(image.header.checksum) == self.checksum {
                 self.last = Some(Last {
                     commits,
                     marker,
@@ -286,17 +284,20 @@ impl Publisher {
             // The same records, and something else changed: a version too.
             history = self.next_history(&digest, &checked.collection);
             let head = snapshot::encode_head(&checked.collection, &history)?;
-            (header, bytes) = snapshot::assemble(head, &prepared, now);
+            image = snapshot::assemble(head, &prepared, now);
         }
         let changes = digest.changes(&self.digest);
         let encode_ms = t.elapsed().as_millis() as u64 - prepare_ms;
-        snapshot::write_atomically(&self.path, &bytes).map_err(|e| {
+        let written = Instant::now();
+        snapshot::write_parts_atomically(&self.path, &image.parts()).map_err(|e| {
             Failed::Unreadable(anyhow::anyhow!(
                 "cannot replace {}: {e}",
                 self.path.display()
             ))
         })?;
-        tracing::debug!(read_ms, prepare_ms, encode_ms, "published");
+        let write_ms = written.elapsed().as_millis() as u64;
+        tracing::debug!(read_ms, prepare_ms, encode_ms, write_ms, "published");
+        let header = image.header;
         self.checksum = Some(header.checksum);
         self.created_at = header.created_at;
         self.digest = digest;
