@@ -561,3 +561,51 @@ fn a_reload_serves_the_old_collection_meanwhile_from_an_interim_view() {
     let found = server.json("/api/v2/specimen-records/?search=zebrawood&limit=0", 200);
     assert_eq!(found["meta"]["total_count"], 0, "the old collection, still");
 }
+
+/// A reload after a few specimens' fields were edited, and nothing else:
+/// every segment of every list without those specimens is kept from the
+/// served view (nothing its items read changed), theirs are rendered again,
+/// and every page of every list, plain and nested, reads as a fresh load.
+#[test]
+fn a_reload_after_specimen_edits_serves_every_list_as_a_fresh_load() {
+    let dir = TempDir::new("edited");
+    let first = common::generated(&dir, 3_000);
+    let path = dir.path("served.bin");
+    std::fs::rename(&first, &path).unwrap();
+    let server = Server::start(&path, Settings::default());
+    let reloader = Reloader::start(server.state.clone(), &path, false).unwrap();
+    let (_, mut collection) = catalogue::snapshot::read(&path).unwrap();
+    let someone = collection.people[0].id;
+    let edited = &mut collection.specimen_records;
+    edited[5].notes = "Swept from sedges".into();
+    edited[1_500].collector = vec![someone];
+    edited[1_500].sex = "a sex no specimen had".into();
+    edited[2_999].year = None;
+    rename_over(&dir, &path, &snapshot_bytes(&collection, 0));
+    reloader.force();
+    counted_within(&server, "catalogue_reloads_total", 1, Duration::from_secs(60));
+    let phases = server.state.current().view.phases;
+    assert!(
+        phases.shared_bytes > phases.rendered_bytes * 9 / 10,
+        "shared {} of {} bytes",
+        phases.shared_bytes,
+        phases.rendered_bytes
+    );
+    let fresh = Server::start(&path, Settings::default());
+    let lists = fresh.json("/api/v2/", 200)["lists"].clone();
+    let lists = lists.as_object().expect("the lists");
+    assert!(lists.len() > 20, "{lists:?}");
+    for path in lists.values().map(|p| p.as_str().unwrap()) {
+        let total = fresh.json(&format!("{path}?limit=0"), 200)["meta"]["total_count"]
+            .as_u64()
+            .unwrap();
+        for offset in (0..total.max(1)).step_by(1_000) {
+            let page = format!("{path}?limit=1000&offset={offset}");
+            let (a, b) = (server.get(&page), fresh.get(&page));
+            assert_eq!((a.status, b.status), (200, 200), "{page}");
+            assert!(a.body == b.body, "{page}");
+        }
+    }
+    let found = server.json("/api/v2/specimen-records/?search=sedges&limit=0", 200);
+    assert_eq!(found["meta"]["total_count"], 1);
+}

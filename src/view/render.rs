@@ -282,6 +282,9 @@ pub struct Rendered<'t> {
     pub plain: Vec<Option<List>>,
     pub nested: Vec<Option<List>>,
     previous: Previous<'t>,
+    /// By model index, the rows that changed from the served view's, where
+    /// nothing else an item of the model reads did ([`Previous::kept`]).
+    kept: Vec<Option<Vec<u32>>>,
 }
 
 /// The lists of the view a reload replaces, by model index, with its tables.
@@ -323,16 +326,43 @@ impl<'v> Previous<'v> {
         shared
     }
 
-    /// The served bytes of the model's list in `shape` for the records `ids`
-    /// (ascending; the rows of a segment of the list being rendered), when they
-    /// are one segment there too.
+    /// Per model (by index), the rows of `tables` that differ from the served
+    /// view's, when they hold the same records and every other table an item
+    /// of the model reads is the served one ([`reads`]): the served segments
+    /// of the model's lists without such a row are then its bytes, kept
+    /// without rendering them. `None` where that cannot be told.
+    pub fn kept(&self, tables: &[Table]) -> Vec<Option<Vec<u32>>> {
+        if self.tables.len() != tables.len() {
+            return tables.iter().map(|_| None).collect();
+        }
+        let unchanged: Vec<bool> = (tables.iter().zip(self.tables))
+            .map(|(t, served)| t.unchanged_from(served))
+            .collect();
+        Model::ALL
+            .iter()
+            .map(|&model| {
+                let others = reads(model).into_iter().filter(|&m| m != model);
+                if !others.into_iter().all(|m| unchanged[m.index()]) {
+                    return None;
+                }
+                match unchanged[model.index()] {
+                    true => Some(Vec::new()),
+                    false => tables[model.index()].rows_changed_from(&self.tables[model.index()]),
+                }
+            })
+            .collect()
+    }
+
+    /// The served list of the model in `shape`, and which of its segments
+    /// holds the records `ids` (ascending; the rows of a segment of the list
+    /// being rendered), when they are one segment there too.
     fn segment(
         &self,
         model: Model,
         shape: Shape,
         ids: RangeInclusive<i64>,
         items: usize,
-    ) -> Option<&'v Bytes> {
+    ) -> Option<(&'v List, usize)> {
         let list = match shape {
             Shape::Plain => self.plain.get(model.index()),
             Shape::Nested => self.nested.get(model.index()).and_then(Option::as_ref),
@@ -344,8 +374,36 @@ impl<'v> Previous<'v> {
         let same = held.start == first
             && held.len() == items
             && table.id(held.end as u32 - 1) == *ids.end();
-        same.then(|| &list.segments[k])
+        same.then_some((list, k))
     }
+}
+
+/// The models whose tables an item of `model` reads: its own, those its
+/// fields refer to or embed, and theirs in turn (an embedded record is an
+/// item of its own list).
+fn reads(model: Model) -> Vec<Model> {
+    let mut found = vec![model];
+    let mut i = 0;
+    while let Some(&reader) = found.get(i) {
+        for field in reader.fields() {
+            let named = match field.ty {
+                Type::Parent(m)
+                | Type::Embed(m)
+                | Type::RefId(m)
+                | Type::EmbedMany(m)
+                | Type::RefIds(m) => vec![m],
+                Type::Taxon => Model::RANKS.to_vec(),
+                _ => Vec::new(),
+            };
+            for m in named {
+                if !found.contains(&m) {
+                    found.push(m);
+                }
+            }
+        }
+        i += 1;
+    }
+    found
 }
 
 impl Embeds for Rendered<'_> {
@@ -383,6 +441,7 @@ pub fn render_all<'t>(tables: &'t [Table], previous: Previous<'t>) -> Rendered<'
         plain: (0..tables.len()).map(|_| None).collect(),
         nested: (0..tables.len()).map(|_| None).collect(),
         previous,
+        kept: previous.kept(tables),
     };
     for model in Model::ALL {
         // A model's two shapes only embed models rendered before it: render them
@@ -487,6 +546,7 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
     let segments = starts.len();
     starts.push(rows);
     let blocks = segments.div_ceil(BLOCK_SEGMENTS);
+    let changed = done.kept.get(model.index()).and_then(Option::as_deref);
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let next = AtomicUsize::new(0);
     // Each worker takes the next block until none is left.
@@ -502,7 +562,19 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
                 let ids = table.id(items.start as u32)..=table.id(items.end as u32 - 1);
                 let previous = done.previous.segment(model, shape, ids, items.len());
                 let last = k + 1 == segments;
-                worker.render(done, (model, shape), (k, items), last, previous);
+                let unchanged = changed.is_some_and(|rows| {
+                    let after = rows.partition_point(|&p| (p as usize) < items.start);
+                    rows.get(after).is_none_or(|&p| p as usize >= items.end)
+                });
+                match previous {
+                    Some((list, held)) if unchanged && (held + 1 == list.segments.len()) == last => {
+                        worker.keep(k, list, held)
+                    }
+                    _ => {
+                        let previous = previous.map(|(list, held)| &list.segments[held]);
+                        worker.render(done, (model, shape), (k, items), last, previous)
+                    }
+                }
             }
         }
     };
@@ -613,6 +685,25 @@ impl Worker {
                 media,
             },
         ));
+    }
+
+    /// Keeps `served`'s segment `held` as segment `k`, unrendered: its records
+    /// and everything their items read are the served view's.
+    fn keep(&mut self, k: usize, served: &List, held: usize) {
+        let items = served.items_of(held);
+        let rows = items.len();
+        let mut media = None;
+        for (i, p) in items.clone().enumerate() {
+            if served.media.as_ref().is_some_and(|m| m.contains(p)) {
+                mark(&mut media, i, rows);
+            }
+        }
+        let pending = Pending {
+            stored: Stored::Bytes(served.segments[held].clone()),
+            ends: served.ends[items].to_vec(),
+            media,
+        };
+        self.written.push((k, pending));
     }
 
     /// Keeps the rendered segment: appended to the memory file, or on the heap.
@@ -800,6 +891,7 @@ mod tests {
             plain: (0..tables.len()).map(|_| None).collect(),
             nested: (0..tables.len()).map(|_| None).collect(),
             previous: Previous::default(),
+            kept: Vec::new(),
         }
     }
 
@@ -978,6 +1070,18 @@ mod tests {
                 concatenated(&fresh.run(from, to))
             );
         }
+    }
+
+    #[test]
+    fn an_item_reads_its_models_tables_and_those_it_refers_to_in_turn() {
+        assert_eq!(reads(Model::Country), [Model::Country]);
+        let specimen = reads(Model::SpecimenRecord);
+        for m in [Model::Person, Model::Gps, Model::Locality, Model::Country, Model::Order] {
+            assert!(specimen.contains(&m), "{m:?} in {specimen:?}");
+        }
+        // A species embeds its featured image.
+        assert!(specimen.contains(&Model::Image), "{specimen:?}");
+        assert!(!specimen.contains(&Model::Page), "{specimen:?}");
     }
 
     /// Per segment of `list`, whether it is one of `served`'s.

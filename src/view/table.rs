@@ -174,6 +174,33 @@ impl Table {
         bytes
     }
 
+    /// Whether every column is `served`'s own ([`Table::share_unchanged`]
+    /// found it equal).
+    pub(super) fn unchanged_from(&self, served: &Table) -> bool {
+        served.model == self.model && (0..self.columns.len()).all(|f| self.shares(served, f))
+    }
+
+    /// The rows whose values differ from `served`'s, ascending, when the two
+    /// hold the same records in the same order; `None` otherwise. Only the
+    /// columns not shared with it are read.
+    pub(super) fn rows_changed_from(&self, served: &Table) -> Option<Vec<u32>> {
+        let rows = self.len() as u32;
+        let same_records = served.model == self.model
+            && served.len() == self.len()
+            && (0..rows).all(|p| self.id(p) == served.id(p));
+        if !same_records {
+            return None;
+        }
+        let mut changed = Vec::new();
+        for f in (0..self.columns.len()).filter(|&f| !self.shares(served, f)) {
+            let (mine, theirs) = (&self.columns[f], &served.columns[f]);
+            changed.extend((0..rows).filter(|&p| mine.get(p as usize) != theirs.get(p as usize)));
+        }
+        changed.sort_unstable();
+        changed.dedup();
+        Some(changed)
+    }
+
     /// This table's columns, with the indexes of the fields `next` (the table
     /// a reload is building) keeps from it and no others: those cost nothing
     /// more, the rest are freed with the view this table leaves.
