@@ -583,7 +583,12 @@ fn a_reload_after_specimen_edits_serves_every_list_as_a_fresh_load() {
     edited[2_999].year = None;
     rename_over(&dir, &path, &snapshot_bytes(&collection, 0));
     reloader.force();
-    counted_within(&server, "catalogue_reloads_total", 1, Duration::from_secs(60));
+    counted_within(
+        &server,
+        "catalogue_reloads_total",
+        1,
+        Duration::from_secs(60),
+    );
     let phases = server.state.current().view.phases;
     assert!(
         phases.shared_bytes > phases.rendered_bytes * 9 / 10,

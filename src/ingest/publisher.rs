@@ -255,7 +255,8 @@ impl Publisher {
             .prepare
             .take()
             .expect("the preparer is back after every tick");
-        let (prepared, same, mut history, head) = std::thread::scope(|s| {
+        let digest_ms = t.elapsed().as_millis() as u64;
+        let (prepared, same, mut history, head, head_ms) = std::thread::scope(|s| {
             let prepared = s.spawn(|| preparer.prepare(collection, &digest));
             // Records all equal: whether the rest is too is told by encoding with
             // the history unchanged, which gives the file already there.
@@ -265,8 +266,9 @@ impl Publisher {
                 false => self.next_history(&digest, collection),
             };
             let head = snapshot::encode_head(collection, &history);
+            let head_ms = t.elapsed().as_millis() as u64 - digest_ms;
             let prepared = prepared.join().expect("preparing tables does not panic");
-            (prepared, same, history, head)
+            (prepared, same, history, head, head_ms)
         });
         self.prepare = Some(preparer);
         let prepare_ms = t.elapsed().as_millis() as u64;
@@ -296,7 +298,15 @@ impl Publisher {
             ))
         })?;
         let write_ms = written.elapsed().as_millis() as u64;
-        tracing::debug!(read_ms, prepare_ms, encode_ms, write_ms, "published");
+        tracing::debug!(
+            read_ms,
+            prepare_ms,
+            encode_ms,
+            write_ms,
+            digest_ms,
+            head_ms,
+            "published"
+        );
         let header = image.header;
         self.checksum = Some(header.checksum);
         self.created_at = header.created_at;

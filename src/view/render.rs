@@ -567,7 +567,9 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
                     rows.get(after).is_none_or(|&p| p as usize >= items.end)
                 });
                 match previous {
-                    Some((list, held)) if unchanged && (held + 1 == list.segments.len()) == last => {
+                    Some((list, held))
+                        if unchanged && (held + 1 == list.segments.len()) == last =>
+                    {
                         worker.keep(k, list, held)
                     }
                     _ => {
@@ -1076,7 +1078,13 @@ mod tests {
     fn an_item_reads_its_models_tables_and_those_it_refers_to_in_turn() {
         assert_eq!(reads(Model::Country), [Model::Country]);
         let specimen = reads(Model::SpecimenRecord);
-        for m in [Model::Person, Model::Gps, Model::Locality, Model::Country, Model::Order] {
+        for m in [
+            Model::Person,
+            Model::Gps,
+            Model::Locality,
+            Model::Country,
+            Model::Order,
+        ] {
             assert!(specimen.contains(&m), "{m:?} in {specimen:?}");
         }
         // A species embeds its featured image.
