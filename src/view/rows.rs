@@ -348,7 +348,7 @@ pub fn tables(mut c: Collection) -> Vec<Table> {
 /// `tables`, made from a collection that differs from `c` only in the
 /// specimens `modified` (ids, ascending), made `c`'s: those specimens' rows
 /// made again (they read the other tables, which are the same), the rest kept.
-/// What it gives equals [`tables`] of `c` (`prepared`'s tests check it).
+/// What it gives equals [`tables`] of `c` (`tests/snapshot.rs` checks it).
 pub(super) fn with_specimens_remade(
     tables: Vec<Table>,
     c: &Collection,
