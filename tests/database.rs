@@ -1078,6 +1078,9 @@ fn changed_equals_whole(db: &dyn Db, dir: &TempDir) {
         .filter(|l| l.contains("snapshot replaced") && l.contains("read=changed("))
         .count();
     assert_eq!(changed, rounds as usize, "{log}");
+    // The rounds of specimen edits alone remade the tables in place.
+    let remade = log.lines().filter(|l| l.contains("tables=remade(")).count();
+    assert_eq!(remade, 2, "{log}");
 }
 
 #[test]

@@ -61,6 +61,7 @@ pub enum Tick {
         version: u64,
         changes: String,
         read: Read,
+        tables: snapshot::Tables,
     },
 }
 
@@ -270,6 +271,7 @@ impl Publisher {
             let prepared = prepared.join().expect("preparing tables does not panic");
             (prepared, same, history, head, head_ms)
         });
+        let tables = preparer.made();
         self.prepare = Some(preparer);
         let prepare_ms = t.elapsed().as_millis() as u64;
         let mut image = snapshot::assemble(head?, &prepared, now);
@@ -323,6 +325,7 @@ impl Publisher {
             version: self.history.as_ref().map_or(1, History::current),
             changes: history::summary(&changes),
             read,
+            tables,
         })
     }
 }
@@ -370,8 +373,9 @@ pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Ou
                         version,
                         changes,
                         read,
+                        tables,
                     } => {
-                        tracing::info!(snapshot = %at, %checksum, version, %changes, %read, ms, "snapshot replaced")
+                        tracing::info!(snapshot = %at, %checksum, version, %changes, %read, %tables, ms, "snapshot replaced")
                     }
                 }
                 every

@@ -116,6 +116,28 @@ pub trait Preparing: Send {
         collection: &Collection,
         digest: &crate::model::digest::Digest,
     ) -> Vec<u8>;
+    /// How the last [`Preparing::prepare`] made them.
+    fn made(&self) -> Tables;
+}
+
+/// How a collection's prepared tables were made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tables {
+    /// Every table, from the collection.
+    #[default]
+    Whole,
+    /// The tables made last, with this many specimens' rows made again.
+    Remade(usize),
+}
+
+/// `whole`, or `remade(2 specimens)`, as `sync`'s log says it.
+impl std::fmt::Display for Tables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Tables::Whole => f.write_str("whole"),
+            Tables::Remade(rows) => write!(f, "remade({rows} specimens)"),
+        }
+    }
 }
 
 /// A payload's parts.

@@ -444,13 +444,9 @@ impl Column {
             }
             (Column::Str(s), OwnedValue::Null) => s.codes.push(NULL),
             (Column::Ref { models, positions }, OwnedValue::Ref(m, p)) => {
-                match models {
-                    RefModels::One(one) if one == m => {}
-                    RefModels::Each(each) if Model::RANKS.contains(m) => {
-                        let rank = Model::RANKS.iter().position(|r| r == m);
-                        each.push(rank.unwrap_or_default() as u8)
-                    }
-                    _ => return Err("a reference to another model"),
+                let rank = models.rank(*m)?;
+                if let (RefModels::Each(each), Some(rank)) = (models, rank) {
+                    each.push(rank);
                 }
                 positions.push(*p)
             }
@@ -737,13 +733,9 @@ impl Column {
             }
             (Column::Str(s), OwnedValue::Null) => s.codes.widen()[pos] = NULL,
             (Column::Ref { models, positions }, OwnedValue::Ref(m, p)) => {
-                match models {
-                    RefModels::One(one) if one == m => {}
-                    RefModels::Each(each) if Model::RANKS.contains(m) => {
-                        let rank = Model::RANKS.iter().position(|r| r == m);
-                        each[pos] = rank.unwrap_or_default() as u8;
-                    }
-                    _ => return Err("a reference to another model"),
+                let rank = models.rank(*m)?;
+                if let (RefModels::Each(each), Some(rank)) = (models, rank) {
+                    each[pos] = rank;
                 }
                 positions.widen()[pos] = *p;
             }
@@ -829,6 +821,18 @@ impl Strings {
 }
 
 impl RefModels {
+    /// What a reference to `m` stores beside its position: nothing in a
+    /// column of one model (which must be `m`), `m`'s place among the ranks in
+    /// a taxon's.
+    fn rank(&self, m: Model) -> Result<Option<u8>, &'static str> {
+        let rank = Model::RANKS.iter().position(|&r| r == m);
+        match (self, rank) {
+            (RefModels::One(one), _) if *one == m => Ok(None),
+            (RefModels::Each(_), Some(rank)) => Ok(Some(rank as u8)),
+            _ => Err("a reference to another model"),
+        }
+    }
+
     fn at(&self, pos: usize) -> Model {
         match self {
             RefModels::One(m) => *m,

@@ -17,7 +17,7 @@ use crate::model::history::History;
 use crate::model::records::Collection;
 use crate::model::wagtail::Wagtail;
 use crate::model::Model;
-use crate::snapshot::codec;
+use crate::snapshot::{codec, Tables};
 
 use super::column::Column;
 use super::rows;
@@ -114,9 +114,8 @@ const REMADE_MOST: usize = 10_000;
 #[derive(Default)]
 pub struct Preparer {
     last: Option<Made>,
-    /// How many specimens' rows the last preparation made again in place;
-    /// `None` when it made every table.
-    remade: Option<usize>,
+    /// How the last preparation made the tables.
+    made: Tables,
 }
 
 /// What the preparer made last, and the digest of the collection it made it
@@ -135,7 +134,9 @@ impl Preparer {
             .last
             .take()
             .and_then(|last| last.remade(collection, digest));
-        self.remade = made.as_ref().map(|(_, rows)| *rows);
+        self.made = made
+            .as_ref()
+            .map_or(Tables::Whole, |&(_, rows)| Tables::Remade(rows));
         let made = made.map(|(made, _)| made).unwrap_or_else(|| {
             let parts = parts(collection.clone());
             Made {
@@ -150,16 +151,19 @@ impl Preparer {
         bytes
     }
 
-    /// How many specimens' rows the last [`Preparer::prepare`] made again in
-    /// place, or `None` if it made every table.
-    pub fn remade(&self) -> Option<usize> {
-        self.remade
+    /// How the last [`Preparer::prepare`] made the tables.
+    pub fn made(&self) -> Tables {
+        self.made
     }
 }
 
 impl crate::snapshot::Preparing for Preparer {
     fn prepare(&mut self, collection: &Collection, digest: &Digest) -> Vec<u8> {
         Preparer::prepare(self, collection, digest)
+    }
+
+    fn made(&self) -> Tables {
+        self.made
     }
 }
 
