@@ -276,3 +276,134 @@ fn prepared_tables_remade_in_place_equal_those_prepared_whole() {
         .count();
     assert_eq!(in_place, 11, "{remade:?}");
 }
+
+/// A `sync` tick that read only edits checks and digests only the edited
+/// records: what it finds equals the whole check's verdict and the whole
+/// digest, for clean edits and for each kind of error an edit can bring
+/// (a reference to nothing, a usi another specimen holds, a temperature that
+/// is not a number), and an edit of another model is checked whole.
+#[test]
+fn edits_checked_alone_find_what_the_whole_check_finds() {
+    use catalogue::ingest::{check, check_edits};
+    use catalogue::model::digest::Digest;
+    use catalogue::model::validate::edits_are_clean;
+    use catalogue::model::Model;
+    let dir = TempDir::new("edits");
+    let fixture = dir.path("generated.json");
+    let file = std::fs::File::create(&fixture).unwrap();
+    catalogue::ingest::synthetic::write(std::io::BufWriter::new(file), 2000, 3).unwrap();
+    let base = catalogue::ingest::from_fixtures(&[fixture]).collection;
+    assert!(check(base.clone(), Vec::new(), Default::default())
+        .errors
+        .is_empty());
+    let digest = Digest::of(&base);
+    let (a, b) = (base.specimen_records[10].id, base.specimen_records[1500].id);
+    let held_usi = base.specimen_records[700].usi.clone();
+    let person = base.people[3].id;
+    type Edit = Box<dyn Fn(&mut catalogue::model::records::Collection)>;
+    let at = |c: &mut catalogue::model::records::Collection, id: i64| {
+        let i = c.specimen_records.iter().position(|s| s.id == id).unwrap();
+        i
+    };
+    let cases: Vec<(&str, Vec<i64>, bool, Edit)> = vec![
+        (
+            "notes and collectors, unsorted",
+            vec![a, b],
+            true,
+            Box::new(move |c| {
+                let i = at(c, a);
+                c.specimen_records[i].notes = "an edit".into();
+                c.specimen_records[i].collector = vec![person + 1, person];
+                let j = at(c, b);
+                c.specimen_records[j].usi = "NEW-123456".into();
+            }),
+        ),
+        (
+            "a determiner that is not there",
+            vec![a],
+            false,
+            Box::new(move |c| {
+                let i = at(c, a);
+                c.specimen_records[i].determiner = Some(987_654_321);
+            }),
+        ),
+        (
+            "a collector that is not there",
+            vec![b],
+            false,
+            Box::new(move |c| {
+                let i = at(c, b);
+                c.specimen_records[i].collector.push(987_654_321);
+            }),
+        ),
+        (
+            "another specimen's usi",
+            vec![a],
+            false,
+            Box::new(move |c| {
+                let i = at(c, a);
+                c.specimen_records[i].usi = held_usi.clone();
+            }),
+        ),
+        (
+            "one new usi given to two",
+            vec![a, b],
+            false,
+            Box::new(move |c| {
+                for id in [a, b] {
+                    let i = at(c, id);
+                    c.specimen_records[i].usi = "TWICE-000001".into();
+                }
+            }),
+        ),
+        (
+            "a temperature that is not a number",
+            vec![b],
+            false,
+            Box::new(move |c| {
+                let i = at(c, b);
+                c.specimen_records[i].temperature = "warm".into();
+            }),
+        ),
+    ];
+    for (case, ids, clean, edit) in &cases {
+        let mut edited = base.clone();
+        edit(&mut edited);
+        let edits = [(Model::SpecimenRecord, ids.clone())];
+        let whole = check(edited.clone(), Vec::new(), Default::default());
+        let alone = check_edits(edited.clone(), Vec::new(), Some(&edits));
+        assert_eq!(
+            whole.errors.is_empty(),
+            *clean,
+            "{case}: {:?}",
+            whole.errors
+        );
+        assert_eq!(edits_are_clean(&whole.collection, &edits), *clean, "{case}");
+        assert_eq!(alone.errors, whole.errors, "{case}");
+        assert!(
+            alone.collection == whole.collection,
+            "{case}: not made canonical"
+        );
+        assert_eq!(
+            digest.edited(&whole.collection, &edits),
+            Some(Digest::of(&whole.collection)),
+            "{case}"
+        );
+    }
+    // An edit of a person is not told apart alone: the whole check runs.
+    let mut renamed = base.clone();
+    renamed.people[3].last_name.push_str(" Jr.");
+    let edits = [(Model::Person, vec![person])];
+    assert!(!edits_are_clean(&renamed, &edits));
+    let alone = check_edits(renamed.clone(), Vec::new(), Some(&edits));
+    let whole = check(renamed, Vec::new(), Default::default());
+    assert_eq!(
+        (alone.errors, alone.warnings),
+        (whole.errors, whole.warnings)
+    );
+    // An edited id that is not there digests whole.
+    assert_eq!(
+        digest.edited(&base, &[(Model::SpecimenRecord, vec![-5])]),
+        None
+    );
+}

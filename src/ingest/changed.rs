@@ -265,13 +265,30 @@ fn keys(rows: &mut dyn Rows, at: &str, p: &Present) -> Result<AHashSet<i64>, DbE
     Ok(keys)
 }
 
+/// What [`Delta::apply`] made of a collection.
+pub struct Applied {
+    /// What the rows' typing and the links found wrong.
+    pub errors: Vec<Problem>,
+    /// The records replaced in place, by model, when that is all that
+    /// changed (no record added or deleted, no link table read whole): what
+    /// lets a tick check and digest only those.
+    pub edited: Option<Vec<(Model, Vec<i64>)>>,
+}
+
 impl Delta {
     /// Makes `c`, the collection read with the delta's starting marker, the
-    /// collection of now (not yet in canonical order); returns what the rows'
-    /// typing and the links found wrong.
-    pub fn apply(mut self, c: &mut Collection) -> Vec<Problem> {
+    /// collection of now (not yet in canonical order).
+    pub fn apply(mut self, c: &mut Collection) -> Applied {
+        let mut edited = Some(Vec::new());
         for (model, keys) in &self.moved {
-            c.splice(*model, &mut self.fresh, keys.as_ref());
+            let spliced = c.splice(*model, &mut self.fresh, keys.as_ref());
+            edited = edited.filter(|_| !spliced.resized).map(|mut edited| {
+                edited.push((*model, spliced.replaced));
+                edited
+            });
+        }
+        if !self.links.is_empty() {
+            edited = None;
         }
         let mut errors = self.errors;
         for WholeLinks {
@@ -286,6 +303,6 @@ impl Delta {
             // Link rows whose owner is not there, as a whole read says them.
             errors.extend(link.orphans(owners));
         }
-        errors
+        Applied { errors, edited }
     }
 }

@@ -332,6 +332,54 @@ pub fn commits(source: &Source) -> Option<Commits> {
     }
 }
 
+/// Calls `committed` when a SQLite database's file, write-ahead log or
+/// journal is written (a commit writes one of them; a reader writes none),
+/// for as long as the watcher returned is kept; `None` for PostgreSQL, whose
+/// commits are only seen by asking ([`commits`]), or where the folder cannot
+/// be watched (the ticks find the commits then).
+pub fn watch_commits(
+    source: &Source,
+    committed: impl Fn() + Send + 'static,
+) -> Option<notify::RecommendedWatcher> {
+    use notify::event::{EventKind, ModifyKind};
+    use notify::Watcher as _;
+    let Source::Sqlite(path) = source else {
+        return None;
+    };
+    let name = path.file_name()?.to_os_string();
+    let written = move |file: &std::path::Path| {
+        let Some(file) = file.file_name() else {
+            return false;
+        };
+        ["", "-wal", "-journal"].iter().any(|suffix| {
+            let mut watched = name.clone();
+            watched.push(suffix);
+            watched == file
+        })
+    };
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        if let Ok(event) = event {
+            let data = matches!(
+                event.kind,
+                EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Any)
+            );
+            if data && event.paths.iter().any(|p| written(p)) {
+                committed();
+            }
+        }
+    })
+    .ok()?;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    watcher
+        .watch(dir, notify::RecursiveMode::NonRecursive)
+        .map_err(|e| tracing::debug!(error = %e, "the database's folder is not watched"))
+        .ok()?;
+    Some(watcher)
+}
+
 /// Runs `f` on the source inside one read transaction.
 pub(super) fn in_one_read(
     source: &Source,

@@ -90,6 +90,28 @@ pub fn check(
     }
 }
 
+/// [`check`], of a collection made from one that had no errors by replacing
+/// the records `edited` names (a `sync` tick that read only edits): where
+/// [`validate::edits_are_clean`] tells they are, nothing else is checked, and
+/// no warnings are gathered (`sync` does not show them).
+pub fn check_edits(
+    mut collection: Collection,
+    errors: Vec<Problem>,
+    edited: Option<&[(Model, Vec<i64>)]>,
+) -> Checked {
+    if let Some(edited) = edited.filter(|_| errors.is_empty()) {
+        collection.canonicalise();
+        if validate::edits_are_clean(&collection, edited) {
+            debug_assert!(validate::check(&collection).errors.is_empty());
+            return Checked {
+                collection,
+                ..Checked::default()
+            };
+        }
+    }
+    check(collection, errors, Default::default())
+}
+
 /// Writes the snapshot of a checked collection with the tables `prepare` makes
 /// of it, or nothing when it has errors.
 pub fn write_snapshot(

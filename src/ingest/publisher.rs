@@ -214,30 +214,33 @@ impl Publisher {
         // Each read returns the marker of its own moment, which the next starts from.
         let whole = || {
             let (checked, marker) = database::read_marked(&self.source)?;
-            Ok::<_, database::DbError>((checked, marker, started, Read::Whole))
+            Ok::<_, database::DbError>((checked, marker, started, Read::Whole, None))
         };
-        let (mut checked, marker, whole_at, read) = match self.last.take().filter(|l| !due(l)) {
-            Some(last) => match changed::read(&self.source, &last.marker, &last.collection)? {
-                // The marker read with the changes has not moved: commits
-                // elsewhere (sessions, other databases of the cluster).
-                Some(delta) if delta.marker == last.marker && current(&last) => {
-                    self.last = Some(Last { commits, ..last });
-                    return Ok(Tick::Unmoved);
-                }
-                Some(delta) => {
-                    let (marker, rows) = (delta.marker.clone(), delta.rows);
-                    let changes_ms = started.elapsed().as_millis() as u64;
-                    let mut collection = last.collection;
-                    let errors = delta.apply(&mut collection);
-                    let applied_ms = started.elapsed().as_millis() as u64 - changes_ms;
-                    let checked = super::check(collection, errors, Default::default());
-                    tracing::debug!(changes_ms, applied_ms, "changed rows read");
-                    (checked, marker, last.whole_at, Read::Changed(rows))
-                }
+        let (mut checked, marker, whole_at, read, edited) =
+            match self.last.take().filter(|l| !due(l)) {
+                Some(last) => match changed::read(&self.source, &last.marker, &last.collection)? {
+                    // The marker read with the changes has not moved: commits
+                    // elsewhere (sessions, other databases of the cluster).
+                    Some(delta) if delta.marker == last.marker && current(&last) => {
+                        self.last = Some(Last { commits, ..last });
+                        return Ok(Tick::Unmoved);
+                    }
+                    Some(delta) => {
+                        let (marker, rows) = (delta.marker.clone(), delta.rows);
+                        let changes_ms = started.elapsed().as_millis() as u64;
+                        let mut collection = last.collection;
+                        let applied = delta.apply(&mut collection);
+                        let applied_ms = started.elapsed().as_millis() as u64 - changes_ms;
+                        let edited = applied.edited;
+                        let checked =
+                            super::check_edits(collection, applied.errors, edited.as_deref());
+                        tracing::debug!(changes_ms, applied_ms, "changed rows read");
+                        (checked, marker, last.whole_at, Read::Changed(rows), edited)
+                    }
+                    None => whole()?,
+                },
                 None => whole()?,
-            },
-            None => whole()?,
-        };
+            };
         let read_ms = started.elapsed().as_millis() as u64;
         checked.collection.dataset = self.dataset.clone();
         if let Some(first) = checked.errors.first() {
@@ -249,9 +252,14 @@ impl Publisher {
         let now = chrono::Utc::now().timestamp_micros();
         let t = Instant::now();
         let collection = &checked.collection;
-        // The digest first: it tells the preparer what changed. Then the
-        // prepared tables on one core, the records' sections on the other.
-        let digest = Digest::of(collection);
+        // The digest first: it tells the preparer what changed (the kept
+        // one with the edited records hashed again, when edits are all that
+        // was read). Then the prepared tables on one core, the records'
+        // sections on the other.
+        let digest = edited
+            .and_then(|edited| self.digest.edited(collection, &edited))
+            .unwrap_or_else(|| Digest::of(collection));
+        debug_assert_eq!(digest, Digest::of(collection));
         let mut preparer = self
             .prepare
             .take()
@@ -332,8 +340,18 @@ impl Publisher {
 
 /// Ticks every `every` until `shutdown` resolves. A tick in progress finishes (the
 /// file is replaced whole or not at all) before the loop stops.
+///
+/// A commit to a SQLite database ([`database::watch_commits`]) starts the next
+/// tick at once when the last one published nothing; after one that
+/// published, the next waits `every` as ever, so a stream of commits costs
+/// one publication per interval at most.
 pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Output = ()>) {
     let mut shutdown = std::pin::pin!(shutdown);
+    let committed = std::sync::Arc::new(tokio::sync::Notify::new());
+    let _watcher = database::watch_commits(&publisher.source, {
+        let committed = committed.clone();
+        move || committed.notify_one()
+    });
     let mut publisher = Some(publisher);
     let mut failures = 0u32;
     // The last failure, said when ticks succeed again.
@@ -353,6 +371,7 @@ pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Ou
         let source = s.source.describe();
         publisher = Some(s);
         let ms = started.elapsed().as_millis() as u64;
+        let idle = matches!(result, Ok(Tick::Unmoved | Tick::Unchanged(_)));
         let delay = match result {
             Ok(tick) => {
                 match failing.take() {
@@ -390,6 +409,7 @@ pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Ou
         };
         tokio::select! {
             () = tokio::time::sleep(delay) => {}
+            () = committed.notified(), if idle => {}
             () = &mut shutdown => break,
         }
     }

@@ -310,6 +310,15 @@ stored! {
     }
 }
 
+/// What [`Collection::splice`] did to a model's records.
+#[derive(Debug, Default)]
+pub struct Spliced {
+    /// The ids of the records replaced in place, as they came.
+    pub replaced: Vec<i64>,
+    /// Whether records were added or dropped.
+    pub resized: bool,
+}
+
 /// The stored models, each with its records' place in [`Collection`] and their
 /// type, in the order a snapshot holds them. The collection's fields, its
 /// canonical order, [`Collection::records`] and [`Model::stored`] are made from
@@ -344,25 +353,55 @@ macro_rules! collection {
                 $(self.$field.sort_by_key(Record::id);)*
             }
 
-            /// Replaces `model`'s records by `fresh`'s of the same ids, adds
-            /// `fresh`'s others, and, given `keys`, drops those whose id it
-            /// lacks; the order is made canonical by [`Collection::canonicalise`].
+            /// Replaces `model`'s records by `fresh`'s of the same ids, in
+            /// place, adds `fresh`'s others, and, given `keys`, drops those
+            /// whose id it lacks; the order is made canonical by
+            /// [`Collection::canonicalise`]. Says the ids replaced in place,
+            /// and whether any record was added or dropped.
             pub fn splice(
                 &mut self,
                 model: Model,
                 fresh: &mut Collection,
                 keys: Option<&ahash::AHashSet<i64>>,
-            ) {
+            ) -> Spliced {
+                let mut spliced = Spliced::default();
                 match model {
                     $(Model::$model => {
-                        let new = std::mem::take(&mut fresh.$field);
-                        let replaced: ahash::AHashSet<i64> = new.iter().map(Record::id).collect();
-                        self.$field.retain(|r| {
-                            !replaced.contains(&r.id()) && keys.is_none_or(|k| k.contains(&r.id()))
-                        });
-                        self.$field.extend(new);
+                        let records = &mut self.$field;
+                        let mut added = Vec::new();
+                        for r in std::mem::take(&mut fresh.$field) {
+                            // Canonical: ascending ids.
+                            match records.binary_search_by_key(&r.id(), Record::id) {
+                                Ok(at) => {
+                                    spliced.replaced.push(r.id());
+                                    records[at] = r;
+                                }
+                                Err(_) => added.push(r),
+                            }
+                        }
+                        if let Some(keys) = keys {
+                            let replaced: ahash::AHashSet<i64> =
+                                spliced.replaced.iter().copied().collect();
+                            let before = records.len();
+                            records.retain(|r| keys.contains(&r.id()) || replaced.contains(&r.id()));
+                            spliced.resized |= records.len() != before;
+                        }
+                        spliced.resized |= !added.is_empty();
+                        records.extend(added);
                     })*
                     _ => {}
+                }
+                spliced
+            }
+
+            /// The record of `model` with `id`, found by its canonical order.
+            pub fn record(&self, model: Model, id: i64) -> Option<&dyn Record> {
+                match model {
+                    $(Model::$model => {
+                        let at = self.$field.binary_search_by_key(&id, Record::id).ok()?;
+                        Some(&self.$field[at] as &dyn Record)
+                    })*
+                    _ => None,
                 }
             }
 

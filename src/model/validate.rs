@@ -43,12 +43,13 @@ pub struct Report {
 
 /// Positions by id, for each model; also finds duplicate ids.
 struct Ids {
-    maps: Vec<AHashMap<i64, usize>>,
+    maps: Vec<std::cell::OnceCell<AHashMap<i64, usize>>>,
 }
 
 impl Ids {
+    /// Every stored model's, each duplicate id an error.
     fn new(c: &Collection, report: &mut Report) -> Ids {
-        let mut maps = vec![AHashMap::new(); Model::ALL.len()];
+        let maps = vec![std::cell::OnceCell::new(); Model::ALL.len()];
         for model in Model::ALL.into_iter().filter(|m| m.stored()) {
             let ids = c.ids(model);
             let mut map = AHashMap::with_capacity(ids.len());
@@ -62,13 +63,28 @@ impl Ids {
                     ));
                 }
             }
-            maps[model.index()] = map;
+            let _ = maps[model.index()].set(map);
         }
         Ids { maps }
     }
 
-    fn get(&self, model: Model, id: i64) -> Option<usize> {
-        self.maps[model.index()].get(&id).copied()
+    /// Each model's made when first asked, of a collection whose ids are
+    /// known to be unique.
+    fn unique() -> Ids {
+        Ids {
+            maps: vec![std::cell::OnceCell::new(); Model::ALL.len()],
+        }
+    }
+
+    fn get(&self, c: &Collection, model: Model, id: i64) -> Option<usize> {
+        let map = self.maps[model.index()].get_or_init(|| {
+            let ids = c.ids(model);
+            ids.into_iter()
+                .enumerate()
+                .map(|(pos, id)| (id, pos))
+                .collect()
+        });
+        map.get(&id).copied()
     }
 }
 
@@ -81,7 +97,7 @@ struct Checker<'c> {
 impl Checker<'_> {
     fn reference(&mut self, model: Model, pk: i64, field: &str, target: Model, id: Option<i64>) {
         if let Some(id) = id {
-            if self.ids.get(target, id).is_none() {
+            if self.ids.get(self.c, target, id).is_none() {
                 self.report.errors.push(Problem::at(
                     model,
                     pk,
@@ -99,7 +115,7 @@ impl Checker<'_> {
     }
 
     fn parent_of(&self, model: Model, id: i64) -> Option<i64> {
-        let pos = self.ids.get(model, id)?;
+        let pos = self.ids.get(self.c, model, id)?;
         let c = self.c;
         match model {
             Model::Family => c.families[pos].parent,
@@ -237,6 +253,40 @@ pub fn check(c: &Collection) -> Report {
     k.report
 }
 
+/// Whether `c` has no errors, where it was made from a collection that had
+/// none by replacing the records `edited` names, each id still its own (a
+/// `sync` tick that read only edits): only those records, and the rules that
+/// read across them, are checked. `false` says only that this cannot tell
+/// (an edit of another model than specimens, whose rules read across
+/// tables, or an edited record not there) or that there is a problem: the
+/// whole [`check`] then says which. Warnings are not looked for.
+pub fn edits_are_clean(c: &Collection, edited: &[(Model, Vec<i64>)]) -> bool {
+    if edited.iter().any(|(m, _)| *m != Model::SpecimenRecord) {
+        return false;
+    }
+    let mut k = Checker {
+        ids: Ids::unique(),
+        report: Report::default(),
+        c,
+    };
+    // Each edited specimen's usi, with how many specimens hold it.
+    let mut usis: AHashMap<&str, usize> = AHashMap::new();
+    for id in edited.iter().flat_map(|(_, ids)| ids) {
+        let Ok(at) = c.specimen_records.binary_search_by_key(id, |r| r.id) else {
+            return false;
+        };
+        let r = &c.specimen_records[at];
+        specimen(&mut k, r);
+        usis.insert(&r.usi, 0);
+    }
+    for r in &c.specimen_records {
+        if let Some(holders) = usis.get_mut(r.usi.as_str()) {
+            *holders += 1;
+        }
+    }
+    k.report.errors.is_empty() && usis.values().all(|&holders| holders == 1)
+}
+
 /// The image an order, family or species features exists, and each image is
 /// featured by one record of each of those tables at most (the service's
 /// database holds the link as a unique column).
@@ -341,7 +391,7 @@ fn images_and_pages(k: &mut Checker, c: &Collection) {
         k.reference(Rendition, r.id, "image", Image, Some(r.image));
     }
     for r in &c.species_pages {
-        if k.ids.get(Page, r.id).is_none() {
+        if k.ids.get(c, Page, r.id).is_none() {
             k.report.errors.push(Problem::at(
                 SpeciesPage,
                 r.id,
