@@ -33,7 +33,7 @@ fn inspect_prints_version_checksum_and_counts() {
     assert!(o.status.success());
     let out = String::from_utf8(o.stdout).unwrap();
     let (header, _) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
-    assert!(out.contains("format version: 8\n"), "{out}");
+    assert!(out.contains("format version: 9\n"), "{out}");
     assert!(
         out.contains(&format!("checksum: {}\n", header.checksum_hex())),
         "{out}"
@@ -85,10 +85,10 @@ fn truncated_altered_and_foreign_files_are_refused() {
     serve_refuses(b"", "is truncated or has trailing bytes");
     serve_refuses(b"junk", "is not a catalogue snapshot");
     let mut future = good.clone();
-    future[8..12].copy_from_slice(&9u32.to_le_bytes());
+    future[8..12].copy_from_slice(&10u32.to_le_bytes());
     serve_refuses(
         &future,
-        "is snapshot format version 9, this catalogue reads versions 3 to 8",
+        "is snapshot format version 10, this catalogue reads versions 3 to 9",
     );
 }
 

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::model::records::Collection;
+use crate::model::records::{Collection, Edited};
 use crate::model::validate::{self, Problem};
 use crate::model::Model;
 use crate::snapshot::{self, Header, SnapshotError};
@@ -97,7 +97,7 @@ pub fn check(
 pub fn check_edits(
     mut collection: Collection,
     errors: Vec<Problem>,
-    edited: Option<&[(Model, Vec<i64>)]>,
+    edited: Option<&Edited>,
 ) -> Checked {
     if let Some(edited) = edited.filter(|_| errors.is_empty()) {
         collection.canonicalise();

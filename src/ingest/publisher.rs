@@ -24,6 +24,7 @@ use crate::model::dataset::Dataset;
 use crate::model::digest::{self, Digest};
 use crate::model::history::{self, History};
 use crate::model::records::Collection;
+use crate::model::Model;
 use crate::snapshot;
 
 /// Reads `60s`, `5m`, `1h`, `500ms` or a bare number of seconds.
@@ -118,6 +119,16 @@ struct Last {
     whole_at: Instant,
     /// The collection read (without its history).
     collection: Collection,
+    /// The pieces its records were written in.
+    records: Vec<snapshot::Piece>,
+}
+
+/// What a tick that read only edits knows of the collection before them.
+struct Edits {
+    /// The records replaced in place, by model.
+    edited: Vec<(Model, Vec<i64>)>,
+    /// The pieces the records before them were written in.
+    records: Vec<snapshot::Piece>,
 }
 
 /// The loop's memory between ticks: the checksum and digests at the path, and the
@@ -216,7 +227,7 @@ impl Publisher {
             let (checked, marker) = database::read_marked(&self.source)?;
             Ok::<_, database::DbError>((checked, marker, started, Read::Whole, None))
         };
-        let (mut checked, marker, whole_at, read, edited) =
+        let (mut checked, marker, whole_at, read, edits) =
             match self.last.take().filter(|l| !due(l)) {
                 Some(last) => match changed::read(&self.source, &last.marker, &last.collection)? {
                     // The marker read with the changes has not moved: commits
@@ -231,11 +242,14 @@ impl Publisher {
                         let mut collection = last.collection;
                         let applied = delta.apply(&mut collection);
                         let applied_ms = started.elapsed().as_millis() as u64 - changes_ms;
-                        let edited = applied.edited;
-                        let checked =
-                            super::check_edits(collection, applied.errors, edited.as_deref());
+                        let edits = applied.edited.map(|edited| Edits {
+                            edited,
+                            records: last.records,
+                        });
+                        let edited = edits.as_ref().map(|e| &e.edited[..]);
+                        let checked = super::check_edits(collection, applied.errors, edited);
                         tracing::debug!(changes_ms, applied_ms, "changed rows read");
-                        (checked, marker, last.whole_at, Read::Changed(rows), edited)
+                        (checked, marker, last.whole_at, Read::Changed(rows), edits)
                     }
                     None => whole()?,
                 },
@@ -256,8 +270,8 @@ impl Publisher {
         // one with the edited records hashed again, when edits are all that
         // was read). Then the prepared tables on one core, the records'
         // sections on the other.
-        let digest = edited
-            .and_then(|edited| self.digest.edited(collection, &edited))
+        let digest = (edits.as_ref())
+            .and_then(|edits| self.digest.edited(collection, &edits.edited))
             .unwrap_or_else(|| Digest::of(collection));
         debug_assert_eq!(digest, Digest::of(collection));
         let mut preparer = self
@@ -274,7 +288,15 @@ impl Publisher {
                 true => self.history.clone().unwrap_or_default(),
                 false => self.next_history(&digest, collection),
             };
-            let head = snapshot::encode_head(collection, &history);
+            // The records' pieces that hold no edited record are kept.
+            let kept = (edits.as_ref()).map(|e| snapshot::Kept {
+                records: &e.records,
+                edited: &e.edited,
+            });
+            let head = snapshot::encode_head_beside(collection, &history, kept);
+            debug_assert!(
+                head.as_ref().ok() == snapshot::encode_head(collection, &history).as_ref().ok()
+            );
             let head_ms = t.elapsed().as_millis() as u64 - digest_ms;
             let prepared = prepared.join().expect("preparing tables does not panic");
             (prepared, same, history, head, head_ms)
@@ -289,6 +311,7 @@ impl Publisher {
                     commits,
                     marker,
                     whole_at,
+                    records: image.records().to_vec(),
                     collection: checked.collection,
                 });
                 return Ok(Tick::Unchanged(read));
@@ -317,7 +340,7 @@ impl Publisher {
             head_ms,
             "published"
         );
-        let header = image.header;
+        let header = image.header.clone();
         self.checksum = Some(header.checksum);
         self.created_at = header.created_at;
         self.digest = digest;
@@ -326,6 +349,7 @@ impl Publisher {
             commits,
             marker,
             whole_at,
+            records: image.records().to_vec(),
             collection: checked.collection,
         });
         Ok(Tick::Replaced {

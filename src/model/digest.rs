@@ -3,7 +3,7 @@
 //! before (`model::history`).
 
 use super::history::Changes;
-use super::records::Collection;
+use super::records::{Collection, Edited};
 use super::Model;
 
 /// A digest of every record by id, per model: what tells inserts, updates and
@@ -33,7 +33,7 @@ impl Digest {
     /// The digest of `c`, where this is the digest of a collection that `c`
     /// was made from by replacing the records `edited` names, each id still
     /// its own: only those are hashed. `None` when one is not in both.
-    pub fn edited(&self, c: &Collection, edited: &[(Model, Vec<i64>)]) -> Option<Digest> {
+    pub fn edited(&self, c: &Collection, edited: &Edited) -> Option<Digest> {
         let hasher = ahash::RandomState::with_seeds(1, 2, 3, 4);
         let mut digest = self.clone();
         for (model, ids) in edited {

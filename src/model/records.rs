@@ -310,6 +310,15 @@ stored! {
     }
 }
 
+/// The records a collection had replaced in place, each id still its own:
+/// each model's ids.
+pub type Edited = [(Model, Vec<i64>)];
+
+/// What [`Collection::visit_records`] hands each model's records to.
+pub trait RecordsVisitor {
+    fn records<T: Record + Serialize>(&mut self, model: Model, records: &[T]);
+}
+
 /// What [`Collection::splice`] did to a model's records.
 #[derive(Debug, Default)]
 pub struct Spliced {
@@ -392,6 +401,12 @@ macro_rules! collection {
                     _ => {}
                 }
                 spliced
+            }
+
+            /// Hands each model's records to `visitor`, in the order the
+            /// collection encodes its fields (the site follows them).
+            pub fn visit_records(&self, visitor: &mut impl RecordsVisitor) {
+                $(visitor.records(Model::$model, &self.$field);)*
             }
 
             /// The record of `model` with `id`, found by its canonical order.

@@ -6,7 +6,7 @@ use std::fmt;
 use ahash::AHashMap;
 
 use super::derived;
-use super::records::Collection;
+use super::records::{Collection, Edited};
 use super::schema::Model;
 use super::schema::RENDITIONS;
 use super::vocabulary::{METHODS, MONTHS, PREPARATIONS, SEXES, STAGES};
@@ -260,7 +260,7 @@ pub fn check(c: &Collection) -> Report {
 /// (an edit of another model than specimens, whose rules read across
 /// tables, or an edited record not there) or that there is a problem: the
 /// whole [`check`] then says which. Warnings are not looked for.
-pub fn edits_are_clean(c: &Collection, edited: &[(Model, Vec<i64>)]) -> bool {
+pub fn edits_are_clean(c: &Collection, edited: &Edited) -> bool {
     if edited.iter().any(|(m, _)| *m != Model::SpecimenRecord) {
         return false;
     }

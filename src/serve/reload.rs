@@ -166,7 +166,8 @@ pub fn load(path: &Path, served: Option<&View>) -> Result<View, LoadError> {
 }
 
 /// Builds the view of the snapshot at `path` to replace the served one: decoded,
-/// its unchanged columns taken from the served view, which then makes way for
+/// its unchanged columns taken from the served view (unread, where the file
+/// says they are the same: [`View::decode_beside`]), which then makes way for
 /// an interim view of itself without what it built on use (its indexes, sort
 /// orders, downloads' rows, compressed answers) but what the new view shares,
 /// so that memory is free before the new lists are written beside the served
@@ -174,7 +175,7 @@ pub fn load(path: &Path, served: Option<&View>) -> Result<View, LoadError> {
 fn build_next(state: &State, path: &Path) -> Result<Option<View>, LoadError> {
     memory::without_huge_pages(|| {
         let served = state.current();
-        let mut decoded = View::decode(path)?;
+        let mut decoded = View::decode_beside(path, Some(&served.view))?;
         if decoded.header.checksum == served.view.header.checksum {
             return Ok(None);
         }

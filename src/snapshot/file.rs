@@ -1,5 +1,5 @@
 //! The snapshot file: a fixed header, then the encoded collection and the
-//! view's tables.
+//! view's tables, in pieces that each carry their SHA-256.
 //!
 //! ```text
 //! offset  size  field
@@ -7,46 +7,62 @@
 //!      8     4  format version (u32 little-endian)
 //!     12     8  created at, microseconds since the Unix epoch (i64 LE)
 //!     20     8  payload length in bytes (u64 LE)
-//!     28    32  SHA-256 of the payload
+//!     28    32  checksum: the SHA-256 of the table of pieces
 //!     60     -  payload:
-//!                 8  length R of the records (u64 LE)
-//!                 R  the `Collection`, bincode-encoded
-//!                 8  length W of Wagtail's part (u64 LE)
-//!                 W  the collection's `Wagtail`, bincode-encoded
-//!                 8  length D of the dataset's description (u64 LE)
-//!                 D  the collection's `Dataset`, bincode-encoded
-//!                 8  length H of the versions (u64 LE)
-//!                 H  the collection's `History`, bincode-encoded
-//!                 -  the prepared tables, bincode-encoded (may be empty)
+//!                 4  count N of pieces (u32 LE)
+//!             N×41  the table of pieces: each one's part (u8), length
+//!                   (u64 LE) and SHA-256
+//!                 -  the pieces' bytes, one after another
 //! ```
+//!
+//! The pieces of a part follow each other, parts in this order, and a part's
+//! bytes are its pieces' one after another:
+//!
+//! - 0, the records: the `Collection`, bincode-encoded, cut after every
+//!   [`RECORDS_PER_PIECE`] records of a model (and after each model);
+//! - 1, Wagtail's part: the collection's `Wagtail`;
+//! - 2, the dataset's description: the collection's `Dataset`;
+//! - 3, the versions: the collection's `History`;
+//! - 4, the prepared tables (none where the writer had none): cut before
+//!   each table and each of its columns ([`prepared_pieces`]).
+//!
+//! The checksum covers every piece through the table, so that a writer
+//! hashes again only the pieces that changed, and a reader checks only the
+//! pieces it reads: a reload of the server reads the tables' pieces, and of
+//! those only the ones whose hash its view does not hold already.
 //!
 //! The records are what `inspect`, `sync` and the tests read; the prepared tables
 //! (`view::prepared`) are what the server loads: columns as the view holds them,
 //! so loading is a few large reads rather than a million records taken apart.
-//! Version 3 held the records alone, and version 4 columns of codes four bytes
-//! wide; both are still read, their view built from the records (the slower
-//! path: several seconds at a million specimens). Version 5 had no Wagtail part:
-//! its records and tables are read, and its view lists no Wagtail pages.
-//! Version 6 had no dataset part: its dataset is the empty one, as if built
-//! without `--dataset-config`. Version 7 had no versions: its history is
-//! empty, and the next snapshot `sync` writes is version 1.
+//! Versions 5 to 8 held each part after its length (u64 LE), the tables
+//! last without one, and their checksum was the SHA-256 of the payload; they
+//! are still read. Version 3 held the records alone, and version 4 columns
+//! of codes four bytes wide; both are still read, their view built from the
+//! records (the slower path: several seconds at a million specimens).
+//! Version 5 had no Wagtail part: its records and tables are read, and its
+//! view lists no Wagtail pages. Version 6 had no dataset part: its dataset
+//! is the empty one, as if built without `--dataset-config`. Version 7 had
+//! no versions: its history is empty, and the next snapshot `sync` writes is
+//! version 1.
 //!
 //! The checksum covers the payload only, so the same collection built twice (or from
 //! another source) has the same checksum; the creation time lives in the header.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
 use super::codec;
 use crate::model::dataset::Dataset;
 use crate::model::history::History;
-use crate::model::records::Collection;
+use crate::model::records::{Collection, Edited, Record, RecordsVisitor};
 use crate::model::wagtail::Wagtail;
+use crate::model::Model;
 
 pub const MAGIC: &[u8; 8] = b"CATSNAP\0";
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 /// The oldest format read: its payload is the records alone.
 pub const OLDEST_READ: u32 = 3;
 pub const HEADER_LEN: usize = 60;
@@ -105,7 +121,7 @@ pub enum SnapshotError {
 
 /// Makes a snapshot's prepared tables from its collection: `view::prepared::encode`,
 /// passed down by the command line (the view is a layer above the writers).
-pub type Prepare = fn(&Collection) -> Vec<u8>;
+pub type Prepare = fn(&Collection) -> Vec<Piece>;
 
 /// Makes the prepared tables of each collection `sync` publishes, in turn:
 /// `view::prepared::Preparer`, which keeps what it made last and makes again
@@ -115,7 +131,7 @@ pub trait Preparing: Send {
         &mut self,
         collection: &Collection,
         digest: &crate::model::digest::Digest,
-    ) -> Vec<u8>;
+    ) -> Vec<Piece>;
     /// How the last [`Preparing::prepare`] made them.
     fn made(&self) -> Tables;
 }
@@ -154,12 +170,77 @@ pub struct Sections<'a> {
     pub prepared: Option<&'a [u8]>,
 }
 
-/// Encodes a collection and its prepared tables (empty: none) into a complete
+/// What a piece of a payload belongs to, in the order the parts follow each
+/// other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Part {
+    Records = 0,
+    Wagtail = 1,
+    Dataset = 2,
+    History = 3,
+    Prepared = 4,
+}
+
+impl Part {
+    const ALL: [Part; 5] = [
+        Part::Records,
+        Part::Wagtail,
+        Part::Dataset,
+        Part::History,
+        Part::Prepared,
+    ];
+
+    fn of(code: u8) -> Option<Part> {
+        Part::ALL.get(usize::from(code)).copied()
+    }
+}
+
+/// A piece of a payload with its SHA-256, as the table of pieces lists it:
+/// what a writer keeps to write again without encoding or hashing it again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Piece {
+    pub part: Part,
+    bytes: Arc<Vec<u8>>,
+    hash: [u8; 32],
+}
+
+impl Piece {
+    pub fn new(part: Part, bytes: Vec<u8>) -> Piece {
+        Piece {
+            part,
+            hash: Sha256::digest(&bytes).into(),
+            bytes: Arc::new(bytes),
+        }
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    pub fn hash(&self) -> &[u8; 32] {
+        &self.hash
+    }
+}
+
+/// The bytes of `pieces` one after another: a part as versions before 9
+/// stored it.
+pub fn joined(pieces: &[Piece]) -> Vec<u8> {
+    pieces
+        .iter()
+        .flat_map(|p| p.bytes().iter().copied())
+        .collect()
+}
+
+/// How many records of a model a piece of the records holds at most: an
+/// edit encodes and hashes its piece again, not the model's records.
+pub const RECORDS_PER_PIECE: usize = 4096;
+
+/// Encodes a collection and its prepared tables (none: none) into a complete
 /// snapshot file image.
 pub fn encode(
     collection: &Collection,
     created_at: i64,
-    prepared: &[u8],
+    prepared: &[Piece],
 ) -> Result<(Header, Vec<u8>), SnapshotError> {
     let head = encode_head(collection, &collection.history)?;
     let image = assemble(head, prepared, created_at);
@@ -167,52 +248,169 @@ pub fn encode(
     Ok((image.header, bytes))
 }
 
-/// The payload's sections before the prepared tables: the records, Wagtail's,
-/// the dataset's and `history` (in place of the collection's own), each after
-/// its length, which [`assemble`] completes with the prepared tables (made
-/// at the same time, on another core, by `sync`).
-pub fn encode_head(collection: &Collection, history: &History) -> Result<Vec<u8>, SnapshotError> {
-    let records = codec::encode(collection).map_err(SnapshotError::Encode)?;
-    let wagtail = codec::encode(&collection.wagtail).map_err(SnapshotError::Encode)?;
-    let dataset = codec::encode(&collection.dataset).map_err(SnapshotError::Encode)?;
-    let history = codec::encode(history).map_err(SnapshotError::Encode)?;
-    let mut payload =
-        Vec::with_capacity(32 + records.len() + wagtail.len() + dataset.len() + history.len());
-    for section in [records, wagtail, dataset, history] {
-        payload.extend_from_slice(&(section.len() as u64).to_le_bytes());
-        payload.extend_from_slice(&section);
+/// The payload's pieces before the prepared tables: the records, Wagtail's,
+/// the dataset's and `history`'s (in place of the collection's own), which
+/// [`assemble`] completes with the prepared tables (made at the same time,
+/// on another core, by `sync`).
+pub fn encode_head(
+    collection: &Collection,
+    history: &History,
+) -> Result<Vec<Piece>, SnapshotError> {
+    encode_head_beside(collection, history, None)
+}
+
+/// The records' pieces of a collection, and the records replaced in place
+/// since, of which another collection is made.
+#[derive(Clone, Copy)]
+pub struct Kept<'a> {
+    /// As [`Image::records`] gives them.
+    pub records: &'a [Piece],
+    pub edited: &'a Edited,
+}
+
+/// [`encode_head`], of a collection made as `kept` says: the records' pieces
+/// that hold no edited record are kept, not encoded again.
+pub fn encode_head_beside(
+    collection: &Collection,
+    history: &History,
+    kept: Option<Kept>,
+) -> Result<Vec<Piece>, SnapshotError> {
+    let mut cutter = Cutter {
+        pieces: Vec::new(),
+        kept,
+        at: 0,
+        failed: None,
+    };
+    collection.visit_records(&mut cutter);
+    if let Some(e) = cutter.failed {
+        return Err(SnapshotError::Encode(e));
     }
-    Ok(payload)
+    let mut pieces = cutter.pieces;
+    let encoded = |part, value: Result<Vec<u8>, String>| {
+        value
+            .map(|bytes| Piece::new(part, bytes))
+            .map_err(SnapshotError::Encode)
+    };
+    pieces.push(encoded(Part::Records, codec::encode(&collection.site))?);
+    pieces.push(encoded(Part::Wagtail, codec::encode(&collection.wagtail))?);
+    pieces.push(encoded(Part::Dataset, codec::encode(&collection.dataset))?);
+    pieces.push(encoded(Part::History, codec::encode(history))?);
+    Ok(pieces)
+}
+
+/// Cuts each model's records into pieces, as the collection encodes them:
+/// its count, then each record; keeps a kept piece that holds no edited record.
+struct Cutter<'a> {
+    pieces: Vec<Piece>,
+    /// What there is to keep; none once a model's edits are not found.
+    kept: Option<Kept<'a>>,
+    /// Where this model's pieces start among the kept ones.
+    at: usize,
+    failed: Option<String>,
+}
+
+impl Cutter<'_> {
+    /// The pieces of `records` that hold an edited record, when the rest
+    /// can be kept.
+    fn edited<T: Record>(&self, model: Model, records: &[T], count: usize) -> Option<Vec<usize>> {
+        let kept = self.kept?;
+        if self.at + count > kept.records.len() {
+            return None;
+        }
+        let edits = kept.edited.iter().filter(|(m, _)| *m == model);
+        edits
+            .flat_map(|(_, ids)| ids)
+            .map(|id| {
+                let at = records.binary_search_by_key(id, Record::id).ok()?;
+                Some(at / RECORDS_PER_PIECE)
+            })
+            .collect()
+    }
+}
+
+impl RecordsVisitor for Cutter<'_> {
+    fn records<T: Record + serde::Serialize>(&mut self, model: Model, records: &[T]) {
+        let count = records.len().div_ceil(RECORDS_PER_PIECE).max(1);
+        let edited = self.edited(model, records, count);
+        let kept = match edited {
+            Some(_) => self.kept.map(|k| &k.records[self.at..self.at + count]),
+            None => None,
+        };
+        if kept.is_none() {
+            self.kept = None;
+        }
+        for piece in 0..count {
+            let again = edited.as_ref().is_none_or(|e| e.contains(&piece));
+            if let (false, Some(kept)) = (again, kept) {
+                self.pieces.push(kept[piece].clone());
+                continue;
+            }
+            let mut bytes = Vec::new();
+            let first = piece * RECORDS_PER_PIECE;
+            let last = records.len().min(first + RECORDS_PER_PIECE);
+            let mut encoded = match piece {
+                0 => codec::encode_into(&(records.len() as u64), &mut bytes),
+                _ => Ok(()),
+            };
+            for r in &records[first..last] {
+                encoded = encoded.and_then(|()| codec::encode_into(r, &mut bytes));
+            }
+            if let Err(e) = encoded {
+                self.failed.get_or_insert(e);
+            }
+            self.pieces.push(Piece::new(Part::Records, bytes));
+        }
+        self.at += count;
+    }
 }
 
 /// A snapshot file as the parts it is written from, one after another: its
-/// header, [`encode_head`]'s sections and the prepared tables. At a million
-/// specimens the file is hundreds of megabytes, which `sync` copied twice into
-/// fresh buffers to write it whole.
+/// header, its table of pieces and the pieces. At a million specimens the
+/// file is hundreds of megabytes, which `sync` copied twice into fresh
+/// buffers to write it whole.
 pub struct Image<'a> {
     pub header: Header,
     header_bytes: [u8; HEADER_LEN],
-    head: Vec<u8>,
-    prepared: &'a [u8],
+    table: Vec<u8>,
+    head: Vec<Piece>,
+    prepared: &'a [Piece],
 }
 
 impl Image<'_> {
+    /// The pieces of its records: what [`encode_head_beside`] keeps.
+    pub fn records(&self) -> &[Piece] {
+        let records = self.head.partition_point(|p| p.part == Part::Records);
+        &self.head[..records]
+    }
+
     /// The file's bytes, in the order they are written.
-    pub fn parts(&self) -> [&[u8]; 3] {
-        [&self.header_bytes, &self.head, self.prepared]
+    pub fn parts(&self) -> Vec<&[u8]> {
+        let pieces = self.head.iter().chain(self.prepared).map(Piece::bytes);
+        [&self.header_bytes[..], &self.table]
+            .into_iter()
+            .chain(pieces)
+            .collect()
     }
 }
 
-/// The snapshot file of [`encode_head`]'s sections and the prepared tables.
-pub fn assemble(head: Vec<u8>, prepared: &[u8], created_at: i64) -> Image<'_> {
-    let mut checksum = Sha256::new();
-    checksum.update(&head);
-    checksum.update(prepared);
+/// The snapshot file of [`encode_head`]'s pieces and the prepared tables'.
+pub fn assemble(head: Vec<Piece>, prepared: &[Piece], created_at: i64) -> Image<'_> {
+    let pieces = head.iter().chain(prepared);
+    let count = head.len() + prepared.len();
+    let mut table = Vec::with_capacity(4 + count * ENTRY_LEN);
+    table.extend_from_slice(&(count as u32).to_le_bytes());
+    let mut payload_len = 0;
+    for piece in pieces {
+        table.push(piece.part as u8);
+        table.extend_from_slice(&(piece.bytes.len() as u64).to_le_bytes());
+        table.extend_from_slice(&piece.hash);
+        payload_len += piece.bytes.len();
+    }
     let header = Header {
         format_version: FORMAT_VERSION,
         created_at,
-        payload_len: (head.len() + prepared.len()) as u64,
-        checksum: checksum.finalize().into(),
+        payload_len: (table.len() + payload_len) as u64,
+        checksum: Sha256::digest(&table).into(),
     };
     let mut header_bytes = [0; HEADER_LEN];
     let fields: [&[u8]; 5] = [
@@ -230,10 +428,14 @@ pub fn assemble(head: Vec<u8>, prepared: &[u8], created_at: i64) -> Image<'_> {
     Image {
         header,
         header_bytes,
+        table,
         head,
         prepared,
     }
 }
+
+/// A piece's entry in the table of pieces: part, length, SHA-256.
+const ENTRY_LEN: usize = 1 + 8 + 32;
 
 /// Writes a collection and its prepared tables to `path` atomically: a temporary
 /// file beside it, then a rename.
@@ -241,14 +443,15 @@ pub fn write(
     path: &Path,
     collection: &Collection,
     created_at: i64,
-    prepared: &[u8],
+    prepared: &[Piece],
 ) -> Result<Header, SnapshotError> {
-    let (header, bytes) = encode(collection, created_at, prepared)?;
-    write_atomically(path, &bytes).map_err(|cause| SnapshotError::Write {
+    let head = encode_head(collection, &collection.history)?;
+    let image = assemble(head, prepared, created_at);
+    write_parts_atomically(path, &image.parts()).map_err(|cause| SnapshotError::Write {
         path: path.to_path_buf(),
         cause,
     })?;
-    Ok(header)
+    Ok(image.header)
 }
 
 /// Writes bytes to a temporary file in the target's directory, syncs it, and renames
@@ -279,11 +482,12 @@ pub fn write_parts_atomically(path: &Path, parts: &[&[u8]]) -> std::io::Result<(
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
+        // Many parts are a few bytes (the pieces of small tables): gathered.
+        let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
         for part in parts {
             file.write_all(part)?;
         }
-        file.sync_all()?;
+        file.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {
@@ -392,15 +596,212 @@ pub fn decode_history(path: &Path, bytes: &[u8]) -> Result<History, SnapshotErro
     })
 }
 
-/// Checks a snapshot image's payload against the checksum in its header.
+/// Checks a snapshot image's payload against the checksum in its header:
+/// from version 9, its table of pieces, and every piece against the table.
 pub fn verify(path: &Path, header: &Header, bytes: &[u8]) -> Result<(), SnapshotError> {
-    let sum: [u8; 32] = Sha256::digest(&bytes[HEADER_LEN..]).into();
+    let payload = &bytes[HEADER_LEN..];
+    if header.format_version >= 9 {
+        let table = Contents::read(path, payload)?;
+        table.check(path, header)?;
+        return table
+            .entries
+            .iter()
+            .try_for_each(|e| e.check(path, &payload[e.range()]));
+    }
+    let sum: [u8; 32] = Sha256::digest(payload).into();
     if sum != header.checksum {
         return Err(SnapshotError::Checksum {
             path: path.to_path_buf(),
         });
     }
     Ok(())
+}
+
+/// A version 9 payload's table of pieces (its contents), read (not yet checked: see
+/// [`Contents::check`]).
+#[derive(Clone, Debug)]
+pub struct Contents {
+    /// The table's own bytes, count first: what the header's checksum is of.
+    bytes: Vec<u8>,
+    pub entries: Vec<Entry>,
+}
+
+/// A piece as the table lists it, placed in the payload.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub part: Part,
+    /// Where the piece starts in the payload.
+    pub offset: u64,
+    pub len: u64,
+    pub hash: [u8; 32],
+}
+
+impl Entry {
+    fn range(&self) -> std::ops::Range<usize> {
+        self.offset as usize..(self.offset + self.len) as usize
+    }
+
+    /// Checks a piece's bytes against its hash.
+    fn check(&self, path: &Path, bytes: &[u8]) -> Result<(), SnapshotError> {
+        let sum: [u8; 32] = Sha256::digest(bytes).into();
+        match sum == self.hash {
+            true => Ok(()),
+            false => Err(SnapshotError::Checksum {
+                path: path.to_path_buf(),
+            }),
+        }
+    }
+}
+
+impl Contents {
+    /// Reads the table at the start of `payload` (which may be its start
+    /// alone), refusing one whose pieces are not in part order or do not
+    /// fill the payload exactly.
+    fn read(path: &Path, payload: &[u8]) -> Result<Contents, SnapshotError> {
+        Contents::of_len(path, payload, payload.len() as u64)
+    }
+
+    /// [`Contents::read`], of a payload `payload_len` bytes long.
+    fn of_len(path: &Path, payload: &[u8], payload_len: u64) -> Result<Contents, SnapshotError> {
+        let bad = |reason: &str| SnapshotError::Decode {
+            path: path.to_path_buf(),
+            reason: format!("the table of pieces {reason}"),
+        };
+        let count = payload
+            .get(..4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")) as usize)
+            .ok_or_else(|| bad("is cut short"))?;
+        let table_len = count
+            .checked_mul(ENTRY_LEN)
+            .and_then(|l| l.checked_add(4))
+            .filter(|&l| l as u64 <= payload_len)
+            .ok_or_else(|| bad("runs past the payload"))?;
+        let bytes = payload
+            .get(..table_len)
+            .ok_or_else(|| bad("is cut short"))?;
+        let mut entries = Vec::with_capacity(count);
+        let mut offset = table_len as u64;
+        for entry in bytes[4..].chunks_exact(ENTRY_LEN) {
+            let part = Part::of(entry[0]).ok_or_else(|| bad("names an unknown part"))?;
+            if entries.last().is_some_and(|e: &Entry| e.part > part) {
+                return Err(bad("has its parts out of order"));
+            }
+            let len = u64::from_le_bytes(entry[1..9].try_into().expect("8 bytes"));
+            entries.push(Entry {
+                part,
+                offset,
+                len,
+                hash: entry[9..].try_into().expect("32 bytes"),
+            });
+            offset = offset
+                .checked_add(len)
+                .filter(|&end| end <= payload_len)
+                .ok_or_else(|| bad("runs past the payload"))?;
+        }
+        if offset != payload_len {
+            return Err(bad("leaves bytes of the payload over"));
+        }
+        Ok(Contents {
+            bytes: bytes.to_vec(),
+            entries,
+        })
+    }
+
+    /// Checks the table against the header's checksum.
+    fn check(&self, path: &Path, header: &Header) -> Result<(), SnapshotError> {
+        let sum: [u8; 32] = Sha256::digest(&self.bytes).into();
+        match sum == header.checksum {
+            true => Ok(()),
+            false => Err(SnapshotError::Checksum {
+                path: path.to_path_buf(),
+            }),
+        }
+    }
+
+    /// Where a part's pieces are in the payload (empty where it has none).
+    fn range(&self, part: Part) -> std::ops::Range<usize> {
+        match (self.pieces(part).first(), self.pieces(part).last()) {
+            (Some(first), Some(last)) => first.offset as usize..last.range().end,
+            _ => 0..0,
+        }
+    }
+
+    /// The entries of a part's pieces.
+    pub fn pieces(&self, part: Part) -> &[Entry] {
+        let start = self.entries.partition_point(|e| e.part < part);
+        let end = self.entries.partition_point(|e| e.part <= part);
+        &self.entries[start..end]
+    }
+}
+
+/// A version 9 snapshot opened to be read piece by piece: its header and
+/// table of pieces checked, each piece checked as it is read. What a server
+/// reads a snapshot with: the pieces it uses, and of those the ones it does
+/// not hold already.
+pub struct Pieces {
+    path: PathBuf,
+    file: std::fs::File,
+    pub header: Header,
+    pub contents: Contents,
+}
+
+impl Pieces {
+    /// Opens the snapshot at `path` (as [`read`] does) and reads and checks
+    /// its table of pieces; `None` for a file of a version before 9.
+    pub fn open(path: &Path) -> Result<Option<Pieces>, SnapshotError> {
+        use std::io::Read as _;
+        let (mut file, head, len) = open(path)?;
+        let header = check_header(path, &head, len)?;
+        if header.format_version < 9 {
+            return Ok(None);
+        }
+        let failed = |cause| SnapshotError::Read {
+            path: path.to_path_buf(),
+            cause,
+        };
+        let mut count = [0; 4];
+        file.read_exact(&mut count).map_err(failed)?;
+        let entries = u32::from_le_bytes(count) as u64 * ENTRY_LEN as u64;
+        let mut bytes = count.to_vec();
+        (&mut file)
+            .take(entries.min(header.payload_len))
+            .read_to_end(&mut bytes)
+            .map_err(failed)?;
+        let contents = Contents::of_len(path, &bytes, header.payload_len)?;
+        contents.check(path, &header)?;
+        Ok(Some(Pieces {
+            path: path.to_path_buf(),
+            file,
+            header,
+            contents,
+        }))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Reads the bytes of the pieces `entries` (one after another in the
+    /// payload), each checked against its hash.
+    pub fn read(&self, entries: &[Entry]) -> Result<Vec<u8>, SnapshotError> {
+        use std::os::unix::fs::FileExt as _;
+        let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
+            return Ok(Vec::new());
+        };
+        let start = first.offset;
+        let mut bytes = vec![0; (last.offset + last.len - start) as usize];
+        self.file
+            .read_exact_at(&mut bytes, HEADER_LEN as u64 + start)
+            .map_err(|cause| SnapshotError::Read {
+                path: self.path.clone(),
+                cause,
+            })?;
+        for e in entries {
+            let at = (e.offset - start) as usize;
+            e.check(&self.path, &bytes[at..at + e.len as usize])?;
+        }
+        Ok(bytes)
+    }
 }
 
 /// Where a snapshot image's records and prepared tables are (not checked
@@ -411,6 +812,20 @@ pub fn sections<'a>(
     bytes: &'a [u8],
 ) -> Result<Sections<'a>, SnapshotError> {
     let payload = &bytes[HEADER_LEN..];
+    if header.format_version >= 9 {
+        let table = Contents::read(path, payload)?;
+        let part = |part| {
+            let range = table.range(part);
+            (!range.is_empty()).then(|| &payload[range])
+        };
+        return Ok(Sections {
+            records: part(Part::Records).unwrap_or_default(),
+            wagtail: part(Part::Wagtail),
+            dataset: part(Part::Dataset),
+            history: part(Part::History),
+            prepared: part(Part::Prepared),
+        });
+    }
     if header.format_version < 4 {
         return Ok(Sections {
             records: payload,
@@ -592,7 +1007,7 @@ mod tests {
         let layout = layout();
         assert_eq!(
             (FORMAT_VERSION, &layout[..16]),
-            (8, "a2ecf9c51996fbc6"),
+            (9, "a2ecf9c51996fbc6"),
             "the records' or the tables' fields changed: raise FORMAT_VERSION, \
              and OLDEST_READ to it unless the older layout keeps a reader, then \
              write the new version and {} here",
@@ -617,6 +1032,11 @@ mod tests {
         }
     }
 
+    /// Prepared tables of a piece.
+    fn tables() -> Vec<Piece> {
+        vec![Piece::new(Part::Prepared, b"tables".to_vec())]
+    }
+
     /// The sample as a file of an older version holds it: no Wagtail part.
     fn sample_without_wagtail() -> Collection {
         Collection {
@@ -628,8 +1048,8 @@ mod tests {
     #[test]
     fn round_trips_and_checksum_ignores_creation_time() {
         let p = Path::new("x.bin");
-        let (h1, bytes) = encode(&sample(), 1, b"tables").unwrap();
-        let (h2, _) = encode(&sample(), 2, b"tables").unwrap();
+        let (h1, bytes) = encode(&sample(), 1, &tables()).unwrap();
+        let (h2, _) = encode(&sample(), 2, &tables()).unwrap();
         assert_eq!(h1.checksum, h2.checksum);
         let (h, c) = decode(p, &bytes).unwrap();
         assert_eq!(h, h1);
@@ -644,7 +1064,7 @@ mod tests {
             codec::decode::<Collection>(parts.records).unwrap(),
             sample_without_wagtail()
         );
-        let (h, bytes) = encode(&sample(), 1, b"").unwrap();
+        let (h, bytes) = encode(&sample(), 1, &[]).unwrap();
         assert_eq!(sections(p, &h, &bytes).unwrap().prepared, None);
     }
 
@@ -695,7 +1115,7 @@ mod tests {
     #[test]
     fn refuses_truncated_altered_foreign_and_future_files() {
         let p = Path::new("x.bin");
-        let (_, bytes) = encode(&sample(), 1, b"tables").unwrap();
+        let (_, bytes) = encode(&sample(), 1, &tables()).unwrap();
         let err = |b: &[u8]| decode(p, b).unwrap_err();
         assert!(matches!(
             err(&bytes[..bytes.len() - 1]),
@@ -709,11 +1129,98 @@ mod tests {
             err(b"[{\"model\": 1}]"),
             SnapshotError::Foreign { .. }
         ));
+        // A piece's hash in the table, or a length there.
+        let mut altered = bytes.clone();
+        altered[HEADER_LEN + 4 + 9 + 3] ^= 1;
+        assert!(matches!(err(&altered), SnapshotError::Checksum { .. }));
+        let mut altered = bytes.clone();
+        altered[HEADER_LEN + 4 + 1] ^= 1;
+        assert!(matches!(err(&altered), SnapshotError::Decode { .. }));
         let mut future = bytes.clone();
-        future[8] = 9;
+        future[8] = 10;
         assert!(matches!(
             err(&future),
-            SnapshotError::Version { found: 9, .. }
+            SnapshotError::Version { found: 10, .. }
         ));
+    }
+
+    /// A file read piece by piece: its table checked when it opens, each
+    /// piece when it is read, and only then; a piece not read is not checked.
+    #[test]
+    fn pieces_are_checked_as_they_are_read() {
+        let dir = std::env::temp_dir().join(format!("pieces-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("x.bin");
+        let (_, bytes) = encode(&sample(), 1, &tables()).unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let pieces = Pieces::open(&path).unwrap().expect("version 9");
+        let prepared = pieces.contents.pieces(Part::Prepared);
+        assert_eq!(pieces.read(prepared).unwrap(), b"tables");
+        let wagtail = pieces.read(pieces.contents.pieces(Part::Wagtail)).unwrap();
+        assert_eq!(decode_wagtail(&path, &wagtail).unwrap(), sample().wagtail);
+        // The records' first byte altered: their piece is refused, the
+        // tables' still read.
+        let records = pieces.contents.pieces(Part::Records)[0].offset as usize;
+        let mut altered = bytes.clone();
+        altered[HEADER_LEN + records] ^= 1;
+        std::fs::write(&path, &altered).unwrap();
+        let pieces = Pieces::open(&path).unwrap().expect("version 9");
+        let err = pieces.read(pieces.contents.pieces(Part::Records));
+        assert!(matches!(err, Err(SnapshotError::Checksum { .. })));
+        let prepared = pieces.contents.pieces(Part::Prepared);
+        assert_eq!(pieces.read(prepared).unwrap(), b"tables");
+        // The table's count altered: refused on opening.
+        altered[HEADER_LEN] ^= 1;
+        std::fs::write(&path, &altered).unwrap();
+        assert!(Pieces::open(&path).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The records' pieces of an edited collection, kept where they hold no
+    /// edited record, are those its whole encoding makes.
+    #[test]
+    fn records_pieces_kept_beside_edits_equal_those_encoded_whole() {
+        let mut c = sample();
+        c.countries = (1..=2 * RECORDS_PER_PIECE as i64 + 5)
+            .map(|id| Country {
+                id,
+                date_created: 0,
+                date_modified: id,
+                name: format!("Country {id}"),
+                abbr: "C".into(),
+            })
+            .collect();
+        let history = History::default();
+        let before = encode_head(&c, &history).unwrap();
+        let pieces = before.iter().filter(|p| p.part == Part::Records).count();
+        // The empty models' counts, the countries' three pieces, the site.
+        assert_eq!(
+            pieces,
+            Model::ALL.iter().filter(|m| m.stored()).count() + 2 + 1
+        );
+        let edited = [
+            RECORDS_PER_PIECE as i64 + 3,
+            2 * RECORDS_PER_PIECE as i64 + 5,
+        ];
+        for &id in &edited {
+            c.countries[id as usize - 1].name = format!("edited {id}");
+        }
+        let edits = [(Model::Country, edited.to_vec())];
+        let kept = Kept {
+            records: &before[..pieces],
+            edited: &edits,
+        };
+        let kept = encode_head_beside(&c, &history, Some(kept)).unwrap();
+        let whole = encode_head(&c, &history).unwrap();
+        assert_eq!(kept, whole);
+        let changed = before.iter().zip(&whole).filter(|(a, b)| a != b).count();
+        assert_eq!(changed, 2, "the pieces of the two edited countries");
+        assert_eq!(
+            codec::decode::<Collection>(&joined(&whole[..pieces])).unwrap(),
+            Collection {
+                wagtail: Wagtail::default(),
+                ..c
+            }
+        );
     }
 }

@@ -676,16 +676,17 @@ impl Column {
 /// again, then the column settled into exactly what building it from its rows
 /// would have made (the same layout, so the same bytes in the snapshot).
 impl Column {
-    /// Sets row `pos` to `value` (as [`Column::push`] would have stored it);
-    /// [`Column::settle`] must follow before the column is read.
+    /// Sets row `pos` to `value` (as [`Column::push`] would have stored it),
+    /// saying whether it was another; [`Column::settle`] must follow before
+    /// the column is read.
     pub fn set(
         &mut self,
         pos: usize,
         value: &OwnedValue,
         nullable: bool,
-    ) -> Result<(), &'static str> {
+    ) -> Result<bool, &'static str> {
         if self.get(pos) == value.as_value() {
-            return Ok(());
+            return Ok(false);
         }
         if *value == OwnedValue::Null && !nullable {
             return Err("a null in a field that is not nullable");
@@ -762,7 +763,7 @@ impl Column {
             }
             _ => return Err("a value of another type"),
         }
-        Ok(())
+        Ok(true)
     }
 
     /// After [`Column::set`]: strings numbered again in the order rows first

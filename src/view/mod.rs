@@ -21,7 +21,7 @@ use crate::model::records::Collection;
 use crate::model::validate;
 use crate::model::wagtail::Wagtail;
 use crate::model::{Endpoint, Model};
-use crate::snapshot::{self, Header, SnapshotError};
+use crate::snapshot::{self, Header, Part, SnapshotError};
 
 pub mod bits;
 pub mod chain;
@@ -64,6 +64,9 @@ pub enum LoadError {
 pub struct View {
     pub header: Header,
     tables: Vec<Table>,
+    /// Each table's columns' hashes in the snapshot (none before version 9):
+    /// what the next reload compares to take a column unread.
+    hashes: Vec<Vec<[u8; 32]>>,
     /// The lists, shared with the interim view a reload serves meanwhile.
     plain: Arc<[List]>,
     nested: Arc<[Option<List>]>,
@@ -116,7 +119,7 @@ impl View {
     /// Loads like [`View::load`], sharing with `served` (the view a reload
     /// replaces) every column and rendered segment that did not change.
     pub fn load_beside(path: &Path, served: Option<&View>) -> Result<View, LoadError> {
-        let mut decoded = View::decode(path)?;
+        let mut decoded = View::decode_beside(path, served)?;
         if let Some(served) = served {
             decoded.share_unchanged(served);
         }
@@ -125,7 +128,66 @@ impl View {
 
     /// Reads, checks and decodes the snapshot at `path` (see [`View::load`]).
     pub fn decode(path: &Path) -> Result<Decoded, LoadError> {
+        View::decode_beside(path, None)
+    }
+
+    /// [`View::decode`], taking from `served` (the view a reload replaces)
+    /// each column the snapshot holds as it does, unread: from version 9,
+    /// whose pieces carry their hashes. Only the pieces the view is made of
+    /// are read, each checked against its hash: not the records.
+    pub fn decode_beside(path: &Path, served: Option<&View>) -> Result<Decoded, LoadError> {
         let started = Instant::now();
+        match snapshot::Pieces::open(path)? {
+            Some(pieces) if !pieces.contents.pieces(Part::Prepared).is_empty() => {
+                View::decode_pieces(&pieces, served, started)
+            }
+            _ => View::decode_whole(path, started),
+        }
+    }
+
+    /// Decodes a version 9 snapshot's view from its pieces.
+    fn decode_pieces(
+        pieces: &snapshot::Pieces,
+        served: Option<&View>,
+        started: Instant,
+    ) -> Result<Decoded, LoadError> {
+        let mut phases = Phases::default();
+        let path = pieces.path();
+        let part = |part| pieces.read(pieces.contents.pieces(part));
+        let (wagtail, dataset, history) = (
+            part(Part::Wagtail)?,
+            part(Part::Dataset)?,
+            part(Part::History)?,
+        );
+        let small = wagtail.len() + dataset.len() + history.len();
+        let wagtail = snapshot::decode_wagtail(path, &wagtail)?;
+        let dataset = snapshot::decode_dataset(path, &dataset)?;
+        let history = snapshot::decode_history(path, &history)?;
+        phases.read = started.elapsed();
+        let served = served.map(|v| prepared::Served {
+            tables: &v.tables,
+            hashes: &v.hashes,
+        });
+        let (decoded, took) = timed(|| prepared::decode_pieces(pieces, served));
+        let (parts, read) = decoded?;
+        phases.decode = took;
+        phases.snapshot_bytes = small + read;
+        let parts = prepared::Parts {
+            wagtail,
+            dataset,
+            history,
+            ..parts
+        };
+        Ok(Decoded {
+            header: pieces.header.clone(),
+            parts,
+            phases,
+            started,
+        })
+    }
+
+    /// Decodes a snapshot read whole: before version 9, or without tables.
+    fn decode_whole(path: &Path, started: Instant) -> Result<Decoded, LoadError> {
         let mut phases = Phases::default();
         let (header, bytes) = snapshot::read_bytes(path)?;
         phases.read = started.elapsed();
@@ -245,6 +307,7 @@ impl View {
         View {
             header: self.header.clone(),
             tables,
+            hashes: self.hashes.clone(),
             plain: Arc::clone(&self.plain),
             nested: Arc::clone(&self.nested),
             build_time: self.build_time,
@@ -279,6 +342,7 @@ impl Decoded {
         } = self;
         let prepared::Parts {
             tables,
+            hashes,
             tags,
             site,
             wagtail,
@@ -326,6 +390,7 @@ impl Decoded {
             last_modified: http_date(header.created_at),
             header,
             tables,
+            hashes,
             plain: plain.into_iter().map(Option::unwrap_or_default).collect(),
             nested: nested.into(),
             build_time: started.elapsed(),

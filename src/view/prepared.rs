@@ -9,7 +9,9 @@
 //! were checked when the snapshot was written; what is read here is checked
 //! for its shape ([`Column::check`]), so a wrong file is refused, not rendered.
 
-use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+use serde::Deserialize;
 
 use crate::model::dataset::Dataset;
 use crate::model::digest::Digest;
@@ -17,7 +19,7 @@ use crate::model::history::History;
 use crate::model::records::Collection;
 use crate::model::wagtail::Wagtail;
 use crate::model::Model;
-use crate::snapshot::{codec, Tables};
+use crate::snapshot::{codec, Part, Piece, Pieces, SnapshotError, Tables};
 
 use super::column::Column;
 use super::rows;
@@ -27,6 +29,10 @@ use super::table::Table;
 pub(super) struct Parts {
     /// In `Model::ALL` order.
     pub tables: Vec<Table>,
+    /// Each table's columns' hashes, as the snapshot's pieces hold them
+    /// (empty for a snapshot before version 9, or tables made here): what a
+    /// reload compares to take a column from the served view unread.
+    pub hashes: Vec<Vec<[u8; 32]>>,
     /// Each image's tags (Wagtail's image list searches them).
     pub tags: Vec<Box<[Box<str>]>>,
     /// The Wagtail site's root URL.
@@ -38,14 +44,6 @@ pub(super) struct Parts {
     pub dataset: Dataset,
     /// The versions published so far (a section of its own too).
     pub history: History,
-}
-
-/// What a snapshot stores, borrowed to be written.
-#[derive(Serialize)]
-struct Stored<'a> {
-    tables: Vec<Vec<&'a Column>>,
-    tags: &'a [Box<[Box<str>]>],
-    site: &'a str,
 }
 
 /// What a snapshot stores, read back.
@@ -78,6 +76,7 @@ pub(super) fn parts(mut collection: Collection) -> Parts {
         .collect();
     Parts {
         tables: rows::tables(collection),
+        hashes: Vec::new(),
         tags,
         site,
         wagtail,
@@ -87,18 +86,63 @@ pub(super) fn parts(mut collection: Collection) -> Parts {
 }
 
 /// The prepared tables of a checked collection (a [`crate::snapshot::Prepare`]).
-pub fn encode(collection: &Collection) -> Vec<u8> {
+pub fn encode(collection: &Collection) -> Vec<Piece> {
     let parts = parts(collection.clone());
-    stored(&parts.tables, &parts.tags, &parts.site)
+    pieces(&parts.tables, &parts.tags, &parts.site, None)
 }
 
-fn stored(tables: &[Table], tags: &[Box<[Box<str>]>], site: &str) -> Vec<u8> {
-    let stored = Stored {
-        tables: tables.iter().map(Table::columns).collect(),
-        tags,
-        site,
+/// The pieces of the tables made last, with which columns of one table
+/// were made again since.
+struct Kept<'a> {
+    pieces: &'a [Piece],
+    model: Model,
+    changed: &'a [bool],
+}
+
+/// The prepared tables' pieces: the count of tables; for each table, the
+/// count of its columns, then each column; then the images' tags and the
+/// site. One after another they are the bincode of the tables, tags and site
+/// as a struct; cut so, a reader takes each column without the others
+/// ([`decode_pieces`]). Where `kept` holds the pieces of tables these were
+/// remade from, each column not marked changed, and the tags and site, keep
+/// their piece (encoded and hashed already).
+fn pieces(
+    tables: &[Table],
+    tags: &[Box<[Box<str>]>],
+    site: &str,
+    kept: Option<&Kept>,
+) -> Vec<Piece> {
+    let encoded = |bytes: Result<Vec<u8>, String>| {
+        Piece::new(
+            Part::Prepared,
+            bytes.expect("columns of strings and numbers always encode"),
+        )
     };
-    codec::encode(&stored).expect("columns of strings and numbers always encode")
+    let mut pieces = vec![encoded(codec::encode(&(tables.len() as u64)))];
+    for table in tables {
+        let columns = table.columns();
+        pieces.push(encoded(codec::encode(&(columns.len() as u64))));
+        for (f, column) in columns.into_iter().enumerate() {
+            let keep = kept
+                .filter(|k| k.model != table.model || !k.changed[f])
+                .and_then(|k| k.pieces.get(pieces.len()));
+            pieces.push(match keep {
+                Some(piece) => piece.clone(),
+                None => encoded(codec::encode(column)),
+            });
+        }
+    }
+    pieces.push(match kept.and_then(|k| k.pieces.last()) {
+        Some(piece) => piece.clone(),
+        None => {
+            let mut bytes = codec::encode(&tags);
+            if let Ok(bytes) = &mut bytes {
+                codec::encode_into(&site, bytes).expect("a string always encodes");
+            }
+            encoded(bytes)
+        }
+    });
+    pieces
 }
 
 /// The most specimens' rows [`Preparer`] makes again in place; more, and it
@@ -125,11 +169,13 @@ struct Made {
     tables: Vec<Table>,
     tags: Vec<Box<[Box<str>]>>,
     site: String,
+    /// The tables' pieces.
+    pieces: Vec<Piece>,
 }
 
 impl Preparer {
     /// The prepared tables of `collection`, whose digest is `digest`.
-    pub fn prepare(&mut self, collection: &Collection, digest: &Digest) -> Vec<u8> {
+    pub fn prepare(&mut self, collection: &Collection, digest: &Digest) -> Vec<Piece> {
         let made = self
             .last
             .take()
@@ -141,14 +187,15 @@ impl Preparer {
             let parts = parts(collection.clone());
             Made {
                 digest: digest.clone(),
+                pieces: pieces(&parts.tables, &parts.tags, &parts.site, None),
                 tables: parts.tables,
                 tags: parts.tags,
                 site: parts.site,
             }
         });
-        let bytes = stored(&made.tables, &made.tags, &made.site);
+        let pieces = made.pieces.clone();
         self.last = Some(made);
-        bytes
+        pieces
     }
 
     /// How the last [`Preparer::prepare`] made the tables.
@@ -158,7 +205,7 @@ impl Preparer {
 }
 
 impl crate::snapshot::Preparing for Preparer {
-    fn prepare(&mut self, collection: &Collection, digest: &Digest) -> Vec<u8> {
+    fn prepare(&mut self, collection: &Collection, digest: &Digest) -> Vec<Piece> {
         Preparer::prepare(self, collection, digest)
     }
 
@@ -188,13 +235,24 @@ impl Made {
         if modified.len() > REMADE_MOST {
             return None;
         }
-        let tables = match modified.is_empty() {
-            true => self.tables,
-            false => rows::with_specimens_remade(self.tables, collection, &modified),
+        let (tables, pieces) = match modified.is_empty() {
+            true => (self.tables, self.pieces),
+            false => {
+                let (tables, changed) =
+                    rows::with_specimens_remade(self.tables, collection, &modified);
+                let kept = Kept {
+                    pieces: &self.pieces,
+                    model: Model::SpecimenRecord,
+                    changed: &changed,
+                };
+                let pieces = pieces(&tables, &self.tags, &self.site, Some(&kept));
+                (tables, pieces)
+            }
         };
         let made = Made {
             digest: digest.clone(),
             tables,
+            pieces,
             ..self
         };
         Some((made, modified.len()))
@@ -203,24 +261,146 @@ impl Made {
 
 /// Reads prepared tables back (without Wagtail's part, which the caller reads
 /// from its own section), refusing any that could not have been written by
-/// [`encode`]: a table per model, a column per field, each of its field's type
-/// and length, positions within the tables they point into, ids ascending.
+/// [`encode`]: see [`checked`].
 pub(super) fn decode(bytes: &[u8]) -> Result<Parts, String> {
     let read: Read = codec::decode(bytes)?;
-    if read.tables.len() != Model::ALL.len() {
+    let tables = read
+        .tables
+        .into_iter()
+        .map(|columns| columns.into_iter().map(Arc::new).collect())
+        .collect();
+    checked(tables, read.tags, read.site, Vec::new())
+}
+
+/// The tables a reload replaces, with their columns' hashes.
+#[derive(Clone, Copy)]
+pub(super) struct Served<'a> {
+    pub tables: &'a [Table],
+    pub hashes: &'a [Vec<[u8; 32]>],
+}
+
+/// Reads the prepared tables of a version 9 snapshot piece by piece (as
+/// [`pieces`] cut them), taking from `served` (the tables a reload replaces,
+/// with their columns' hashes) every column whose hash is the one held
+/// there, unread; the others are read, checked against their hash and
+/// decoded on two cores. Says the bytes read.
+pub(super) fn decode_pieces(
+    pieces: &Pieces,
+    served: Option<Served>,
+) -> Result<(Parts, usize), SnapshotError> {
+    let undecodable = |reason: String| SnapshotError::Decode {
+        path: pieces.path().to_path_buf(),
+        reason,
+    };
+    let mut entries = pieces.contents.pieces(Part::Prepared).iter();
+    let count = |entries: &mut std::slice::Iter<'_, _>, what: &str| {
+        let entry = entries
+            .next()
+            .ok_or_else(|| undecodable(format!("the prepared tables end before {what}")))?;
+        let bytes = pieces.read(std::slice::from_ref(entry))?;
+        codec::decode::<u64>(&bytes)
+            .map(|n| n as usize)
+            .map_err(|e| undecodable(format!("{what}: {e}")))
+    };
+    let tables = count(&mut entries, "the count of tables")?;
+    if tables != Model::ALL.len() {
+        return Err(undecodable(format!(
+            "{tables} prepared tables, for {} models",
+            Model::ALL.len()
+        )));
+    }
+    let mut columns: Vec<Vec<Option<Arc<Column>>>> = Vec::with_capacity(tables);
+    let mut hashes = Vec::with_capacity(tables);
+    let mut wanted = Vec::new();
+    for t in 0..tables {
+        let fields = count(&mut entries, "a count of columns")?;
+        let (mut table, mut held) = (Vec::new(), Vec::new());
+        for f in 0..fields.min(entries.len()) {
+            let entry = entries.next().expect("counted");
+            let same = served.and_then(|served| {
+                let hash = served.hashes.get(t)?.get(f)?;
+                (*hash == entry.hash).then(|| served.tables[t].shared_column(f))
+            });
+            if same.is_none() {
+                wanted.push((t, f, entry));
+            }
+            table.push(same);
+            held.push(entry.hash);
+        }
+        columns.push(table);
+        hashes.push(held);
+    }
+    let rest: Vec<_> = entries.cloned().collect();
+    let [tail] = &rest[..] else {
+        return Err(undecodable(format!(
+            "the prepared tables end with {} pieces, not the tags and site's one",
+            rest.len()
+        )));
+    };
+    let bytes = pieces.read(std::slice::from_ref(tail))?;
+    let (tags, site): (Vec<Box<[Box<str>]>>, String) =
+        codec::decode(&bytes).map_err(|e| undecodable(format!("the tags and site: {e}")))?;
+    // The columns to read, on two cores: each read, checked and decoded.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let read: Vec<std::sync::OnceLock<Result<Column, SnapshotError>>> =
+        wanted.iter().map(|_| std::sync::OnceLock::new()).collect();
+    std::thread::scope(|scope| {
+        let work = || loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(&(t, f, entry)) = wanted.get(i) else {
+                break;
+            };
+            let column = pieces.read(std::slice::from_ref(entry)).and_then(|bytes| {
+                codec::decode(&bytes).map_err(|e| {
+                    undecodable(format!("{}'s column {f}: {e}", Model::ALL[t].class_name()))
+                })
+            });
+            let _ = read[i].set(column);
+        };
+        scope.spawn(work);
+        work();
+    });
+    let mut bytes_read = bytes.len();
+    for ((t, f, entry), column) in wanted.iter().zip(read) {
+        let column = column.into_inner().expect("every column read")?;
+        bytes_read += entry.len as usize;
+        columns[*t][*f] = Some(Arc::new(column));
+    }
+    let columns = columns
+        .into_iter()
+        .map(|table| {
+            table
+                .into_iter()
+                .map(|c| c.expect("read or kept"))
+                .collect()
+        })
+        .collect();
+    let parts = checked(columns, tags, site, hashes).map_err(undecodable)?;
+    Ok((parts, bytes_read))
+}
+
+/// Prepared tables, refused unless [`encode`] could have written them: a
+/// table per model, a column per field, each of its field's type and length,
+/// positions within the tables they point into, ids ascending.
+fn checked(
+    tables: Vec<Vec<Arc<Column>>>,
+    tags: Vec<Box<[Box<str>]>>,
+    site: String,
+    hashes: Vec<Vec<[u8; 32]>>,
+) -> Result<Parts, String> {
+    if tables.len() != Model::ALL.len() {
         return Err(format!(
             "{} prepared tables, for {} models",
-            read.tables.len(),
+            tables.len(),
             Model::ALL.len()
         ));
     }
-    let lens: Vec<usize> = read
-        .tables
+    let lens: Vec<usize> = tables
         .iter()
-        .map(|columns| columns.first().map_or(0, Column::len))
+        .map(|columns| columns.first().map_or(0, |c| c.len()))
         .collect();
-    let mut tables = Vec::with_capacity(read.tables.len());
-    for (model, columns) in Model::ALL.into_iter().zip(read.tables) {
+    let mut made = Vec::with_capacity(tables.len());
+    for (model, columns) in Model::ALL.into_iter().zip(tables) {
         let fields = model.fields();
         if columns.len() != fields.len() {
             return Err(format!(
@@ -236,21 +416,22 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Parts, String> {
                 .check(field.ty, field.nullable, rows, |m| lens[m.index()])
                 .map_err(|e| format!("{}.{}: {e}", model.class_name(), field.name))?;
         }
-        let table = Table::from_columns(model, columns);
+        let table = Table::of_shared(model, columns.into());
         let ascending = (1..table.len()).all(|p| table.id(p as u32 - 1) < table.id(p as u32));
         if !ascending {
             return Err(format!("{}: ids not ascending", model.class_name()));
         }
-        tables.push(table);
+        made.push(table);
     }
-    let images = tables[Model::Image.index()].len();
-    if read.tags.len() != images {
-        return Err(format!("tags for {} images, of {images}", read.tags.len()));
+    let images = made[Model::Image.index()].len();
+    if tags.len() != images {
+        return Err(format!("tags for {} images, of {images}", tags.len()));
     }
     Ok(Parts {
-        tables,
-        tags: read.tags,
-        site: read.site,
+        tables: made,
+        hashes,
+        tags,
+        site,
         wagtail: Wagtail::default(),
         dataset: Dataset::default(),
         history: History::default(),

@@ -347,13 +347,14 @@ pub fn tables(mut c: Collection) -> Vec<Table> {
 
 /// `tables`, made from a collection that differs from `c` only in the
 /// specimens `modified` (ids, ascending), made `c`'s: those specimens' rows
-/// made again (they read the other tables, which are the same), the rest kept.
-/// What it gives equals [`tables`] of `c` (`tests/snapshot.rs` checks it).
+/// made again (they read the other tables, which are the same), the rest kept;
+/// and which of the specimens' columns changed. What it gives equals
+/// [`tables`] of `c` (`tests/snapshot.rs` checks it).
 pub(super) fn with_specimens_remade(
     tables: Vec<Table>,
     c: &Collection,
     modified: &[i64],
-) -> Vec<Table> {
+) -> (Vec<Table>, Vec<bool>) {
     let ids = tables
         .iter()
         .map(|t| (0..t.len() as u32).map(|p| t.id(p)).collect())
@@ -379,11 +380,12 @@ pub(super) fn with_specimens_remade(
     let specimens = b.tables[Model::SpecimenRecord.index()]
         .as_mut()
         .expect("every model is built");
+    let mut changed = vec![false; Model::SpecimenRecord.fields().len()];
     for (pos, row) in &rows {
-        specimens.set_row(*pos, row);
+        specimens.set_row(*pos, row, &mut changed);
     }
-    specimens.settle();
-    b.finish()
+    specimens.settle(&changed);
+    (b.finish(), changed)
 }
 
 /// One model's table, its records taken out of the collection.

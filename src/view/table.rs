@@ -90,10 +90,11 @@ impl Table {
         Table::from_columns(model, columns)
     }
 
-    /// Sets row `pos` to `row` (its values as [`Table::new`] takes them); the
+    /// Sets row `pos` to `row` (its values as [`Table::new`] takes them),
+    /// marking in `changed` each column whose value was another; the
     /// columns must be [`Table::settle`]d before they are read. The table must
     /// not have been shared (a table being prepared, not a view's).
-    pub(super) fn set_row(&mut self, pos: u32, row: &Row) {
+    pub(super) fn set_row(&mut self, pos: u32, row: &Row, changed: &mut [bool]) {
         let fields = self.model.fields();
         assert_eq!(
             row.len(),
@@ -101,19 +102,21 @@ impl Table {
             "{:?} row of the wrong length",
             self.model
         );
-        for ((column, field), value) in self.columns.iter_mut().zip(fields).zip(row) {
+        let columns = self.columns.iter_mut().zip(fields).zip(row);
+        for (((column, field), value), changed) in columns.zip(changed) {
             let column = Arc::get_mut(column).expect("a table being prepared is not shared");
-            if let Err(what) = column.set(pos as usize, value, field.nullable) {
-                refused(self.model, row, field, what);
+            match column.set(pos as usize, value, field.nullable) {
+                Ok(set) => *changed |= set,
+                Err(what) => refused(self.model, row, field, what),
             }
         }
     }
 
-    /// After [`Table::set_row`]: each column as building it from its rows
-    /// would have left it.
-    pub(super) fn settle(&mut self) {
+    /// After [`Table::set_row`]: each column it `changed` as building it
+    /// from its rows would have left it (the others are as built already).
+    pub(super) fn settle(&mut self, changed: &[bool]) {
         let max_distinct = max_distinct(self.len());
-        for column in self.columns.iter_mut() {
+        for (column, _) in self.columns.iter_mut().zip(changed).filter(|(_, &c)| c) {
             Arc::get_mut(column)
                 .expect("a table being prepared is not shared")
                 .settle(max_distinct);
@@ -127,7 +130,7 @@ impl Table {
     }
 
     /// A table of these columns, nothing built from them yet.
-    fn of_shared(model: Model, columns: Box<[Arc<Column>]>) -> Table {
+    pub(super) fn of_shared(model: Model, columns: Box<[Arc<Column>]>) -> Table {
         Table {
             model,
             columns,
@@ -137,6 +140,11 @@ impl Table {
             orders: model.fields().iter().map(|_| OnceLock::new()).collect(),
             positions: OnceLock::new(),
         }
+    }
+
+    /// Field `f`'s column, to be shared with a table that holds the same.
+    pub(super) fn shared_column(&self, f: usize) -> Arc<Column> {
+        Arc::clone(&self.columns[f])
     }
 
     /// The columns, in field-table order: what a snapshot stores.
@@ -159,7 +167,8 @@ impl Table {
         }
         let mut bytes = 0;
         for f in 0..fields {
-            if self.columns[f] != served.columns[f] {
+            let (mine, theirs) = (&self.columns[f], &served.columns[f]);
+            if !Arc::ptr_eq(mine, theirs) && mine != theirs {
                 continue;
             }
             bytes += served.columns[f].heap_bytes();
