@@ -566,8 +566,10 @@ fn a_reload_serves_the_old_collection_meanwhile_from_an_interim_view() {
 /// every segment of every list without those specimens is kept from the
 /// served view (nothing its items read changed), theirs are rendered again,
 /// and every page of every list, plain and nested, reads as a fresh load.
+/// Then records other items embed are edited (a person, a locality, a
+/// species): the items embedding them are rendered again too.
 #[test]
-fn a_reload_after_specimen_edits_serves_every_list_as_a_fresh_load() {
+fn a_reload_after_edits_serves_every_list_as_a_fresh_load() {
     let dir = TempDir::new("edited");
     let first = common::generated(&dir, 3_000);
     let path = dir.path("served.bin");
@@ -576,39 +578,81 @@ fn a_reload_after_specimen_edits_serves_every_list_as_a_fresh_load() {
     let reloader = Reloader::start(server.state.clone(), &path, false).unwrap();
     let (_, mut collection) = catalogue::snapshot::read(&path).unwrap();
     let someone = collection.people[0].id;
-    let edited = &mut collection.specimen_records;
-    edited[5].notes = "Swept from sedges".into();
-    edited[1_500].collector = vec![someone];
-    edited[1_500].sex = "a sex no specimen had".into();
-    edited[2_999].year = None;
-    rename_over(&dir, &path, &snapshot_bytes(&collection, 0));
-    reloader.force();
-    counted_within(
-        &server,
-        "catalogue_reloads_total",
-        1,
-        Duration::from_secs(60),
-    );
-    let phases = server.state.current().view.phases;
-    assert!(
-        phases.shared_bytes > phases.rendered_bytes * 9 / 10,
-        "shared {} of {} bytes",
-        phases.shared_bytes,
-        phases.rendered_bytes
-    );
-    let fresh = Server::start(&path, Settings::default());
-    let lists = fresh.json("/api/v2/", 200)["lists"].clone();
-    let lists = lists.as_object().expect("the lists");
-    assert!(lists.len() > 20, "{lists:?}");
-    for path in lists.values().map(|p| p.as_str().unwrap()) {
-        let total = fresh.json(&format!("{path}?limit=0"), 200)["meta"]["total_count"]
-            .as_u64()
-            .unwrap();
-        for offset in (0..total.max(1)).step_by(1_000) {
-            let page = format!("{path}?limit=1000&offset={offset}");
-            let (a, b) = (server.get(&page), fresh.get(&page));
-            assert_eq!((a.status, b.status), (200, 200), "{page}");
-            assert!(a.body == b.body, "{page}");
+    type Edit = Box<dyn Fn(&mut catalogue::model::records::Collection)>;
+    // Each round's edits, and the least part of the rendered bytes kept.
+    let rounds: [Edit; 3] = [
+        Box::new(move |c| {
+            let edited = &mut c.specimen_records;
+            edited[5].notes = "Swept from sedges".into();
+            edited[1_500].collector = vec![someone];
+            edited[1_500].sex = "a sex no specimen had".into();
+            edited[2_999].year = None;
+        }),
+        // A person added, whom one specimen names: every list reading
+        // people is rendered again (the people's records differ).
+        Box::new(move |c| {
+            let mut added = c.people[0].clone();
+            added.id = c.people.iter().map(|p| p.id).max().unwrap() + 1;
+            c.specimen_records[7].determiner = Some(added.id);
+            c.people.push(added);
+        }),
+        // That person renamed, and the locality and the species the fewest
+        // specimens show (one at least): the specimens showing them are
+        // rendered again, the rest kept.
+        Box::new(|c| {
+            c.people.last_mut().unwrap().last_name = "Renamed".into();
+            let fewest = |ids: Vec<i64>, shown: &dyn Fn(i64) -> usize| {
+                ids.into_iter()
+                    .map(|id| (shown(id), id))
+                    .filter(|&(n, _)| n > 0)
+                    .min()
+                    .expect("one is shown")
+                    .1
+            };
+            let specimens = &c.specimen_records;
+            let locality = fewest(c.localities.iter().map(|l| l.id).collect(), &|id| {
+                specimens.iter().filter(|s| s.locality == Some(id)).count()
+            });
+            let species = fewest(c.species.iter().map(|s| s.id).collect(), &|id| {
+                specimens.iter().filter(|s| s.species == Some(id)).count()
+            });
+            let l = c.localities.iter_mut().find(|l| l.id == locality).unwrap();
+            l.name = Some("A locality renamed".into());
+            c.species.iter_mut().find(|s| s.id == species).unwrap().name = "renamedus".into();
+        }),
+    ];
+    let kept = [0.9, 0.0, 0.7];
+    for (round, edit) in rounds.iter().enumerate() {
+        edit(&mut collection);
+        rename_over(&dir, &path, &snapshot_bytes(&collection, 0));
+        reloader.force();
+        counted_within(
+            &server,
+            "catalogue_reloads_total",
+            round as u64 + 1,
+            Duration::from_secs(60),
+        );
+        let phases = server.state.current().view.phases;
+        assert!(
+            phases.shared_bytes as f64 >= phases.rendered_bytes as f64 * kept[round],
+            "round {round}: shared {} of {} bytes",
+            phases.shared_bytes,
+            phases.rendered_bytes
+        );
+        let fresh = Server::start(&path, Settings::default());
+        let lists = fresh.json("/api/v2/", 200)["lists"].clone();
+        let lists = lists.as_object().expect("the lists");
+        assert!(lists.len() > 20, "{lists:?}");
+        for path in lists.values().map(|p| p.as_str().unwrap()) {
+            let total = fresh.json(&format!("{path}?limit=0"), 200)["meta"]["total_count"]
+                .as_u64()
+                .unwrap();
+            for offset in (0..total.max(1)).step_by(1_000) {
+                let page = format!("{path}?limit=1000&offset={offset}");
+                let (a, b) = (server.get(&page), fresh.get(&page));
+                assert_eq!((a.status, b.status), (200, 200), "{page}");
+                assert!(a.body == b.body, "round {round}: {page}");
+            }
         }
     }
     let found = server.json("/api/v2/specimen-records/?search=sedges&limit=0", 200);

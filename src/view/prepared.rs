@@ -269,7 +269,7 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Parts, String> {
         .into_iter()
         .map(|columns| columns.into_iter().map(Arc::new).collect())
         .collect();
-    checked(tables, read.tags, read.site, Vec::new())
+    checked(tables, read.tags, read.site, Vec::new(), None)
 }
 
 /// The tables a reload replaces, with their columns' hashes.
@@ -375,18 +375,21 @@ pub(super) fn decode_pieces(
                 .collect()
         })
         .collect();
-    let parts = checked(columns, tags, site, hashes).map_err(undecodable)?;
+    let parts = checked(columns, tags, site, hashes, served).map_err(undecodable)?;
     Ok((parts, bytes_read))
 }
 
 /// Prepared tables, refused unless [`encode`] could have written them: a
 /// table per model, a column per field, each of its field's type and length,
-/// positions within the tables they point into, ids ascending.
+/// positions within the tables they point into, ids ascending. A column
+/// taken from `served` is checked there already, when every table is as
+/// long as there.
 fn checked(
     tables: Vec<Vec<Arc<Column>>>,
     tags: Vec<Box<[Box<str>]>>,
     site: String,
     hashes: Vec<Vec<[u8; 32]>>,
+    served: Option<Served>,
 ) -> Result<Parts, String> {
     if tables.len() != Model::ALL.len() {
         return Err(format!(
@@ -399,6 +402,10 @@ fn checked(
         .iter()
         .map(|columns| columns.first().map_or(0, |c| c.len()))
         .collect();
+    let served = served.filter(|s| s.tables.iter().map(Table::len).eq(lens.iter().copied()));
+    let taken = |t: usize, f: usize, column: &Arc<Column>| {
+        served.is_some_and(|s| Arc::ptr_eq(column, &s.tables[t].shared_column(f)))
+    };
     let mut made = Vec::with_capacity(tables.len());
     for (model, columns) in Model::ALL.into_iter().zip(tables) {
         let fields = model.fields();
@@ -410,14 +417,19 @@ fn checked(
                 fields.len()
             ));
         }
-        let rows = lens[model.index()];
-        for (column, field) in columns.iter().zip(fields) {
+        let (t, rows) = (model.index(), lens[model.index()]);
+        for (f, (column, field)) in columns.iter().zip(fields).enumerate() {
+            if taken(t, f, column) {
+                continue;
+            }
             column
                 .check(field.ty, field.nullable, rows, |m| lens[m.index()])
                 .map_err(|e| format!("{}.{}: {e}", model.class_name(), field.name))?;
         }
+        let ids_taken = columns.first().is_some_and(|ids| taken(t, 0, ids));
         let table = Table::of_shared(model, columns.into());
-        let ascending = (1..table.len()).all(|p| table.id(p as u32 - 1) < table.id(p as u32));
+        let ascending =
+            ids_taken || (1..table.len()).all(|p| table.id(p as u32 - 1) < table.id(p as u32));
         if !ascending {
             return Err(format!("{}: ids not ascending", model.class_name()));
         }

@@ -326,29 +326,36 @@ impl<'v> Previous<'v> {
         shared
     }
 
-    /// Per model (by index), the rows of `tables` that differ from the served
-    /// view's, when they hold the same records and every other table an item
-    /// of the model reads is the served one ([`reads`]): the served segments
+    /// Per model (by index), the rows of `tables` whose items differ from
+    /// the served view's, when the two hold the same records of every model
+    /// an item reads ([`reads`]): rows whose own values differ, and rows
+    /// that embed a record whose item differs, in turn. The served segments
     /// of the model's lists without such a row are then its bytes, kept
     /// without rendering them. `None` where that cannot be told.
     pub fn kept(&self, tables: &[Table]) -> Vec<Option<Vec<u32>>> {
         if self.tables.len() != tables.len() {
             return tables.iter().map(|_| None).collect();
         }
-        let unchanged: Vec<bool> = (tables.iter().zip(self.tables))
-            .map(|(t, served)| t.unchanged_from(served))
+        // Each table's rows whose values differ; none where its records do.
+        let mut marked: Vec<Option<Bits>> = (tables.iter().zip(self.tables))
+            .map(|(table, served)| {
+                let rows = match table.unchanged_from(served) {
+                    true => Vec::new(),
+                    false => table.rows_changed_from(served)?,
+                };
+                Some(Bits::of(table.len(), rows))
+            })
             .collect();
+        // Then the rows that embed a marked row, until no more are marked.
+        while mark_embedding(tables, &mut marked) {}
         Model::ALL
             .iter()
             .map(|&model| {
-                let others = reads(model).into_iter().filter(|&m| m != model);
-                if !others.into_iter().all(|m| unchanged[m.index()]) {
+                if reads(model).iter().any(|m| marked[m.index()].is_none()) {
                     return None;
                 }
-                match unchanged[model.index()] {
-                    true => Some(Vec::new()),
-                    false => tables[model.index()].rows_changed_from(&self.tables[model.index()]),
-                }
+                let rows = marked[model.index()].as_ref()?.positions();
+                Some(rows.map(|p| p as u32).collect())
             })
             .collect()
     }
@@ -376,6 +383,47 @@ impl<'v> Previous<'v> {
             && table.id(held.end as u32 - 1) == *ids.end();
         same.then_some((list, k))
     }
+}
+
+/// Marks each row of `tables` that embeds a marked row of another table
+/// (or of its own: a parent); says whether any was marked.
+fn mark_embedding(tables: &[Table], marked: &mut [Option<Bits>]) -> bool {
+    let mut any = false;
+    for model in Model::ALL {
+        if marked[model.index()].is_none() {
+            continue;
+        }
+        for (f, field) in model.fields().iter().enumerate() {
+            let embedded = match field.ty {
+                Type::Parent(m) | Type::Embed(m) | Type::EmbedMany(m) => vec![m],
+                Type::Taxon => Model::RANKS.to_vec(),
+                _ => continue,
+            };
+            let read = |m: &Model| marked[m.index()].as_ref().is_some_and(|b| b.count() > 0);
+            if !embedded.iter().any(read) {
+                continue;
+            }
+            let is_marked = |m: Model, q: u32| {
+                (marked[m.index()].as_ref()).is_some_and(|b| b.contains(q as usize))
+            };
+            let (table, mine) = (&tables[model.index()], &marked[model.index()]);
+            let column = table.column(f);
+            let embedding: Vec<usize> = (0..table.len())
+                .filter(|&p| !mine.as_ref().is_some_and(|b| b.contains(p)))
+                .filter(|&p| match column.get(p) {
+                    Value::Ref(m, q) => is_marked(m, q),
+                    Value::Refs(m, qs) => qs.iter().any(|&q| is_marked(m, q)),
+                    _ => false,
+                })
+                .collect();
+            let mine = marked[model.index()].as_mut().expect("marked");
+            for p in embedding {
+                mine.set(p);
+                any = true;
+            }
+        }
+    }
+    any
 }
 
 /// The models whose tables an item of `model` reads: its own, those its
