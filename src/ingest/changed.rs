@@ -53,6 +53,10 @@ struct WholeLinks {
 /// more are read by a whole read.
 const MAX_GONE: usize = 10_000;
 
+/// The most changed rows whose links are read by their keys; more, by the
+/// rows' condition.
+const MAX_KEYED: usize = 10_000;
+
 /// Whether a model's records are read row by row: each is one row of its
 /// table (and its links), typed alone.
 fn row_by_row(model: Model) -> bool {
@@ -146,6 +150,32 @@ fn read_in(
             links: links_moved,
         } = planned;
         let filter = table_moved.then(|| changed_rows(p, old)).flatten();
+        let sql = p.select(rows, filter.as_deref());
+        // The changed rows are read before their links, which are then read
+        // by the rows' keys: by the rows' condition, the table was read twice.
+        // More rows than that are read again after their links, as they come.
+        let held = match &filter {
+            Some(_) => {
+                let mut held: Vec<Vec<Option<String>>> = Vec::new();
+                let mut more = false;
+                rows.each(&sql, &mut |values| match held.len() < MAX_KEYED {
+                    true => held.push(values.collect()),
+                    false => more = true,
+                })
+                .map_err(DbError::reading(at, &p.table.name))?;
+                Some(held).filter(|_| !more)
+            }
+            None => None,
+        };
+        let keyed = held.as_ref().map(|held| {
+            let pk = p.columns.iter().position(|(_, field, _)| *field == "id");
+            let keys = held.iter().filter_map(|row| row.get(pk?)?.clone());
+            let keys: Vec<String> = keys.filter(|k| k.parse::<i64>().is_ok()).collect();
+            match keys.is_empty() {
+                true => "IN (NULL)".to_string(),
+                false => format!("IN ({})", keys.join(", ")),
+            }
+        });
         let mut owned: Vec<(&Link, Owners)> = Vec::new();
         let mut whole: Vec<&Link> = Vec::new();
         for (link, moved) in p.links.iter().zip(links_moved) {
@@ -159,11 +189,13 @@ fn read_in(
                 });
             } else if table_moved {
                 // The links of the rows read.
-                let owners = filter.as_ref().map(|f| {
-                    format!(
-                        "IN (SELECT \"{}\" FROM \"{}\" WHERE {f})",
-                        p.table.pk, p.table.name
-                    )
+                let owners = keyed.clone().or_else(|| {
+                    filter.as_ref().map(|f| {
+                        format!(
+                            "IN (SELECT \"{}\" FROM \"{}\" WHERE {f})",
+                            p.table.pk, p.table.name
+                        )
+                    })
                 });
                 owned.push((link, link.read(rows, at, owners.as_deref())?));
             }
@@ -172,8 +204,7 @@ fn read_in(
             continue;
         }
         let mut ids = Vec::new();
-        let sql = p.select(rows, filter.as_deref());
-        rows.each(&sql, &mut |values| {
+        let mut typed = |values: &mut dyn Iterator<Item = Option<String>>| {
             let owners = owned.iter_mut().map(|(l, o)| (l.field, o));
             let (Some(pk), mut fields) = p.fields(values, owners) else {
                 return;
@@ -184,8 +215,13 @@ fn read_in(
             }
             import.push(p.table.label, pk, fields);
             ids.push(pk);
-        })
-        .map_err(DbError::reading(at, &p.table.name))?;
+        };
+        match held {
+            Some(held) => held.into_iter().for_each(|row| typed(&mut row.into_iter())),
+            None => rows
+                .each(&sql, &mut typed)
+                .map_err(DbError::reading(at, &p.table.name))?,
+        }
         delta.rows += ids.len();
         let keys = match filter {
             // Every row was read: those not read are gone, and links left
