@@ -206,6 +206,7 @@ def main():
             (specimens // 2,)).fetchone()
         url = f"{base}/api/v2/specimen-records/{specimen}/"
         rounds = []
+        first_commit = time.time()
         for r in range(a.rounds):
             value = f"Fresh edit {r} at {time.time_ns()}"
             if pg:
@@ -251,6 +252,16 @@ def main():
     if unmoved:
         print(f"unchanged ticks, ms: median {statistics.median(unmoved)}, max {max(unmoved)}"
               f" ({len(unmoved)} ticks)")
+        # The slow ones, and when: before the first round (the database
+        # settling after its load) or during the rounds.
+        slow = []
+        for stamp, ms in re.findall(r"^(\S+Z) DEBUG .*unmoved ms=(\d+)", log, re.M):
+            if int(ms) > 50:
+                at = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+                slow.append(f"{ms} ms at {at - first_commit:+.1f} s")
+        if slow:
+            print(f"unchanged ticks over 50 ms (seconds from the first round's commit): "
+                  + ", ".join(slow))
     if published:
         read, prepare, encode, write = published[-1]
         print(f"last edit's tick: read {read} ms, prepare {prepare} ms, encode {encode} ms, "

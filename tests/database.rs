@@ -881,6 +881,38 @@ fn sync_reads_everything_every_full_interval() {
     child.wait().unwrap();
 }
 
+/// A commit to a SQLite database wakes an idle `sync` at once: the edit is
+/// published long before the next tick of a minute's interval.
+#[test]
+fn a_sqlite_commit_wakes_an_idle_sync() {
+    let dir = TempDir::new("db-sync-woken");
+    let sqlite = Sqlite::create(&dir);
+    let snapshot = dir.path("synced.bin");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .args(["sync", "--from-db", &sqlite.url(), "--snapshot"])
+        .arg(&snapshot)
+        .args(["--every", "60s"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let original = next_checksum(&snapshot, None);
+    // The first tick over, the sync sleeps its minute.
+    std::thread::sleep(Duration::from_millis(500));
+    let later = sqlite.stamp("2024-05-02T08:00:00Z");
+    sqlite.exec(&format!(
+        "UPDATE specimens_specimenrecord SET notes = 'Woken.', date_modified = {later} \
+         WHERE id = 1;"
+    ));
+    let committed = Instant::now();
+    next_checksum(&snapshot, Some(&original));
+    let took = committed.elapsed();
+    assert!(took < Duration::from_secs(20), "published after {took:?}");
+    assert_eq!(specimens(&snapshot)[0].notes, "Woken.");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 /// A generated collection's fixture, bigger and more varied than the sample.
 fn generated(dir: &TempDir) -> PathBuf {
     let fixture = dir.path("generated.json");

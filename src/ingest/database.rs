@@ -300,9 +300,13 @@ impl Marker {
 
 /// What moves at every commit to the database, for less than the marker costs:
 /// the SQLite file's and its write-ahead log's size, modification time and
-/// inode (a `stat` each), or PostgreSQL's write-ahead log position (one query,
-/// which every write anywhere in the cluster moves). When it has not moved,
+/// inode (a `stat` each), or PostgreSQL's transaction snapshot (one query:
+/// the next transaction id and those in progress, which a write anywhere in
+/// the cluster moves when it starts and when it ends). When it has not moved,
 /// neither has the marker; when it has, the marker says whether the collection did.
+/// Not the write-ahead log's position: reading rows an update left behind
+/// prunes their pages, which writes to the log, so every edit's own read
+/// moved it once more, and the next tick read the marker for nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Commits(Vec<String>);
 
@@ -325,7 +329,7 @@ pub fn commits(source: &Source) -> Option<Commits> {
         Source::Postgres { config, .. } => {
             let mut client = config.connect(postgres::NoTls).ok()?;
             let row = client
-                .query_one("SELECT pg_current_wal_lsn()::text", &[])
+                .query_one("SELECT txid_current_snapshot()::text", &[])
                 .ok()?;
             Some(Commits(vec![row.get(0)]))
         }

@@ -362,13 +362,17 @@ impl Publisher {
     }
 }
 
+/// The least time between a tick that published (or failed) and the next that
+/// a SQLite commit starts.
+const REST: Duration = Duration::from_secs(1);
+
 /// Ticks every `every` until `shutdown` resolves. A tick in progress finishes (the
 /// file is replaced whole or not at all) before the loop stops.
 ///
 /// A commit to a SQLite database ([`database::watch_commits`]) starts the next
-/// tick at once when the last one published nothing; after one that
-/// published, the next waits `every` as ever, so a stream of commits costs
-/// one publication per interval at most.
+/// tick at once when the last one published nothing, and [`REST`] after one
+/// that published (or failed), so that a stream of commits costs one
+/// publication a second at most.
 pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Output = ()>) {
     let mut shutdown = std::pin::pin!(shutdown);
     let committed = std::sync::Arc::new(tokio::sync::Notify::new());
@@ -396,6 +400,7 @@ pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Ou
         publisher = Some(s);
         let ms = started.elapsed().as_millis() as u64;
         let idle = matches!(result, Ok(Tick::Unmoved | Tick::Unchanged(_)));
+        let ended = tokio::time::Instant::now();
         let delay = match result {
             Ok(tick) => {
                 match failing.take() {
@@ -431,9 +436,15 @@ pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Ou
                 backoff
             }
         };
+        let woken = async {
+            committed.notified().await;
+            if !idle {
+                tokio::time::sleep_until(ended + REST.min(delay)).await;
+            }
+        };
         tokio::select! {
             () = tokio::time::sleep(delay) => {}
-            () = committed.notified(), if idle => {}
+            () = woken => {}
             () = &mut shutdown => break,
         }
     }

@@ -23,8 +23,8 @@
 //! - 1, Wagtail's part: the collection's `Wagtail`;
 //! - 2, the dataset's description: the collection's `Dataset`;
 //! - 3, the versions: the collection's `History`;
-//! - 4, the prepared tables (none where the writer had none): cut before
-//!   each table and each of its columns ([`prepared_pieces`]).
+//! - 4, the prepared tables (none where the writer had none): cut at each
+//!   table's count of columns and at each column (`view::prepared`).
 //!
 //! The checksum covers every piece through the table, so that a writer
 //! hashes again only the pieces that changed, and a reader checks only the
@@ -492,7 +492,10 @@ pub fn write_parts_atomically(path: &Path, parts: &[&[u8]]) -> std::io::Result<(
         for part in parts {
             file.write_all(part)?;
         }
-        file.into_inner().map_err(|e| e.into_error())?.file.sync_all()?;
+        file.into_inner()
+            .map_err(|e| e.into_error())?
+            .file
+            .sync_all()?;
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {
