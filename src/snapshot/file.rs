@@ -216,19 +216,6 @@ impl Piece {
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
     }
-
-    pub fn hash(&self) -> &[u8; 32] {
-        &self.hash
-    }
-}
-
-/// The bytes of `pieces` one after another: a part as versions before 9
-/// stored it.
-pub fn joined(pieces: &[Piece]) -> Vec<u8> {
-    pieces
-        .iter()
-        .flat_map(|p| p.bytes().iter().copied())
-        .collect()
 }
 
 /// How many records of a model a piece of the records holds at most: an
@@ -1262,7 +1249,13 @@ mod tests {
         let changed = before.iter().zip(&whole).filter(|(a, b)| a != b).count();
         assert_eq!(changed, 2, "the pieces of the two edited countries");
         assert_eq!(
-            codec::decode::<Collection>(&joined(&whole[..pieces])).unwrap(),
+            codec::decode::<Collection>(
+                &whole[..pieces]
+                    .iter()
+                    .flat_map(|p| p.bytes().to_vec())
+                    .collect::<Vec<_>>()
+            )
+            .unwrap(),
             Collection {
                 wagtail: Wagtail::default(),
                 ..c

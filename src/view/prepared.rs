@@ -449,3 +449,38 @@ fn checked(
         history: History::default(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::records::Country;
+
+    /// The pieces one after another are the tables, tags and site as one
+    /// struct (what versions 5 to 8 stored, and [`decode`] reads).
+    #[test]
+    fn the_pieces_joined_are_the_tables_of_a_whole() {
+        let collection = Collection {
+            countries: (1..=3)
+                .map(|id| Country {
+                    id,
+                    date_created: 0,
+                    date_modified: id,
+                    name: format!("Country {id}"),
+                    abbr: "C".into(),
+                })
+                .collect(),
+            site: "http://localhost".into(),
+            ..Default::default()
+        };
+        let pieces = encode(&collection);
+        let columns: usize = Model::ALL.iter().map(|m| m.fields().len()).sum();
+        assert_eq!(pieces.len(), 1 + Model::ALL.len() + columns + 1);
+        let joined: Vec<u8> = pieces.iter().flat_map(|p| p.bytes().to_vec()).collect();
+        let parts = decode(&joined).unwrap();
+        let made = super::parts(collection);
+        assert_eq!(parts.site, made.site);
+        for (read, made) in parts.tables.iter().zip(&made.tables) {
+            assert!(read.columns() == made.columns(), "{:?}", made.model);
+        }
+    }
+}
