@@ -865,20 +865,40 @@ fn sync_reads_everything_every_full_interval() {
     let dir = TempDir::new("db-sync-full");
     let sqlite = Sqlite::create(&dir);
     let snapshot = dir.path("synced.bin");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
-        .args(["sync", "--from-db", &sqlite.url(), "--snapshot"])
-        .arg(&snapshot)
-        .args(["--every", "200ms", "--full-every", "1s"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let _sync = Syncing::start(
+        &sqlite.url(),
+        &snapshot,
+        &["--every", "200ms", "--full-every", "1s"],
+    );
     let original = next_checksum(&snapshot, None);
     sqlite.exec("UPDATE specimens_specimenrecord SET notes = 'Unstamped.' WHERE id = 1;");
     next_checksum(&snapshot, Some(&original));
     assert_eq!(specimens(&snapshot)[0].notes, "Unstamped.");
-    child.kill().unwrap();
-    child.wait().unwrap();
+}
+
+/// A quiet `catalogue sync` of `url` into `snapshot`, stopped when dropped
+/// (a failed assertion included).
+struct Syncing(std::process::Child);
+
+impl Syncing {
+    fn start(url: &str, snapshot: &Path, flags: &[&str]) -> Syncing {
+        let child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+            .args(["sync", "--from-db", url, "--snapshot"])
+            .arg(snapshot)
+            .args(flags)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        Syncing(child)
+    }
+}
+
+impl Drop for Syncing {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 /// A commit to a SQLite database wakes an idle `sync` at once: the edit is
@@ -888,14 +908,7 @@ fn a_sqlite_commit_wakes_an_idle_sync() {
     let dir = TempDir::new("db-sync-woken");
     let sqlite = Sqlite::create(&dir);
     let snapshot = dir.path("synced.bin");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
-        .args(["sync", "--from-db", &sqlite.url(), "--snapshot"])
-        .arg(&snapshot)
-        .args(["--every", "60s"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let _sync = Syncing::start(&sqlite.url(), &snapshot, &["--every", "60s"]);
     let original = next_checksum(&snapshot, None);
     // The first tick over, the sync sleeps its minute.
     std::thread::sleep(Duration::from_millis(500));
@@ -909,8 +922,6 @@ fn a_sqlite_commit_wakes_an_idle_sync() {
     let took = committed.elapsed();
     assert!(took < Duration::from_secs(20), "published after {took:?}");
     assert_eq!(specimens(&snapshot)[0].notes, "Woken.");
-    child.kill().unwrap();
-    child.wait().unwrap();
 }
 
 /// A generated collection's fixture, bigger and more varied than the sample.

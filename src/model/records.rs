@@ -122,6 +122,20 @@ stored! {
     }
 }
 
+#[cfg(test)]
+impl Country {
+    /// A country for a test: `id`, stamped at `id`, named `name`.
+    pub fn numbered(id: i64, name: impl Into<String>) -> Country {
+        Country {
+            id,
+            date_created: id,
+            date_modified: id,
+            name: name.into(),
+            abbr: format!("L{id}"),
+        }
+    }
+}
+
 stored! {
     pub struct State stamped {
         pub name: String = text,

@@ -1215,13 +1215,7 @@ mod tests {
     fn records_pieces_kept_beside_edits_equal_those_encoded_whole() {
         let mut c = sample();
         c.countries = (1..=2 * RECORDS_PER_PIECE as i64 + 5)
-            .map(|id| Country {
-                id,
-                date_created: 0,
-                date_modified: id,
-                name: format!("Country {id}"),
-                abbr: "C".into(),
-            })
+            .map(|id| Country::numbered(id, format!("Country {id}")))
             .collect();
         let history = History::default();
         let before = encode_head(&c, &history).unwrap();

@@ -919,15 +919,7 @@ mod tests {
 
     /// The tables of a collection of countries with these ids, named by `name`.
     fn countries_of(ids: impl Iterator<Item = i64>, name: impl Fn(i64) -> String) -> Vec<Table> {
-        let countries = ids
-            .map(|id| Country {
-                id,
-                date_created: id,
-                date_modified: id,
-                name: name(id),
-                abbr: format!("L{id}"),
-            })
-            .collect();
+        let countries = ids.map(|id| Country::numbered(id, name(id))).collect();
         super::super::rows::tables(Collection {
             countries,
             ..Default::default()
