@@ -309,14 +309,13 @@ mod tests {
                 budget: 1000
             })
         );
-        // The next piece waits until one is sent, and no longer.
+        // The next piece waits until one is sent, and no longer: the waiter
+        // is polled until it waits (so it is parked on the budget before the
+        // piece goes, and only the piece's release can wake it).
         let short = std::time::Duration::from_millis(50);
-        let waited = tokio::time::timeout(short, streams.room()).await;
+        let mut waiting = std::pin::pin!(streams.room());
+        let waited = tokio::time::timeout(short, waiting.as_mut()).await;
         assert!(waited.is_err(), "room was found over the budget");
-        let waiting = {
-            let streams = streams.clone();
-            tokio::spawn(async move { streams.room().await })
-        };
         drop(piece);
         let long = std::time::Duration::from_secs(5);
         let woken = tokio::time::timeout(long, waiting).await;
