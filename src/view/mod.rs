@@ -405,6 +405,8 @@ impl Decoded {
         let lists = view.plain.iter().chain(view.nested.iter().flatten());
         view.phases.rendered_bytes = lists.map(List::byte_len).sum();
         view.phases.shared_bytes = previous.shared_bytes(&view.plain, &view.nested);
+        let lists = view.plain.iter().chain(view.nested.iter().flatten());
+        view.phases.unrendered_bytes = lists.map(List::unrendered_bytes).sum();
         view.report_memory();
         view
     }
@@ -537,6 +539,9 @@ pub struct Phases {
     pub rendered_bytes: usize,
     /// Rendered bytes shared with the view a reload replaced (not held twice).
     pub shared_bytes: usize,
+    /// Of those, the bytes kept without rendering them: segments whose
+    /// records, and all their items read, were the served view's.
+    pub unrendered_bytes: usize,
     /// The bytes of the columns kept from the view a reload replaced (with
     /// what is built from them: not built again).
     pub kept_bytes: usize,
@@ -566,6 +571,9 @@ impl std::fmt::Display for Phases {
         )?;
         if self.shared_bytes > 0 {
             write!(f, " shared={}MB", self.shared_bytes >> 20)?;
+        }
+        if self.unrendered_bytes > 0 {
+            write!(f, " unrendered={}MB", self.unrendered_bytes >> 20)?;
         }
         if self.kept_bytes > 0 {
             write!(f, " columns_kept={}MB", self.kept_bytes >> 20)?;

@@ -38,6 +38,10 @@ pub struct List {
     /// when none does. An answer cut from the list then depends on the media
     /// base, and only a run holding such an item needs it spliced in.
     media: Option<Bits>,
+    /// The bytes of its segments a reload took from the served view's list
+    /// without rendering them: their records, and all their items read, were
+    /// the served view's.
+    unrendered: usize,
 }
 
 impl List {
@@ -53,6 +57,7 @@ impl List {
             starts: Vec::with_capacity(segments.len()),
             ends: Vec::with_capacity(segments.iter().map(|s| s.ends.len()).sum()),
             media: None,
+            unrendered: 0,
         };
         let items = segments.iter().map(|s| s.ends.len()).sum();
         for segment in segments {
@@ -152,6 +157,11 @@ impl List {
     /// The size of the list's items with their commas, for reports.
     pub fn byte_len(&self) -> usize {
         self.segments.iter().map(Bytes::len).sum()
+    }
+
+    /// How many of its bytes a reload kept from the served view unrendered.
+    pub fn unrendered_bytes(&self) -> usize {
+        self.unrendered
     }
 }
 
@@ -597,6 +607,7 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
     let changed = done.kept.get(model.index()).and_then(Option::as_deref);
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let next = AtomicUsize::new(0);
+    let unrendered = AtomicUsize::new(0);
     // Each worker takes the next block until none is left.
     let work = || {
         let mut worker = Worker::new(segments);
@@ -618,6 +629,7 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
                     Some((list, held))
                         if unchanged && (held + 1 == list.segments.len()) == last =>
                     {
+                        unrendered.fetch_add(list.segments[held].len(), Ordering::Relaxed);
                         worker.keep(k, list, held)
                     }
                     _ => {
@@ -637,7 +649,8 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
         written
     });
     written.sort_unstable_by_key(|&(k, _)| k);
-    let list = List::joined(written.into_iter().map(|(_, s)| s).collect());
+    let mut list = List::joined(written.into_iter().map(|(_, s)| s).collect());
+    list.unrendered = unrendered.into_inner();
     tracing::debug!(
         list = model.path(),
         ?shape,
