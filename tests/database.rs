@@ -537,9 +537,6 @@ fn a_database_of_the_typed_image_tables_gives_its_fixtures_snapshot() {
     same_snapshot_as_fixtures(&sqlite, &dir, Version::Typed);
 }
 
-/// Image tables in neither shape (Wagtail's own image table alone, without
-/// `image_type` or the typed tables) are refused, naming the table, rather
-/// than published as empty image lists.
 /// What `build --from-db` says of a SQLite URL it cannot read: once, and how
 /// to fix it.
 #[test]
@@ -577,6 +574,9 @@ fn a_sqlite_file_missing_or_not_a_file_is_said_once_with_the_slashes_explained()
     );
 }
 
+/// Image tables in neither shape (Wagtail's own image table alone, without
+/// `image_type` or the typed tables) are refused, naming the table, rather
+/// than published as empty image lists.
 #[test]
 fn image_tables_of_an_unknown_shape_are_refused_by_name() {
     let dir = TempDir::new("db-unknown-images");
