@@ -58,6 +58,9 @@ for case in cases:
         problems.append(f"{case['path']}: {'/'.join(map(str, e.absolute_path))}: {e.message[:200]}")
 
 print(f"{checked} of {len(cases)} corpus bodies validated against the document")
+if checked == 0:
+    print("no corpus body was validated: nothing was checked")
+    sys.exit(1)
 if problems:
     print(f"{len(problems)} problems:")
     print("\n".join(problems[:50]))
