@@ -351,6 +351,70 @@ fn a_file_holding_the_served_collection_builds_nothing() {
     assert_eq!(server.metric(unchanged), 2);
 }
 
+/// A file damaged where its header still names the served collection (a
+/// byte changed in place, or a damaged copy renamed onto the path): when the
+/// file changes its every piece is checked, the damage counted (and logged as
+/// an ERROR naming the piece), and the view kept; `inspect` names the piece.
+/// The sound file renamed back is checked and found sound.
+#[test]
+fn a_damaged_file_is_found_when_it_changes_and_the_view_kept() {
+    use catalogue::snapshot::{Part, Pieces, HEADER_LEN};
+    use std::os::unix::fs::FileExt as _;
+    let (dir, path, server, _reloader) = served_copy("damaged", true);
+    let damaged = "catalogue_damaged_snapshots_total";
+    let page = "/api/v2/specimen-records/?limit=3";
+    let before = server.get(page).body;
+    let sound = std::fs::read(&path).unwrap();
+    let pieces = Pieces::open(&path).unwrap().expect("format 9");
+    let middle = |part: Part| {
+        let first = &pieces.contents.pieces(part)[0];
+        (
+            first.index,
+            HEADER_LEN + (first.offset + first.len / 2) as usize,
+        )
+    };
+    let inspected = |path: &Path| {
+        let out = common::catalogue(&["inspect", path.to_str().unwrap()]);
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // A byte of the records (which the server never reads) changed in place.
+    let (index, at) = middle(Part::Records);
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.write_all_at(&[sound[at] ^ 0xff], at as u64).unwrap();
+    drop(file);
+    counted_within(&server, damaged, 1, Duration::from_secs(10));
+    let said = inspected(&path);
+    assert!(
+        said.contains(&format!("piece {index} (the records, ")),
+        "{said}"
+    );
+    // A copy with a byte of the prepared tables changed, renamed onto the path.
+    let (index, at) = middle(Part::Prepared);
+    let mut copy = sound.clone();
+    copy[at] ^= 0xff;
+    rename_over(&dir, &path, &copy);
+    counted_within(&server, damaged, 2, Duration::from_secs(10));
+    let said = inspected(&path);
+    assert!(
+        said.contains(&format!("piece {index} (the prepared tables, ")),
+        "{said}"
+    );
+    // The sound file again: checked, and not counted.
+    let unchanged = server.metric("catalogue_unchanged_reloads_total");
+    rename_over(&dir, &path, &sound);
+    counted_within(
+        &server,
+        "catalogue_unchanged_reloads_total",
+        unchanged + 1,
+        Duration::from_secs(10),
+    );
+    assert_eq!(server.metric(damaged), 2);
+    assert_eq!(server.metric("catalogue_reload_failures_total"), 0);
+    assert_eq!(server.metric("catalogue_reloads_total"), 0);
+    assert_eq!(server.get(page).body, before);
+}
+
 #[test]
 fn a_slow_reader_neither_delays_a_swap_nor_keeps_the_old_view() {
     use std::io::Read;

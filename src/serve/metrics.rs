@@ -37,6 +37,8 @@ pub struct Metrics {
     pub reloads: AtomicU64,
     /// Files that failed a check and were not served.
     pub failed_reloads: AtomicU64,
+    /// Changes of the watched file found to damage a piece of it.
+    pub damaged_snapshots: AtomicU64,
     /// Answers replayed from the memo, neither routed nor made again.
     pub replayed_answers: AtomicU64,
     /// Reloads that found the served collection in the file's header and built
@@ -59,6 +61,7 @@ impl Default for Metrics {
             routes: OnceLock::new(),
             reloads: AtomicU64::new(0),
             failed_reloads: AtomicU64::new(0),
+            damaged_snapshots: AtomicU64::new(0),
             replayed_answers: AtomicU64::new(0),
             unchanged_reloads: AtomicU64::new(0),
             loaded_at: AtomicI64::new(0),
@@ -175,6 +178,13 @@ impl Metrics {
             "counter",
             "Snapshot files refused by a reload.",
             self.failed_reloads.load(Relaxed).to_string(),
+        );
+        gauge(
+            w,
+            "catalogue_damaged_snapshots_total",
+            "counter",
+            "Changes of the watched snapshot file whose pieces were checked and found damaged (the served view kept; a restart would refuse the file).",
+            self.damaged_snapshots.load(Relaxed).to_string(),
         );
         gauge(
             w,

@@ -122,6 +122,7 @@ fn settle(rx: &Receiver<Trigger>) -> bool {
 }
 
 fn run(state: &State, path: &Path, rx: &Receiver<Trigger>) {
+    let mut checked = Checked::default();
     while let Ok(trigger) = rx.recv() {
         match trigger {
             Trigger::Changed if !settle(rx) => return,
@@ -129,7 +130,7 @@ fn run(state: &State, path: &Path, rx: &Receiver<Trigger>) {
             Trigger::Renamed => while rx.try_recv().is_ok() {},
             _ => {}
         }
-        let mut attempt = reload(state, path);
+        let mut attempt = reload(state, path, &mut checked);
         // A short file may be mid-write: wait for the writer rather than failing.
         let deadline = Instant::now() + GRACE;
         while is_short(&attempt) && Instant::now() < deadline {
@@ -142,7 +143,7 @@ fn run(state: &State, path: &Path, rx: &Receiver<Trigger>) {
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
             }
-            attempt = reload(state, path);
+            attempt = reload(state, path, &mut checked);
         }
         if let Err(e) = attempt {
             state.metrics.failed_reloads.fetch_add(1, Ordering::Relaxed);
@@ -189,10 +190,43 @@ fn build_next(state: &State, path: &Path) -> Result<Option<View>, LoadError> {
     })
 }
 
+/// The file whose every piece was last checked, as the file system tells
+/// it apart: a file changed in place or replaced has another.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Identity {
+    device: u64,
+    inode: u64,
+    len: u64,
+    modified_ns: i128,
+}
+
+impl Identity {
+    fn of(path: &Path) -> Option<Identity> {
+        use std::os::unix::fs::MetadataExt as _;
+        let m = std::fs::metadata(path).ok()?;
+        Some(Identity {
+            device: m.dev(),
+            inode: m.ino(),
+            len: m.len(),
+            modified_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+        })
+    }
+}
+
+/// What the reload thread knows of the file at its path: the identity of
+/// the one whose pieces it last checked, whole.
+#[derive(Default)]
+struct Checked(Option<Identity>);
+
 /// Reads the file's header and, when its checksum differs from the served
-/// view's, loads the file and swaps it in. A touched file, or a `sync` that
-/// wrote the same collection again, costs a 60-byte read, not a second view.
-pub fn reload(state: &State, path: &Path) -> Result<(), LoadError> {
+/// view's, loads the file and swaps it in. A file whose header names the
+/// served collection builds nothing: where it is another file than the one
+/// last checked (changed in place, or another renamed onto the path), its
+/// every piece is checked first, so that damage is said now (an ERROR, and
+/// `catalogue_damaged_snapshots_total`) rather than when a restart refuses
+/// it; the served view stays either way. Touching the same file again costs a
+/// 60-byte read.
+fn reload(state: &State, path: &Path, checked: &mut Checked) -> Result<(), LoadError> {
     let header = crate::snapshot::peek(path)?;
     let served = state.current().view.header.checksum;
     if header.checksum == served {
@@ -200,8 +234,31 @@ pub fn reload(state: &State, path: &Path) -> Result<(), LoadError> {
             .metrics
             .unchanged_reloads
             .fetch_add(1, Ordering::Relaxed);
-        tracing::info!(checksum = %header.checksum_hex(), "snapshot unchanged (its header names the served checksum), nothing built");
-        return Ok(());
+        let identity = Identity::of(path);
+        if identity.is_some() && identity == checked.0 {
+            tracing::info!(checksum = %header.checksum_hex(), "snapshot unchanged (its header names the served checksum), nothing built");
+            return Ok(());
+        }
+        checked.0 = identity;
+        let started = Instant::now();
+        return match crate::snapshot::check(path) {
+            Ok(()) => {
+                tracing::info!(
+                    checksum = %header.checksum_hex(),
+                    check_ms = started.elapsed().as_millis() as u64,
+                    "snapshot unchanged (its header names the served checksum), every piece checked, nothing built"
+                );
+                Ok(())
+            }
+            Err(e) => {
+                state
+                    .metrics
+                    .damaged_snapshots
+                    .fetch_add(1, Ordering::Relaxed);
+                tracing::error!(snapshot = %path.display(), "{e}; still serving the view loaded before, but a restart would refuse this file: publish it again");
+                Ok(())
+            }
+        };
     }
     let Some(view) = build_next(state, path)? else {
         tracing::info!(checksum = %header.checksum_hex(), "snapshot unchanged, view kept");
@@ -224,6 +281,15 @@ pub fn reload(state: &State, path: &Path) -> Result<(), LoadError> {
         "view swapped"
     );
     release(old, state.settings.view_hold);
+    // What the view did not read (the records), checked now that it is served.
+    *checked = Checked(Identity::of(path));
+    if let Err(e) = crate::snapshot::check(path) {
+        state
+            .metrics
+            .damaged_snapshots
+            .fetch_add(1, Ordering::Relaxed);
+        tracing::error!(snapshot = %path.display(), "{e}; the view served was read from its sound pieces, but a restart, `sync` or `build --previous` would refuse this file: publish it again");
+    }
     Ok(())
 }
 

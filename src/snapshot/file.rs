@@ -111,6 +111,15 @@ pub enum SnapshotError {
     },
     #[error("{path} is damaged or altered: its payload does not match the checksum in its header")]
     Checksum { path: PathBuf },
+    #[error("{path} is damaged or altered: piece {index} ({part}, {len} bytes at byte {offset} of the payload) does not match its SHA-256 in the table of pieces")]
+    Piece {
+        path: PathBuf,
+        /// Its place in the table of pieces, from 0.
+        index: usize,
+        part: &'static str,
+        offset: u64,
+        len: u64,
+    },
     #[error("{path} has a payload that does not decode: {reason}")]
     Decode { path: PathBuf, reason: String },
     #[error("cannot encode the collection: {0}")]
@@ -192,6 +201,17 @@ impl Part {
 
     fn of(code: u8) -> Option<Part> {
         Part::ALL.get(usize::from(code)).copied()
+    }
+
+    /// What the part holds, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Records => "the records",
+            Part::Wagtail => "Wagtail's part",
+            Part::Dataset => "the dataset's description",
+            Part::History => "the versions",
+            Part::Prepared => "the prepared tables",
+        }
     }
 }
 
@@ -450,6 +470,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// [`write_atomically`], of the file made of `parts` one after another.
+///
+/// The file is written unnamed (`O_TMPFILE`) and named only once it is whole
+/// and synced, just before the rename: a writer killed while it writes leaves
+/// nothing behind. Where the file system has no unnamed files, it is written
+/// under a temporary name carrying the writer's process id; such files left
+/// by writers that are no longer running are removed by the next write.
 pub fn write_parts_atomically(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
     if let Ok(target) = std::fs::metadata(path) {
         if !target.is_file() {
@@ -467,11 +493,19 @@ pub fn write_parts_atomically(path: &Path, parts: &[&[u8]]) -> std::io::Result<(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let prefix = format!(".{name}.tmp-");
+    remove_stale_temporaries(&dir, &prefix);
+    let tmp = dir.join(format!("{prefix}{}", std::process::id()));
+    let unnamed = unnamed_file(&dir);
+    let named = unnamed.is_err();
     let result = (|| {
+        let file = match unnamed {
+            Ok(file) => file,
+            Err(_) => std::fs::File::create(&tmp)?,
+        };
         // Many parts are a few bytes (the pieces of small tables): gathered.
         let file = WritingBehind {
-            file: std::fs::File::create(&tmp)?,
+            file,
             written: 0,
             asked: 0,
         };
@@ -479,16 +513,76 @@ pub fn write_parts_atomically(path: &Path, parts: &[&[u8]]) -> std::io::Result<(
         for part in parts {
             file.write_all(part)?;
         }
-        file.into_inner()
-            .map_err(|e| e.into_error())?
-            .file
-            .sync_all()?;
+        let file = file.into_inner().map_err(|e| e.into_error())?.file;
+        file.sync_all()?;
+        if !named {
+            name_unnamed(&file, &tmp)?;
+        }
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// A file in `dir` with no name, for writing (`O_TMPFILE`): gone with its
+/// descriptor unless named by [`name_unnamed`].
+fn unnamed_file(dir: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .mode(0o666)
+        .custom_flags(libc::O_TMPFILE)
+        .open(dir)
+}
+
+/// Gives the unnamed `file` the name `tmp` (`linkat` of its descriptor).
+fn name_unnamed(file: &std::fs::File, tmp: &Path) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd as _;
+    use std::os::unix::ffi::OsStrExt as _;
+    let _ = std::fs::remove_file(tmp);
+    let from = std::ffi::CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
+    let to = std::ffi::CString::new(tmp.as_os_str().as_bytes())?;
+    // SAFETY: two NUL-terminated paths that live across the call.
+    let linked = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    match linked {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
+/// Removes the files in `dir` named `prefix` and a process id whose process
+/// is no longer running: what a writer killed while it wrote under a
+/// temporary name left.
+fn remove_stale_temporaries(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = (name.to_str())
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(|pid| pid.parse::<libc::pid_t>().ok())
+            .filter(|&pid| pid > 0)
+        else {
+            continue;
+        };
+        // SAFETY: a signal 0 sends nothing; it asks whether the process exists.
+        let gone = unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone && std::fs::remove_file(entry.path()).is_ok() {
+            tracing::info!(file = %entry.path().display(), "removed the temporary file of a writer that stopped");
+        }
+    }
 }
 
 /// A file that asks the kernel to start writing what was written to disk
@@ -662,6 +756,8 @@ pub struct Contents {
 /// A piece as the table lists it, placed in the payload.
 #[derive(Clone, Debug)]
 pub struct Entry {
+    /// Its place in the table, from 0.
+    pub index: usize,
     pub part: Part,
     /// Where the piece starts in the payload.
     pub offset: u64,
@@ -674,13 +770,17 @@ impl Entry {
         self.offset as usize..(self.offset + self.len) as usize
     }
 
-    /// Checks a piece's bytes against its hash.
+    /// Checks a piece's bytes against its hash; an error names the piece.
     fn check(&self, path: &Path, bytes: &[u8]) -> Result<(), SnapshotError> {
         let sum: [u8; 32] = Sha256::digest(bytes).into();
         match sum == self.hash {
             true => Ok(()),
-            false => Err(SnapshotError::Checksum {
+            false => Err(SnapshotError::Piece {
                 path: path.to_path_buf(),
+                index: self.index,
+                part: self.part.name(),
+                offset: self.offset,
+                len: self.len,
             }),
         }
     }
@@ -721,6 +821,7 @@ impl Contents {
             }
             let len = u64::from_le_bytes(entry[1..9].try_into().expect("8 bytes"));
             entries.push(Entry {
+                index: entries.len(),
                 part,
                 offset,
                 len,
@@ -835,6 +936,14 @@ impl Pieces {
         }
         Ok(bytes)
     }
+
+    /// Reads and checks every piece, one at a time (the memory of the
+    /// largest, not of the file): what finds a file damaged in place, whose
+    /// header still names the collection served.
+    pub fn check_all(&self) -> Result<(), SnapshotError> {
+        (self.contents.entries.iter())
+            .try_for_each(|e| self.read(std::slice::from_ref(e)).map(drop))
+    }
 }
 
 /// Where a snapshot image's records and prepared tables are (not checked
@@ -941,6 +1050,18 @@ pub fn read_bytes(path: &Path) -> Result<(Header, Vec<u8>), SnapshotError> {
             cause,
         })?;
     Ok((header, bytes))
+}
+
+/// Checks the snapshot at `path` whole: every piece against its hash (a
+/// piece at a time), or, before version 9, the payload against the checksum.
+pub fn check(path: &Path) -> Result<(), SnapshotError> {
+    match Pieces::open(path)? {
+        Some(pieces) => pieces.check_all(),
+        None => {
+            let (header, bytes) = read_bytes(path)?;
+            verify(path, &header, &bytes)
+        }
+    }
 }
 
 /// The header of the snapshot at `path`, checked against the file's size, read
@@ -1155,9 +1276,20 @@ mod tests {
             SnapshotError::Length { .. }
         ));
         assert!(matches!(err(&bytes[..30]), SnapshotError::Length { .. }));
+        // The last piece's last byte: the piece is named.
         let mut altered = bytes.clone();
         *altered.last_mut().unwrap() ^= 1;
-        assert!(matches!(err(&altered), SnapshotError::Checksum { .. }));
+        let named = err(&altered);
+        assert!(
+            matches!(
+                named,
+                SnapshotError::Piece {
+                    part: "the prepared tables",
+                    ..
+                }
+            ),
+            "{named}"
+        );
         assert!(matches!(
             err(b"[{\"model\": 1}]"),
             SnapshotError::Foreign { .. }
@@ -1177,6 +1309,30 @@ mod tests {
         ));
     }
 
+    /// A write removes the temporary files of writers no longer running
+    /// (which a writer killed before `O_TMPFILE` left), not those of one
+    /// that runs, and leaves none of its own.
+    #[test]
+    fn a_write_removes_the_temporaries_of_stopped_writers() {
+        let dir = std::env::temp_dir().join(format!("stale-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut stopped = std::process::Command::new("true").spawn().unwrap();
+        let gone = stopped.id();
+        stopped.wait().unwrap();
+        std::fs::write(dir.join(format!(".x.bin.tmp-{gone}")), b"left").unwrap();
+        // Process 1 runs as long as the system does.
+        std::fs::write(dir.join(".x.bin.tmp-1"), b"running").unwrap();
+        write_atomically(&dir.join("x.bin"), b"whole").unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, [".x.bin.tmp-1", "x.bin"]);
+        assert_eq!(std::fs::read(dir.join("x.bin")).unwrap(), b"whole");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// A file read piece by piece: its table checked when it opens, each
     /// piece when it is read, and only then; a piece not read is not checked.
     #[test]
@@ -1187,6 +1343,7 @@ mod tests {
         let (_, bytes) = encode(&sample(), 1, &tables()).unwrap();
         std::fs::write(&path, &bytes).unwrap();
         let pieces = Pieces::open(&path).unwrap().expect("version 9");
+        pieces.check_all().unwrap();
         let prepared = pieces.contents.pieces(Part::Prepared);
         assert_eq!(pieces.read(prepared).unwrap(), b"tables");
         let wagtail = pieces.read(pieces.contents.pieces(Part::Wagtail)).unwrap();
@@ -1199,7 +1356,18 @@ mod tests {
         std::fs::write(&path, &altered).unwrap();
         let pieces = Pieces::open(&path).unwrap().expect("version 9");
         let err = pieces.read(pieces.contents.pieces(Part::Records));
-        assert!(matches!(err, Err(SnapshotError::Checksum { .. })));
+        assert!(matches!(
+            err,
+            Err(SnapshotError::Piece {
+                index: 0,
+                part: "the records",
+                ..
+            })
+        ));
+        assert!(matches!(
+            pieces.check_all(),
+            Err(SnapshotError::Piece { index: 0, .. })
+        ));
         let prepared = pieces.contents.pieces(Part::Prepared);
         assert_eq!(pieces.read(prepared).unwrap(), b"tables");
         // The table's count altered: refused on opening.
