@@ -615,3 +615,77 @@ fn a_dump_of_other_apps_warns_and_fails_only_when_strict() {
         strict.stdout
     );
 }
+
+/// The files of a folder, by name.
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let entries = std::fs::read_dir(dir).unwrap().flatten();
+    entries
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Whether process `pid` has a file of `dir` open: a snapshot being written
+/// there (named or not; `/proc/PID/fd` says which file each descriptor is).
+fn writes_in(pid: u32, dir: &std::path::Path) -> bool {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.flatten()
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .any(|file| file.starts_with(dir))
+}
+
+/// A build killed while it writes its snapshot (as a crash would), at
+/// moments through the write, leaves no temporary file beside it; the next
+/// build writes the snapshot and leaves none either.
+#[test]
+fn a_build_killed_while_it_writes_leaves_no_temporary_file() {
+    let dir = TempDir::new("killed");
+    let fixture = dir.path("generated.json");
+    let fixture = fixture.to_str().unwrap();
+    let made = catalogue(&[
+        "generate",
+        "--specimens",
+        "5000",
+        "--seed",
+        "3",
+        "-o",
+        fixture,
+    ]);
+    assert!(made.status.success());
+    let out_dir = dir.path("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let out = out_dir.join("collection.bin");
+    let mut killed = 0;
+    for delay_ms in [0, 0, 1, 2, 5, 10, 20] {
+        let mut build = std::process::Command::new(env!("CARGO_BIN_EXE_catalogue"))
+            .args(["build", fixture, "-o", out.to_str().unwrap()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while !writes_in(build.id(), &out_dir) && build.try_wait().unwrap().is_none() {
+            assert!(started.elapsed().as_secs() < 120, "the build never wrote");
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        if build.try_wait().unwrap().is_none() {
+            build.kill().unwrap();
+            killed += 1;
+        }
+        build.wait().unwrap();
+        let left: Vec<String> = names_in(&out_dir)
+            .into_iter()
+            .filter(|n| n != "collection.bin")
+            .collect();
+        assert!(left.is_empty(), "killed after {delay_ms} ms: {left:?}");
+    }
+    assert!(
+        killed >= 3,
+        "only {killed} builds were killed while they wrote"
+    );
+    let built = catalogue(&["build", fixture, "-o", out.to_str().unwrap()]);
+    assert!(built.status.success());
+    assert_eq!(names_in(&out_dir), ["collection.bin"]);
+}
