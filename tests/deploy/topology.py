@@ -3,8 +3,8 @@
 replicas started as the systemd unit starts them (its command line and
 environment, on the ports deploy/nginx/catalogue.conf names, as written; only
 the snapshot's path and a 2 s drain differ), nginx in front with the shipped
-files (its public port and cache path moved), and wrk through nginx the whole
-time, while the database is edited twice and each replica is restarted in turn.
+files (its public port and cache path moved) beside Debian's default site, asked
+by the shipped server's name, and wrk through nginx the whole time, while the database is edited twice and each replica is restarted in turn.
 
 Passes when wrk saw no socket error and no non-2xx answer, each edit reached both
 replicas within two sync intervals and was served through nginx within a second
@@ -166,13 +166,14 @@ def main():
         topo.start_replica(1)
         topo.start_nginx()
         front = f"http://127.0.0.1:{topo.front}"
-        first = json.loads(get(f"{front}/api/v2/specimen-records/?limit=1")[2])["items"][0]
+        named = topo.nginx.headers
+        first = json.loads(get(f"{front}/api/v2/specimen-records/?limit=1", headers=named)[2])["items"][0]
         specimen = first["id"]
 
         (work / "mix.lua").write_text(WRK_SCRIPT)
         started = time.monotonic()
         wrk = subprocess.Popen(["wrk", "-t2", "-c16", f"-d{args.seconds}s", "--timeout", "10s",
-                                "-s", str(work / "mix.lua"), front],
+                                "-H", f"Host: {named['Host']}", "-s", str(work / "mix.lua"), front],
                                stdout=subprocess.PIPE, text=True)
         time.sleep(3)
 
@@ -182,16 +183,16 @@ def main():
             """Edits the database; seconds until each replica, then nginx, serves
             the edit."""
             notes = f"topology edit {edit} at {time.time():.3f}"
-            get(front + record)
+            get(front + record, headers=named)
             db.edit(specimen, notes)
             edited = time.monotonic()
             seen = [None, None, None]
-            bases = [topo.replica(0), topo.replica(1), front]
+            bases = [(topo.replica(0), None), (topo.replica(1), None), (front, named)]
 
             def check():
-                for i, base in enumerate(bases):
+                for i, (base, headers) in enumerate(bases):
                     if seen[i] is None:
-                        status, _, body = get(base + record, 1)
+                        status, _, body = get(base + record, 1, headers)
                         if status == 200 and json.loads(body).get("notes") == notes:
                             seen[i] = time.monotonic() - edited
                 return None not in seen
