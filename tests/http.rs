@@ -324,7 +324,7 @@ fn health_readiness_and_metrics() {
     assert_eq!(s.json("/healthz", 200), serde_json::json!({"status": "ok"}));
     let ready = s.json("/readyz", 200);
     assert_eq!(ready["status"], "ready");
-    let (header, _) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
+    let (header, collection) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
     assert_eq!(ready["checksum"], header.checksum_hex());
     s.get("/api/v2/orders/");
     s.get("/api/v2/orders/");
@@ -349,9 +349,18 @@ fn health_readiness_and_metrics() {
         "catalogue_request_duration_seconds_count ",
         "catalogue_response_bytes_total ",
         "catalogue_snapshot_loaded_at_seconds ",
+        "catalogue_damaged_snapshots_total 0",
+        &format!(
+            "catalogue_snapshot_version {}",
+            collection.history.current()
+        ),
     ] {
         assert!(text.contains(line), "missing {line:?} in\n{text}");
     }
+    // The snapshot's age: since it was built, to the second.
+    let age: i64 = s.metric("catalogue_snapshot_age_seconds") as i64;
+    let built = (chrono::Utc::now().timestamp_micros() - header.created_at) / 1_000_000;
+    assert!((built - age).abs() <= 2, "age {age} s, built {built} s ago");
 }
 
 #[test]

@@ -265,6 +265,21 @@ impl Metrics {
             "When the served snapshot was built (Unix time).",
             (view.header.created_at / 1_000_000).to_string(),
         );
+        let age = chrono::Utc::now().timestamp_micros() - view.header.created_at;
+        gauge(
+            w,
+            "catalogue_snapshot_age_seconds",
+            "gauge",
+            "Seconds since the served snapshot was built: how long since the last publication (alert when sync should have published).",
+            (age.max(0) / 1_000_000).to_string(),
+        );
+        gauge(
+            w,
+            "catalogue_snapshot_version",
+            "gauge",
+            "The version of the collection the served snapshot publishes (/api/v2/versions/).",
+            view.history.current().to_string(),
+        );
         let _ = writeln!(
             w,
             "# HELP catalogue_snapshot_info The served snapshot's checksum and format version."
