@@ -901,6 +901,81 @@ impl Drop for Syncing {
     }
 }
 
+/// `sync` keeps each snapshot's history beside it: started again without
+/// the snapshot, it continues the numbering from there; started beside a
+/// snapshot that does not read and no history, it refuses, saying how to
+/// restore, and leaves the file alone.
+#[test]
+fn sync_continues_the_history_kept_beside_a_lost_snapshot() {
+    let dir = TempDir::new("db-sync-kept");
+    let sqlite = Sqlite::create(&dir);
+    let snapshot = dir.path("synced.bin");
+    let version = || {
+        catalogue::snapshot::read(&snapshot)
+            .unwrap()
+            .1
+            .history
+            .current()
+    };
+    let kept_within = |want: u64| {
+        let started = Instant::now();
+        loop {
+            let kept = catalogue::snapshot::beside::read(&snapshot).unwrap();
+            if kept.is_some_and(|k| k.history.current() == want) {
+                return;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "version {want} not kept"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let sync = Syncing::start(&sqlite.url(), &snapshot, &["--every", "200ms"]);
+    let first = next_checksum(&snapshot, None);
+    let later = sqlite.stamp("2024-05-02T08:00:00Z");
+    sqlite.exec(&format!(
+        "UPDATE specimens_specimenrecord SET notes = 'Kept.', date_modified = {later} WHERE id = 1;"
+    ));
+    next_checksum(&snapshot, Some(&first));
+    assert_eq!(version(), 2);
+    kept_within(2);
+    drop(sync);
+    // The snapshot lost: the next is version 3.
+    std::fs::remove_file(&snapshot).unwrap();
+    let sync = Syncing::start(&sqlite.url(), &snapshot, &["--every", "200ms"]);
+    next_checksum(&snapshot, None);
+    assert_eq!(version(), 3);
+    kept_within(3);
+    drop(sync);
+    // A snapshot that does not read, and no history beside it.
+    std::fs::remove_file(catalogue::snapshot::beside::path(&snapshot)).unwrap();
+    std::fs::write(&snapshot, b"not a snapshot").unwrap();
+    let mut refused = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .args(["sync", "--from-db", &sqlite.url(), "--snapshot"])
+        .arg(&snapshot)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while refused.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(30) {
+            let _ = refused.kill();
+            panic!("sync started over a snapshot it cannot read");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = refused.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        said.contains("no history is kept beside it") && said.contains("docs/operations.md"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read(&snapshot).unwrap(), b"not a snapshot");
+}
+
 /// A commit to a SQLite database wakes an idle `sync` at once: the edit is
 /// published long before the next tick of a minute's interval.
 #[test]

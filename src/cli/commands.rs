@@ -285,7 +285,7 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         &args.snapshot,
         args.full_every,
         prepared::Preparer::default(),
-    )
+    )?
     .describing(dataset);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(publisher::run(publisher, args.every, shutdown_signal()));

@@ -151,25 +151,84 @@ pub struct Publisher {
 }
 
 impl Publisher {
-    /// Starts from the snapshot already at `path`, if it reads; reads the whole
-    /// collection at least every `full_every`; writes snapshots with the tables
-    /// `prepare` makes.
+    /// Starts from the snapshot already at `path`, if it reads, else from
+    /// the history kept beside it ([`snapshot::beside`]), continuing its
+    /// numbering; reads the whole collection at least every `full_every`;
+    /// writes snapshots with the tables `prepare` makes. Refuses to start a
+    /// new history (at version 1) where a snapshot is at `path` but does not
+    /// read and no history is kept beside it: it may be the only record of
+    /// the versions published.
     pub fn new(
         source: Source,
         path: &Path,
         full_every: Duration,
         prepare: impl snapshot::Preparing + 'static,
-    ) -> Publisher {
+    ) -> anyhow::Result<Publisher> {
+        let kept_at = snapshot::beside::path(path);
         let (checksum, created_at, digest, history) = match snapshot::read(path) {
-            Ok((header, collection)) => (
-                Some(header.checksum),
-                header.created_at,
-                Digest::of(&collection),
-                Some(collection.history),
-            ),
-            Err(_) => (None, 0, Digest::default(), None),
+            Ok((header, collection)) => {
+                // Kept beside it from now on, for deployments that had none.
+                let kept = snapshot::beside::read(path).ok().flatten();
+                if kept.is_none_or(|k| k.checksum != header.checksum) {
+                    if let Err(e) = snapshot::beside::write(path, &header, &collection.history) {
+                        tracing::warn!(file = %kept_at.display(), "cannot keep the history beside the snapshot: {e}");
+                    }
+                }
+                (
+                    Some(header.checksum),
+                    header.created_at,
+                    Digest::of(&collection),
+                    Some(collection.history),
+                )
+            }
+            Err(e) => {
+                let exists = std::fs::symlink_metadata(path).is_ok();
+                match snapshot::beside::read(path) {
+                    Ok(Some(kept)) => {
+                        let why = match exists {
+                            true => e.to_string(),
+                            false => format!("there is no snapshot at {}", path.display()),
+                        };
+                        tracing::warn!(
+                            kept = %kept_at.display(),
+                            version = kept.history.current(),
+                            "{why}: continuing the history kept beside it; the next snapshot is version {}, its changes every record (what changed since the one lost cannot be told)",
+                            kept.history.current() + 1
+                        );
+                        (
+                            Some(kept.checksum),
+                            kept.created_at,
+                            Digest::default(),
+                            Some(kept.history),
+                        )
+                    }
+                    Ok(None) if exists => anyhow::bail!(
+                        "{e}, and no history is kept beside it ({}): sync would start the versions again at 1. \
+                         Restore the snapshot or its history from a backup (docs/operations.md), \
+                         or move the file away to start a new history",
+                        kept_at.display()
+                    ),
+                    Ok(None) => {
+                        tracing::warn!(
+                            snapshot = %path.display(),
+                            "no snapshot and no history kept beside it ({}): the first snapshot written is version 1 \
+                             (if versions were published here before, stop and restore them: docs/operations.md)",
+                            kept_at.display()
+                        );
+                        (None, 0, Digest::default(), None)
+                    }
+                    Err(kept) => anyhow::bail!(
+                        "{}: {kept}; sync cannot tell which version comes next. \
+                         Restore the snapshot or its history from a backup (docs/operations.md)",
+                        match exists {
+                            true => e.to_string(),
+                            false => format!("there is no snapshot at {}", path.display()),
+                        }
+                    ),
+                }
+            }
         };
-        Publisher {
+        Ok(Publisher {
             source,
             path: path.to_path_buf(),
             checksum,
@@ -180,7 +239,7 @@ impl Publisher {
             full_every,
             prepare: Some(Box::new(prepare)),
             dataset: Dataset::default(),
-        }
+        })
     }
 
     /// Writes `dataset` into every snapshot as its description.
@@ -331,6 +390,12 @@ impl Publisher {
             ))
         })?;
         let write_ms = written.elapsed().as_millis() as u64;
+        if let Err(e) = snapshot::beside::write(&self.path, &image.header, &history) {
+            tracing::warn!(
+                file = %snapshot::beside::path(&self.path).display(),
+                "the snapshot is published, but its history cannot be kept beside it: {e}"
+            );
+        }
         tracing::debug!(
             read_ms,
             prepare_ms,

@@ -1,7 +1,8 @@
 //! The snapshot file: a fixed header (format version, creation time, payload length,
 //! checksum), the collection's raw records and the view's prepared tables, encoded
-//! by the [`codec`].
+//! by the [`codec`]; and the history `sync` keeps beside it ([`beside`]).
 
+pub mod beside;
 pub mod codec;
 mod file;
 
