@@ -976,6 +976,67 @@ fn sync_continues_the_history_kept_beside_a_lost_snapshot() {
     assert_eq!(std::fs::read(&snapshot).unwrap(), b"not a snapshot");
 }
 
+/// `sync` follows its dataset file: an edit of it is published within two
+/// ticks as a version whose changes name the dataset and whose `eml.xml` says
+/// the new title; a file that no longer reads publishes nothing, and the
+/// description read last stands.
+#[test]
+fn sync_publishes_an_edit_of_its_dataset_file() {
+    let dir = TempDir::new("db-sync-dataset");
+    let sqlite = Sqlite::create(&dir);
+    let snapshot = dir.path("synced.bin");
+    let file = dir.path("dataset.toml");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshot/dataset.toml");
+    let text = std::fs::read_to_string(example).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    let dataset = file.to_str().unwrap();
+    let _sync = Syncing::start(
+        &sqlite.url(),
+        &snapshot,
+        &["--every", "500ms", "--dataset-config", dataset],
+    );
+    let first = next_checksum(&snapshot, None);
+    let retitled = text.replace(
+        "title = \"Insects of the catalogue sample\"",
+        "title = \"Insects of the catalogue, retitled\"",
+    );
+    assert_ne!(retitled, text);
+    std::fs::write(&file, &retitled).unwrap();
+    let edited = Instant::now();
+    let second = next_checksum(&snapshot, Some(&first));
+    let took = edited.elapsed();
+    assert!(
+        took < Duration::from_millis(2 * 500 + 1500),
+        "published after {took:?}"
+    );
+    let (_, collection) = catalogue::snapshot::read(&snapshot).unwrap();
+    assert_eq!(
+        collection.dataset.title,
+        "Insects of the catalogue, retitled"
+    );
+    assert_eq!(collection.history.current(), 2);
+    let changes = &collection.history.versions.last().unwrap().changes;
+    let named: Vec<(&str, &[i64])> = (changes.iter())
+        .map(|c| (c.model.as_str(), &c.modified[..]))
+        .collect();
+    assert_eq!(named, [("dataset", &[0][..])]);
+    let server = common::Server::start(&snapshot, catalogue::serve::Settings::default());
+    let eml = server.get("/eml.xml").text();
+    assert!(
+        eml.contains(">Insects of the catalogue, retitled</title>"),
+        "{eml}"
+    );
+    let feed = server.json("/api/v2/changes/?since=1", 200);
+    assert_eq!(
+        feed["items"],
+        serde_json::json!([{"list": "dataset", "id": 0, "change": "modified"}])
+    );
+    // A file that does not read: nothing published.
+    std::fs::write(&file, "title = ").unwrap();
+    std::thread::sleep(Duration::from_millis(2000));
+    assert_eq!(checksum_at(&snapshot).as_deref(), Some(second.as_str()));
+}
+
 /// A commit to a SQLite database wakes an idle `sync` at once: the edit is
 /// published long before the next tick of a minute's interval.
 #[test]

@@ -415,6 +415,58 @@ fn a_damaged_file_is_found_when_it_changes_and_the_view_kept() {
     assert_eq!(server.get(page).body, before);
 }
 
+/// A watching server started with a dataset file follows it: an edit is
+/// served (`/eml.xml` with the new title) once the file changes, the rest of
+/// the view as it was; a file that does not read changes nothing.
+#[test]
+fn a_watching_server_says_what_its_dataset_file_says_now() {
+    use catalogue::model::dataset::{Dataset, Told};
+    let dir = TempDir::new("redescribed");
+    let path = dir.path("collection.bin");
+    std::fs::copy(sample_snapshot(), &path).unwrap();
+    let file = dir.path("dataset.toml");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshot/dataset.toml");
+    let text = std::fs::read_to_string(example).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    let settings = Settings {
+        dataset: Told {
+            file: Some(Dataset::from_file(&file).unwrap()),
+            values: Vec::new(),
+        },
+        dataset_file: Some(file.clone()),
+        ..Settings::default()
+    };
+    let server = Server::start(&path, settings);
+    let _reloader = Reloader::start(server.state.clone(), &path, true).unwrap();
+    let title = |t: &str| format!(">{t}</title>");
+    assert!(server
+        .get("/eml.xml")
+        .text()
+        .contains(&title("Insects of the catalogue sample")));
+    let page = "/api/v2/specimen-records/?limit=3";
+    let before = server.get(page).body;
+    let retitled = text.replace("Insects of the catalogue sample", "Insects, retitled");
+    assert_ne!(retitled, text);
+    std::fs::write(&file, &retitled).unwrap();
+    counted_within(
+        &server,
+        "catalogue_reloads_total",
+        1,
+        Duration::from_secs(30),
+    );
+    let eml = server.get("/eml.xml").text();
+    assert!(eml.contains(&title("Insects, retitled")), "{eml}");
+    assert_eq!(server.get(page).body, before);
+    // A file that does not read: nothing swapped, the title read last stands.
+    std::fs::write(&file, "title = ").unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(server.metric("catalogue_reloads_total"), 1);
+    assert!(server
+        .get("/eml.xml")
+        .text()
+        .contains(&title("Insects, retitled")));
+}
+
 #[test]
 fn a_slow_reader_neither_delays_a_swap_nor_keeps_the_old_view() {
     use std::io::Read;

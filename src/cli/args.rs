@@ -492,6 +492,7 @@ impl ServeArgs {
             send_timeout: std::time::Duration::from_secs(self.send_timeout),
             min_send_rate: self.min_send_rate,
             dataset,
+            dataset_file: self.dataset.dataset_config.clone(),
             public_url: self.public_url.clone(),
             trusted_proxies: TrustedProxies::new(self.trusted_proxy.clone()),
             media_url: self.media_url.clone(),

@@ -231,7 +231,8 @@ fn follow(
         let kept = History::completed(&old.history, header.checksum, header.created_at);
         return Ok((kept.current(), "nothing changed".into()));
     }
-    let changes = Digest::of(collection).changes(&Digest::of(&old));
+    let described = (&old.dataset, &collection.dataset);
+    let changes = Digest::of(collection).changes_described(&Digest::of(&old), described);
     let base = match old.history.versions.is_empty() {
         true => History::first(digest::counts(&old)),
         false => old.history,
@@ -276,7 +277,8 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         full_every = ?args.full_every,
         "syncing"
     );
-    let dataset = args.dataset.dataset()?;
+    let told = args.dataset.told()?;
+    let dataset = told.over(&Dataset::default());
     if let Some(line) = unpublishable(&dataset) {
         tracing::warn!("{line}");
     }
@@ -285,8 +287,12 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         &args.snapshot,
         args.full_every,
         prepared::Preparer::default(),
-    )?
-    .describing(dataset);
+    )?;
+    // A dataset file is followed: read again when it changes.
+    let publisher = match &args.dataset.dataset_config {
+        Some(path) => publisher.following(path, told),
+        None => publisher.describing(dataset),
+    };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(publisher::run(publisher, args.every, shutdown_signal()));
     Ok(ExitCode::SUCCESS)

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use super::database_url::Source;
 use super::{changed, database};
-use crate::model::dataset::Dataset;
+use crate::model::dataset::{Dataset, Told};
 use crate::model::digest::{self, Digest};
 use crate::model::history::{self, History};
 use crate::model::records::Collection;
@@ -148,6 +148,18 @@ pub struct Publisher {
     prepare: Option<Box<dyn snapshot::Preparing>>,
     /// What each snapshot says of the dataset (`--dataset-config`).
     dataset: Dataset,
+    /// What the snapshot at the path says of it (`None` where not known).
+    described: Option<Dataset>,
+    /// The dataset file, read again when it changes.
+    following: Option<Following>,
+}
+
+/// A dataset file `sync` reads again when it changes, and the values the
+/// flags tell over it.
+struct Following {
+    path: PathBuf,
+    told: Told,
+    stamp: Option<snapshot::FileStamp>,
 }
 
 impl Publisher {
@@ -165,7 +177,7 @@ impl Publisher {
         prepare: impl snapshot::Preparing + 'static,
     ) -> anyhow::Result<Publisher> {
         let kept_at = snapshot::beside::path(path);
-        let (checksum, created_at, digest, history) = match snapshot::read(path) {
+        let (checksum, created_at, digest, history, described) = match snapshot::read(path) {
             Ok((header, collection)) => {
                 // Kept beside it from now on, for deployments that had none.
                 let kept = snapshot::beside::read(path).ok().flatten();
@@ -179,6 +191,7 @@ impl Publisher {
                     header.created_at,
                     Digest::of(&collection),
                     Some(collection.history),
+                    Some(collection.dataset),
                 )
             }
             Err(e) => {
@@ -200,6 +213,7 @@ impl Publisher {
                             kept.created_at,
                             Digest::default(),
                             Some(kept.history),
+                            None,
                         )
                     }
                     Ok(None) if exists => anyhow::bail!(
@@ -215,7 +229,7 @@ impl Publisher {
                              (if versions were published here before, stop and restore them: docs/operations.md)",
                             kept_at.display()
                         );
-                        (None, 0, Digest::default(), None)
+                        (None, 0, Digest::default(), None, None)
                     }
                     Err(kept) => anyhow::bail!(
                         "{}: {kept}; sync cannot tell which version comes next. \
@@ -239,12 +253,72 @@ impl Publisher {
             full_every,
             prepare: Some(Box::new(prepare)),
             dataset: Dataset::default(),
+            described,
+            following: None,
         })
     }
 
     /// Writes `dataset` into every snapshot as its description.
     pub fn describing(self, dataset: Dataset) -> Publisher {
         Publisher { dataset, ..self }
+    }
+
+    /// Describes every snapshot as `told` says, its file read again from
+    /// `path` whenever that changes: the next tick then publishes a version
+    /// saying what the file says now, whose changes name the dataset
+    /// ([`digest::DATASET`]) where that differs. A file that no longer reads
+    /// is said in the log, and the description read last stands.
+    pub fn following(self, path: &Path, told: Told) -> Publisher {
+        let following = Following {
+            path: path.to_path_buf(),
+            stamp: snapshot::FileStamp::of(path),
+            told,
+        };
+        Publisher {
+            dataset: following.told.over(&Dataset::default()),
+            following: Some(following),
+            ..self
+        }
+    }
+
+    /// Reads the dataset file again where it changed since it was read;
+    /// whether what the snapshots say of the dataset changed.
+    fn reread_dataset(&mut self) -> bool {
+        let Some(following) = &mut self.following else {
+            return false;
+        };
+        let stamp = snapshot::FileStamp::of(&following.path);
+        if stamp == following.stamp {
+            return false;
+        }
+        following.stamp = stamp;
+        match Dataset::from_file(&following.path) {
+            Ok(file) => {
+                following.told.file = Some(file);
+                let dataset = following.told.over(&Dataset::default());
+                let changed = dataset != self.dataset;
+                tracing::info!(
+                    file = %following.path.display(),
+                    changed,
+                    "the dataset file was read again"
+                );
+                self.dataset = dataset;
+                changed
+            }
+            Err(e) => {
+                tracing::warn!("{e}; snapshots go on saying what it said when it last read");
+                false
+            }
+        }
+    }
+
+    /// What changed in `digest`'s collection since the snapshot at the path,
+    /// the dataset's description included.
+    fn changes(&self, digest: &Digest) -> Vec<history::Changes> {
+        match &self.described {
+            Some(described) => digest.changes_described(&self.digest, (described, &self.dataset)),
+            None => digest.changes(&self.digest),
+        }
     }
 
     /// The history of a new version with `digest`'s records: the kept one
@@ -262,7 +336,7 @@ impl Publisher {
             checksum,
             self.created_at,
             digest::counts(collection),
-            digest.changes(&self.digest),
+            self.changes(digest),
         )
     }
 
@@ -272,8 +346,9 @@ impl Publisher {
         // Each read before the next: an edit between two reads is in the later
         // and moves the earlier next time, so it costs one more read, never a miss.
         let commits = database::commits(&self.source);
+        let described = self.reread_dataset();
         let due = |last: &Last| last.whole_at.elapsed() >= self.full_every;
-        let current = |last: &Last| !due(last) && self.path.exists();
+        let current = |last: &Last| !due(last) && !described && self.path.exists();
         if let Some(last) = self.last.as_ref().filter(|l| current(l)) {
             if commits.is_some() && last.commits == commits {
                 return Ok(Tick::Unmoved);
@@ -380,7 +455,7 @@ impl Publisher {
             let head = snapshot::encode_head(&checked.collection, &history)?;
             image = snapshot::assemble(head, &prepared, now);
         }
-        let changes = digest.changes(&self.digest);
+        let changes = self.changes(&digest);
         let encode_ms = t.elapsed().as_millis() as u64 - prepare_ms;
         let written = Instant::now();
         snapshot::write_parts_atomically(&self.path, &image.parts()).map_err(|e| {
@@ -410,6 +485,7 @@ impl Publisher {
         self.created_at = header.created_at;
         self.digest = digest;
         self.history = Some(history);
+        self.described = Some(self.dataset.clone());
         self.last = Some(Last {
             commits,
             marker,

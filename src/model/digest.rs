@@ -2,9 +2,16 @@
 //! version added, modified and deleted apart without keeping the collection
 //! before (`model::history`).
 
+use super::dataset::Dataset;
 use super::history::Changes;
 use super::records::{Collection, Edited};
 use super::Model;
+
+/// How a version's changes name a change of the dataset's description (the
+/// title, people, licence... that `eml.xml` says): as a list no model has,
+/// with one record, 0 (`/api/v2/changes/` says `{"list": "dataset", "id": 0,
+/// "change": "modified"}`).
+pub const DATASET: &str = "dataset";
 
 /// A digest of every record by id, per model: what tells inserts, updates and
 /// deletes apart between two collections without keeping the old one.
@@ -54,6 +61,27 @@ impl Digest {
             .filter(|(m, _)| m.stored())
             .map(|(m, records)| (m.label().to_string(), records.len() as u64))
             .collect()
+    }
+
+    /// What changed since `old`, per model with a change (ids ascending),
+    /// and the dataset's description where `described` says it changed
+    /// (`(before, after)`; see [`DATASET`]).
+    pub fn changes_described(&self, old: &Digest, described: (&Dataset, &Dataset)) -> Vec<Changes> {
+        let mut changes = self.changes(old);
+        let (before, after) = described;
+        if before != after {
+            let hash = |d: &Dataset| {
+                let hasher = ahash::RandomState::with_seeds(1, 2, 3, 4);
+                hasher.hash_one(serde_json::to_vec(d).unwrap_or_default())
+            };
+            changes.push(Changes {
+                model: DATASET.into(),
+                modified: vec![0],
+                modified_digests: vec![(hash(before), hash(after))],
+                ..Changes::default()
+            });
+        }
+        changes
     }
 
     /// What changed since `old`, per model with a change (ids ascending).

@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 
 use notify::{RecursiveMode, Watcher};
 
-use crate::snapshot::SnapshotError;
+use crate::model::dataset::{Dataset, Told};
+use crate::snapshot::{FileStamp, SnapshotError};
 use crate::view::{LoadError, View};
 
 use super::memory;
@@ -42,23 +43,27 @@ pub enum Trigger {
     Renamed,
     /// SIGHUP, or a caller: reload the same path now.
     Forced,
+    /// The dataset file (`--dataset-config`) changed.
+    Described,
 }
 
 /// A running reloader; dropping it stops watching and ends its thread.
 pub struct Reloader {
     tx: Sender<Trigger>,
-    _watcher: Option<notify::RecommendedWatcher>,
+    _watchers: Vec<notify::RecommendedWatcher>,
 }
 
 impl Reloader {
     /// Starts the reload thread, watching `path`'s directory when `watch` is set.
     pub fn start(state: Arc<State>, path: &Path, watch: bool) -> notify::Result<Reloader> {
         let (tx, rx) = mpsc::channel();
-        let watcher = if watch {
-            Some(watch_file(path, tx.clone())?)
-        } else {
-            None
-        };
+        let mut watchers = Vec::new();
+        if watch {
+            watchers.push(watch_file(path, tx.clone(), Trigger::Changed)?);
+            if let Some(dataset) = &state.settings.dataset_file {
+                watchers.push(watch_file(dataset, tx.clone(), Trigger::Described)?);
+            }
+        }
         let path = path.to_path_buf();
         std::thread::Builder::new()
             .name("reload".into())
@@ -66,7 +71,7 @@ impl Reloader {
             .map_err(|e| notify::Error::generic(&e.to_string()))?;
         Ok(Reloader {
             tx,
-            _watcher: watcher,
+            _watchers: watchers,
         })
     }
 
@@ -82,8 +87,14 @@ impl Reloader {
 }
 
 /// Watches the directory, not the file: an atomic rename onto the path replaces
-/// the inode a file watch would follow.
-fn watch_file(path: &Path, tx: Sender<Trigger>) -> notify::Result<notify::RecommendedWatcher> {
+/// the inode a file watch would follow. A change of the file is told as
+/// `changed` (a rename onto it as [`Trigger::Renamed`], where `changed` is
+/// [`Trigger::Changed`]).
+fn watch_file(
+    path: &Path,
+    tx: Sender<Trigger>,
+    changed: Trigger,
+) -> notify::Result<notify::RecommendedWatcher> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -98,10 +109,10 @@ fn watch_file(path: &Path, tx: Sender<Trigger>) -> notify::Result<notify::Recomm
                     event.kind,
                     EventKind::Modify(ModifyKind::Name(RenameMode::To | RenameMode::Both))
                 );
-                if onto && event.paths.last().is_some_and(ours) {
+                if onto && changed == Trigger::Changed && event.paths.last().is_some_and(ours) {
                     let _ = tx.send(Trigger::Renamed);
                 } else if event.paths.iter().any(ours) && !event.kind.is_access() {
-                    let _ = tx.send(Trigger::Changed);
+                    let _ = tx.send(changed);
                 }
             }
             Err(e) => tracing::warn!(error = %e, "file watch error"),
@@ -123,7 +134,18 @@ fn settle(rx: &Receiver<Trigger>) -> bool {
 
 fn run(state: &State, path: &Path, rx: &Receiver<Trigger>) {
     let mut checked = Checked::default();
+    let dataset = state.settings.dataset_file.as_deref();
+    let mut described = dataset.and_then(FileStamp::of);
     while let Ok(trigger) = rx.recv() {
+        if trigger == Trigger::Described {
+            if !settle(rx) {
+                return;
+            }
+            if let Some(dataset) = dataset {
+                redescribe(state, path, dataset, &mut described);
+            }
+            continue;
+        }
         match trigger {
             Trigger::Changed if !settle(rx) => return,
             // What came with the rename is read with it.
@@ -190,33 +212,10 @@ fn build_next(state: &State, path: &Path) -> Result<Option<View>, LoadError> {
     })
 }
 
-/// The file whose every piece was last checked, as the file system tells
-/// it apart: a file changed in place or replaced has another.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Identity {
-    device: u64,
-    inode: u64,
-    len: u64,
-    modified_ns: i128,
-}
-
-impl Identity {
-    fn of(path: &Path) -> Option<Identity> {
-        use std::os::unix::fs::MetadataExt as _;
-        let m = std::fs::metadata(path).ok()?;
-        Some(Identity {
-            device: m.dev(),
-            inode: m.ino(),
-            len: m.len(),
-            modified_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
-        })
-    }
-}
-
 /// What the reload thread knows of the file at its path: the identity of
 /// the one whose pieces it last checked, whole.
 #[derive(Default)]
-struct Checked(Option<Identity>);
+struct Checked(Option<FileStamp>);
 
 /// Reads the file's header and, when its checksum differs from the served
 /// view's, loads the file and swaps it in. A file whose header names the
@@ -234,7 +233,7 @@ fn reload(state: &State, path: &Path, checked: &mut Checked) -> Result<(), LoadE
             .metrics
             .unchanged_reloads
             .fetch_add(1, Ordering::Relaxed);
-        let identity = Identity::of(path);
+        let identity = FileStamp::of(path);
         if identity.is_some() && identity == checked.0 {
             tracing::info!(checksum = %header.checksum_hex(), "snapshot unchanged (its header names the served checksum), nothing built");
             return Ok(());
@@ -282,7 +281,7 @@ fn reload(state: &State, path: &Path, checked: &mut Checked) -> Result<(), LoadE
     );
     release(old, state.settings.view_hold);
     // What the view did not read (the records), checked now that it is served.
-    *checked = Checked(Identity::of(path));
+    *checked = Checked(FileStamp::of(path));
     if let Err(e) = crate::snapshot::check(path) {
         state
             .metrics
@@ -291,6 +290,49 @@ fn reload(state: &State, path: &Path, checked: &mut Checked) -> Result<(), LoadE
         tracing::error!(snapshot = %path.display(), "{e}; the view served was read from its sound pieces, but a restart, `sync` or `build --previous` would refuse this file: publish it again");
     }
     Ok(())
+}
+
+/// Reads the dataset file again where it changed since it was read, and
+/// where what it says changed, serves the snapshot again saying it (built
+/// beside the served view, which it shares everything with). A file that
+/// does not read is an ERROR, and what was read last stands.
+fn redescribe(state: &State, path: &Path, dataset: &Path, read: &mut Option<FileStamp>) {
+    let stamp = FileStamp::of(dataset);
+    if stamp == *read {
+        return;
+    }
+    *read = stamp;
+    let file = match Dataset::from_file(dataset) {
+        Ok(file) => file,
+        Err(e) => {
+            tracing::error!("{e}; still saying what it said when it last read");
+            return;
+        }
+    };
+    let before = state.told();
+    if before.file.as_ref() == Some(&file) {
+        tracing::info!(file = %dataset.display(), "the dataset file was read again: it says what it said");
+        return;
+    }
+    let told = Told {
+        file: Some(file),
+        ..(*before).clone()
+    };
+    let served = state.current();
+    let view = match load(path, Some(&served.view)) {
+        Ok(view) => view,
+        Err(e) => {
+            state.metrics.failed_reloads.fetch_add(1, Ordering::Relaxed);
+            tracing::error!(snapshot = %path.display(), "the dataset file changed, but the snapshot does not load: {e}");
+            return;
+        }
+    };
+    drop(served);
+    state.redescribe(told);
+    let old = state.swap(view);
+    state.metrics.reloads.fetch_add(1, Ordering::Relaxed);
+    tracing::info!(file = %dataset.display(), "the dataset file changed: view swapped, saying what it says now");
+    release(old, state.settings.view_hold);
 }
 
 /// Frees the old view once the requests still reading it are done, on a

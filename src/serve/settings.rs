@@ -34,6 +34,9 @@ pub struct Settings {
     /// What the server was told of the dataset, over each snapshot's own
     /// description (`--dataset-config` and the flags beside it).
     pub dataset: Told,
+    /// The dataset file `dataset` was read from (`--dataset-config`), which a
+    /// watching server reads again when it changes.
+    pub dataset_file: Option<std::path::PathBuf>,
     /// Where every absolute link starts (`--public-url`); `None`: the
     /// request's address (`origin::origin`).
     pub public_url: Option<PublicUrl>,
@@ -96,6 +99,7 @@ impl Default for Settings {
             send_timeout: Duration::from_secs(30),
             min_send_rate: 1024,
             dataset: Told::default(),
+            dataset_file: None,
             public_url: None,
             trusted_proxies: TrustedProxies::default(),
             media_url: None,

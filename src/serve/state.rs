@@ -172,6 +172,9 @@ pub struct State {
     pub work: Arc<Work>,
     /// What streamed documents take together.
     pub streams: Arc<Streams>,
+    /// What the server was told of the dataset: the settings' until the
+    /// dataset file is read again ([`State::redescribe`]).
+    told: ArcSwap<Told>,
 }
 
 impl State {
@@ -196,6 +199,7 @@ impl State {
             openapi,
             work: Arc::new(Work::new(settings.query_threads, settings.query_queue)),
             streams: Streams::new(settings.stream_share),
+            told: ArcSwap::from_pointee(settings.dataset.clone()),
             settings,
             metrics,
             draining: AtomicBool::new(false),
@@ -226,18 +230,29 @@ impl State {
     pub fn make_way(&self, view: View) -> Arc<Served> {
         let old = self.current.swap(Arc::new(Served::new(
             view,
-            &self.settings.dataset,
+            &self.told.load(),
             self.settings.replay_budget,
         )));
         old.retired.store(true, Ordering::Relaxed);
         old
     }
 
+    /// Says what `told` says of the dataset over each snapshot's own
+    /// description from the next view served on ([`State::swap`]).
+    pub fn redescribe(&self, told: Told) {
+        self.told.store(Arc::new(told));
+    }
+
+    /// What the server says of the dataset over each snapshot's own.
+    pub fn told(&self) -> Arc<Told> {
+        self.told.load_full()
+    }
+
     /// Serves `view` from now on; returns the view it replaces.
     pub fn swap(&self, view: View) -> Arc<Served> {
         let served = Arc::new(Served::new(
             view,
-            &self.settings.dataset,
+            &self.told.load(),
             self.settings.replay_budget,
         ));
         let old = self.current.swap(served.clone());

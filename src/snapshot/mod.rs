@@ -5,5 +5,7 @@
 pub mod beside;
 pub mod codec;
 mod file;
+mod stamp;
 
 pub use file::*;
+pub use stamp::FileStamp;
