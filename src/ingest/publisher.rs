@@ -269,9 +269,10 @@ impl Publisher {
     /// ([`digest::DATASET`]) where that differs. A file that no longer reads
     /// is said in the log, and the description read last stands.
     pub fn following(self, path: &Path, told: Told) -> Publisher {
+        // Read again at the first tick: it may have changed since `told` was.
         let following = Following {
             path: path.to_path_buf(),
-            stamp: snapshot::FileStamp::of(path),
+            stamp: None,
             told,
         };
         Publisher {

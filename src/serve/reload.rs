@@ -135,14 +135,13 @@ fn settle(rx: &Receiver<Trigger>) -> bool {
 fn run(state: &State, path: &Path, rx: &Receiver<Trigger>) {
     let mut checked = Checked::default();
     let dataset = state.settings.dataset_file.as_deref();
-    let mut described = dataset.and_then(FileStamp::of);
     while let Ok(trigger) = rx.recv() {
         if trigger == Trigger::Described {
             if !settle(rx) {
                 return;
             }
             if let Some(dataset) = dataset {
-                redescribe(state, path, dataset, &mut described);
+                redescribe(state, path, dataset);
             }
             continue;
         }
@@ -292,16 +291,11 @@ fn reload(state: &State, path: &Path, checked: &mut Checked) -> Result<(), LoadE
     Ok(())
 }
 
-/// Reads the dataset file again where it changed since it was read, and
-/// where what it says changed, serves the snapshot again saying it (built
-/// beside the served view, which it shares everything with). A file that
-/// does not read is an ERROR, and what was read last stands.
-fn redescribe(state: &State, path: &Path, dataset: &Path, read: &mut Option<FileStamp>) {
-    let stamp = FileStamp::of(dataset);
-    if stamp == *read {
-        return;
-    }
-    *read = stamp;
+/// Reads the dataset file again and, where what it says changed, serves
+/// the snapshot again saying it (built beside the served view, which it
+/// shares everything with). A file that does not read is an ERROR, and what
+/// was read last stands.
+fn redescribe(state: &State, path: &Path, dataset: &Path) {
     let file = match Dataset::from_file(dataset) {
         Ok(file) => file,
         Err(e) => {
