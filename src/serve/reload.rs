@@ -232,31 +232,21 @@ fn reload(state: &State, path: &Path, checked: &mut Checked) -> Result<(), LoadE
             .metrics
             .unchanged_reloads
             .fetch_add(1, Ordering::Relaxed);
-        let identity = FileStamp::of(path);
-        if identity.is_some() && identity == checked.0 {
+        let stamp = FileStamp::of(path);
+        if stamp.is_some() && stamp == checked.0 {
             tracing::info!(checksum = %header.checksum_hex(), "snapshot unchanged (its header names the served checksum), nothing built");
             return Ok(());
         }
-        checked.0 = identity;
         let started = Instant::now();
-        return match crate::snapshot::check(path) {
-            Ok(()) => {
-                tracing::info!(
-                    checksum = %header.checksum_hex(),
-                    check_ms = started.elapsed().as_millis() as u64,
-                    "snapshot unchanged (its header names the served checksum), every piece checked, nothing built"
-                );
-                Ok(())
-            }
-            Err(e) => {
-                state
-                    .metrics
-                    .damaged_snapshots
-                    .fetch_add(1, Ordering::Relaxed);
-                tracing::error!(snapshot = %path.display(), "{e}; still serving the view loaded before, but a restart would refuse this file: publish it again");
-                Ok(())
-            }
-        };
+        let then = "still serving the view loaded before, but a restart would refuse this file: publish it again";
+        if check_whole(state, path, checked, then) {
+            tracing::info!(
+                checksum = %header.checksum_hex(),
+                check_ms = started.elapsed().as_millis() as u64,
+                "snapshot unchanged (its header names the served checksum), every piece checked, nothing built"
+            );
+        }
+        return Ok(());
     }
     let Some(view) = build_next(state, path)? else {
         tracing::info!(checksum = %header.checksum_hex(), "snapshot unchanged, view kept");
@@ -280,15 +270,27 @@ fn reload(state: &State, path: &Path, checked: &mut Checked) -> Result<(), LoadE
     );
     release(old, state.settings.view_hold);
     // What the view did not read (the records), checked now that it is served.
-    *checked = Checked(FileStamp::of(path));
-    if let Err(e) = crate::snapshot::check(path) {
-        state
-            .metrics
-            .damaged_snapshots
-            .fetch_add(1, Ordering::Relaxed);
-        tracing::error!(snapshot = %path.display(), "{e}; the view served was read from its sound pieces, but a restart, `sync` or `build --previous` would refuse this file: publish it again");
-    }
+    let then = "the view served was read from its sound pieces, but a restart, `sync` or `build --previous` would refuse this file: publish it again";
+    check_whole(state, path, checked, then);
     Ok(())
+}
+
+/// Checks every piece of the file at `path`, which `checked` then names:
+/// damage is counted and said (an ERROR naming the piece, then `then`: what
+/// it means here). Whether the file is sound.
+fn check_whole(state: &State, path: &Path, checked: &mut Checked, then: &str) -> bool {
+    *checked = Checked(FileStamp::of(path));
+    match crate::snapshot::check(path) {
+        Ok(()) => true,
+        Err(e) => {
+            state
+                .metrics
+                .damaged_snapshots
+                .fetch_add(1, Ordering::Relaxed);
+            tracing::error!(snapshot = %path.display(), "{e}; {then}");
+            false
+        }
+    }
 }
 
 /// Reads the dataset file again and, where what it says changed, serves
