@@ -100,7 +100,9 @@ pub fn changes(paths: &mut Paths, _: Option<usize>) {
             "description": "Net changes after `since` up to the current version, per list in the \
                 API's order, then added, modified, deleted, then by id: a record added and deleted \
                 since is not listed, one deleted and added again is modified. A version older than \
-                the history kept is 410, naming the oldest kept.",
+                the history kept is 410, naming the oldest kept; an instant before version 1, every \
+                version since kept, is every record added (`since` 0). A change of the dataset's \
+                description is the item `{\"list\": \"dataset\", \"id\": 0, \"change\": \"modified\"}`.",
             "parameters": parameters,
             "responses": responses("The changes", json!({"application/json": {"schema": {
                 "type": "object", "required": ["meta", "items"],

@@ -92,13 +92,19 @@ pub fn changes_json(view: &View, request: &ChangesRequest) -> Result<Vec<u8>, Ap
             )))
         }
         Since::Version(n) => *n,
+        // Before version 1 was published, and every version since kept: the
+        // whole collection was added since.
+        Since::Instant(at, _) if history.at(*at).is_none() && history.oldest() == 1 => 0,
         Since::Instant(at, raw) => history
             .at(*at)
             .ok_or_else(|| gone(history, &format!("since={raw}")))?,
     };
-    let changes = history
-        .since(since)
-        .ok_or_else(|| gone(history, &format!("version {since}")))?;
+    let changes = match since {
+        0 => everything(view),
+        _ => history
+            .since(since)
+            .ok_or_else(|| gone(history, &format!("version {since}")))?,
+    };
     let items: Vec<(&str, i64, &str)> = changes
         .iter()
         .flat_map(|c: &Changes| {
@@ -139,6 +145,24 @@ pub fn changes_json(view: &View, request: &ChangesRequest) -> Result<Vec<u8>, Ap
     }
     out.extend_from_slice(b"]}");
     Ok(out)
+}
+
+/// Every record of the view, as added: what changed since before version 1.
+fn everything(view: &View) -> Vec<Changes> {
+    let stored = Model::ALL.into_iter().filter(|m| m.stored());
+    stored
+        .map(|model| {
+            let table = view.table(model);
+            let mut added: Vec<i64> = (0..table.len() as u32).map(|p| table.id(p)).collect();
+            added.sort_unstable();
+            Changes {
+                model: model.label().to_string(),
+                added,
+                ..Changes::default()
+            }
+        })
+        .filter(|c| !c.added.is_empty())
+        .collect()
 }
 
 /// A record that is not in the view: 410 Gone naming the version that
