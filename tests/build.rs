@@ -689,3 +689,55 @@ fn a_build_killed_while_it_writes_leaves_no_temporary_file() {
     assert!(built.status.success());
     assert_eq!(names_in(&out_dir), ["collection.bin"]);
 }
+
+/// A dataset file is a regular file of at most a megabyte, read without
+/// waiting on it; what refuses it names the file and never quotes it (a
+/// link to another file given by mistake stays unsaid).
+#[test]
+fn a_dataset_file_that_is_no_description_is_refused_without_quoting_it() {
+    let dir = TempDir::new("dataset-refused");
+    let out = dir.path("x.bin");
+    let refused = |dataset: &std::path::Path| {
+        let started = std::time::Instant::now();
+        let o = catalogue(&[
+            "build",
+            common::sample_fixture().to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--dataset-config",
+            dataset.to_str().unwrap(),
+        ]);
+        assert!(started.elapsed().as_secs() < 20, "waited on {dataset:?}");
+        assert!(!o.status.success());
+        assert!(!out.exists());
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let fifo = dir.path("dataset.toml");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let said = refused(&fifo);
+    assert!(said.contains("is not a regular file"), "{said}");
+    assert!(said.contains(fifo.to_str().unwrap()), "{said}");
+    // Another file's secrets, through a link named like a dataset file.
+    let secret = dir.path("shadow");
+    std::fs::write(&secret, "root:$6$s3cr3tsalt$hash:19000:0:99999:7:::\n").unwrap();
+    let link = dir.path("linked.toml");
+    std::os::unix::fs::symlink(&secret, &link).unwrap();
+    let said = refused(&link);
+    assert!(
+        said.contains("is not valid TOML") && said.contains("at line 1"),
+        "{said}"
+    );
+    assert!(!said.contains("s3cr3t") && !said.contains("root"), "{said}");
+    let json = dir.path("linked.json");
+    std::os::unix::fs::symlink(&secret, &json).unwrap();
+    let said = refused(&json);
+    assert!(!said.contains("s3cr3t") && !said.contains("root"), "{said}");
+    // Larger than a description.
+    let large = dir.path("large.toml");
+    let title = format!("title = \"{}\"\n", "a".repeat(2 << 20));
+    std::fs::write(&large, title).unwrap();
+    let said = refused(&large);
+    assert!(said.contains("more than 1048576 bytes"), "{said}");
+}
