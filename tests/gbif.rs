@@ -576,6 +576,24 @@ fn a_polygon_too_long_for_a_head_is_posted_as_a_form() {
         "{}",
         refused.text()
     );
+    // A form of unknown names: the first ten said, the rest counted.
+    let unknown: Vec<String> = (0..20_000).map(|i| format!("unknown{i:05}=1")).collect();
+    let refused = s.post(
+        search,
+        "application/x-www-form-urlencoded",
+        &unknown.join("&"),
+    );
+    assert_eq!(refused.status, 400);
+    let message = refused.json()["message"].as_str().unwrap().to_string();
+    assert!(
+        message.starts_with(
+            "unknown parameters unknown00000, unknown00001, unknown00002, unknown00003, \
+             unknown00004, unknown00005, unknown00006, unknown00007, unknown00008, \
+             unknown00009 and 19990 more: this collection answers "
+        ),
+        "{message}"
+    );
+    assert!(message.len() < 4096, "{} bytes", message.len());
     let plain = s.post(search, "text/plain", &form);
     assert_eq!(plain.status, 415, "{}", plain.text());
     let huge = "x".repeat(catalogue::query::params::MAX_FORM_BYTES + 1);

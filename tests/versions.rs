@@ -215,7 +215,9 @@ fn three_versions_say_what_changed_and_what_is_gone() {
         .filter_map(|o| {
             let model = catalogue::model::Model::from_label(o["model"].as_str()?)?;
             let id = o["pk"].as_i64()?;
-            model.stored().then(|| (model.path().to_string(), id, "added"))
+            model
+                .stored()
+                .then(|| (model.path().to_string(), id, "added"))
         })
         .collect();
     assert!(everything.len() > 20, "{everything:?}");

@@ -20,6 +20,9 @@ use super::map::{self, Markers, MAP_RECORDS};
 use super::site::{LabelCodes, Site};
 use super::values::{words, RowValue};
 
+/// How many ignored parameters a page names; the rest are counted.
+const IGNORED_SHOWN: usize = 20;
+
 /// The most rows a page shows, whatever `limit` asks: a longer answer is paged
 /// (the JSON answer still gives every item asked for).
 pub const MAX_ROWS: usize = 500;
@@ -102,7 +105,10 @@ pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
             p.error role="alert" { (message) }
         }
         @if !page.ignored.is_empty() {
-            p.note.warning.ignored role="note" { "Ignored, as they are not filters of this list: " (page.ignored.join(", ")) }
+            p.note.warning.ignored role="note" {
+                "Ignored, as they are not filters of this list: " (page.ignored.iter().take(IGNORED_SHOWN).map(|n| n.chars().take(100).collect::<String>()).collect::<Vec<_>>().join(", "))
+                @if page.ignored.len() > IGNORED_SHOWN { " and " (page.ignored.len() - IGNORED_SHOWN) " more" }
+            }
         }
         @for name in page.repeated {
             p.note.warning.repeated role="note" {

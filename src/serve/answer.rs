@@ -202,9 +202,17 @@ fn frame(format: Format, total: usize, meta: &[u8]) -> (Vec<u8>, &'static [u8], 
 
 /// Parameter names as a header says them: percent-encoded, comma-separated;
 /// `None` for none.
+/// Past this many bytes of names, `X-Ignored-Parameters` counts the rest.
+const NAMED_BYTES: usize = 1024;
+
 fn named(names: &[String]) -> Option<HeaderValue> {
     let mut value = String::new();
-    for name in names {
+    for (i, name) in names.iter().enumerate() {
+        if value.len() >= NAMED_BYTES {
+            // A client's text, echoed: a header of a few lines at most.
+            value.push_str(&format!(", +{} more", names.len() - i));
+            break;
+        }
         if !value.is_empty() {
             value.push_str(", ");
         }

@@ -400,10 +400,21 @@ impl Search {
         }
         if !unknown.is_empty() {
             unknown.dedup();
+            // A client's names, echoed: the first few, then how many more.
+            const SAID: usize = 10;
+            let more = match unknown.len().saturating_sub(SAID) {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            unknown.truncate(SAID);
             return Err(bad(format!(
-                "unknown parameter{} {}: this collection answers {}",
+                "unknown parameter{} {}{more}: this collection answers {}",
                 if unknown.len() > 1 { "s" } else { "" },
-                unknown.join(", "),
+                unknown
+                    .iter()
+                    .map(|n| n.chars().take(100).collect::<String>())
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 parameters().collect::<Vec<_>>().join(", ")
             )));
         }
