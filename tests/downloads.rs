@@ -327,6 +327,11 @@ fn the_archive_of_a_question_holds_exactly_its_specimens() {
             q.replace('&', "&amp;")
         );
         assert!(eml.contains(&said), "{eml}");
+        let download = format!(
+            "<url function=\"download\">http://t/dwca.zip?{}</url>",
+            q.replace('&', "&amp;")
+        );
+        assert!(eml.contains(&download), "{eml}");
     }
     // The whole archive says no question.
     let (all, eml) = archive_contents(s.get("/dwca.zip").body);

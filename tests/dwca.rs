@@ -144,7 +144,19 @@ fn the_served_archive_is_the_exported_one_and_revalidates() {
         "<abstract>\n      <para>Pinned &amp; spread &lt;specimens&gt;</para>\n    </abstract>",
         "<intellectualRights><para>This work is licensed under a <ulink url=\"http://creativecommons.org/licenses/by/4.0/legalcode\">\
          <citetitle>Creative Commons Attribution (CC-BY) 4.0</citetitle></ulink>.</para></intellectualRights>",
-        "<publisher><organizationName>Sample Museum</organizationName></publisher>",
+        // The profile has no publisher element: a party with GBIF's role.
+        "<associatedParty>\n      <organizationName>Sample Museum</organizationName>\n      \
+         <role>publisher</role>\n    </associatedParty>",
+        // No metadata provider given: the publisher stands in (profile 1.1 requires one).
+        "<metadataProvider>\n      <organizationName>Sample Museum</organizationName>\n    </metadataProvider>",
+        // Nothing said of updates: GBIF's spelling of unknown.
+        "<maintenanceUpdateFrequency>unkown</maintenanceUpdateFrequency>",
+        // Where the archive is downloaded, as the IPT says it.
+        "<objectName>dwca.zip</objectName>",
+        "<url function=\"download\">http://t/dwca.zip</url>",
+        "<collection>\n          <parentCollectionIdentifier>SMU</parentCollectionIdentifier>\n          \
+         <collectionIdentifier>ENT</collectionIdentifier>\n          \
+         <collectionName>N/A</collectionName>\n        </collection>",
         "<creator>\n      <individualName>\n        <givenName>Ada M.</givenName>\n        \
          <surName>Lovelace</surName>\n      </individualName>\n      \
          <electronicMailAddress>ada@example.org</electronicMailAddress>\n      \

@@ -25,6 +25,89 @@ fn unbrotli(b: &[u8]) -> Vec<u8> {
     out
 }
 
+/// `If-Modified-Since` answers 304 wherever `Last-Modified` is said, by RFC
+/// 9110's rules: the date itself or a later one is unmodified, an earlier
+/// one is a full answer, and `If-None-Match` decides whenever it is sent.
+#[test]
+fn if_modified_since_answers_304_where_last_modified_is_said() {
+    let s = Server::sample();
+    for path in ["/dwca.zip", "/eml.xml", "/api/v2/people/?limit=2"] {
+        let first = s.get(path);
+        assert_eq!(first.status, 200, "{path}");
+        let modified = first.header("last-modified").expect(path).to_string();
+        let tag = first.header("etag").expect(path).to_string();
+        let older = "Sat, 01 Jan 2000 00:00:00 GMT";
+        let later = "Fri, 31 Dec 9999 23:59:59 GMT";
+        for method in ["GET", "HEAD"] {
+            let ask = |headers: &[(&str, &str)]| {
+                let r = s.send(method, path, headers);
+                (r.status, r.body.len(), r.header("etag").map(String::from))
+            };
+            let cached = (304, 0, Some(tag.clone()));
+            assert_eq!(
+                ask(&[("If-Modified-Since", &modified)]),
+                cached,
+                "{method} {path}"
+            );
+            assert_eq!(
+                ask(&[("If-Modified-Since", later)]),
+                cached,
+                "{method} {path}"
+            );
+            // RFC 850's form of the same date, as old clients send it.
+            let old_form = chrono::DateTime::parse_from_rfc2822(&modified)
+                .unwrap()
+                .format("%A, %d-%b-%y %H:%M:%S GMT")
+                .to_string();
+            assert_eq!(
+                ask(&[("If-Modified-Since", &old_form)]),
+                cached,
+                "{method} {path}"
+            );
+            let full = match method {
+                "GET" => first.body.len(),
+                _ => 0,
+            };
+            let whole = (200, full, Some(tag.clone()));
+            assert_eq!(
+                ask(&[("If-Modified-Since", older)]),
+                whole,
+                "{method} {path}"
+            );
+            assert_eq!(
+                ask(&[("If-Modified-Since", "not a date")]),
+                whole,
+                "{method} {path}"
+            );
+            // If-None-Match decides, whatever the date says.
+            let other = [
+                ("If-None-Match", "\"other\""),
+                ("If-Modified-Since", modified.as_str()),
+            ];
+            assert_eq!(ask(&other), whole, "{method} {path}");
+            let named = [
+                ("If-None-Match", tag.as_str()),
+                ("If-Modified-Since", older),
+            ];
+            assert_eq!(ask(&named), cached, "{method} {path}");
+        }
+        // A 304 says the validators, and is not kept to be replayed: the next
+        // plain GET has the whole answer.
+        let cached = s.send("GET", path, &[("If-Modified-Since", &modified)]);
+        assert_eq!(cached.header("last-modified"), Some(modified.as_str()));
+        assert_eq!(s.get(path).body.len(), first.body.len(), "{path}");
+    }
+    // A plain GET replayed from the memo does not answer a conditional one.
+    let path = "/api/v2/people/?limit=2";
+    s.get(path);
+    let modified = s.get(path).header("last-modified").unwrap().to_string();
+    assert_eq!(
+        s.send("GET", path, &[("If-Modified-Since", &modified)])
+            .status,
+        304
+    );
+}
+
 #[test]
 fn etag_round_trip_gives_304_without_a_body() {
     let s = Server::sample();

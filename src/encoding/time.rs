@@ -121,6 +121,19 @@ pub fn http_date(micros: i64) -> String {
         .to_string()
 }
 
+/// The seconds since the epoch an HTTP date names, in any of the three forms
+/// RFC 9110 (5.6.7) has recipients take: IMF-fixdate (`Sun, 06 Nov 1994
+/// 08:49:37 GMT`), RFC 850's (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime's
+/// (`Sun Nov  6 08:49:37 1994`).
+pub fn parse_http_date(text: &str) -> Option<i64> {
+    let text = text.trim();
+    let parsed = chrono::NaiveDateTime::parse_from_str(text, "%a, %d %b %Y %H:%M:%S GMT")
+        .or_else(|_| chrono::NaiveDateTime::parse_from_str(text, "%A, %d-%b-%y %H:%M:%S GMT"))
+        .or_else(|_| chrono::NaiveDateTime::parse_from_str(text, "%a %b %e %H:%M:%S %Y"))
+        .ok()?;
+    Some(parsed.and_utc().timestamp())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,5 +196,21 @@ mod tests {
         assert_eq!(parse_date("2016-6-25"), None);
         assert_eq!(parse_date("2015-02-29"), None);
         assert_eq!(parse_date("2016-02-29").as_deref(), Some("2016-02-29"));
+    }
+
+    #[test]
+    fn http_dates_in_the_three_forms() {
+        let t = Some(784111777);
+        assert_eq!(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT"), t);
+        assert_eq!(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT"), t);
+        assert_eq!(parse_http_date("Sun Nov  6 08:49:37 1994"), t);
+        for wrong in [
+            "",
+            "yesterday",
+            "06 Nov 1994 08:49:37",
+            "Sun, 06 Nov 1994 25:49:37 GMT",
+        ] {
+            assert_eq!(parse_http_date(wrong), None, "{wrong}");
+        }
     }
 }

@@ -316,7 +316,7 @@ pub fn document(max_limit: Option<usize>, described: impl IntoIterator<Item = De
                     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
                 },
                 "NotModified": {
-                    "description": "The `If-None-Match` tag is current: no body.",
+                    "description": "The `If-None-Match` tag (or, without one, the `If-Modified-Since` date) is current: no body.",
                     "headers": {"ETag": {"$ref": "#/components/headers/ETag"},
                                 "Cache-Control": {"$ref": "#/components/headers/Cache-Control"},
                                 "Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"}},

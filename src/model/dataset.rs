@@ -63,7 +63,8 @@ pub enum License {
     CcByNc,
 }
 
-/// GBIF's maintenance frequencies (its EML profile's vocabulary).
+/// GBIF's maintenance frequencies (its EML profile's vocabulary). The profile
+/// spells "unknown" `unkown`: both are taken, and `eml.xml` says `unkown`.
 pub const UPDATE_FREQUENCIES: &[&str] = &[
     "annually",
     "asNeeded",
@@ -286,6 +287,7 @@ impl Dataset {
             );
         }
         if !self.update_frequency.is_empty()
+            && self.update_frequency != "unkown"
             && !UPDATE_FREQUENCIES.contains(&self.update_frequency.as_str())
         {
             return wrong(
@@ -375,17 +377,17 @@ impl Dataset {
             (
                 self.creators.is_empty(),
                 "creators",
-                "eml.xml names the publisher as its creator, or no one",
+                "eml.xml names the publishing organisation as its creator, as GBIF's IPT does",
             ),
             (
                 self.contacts.is_empty(),
                 "contacts",
-                "eml.xml names the publisher as its contact, or no one",
+                "eml.xml names the publishing organisation as its contact, as GBIF's IPT does",
             ),
             (
                 self.metadata_providers.is_empty(),
                 "metadata_providers",
-                "eml.xml names no metadata provider",
+                "eml.xml names the publishing organisation as its metadata provider, as GBIF's IPT does",
             ),
             (
                 self.institution_code.trim().is_empty(),
@@ -527,6 +529,16 @@ mod tests {
         d.check("d.json").unwrap();
         assert_eq!(d.creators[0].orcid_id(), "0000-0002-1825-0097");
         assert_eq!(d.creators[0].name_parts(), ("Ada", "Lovelace"));
+        for frequency in ["unknown", "unkown", "asNeeded"] {
+            d.update_frequency = frequency.into();
+            d.check("d.json").unwrap();
+        }
+        d.update_frequency = "sometimes".into();
+        let e = d.check("d.json").unwrap_err().to_string();
+        assert!(
+            e.starts_with("d.json: update_frequency: \"sometimes\""),
+            "{e}"
+        );
     }
 
     #[test]

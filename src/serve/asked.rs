@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 use warp::http::{header, HeaderMap, Method};
 
 use crate::encoding::hex::push_hex;
+use crate::encoding::time::parse_http_date;
 use crate::query::{ApiError, Params};
 use crate::view::View;
 
@@ -170,9 +171,35 @@ impl Asked {
     }
 
     /// Whether the request's `If-None-Match` already names the tag its successful
-    /// answer would carry: then it is answered 304 without making the answer.
+    /// answer would carry, or (without `If-None-Match`) its `If-Modified-Since`
+    /// is no earlier than the view's `Last-Modified`: then it is answered 304
+    /// without making the answer.
     pub fn fresh(&self, settings: &Settings, view: &View) -> bool {
-        self.headers.contains_key(header::IF_NONE_MATCH) && self.names(self.tag(settings, view))
+        match self.headers.contains_key(header::IF_NONE_MATCH) {
+            true => self.names(self.tag(settings, view)),
+            false => self.unmodified_since(&view.last_modified),
+        }
+    }
+
+    /// Whether `If-Modified-Since` says the client holds what was last
+    /// modified at `last_modified` (an HTTP date): RFC 9110's rules, by which
+    /// it is ignored beside `If-None-Match` (which decides), on a method other
+    /// than GET or HEAD, and when it is not a date.
+    pub fn unmodified_since(&self, last_modified: &str) -> bool {
+        if self.headers.contains_key(header::IF_NONE_MATCH)
+            || !(self.method == Method::GET || self.method == Method::HEAD)
+        {
+            return false;
+        }
+        let Some(since) = self
+            .headers
+            .get(header::IF_MODIFIED_SINCE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(parse_http_date)
+        else {
+            return false;
+        };
+        parse_http_date(last_modified).is_some_and(|modified| modified <= since)
     }
 }
 

@@ -46,8 +46,8 @@ use super::origin::{X_FORWARDED_HOST, X_FORWARDED_PROTO};
 /// media URLs (from `Host`, or a trusted proxy's forwarded address) and CORS.
 /// The first four are the names `Vary` can say; the forwarded pair reach an
 /// answer only from a trusted proxy (`origin`), whose own cache keys on what
-/// they say. No other header of a GET is read but `If-None-Match`, whose
-/// requests the memo leaves alone.
+/// they say. No other header of a GET is read but `If-None-Match` and
+/// `If-Modified-Since`, whose requests the memo leaves alone.
 pub const ASKED_BY: [HeaderName; 6] = [
     header::ACCEPT,
     header::ACCEPT_ENCODING,
@@ -202,9 +202,12 @@ fn hasher() -> &'static ahash::RandomState {
 
 impl Key {
     /// The key of a request, if its answer may be replayed: a GET, without
-    /// `If-None-Match`, whose key fits.
+    /// `If-None-Match` or `If-Modified-Since`, whose key fits.
     pub fn of(method: &Method, path: &str, query: &str, headers: &HeaderMap) -> Option<Key> {
-        if method != Method::GET || headers.contains_key(header::IF_NONE_MATCH) {
+        if method != Method::GET
+            || headers.contains_key(header::IF_NONE_MATCH)
+            || headers.contains_key(header::IF_MODIFIED_SINCE)
+        {
             return None;
         }
         let mut key = Key {
@@ -529,6 +532,8 @@ mod tests {
         assert!(Key::of(&Method::POST, "/", "", &none).is_none());
         let conditional = headers(&[(header::IF_NONE_MATCH, "\"t\"")]);
         assert!(Key::of(&Method::GET, "/", "", &conditional).is_none());
+        let since = headers(&[(header::IF_MODIFIED_SINCE, "Sun, 06 Nov 1994 08:49:37 GMT")]);
+        assert!(Key::of(&Method::GET, "/", "", &since).is_none());
         let long = "a".repeat(KEY_BYTES);
         assert!(Key::of(&Method::GET, "/", &long, &none).is_none());
         assert!(Key::of(&Method::GET, "/", &long[..KEY_BYTES - 10], &none).is_some());

@@ -149,13 +149,15 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
         if let Some(v) = cache_control {
             h.insert(header::CACHE_CONTROL, v);
         }
+        let mut unmodified = false;
         if let Some(d) = &served.last_modified {
             h.insert(header::LAST_MODIFIED, d.clone());
+            unmodified = d.to_str().is_ok_and(|d| asked.unmodified_since(d));
         }
         if let Ok(v) = HeaderValue::from_str(tag) {
             h.insert(header::ETAG, v);
         }
-        if asked.names(tag) {
+        if asked.names(tag) || unmodified {
             h.remove(header::CONTENT_TYPE);
             return response(StatusCode::NOT_MODIFIED, h, None, Vec::new());
         }
@@ -368,8 +370,9 @@ fn cors(settings: &Settings, asked: &Asked, h: &mut HeaderMap, vary: &mut Vary) 
             let wanted = req.get(header::ACCESS_CONTROL_REQUEST_HEADERS).cloned();
             h.insert(
                 header::ACCESS_CONTROL_ALLOW_HEADERS,
-                wanted
-                    .unwrap_or_else(|| HeaderValue::from_static("If-None-Match, Accept-Encoding")),
+                wanted.unwrap_or_else(|| {
+                    HeaderValue::from_static("If-None-Match, If-Modified-Since, Accept-Encoding")
+                }),
             );
             h.insert(
                 header::ACCESS_CONTROL_MAX_AGE,

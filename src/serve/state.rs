@@ -35,8 +35,9 @@ pub struct Served {
     compressed: Vec<Compressed>,
     /// The Darwin Core Archive of this view, made on the first request for it.
     pub archive: tokio::sync::OnceCell<Archive>,
-    /// The whole dataset's `eml.xml` and its tag, made on the first request.
-    pub eml: std::sync::OnceLock<(Bytes, String)>,
+    /// The whole dataset's `eml.xml` and its tag, made on the first request,
+    /// with the site it names as the archive's (`Links::site`).
+    pub eml: std::sync::OnceLock<(String, Bytes, String)>,
     /// Each list's CSV rows with every field, written by the first download
     /// that needs them (on the work threads) and kept with the view.
     csv_rows: Vec<std::sync::OnceLock<Arc<csv::Rows>>>,

@@ -1,15 +1,17 @@
-"""GBIF's EML profile (1.1, on EML 2.1.1), checked by rule: the schema itself
-is not brought into the repository, so each rule it states for the elements
-catalogue writes is checked here by name.
+"""GBIF's EML profile (1.2, on EML 2.1.1), checked by rule. The schemas
+themselves are in the shared folder beside the repository, and
+eml_schema.py validates against them (1.2 and 1.1) where CI runs; these rules
+run wherever gbif.py does, and say by name what a document breaks.
 
 What is checked, from the profile's `dataset` and `agentType` definitions:
 - the root `eml:eml` in EML 2.1.1's namespace, with `packageId`, `system` and
   `scope="system"`;
 - `dataset`'s children in the profile's order, each at most as often as it
-  allows: alternateIdentifier*, title+, creator+, metadataProvider*,
+  allows: alternateIdentifier*, title+, creator+, metadataProvider+ (1.1),
   associatedParty*, pubDate, language?, abstract, keywordSet*,
   additionalInfo?, intellectualRights?, distribution?, coverage?, purpose?,
-  maintenance?, contact+, publisher?, methods?, project?;
+  maintenance?, contact+, methods?, project? (no publisher: it is an
+  associatedParty with the role `publisher`);
 - every creator, metadataProvider and contact names a person (with a
   surName), an organisation or a position; a userId has a directory;
 - pubDate a date, abstract and intellectualRights a `para`; each keywordSet
@@ -31,17 +33,17 @@ EML_NS = "eml://ecoinformatics.org/eml-2.1.1"
 ORDER = ["alternateIdentifier", "title", "creator", "metadataProvider", "associatedParty",
          "pubDate", "language", "abstract", "keywordSet", "additionalInfo",
          "intellectualRights", "distribution", "coverage", "purpose", "maintenance",
-         "contact", "publisher", "methods", "project"]
+         "contact", "methods", "project"]
 REPEATED = {"alternateIdentifier", "title", "creator", "metadataProvider", "associatedParty",
             "keywordSet", "contact"}
-REQUIRED = {"title", "creator", "pubDate", "abstract", "contact"}
+REQUIRED = {"title", "creator", "metadataProvider", "pubDate", "abstract", "contact"}
 LICENCES = {
     "http://creativecommons.org/publicdomain/zero/1.0/legalcode",
     "http://creativecommons.org/licenses/by/4.0/legalcode",
     "http://creativecommons.org/licenses/by-nc/4.0/legalcode",
 }
 FREQUENCIES = {"annually", "asNeeded", "biannually", "continually", "daily", "irregular",
-               "monthly", "notPlanned", "weekly", "unknown", "otherMaintenancePeriod"}
+               "monthly", "notPlanned", "weekly", "unkown", "otherMaintenancePeriod"}
 
 
 def _date(text):
@@ -91,9 +93,12 @@ def check(text):
         problems.append(f"no {tag}, which the profile requires")
     if not all((t.text or "").strip() for t in dataset.findall("title")):
         problems.append("an empty title")
-    for tag in ("creator", "metadataProvider", "contact", "publisher"):
+    for tag in ("creator", "metadataProvider", "contact", "associatedParty"):
         for i, node in enumerate(dataset.findall(tag)):
             _agent(node, f"{tag}[{i}]", problems)
+    for i, node in enumerate(dataset.findall("associatedParty")):
+        if not (node.findtext("role") or "").strip():
+            problems.append(f"associatedParty[{i}] without a role")
     if _date(dataset.findtext("pubDate")) is None:
         problems.append(f"pubDate {dataset.findtext('pubDate')!r} is not a date")
     for tag in ("abstract", "intellectualRights", "additionalInfo", "purpose"):

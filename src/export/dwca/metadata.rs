@@ -43,10 +43,12 @@ pub fn meta_xml() -> String {
     s
 }
 
-/// `eml.xml`: the dataset as GBIF's EML profile (1.1, on EML 2.1.1) orders
-/// it: the publisher's description, the coverage of the records in `scope`,
-/// the snapshot it was made from, and the question when there is one.
-pub fn eml_xml(view: &View, scope: Scope) -> String {
+/// `eml.xml`: the dataset as GBIF's EML profile (1.2, on EML 2.1.1) orders
+/// it, valid against 1.1 too: the publisher's description, the coverage of
+/// the records in `scope`, the snapshot it was made from, and the question
+/// when there is one. `site` is the server's origin (`https://example.org`),
+/// where the archive is downloaded; empty, no download URL is said.
+pub fn eml_xml(view: &View, scope: Scope, site: &str) -> String {
     let dataset: &Dataset = &view.dataset;
     let computed;
     let (coverage, selection) = match scope {
@@ -85,8 +87,16 @@ pub fn eml_xml(view: &View, scope: Scope) -> String {
     for creator in or_stand_in(&dataset.creators, &fallback) {
         e.party("creator", creator);
     }
-    for provider in &dataset.metadata_providers {
+    for provider in or_stand_in(&dataset.metadata_providers, &fallback) {
         e.party("metadataProvider", provider);
+    }
+    // The profile has no publisher element: it is a party with the role
+    // `publisher` (of GBIF's agent roles), so the name is kept.
+    if !dataset.publisher.trim().is_empty() {
+        e.open("associatedParty", "");
+        e.leaf("organizationName", dataset.publisher.trim());
+        e.leaf("role", "publisher");
+        e.close("associatedParty");
     }
     e.leaf("pubDate", &date);
     e.leaf("language", dataset.language());
@@ -152,20 +162,13 @@ pub fn eml_xml(view: &View, scope: Scope) -> String {
         &format!("Version {}, published from {made}.", view.history.current()),
     );
     e.close("description");
-    let frequency = match dataset.update_frequency.as_str() {
-        "" => "unknown",
-        f => f,
-    };
-    e.leaf("maintenanceUpdateFrequency", frequency);
+    e.leaf(
+        "maintenanceUpdateFrequency",
+        gbif_frequency(&dataset.update_frequency),
+    );
     e.close("maintenance");
     for contact in or_stand_in(&dataset.contacts, &fallback) {
         e.party("contact", contact);
-    }
-    if !dataset.publisher.trim().is_empty() {
-        e.raw(&format!(
-            "<publisher><organizationName>{}</organizationName></publisher>",
-            xml(dataset.publisher.trim())
-        ));
     }
     if !dataset.methods.trim().is_empty() {
         e.open("methods", "");
@@ -192,14 +195,24 @@ pub fn eml_xml(view: &View, scope: Scope) -> String {
         ),
         None => e.leaf("citation", &citation),
     }
+    if !site.is_empty() {
+        let (name, url) = match selection {
+            None => ("dwca.zip".to_string(), format!("{site}/dwca.zip")),
+            Some((query, _)) => (
+                format!("dwca.zip?{query}"),
+                format!("{site}/dwca.zip?{query}"),
+            ),
+        };
+        e.physical(&name, &url);
+    }
     if !dataset.collection_code.trim().is_empty() || !dataset.collection_name.trim().is_empty() {
         e.open("collection", "");
         e.leaf(
             "parentCollectionIdentifier",
             or_na(&dataset.institution_code),
         );
-        e.leaf("collectionName", or_na(&dataset.collection_name));
         e.leaf("collectionIdentifier", or_na(&dataset.collection_code));
+        e.leaf("collectionName", or_na(&dataset.collection_name));
         e.close("collection");
     }
     e.close("gbif");
@@ -210,11 +223,20 @@ pub fn eml_xml(view: &View, scope: Scope) -> String {
 }
 
 /// Where GBIF's EML profile is.
-pub const EML_PROFILE: &str = "http://rs.gbif.org/schema/eml-gbif-profile/1.1/eml.xsd";
+pub const EML_PROFILE: &str = "http://rs.gbif.org/schema/eml-gbif-profile/1.2/eml.xsd";
 const DATASET_TYPES: &str =
     "GBIF Dataset Type Vocabulary: http://rs.gbif.org/vocabulary/gbif/dataset_type_2015-07-10.xml";
 const DATASET_SUBTYPES: &str =
     "GBIF Dataset Subtype Vocabulary: http://rs.gbif.org/vocabulary/gbif/dataset_subtype.xml";
+
+/// The update frequency as GBIF's profile spells it: its vocabulary, where
+/// "unknown" is `unkown`; nothing said is unknown.
+fn gbif_frequency(frequency: &str) -> &str {
+    match frequency.trim() {
+        "" | "unknown" | "unkown" => "unkown",
+        f => f,
+    }
+}
 
 fn or_na(text: &str) -> &str {
     match text.trim() {
@@ -223,8 +245,10 @@ fn or_na(text: &str) -> &str {
     }
 }
 
-/// Who stands for the creators and contacts a dataset file does not name: its
-/// publisher, else its institution (the profile requires one of each).
+/// Who stands for the creators, metadata providers and contacts a dataset
+/// file does not name, as GBIF's IPT has the publishing organisation stand:
+/// its publisher, else its institution (profile 1.1 requires one of each, 1.2
+/// a creator and a contact; `build` warns of each list left empty).
 fn stand_in(dataset: &Dataset) -> Party {
     let organization = [
         &dataset.publisher,
@@ -326,6 +350,25 @@ impl Eml {
             self.leaf_with("userId", "directory=\"https://orcid.org/\"", p.orcid_id());
         }
         self.close(tag);
+    }
+
+    /// The archive itself, as the profile's `physical` describes a data
+    /// object: its name, encoding, format and where it is downloaded.
+    fn physical(&mut self, name: &str, url: &str) {
+        self.open("physical", "");
+        self.leaf("objectName", name);
+        self.leaf("characterEncoding", "UTF-8");
+        self.open("dataFormat", "");
+        self.open("externallyDefinedFormat", "");
+        self.leaf("formatName", "Darwin Core Archive");
+        self.close("externallyDefinedFormat");
+        self.close("dataFormat");
+        self.open("distribution", "");
+        self.open("online", "");
+        self.leaf_with("url", "function=\"download\"", url);
+        self.close("online");
+        self.close("distribution");
+        self.close("physical");
     }
 
     /// Where, when and what: the box, the days, the orders and families.

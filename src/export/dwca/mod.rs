@@ -95,7 +95,7 @@ pub fn archive(view: &View, scope: Scope, links: &Links) -> Result<Vec<u8>, Dwca
     zip.start_file("meta.xml", options)?;
     zip.write_all(meta_xml().as_bytes())?;
     zip.start_file("eml.xml", options)?;
-    zip.write_all(eml_xml(view, scope).as_bytes())?;
+    zip.write_all(eml_xml(view, scope, &links.site).as_bytes())?;
     // Over 4 GiB needs Zip64; asking for it always costs a few bytes.
     zip.start_file("occurrence.txt", options.large_file(true))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut zip);

@@ -59,23 +59,31 @@ pub fn eml(ctx: Ctx<'_>) -> Parsed<'_> {
         ));
         return Err(Answer::error(&e).into());
     }
-    let tagged = |(body, tag): &(bytes::Bytes, String)| {
+    // It names where the archive is downloaded: the site it was asked at.
+    let site = links(&ctx).site;
+    let tagged = |(_, body, tag): &(String, bytes::Bytes, String)| {
         Answer::tagged(Kind::Xml, body.clone(), tag.clone(), None)
     };
-    if let Some(made) = ctx.served.eml.get() {
+    if let Some(made) = ctx.served.eml.get().filter(|(at, ..)| *at == site) {
         return Ok(Job::ready(tagged(made)));
     }
     // The first asks derive the collection's coverage, a pass over every
-    // specimen: on the pool, not where requests are read.
+    // specimen: on the pool, not where requests are read. Kept for the site
+    // it was first made for; asked at another (another Host, without
+    // `--public-url`), it is made for the request.
     let (state, served) = (ctx.state, ctx.served.clone());
     Ok(Job::awaited(async move {
         let make = move || {
-            let made = served.eml.get_or_init(|| {
-                let body = eml_xml(&served.view, Scope::Everything);
+            let of = |site: String| {
+                let body = eml_xml(&served.view, Scope::Everything, &site);
                 let tag = dwca::tag_of(body.as_bytes());
-                (bytes::Bytes::from(body), tag)
-            });
-            tagged(made)
+                (site, bytes::Bytes::from(body), tag)
+            };
+            let made = served.eml.get_or_init(|| of(site.clone()));
+            match made.0 == site {
+                true => tagged(made),
+                false => tagged(&of(site)),
+            }
         };
         state
             .work
