@@ -557,3 +557,25 @@ fn behind_a_trusted_proxy_each_forwarded_address_has_its_own_half() {
     assert_eq!(other.text().lines().count(), 5000);
     drop(held);
 }
+
+/// A form announced longer than a form may be is refused with 413 before
+/// any of it is read: a client waiting on `Expect: 100-continue` is told so
+/// at once, never to go on.
+#[test]
+fn an_announced_oversized_form_is_refused_before_100_continue() {
+    use std::io::{BufRead, Write};
+    let s = Server::sample();
+    let mut stream = std::net::TcpStream::connect(s.addr).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    let head = "POST /gbif/v1/occurrence/search HTTP/1.1\r\nHost: x\r\n\
+                Content-Type: application/x-www-form-urlencoded\r\n\
+                Content-Length: 1000000000\r\nExpect: 100-continue\r\n\r\n";
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(&stream)
+        .read_line(&mut first)
+        .expect("an answer within 5 s, without a body sent");
+    assert_eq!(first.trim_end(), "HTTP/1.1 413 Payload Too Large");
+}

@@ -123,6 +123,18 @@ where
         };
         return (routed, Err(e));
     }
+    let too_long = || ApiError {
+        status: 413,
+        message: format!("a form may hold at most {MAX_FORM_BYTES} bytes"),
+    };
+    // A body announced longer is refused before any of it is read: before
+    // `100 Continue` is sent to a client that waits for it.
+    let announced = (headers.get(header::CONTENT_LENGTH))
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if announced.is_some_and(|n| n > MAX_FORM_BYTES as u64) {
+        return (routed, Err(too_long()));
+    }
     let mut fields = Vec::new();
     let mut body = std::pin::pin!(body);
     while let Some(piece) = body.next().await {
@@ -138,11 +150,7 @@ where
             }
         };
         if fields.len() + piece.remaining() > MAX_FORM_BYTES {
-            let e = ApiError {
-                status: 413,
-                message: format!("a form may hold at most {MAX_FORM_BYTES} bytes"),
-            };
-            return (routed, Err(e));
+            return (routed, Err(too_long()));
         }
         while piece.has_remaining() {
             let chunk = piece.chunk();
