@@ -579,3 +579,77 @@ fn an_announced_oversized_form_is_refused_before_100_continue() {
         .expect("an answer within 5 s, without a body sent");
     assert_eq!(first.trim_end(), "HTTP/1.1 413 Payload Too Large");
 }
+
+/// Forms' bodies arriving on every connection together hold at most
+/// `FORMS_HELD` bytes: past it a form is refused with 503 and `Retry-After`,
+/// and what they held is given back when they go.
+#[test]
+fn forms_arriving_together_are_held_within_a_budget() {
+    use catalogue::serve::router::FORMS_HELD;
+    use std::io::{Read, Write};
+    let s = Server::sample();
+    let each = 1_000_000 - 1;
+    let body = format!("a={}", "b".repeat(each - 2));
+    let connections = FORMS_HELD / each + 4;
+    let handles: Vec<_> = (0..connections)
+        .map(|_| {
+            let (addr, body) = (s.addr, body.clone());
+            std::thread::spawn(move || {
+                let mut c = std::net::TcpStream::connect(addr).unwrap();
+                c.set_read_timeout(Some(std::time::Duration::from_secs(3)))
+                    .unwrap();
+                let head = format!(
+                    "POST /gbif/v1/occurrence/search HTTP/1.1\r\nHost: t\r\n\
+                     Content-Type: application/x-www-form-urlencoded\r\n\
+                     Content-Length: {}\r\n\r\n",
+                    each + 1
+                );
+                // One byte short: the form never ends.
+                let _ = c.write_all(head.as_bytes());
+                let _ = c.write_all(body.as_bytes());
+                let mut answer = vec![0; 4096];
+                let n = c.read(&mut answer).unwrap_or(0);
+                (c, String::from_utf8_lossy(&answer[..n]).into_owned())
+            })
+        })
+        .collect();
+    let answered: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let refused: Vec<&String> = (answered.iter().map(|(_, a)| a))
+        .filter(|a| !a.is_empty())
+        .collect();
+    assert!(
+        (1..=connections).contains(&refused.len()),
+        "{} of {connections} refused",
+        refused.len()
+    );
+    for answer in &refused {
+        assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+        assert!(answer.contains("retry-after: 1\r\n"), "{answer}");
+    }
+    assert!(
+        s.state
+            .forms_held
+            .load(std::sync::atomic::Ordering::Acquire)
+            <= FORMS_HELD
+    );
+    drop(answered);
+    let started = std::time::Instant::now();
+    while s
+        .state
+        .forms_held
+        .load(std::sync::atomic::Ordering::Acquire)
+        > 0
+    {
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "the forms' bytes are still held"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let posted = s.post(
+        "/gbif/v1/occurrence/search",
+        "application/x-www-form-urlencoded",
+        "limit=1",
+    );
+    assert_eq!(posted.status, 200);
+}

@@ -467,6 +467,48 @@ fn a_watching_server_says_what_its_dataset_file_says_now() {
         .contains(&title("Insects, retitled")));
 }
 
+/// A form whose body is still arriving holds no view: the view a reload
+/// replaced is freed while the body trickles in, and the form, once whole,
+/// is answered from the new one.
+#[test]
+fn a_form_arriving_slowly_holds_no_view_across_a_reload() {
+    use std::io::Read;
+    let (dir, path, server, reloader) = served_copy("slow-form", false);
+    let old_view = Arc::downgrade(&server.state.current());
+    let form = b"limit=1&offset=0";
+    let mut slow = std::net::TcpStream::connect(server.addr).unwrap();
+    let head = format!(
+        "POST /gbif/v1/occurrence/search HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n",
+        form.len()
+    );
+    slow.write_all(head.as_bytes()).unwrap();
+    slow.write_all(&form[..3]).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    rename_over(&dir, &path, &variant(1));
+    reloader.force();
+    counted_within(
+        &server,
+        "catalogue_reloads_total",
+        1,
+        Duration::from_secs(30),
+    );
+    let freed = Instant::now();
+    while old_view.upgrade().is_some() {
+        assert!(
+            freed.elapsed() < Duration::from_secs(10),
+            "the replaced view is held while a form arrives"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    slow.write_all(&form[3..]).unwrap();
+    let mut answer = String::new();
+    slow.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+    let total = server.json("/gbif/v1/occurrence/search?limit=0", 200)["count"].clone();
+    assert!(answer.contains(&format!("\"count\":{total}")), "{answer}");
+}
+
 #[test]
 fn a_slow_reader_neither_delays_a_swap_nor_keeps_the_old_view() {
     use std::io::Read;

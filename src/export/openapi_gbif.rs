@@ -233,6 +233,12 @@ fn posted(id: &str, summary: &str, mut responses: Value) -> Value {
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
     responses["415"] = json!({"description": "The body is not `application/x-www-form-urlencoded`.",
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+    responses["408"] = json!({"description": "The form did not arrive whole within 30 seconds.",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+    if responses.get("503").is_none() {
+        responses["503"] = json!({"description": "The forms arriving on every connection hold as many bytes as the server keeps for them: ask again after `Retry-After`.",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+    }
     json!({
         "operationId": id,
         "summary": summary,

@@ -54,14 +54,18 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
                 let state = state.clone();
                 async move {
                     let started = Instant::now();
-                    // One view for the whole request, even if a reload swaps it
-                    // meanwhile: a body and its ETag come from the same snapshot.
-                    let served = state.current();
                     let table = ROUTES.iter().map(|r| &r.routing);
                     let (routed, form) = match method {
-                        Method::POST => posted(table, path.as_str(), &headers, body).await,
+                        Method::POST => {
+                            let held = &state.forms_held;
+                            posted(table, path.as_str(), &headers, body, held).await
+                        }
                         _ => (Routed::of(table, &method, path.as_str()), Ok(None)),
                     };
+                    // One view for the whole request, even if a reload swaps it
+                    // meanwhile: a body and its ETag come from the same snapshot.
+                    // Taken once a form is read: a slow body holds no view.
+                    let served = state.current();
                     let raw = match &form {
                         Ok(Some(fields)) if raw.is_empty() => fields.clone(),
                         Ok(Some(fields)) => format!("{raw}&{fields}"),
@@ -72,6 +76,7 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
                         .from(peer.map(|p| p.0));
                     let answer = match form {
                         Ok(_) => answer(&state, &served, &asked).await,
+                        Err(busy) if busy.status == 503 => Answer::error(&busy).retry_after(1),
                         Err(refused) => Answer::error(&refused),
                     };
                     respond(&state, &served, &asked, answer, started).await
@@ -87,14 +92,52 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
         .unify()
 }
 
+/// How long a form's whole body may take to arrive (a megabyte at 35 KB/s):
+/// past it, 408, and the connection is closed.
+const FORM_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The bytes of forms' bodies all connections may hold at once while they
+/// arrive: past it, a form is refused with 503 and `Retry-After`.
+pub const FORMS_HELD: usize = 64 << 20;
+
+/// Bytes of a form's body counted in what all connections hold, until it is
+/// dropped.
+struct Holding<'a> {
+    held: &'a std::sync::atomic::AtomicUsize,
+    bytes: usize,
+}
+
+impl Holding<'_> {
+    /// Counts `n` more bytes; false (counting none) past [`FORMS_HELD`].
+    fn take(&mut self, n: usize) -> bool {
+        use std::sync::atomic::Ordering;
+        let before = self.held.fetch_add(n, Ordering::AcqRel);
+        if before + n > FORMS_HELD {
+            self.held.fetch_sub(n, Ordering::AcqRel);
+            return false;
+        }
+        self.bytes += n;
+        true
+    }
+}
+
+impl Drop for Holding<'_> {
+    fn drop(&mut self) {
+        (self.held).fetch_sub(self.bytes, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
 /// What a POST asks: on a route that takes forms, what a GET would with the
 /// form's fields after the query's (its body, at most [`MAX_FORM_BYTES`] of
-/// `application/x-www-form-urlencoded`); on any other path, nothing allowed.
+/// `application/x-www-form-urlencoded`, whole within [`FORM_DEADLINE`], its
+/// bytes counted in `held` while it arrives); on any other path, nothing
+/// allowed.
 async fn posted<B, D>(
     table: impl Iterator<Item = &'static Routing>,
     path: &str,
     headers: &HeaderMap,
     body: B,
+    held: &std::sync::atomic::AtomicUsize,
 ) -> (Routed, Result<Option<String>, ApiError>)
 where
     B: futures_util::Stream<Item = Result<D, warp::Error>> + Send,
@@ -135,30 +178,48 @@ where
     if announced.is_some_and(|n| n > MAX_FORM_BYTES as u64) {
         return (routed, Err(too_long()));
     }
-    let mut fields = Vec::new();
-    let mut body = std::pin::pin!(body);
-    while let Some(piece) = body.next().await {
-        let mut piece = match piece {
-            Ok(piece) => piece,
-            Err(e) => {
-                return (
-                    routed,
-                    Err(ApiError::bad_request(format!(
-                        "the form could not be read: {e}"
-                    ))),
-                )
+    let mut holding = Holding { held, bytes: 0 };
+    let read = async {
+        let mut fields = Vec::new();
+        let mut body = std::pin::pin!(body);
+        while let Some(piece) = body.next().await {
+            let mut piece = piece
+                .map_err(|e| ApiError::bad_request(format!("the form could not be read: {e}")))?;
+            if fields.len() + piece.remaining() > MAX_FORM_BYTES {
+                return Err(too_long());
             }
-        };
-        if fields.len() + piece.remaining() > MAX_FORM_BYTES {
-            return (routed, Err(too_long()));
+            if !holding.take(piece.remaining()) {
+                return Err(ApiError {
+                    status: 503,
+                    message:
+                        "the server holds as many forms arriving as it may: ask again in a moment"
+                            .into(),
+                });
+            }
+            while piece.has_remaining() {
+                let chunk = piece.chunk();
+                fields.extend_from_slice(chunk);
+                let n = chunk.len();
+                piece.advance(n);
+            }
         }
-        while piece.has_remaining() {
-            let chunk = piece.chunk();
-            fields.extend_from_slice(chunk);
-            let n = chunk.len();
-            piece.advance(n);
+        Ok(fields)
+    };
+    let fields = match tokio::time::timeout(FORM_DEADLINE, read).await {
+        Ok(Ok(fields)) => fields,
+        Ok(Err(e)) => return (routed, Err(e)),
+        Err(_) => {
+            let slow = ApiError {
+                status: 408,
+                message: format!(
+                    "the form did not arrive within {} seconds",
+                    FORM_DEADLINE.as_secs()
+                ),
+            };
+            return (routed, Err(slow));
         }
-    }
+    };
+    drop(holding);
     match String::from_utf8(fields) {
         Ok(fields) => (routed, Ok(Some(fields))),
         Err(_) => {

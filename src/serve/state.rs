@@ -173,6 +173,8 @@ pub struct State {
     pub work: Arc<Work>,
     /// What streamed documents take together.
     pub streams: Arc<Streams>,
+    /// Bytes of forms' bodies being read, by every connection together.
+    pub forms_held: std::sync::atomic::AtomicUsize,
     /// What the server was told of the dataset: the settings' until the
     /// dataset file is read again ([`State::redescribe`]).
     told: ArcSwap<Told>,
@@ -201,6 +203,7 @@ impl State {
             work: Arc::new(Work::new(settings.query_threads, settings.query_queue)),
             streams: Streams::new(settings.stream_share),
             told: ArcSwap::from_pointee(settings.dataset.clone()),
+            forms_held: Default::default(),
             settings,
             metrics,
             draining: AtomicBool::new(false),
