@@ -594,6 +594,18 @@ fn a_polygon_too_long_for_a_head_is_posted_as_a_form() {
         "{message}"
     );
     assert!(message.len() < 4096, "{} bytes", message.len());
+    // Nor may its geometries together.
+    let two = format!(
+        "geometry={}&geometry={}",
+        urlencode(&ring(5_999)),
+        urlencode(&ring(5_999))
+    );
+    let refused = s.post(search, "application/x-www-form-urlencoded", &two);
+    assert_eq!(refused.status, 400);
+    assert_eq!(
+        refused.json()["message"],
+        "geometry: the geometries of a request have at most 10000 vertices in all"
+    );
     let plain = s.post(search, "text/plain", &form);
     assert_eq!(plain.status, 415, "{}", plain.text());
     let huge = "x".repeat(catalogue::query::params::MAX_FORM_BYTES + 1);

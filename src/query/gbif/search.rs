@@ -664,8 +664,16 @@ impl Search {
             }
             Kind::Geometry => {
                 let mut areas = Vec::new();
+                let mut vertices = 0;
                 for v in given {
                     let area = wkt::parse(v).map_err(|e| bad(format!("geometry: {e}")))?;
+                    vertices += area.vertices();
+                    if vertices > wkt::MAX_VERTICES {
+                        return Err(bad(format!(
+                            "geometry: the geometries of a request have at most {} vertices in all",
+                            wkt::MAX_VERTICES
+                        )));
+                    }
                     self.notes.extend(area.notes.iter().cloned());
                     areas.push(area);
                 }

@@ -18,13 +18,104 @@ pub fn plain_number(s: &str) -> Option<f64> {
     s.parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
-/// How many vertices one `geometry` may have, over all its rings: the cost of a
-/// point test grows with them.
+/// How many vertices one `geometry` may have, over all its rings, and one
+/// request over all its geometries: the cost of a point test grows with them.
 pub const MAX_VERTICES: usize = 10_000;
 
-/// A ring: closed (its last vertex is its first), at least four vertices.
+/// A ring: closed (its last vertex is its first), at least four vertices,
+/// with its edges indexed by latitude ([`Bands`]).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Ring(pub Vec<[f64; 2]>);
+pub struct Ring {
+    vertices: Vec<[f64; 2]>,
+    bands: Bands,
+}
+
+/// A ring's edges by latitude: its latitudes cut into bands of equal
+/// height, each listing the edges that reach into it, so that a point is
+/// tested against the edges of its band rather than against all of them (a
+/// ring of 10,000 vertices: a few edges a point, not 10,000). Bands are
+/// fewer where the edges are long, so that the lists hold at most
+/// [`Bands::ENTRIES_PER_EDGE`] entries an edge: a ring whose every edge
+/// crosses every latitude costs every edge a point, as it must.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Bands {
+    /// The least latitude, and the height of a band.
+    south: f64,
+    height: f64,
+    /// Band `b`'s edges are `edges[starts[b]..starts[b + 1]]`, each the
+    /// index of its first vertex.
+    starts: Vec<u32>,
+    edges: Vec<u32>,
+}
+
+impl Bands {
+    const ENTRIES_PER_EDGE: usize = 8;
+
+    fn of(vertices: &[[f64; 2]]) -> Bands {
+        let edges = vertices.len().saturating_sub(1);
+        let (south, north) = vertices
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(s, n), v| {
+                (s.min(v[1]), n.max(v[1]))
+            });
+        if edges == 0 || north.is_nan() || south.is_nan() {
+            return Bands::default();
+        }
+        let mut count = edges.max(1);
+        loop {
+            let height = ((north - south) / count as f64).max(f64::MIN_POSITIVE);
+            let band = |y: f64| (((y - south) / height) as usize).min(count - 1);
+            let spans: Vec<(usize, usize)> = (0..edges)
+                .map(|i| {
+                    let (a, b) = (vertices[i][1], vertices[i + 1][1]);
+                    (band(a.min(b)), band(a.max(b)))
+                })
+                .collect();
+            let entries: usize = spans.iter().map(|(lo, hi)| hi - lo + 1).sum();
+            if entries > Bands::ENTRIES_PER_EDGE * edges && count > 1 {
+                count /= 2;
+                continue;
+            }
+            let mut starts = vec![0u32; count + 1];
+            for &(lo, hi) in &spans {
+                for b in lo..=hi {
+                    starts[b + 1] += 1;
+                }
+            }
+            for b in 0..count {
+                starts[b + 1] += starts[b];
+            }
+            let mut at: Vec<u32> = starts[..count].to_vec();
+            let mut list = vec![0u32; entries];
+            for (i, &(lo, hi)) in spans.iter().enumerate() {
+                for b in lo..=hi {
+                    list[at[b] as usize] = i as u32;
+                    at[b] += 1;
+                }
+            }
+            return Bands {
+                south,
+                height,
+                starts,
+                edges: list,
+            };
+        }
+    }
+
+    /// The edges that may cross latitude `y` (none outside the ring's).
+    fn at(&self, y: f64) -> &[u32] {
+        let count = self.starts.len().saturating_sub(1);
+        if count == 0 || y < self.south || y.is_nan() {
+            return &[];
+        }
+        let b = ((y - self.south) / self.height) as usize;
+        if b > count {
+            return &[];
+        }
+        let b = b.min(count - 1);
+        &self.edges[self.starts[b] as usize..self.starts[b + 1] as usize]
+    }
+}
 
 /// An outer ring and its holes.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,19 +148,39 @@ impl std::fmt::Display for WktError {
 }
 
 impl Ring {
+    /// A closed ring of `vertices`, its edges indexed.
+    pub fn new(vertices: Vec<[f64; 2]>) -> Ring {
+        Ring {
+            bands: Bands::of(&vertices),
+            vertices,
+        }
+    }
+
+    pub fn vertices(&self) -> &[[f64; 2]] {
+        &self.vertices
+    }
+
     /// Twice the signed area: positive when the ring runs counter-clockwise.
     fn signed_area(&self) -> f64 {
-        self.0
+        self.vertices
             .windows(2)
             .map(|w| w[0][0] * w[1][1] - w[1][0] * w[0][1])
             .sum()
     }
 
-    /// Whether the point is inside (crossings of a ray to the east are odd).
+    /// The ring run the other way.
+    fn reversed(mut self) -> Ring {
+        self.vertices.reverse();
+        Ring::new(self.vertices)
+    }
+
+    /// Whether the point is inside (crossings of a ray to the east are odd),
+    /// testing the edges of its latitude's band.
     fn contains(&self, [x, y]: [f64; 2]) -> bool {
         let mut inside = false;
-        for w in self.0.windows(2) {
-            let ([x1, y1], [x2, y2]) = (w[0], w[1]);
+        for &i in self.bands.at(y) {
+            let i = i as usize;
+            let ([x1, y1], [x2, y2]) = (self.vertices[i], self.vertices[i + 1]);
             if (y1 > y) != (y2 > y) && x < (x2 - x1) * (y - y1) / (y2 - y1) + x1 {
                 inside = !inside;
             }
@@ -95,6 +206,15 @@ impl Area {
     /// Whether the point (longitude, latitude) is in the area.
     pub fn contains(&self, point: [f64; 2]) -> bool {
         self.polygons.iter().any(|p| p.contains(point))
+    }
+
+    /// How many vertices its rings have.
+    pub fn vertices(&self) -> usize {
+        let rings = self
+            .polygons
+            .iter()
+            .flat_map(|p| std::iter::once(&p.outer).chain(&p.holes));
+        rings.map(|r| r.vertices.len()).sum()
     }
 
     /// `[min lon, min lat, max lon, max lat]` of every polygon.
@@ -124,7 +244,7 @@ impl Area {
         ];
         Area {
             polygons: vec![Polygon {
-                outer: Ring(ring),
+                outer: Ring::new(ring),
                 holes: Vec::new(),
                 bounds: [lon[0], lat[0], lon[1], lat[1]],
             }],
@@ -172,7 +292,7 @@ pub fn parse(text: &str) -> Result<Area, WktError> {
     };
     for (i, mut polygon) in polygons.into_iter().enumerate() {
         if polygon.outer.signed_area() < 0.0 {
-            polygon.outer.0.reverse();
+            polygon.outer = polygon.outer.reversed();
             notes.push(format!(
                 "the outer ring of polygon {} runs clockwise: it is read as the area it draws, not as everything outside it",
                 i + 1
@@ -294,7 +414,7 @@ impl Parser<'_> {
                 ),
             });
         }
-        Ok(Ring(points))
+        Ok(Ring::new(points))
     }
 
     fn polygon(&mut self) -> Result<Polygon, WktError> {
@@ -305,7 +425,7 @@ impl Parser<'_> {
             holes.push(self.ring()?);
         }
         self.expect(b')')?;
-        let bounds = outer.0.iter().fold(
+        let bounds = outer.vertices.iter().fold(
             [
                 f64::INFINITY,
                 f64::INFINITY,
@@ -388,5 +508,60 @@ mod tests {
         assert!(e.message.contains("longitude between -180 and 180"), "{e}");
         let e = parse(&format!("{SQUARE} x")).unwrap_err();
         assert!(e.message.contains("end of the geometry"), "{e}");
+    }
+
+    /// The banded test answers as a test of every edge, on rings small and
+    /// large, simple and crossing themselves (stars whose every edge spans
+    /// the ring's latitudes), for points inside, outside, on band edges and
+    /// beyond the ring's latitudes.
+    #[test]
+    fn the_banded_test_is_the_test_of_every_edge() {
+        fn every_edge(v: &[[f64; 2]], [x, y]: [f64; 2]) -> bool {
+            let mut inside = false;
+            for w in v.windows(2) {
+                let ([x1, y1], [x2, y2]) = (w[0], w[1]);
+                if (y1 > y) != (y2 > y) && x < (x2 - x1) * (y - y1) / (y2 - y1) + x1 {
+                    inside = !inside;
+                }
+            }
+            inside
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut tested, mut inside) = (0, 0);
+        for case in 0..120 {
+            let n = [3, 10, 100, 1000, 5000][case % 5];
+            let star = case % 3 == 0;
+            let mut v: Vec<[f64; 2]> = (0..n)
+                .map(|i| {
+                    let turns = if star { 7.0 } else { 1.0 };
+                    let a = i as f64 / n as f64 * std::f64::consts::TAU * turns;
+                    let r = if star { 40.0 } else { 20.0 + 20.0 * next() };
+                    [r * a.cos(), (r * a.sin()).clamp(-89.0, 89.0)]
+                })
+                .collect();
+            v.push(v[0]);
+            let ring = Ring::new(v.clone());
+            for k in 0..500 {
+                let p = match k % 4 {
+                    // On a vertex's latitude: a band's edge, often.
+                    0 => [next() * 100.0 - 50.0, v[k % v.len()][1]],
+                    _ => [next() * 100.0 - 50.0, next() * 100.0 - 50.0],
+                };
+                let want = every_edge(&v, p);
+                assert_eq!(ring.contains(p), want, "case {case}, point {p:?}");
+                tested += 1;
+                inside += usize::from(want);
+            }
+        }
+        assert!(
+            inside > tested / 10 && inside < tested * 9 / 10,
+            "{inside} of {tested}"
+        );
     }
 }
