@@ -14,6 +14,7 @@ mod downloads;
 mod dwca;
 mod endpoints;
 mod filters;
+mod formats;
 mod forms;
 mod fuzz_query;
 mod gbif;

@@ -3,11 +3,13 @@
 //! or a line break, so that spreadsheets, Python's `csv` and pandas read back
 //! exactly the text written.
 
-/// Appends one cell, after a comma unless it is the record's first.
+/// Appends one cell, after a comma unless it is the record's first, without
+/// its control characters ([`super::controls`]).
 pub fn write_cell(out: &mut Vec<u8>, first: bool, text: &str) {
     if !first {
         out.push(b',');
     }
+    let text = &*super::controls::without(text);
     if !text
         .bytes()
         .any(|b| matches!(b, b',' | b'"' | b'\r' | b'\n'))

@@ -1,6 +1,7 @@
 //! How values are spelled in bytes: JSON literals, CSV cells, XML text, percent-encoding,
-//! instants and dates, hex, text folded for comparing. The bottom layer: it knows nothing of the collection.
+//! instants and dates, hex, text folded for comparing, the control characters none carries. The bottom layer: it knows nothing of the collection.
 
+pub mod controls;
 pub mod csv;
 pub mod fold;
 pub mod hex;

@@ -79,6 +79,66 @@ pub const UPDATE_FREQUENCIES: &[&str] = &[
     "weekly",
 ];
 
+/// The most characters a value of the dataset file may have...
+const MAX_TEXT: usize = 1_000;
+/// ... and a text of paragraphs (`description`, `purpose`, `methods`,
+/// `citation`).
+const MAX_LONG_TEXT: usize = 20_000;
+
+/// Whether `s` is an http or https URL a citation and a feed can carry whole:
+/// nothing after the scheme that would end a field or an attribute.
+fn is_url(s: &str) -> bool {
+    let rest = s
+        .strip_prefix("https://")
+        .or_else(|| s.strip_prefix("http://"));
+    rest.is_some_and(|r| {
+        !r.is_empty()
+            && !r
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control() || "{}<>\"\\`^|".contains(c))
+    })
+}
+
+/// Whether `s` is an e-mail address as a citation and a feed carry it: one
+/// `@` between a name and a domain with a dot, nothing that would end a field.
+fn is_email(s: &str) -> bool {
+    let Some((name, domain)) = s.split_once('@') else {
+        return false;
+    };
+    !name.is_empty()
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !s
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || "{}<>\"\\,;".contains(c))
+        && !domain.contains('@')
+}
+
+/// Whether `s` is a DOI (`10.` a registrant of 4 to 9 digits, `/`, a
+/// suffix), bare or as its https://doi.org/ URL, that a citation carries whole.
+fn is_doi(s: &str) -> bool {
+    let bare = [
+        "https://doi.org/",
+        "http://doi.org/",
+        "https://dx.doi.org/",
+        "doi:",
+    ]
+    .iter()
+    .find_map(|p| s.strip_prefix(p))
+    .unwrap_or(s);
+    let Some((registrant, suffix)) = bare.strip_prefix("10.").and_then(|r| r.split_once('/'))
+    else {
+        return false;
+    };
+    (4..=9).contains(&registrant.len())
+        && registrant.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && !suffix.is_empty()
+        && !suffix
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || "{}<>\"\\".contains(c))
+}
+
 /// The most bytes a dataset file may hold: a description, not a collection.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
 
@@ -226,7 +286,7 @@ impl Party {
                 self.orcid
             ));
         }
-        if !self.email.is_empty() && !self.email.contains('@') {
+        if !self.email.is_empty() && !is_email(&self.email) {
             return wrong(format!("email {:?} is not an address", self.email));
         }
         Ok(())
@@ -308,7 +368,71 @@ impl Dataset {
                 p.check(&format!("{file}: {key}[{i}]"))?;
             }
         }
+        if let Err((key, problem)) = self.check_texts() {
+            return wrong(&key, problem);
+        }
+        if !self.homepage.is_empty() && !is_url(&self.homepage) {
+            return wrong(
+                "homepage",
+                "is not a URL: http:// or https://, then no spaces, braces, quotes, \
+                 backslashes or angle brackets"
+                    .into(),
+            );
+        }
+        if !self.doi.is_empty() && !is_doi(&self.doi) {
+            return wrong(
+                "doi",
+                "is not a DOI: 10.NNNN/suffix (or https://doi.org/10.NNNN/suffix), \
+                 the suffix without spaces, braces, quotes, backslashes or angle brackets"
+                    .into(),
+            );
+        }
         Ok(())
+    }
+
+    /// Every text of the description (its people's too), by key: no control
+    /// character, and no longer than a description needs. Names the key and
+    /// the limit, never the text.
+    fn check_texts(&self) -> Result<(), (String, String)> {
+        fn walk(key: &str, value: &serde_json::Value) -> Result<(), (String, String)> {
+            match value {
+                serde_json::Value::String(s) => {
+                    let long = ["description", "purpose", "methods", "citation"];
+                    let limit = match long.contains(&key) {
+                        true => MAX_LONG_TEXT,
+                        false => MAX_TEXT,
+                    };
+                    if let Some(at) = s.chars().position(crate::encoding::controls::is_control) {
+                        return Err((
+                            key.to_string(),
+                            format!(
+                                "holds a control character at character {}: remove it",
+                                at + 1
+                            ),
+                        ));
+                    }
+                    let chars = s.chars().count();
+                    if chars > limit {
+                        return Err((
+                            key.to_string(),
+                            format!("is {chars} characters long, more than the {limit} it may be"),
+                        ));
+                    }
+                    Ok(())
+                }
+                serde_json::Value::Array(items) => (items.iter().enumerate())
+                    .try_for_each(|(i, v)| walk(&format!("{key}[{i}]"), v)),
+                serde_json::Value::Object(fields) => fields.iter().try_for_each(|(k, v)| {
+                    let inner = match key.is_empty() {
+                        true => k.clone(),
+                        false => format!("{key}.{k}"),
+                    };
+                    walk(&inner, v)
+                }),
+                _ => Ok(()),
+            }
+        }
+        walk("", &serde_json::to_value(self).unwrap_or_default())
     }
 
     /// The licence, when one was given (checked when read).
@@ -559,5 +683,87 @@ mod tests {
         );
         d.citation = "Cite us so.".into();
         assert_eq!(d.citation("2026", 3, ""), "Cite us so. Version 3.");
+    }
+
+    #[test]
+    fn urls_dois_and_addresses_by_their_rules() {
+        for url in ["https://example.org/", "http://a.b/c?d=1&e=%20"] {
+            assert!(is_url(url), "{url}");
+        }
+        for url in [
+            "",
+            "example.org",
+            "ftp://x",
+            "https://",
+            "https://h.example/}}\n@misc{x,",
+            "https://a b",
+        ] {
+            assert!(!is_url(url), "{url}");
+        }
+        for doi in [
+            "10.15468/abc.123",
+            "https://doi.org/10.1000/xyz",
+            "doi:10.12345/a(b)",
+        ] {
+            assert!(is_doi(doi), "{doi}");
+        }
+        for doi in [
+            "",
+            "10.1/x",
+            "11.1234/x",
+            "10.1234/",
+            "10.1234/a}b",
+            "10.1234/a b",
+        ] {
+            assert!(!is_doi(doi), "{doi}");
+        }
+        for email in ["ada@example.org", "a.b+c@x.co.uk"] {
+            assert!(is_email(email), "{email}");
+        }
+        for email in [
+            "ada",
+            "@x.org",
+            "a@b",
+            "a@@b.org",
+            "a b@c.org",
+            "a@b.org}",
+            "a@.org",
+        ] {
+            assert!(!is_email(email), "{email}");
+        }
+    }
+
+    #[test]
+    fn every_text_is_checked_for_controls_and_length_by_its_key() {
+        let mut d = Dataset {
+            title: "Insects".into(),
+            ..Dataset::default()
+        };
+        assert!(d.check("f").is_ok());
+        d.creators = vec![Party {
+            name: "Ada\u{1}".into(),
+            ..Party::default()
+        }];
+        let said = d.check("f").unwrap_err().to_string();
+        assert_eq!(
+            said,
+            "f: creators[0].name: holds a control character at character 4: remove it"
+        );
+        d.creators.clear();
+        d.title = "t".repeat(MAX_TEXT + 1);
+        let said = d.check("f").unwrap_err().to_string();
+        assert_eq!(
+            said,
+            "f: title: is 1001 characters long, more than the 1000 it may be"
+        );
+        d.title.clear();
+        d.description = "d".repeat(MAX_TEXT + 1);
+        assert!(d.check("f").is_ok(), "a description is longer");
+        d.homepage = "https://h.example/}}\n@misc{injected,".into();
+        assert!(d
+            .check("f")
+            .unwrap_err()
+            .to_string()
+            .starts_with("f: homepage: is not a URL"));
     }
 }

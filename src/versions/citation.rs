@@ -164,10 +164,10 @@ impl Cited<'_> {
             ("publisher", bib(self.dataset.publisher.trim())),
             ("year", self.year()),
             ("version", self.version.number.to_string()),
-            ("url", self.url.clone()),
+            ("url", bib_url(&self.url)),
         ];
         if let Some(doi) = self.doi() {
-            fields.push(("doi", doi));
+            fields.push(("doi", bib_url(&doi)));
         }
         let mut s = format!("@misc{{{key},\n");
         for (name, value) in fields.into_iter().filter(|(_, v)| !v.is_empty()) {
@@ -201,10 +201,8 @@ impl Cited<'_> {
         }
         let mut s = String::new();
         for (tag, value) in lines.into_iter().filter(|(_, v)| !v.is_empty()) {
-            s.push_str(&format!(
-                "{tag}  - {}\r\n",
-                value.replace(['\r', '\n'], " ")
-            ));
+            let value = crate::encoding::controls::without(&value).replace(['\r', '\n', '\t'], " ");
+            s.push_str(&format!("{tag}  - {value}\r\n"));
         }
         s.push_str("ER  - \r\n");
         s
@@ -240,11 +238,35 @@ impl Cited<'_> {
     }
 }
 
-/// A value as BibTeX reads it: its special characters escaped.
+/// A URL or DOI as a BibTeX field holds it verbatim: the characters that
+/// would close the field or escape out of it (braces, backslashes), and
+/// spaces and controls, percent-encoded.
+fn bib_url(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '{' | '}' | '\\' => out.push_str(&format!("%{:02X}", c as u32)),
+            c if c.is_whitespace() || c.is_control() => {
+                let mut utf8 = [0; 4];
+                for b in c.encode_utf8(&mut utf8).bytes() {
+                    out.push_str(&format!("%{b:02X}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A value as BibTeX reads it: its special characters escaped (so that no
+/// value can close its field or begin an entry), line breaks as spaces,
+/// control characters dropped.
 fn bib(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
+            '\n' | '\r' | '\t' => out.push(' '),
+            c if crate::encoding::controls::is_control(c) => {}
             '\\' => out.push_str("\\textbackslash{}"),
             '{' | '}' | '&' | '%' | '$' | '#' | '_' => {
                 out.push('\\');

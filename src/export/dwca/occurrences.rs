@@ -24,11 +24,13 @@ pub enum Dialect {
 }
 
 /// A cell of a tab-separated file: a tab, newline or carriage return inside
-/// the value becomes a space.
+/// the value becomes a space, and its control characters go
+/// ([`crate::encoding::controls`]).
 pub fn tab_cell(buf: &mut Vec<u8>, s: &str) {
-    buf.extend(s.bytes().map(|b| match b {
-        b'\t' | b'\n' | b'\r' => b' ',
-        b => b,
+    buf.extend(s.bytes().filter_map(|b| match b {
+        b'\t' | b'\n' | b'\r' => Some(b' '),
+        0..=0x1f | 0x7f => None,
+        b => Some(b),
     }));
 }
 
