@@ -287,7 +287,8 @@ pub struct ServeArgs {
     #[arg(long, env = "CATALOGUE_QUERY_THREADS", default_value_t = crate::serve::work::default_threads())]
     pub query_threads: usize,
     /// How many such requests may wait for a thread; past that they get 503 with
-    /// Retry-After.
+    /// Retry-After. A client (by address) takes at most half the threads at
+    /// once, its other requests waiting behind each other, this many at most.
     #[arg(long, env = "CATALOGUE_QUERY_QUEUE", default_value_t = 64)]
     pub query_queue: usize,
     /// Units that documents streamed at once may take together (label sheets,

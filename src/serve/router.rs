@@ -74,10 +74,15 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
                     let path = path.as_str().to_string();
                     let asked = Asked::new(routed, method, path, raw, headers, &served.view)
                         .from(peer.map(|p| p.0));
-                    let answer = match form {
-                        Ok(_) => answer(&state, &served, &asked).await,
-                        Err(busy) if busy.status == 503 => Answer::error(&busy).retry_after(1),
-                        Err(refused) => Answer::error(&refused),
+                    let answer = match (form, asked.peer) {
+                        // What it costs the pool is counted as its client's.
+                        (Ok(_), Some(client)) => {
+                            let answered = answer(&state, &served, &asked);
+                            super::work::CLIENT.scope(client, answered).await
+                        }
+                        (Ok(_), None) => answer(&state, &served, &asked).await,
+                        (Err(busy), _) if busy.status == 503 => Answer::error(&busy).retry_after(1),
+                        (Err(refused), _) => Answer::error(&refused),
                     };
                     respond(&state, &served, &asked, answer, started).await
                 }

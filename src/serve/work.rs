@@ -2,7 +2,11 @@
 //! bounded set of blocking threads, so the async workers stay free for the answers
 //! cut from rendered bytes: a cheap request never waits behind an expensive one.
 //! A bounded queue waits for a thread; past it the request is refused at once (503
-//! with `Retry-After`) rather than letting every latency grow.
+//! with `Retry-After`) rather than letting every latency grow. Each client
+//! (by the address a request came from, [`CLIENT`]) takes at most half the
+//! threads and the queue at once: its further requests wait behind each
+//! other, at a gate of its own, not in front of everyone's, so one client
+//! looping expensive questions slows its own answers, not the others'.
 //!
 //! Documents written a piece at a time for as long as their clients read (label
 //! sheets, downloads, archives of a question, pages too long to make whole) have
@@ -11,6 +15,7 @@
 //! their pieces, for a thread or for a core. What the documents may take
 //! together is `streams`' to say.
 
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -30,10 +35,18 @@ pub enum Task {
     Document,
 }
 
+tokio::task_local! {
+    /// The client a request being answered came from (the router sets it):
+    /// whose share of the questions' lane its jobs take.
+    pub static CLIENT: IpAddr;
+}
+
 /// The threads for expensive answers and the queue in front of them, for
 /// questions and for documents.
 pub struct Work {
     questions: Lane,
+    /// Each client's gate to the questions' lane.
+    clients: Clients,
     documents: Lane,
     /// The documents' own threads.
     below: Below,
@@ -93,6 +106,11 @@ impl Work {
     pub fn new(threads: usize, queue: usize) -> Work {
         Work {
             questions: Lane::new(threads, queue),
+            clients: Clients {
+                gates: Default::default(),
+                share: threads.div_ceil(2).max(1),
+                queue,
+            },
             documents: Lane::new(threads, queue.max(1)),
             below: Below::new(threads.max(1)),
             ran: Default::default(),
@@ -134,9 +152,84 @@ impl Work {
         task: Task,
         job: impl FnOnce() -> T + Send + 'static,
     ) -> Option<T> {
+        // The client's own gate first: its share of the lane at most.
+        let _share = match CLIENT.try_with(|c| *c) {
+            Ok(client) => Some(self.clients.enter(client).await?),
+            Err(_) => None,
+        };
         let permit = self.questions.thread().await?;
         self.ran[task as usize].fetch_add(1, Ordering::Relaxed);
         Some(on_thread(permit, job).await)
+    }
+}
+
+/// Each client's gate to the questions' lane: at most `share` of its
+/// requests in the lane (running or in its queue) at once, at most `queue`
+/// more waiting at the gate.
+struct Clients {
+    gates: std::sync::Mutex<ahash::AHashMap<IpAddr, Arc<Gate>>>,
+    share: usize,
+    queue: usize,
+}
+
+struct Gate {
+    permits: Arc<Semaphore>,
+    waiting: AtomicUsize,
+}
+
+/// A client's place in the lane; its gate is forgotten once nothing holds
+/// or waits at it.
+struct Share<'c> {
+    permit: Option<OwnedSemaphorePermit>,
+    gate: Arc<Gate>,
+    client: IpAddr,
+    clients: &'c Clients,
+}
+
+impl Clients {
+    /// A place in the lane for `client`, once it has one of its share free;
+    /// `None` when its own queue is full.
+    async fn enter(&self, client: IpAddr) -> Option<Share<'_>> {
+        let gate = {
+            let mut gates = self.gates.lock().unwrap_or_else(|e| e.into_inner());
+            let gate = gates.entry(client).or_insert_with(|| {
+                Arc::new(Gate {
+                    permits: Arc::new(Semaphore::new(self.share)),
+                    waiting: AtomicUsize::new(0),
+                })
+            });
+            gate.clone()
+        };
+        let mut share = Share {
+            permit: None,
+            gate,
+            client,
+            clients: self,
+        };
+        let permits = share.gate.permits.clone();
+        share.permit = Some(match permits.clone().try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(_) => {
+                let place = Waiting::enter(&share.gate.waiting, self.queue)?;
+                let permit = permits.acquire_owned().await;
+                drop(place);
+                permit.expect("a gate's semaphore is never closed")
+            }
+        });
+        Some(share)
+    }
+}
+
+impl Drop for Share<'_> {
+    fn drop(&mut self) {
+        let mut gates = (self.clients.gates.lock()).unwrap_or_else(|e| e.into_inner());
+        drop(self.permit.take());
+        // Held by the map and this share alone, with every permit back.
+        let idle = Arc::strong_count(&self.gate) == 2
+            && self.gate.permits.available_permits() == self.clients.share;
+        if idle {
+            gates.remove(&self.client);
+        }
     }
 }
 
@@ -233,6 +326,7 @@ pub fn default_threads() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     type Held = tokio::task::JoinHandle<Option<bool>>;
 
@@ -310,5 +404,48 @@ mod tests {
         release.send(()).unwrap();
         assert_eq!(busy.await.unwrap(), Some(true));
         assert_eq!(work.run(Task::Answer, || 4).await, Some(4));
+    }
+
+    /// One client's requests wait at its own gate, behind each other, past
+    /// its share of the lane: another client's is answered at once; past
+    /// its own queue the client is refused, not the others; its gate is
+    /// forgotten once idle.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_client_waits_behind_its_own_requests_not_in_front_of_others() {
+        let work = Arc::new(Work::new(2, 2));
+        let (a, b): (IpAddr, IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let wait = Arc::new(std::sync::Mutex::new(wait));
+        let mut held = Vec::new();
+        for _ in 0..3 {
+            let (work, wait) = (work.clone(), wait.clone());
+            held.push(tokio::spawn(CLIENT.scope(a, async move {
+                let job = move || wait.lock().unwrap().recv().is_ok();
+                work.run(Task::Answer, job).await
+            })));
+        }
+        let gate = |c: &IpAddr| work.clients.gates.lock().unwrap().get(c).cloned();
+        while gate(&a).is_none_or(|g| g.waiting.load(Ordering::Acquire) < 2) {
+            tokio::task::yield_now().await;
+        }
+        // One of the two threads is the client's; its others wait at its gate.
+        assert_eq!(work.questions.permits.available_permits(), 1);
+        assert_eq!(work.questions.waiting.load(Ordering::Acquire), 0);
+        // Another client is answered meanwhile.
+        let other = CLIENT.scope(b, work.run(Task::Answer, || 5));
+        assert_eq!(
+            tokio::time::timeout(Duration::from_secs(5), other).await,
+            Ok(Some(5))
+        );
+        // The first client past its queue is refused; a request of no client is not.
+        assert_eq!(CLIENT.scope(a, work.run(Task::Answer, || 6)).await, None);
+        assert_eq!(work.run(Task::Answer, || 7).await, Some(7));
+        for _ in 0..3 {
+            release.send(()).unwrap();
+        }
+        for h in held {
+            assert_eq!(h.await.unwrap(), Some(true));
+        }
+        assert!(work.clients.gates.lock().unwrap().is_empty());
     }
 }
