@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{catalogue, TempDir};
+use common::{catalogue, names_in, writes_in, TempDir};
 use serde_json::{json, Value};
 
 const T: &str = "2024-05-01T10:00:00.123Z";
@@ -614,25 +614,6 @@ fn a_dump_of_other_apps_warns_and_fails_only_when_strict() {
         "{}",
         strict.stdout
     );
-}
-
-/// The files of a folder, by name.
-fn names_in(dir: &std::path::Path) -> Vec<String> {
-    let entries = std::fs::read_dir(dir).unwrap().flatten();
-    entries
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect()
-}
-
-/// Whether process `pid` has a file of `dir` open: a snapshot being written
-/// there (named or not; `/proc/PID/fd` says which file each descriptor is).
-fn writes_in(pid: u32, dir: &std::path::Path) -> bool {
-    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
-        return false;
-    };
-    fds.flatten()
-        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
-        .any(|file| file.starts_with(dir))
 }
 
 /// A build killed while it writes its snapshot (as a crash would), at

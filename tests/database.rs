@@ -1037,6 +1037,87 @@ fn sync_publishes_an_edit_of_its_dataset_file() {
     assert_eq!(checksum_at(&snapshot).as_deref(), Some(second.as_str()));
 }
 
+/// `sync` killed while it writes a snapshot (as a crash would), again and
+/// again, leaves no temporary file beside it; started again, its next tick
+/// publishes and leaves none either.
+#[test]
+fn sync_killed_while_it_writes_leaves_no_temporary_file() {
+    let dir = TempDir::new("db-sync-killed");
+    let fixture = dir.path("generated.json");
+    let made = catalogue(&[
+        "generate",
+        "--specimens",
+        "20000",
+        "--seed",
+        "5",
+        "-o",
+        fixture.to_str().unwrap(),
+    ]);
+    assert!(made.status.success());
+    let db = dir.path("generated.sqlite3");
+    let loaded = Command::new("python3")
+        .arg("benches/fixture_to_sqlite.py")
+        .args([fixture.to_str().unwrap(), db.to_str().unwrap()])
+        .output()
+        .expect("python3 runs");
+    assert!(
+        loaded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&loaded.stderr)
+    );
+    let sqlite = Sqlite { path: db };
+    let url = sqlite.url();
+    let out = dir.path("out");
+    std::fs::create_dir(&out).unwrap();
+    let snapshot = out.join("synced.bin");
+    let kept = ["synced.bin", "synced.bin.history"];
+    let left = || -> Vec<String> {
+        let names = common::names_in(&out);
+        names
+            .into_iter()
+            .filter(|n| !kept.contains(&n.as_str()))
+            .collect()
+    };
+    let mut killed = 0;
+    for round in 0..6 {
+        let mut sync = Syncing::start(&url, &snapshot, &["--every", "200ms"]);
+        if round > 0 {
+            // An edit, so that this round writes.
+            let stamp = sqlite.stamp(&format!("2024-06-0{round}T08:00:00Z"));
+            sqlite.exec(&format!(
+                "UPDATE specimens_specimenrecord SET notes = 'round {round}', \
+                 date_modified = {stamp} WHERE id = 1;"
+            ));
+        }
+        let started = Instant::now();
+        while !common::writes_in(sync.0.id(), &out) {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "round {round}: sync never wrote"
+            );
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        std::thread::sleep(Duration::from_millis(round as u64));
+        if sync.0.try_wait().unwrap().is_none() {
+            killed += 1;
+        }
+        drop(sync);
+        assert!(left().is_empty(), "round {round}: {:?}", left());
+    }
+    assert!(
+        killed >= 3,
+        "only {killed} syncs were killed while they wrote"
+    );
+    let before = checksum_at(&snapshot);
+    let _sync = Syncing::start(&url, &snapshot, &["--every", "200ms"]);
+    let stamp = sqlite.stamp("2024-07-01T08:00:00Z");
+    sqlite.exec(&format!(
+        "UPDATE specimens_specimenrecord SET notes = 'after', date_modified = {stamp} WHERE id = 1;"
+    ));
+    next_checksum(&snapshot, before.as_deref());
+    assert!(left().is_empty(), "{:?}", left());
+}
+
 /// A commit to a SQLite database wakes an idle `sync` at once: the edit is
 /// published long before the next tick of a minute's interval.
 #[test]

@@ -418,3 +418,22 @@ pub fn disposition(s: &Server, stem: &str, query: &str, extension: &str) -> Stri
         snapshot_name(s)
     )
 }
+
+/// The files of a folder, by name.
+pub fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let entries = std::fs::read_dir(dir).unwrap().flatten();
+    entries
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Whether process `pid` has a file of `dir` open: a snapshot being written
+/// there (named or not; `/proc/PID/fd` says which file each descriptor is).
+pub fn writes_in(pid: u32, dir: &std::path::Path) -> bool {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.flatten()
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .any(|file| file.starts_with(dir))
+}
