@@ -53,21 +53,21 @@ pub(super) fn init(snapshot_path: &Path, output: &Path) -> anyhow::Result<ExitCo
     };
     snapshot::write_atomically(output, text.as_bytes())
         .with_context(|| format!("cannot write {}", output.display()))?;
-    println!("wrote {}", output.display());
-    println!("coverage of the {specimens} specimen records:");
+    say!("wrote {}", output.display())?;
+    say!("coverage of the {specimens} specimen records:")?;
     match coverage.bounds {
-        Some([w, e, n, s]) => println!("  box: west {w}, east {e}, north {n}, south {s}"),
-        None => println!("  box: no record has a point"),
-    }
+        Some([w, e, n, s]) => say!("  box: west {w}, east {e}, north {n}, south {s}"),
+        None => say!("  box: no record has a point"),
+    }?;
     match coverage.dates {
-        Some((first, last)) => println!("  collected: {first} to {last}"),
-        None => println!("  collected: no record has a year"),
-    }
-    println!("  orders: {}", coverage.orders.join(", "));
-    println!("  families: {}", coverage.families.join(", "));
+        Some((first, last)) => say!("  collected: {first} to {last}"),
+        None => say!("  collected: no record has a year"),
+    }?;
+    say!("  orders: {}", coverage.orders.join(", "))?;
+    say!("  families: {}", coverage.families.join(", "))?;
     let missing: Vec<&str> = d.missing().iter().map(|(key, _)| *key).collect();
     if !missing.is_empty() {
-        println!("to fill in: {}", missing.join(", "));
+        say!("to fill in: {}", missing.join(", "))?;
     }
     Ok(ExitCode::SUCCESS)
 }
