@@ -591,6 +591,7 @@ fn checklist_operation() -> Value {
          the specimens of each taxon).",
         json!({"type": "string", "enum": ["json", "csv", "html"]}),
     )];
+    parameters.push(bom_parameter());
     parameters.extend(question_parameters());
     json!({"get": {
         "operationId": "specimen-checklist",
@@ -764,6 +765,18 @@ fn columns_parameter(endpoint: Endpoint) -> Value {
     )
 }
 
+/// `bom`: a UTF-8 byte-order mark before a CSV, for spreadsheet programs.
+fn bom_parameter() -> Value {
+    query(
+        "bom",
+        "With `format=csv`: `1` (or `true`) begins the file with a UTF-8 byte-order mark \
+         (EF BB BF), which spreadsheet programs such as Excel read as \"this is UTF-8\" (without \
+         it they may show `Åberg` as `Ã…berg`); `0`, `false` or nothing (the default) for none. \
+         Ignored (and named in `X-Ignored-Parameters`) in other formats.",
+        json!({"type": "string", "enum": ["1", "0", "true", "false"]}),
+    )
+}
+
 fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
     let mut limit = json!({"type": "integer", "minimum": 0});
     if let Some(max) = max_limit {
@@ -809,6 +822,7 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
     out.extend([
         list_format_parameter(endpoint),
         columns_parameter(endpoint),
+        bom_parameter(),
         query(
             "facet",
             "Comma-separated fields to count values of, over the filtered records, into \
