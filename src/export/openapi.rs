@@ -228,6 +228,18 @@ pub fn document(max_limit: Option<usize>, described: impl IntoIterator<Item = De
     for describe in described {
         describe(&mut paths, max_limit);
     }
+    // Any request whose head is over the server's bound is refused before it
+    // reaches its operation: each operation answers 431 too.
+    for operation in paths
+        .values_mut()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut())
+        .filter_map(|op| op.get_mut("responses").and_then(Value::as_object_mut))
+    {
+        operation
+            .entry("431")
+            .or_insert_with(|| json!({"$ref": "#/components/responses/HeadTooLarge"}));
+    }
 
     let mut schemas = Map::new();
     for &endpoint in Endpoint::all().iter().filter(|&&e| geojson::supports(e)) {
@@ -314,6 +326,11 @@ pub fn document(max_limit: Option<usize>, described: impl IntoIterator<Item = De
                     "headers": {"Allow": {"$ref": "#/components/headers/Allow"},
                                 "Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"}},
                     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+                },
+                "HeadTooLarge": {
+                    "description": "The request's head (request line and headers) is over 8 KiB, or holds more \
+                        than 100 headers: refused before it is read, without a body. A long GBIF search \
+                        goes in a POSTed form instead.",
                 },
                 "NotModified": {
                     "description": "The `If-None-Match` tag is current: no body.",
@@ -593,6 +610,12 @@ fn checklist_operation() -> Value {
     )];
     parameters.push(bom_parameter());
     parameters.extend(question_parameters());
+    // The page's refusal is a page (`format=html`, or a browser's `Accept`).
+    let mut refused = error_response(
+        "A parameter the checklist does not take, or a value it cannot read; the message says \
+         which. The page's refusal is a page.",
+    );
+    refused["content"]["text/html; charset=utf-8"] = json!({"schema": {"type": "string"}});
     json!({"get": {
         "operationId": "specimen-checklist",
         "summary": "The taxa a specimen question holds",
@@ -614,7 +637,7 @@ fn checklist_operation() -> Value {
                 },
             },
             "304": {"$ref": "#/components/responses/NotModified"},
-            "400": {"$ref": "#/components/responses/BadRequest"},
+            "400": refused,
             "405": {"$ref": "#/components/responses/MethodNotAllowed"},
             "503": busy_response(),
         },
