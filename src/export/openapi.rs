@@ -554,6 +554,7 @@ fn list_responses(endpoint: Endpoint) -> Value {
 fn question_parameters() -> Vec<Value> {
     let mut out = search_parameters("a specimen", "the specimen as served").to_vec();
     out.push(modified_since_parameter());
+    out.push(unaccented_parameter());
     out.extend([query(
         "_",
         "Ignored (a cache-buster some clients send).",
@@ -788,6 +789,19 @@ fn columns_parameter(endpoint: Endpoint) -> Value {
     )
 }
 
+/// `unaccented`: the specimen filters' text matched without regard to accents.
+fn unaccented_parameter() -> Value {
+    query(
+        "unaccented",
+        "`1` (or `true`): the specimen list's text filters (a taxon's, place's, trip's or \
+         person's name, the specimen's own text) match without regard to accents as well as case \
+         (`state=quebec` finds Québec), as the specimen list's page does by default; `0`, \
+         `false` or nothing (the default) matches accents as written. No effect on the other \
+         lists' exact filters.",
+        json!({"type": "string", "enum": ["1", "0", "true", "false"]}),
+    )
+}
+
 /// `bom`: a UTF-8 byte-order mark before a CSV, for spreadsheet programs.
 fn bom_parameter() -> Value {
     query(
@@ -842,6 +856,7 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
         "the item as served (embedded records included, timestamps not)",
     ));
     out.push(modified_since_parameter());
+    out.push(unaccented_parameter());
     out.extend([
         list_format_parameter(endpoint),
         columns_parameter(endpoint),

@@ -31,6 +31,7 @@ pub const OPERATIONS: &[&str] = &[
     "format",
     "columns",
     "bom",
+    "unaccented",
     "facet",
     "facet_size",
     "modified_since",
@@ -328,6 +329,9 @@ impl Plan {
                 Filter::default()
             }
         };
+        if switch(params, "unaccented")? {
+            filter.unaccent();
+        }
         let any_term = search_any(params)?;
         if let Some(terms) = params.get("search") {
             filter.search(terms, any_term)?;
@@ -892,14 +896,19 @@ fn list_format(endpoint: Endpoint, params: &Params) -> Result<Format, ApiError> 
 }
 
 /// `bom`: whether a CSV begins with a UTF-8 byte-order mark, which spreadsheet
-/// programs read as "this is UTF-8" (`1` or `true`; `0`, `false` or nothing for
-/// none).
+/// programs read as "this is UTF-8".
 pub fn byte_order_mark(params: &Params) -> Result<bool, ApiError> {
-    match params.get("bom").and_then(form::trimmed) {
+    switch(params, "bom")
+}
+
+/// An operation that is on or off: `1` or `true`; `0`, `false` or nothing for
+/// off.
+fn switch(params: &Params, name: &str) -> Result<bool, ApiError> {
+    match params.get(name).and_then(form::trimmed) {
         None | Some("0") | Some("false") => Ok(false),
         Some("1") | Some("true") => Ok(true),
         Some(other) => Err(ApiError::bad_request(format!(
-            "bom must be 1 or 0, not {other:?}"
+            "{name} must be 1 or 0, not {other:?}"
         ))),
     }
 }

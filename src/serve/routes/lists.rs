@@ -86,6 +86,10 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
         Err(e) => return Err(refused(ctx, e).into()),
     };
     let mut shown = params.clone();
+    // The form's text fields match without regard to accents (`quebec` finds
+    // Québec) unless the request says otherwise; the page's map, chart and
+    // label sheets then ask the same (`html::unaccented`).
+    let params = html::unaccented(endpoint.model, &params);
     let mut clamped_from = None;
     let plan = Plan::parse(endpoint, &params, &state.settings.limits)
         .and_then(|plan| plan.for_page(&params, html::MAX_ROWS))
