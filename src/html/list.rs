@@ -77,6 +77,9 @@ pub struct ListPage<'a> {
     pub repeated: &'a [String],
     /// Where the sheets the form prints point their codes.
     pub label_codes: LabelCodes,
+    /// When a search finds nothing: what the suggestions make of it, each a
+    /// name and the address of its record.
+    pub did_you_mean: &'a [(String, String)],
 }
 
 /// `path?query`, or `path` when the query is empty.
@@ -190,6 +193,16 @@ fn results(site: &Site, view: &View, path: &str, page: &ListPage, mappable: bool
         }
         @if page.rows.is_empty() {
             p { "No records on this page." }
+            @if page.total == 0 && !page.did_you_mean.is_empty() {
+                p.did-you-mean {
+                    "Did you mean "
+                    @for (i, (name, url)) in page.did_you_mean.iter().enumerate() {
+                        @if i > 0 { ", " }
+                        a href=(url) { (name) }
+                    }
+                    "?"
+                }
+            }
         } @else {
             (table(view, path, page))
         }
