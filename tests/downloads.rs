@@ -602,4 +602,14 @@ fn a_csv_for_spreadsheets_begins_with_a_byte_order_mark_when_asked() {
     ] {
         s.assert_error(&q, 400, "bom must be 1 or 0, not \"yes\"");
     }
+    // A value a form left empty is none; a value is taken as written.
+    assert_eq!(
+        s.get(&format!("{SPECIMENS}?format=csv&bom=%20")).body,
+        s.get(&format!("{SPECIMENS}?format=csv")).body
+    );
+    s.assert_error(
+        &format!("{SPECIMENS}?format=csv&bom=%201"),
+        400,
+        "bom must be 1 or 0, not \" 1\"",
+    );
 }

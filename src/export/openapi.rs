@@ -797,8 +797,8 @@ fn unaccented_parameter() -> Value {
          person's name, the specimen's own text) match without regard to accents as well as case \
          (`state=quebec` finds Québec), as the specimen list's page does by default; `0`, \
          `false` or nothing (the default) matches accents as written. No effect on the other \
-         lists' exact filters.",
-        json!({"type": "string", "enum": ["1", "0", "true", "false"]}),
+         lists' exact filters; empty (or spaces), as a form sends it, is nothing.",
+        json!({"anyOf": [{"type": "string", "enum": ["1", "0", "true", "false"]}, blank()]}),
     )
 }
 
@@ -809,8 +809,8 @@ fn bom_parameter() -> Value {
         "With `format=csv`: `1` (or `true`) begins the file with a UTF-8 byte-order mark \
          (EF BB BF), which spreadsheet programs such as Excel read as \"this is UTF-8\" (without \
          it they may show `Åberg` as `Ã…berg`); `0`, `false` or nothing (the default) for none. \
-         Ignored (and named in `X-Ignored-Parameters`) in other formats.",
-        json!({"type": "string", "enum": ["1", "0", "true", "false"]}),
+         Empty (or spaces) is nothing. Ignored (and named in `X-Ignored-Parameters`) in other formats.",
+        json!({"anyOf": [{"type": "string", "enum": ["1", "0", "true", "false"]}, blank()]}),
     )
 }
 

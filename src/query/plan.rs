@@ -901,11 +901,14 @@ pub fn byte_order_mark(params: &Params) -> Result<bool, ApiError> {
     switch(params, "bom")
 }
 
-/// An operation that is on or off: `1` or `true`; `0`, `false` or nothing for
-/// off.
+/// An operation that is on or off: `1` or `true`; `0`, `false`, nothing, or a
+/// value a form left empty (or spaces) for off; anything else is refused (as
+/// the OpenAPI document's enum says, so ` 1` is not `1`).
 fn switch(params: &Params, name: &str) -> Result<bool, ApiError> {
-    match params.get(name).and_then(form::trimmed) {
-        None | Some("0") | Some("false") => Ok(false),
+    match params.get(name) {
+        None => Ok(false),
+        Some(blank) if form::trimmed(blank).is_none() => Ok(false),
+        Some("0") | Some("false") => Ok(false),
         Some("1") | Some("true") => Ok(true),
         Some(other) => Err(ApiError::bad_request(format!(
             "{name} must be 1 or 0, not {other:?}"
