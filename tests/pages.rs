@@ -473,3 +473,53 @@ fn the_forms_text_fields_match_without_accents_on_the_page() {
     assert!(body.contains("state: <strong>quebec</strong>"), "{body}");
     assert!(!body.contains("unaccented: <strong>"), "{body}");
 }
+
+/// The maps' basemap, as served: no ring or border has a segment spanning more
+/// than 180 degrees of longitude (which a map draws as a line across the world:
+/// Fiji, Chukotka and Wrangel Island are split at the antimeridian, Antarctica
+/// closed along the pole), every ring is closed, and the split land still
+/// reaches the antimeridian from both sides.
+#[test]
+fn the_basemap_draws_no_line_across_the_world() {
+    let s = Server::sample();
+    let body = html(&s, "/api/v2/specimen-records/", 200);
+    let at = body.find("data-basemap=\"").expect("a map") + "data-basemap=\"".len();
+    let url = &body[at..at + body[at..].find('"').unwrap()];
+    let basemap: serde_json::Value = s.get(url).json();
+    let mut rings = Vec::new();
+    for feature in basemap["features"].as_array().unwrap() {
+        let coordinates = &feature["geometry"]["coordinates"];
+        match feature["geometry"]["type"].as_str().unwrap() {
+            "MultiPolygon" => {
+                for polygon in coordinates.as_array().unwrap() {
+                    for ring in polygon.as_array().unwrap() {
+                        assert_eq!(ring[0], ring[ring.as_array().unwrap().len() - 1]);
+                        rings.push(ring.clone());
+                    }
+                }
+            }
+            "MultiLineString" => rings.extend(coordinates.as_array().unwrap().iter().cloned()),
+            other => panic!("{other}"),
+        }
+    }
+    let lon = |p: &serde_json::Value| p[0].as_f64().unwrap();
+    let mut touching = [0, 0];
+    for ring in &rings {
+        let points = ring.as_array().unwrap();
+        for pair in points.windows(2) {
+            assert!(
+                (lon(&pair[1]) - lon(&pair[0])).abs() <= 180.0,
+                "{} to {} spans the world",
+                pair[0],
+                pair[1]
+            );
+        }
+        if points.iter().any(|p| lon(p) == -180.0) {
+            touching[0] += 1;
+        }
+        if points.iter().any(|p| lon(p) == 180.0) {
+            touching[1] += 1;
+        }
+    }
+    assert!(touching[0] >= 3 && touching[1] >= 3, "{touching:?}");
+}
