@@ -193,6 +193,7 @@ fn at_size(c: &mut Criterion, specimens: usize) {
                     ignored: &[],
                     repeated: &[],
                     label_codes: html::LabelCodes::Settled,
+                    did_you_mean: &[],
                 };
                 html::list(&site, &view, &page)
             })

@@ -520,3 +520,101 @@ fn a_checklist_as_csv_and_as_a_page() {
         "a checklist takes the specimen list's filters and search, not sort",
     );
 }
+
+/// `bom=1`: the same CSV after a UTF-8 byte-order mark, for spreadsheet
+/// programs, under the same name; the default is without; ignored and named in
+/// another format; a value other than 1, 0, true or false refused.
+#[test]
+fn a_csv_for_spreadsheets_begins_with_a_byte_order_mark_when_asked() {
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    let s = Server::sample();
+    for (plain, asked) in [
+        (
+            format!("{SPECIMENS}?format=csv&family=nymph"),
+            format!("{SPECIMENS}?format=csv&family=nymph&bom=1"),
+        ),
+        (
+            format!("{SPECIMENS}?format=csv"),
+            format!("{SPECIMENS}?bom=true&format=csv"),
+        ),
+        (
+            format!("{SPECIMENS}?format=csv&fields=_,id,collector&sort=id"),
+            format!("{SPECIMENS}?format=csv&fields=_,id,collector&sort=id&bom=1"),
+        ),
+        (
+            format!("{SPECIMENS}?format=csv&columns=dwc"),
+            format!("{SPECIMENS}?format=csv&columns=dwc&bom=1"),
+        ),
+        (
+            "/api/v2/orders/?format=csv".to_string(),
+            "/api/v2/orders/?format=csv&bom=1".to_string(),
+        ),
+        (
+            format!("{CHECKLIST}?format=csv&country=united"),
+            format!("{CHECKLIST}?format=csv&country=united&bom=1"),
+        ),
+        (
+            "/api/v2/specimen-records/labels/?format=csv&kind=data".to_string(),
+            "/api/v2/specimen-records/labels/?format=csv&kind=data&bom=1".to_string(),
+        ),
+    ] {
+        let (plain, asked) = (s.get(&plain), s.get(&asked));
+        assert_eq!((plain.status, asked.status), (200, 200), "{}", asked.text());
+        assert!(!plain.body.starts_with(BOM), "the default is unchanged");
+        assert_eq!(asked.body, [BOM, &plain.body[..]].concat());
+        assert_eq!(asked.header("content-type"), plain.header("content-type"));
+        assert_eq!(
+            asked.header("content-disposition"),
+            plain.header("content-disposition")
+        );
+        assert_eq!(asked.header("x-ignored-parameters"), None);
+    }
+    // Its text is the same UTF-8, accents and all.
+    let r = s.get(&format!(
+        "{SPECIMENS}?format=csv&fields=_,id,collector&sort=id&bom=1"
+    ));
+    assert!(
+        String::from_utf8(r.body[3..].to_vec())
+            .unwrap()
+            .starts_with("id,collector_id,collector_name\r\n1,1 | 3 | 2 | 4,\"Rosa M. Alvarez | Amelia Brooks | Henry Brooks, Jr. | Théo J. Côté, III\"\r\n"),
+        "{}",
+        r.text()
+    );
+    // Nothing to mark in another format: ignored, and named.
+    for (q, same_as) in [
+        (
+            format!("{SPECIMENS}?format=ndjson&bom=1"),
+            format!("{SPECIMENS}?format=ndjson"),
+        ),
+        (
+            format!("{SPECIMENS}?limit=2&bom=1"),
+            format!("{SPECIMENS}?limit=2"),
+        ),
+        (
+            format!("{CHECKLIST}?format=json&bom=1"),
+            format!("{CHECKLIST}?format=json"),
+        ),
+    ] {
+        let r = s.get(&q);
+        assert_eq!(r.status, 200, "{q}");
+        assert_eq!(r.header("x-ignored-parameters"), Some("bom"), "{q}");
+        assert_eq!(r.body, s.get(&same_as).body, "{q}");
+    }
+    for q in [
+        format!("{SPECIMENS}?format=csv&bom=yes"),
+        format!("{CHECKLIST}?format=csv&bom=yes"),
+        "/api/v2/orders/?format=csv&bom=yes".to_string(),
+    ] {
+        s.assert_error(&q, 400, "bom must be 1 or 0, not \"yes\"");
+    }
+    // A value a form left empty is none; a value is taken as written.
+    assert_eq!(
+        s.get(&format!("{SPECIMENS}?format=csv&bom=%20")).body,
+        s.get(&format!("{SPECIMENS}?format=csv")).body
+    );
+    s.assert_error(
+        &format!("{SPECIMENS}?format=csv&bom=%201"),
+        400,
+        "bom must be 1 or 0, not \" 1\"",
+    );
+}

@@ -346,8 +346,9 @@ fn the_form_sent_with_empty_fields_answers_its_filter_and_links_its_labels() {
     let page = r.text();
     assert!(page.contains("UMMZ-000001") && page.contains("UMMZ-000006"));
     assert!(!page.contains("UMMZ-000003"));
-    // "Print labels" beside the counts: the question without its paging.
-    let link = "/api/v2/specimen-records/labels/?family=Nymphalidae&amp;labels_printed=unknown&amp;kind=data\"";
+    // "Print labels" beside the counts: the question without its paging,
+    // its text matched as the page matches it (without regard to accents).
+    let link = "/api/v2/specimen-records/labels/?family=Nymphalidae&amp;labels_printed=unknown&amp;unaccented=1&amp;kind=data\"";
     assert!(page.contains(link), "{page}");
     let csv = s.get(&format!(
         "{LABELS}?family=Nymphalidae&labels_printed=unknown&kind=data&format=csv"

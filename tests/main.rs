@@ -40,6 +40,7 @@ mod replay;
 mod short;
 mod snapshot;
 mod startup;
+mod stdout;
 mod suggest;
 mod versions;
 mod wagtail;

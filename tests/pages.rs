@@ -408,3 +408,118 @@ fn the_pages_files_are_cached_for_a_year_and_compressed() {
     // Another build's files are not these.
     assert_eq!(s.get("/static/000000000000/site.css").status, 404);
 }
+
+/// The specimen list's form matches its text fields without regard to accents
+/// and case (`unaccented=1`, which its page asks by default, and its map, chart
+/// and label sheets with it); the API's filters match accents as the existing
+/// service did, unless asked.
+#[test]
+fn the_forms_text_fields_match_without_accents_on_the_page() {
+    let s = Server::sample();
+    const LIST: &str = "/api/v2/specimen-records/";
+    let rows = |body: &str| -> Vec<String> {
+        body.split("href=\"/api/v2/specimen-records/")
+            .skip(1)
+            .filter_map(|p| {
+                let id = &p[..p.find('/')?];
+                (!id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())).then(|| id.to_string())
+            })
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    };
+    for (query, ids) in [
+        ("state=quebec", vec!["3"]),
+        ("state=QUEBEC", vec!["3"]),
+        ("state=Québec", vec!["3"]),
+        ("collecting_trip=ete+2021", vec!["6"]),
+        ("collector_lastname=cote", vec!["1", "6"]),
+        ("locality=jacques-cartier", vec!["3"]),
+    ] {
+        let body = html(&s, &format!("{LIST}?{query}"), 200);
+        assert_eq!(rows(&body), ids, "{query}");
+        // Its map and its label sheets ask the same question.
+        assert!(
+            body.contains("unaccented=1"),
+            "{query}: the page's links carry unaccented=1"
+        );
+        let json: Vec<String> = s
+            .ids_of(&format!("{LIST}?{query}&unaccented=1&limit=100"))
+            .iter()
+            .map(|id| id.to_string())
+            .collect();
+        assert_eq!(json, ids, "{query} as JSON with unaccented=1");
+    }
+    // Said otherwise, the page matches accents as the API does.
+    let body = html(&s, &format!("{LIST}?state=quebec&unaccented=0"), 200);
+    assert!(body.contains("No records on this page."), "{body}");
+    // The API's filters keep the service's semantics: accents as written.
+    assert_eq!(
+        s.ids_of(&format!("{LIST}?state=quebec&limit=100")),
+        Vec::<i64>::new()
+    );
+    assert_eq!(s.ids_of(&format!("{LIST}?state=québec&limit=100")), vec![3]);
+    assert_eq!(
+        s.ids_of(&format!("{LIST}?collector_lastname=cote&limit=100")),
+        Vec::<i64>::new()
+    );
+    s.assert_error(
+        &format!("{LIST}?state=quebec&unaccented=maybe"),
+        400,
+        "unaccented must be 1 or 0, not \"maybe\"",
+    );
+    // The chips say the filters, not how they match.
+    let body = html(&s, &format!("{LIST}?state=quebec"), 200);
+    assert!(body.contains("state: <strong>quebec</strong>"), "{body}");
+    assert!(!body.contains("unaccented: <strong>"), "{body}");
+}
+
+/// The maps' basemap, as served: no ring or border has a segment spanning more
+/// than 180 degrees of longitude (which a map draws as a line across the world:
+/// Fiji, Chukotka and Wrangel Island are split at the antimeridian, Antarctica
+/// closed along the pole), every ring is closed, and the split land still
+/// reaches the antimeridian from both sides.
+#[test]
+fn the_basemap_draws_no_line_across_the_world() {
+    let s = Server::sample();
+    let body = html(&s, "/api/v2/specimen-records/", 200);
+    let at = body.find("data-basemap=\"").expect("a map") + "data-basemap=\"".len();
+    let url = &body[at..at + body[at..].find('"').unwrap()];
+    let basemap: serde_json::Value = s.get(url).json();
+    let mut rings = Vec::new();
+    for feature in basemap["features"].as_array().unwrap() {
+        let coordinates = &feature["geometry"]["coordinates"];
+        match feature["geometry"]["type"].as_str().unwrap() {
+            "MultiPolygon" => {
+                for polygon in coordinates.as_array().unwrap() {
+                    for ring in polygon.as_array().unwrap() {
+                        assert_eq!(ring[0], ring[ring.as_array().unwrap().len() - 1]);
+                        rings.push(ring.clone());
+                    }
+                }
+            }
+            "MultiLineString" => rings.extend(coordinates.as_array().unwrap().iter().cloned()),
+            other => panic!("{other}"),
+        }
+    }
+    let lon = |p: &serde_json::Value| p[0].as_f64().unwrap();
+    let mut touching = [0, 0];
+    for ring in &rings {
+        let points = ring.as_array().unwrap();
+        for pair in points.windows(2) {
+            assert!(
+                (lon(&pair[1]) - lon(&pair[0])).abs() <= 180.0,
+                "{} to {} spans the world",
+                pair[0],
+                pair[1]
+            );
+        }
+        if points.iter().any(|p| lon(p) == -180.0) {
+            touching[0] += 1;
+        }
+        if points.iter().any(|p| lon(p) == 180.0) {
+            touching[1] += 1;
+        }
+    }
+    assert!(touching[0] >= 3 && touching[1] >= 3, "{touching:?}");
+}

@@ -90,7 +90,8 @@ fn plants() -> Vec<Plant> {
         },
         // Each error, alone.
         at(Some(("0", "0")), &["ZERO_COORDINATE"]),
-        at(Some(("95.5", "-83.7")), &["COORDINATE_OUT_OF_RANGE"]),
+        // Out of range, and out of range swapped too.
+        at(Some(("95.5", "-120.7")), &["COORDINATE_OUT_OF_RANGE"]),
         at(Some(("42°17'N", "83°44'W")), &["COORDINATE_INVALID"]),
         at(
             Some(("48.8566", "2.3522")),
@@ -163,6 +164,15 @@ fn plants() -> Vec<Plant> {
             point: None,
             identified: false,
             flags: &["NOT_IDENTIFIED"],
+            ..clean()
+        },
+        // GBIF's swap rule: the latitude out of range, in range swapped, and
+        // then in its parish (the New Orleans record).
+        Plant {
+            point: Some(("-90.0715", "29.9511")),
+            state: Some(("Louisiana", "LA")),
+            county: Some("Orleans Parish"),
+            flags: &["PRESUMED_SWAPPED_COORDINATE"],
             ..clean()
         },
     ]

@@ -427,3 +427,52 @@ fn gbif_suggests_names_and_values_in_its_shapes() {
         serde_json::json!(["Québec"])
     );
 }
+
+/// A misspelt name on the list page: a search that finds nothing offers "did
+/// you mean" from the suggestions, which catch names heard rather than read
+/// (`nefia`, `Nephya`: `f` for `ph`, `i` for `y`) as well as typos (`nphia`,
+/// `nephea`); each leads to the genus Nephia, on a generated collection where
+/// one of its genera is named so.
+#[test]
+fn a_search_that_finds_nothing_offers_what_it_may_have_meant() {
+    let dir = TempDir::new("did-you-mean");
+    let mut nephia = 0;
+    let snapshot = common::generated_with(&dir, 300, |c| {
+        let genus = c
+            .specimen_records
+            .iter()
+            .find_map(|s| s.genus)
+            .expect("a specimen with a genus");
+        let g = c.genera.iter_mut().find(|g| g.id == genus).unwrap();
+        g.name = "Nephia".into();
+        nephia = genus;
+    });
+    let s = Server::start(&snapshot, Default::default());
+    let link = format!("<a href=\"/api/v2/genera/{nephia}/\">Nephia</a>");
+    for typed in ["nefia", "nphia", "nephea", "Nephya"] {
+        // Nothing holds the misspelling...
+        let path = format!("/api/v2/specimen-records/?search={typed}");
+        assert_eq!(s.json(&path, 200)["meta"]["total_count"], 0, "{typed}");
+        // ...and the page offers the genus, first.
+        let page = s.send("GET", &path, &[("Accept", "text/html")]).text();
+        let offered = page
+            .split("<p class=\"did-you-mean\">Did you mean ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{typed}: no suggestion on {page}"));
+        assert!(offered.starts_with(&link), "{typed}: {offered}");
+        // The suggestions themselves find it.
+        let suggested = s.json(&format!("/api/v2/suggest/?q={typed}&kind=taxon"), 200);
+        assert_eq!(
+            suggested["items"][0]["label"], "Nephia",
+            "{typed}: {suggested}"
+        );
+    }
+    // Where a search finds records, or none is given, nothing is offered.
+    for path in [
+        "/api/v2/specimen-records/?search=nephia",
+        "/api/v2/specimen-records/?year=1000",
+    ] {
+        let page = s.send("GET", path, &[("Accept", "text/html")]).text();
+        assert!(!page.contains("Did you mean"), "{path}");
+    }
+}

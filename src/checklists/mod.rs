@@ -18,7 +18,7 @@ use crate::view::View;
 
 use crate::query::plan::Matching;
 use crate::query::question::Question;
-use crate::query::{ApiError, Params};
+use crate::query::{byte_order_mark, ApiError, Params};
 
 mod identified;
 pub mod page;
@@ -42,11 +42,13 @@ pub enum Output {
 pub struct ChecklistRequest {
     pub question: Question,
     pub output: Output,
+    /// `bom=1`: the CSV begins with a UTF-8 byte-order mark.
+    pub bom: bool,
 }
 
 impl ChecklistRequest {
     /// Reads `format` (`json`, `csv`, `html`; the page when `page` says the
-    /// client prefers one and `format` says nothing) and the question.
+    /// client prefers one and `format` says nothing), `bom` and the question.
     pub fn parse(params: &Params, page: bool) -> Result<ChecklistRequest, ApiError> {
         let output = match params.get("format") {
             None if page => Output::Html,
@@ -59,8 +61,13 @@ impl ChecklistRequest {
                 )))
             }
         };
-        let question = Question::parse(params, &["format"], "a checklist")?;
-        Ok(ChecklistRequest { question, output })
+        let bom = byte_order_mark(params)?;
+        let question = Question::parse(params, &["format", "bom"], "a checklist")?;
+        Ok(ChecklistRequest {
+            question,
+            output,
+            bom,
+        })
     }
 }
 

@@ -82,31 +82,31 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     checked.collection.dataset = dataset;
     if let Some(previous) = &args.previous {
         let (version, changes) = follow(&mut checked.collection, previous)?;
-        println!("version {version}: {changes}");
+        say!("version {version}: {changes}")?;
     }
     for (label, n) in &checked.skipped {
-        println!("skipped {n} object(s) of {label}");
+        say!("skipped {n} object(s) of {label}")?;
     }
     for w in checked.warnings.iter().take(args.show_warnings) {
-        println!("warning: {w}");
+        say!("warning: {w}")?;
     }
     if checked.warnings.len() > args.show_warnings {
-        println!(
+        say!(
             "... and {} more warnings",
             checked.warnings.len() - args.show_warnings
-        );
+        )?;
     }
     let empty = checked.is_empty();
     if empty {
-        println!(
+        say!(
             "warning: no collection records were found, so the snapshot would publish an \
              empty collection; the catalogue reads the Django apps {} \
              (python manage.py dumpdata taxonomy geography specimens > dump.json)",
             ingest::apps().join(", ")
-        );
+        )?;
     }
     if let Some(line) = &undescribed {
-        println!("warning: {line}");
+        say!("warning: {line}")?;
     }
     let warnings = checked.warnings.len() + usize::from(empty) + usize::from(undescribed.is_some());
     // Errors, where there are any, are said below instead: they stop the build anyway.
@@ -120,14 +120,14 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     match ingest::write_snapshot(&checked, &args.output, prepared::encode) {
         Ok(header) => {
             for (model, n) in checked.collection.counts() {
-                println!("{:>9} {}", n, model.label());
+                say!("{:>9} {}", n, model.label())?;
             }
-            println!(
+            say!(
                 "wrote {} ({warnings} warnings, {} objects skipped), checksum: {}",
                 args.output.display(),
                 checked.skipped.values().sum::<usize>(),
                 header.checksum_hex()
-            );
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         Err(BuildError::Invalid(errors)) => {
@@ -154,11 +154,11 @@ pub(super) fn generate(
         .with_context(|| format!("cannot create {}", output.display()))?;
     synthetic::write(std::io::BufWriter::new(file), specimens, seed)
         .with_context(|| format!("cannot write {}", output.display()))?;
-    println!(
+    say!(
         "wrote {} specimen records to {}",
         specimens,
         output.display()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -169,15 +169,15 @@ pub(super) fn inspect(path: &std::path::Path) -> anyhow::Result<ExitCode> {
     let created = chrono::DateTime::from_timestamp_micros(header.created_at)
         .map(|t| t.to_rfc3339())
         .unwrap_or_else(|| header.created_at.to_string());
-    println!("format version: {}", header.format_version);
-    println!("created at: {created}");
-    println!("payload bytes: {}", header.payload_len);
-    println!("checksum: {}", header.checksum_hex());
-    println!("version: {}", collection.history.current());
+    say!("format version: {}", header.format_version)?;
+    say!("created at: {created}")?;
+    say!("payload bytes: {}", header.payload_len)?;
+    say!("checksum: {}", header.checksum_hex())?;
+    say!("version: {}", collection.history.current())?;
     // Without them (format version 3) a server builds its view from the records.
-    println!("prepared tables bytes: {}", prepared.map_or(0, <[u8]>::len));
+    say!("prepared tables bytes: {}", prepared.map_or(0, <[u8]>::len))?;
     for model in Model::ALL {
-        println!("{}: {}", model.label(), collection.count(model));
+        say!("{}: {}", model.label(), collection.count(model))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -204,12 +204,12 @@ pub(super) fn export_dwca(
     let bytes = dwca::archive(&view, dwca::Scope::Everything, links)?;
     snapshot::write_atomically(output, &bytes)
         .with_context(|| format!("cannot write {}", output.display()))?;
-    println!(
+    say!(
         "wrote {} ({} occurrences, {} bytes)",
         output.display(),
         view.table(Model::SpecimenRecord).len(),
         bytes.len()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -13,9 +13,11 @@ use crate::snapshot;
 use crate::view::View;
 
 /// Writes a template for `--dataset-config` from the snapshot: the codes its
-/// USIs begin with, a description and keywords from its coverage (printed
-/// too), the snapshot's own description where it has one. The keys left
-/// empty are what the publisher must write, as `build` then warns.
+/// USIs begin with, a description and keywords from the orders it holds, the
+/// snapshot's own description where it has one. The description says no count
+/// and no date, which would go stale as records change (eml.xml's coverage and
+/// `additionalInfo` say them at each export); the coverage is printed instead.
+/// The keys left empty are what the publisher must write, as `build` then warns.
 pub(super) fn init(snapshot_path: &Path, output: &Path) -> anyhow::Result<ExitCode> {
     let view = View::load(snapshot_path)?;
     let coverage = Coverage::of(&view, None);
@@ -29,7 +31,7 @@ pub(super) fn init(snapshot_path: &Path, output: &Path) -> anyhow::Result<ExitCo
     }
     let specimens = view.table(Model::SpecimenRecord).len();
     if d.description.is_empty() {
-        d.description = describe(specimens, &coverage);
+        d.description = describe(&coverage);
     }
     if d.keywords.is_empty() {
         d.keywords = ["insects", "specimens"]
@@ -53,21 +55,21 @@ pub(super) fn init(snapshot_path: &Path, output: &Path) -> anyhow::Result<ExitCo
     };
     snapshot::write_atomically(output, text.as_bytes())
         .with_context(|| format!("cannot write {}", output.display()))?;
-    println!("wrote {}", output.display());
-    println!("coverage of the {specimens} specimen records:");
+    say!("wrote {}", output.display())?;
+    say!("coverage of the {specimens} specimen records:")?;
     match coverage.bounds {
-        Some([w, e, n, s]) => println!("  box: west {w}, east {e}, north {n}, south {s}"),
-        None => println!("  box: no record has a point"),
-    }
+        Some([w, e, n, s]) => say!("  box: west {w}, east {e}, north {n}, south {s}"),
+        None => say!("  box: no record has a point"),
+    }?;
     match coverage.dates {
-        Some((first, last)) => println!("  collected: {first} to {last}"),
-        None => println!("  collected: no record has a year"),
-    }
-    println!("  orders: {}", coverage.orders.join(", "));
-    println!("  families: {}", coverage.families.join(", "));
+        Some((first, last)) => say!("  collected: {first} to {last}"),
+        None => say!("  collected: no record has a year"),
+    }?;
+    say!("  orders: {}", coverage.orders.join(", "))?;
+    say!("  families: {}", coverage.families.join(", "))?;
     let missing: Vec<&str> = d.missing().iter().map(|(key, _)| *key).collect();
     if !missing.is_empty() {
-        println!("to fill in: {}", missing.join(", "));
+        say!("to fill in: {}", missing.join(", "))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -97,19 +99,13 @@ fn usi_prefix(view: &View) -> String {
         .map_or_else(String::new, |(p, _)| p.to_string())
 }
 
-/// A first description, from what the records cover.
-fn describe(specimens: usize, c: &Coverage) -> String {
-    let mut s = format!("{specimens} insect specimen records");
-    if !c.orders.is_empty() {
-        s.push_str(&format!(" of the orders {}", c.orders.join(", ")));
+/// A first description, from the orders the records hold: no count, no date.
+fn describe(c: &Coverage) -> String {
+    match c.orders.is_empty() {
+        true => "Insect specimen records.".to_string(),
+        false => format!(
+            "Insect specimen records of the orders {}.",
+            c.orders.join(", ")
+        ),
     }
-    if let Some((first, last)) = c.dates {
-        s.push_str(&format!(
-            ", collected from {} to {}",
-            first.format("%Y"),
-            last.format("%Y")
-        ));
-    }
-    s.push('.');
-    s
 }

@@ -5,7 +5,18 @@
 
 use std::process::ExitCode;
 
+use anyhow::Context as _;
 use clap::Parser;
+
+/// `println!` that returns an error instead of panicking. A reader that has
+/// gone (`catalogue inspect FILE | head -1`) is no error: what it read was all
+/// it wanted, so the rest is not written and the command goes on (a build
+/// still writes its snapshot) and ends as it would have.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::cli::say(format_args!($($arg)*))
+    };
+}
 
 mod args;
 mod commands;
@@ -58,11 +69,11 @@ pub fn run() -> ExitCode {
         Command::Probe { addr, path } => probe(addr, &path),
         Command::Openapi { max_limit } => {
             let doc = crate::serve::openapi(max_limit);
-            println!(
+            say!(
                 "{}",
                 serde_json::to_string_pretty(&doc).expect("a JSON value prints")
-            );
-            Ok(ExitCode::SUCCESS)
+            )
+            .map(|()| ExitCode::SUCCESS)
         }
     };
     match result {
@@ -71,5 +82,24 @@ pub fn run() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Whether stdout's reader has closed its end of the pipe.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes a line to stdout, as [`say!`] does.
+fn say(line: std::fmt::Arguments) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    use std::sync::atomic::Ordering;
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    match writeln!(std::io::stdout().lock(), "{line}") {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            Ok(())
+        }
+        written => written.context("cannot write to stdout"),
     }
 }

@@ -46,9 +46,57 @@ pub fn fold(name: &str) -> String {
     out
 }
 
+/// `text` lowercased with its accents dropped (`Québec` is `quebec`, `Straße`
+/// is `strasse`), every other character kept as it is: what a form's text field
+/// is matched by on the pages, so that a term found as a substring of a folded
+/// name is found whatever the name's accents and case.
+pub fn unaccented(text: &str) -> String {
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.nfd() {
+        if is_combining_mark(c) {
+            continue;
+        }
+        match c {
+            'ß' => out.push_str("ss"),
+            'æ' | 'Æ' => out.push_str("ae"),
+            'œ' | 'Œ' => out.push_str("oe"),
+            'ø' | 'Ø' => out.push('o'),
+            'ł' | 'Ł' => out.push('l'),
+            'đ' | 'Đ' | 'ð' | 'Ð' => out.push('d'),
+            'þ' | 'Þ' => out.push_str("th"),
+            'ı' => out.push('i'),
+            _ => out.extend(c.to_lowercase()),
+        }
+    }
+    out
+}
+
+/// Whether `text` holds `term` (already [`unaccented`]) without regard to
+/// accents and case.
+pub fn holds_unaccented(text: &str, term: &str) -> bool {
+    match text.is_ascii() {
+        true => text.to_ascii_lowercase().contains(term),
+        false => unaccented(text).contains(term),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unaccented_keeps_all_but_accents_and_case() {
+        assert_eq!(unaccented("Québec"), "quebec");
+        assert_eq!(unaccented("MÉXICO, D.F."), "mexico, d.f.");
+        assert_eq!(unaccented("Straße Øresund"), "strasse oresund");
+        assert_eq!(unaccented("Pima/Santa Cruz"), "pima/santa cruz");
+        assert!(holds_unaccented("Québec City", "quebec"));
+        assert!(holds_unaccented("Quebec", &unaccented("Québec")));
+        assert!(!holds_unaccented("Québec", "montreal"));
+    }
 
     #[test]
     fn names_fold_to_plain_words() {

@@ -228,6 +228,18 @@ pub fn document(max_limit: Option<usize>, described: impl IntoIterator<Item = De
     for describe in described {
         describe(&mut paths, max_limit);
     }
+    // Any request whose head is over the server's bound is refused before it
+    // reaches its operation: each operation answers 431 too.
+    for operation in paths
+        .values_mut()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut())
+        .filter_map(|op| op.get_mut("responses").and_then(Value::as_object_mut))
+    {
+        operation
+            .entry("431")
+            .or_insert_with(|| json!({"$ref": "#/components/responses/HeadTooLarge"}));
+    }
 
     let mut schemas = Map::new();
     for &endpoint in Endpoint::all().iter().filter(|&&e| geojson::supports(e)) {
@@ -314,6 +326,11 @@ pub fn document(max_limit: Option<usize>, described: impl IntoIterator<Item = De
                     "headers": {"Allow": {"$ref": "#/components/headers/Allow"},
                                 "Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"}},
                     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+                },
+                "HeadTooLarge": {
+                    "description": "The request's head (request line and headers) is over 8 KiB, or holds more \
+                        than 100 headers: refused before it is read, without a body. A long GBIF search \
+                        goes in a POSTed form instead.",
                 },
                 "NotModified": {
                     "description": "The `If-None-Match` tag (or, without one, the `If-Modified-Since` date) is current: no body.",
@@ -537,6 +554,7 @@ fn list_responses(endpoint: Endpoint) -> Value {
 fn question_parameters() -> Vec<Value> {
     let mut out = search_parameters("a specimen", "the specimen as served").to_vec();
     out.push(modified_since_parameter());
+    out.push(unaccented_parameter());
     out.extend([query(
         "_",
         "Ignored (a cache-buster some clients send).",
@@ -591,7 +609,14 @@ fn checklist_operation() -> Value {
          the specimens of each taxon).",
         json!({"type": "string", "enum": ["json", "csv", "html"]}),
     )];
+    parameters.push(bom_parameter());
     parameters.extend(question_parameters());
+    // The page's refusal is a page (`format=html`, or a browser's `Accept`).
+    let mut refused = error_response(
+        "A parameter the checklist does not take, or a value it cannot read; the message says \
+         which. The page's refusal is a page.",
+    );
+    refused["content"]["text/html; charset=utf-8"] = json!({"schema": {"type": "string"}});
     json!({"get": {
         "operationId": "specimen-checklist",
         "summary": "The taxa a specimen question holds",
@@ -613,7 +638,7 @@ fn checklist_operation() -> Value {
                 },
             },
             "304": {"$ref": "#/components/responses/NotModified"},
-            "400": {"$ref": "#/components/responses/BadRequest"},
+            "400": refused,
             "405": {"$ref": "#/components/responses/MethodNotAllowed"},
             "503": busy_response(),
         },
@@ -764,6 +789,31 @@ fn columns_parameter(endpoint: Endpoint) -> Value {
     )
 }
 
+/// `unaccented`: the specimen filters' text matched without regard to accents.
+fn unaccented_parameter() -> Value {
+    query(
+        "unaccented",
+        "`1` (or `true`): the specimen list's text filters (a taxon's, place's, trip's or \
+         person's name, the specimen's own text) match without regard to accents as well as case \
+         (`state=quebec` finds Québec), as the specimen list's page does by default; `0`, \
+         `false` or nothing (the default) matches accents as written. No effect on the other \
+         lists' exact filters; empty (or spaces), as a form sends it, is nothing.",
+        json!({"anyOf": [{"type": "string", "enum": ["1", "0", "true", "false"]}, blank()]}),
+    )
+}
+
+/// `bom`: a UTF-8 byte-order mark before a CSV, for spreadsheet programs.
+fn bom_parameter() -> Value {
+    query(
+        "bom",
+        "With `format=csv`: `1` (or `true`) begins the file with a UTF-8 byte-order mark \
+         (EF BB BF), which spreadsheet programs such as Excel read as \"this is UTF-8\" (without \
+         it they may show `Åberg` as `Ã…berg`); `0`, `false` or nothing (the default) for none. \
+         Empty (or spaces) is nothing. Ignored (and named in `X-Ignored-Parameters`) in other formats.",
+        json!({"anyOf": [{"type": "string", "enum": ["1", "0", "true", "false"]}, blank()]}),
+    )
+}
+
 fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
     let mut limit = json!({"type": "integer", "minimum": 0});
     if let Some(max) = max_limit {
@@ -806,9 +856,11 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
         "the item as served (embedded records included, timestamps not)",
     ));
     out.push(modified_since_parameter());
+    out.push(unaccented_parameter());
     out.extend([
         list_format_parameter(endpoint),
         columns_parameter(endpoint),
+        bom_parameter(),
         query(
             "facet",
             "Comma-separated fields to count values of, over the filtered records, into \

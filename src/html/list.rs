@@ -6,7 +6,7 @@
 use maud::{html, Markup};
 
 use crate::model::endpoint::API_PREFIX;
-use crate::model::{Endpoint, Model, Side};
+use crate::model::{Endpoint, Filters, Model, Side};
 use crate::query::facets::Facets;
 use crate::query::holdings::Seasons;
 use crate::query::{geojson, sort, Params, OPERATIONS};
@@ -27,12 +27,28 @@ const IGNORED_SHOWN: usize = 20;
 /// (the JSON answer still gives every item asked for).
 pub const MAX_ROWS: usize = 500;
 
+/// The operation that matches the specimen filters' text without regard to
+/// accents, which the specimen list's page asks for unless told otherwise.
+pub const UNACCENTED: &str = "unaccented";
+
+/// What the page of `model`'s list asks of `params`: on the specimen lists,
+/// the text filters without regard to accents (`unaccented=1`) unless they say
+/// otherwise. The page's own links keep the request's parameters (asking the
+/// same again); its map, chart and label sheets, which other addresses answer,
+/// say it.
+pub fn unaccented(model: Model, params: &Params) -> Params {
+    match model.policy().filters == Filters::Named && params.get(UNACCENTED).is_none() {
+        true => params.with(UNACCENTED, "1"),
+        false => params.clone(),
+    }
+}
+
 /// Whether a parameter shapes the answer rather than chooses records: the list
-/// operations but `search`; `order` is a sort (or `random`) only where the model
+/// operations but `search` and `unaccented`; `order` is a sort (or `random`) only where the model
 /// has no field of that name (a specimen's `order` is its taxonomic order).
 fn shaping(model: Model, name: &str) -> bool {
     match name {
-        "search" => false,
+        "search" | UNACCENTED => false,
         "order" => model.field_index("order").is_none(),
         _ => OPERATIONS.contains(&name),
     }
@@ -64,6 +80,9 @@ pub struct ListPage<'a> {
     pub repeated: &'a [String],
     /// Where the sheets the form prints point their codes.
     pub label_codes: LabelCodes,
+    /// When a search finds nothing: what the suggestions make of it, each a
+    /// name and the address of its record.
+    pub did_you_mean: &'a [(String, String)],
 }
 
 /// `path?query`, or `path` when the query is empty.
@@ -123,7 +142,7 @@ pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
             div.layout.with-side {
                 aside.side aria-label="Filters and counts" {
                     (label_form::form(&path, page.params))
-                    (label_form::print_links(page.params, page.label_codes))
+                    (label_form::print_links(&unaccented(e.model, page.params), page.label_codes))
                     (label_form::facets(view, &path, page.params, page.facets))
                 }
                 div { (results(site, view, &path, page, mappable)) }
@@ -150,8 +169,11 @@ fn in_use(model: Model, path: &str, params: &Params) -> Markup {
     let used: Vec<&(String, String)> = params
         .0
         .iter()
-        // `unknown` is the form's "no filter" for a boolean.
-        .filter(|(k, v)| !shaping(model, k) && !v.trim().is_empty() && v != "unknown")
+        // `unknown` is the form's "no filter" for a boolean; `unaccented` is
+        // how the filters match, not one of them.
+        .filter(|(k, v)| {
+            !shaping(model, k) && k != UNACCENTED && !v.trim().is_empty() && v != "unknown"
+        })
         .collect();
     html! {
         @if !used.is_empty() {
@@ -177,12 +199,22 @@ fn results(site: &Site, view: &View, path: &str, page: &ListPage, mappable: bool
         }
         @if page.rows.is_empty() {
             p { "No records on this page." }
+            @if page.total == 0 && !page.did_you_mean.is_empty() {
+                p.did-you-mean {
+                    "Did you mean "
+                    @for (i, (name, url)) in page.did_you_mean.iter().enumerate() {
+                        @if i > 0 { ", " }
+                        a href=(url) { (name) }
+                    }
+                    "?"
+                }
+            }
         } @else {
             (table(view, path, page))
         }
         (paging(path, page))
         @if seasons_shown && page.total > 0 {
-            @if let Ok(seasons) = Seasons::count(view, &question(page)) {
+            @if let Ok(seasons) = Seasons::count(view, &unaccented(page.endpoint.model, &question(page))) {
                 (chart::seasons(&seasons, &|name, value| href(path, &question(page).with(name, value))))
             }
         }
@@ -203,7 +235,10 @@ fn question(page: &ListPage) -> Params {
 
 /// The map of the page's query: the records of every page, to a bound.
 fn map(site: &Site, path: &str, page: &ListPage) -> Markup {
-    let query = map::geojson(&question(page), page.endpoint.model);
+    let query = map::geojson(
+        &unaccented(page.endpoint.model, &question(page)),
+        page.endpoint.model,
+    );
     let records = format!("{API_PREFIX}{}/", page.endpoint.model.path());
     let geojson = href(path, &query);
     let note = html! {

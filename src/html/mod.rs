@@ -27,6 +27,6 @@ mod values;
 pub use front::{docs, home};
 pub use holdings::Holdings;
 pub use layout::error;
-pub use list::{list, ListPage, MAX_ROWS};
+pub use list::{list, unaccented, ListPage, MAX_ROWS};
 pub use record::{record, RecordPage};
 pub use site::{LabelCodes, Site, CODES_FROM_REQUEST, DOCS_PATH};

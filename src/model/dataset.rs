@@ -519,9 +519,19 @@ impl Dataset {
                 "every occurrence's institutionCode is empty",
             ),
             (
+                self.institution_name.trim().is_empty(),
+                "institution_name",
+                "where eml.xml names the institution for missing creators and contacts, it gives only its code",
+            ),
+            (
                 self.collection_code.trim().is_empty(),
                 "collection_code",
                 "every occurrence's collectionCode is empty",
+            ),
+            (
+                self.collection_name.trim().is_empty(),
+                "collection_name",
+                "eml.xml's collectionName is N/A",
             ),
         ]
         .into_iter()

@@ -19,7 +19,8 @@ pub const EARLIEST_YEAR: i64 = 1750;
 pub const HIGHEST_M: f64 = 9000.0;
 pub const LOWEST_M: f64 = -500.0;
 
-/// A point's flags, and the point when it can be checked further.
+/// A point's flags, and the point when it can be checked further (swapped, when
+/// only swapped is it in range).
 pub fn coordinates(latitude: Option<&str>, longitude: Option<&str>) -> (Flags, Option<Point>) {
     fn given(s: Option<&str>) -> Option<&str> {
         s.map(str::trim).filter(|s| !s.is_empty())
@@ -32,7 +33,15 @@ pub fn coordinates(latitude: Option<&str>, longitude: Option<&str>) -> (Flags, O
     let (Some(lat), Some(lon)) = (lat, lon) else {
         return (Flags::of([Flag::CoordinateInvalid]), None);
     };
-    if lat.abs() > 90.0 || lon.abs() > 180.0 {
+    if lat.abs() > 90.0 && lat.abs() <= 180.0 && lon.abs() <= 90.0 {
+        // GBIF's rule (its CoordinateParseUtils): a latitude out of range whose
+        // swap with the longitude is in range was swapped; the point checked
+        // further is the swapped one, as GBIF interprets it.
+        (
+            Flags::of([Flag::PresumedSwappedCoordinate]),
+            Some([lat, lon]),
+        )
+    } else if lat.abs() > 90.0 || lon.abs() > 180.0 {
         (Flags::of([Flag::CoordinateOutOfRange]), None)
     } else if lat == 0.0 && lon == 0.0 {
         (Flags::of([Flag::ZeroCoordinate]), None)
@@ -208,8 +217,39 @@ mod tests {
         assert_eq!(coordinates(None, Some(" ")), (Flags::NONE, None));
         assert_eq!(flag(Some("0"), Some("0.0")), ["ZERO_COORDINATE"]);
         assert_eq!(flag(Some("0"), Some("12")), Vec::<&str>::new());
-        assert_eq!(flag(Some("91"), Some("1")), ["COORDINATE_OUT_OF_RANGE"]);
         assert_eq!(flag(Some("1"), Some("-180.5")), ["COORDINATE_OUT_OF_RANGE"]);
+        // GBIF's own cases (CoordinateParseUtilsTest): a latitude out of range
+        // whose swap is in range is swapped, (-100, 90) to (90, -100); out of
+        // range otherwise. A point is [longitude, latitude].
+        let swapped = Flags::of([Flag::PresumedSwappedCoordinate]);
+        assert_eq!(
+            coordinates(Some("100"), Some("40")),
+            (swapped, Some([100.0, 40.0]))
+        );
+        assert_eq!(
+            coordinates(Some("-100"), Some("90")),
+            (swapped, Some([-100.0, 90.0]))
+        );
+        assert_eq!(
+            coordinates(Some("-90.07"), Some("29.95")),
+            (swapped, Some([-90.07, 29.95]))
+        );
+        for (lat, lon) in [
+            ("200", "200"),
+            ("-200", "30"),
+            ("200", "30"),
+            ("91", "91"),
+            ("95", "-100"),
+        ] {
+            assert_eq!(
+                flag(Some(lat), Some(lon)),
+                ["COORDINATE_OUT_OF_RANGE"],
+                "{lat} {lon}"
+            );
+        }
+        // In range as given: never swapped.
+        assert_eq!(flag(Some("90"), Some("180")), Vec::<&str>::new());
+        assert_eq!(flag(Some("-90"), Some("-180")), Vec::<&str>::new());
         for (lat, lon) in [
             (Some("42°17'N"), Some("83°44'W")),
             (Some("NaN"), Some("1")),

@@ -120,7 +120,7 @@ impl Flag {
             ),
             Flag::PresumedSwappedCoordinate => (
                 "PRESUMED_SWAPPED_COORDINATE",
-                "The point is outside the record's country, and swapping latitude and longitude puts it inside.",
+                "The latitude is beyond ±90 and, swapped with the longitude, in range (GBIF's rule); or the point is outside the record's country, and swapping latitude and longitude puts it inside.",
                 "Swap the latitude and longitude.",
             ),
             Flag::PresumedNegatedLatitude => (

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use ahash::AHashMap;
 
+use crate::encoding::fold::{holds_unaccented, unaccented};
 use crate::encoding::time;
 use crate::model::vocabulary::{MONTHS, PREPARATIONS, SEXES, STAGES};
 use crate::model::{Model, Shape, Type};
@@ -26,14 +27,21 @@ pub const MAX_TERMS: usize = 16;
 #[derive(Clone, Debug)]
 enum Cond {
     /// A related record's text field contains `term` (lowercase), for any related
-    /// record the field holds.
+    /// record the field holds; `unaccented`: without regard to accents either
+    /// (`term` then [`unaccented`]).
     Related {
         field: usize,
         target: &'static str,
         term: String,
+        unaccented: bool,
     },
-    /// The row's own text field contains `term` (lowercase).
-    Contains { field: usize, term: String },
+    /// The row's own text field contains `term` (lowercase; `unaccented`, as
+    /// above).
+    Contains {
+        field: usize,
+        term: String,
+        unaccented: bool,
+    },
     /// The row's field equals `value`.
     Equals { field: usize, value: OwnedValue },
     /// The row's parent has this id.
@@ -58,6 +66,29 @@ pub struct Filter {
 impl Filter {
     pub fn is_empty(&self) -> bool {
         self.conds.is_empty() && self.terms.is_empty()
+    }
+
+    /// Matches the text conditions (a related record's name, the specimen's own
+    /// text) without regard to accents as well as case: `state=quebec` finds
+    /// `Québec` (`unaccented=1`, which the specimen list's page asks by
+    /// default; the API's filters match accents, as the existing service's did).
+    pub fn unaccent(&mut self) {
+        for cond in &mut self.conds {
+            if let Cond::Related {
+                term,
+                unaccented: u,
+                ..
+            }
+            | Cond::Contains {
+                term,
+                unaccented: u,
+                ..
+            } = cond
+            {
+                *term = unaccented(term);
+                *u = true;
+            }
+        }
     }
 
     /// Keeps the records whose `date_modified` is at or after `value`, an ISO
@@ -202,11 +233,13 @@ pub fn specimen(params: &Params) -> Result<Filter, ApiError> {
                 field: spec_field(field),
                 target,
                 term: value.to_lowercase(),
+                unaccented: false,
             });
         } else if SPECIMEN_TEXT.contains(&name) {
             conds.push(Cond::Contains {
                 field: spec_field(name),
                 term: value.to_lowercase(),
+                unaccented: false,
             });
         } else if let Some(v) = exact_specimen(name, value)? {
             conds.push(Cond::Equals {
@@ -369,7 +402,13 @@ pub fn fields(model: Model, params: &Params) -> Result<Filter, ApiError> {
 /// Positions of the related records whose field contains a term, per model.
 type Sets = AHashMap<Model, Vec<bool>>;
 
-fn related_sets(view: &View, model: Model, field: usize, target: &str, term: &str) -> Sets {
+fn related_sets(
+    view: &View,
+    model: Model,
+    field: usize,
+    target: &str,
+    (term, unaccented): (&str, bool),
+) -> Sets {
     let targets: Vec<Model> = match model.fields()[field].ty {
         Type::Embed(m) | Type::EmbedMany(m) | Type::Parent(m) => vec![m],
         Type::Taxon => Model::RANKS.to_vec(),
@@ -383,12 +422,21 @@ fn related_sets(view: &View, model: Model, field: usize, target: &str, term: &st
             let set = (0..table.len())
                 .map(|pos| {
                     f.and_then(|f| table.lowercase(pos, f))
-                        .is_some_and(|s| s.contains(term))
+                        .is_some_and(|s| contains(s, term, unaccented))
                 })
                 .collect();
             (m, set)
         })
         .collect()
+}
+
+/// Whether `text` (lowercase) holds `term`, without regard to accents too when
+/// `unaccented`.
+fn contains(text: &str, term: &str, unaccented: bool) -> bool {
+    match unaccented && !text.is_ascii() {
+        true => holds_unaccented(text, term),
+        false => text.contains(term),
+    }
 }
 
 /// Which rows of each (model, shape) have a term in some string of their item.
@@ -484,15 +532,21 @@ fn candidates<'v>(
             let sets = sets.expect("computed for related conditions");
             Some(index::union(table.len(), found_groups(groups, sets)))
         }
-        Cond::Contains { field, term } => match table.groups(*field) {
+        Cond::Contains {
+            field,
+            term,
+            unaccented,
+        } => match table.groups(*field) {
             // A few distinct values (methods, weather): test each value once.
             Some(groups) if groups.len() * 8 < table.len() => {
                 Some(groups.select(table.len(), |rep| {
                     table
                         .lowercase(rep as usize, *field)
-                        .is_some_and(|s| s.contains(term.as_str()))
+                        .is_some_and(|s| contains(s, term, *unaccented))
                 }))
             }
+            // Without accents, each row is checked instead.
+            _ if *unaccented => None,
             _ => Some(table.find(*field, term)?.into()),
         },
         Cond::Equals { field, value } => Some(table.rows_with(*field, value.as_value())?.into()),
@@ -667,6 +721,7 @@ fn disjoint<'v>(view: &'v View, table: &'v Table, filter: &Filter) -> Option<Mat
         field,
         target,
         term,
+        unaccented,
     }] = &filter.conds[..]
     else {
         return None;
@@ -675,7 +730,7 @@ fn disjoint<'v>(view: &'v View, table: &'v Table, filter: &Filter) -> Option<Mat
         return None;
     }
     let groups = table.groups(*field)?;
-    let sets = related_sets(view, table.model, *field, target, term);
+    let sets = related_sets(view, table.model, *field, target, (term, *unaccented));
     let lists = found_groups(groups, &sets)
         .filter(|l| !l.is_empty())
         .collect();
@@ -728,7 +783,14 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
                 field,
                 target,
                 term,
-            } => Some(related_sets(view, model, *field, target, term)),
+                unaccented,
+            } => Some(related_sets(
+                view,
+                model,
+                *field,
+                target,
+                (term, *unaccented),
+            )),
             _ => None,
         })
         .collect();
@@ -801,9 +863,13 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
                     _ => false,
                 }
             }
-            Cond::Contains { field, term } => table
+            Cond::Contains {
+                field,
+                term,
+                unaccented,
+            } => table
                 .lowercase(pos, *field)
-                .is_some_and(|s| s.contains(term.as_str())),
+                .is_some_and(|s| contains(s, term, *unaccented)),
             Cond::Equals { field, value } => table.get(pos, *field) == value.as_value(),
             Cond::Since { field, at } => {
                 matches!(table.get(pos, *field), Value::Time(t) if t >= *at)

@@ -24,7 +24,10 @@ mod error;
 pub use cost::Cost;
 pub use error::ApiError;
 pub use params::Params;
-pub use plan::{Columns, Format, Limits, Page, Plan, RecordPlan, DEFAULT_LIMIT, OPERATIONS};
+pub use plan::{
+    byte_order_mark, Columns, Format, Limits, Page, Plan, RecordPlan, BYTE_ORDER_MARK,
+    DEFAULT_LIMIT, OPERATIONS,
+};
 
 use crate::model::{Model, Shape};
 use crate::view::View;

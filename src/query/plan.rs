@@ -30,6 +30,8 @@ pub const OPERATIONS: &[&str] = &[
     "search_operator",
     "format",
     "columns",
+    "bom",
+    "unaccented",
     "facet",
     "facet_size",
     "modified_since",
@@ -128,6 +130,8 @@ pub struct Plan {
     /// The fields kept, or `None` for every field whole (the rendered item).
     projection: Option<Projection>,
     format: Format,
+    /// `bom=1`: a CSV download begins with a UTF-8 byte-order mark.
+    bom: bool,
     limit: usize,
     offset: usize,
     facets: Vec<facets::On>,
@@ -325,6 +329,9 @@ impl Plan {
                 Filter::default()
             }
         };
+        if switch(params, "unaccented")? {
+            filter.unaccent();
+        }
         let any_term = search_any(params)?;
         if let Some(terms) = params.get("search") {
             filter.search(terms, any_term)?;
@@ -354,8 +361,10 @@ impl Plan {
                 ignored.push(name.to_string());
             }
         };
+        let bom = byte_order_mark(params)?;
         if !matches!(format, Format::Csv(_)) {
             unused("columns");
+            unused("bom");
         }
         let projection = match format {
             Format::Csv(Columns::DarwinCore) => {
@@ -399,6 +408,7 @@ impl Plan {
             random,
             projection,
             format,
+            bom: bom && matches!(format, Format::Csv(_)),
             limit,
             offset,
             facets,
@@ -556,6 +566,11 @@ impl Plan {
     /// What the answer's items are: JSON items, or GeoJSON features.
     pub fn format(&self) -> Format {
         self.format
+    }
+
+    /// Whether a CSV download begins with a UTF-8 byte-order mark (`bom=1`).
+    pub fn bom(&self) -> bool {
+        self.bom
     }
 
     /// Whether the page's records are a run of the list's (no filter, no sort),
@@ -879,6 +894,30 @@ fn list_format(endpoint: Endpoint, params: &Params) -> Result<Format, ApiError> 
         other => other,
     })
 }
+
+/// `bom`: whether a CSV begins with a UTF-8 byte-order mark, which spreadsheet
+/// programs read as "this is UTF-8".
+pub fn byte_order_mark(params: &Params) -> Result<bool, ApiError> {
+    switch(params, "bom")
+}
+
+/// An operation that is on or off: `1` or `true`; `0`, `false`, nothing, or a
+/// value a form left empty (or spaces) for off; anything else is refused (as
+/// the OpenAPI document's enum says, so ` 1` is not `1`).
+fn switch(params: &Params, name: &str) -> Result<bool, ApiError> {
+    match params.get(name) {
+        None => Ok(false),
+        Some(blank) if form::trimmed(blank).is_none() => Ok(false),
+        Some("0") | Some("false") => Ok(false),
+        Some("1") | Some("true") => Ok(true),
+        Some(other) => Err(ApiError::bad_request(format!(
+            "{name} must be 1 or 0, not {other:?}"
+        ))),
+    }
+}
+
+/// The byte-order mark a CSV begins with when `bom=1` asks for it.
+pub const BYTE_ORDER_MARK: &[u8] = "\u{feff}".as_bytes();
 
 /// The `format` of a record request: only `json`.
 pub(super) fn check_record_format(params: &Params) -> Result<(), ApiError> {

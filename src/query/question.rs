@@ -10,7 +10,13 @@ use super::plan::known_specimen_parameters;
 use super::{filter, nearest, ApiError, Limits, Params, Plan, OPERATIONS};
 
 /// The operations a question keeps: the rest shape a page.
-const KEPT: &[&str] = &["search", "search_operator", "modified_since", "_"];
+const KEPT: &[&str] = &[
+    "search",
+    "search_operator",
+    "modified_since",
+    "unaccented",
+    "_",
+];
 
 /// The specimen list's question.
 #[derive(Clone, Debug)]

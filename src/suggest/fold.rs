@@ -49,6 +49,47 @@ fn permute(words: &mut [&str], from: usize, out: &mut Vec<String>) {
     }
 }
 
+/// How a folded text sounds, for names misspelt as they are heard: a key in
+/// which letters that sound alike in the Latin of scientific names (and the
+/// words around them) are one letter. On the folded text: `ph` is `f`, `ch`
+/// `k`, `th` `t`, `rh` `r`; `ae` and `oe` are `e`; `c`, `k` and `q` are `k`,
+/// `y` and `j` are `i`, `z` is `s`, `w` is `v`; any other `h` is silent;
+/// then a letter written twice is once (`Nephia`, `Nephya` and `nefia` are
+/// all `nefia`; `Hyalophora` is `ialofora`). Spaces and digits are kept.
+pub fn sounds(folded: &str) -> String {
+    let b = folded.as_bytes();
+    let mut out = String::with_capacity(folded.len());
+    let mut i = 0;
+    while i < b.len() {
+        let next = b.get(i + 1).copied();
+        let (sound, used) = match (b[i], next) {
+            (b'p', Some(b'h')) => (Some('f'), 2),
+            (b'c', Some(b'h')) => (Some('k'), 2),
+            (b't', Some(b'h')) => (Some('t'), 2),
+            (b'r', Some(b'h')) => (Some('r'), 2),
+            (b'a' | b'o', Some(b'e')) => (Some('e'), 2),
+            (b'c' | b'k' | b'q', _) => (Some('k'), 1),
+            (b'y' | b'j', _) => (Some('i'), 1),
+            (b'z', _) => (Some('s'), 1),
+            (b'w', _) => (Some('v'), 1),
+            (b'h', _) => (None, 1),
+            (c, _) if c.is_ascii() => (Some(c as char), 1),
+            // Not ASCII (a letter fold leaves as it is): kept whole.
+            _ => {
+                let c = folded[i..].chars().next().expect("a char");
+                (Some(c), c.len_utf8())
+            }
+        };
+        if let Some(c) = sound {
+            if !(out.ends_with(c) && c != ' ' && !c.is_ascii_digit()) {
+                out.push(c);
+            }
+        }
+        i += used;
+    }
+    out
+}
+
 /// The ends of a folded text at each word (`cat 000123`, `000123`).
 pub fn word_ends(folded: &str) -> impl Iterator<Item = &str> {
     std::iter::once(folded).chain(folded.match_indices(' ').map(|(i, _)| &folded[i + 1..]))
@@ -83,6 +124,19 @@ mod tests {
             ]
         );
         assert!(keys("").is_empty());
+    }
+
+    #[test]
+    fn names_heard_alike_sound_alike() {
+        for heard in ["nephia", "nefia", "nephya", "neffia"] {
+            assert_eq!(sounds(heard), "nefia", "{heard}");
+        }
+        assert_eq!(sounds("hyalophora cecropia"), "ialofora kekropia");
+        assert_eq!(sounds("cicindela"), sounds("kicindela"));
+        assert_eq!(sounds("aeshnidae"), "esnide");
+        assert_eq!(sounds("danaus plexippus"), "danaus plexipus");
+        assert_eq!(sounds("ummz 000123"), "ums 000123");
+        assert_ne!(sounds("nephea"), sounds("nephia"));
     }
 
     #[test]

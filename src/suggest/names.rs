@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 
 use ahash::AHashMap;
 
-use super::fold::{fold, forgiven, keys, word_ends};
+use super::fold::{fold, forgiven, keys, sounds, word_ends};
 use super::index::{Index, Keys};
 use super::near::{Trie, FAR};
 
@@ -17,6 +17,9 @@ pub enum Tier {
     Exact,
     /// The start of the name, or of one of its words.
     Begun,
+    /// Heard alike ([`sounds`]: `nefia` for Nephia), as a whole or by a start
+    /// of it from one of its words on.
+    Sounds { begun: bool },
     /// With typos: fewer first, and at equal typos a whole name before a
     /// name's start.
     Typos { edits: u8, begun: bool },
@@ -37,6 +40,7 @@ pub struct Gathered {
     of: Vec<u32>,
     keys: Keys,
     near_keys: Keys,
+    sound_keys: Keys,
 }
 
 impl Gathered {
@@ -62,6 +66,7 @@ impl Gathered {
             self.keys.push(&key, n);
         }
         for key in near {
+            self.sound_keys.push(&sounds(&key), n);
             self.near_keys.push(&key, n);
         }
     }
@@ -69,6 +74,7 @@ impl Gathered {
     pub fn build(self) -> Names {
         Names {
             index: Index::build(self.keys),
+            sounds: Index::build(self.sound_keys),
             near: Trie::build(self.near_keys),
             names: self.names,
             of: self.of,
@@ -84,6 +90,8 @@ pub struct Names {
     names: Vec<Box<str>>,
     of: Vec<u32>,
     index: Index,
+    /// How each word on sounds ([`sounds`]).
+    sounds: Index,
     near: Trie,
 }
 
@@ -105,7 +113,9 @@ impl Names {
 
     /// What `typed` (folded) finds among the things `keep` keeps, each thing
     /// once by its best name: the exact and begun names always, the names
-    /// within typos only when fewer than `enough` things were found without.
+    /// that sound alike and those within typos only when fewer than `enough`
+    /// things were found without (and, sounding alike, from 4 characters
+    /// typed, as typos are).
     pub fn find(&self, typed: &str, keep: &dyn Fn(u32) -> bool, enough: usize) -> Vec<Found> {
         let mut best: AHashMap<u32, Found> = AHashMap::new();
         let offer = |best: &mut AHashMap<u32, Found>, name: u32, tier: Tier| {
@@ -134,6 +144,16 @@ impl Names {
             }
             ControlFlow::Continue(())
         });
+        if best.len() < enough && forgiven(typed.chars().count()) > 0 {
+            let heard = sounds(typed);
+            self.sounds.starting(&heard, &mut |key, names| {
+                let begun = key != heard.as_bytes();
+                for &n in names {
+                    offer(&mut best, n, Tier::Sounds { begun });
+                }
+                ControlFlow::Continue(())
+            });
+        }
         if best.len() < enough {
             let typed_chars = typed.chars().count();
             self.near.near(typed, &mut |key, names, near| {
@@ -166,6 +186,7 @@ impl Names {
     /// The bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.index.heap_bytes()
+            + self.sounds.heap_bytes()
             + self.near.heap_bytes()
             + self.names.iter().map(|n| n.len() + 16).sum::<usize>()
             + self.of.capacity() * 4
@@ -239,6 +260,24 @@ mod tests {
                 }
             )]
         );
+    }
+
+    #[test]
+    fn a_name_misspelt_as_heard_is_found() {
+        let n = names(&[(0, "Nephia"), (1, "Nepheronia"), (2, "Danaus plexippus")]);
+        let sounds_like = Tier::Sounds { begun: false };
+        assert_eq!(found(&n, "nefia"), [(0, "Nephia".into(), sounds_like)]);
+        assert_eq!(found(&n, "Nephya"), [(0, "Nephia".into(), sounds_like)]);
+        // Within a typo, as before: found by both, the nearer tier kept.
+        assert_eq!(found(&n, "nphia")[0].0, 0);
+        assert_eq!(found(&n, "nephea")[0].0, 0);
+        // A start heard alike: `plexipus` begins the species' second word.
+        assert_eq!(
+            found(&n, "plexipu"),
+            [(2, "Danaus plexippus".into(), Tier::Sounds { begun: true })]
+        );
+        // Below 4 characters, nothing is heard alike.
+        assert!(found(&n, "nef").is_empty());
     }
 
     #[test]

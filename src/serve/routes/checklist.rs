@@ -7,7 +7,7 @@ use bytes::Bytes;
 
 use crate::checklists::{page, Checklist, ChecklistRequest, Output};
 use crate::html;
-use crate::query::Params;
+use crate::query::{Params, BYTE_ORDER_MARK};
 
 use crate::serve::answer::{Answer, Kind};
 use crate::serve::route::{Ctx, Job, Parsed};
@@ -31,7 +31,13 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         }
         Err(e) => return Err(Answer::error(&e).into()),
     };
-    let ignored = request.question.ignored().to_vec();
+    let mut ignored = request.question.ignored().to_vec();
+    // `bom` is for the CSV alone.
+    let bom = request.bom && request.output == Output::Csv;
+    if request.output != Output::Csv && asked.params.as_ref().is_ok_and(|p| p.get("bom").is_some())
+    {
+        ignored.push("bom".to_string());
+    }
     let kind = match request.output {
         Output::Json => Kind::Json,
         Output::Csv => Kind::Csv,
@@ -59,6 +65,7 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         let checklist = Checklist::of(view, &selected);
         match output {
             Output::Json => checklist.json(),
+            Output::Csv if bom => [BYTE_ORDER_MARK, &checklist.csv()].concat(),
             Output::Csv => checklist.csv(),
             Output::Html => page::of(view, &checklist, &request.question).into_bytes(),
         }

@@ -15,7 +15,7 @@ use crate::encoding::hex::push_hex;
 use crate::export::csv::{self, Columns as FieldColumns};
 use crate::export::dwca::{occurrences, Dataset, Dialect};
 use crate::query::plan::Selected;
-use crate::query::{Columns, Format, Params, Plan};
+use crate::query::{Columns, Format, Params, Plan, BYTE_ORDER_MARK};
 use crate::view::View;
 
 use crate::serve::answer::{Answer, Kind, Pieces};
@@ -82,15 +82,15 @@ impl Pieces for Download {
 /// snapshot's date and the start of its checksum, and for a question the start
 /// of its hash (`specimen-records-2026-11-20-3fa2b4c1-q7d01e2a9.csv`), so that
 /// two files from different snapshots or of different questions never share a
-/// name. The question is `asked`'s pairs but `format`, as `name=value` sorted
-/// and joined by `&`: the same in any order or encoding.
+/// name. The question is `asked`'s pairs but `format` and `bom`, as
+/// `name=value` sorted and joined by `&`: the same in any order or encoding.
 pub fn file_name(view: &View, stem: &str, asked: &Params, extension: &str) -> String {
     let date = chrono::DateTime::from_timestamp_micros(view.header.created_at)
         .map(|t| t.format("%Y-%m-%d").to_string())
         .unwrap_or_default();
     let checksum = view.header.checksum_hex();
     let mut pairs: Vec<String> = (asked.given().0.iter())
-        .filter(|(k, _)| k != "format")
+        .filter(|(k, _)| k != "format" && k != "bom")
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     pairs.sort_unstable();
@@ -127,6 +127,7 @@ pub fn answer<'a>(ctx: Ctx<'a>, plan: Plan) -> Job<'a> {
         extension,
     );
     let cacheable = plan.cacheable();
+    let bom = plan.bom();
     let head = Answer::unmade(kind)
         .with_media(asked.media)
         .named(name.clone())
@@ -149,6 +150,10 @@ pub fn answer<'a>(ctx: Ctx<'a>, plan: Plan) -> Job<'a> {
                 }
             }
             _ => (Rows::Lines, Vec::new()),
+        };
+        let head = match bom {
+            true => [BYTE_ORDER_MARK, &head].concat(),
+            false => head,
         };
         let download = Download {
             selected,

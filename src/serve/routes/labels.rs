@@ -10,7 +10,7 @@ use crate::html::{self, LabelCodes};
 use crate::labels::preview;
 use crate::labels::request::{Output, SheetRequest};
 use crate::labels::{self as sheets, note, Address, CsvPieces, Fitted, Overflow, PdfPieces};
-use crate::query::ApiError;
+use crate::query::{byte_order_mark, ApiError, BYTE_ORDER_MARK};
 use crate::view::View;
 
 use crate::serve::answer::{Answer, Kind, Pieces};
@@ -87,6 +87,12 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         _ => None,
     };
     let output = request.output;
+    // `bom=1` (checked with the question) begins the CSV with a byte-order mark.
+    let bom = output == Output::Csv
+        && asked
+            .params
+            .as_ref()
+            .is_ok_and(|p| matches!(byte_order_mark(p), Ok(true)));
     let stem = format!("labels-{}", request.kind.name());
     let given = asked.params.clone().unwrap_or_default();
     // The question as the note page names it: what was asked but the format.
@@ -162,6 +168,10 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         let answer = match output {
             Output::Csv => {
                 let (pieces, head) = CsvPieces::new(sheet.sheet);
+                let head = match bom {
+                    true => [BYTE_ORDER_MARK, &head].concat(),
+                    false => head,
+                };
                 Answer::pieces(kind, head, pieces, served, work, ticket)
             }
             _ => {

@@ -3,13 +3,16 @@
 //! people, a page of rows written on the pool.
 
 use crate::html::{self, ListPage};
+use crate::model::endpoint::API_PREFIX;
 use crate::query::plan::Selected;
-use crate::query::{ApiError, Page, Plan};
+use crate::query::{ApiError, Page, Params, Plan};
 use crate::serve::answer::{Answer, Kind};
 use crate::serve::compress::COMPRESS_BELOW;
 use crate::serve::media::media_url;
 use crate::serve::route::{Ctx, Job, Parsed};
 use crate::serve::work::Task;
+use crate::suggest::Suggestions;
+use crate::view::View;
 
 use super::downloads;
 
@@ -86,6 +89,10 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
         Err(e) => return Err(refused(ctx, e).into()),
     };
     let mut shown = params.clone();
+    // The form's text fields match without regard to accents (`quebec` finds
+    // Québec) unless the request says otherwise; the page's map, chart and
+    // label sheets then ask the same (`html::unaccented`).
+    let params = html::unaccented(endpoint.model, &params);
     let mut clamped_from = None;
     let plan = Plan::parse(endpoint, &params, &state.settings.limits)
         .and_then(|plan| plan.for_page(&params, html::MAX_ROWS))
@@ -118,6 +125,7 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
                 ignored: &[],
                 repeated: &[],
                 label_codes,
+                did_you_mean: &[],
             };
             return Err(
                 Answer::html_error(e.status, html::list(&site, &served.view, &page)).into(),
@@ -135,6 +143,10 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
     let make = move || {
         let (offset, limit, columns) = (plan.offset(), plan.limit(), plan.columns());
         let selected = plan.select_page(&view.view);
+        let did_you_mean = match selected.total {
+            0 => did_you_mean(&view.view, &shown),
+            _ => Vec::new(),
+        };
         let page = ListPage {
             endpoint,
             params: &shown,
@@ -150,6 +162,7 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
             ignored: &shown_ignored,
             repeated: &shown_repeated,
             label_codes,
+            did_you_mean: &did_you_mean,
         };
         html::list(&site, &view.view, &page)
     };
@@ -162,6 +175,29 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
             .cacheable(cacheable)
     });
     Ok(job.then(move |a| a.ignoring(&ignored).repeating(&repeated)))
+}
+
+/// How many names a search that finds nothing is offered.
+const DID_YOU_MEAN: usize = 5;
+
+/// What the suggestions make of a page's `search` when it finds nothing (a
+/// misspelt name, one heard rather than read: `nefia` for Nephia): each
+/// suggested record's name and address, best first; none without a search.
+fn did_you_mean(view: &View, params: &Params) -> Vec<(String, String)> {
+    let Some(typed) = params.get("search").filter(|s| !s.trim().is_empty()) else {
+        return Vec::new();
+    };
+    view.derived::<Suggestions>()
+        .find(view, typed, &[], DID_YOU_MEAN)
+        .iter()
+        .map(|s| {
+            let id = view.table(s.model).id(s.pos);
+            (
+                s.label.to_string(),
+                format!("{API_PREFIX}{}/{id}/", s.model.path()),
+            )
+        })
+        .collect()
 }
 
 /// A refusal as a page, not to be cached.

@@ -20,7 +20,8 @@ cp "$n/swagger-ui-dist/swagger-ui-bundle.js" "$n/swagger-ui-dist/swagger-ui.css"
    "$n/swagger-ui-dist/swagger-ui-bundle.js.LICENSE.txt" \
    "$n/swagger-ui-dist/LICENSE" "$n/swagger-ui-dist/NOTICE" "$here/swagger-ui-dist/"
 # The maps' basemap: Natural Earth 1:110m (public domain) as world-atlas packs it,
-# converted once to GeoJSON land and borders (world-atlas.js).
-(cd "$scratch" && cp "$here/world-atlas.js" . && node world-atlas.js) > "$here/world-atlas/world.json"
+# converted once to GeoJSON land and borders (world-atlas.js), land split at the
+# antimeridian (split.js).
+(cd "$scratch" && cp "$here/world-atlas.js" "$here/split.js" . && node world-atlas.js) > "$here/world-atlas/world.json"
 cp "$n/world-atlas/LICENSE" "$here/world-atlas/"
 echo "vendored: $(cd "$n" && for p in leaflet leaflet.markercluster swagger-ui-dist world-atlas topojson-client; do printf '%s@%s ' "$p" "$(node -p "require('./$p/package.json').version")"; done)"
