@@ -796,17 +796,28 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
         ("specimens.specimenrecord", &[9][..])
     );
 
-    // An edit that fails validation: the file stays as it was; once the edit
-    // is mended it is read, and the log says the collection is valid again.
+    // An edit that fails validation: the record is held back, served as it
+    // was published; once the edit is mended (as the admin saves it, with a
+    // new date_modified) it is read and published, and the log says nothing
+    // is held back any more.
+    let published = specimens(&snapshot)[0].temperature.clone();
     let bad = db.stamp("2024-05-03T08:00:00Z");
     db.exec(&format!(
         "UPDATE specimens_specimenrecord SET temperature = 'warm', date_modified = {bad} \
          WHERE id = 1;"
     ));
-    std::thread::sleep(Duration::from_millis(1500));
-    assert_eq!(checksum_at(&snapshot).as_deref(), Some(deleted.as_str()));
-    db.exec("UPDATE specimens_specimenrecord SET temperature = '' WHERE id = 1;");
-    let mended = next_checksum(&snapshot, Some(&deleted));
+    said_within(
+        &log,
+        "held back: specimens.specimenrecord pk=1 temperature: ",
+    );
+    assert_eq!(specimens(&snapshot)[0].temperature, published);
+    let held = checksum_at(&snapshot).unwrap();
+    let fixed = db.stamp("2024-05-03T09:00:00Z");
+    db.exec(&format!(
+        "UPDATE specimens_specimenrecord SET temperature = '', date_modified = {fixed} WHERE id = 1;"
+    ));
+    let mended = next_checksum(&snapshot, Some(&held));
+    assert_ne!(mended, deleted);
 
     // The database goes away: the file stays as it was, tick after tick.
     let before = std::fs::read(&snapshot).unwrap();
@@ -843,8 +854,10 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
         "changes=specimens.specimenrecord +0 ~1 -0",
         "changes=specimens.specimenrecord +0 ~0 -1",
         "left as it was",
-        "the database's collection has 1 problem(s), first: ",
-        "the database's collection is valid again",
+        "1 record(s) held back",
+        "held back: specimens.specimenrecord pk=1 temperature: ",
+        "edit it in the service's admin",
+        "nothing is held back any more",
         "the database reads again",
         "sync stopped",
     ] {
@@ -857,6 +870,67 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
         .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// Waits (up to 30 s) for the log at `path` to say `line`.
+fn said_within(path: &Path, line: &str) {
+    let started = Instant::now();
+    loop {
+        let log = std::fs::read_to_string(path).unwrap_or_default();
+        if log.contains(line) {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{line:?} not in\n{log}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `sync --once`: one tick, exit 0 when every record read is published, 1
+/// when one is held back (published all the same), one line on stderr.
+#[test]
+fn sync_once_says_whether_anything_is_held_back() {
+    let dir = TempDir::new("db-sync-once");
+    let sqlite = Sqlite::create(&dir);
+    let snapshot = dir.path("synced.bin");
+    let once = || {
+        Command::new(env!("CARGO_BIN_EXE_catalogue"))
+            .args(["sync", "--once", "--from-db", &sqlite.url(), "--snapshot"])
+            .arg(&snapshot)
+            .env("RUST_LOG", "off")
+            .output()
+            .unwrap()
+    };
+    let out = once();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.ends_with(": every record read is published\n"),
+        "{said}"
+    );
+    let first = checksum_at(&snapshot).unwrap();
+    let stamp = sqlite.stamp("2024-05-01T12:00:00Z");
+    sqlite.exec(&format!(
+        "UPDATE specimens_specimenrecord SET usi = 'UMMZ-000001', date_modified = {stamp} \
+         WHERE id = 8; \
+         UPDATE specimens_specimenrecord SET notes = 'Once.', date_modified = {stamp} WHERE id = 7;"
+    ));
+    let out = once();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(": 1 record(s) held back, the rest published"),
+        "{said}"
+    );
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert_ne!(checksum_at(&snapshot).unwrap(), first);
+    let s = specimens(&snapshot);
+    assert_eq!(
+        (s[6].notes.as_str(), s[7].usi.as_str()),
+        ("Once.", "UMMZ-000008")
+    );
 }
 
 /// An edit the change marker cannot see is read by the periodic full read.

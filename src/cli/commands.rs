@@ -293,6 +293,26 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         Some(path) => publisher.following(path, told),
         None => publisher.describing(dataset),
     };
+    if args.once {
+        let at = args.snapshot.display();
+        return Ok(match publisher::once(publisher) {
+            Ok(held) if held.is_empty() => {
+                eprintln!("{at}: every record read is published");
+                ExitCode::SUCCESS
+            }
+            Ok(held) => {
+                eprintln!(
+                    "{at}: {} record(s) held back, the rest published (the log says which and why)",
+                    held.len()
+                );
+                ExitCode::from(1)
+            }
+            Err(e) => {
+                eprintln!("{at}: the tick failed: {e}; {at} left as it was");
+                ExitCode::from(1)
+            }
+        });
+    }
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(publisher::run(publisher, args.every, shutdown_signal()));
     Ok(ExitCode::SUCCESS)
