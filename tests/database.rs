@@ -521,6 +521,13 @@ needs_postgres! {
     }
 
     #[test]
+    fn sync_holds_back_what_is_wrong_on_postgres() {
+        let dir = TempDir::new("db-held-pg");
+        let pg = Postgres::create("sync_holds_back_what_is_wrong_on_postgres");
+        hold_back_what_is_wrong(&pg, &dir);
+    }
+
+    #[test]
     fn sync_follows_a_postgres_database() {
         let dir = TempDir::new("db-sync-pg");
         let mut pg = Postgres::create("sync_follows_a_postgres_database");
@@ -886,6 +893,140 @@ fn said_within(path: &Path, line: &str) {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// A bad record is held back and the rest published: `sync` every 200 ms;
+/// a duplicate USI planted in one specimen and a good edit in another, the
+/// good edit is served within two ticks, the bad record as it was; fixed,
+/// it is published and nothing is held any more. The same for a species
+/// deleted while a specimen names it: the deletion is held back.
+fn hold_back_what_is_wrong(db: &dyn Db, dir: &TempDir) {
+    let snapshot = dir.path("synced.bin");
+    let log = dir.path("sync.log");
+    let child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .args(["sync", "--from-db", &db.url(), "--snapshot"])
+        .arg(&snapshot)
+        .args(["--every", "200ms"])
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let _sync = Syncing(child);
+    let first = next_checksum(&snapshot, None);
+    let before = specimens(&snapshot);
+    let within_two_ticks = Duration::from_millis(2 * 200 + 1500);
+
+    // Specimen 2 given specimen 1's USI; specimen 3 edited well.
+    let stamp = db.stamp("2024-05-01T12:00:00Z");
+    db.exec(&format!(
+        "UPDATE specimens_specimenrecord SET usi = 'UMMZ-000001', date_modified = {stamp} \
+         WHERE id = 2; \
+         UPDATE specimens_specimenrecord SET notes = 'A good edit.', date_modified = {stamp} \
+         WHERE id = 3;"
+    ));
+    let planted = Instant::now();
+    let second = next_checksum(&snapshot, Some(&first));
+    let took = planted.elapsed();
+    assert!(took < within_two_ticks, "published after {took:?}");
+    let now = specimens(&snapshot);
+    assert_eq!(now[2].notes, "A good edit.");
+    assert_eq!(now[1], before[1], "the bad record is served as it was");
+    said_within(
+        &log,
+        "held back: specimens.specimenrecord pk=2 usi: \"UMMZ-000001\" is the usi of \
+         specimens.specimenrecord pk=1 too (served as it was last published)",
+    );
+    // The held edit is no change of the version published.
+    let (_, collection) = catalogue::snapshot::read(&snapshot).unwrap();
+    let changes = &collection.history.versions.last().unwrap().changes;
+    let modified: Vec<(&str, &[i64])> = (changes.iter())
+        .map(|c| (c.model.as_str(), &c.modified[..]))
+        .collect();
+    assert_eq!(modified, [("specimens.specimenrecord", &[3][..])]);
+
+    // Fixed: published, and nothing is held back.
+    let fixed = db.stamp("2024-05-01T13:00:00Z");
+    db.exec(&format!(
+        "UPDATE specimens_specimenrecord SET usi = 'UMMZ-000102', date_modified = {fixed} \
+         WHERE id = 2;"
+    ));
+    let third = next_checksum(&snapshot, Some(&second));
+    assert_eq!(specimens(&snapshot)[1].usi, "UMMZ-000102");
+    said_within(&log, "nothing is held back any more");
+
+    // Species 4, which specimen 4 names, deleted (the service's schema
+    // enforces no such reference where the deletion bypasses it), and
+    // specimen 5 edited well: the deletion is held back.
+    let unchecked = match db.url().starts_with("postgres") {
+        true => "SET session_replication_role = replica; ",
+        false => "PRAGMA foreign_keys = OFF; ",
+    };
+    let stamp = db.stamp("2024-05-02T12:00:00Z");
+    db.exec(&format!(
+        "{unchecked}DELETE FROM taxonomy_species WHERE id = 4; \
+         UPDATE specimens_specimenrecord SET notes = 'Another good edit.', \
+         date_modified = {stamp} WHERE id = 5;"
+    ));
+    let planted = Instant::now();
+    let fourth = next_checksum(&snapshot, Some(&third));
+    let took = planted.elapsed();
+    assert!(took < within_two_ticks, "published after {took:?}");
+    let (_, collection) = catalogue::snapshot::read(&snapshot).unwrap();
+    assert_eq!(collection.specimen_records[4].notes, "Another good edit.");
+    assert!(
+        collection.species.iter().any(|s| s.id == 4),
+        "species 4 is served"
+    );
+    said_within(
+        &log,
+        "held back: taxonomy.species pk=4 pk: specimens.specimenrecord pk=4 species: \
+         refers to taxonomy.species pk=4, which does not exist (still served, though deleted",
+    );
+    let said = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        said.matches("nothing is held back any more").count(),
+        1,
+        "{said}"
+    );
+
+    // Fixed: the specimen names no species, and the deletion is published.
+    let fixed = db.stamp("2024-05-02T13:00:00Z");
+    db.exec(&format!(
+        "UPDATE specimens_specimenrecord SET species_id = NULL, date_modified = {fixed} \
+         WHERE id = 4;"
+    ));
+    next_checksum(&snapshot, Some(&fourth));
+    let (_, collection) = catalogue::snapshot::read(&snapshot).unwrap();
+    assert!(collection.species.iter().all(|s| s.id != 4));
+    assert_eq!(collection.specimen_records[3].species, None);
+    let changes = &collection.history.versions.last().unwrap().changes;
+    let species = changes
+        .iter()
+        .find(|c| c.model == "taxonomy.species")
+        .unwrap();
+    assert_eq!(species.deleted, [4]);
+    std::thread::sleep(Duration::from_millis(500));
+    let said = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        said.matches("nothing is held back any more").count(),
+        2,
+        "{said}"
+    );
+    // Once per change of what is held, not every tick.
+    assert_eq!(
+        said.matches("held back: specimens.specimenrecord pk=2")
+            .count(),
+        1,
+        "{said}"
+    );
+}
+
+#[test]
+fn sync_holds_back_what_is_wrong_on_sqlite() {
+    let dir = TempDir::new("db-held-sqlite");
+    let sqlite = Sqlite::create(&dir);
+    hold_back_what_is_wrong(&sqlite, &dir);
 }
 
 /// `sync --once`: one tick, exit 0 when every record read is published, 1
