@@ -641,8 +641,10 @@ fn database_problems_are_reported_as_fixture_problems() {
             .map(String::from)
             .collect::<Vec<_>>()
     };
+    // Refused (--refuse-invalid), each problem said the same way.
     let from_db = errors(&[
         "build",
+        "--refuse-invalid",
         "--from-db",
         &sqlite.url(),
         "-o",
@@ -650,6 +652,7 @@ fn database_problems_are_reported_as_fixture_problems() {
     ]);
     let from_fixture = errors(&[
         "build",
+        "--refuse-invalid",
         broken.to_str().unwrap(),
         "-o",
         out.to_str().unwrap(),
@@ -659,6 +662,28 @@ fn database_problems_are_reported_as_fixture_problems() {
     assert!(
         from_db.iter().any(|e| e.contains("pk=2 gps")),
         "{from_db:?}"
+    );
+    // Held back (the default), the same way from both.
+    let held = |args: &[&str]| {
+        let run = catalogue(args);
+        assert_eq!(run.status.code(), Some(0), "{run:?}");
+        std::fs::remove_file(&out).unwrap();
+        String::from_utf8_lossy(&run.stdout)
+            .lines()
+            .filter(|l| l.starts_with("held back: "))
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let out_path = out.to_str().unwrap();
+    let from_db = held(&["build", "--from-db", &sqlite.url(), "-o", out_path]);
+    let from_fixture = held(&["build", broken.to_str().unwrap(), "-o", out_path]);
+    assert_eq!(from_db, from_fixture);
+    assert_eq!(
+        from_db,
+        [
+            "held back: specimens.specimenrecord pk=2 labeled: expected true, false or null, \
+          found \"maybe\" (not served: it was never published)"
+        ]
     );
 
     // A URL that names nothing is refused before anything is read.

@@ -223,6 +223,11 @@ pub struct BuildArgs {
     /// requires, included).
     #[arg(long)]
     pub strict: bool,
+    /// Write nothing, and fail, when any record fails validation (as before
+    /// records were held back): without it, each invalid record is held back
+    /// (kept as --previous has it, or left out) and the rest is written.
+    #[arg(long)]
+    pub refuse_invalid: bool,
     /// What the snapshot says of the dataset.
     #[command(flatten)]
     pub dataset: DatasetArgs,

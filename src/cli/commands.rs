@@ -9,7 +9,7 @@ use anyhow::Context as _;
 
 use crate::export::dwca;
 use crate::ingest::database_url::Source;
-use crate::ingest::{self, database, publisher, synthetic, BuildError};
+use crate::ingest::{self, database, held, publisher, synthetic, BuildError};
 use crate::model::dataset::Dataset;
 use crate::model::Model;
 use crate::snapshot;
@@ -80,6 +80,26 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     };
     let undescribed = unpublishable(&dataset);
     checked.collection.dataset = dataset;
+    // Invalid records held back, unless refused (--refuse-invalid, --strict).
+    let mut held = Vec::new();
+    if !checked.errors.is_empty() && !args.refuse_invalid && !args.strict {
+        let previous = match &args.previous {
+            Some(path) => Some(snapshot::read(path).map(|(_, c)| c).with_context(|| {
+                format!("cannot read the previous snapshot {}", path.display())
+            })?),
+            None => None,
+        };
+        if let Ok((collection, h)) =
+            held::hold_back(&checked.collection, &checked.errors, previous.as_ref())
+        {
+            checked.collection = collection;
+            checked.errors.clear();
+            held = h;
+        }
+    }
+    for h in &held {
+        println!("held back: {}", h.describe());
+    }
     if let Some(previous) = &args.previous {
         let (version, changes) = follow(&mut checked.collection, previous)?;
         println!("version {version}: {changes}");
@@ -122,8 +142,12 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
             for (model, n) in checked.collection.counts() {
                 println!("{:>9} {}", n, model.label());
             }
+            let held = match held.len() {
+                0 => String::new(),
+                n => format!(", {n} record(s) held back"),
+            };
             println!(
-                "wrote {} ({warnings} warnings, {} objects skipped), checksum: {}",
+                "wrote {} ({warnings} warnings, {} objects skipped{held}), checksum: {}",
                 args.output.display(),
                 checked.skipped.values().sum::<usize>(),
                 header.checksum_hex()
