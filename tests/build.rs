@@ -755,6 +755,10 @@ fn build_holds_back_an_invalid_record_and_writes_the_rest() {
         "{said}"
     );
     assert!(c.specimen_records.is_empty());
+    let held: Vec<(&str, i64, &str, u64)> = (c.held.iter())
+        .map(|h| (h.model.as_str(), h.id, h.kept.as_str(), h.since))
+        .collect();
+    assert_eq!(held, [("specimens.specimenrecord", 1, "left-out", 1)]);
     assert_eq!(c.orders[0].name, "Lepidoptera (edited)");
     // With --previous: kept as it was, the edit of the order published.
     let previous = dir.path("before.bin");
@@ -768,6 +772,7 @@ fn build_holds_back_an_invalid_record_and_writes_the_rest() {
         "{said}"
     );
     assert_eq!(c.specimen_records, before.specimen_records);
+    assert_eq!((c.held[0].kept.as_str(), c.held[0].since), ("published", 2));
     assert_eq!(c.orders[0].name, "Lepidoptera (edited)");
     let changes = &c.history.versions.last().unwrap().changes;
     let models: Vec<&str> = changes.iter().map(|c| c.model.as_str()).collect();

@@ -962,8 +962,21 @@ fn hold_back_what_is_wrong(db: &dyn Db, dir: &TempDir) {
         "held back: specimens.specimenrecord pk=2 usi: \"UMMZ-000001\" is the usi of \
          specimens.specimenrecord pk=1 too (served as it was last published)",
     );
-    // The held edit is no change of the version published.
+    // The held edit is no change of the version published; the snapshot
+    // says what it holds back, since this version.
     let (_, collection) = catalogue::snapshot::read(&snapshot).unwrap();
+    let since = collection.history.current();
+    assert_eq!(
+        collection.held,
+        [catalogue::model::held::Holding {
+            model: "specimens.specimenrecord".into(),
+            id: 2,
+            field: "usi".into(),
+            problem: "\"UMMZ-000001\" is the usi of specimens.specimenrecord pk=1 too".into(),
+            kept: "published".into(),
+            since,
+        }]
+    );
     let changes = &collection.history.versions.last().unwrap().changes;
     let modified: Vec<(&str, &[i64])> = (changes.iter())
         .map(|c| (c.model.as_str(), &c.modified[..]))
@@ -978,6 +991,7 @@ fn hold_back_what_is_wrong(db: &dyn Db, dir: &TempDir) {
     ));
     let third = next_checksum(&snapshot, Some(&second));
     assert_eq!(specimens(&snapshot)[1].usi, "UMMZ-000102");
+    assert_eq!(catalogue::snapshot::read(&snapshot).unwrap().1.held, []);
     said_within(&log, "nothing is held back any more");
 
     // Species 4, which specimen 4 names, deleted (the service's schema
@@ -1003,6 +1017,10 @@ fn hold_back_what_is_wrong(db: &dyn Db, dir: &TempDir) {
         collection.species.iter().any(|s| s.id == 4),
         "species 4 is served"
     );
+    let held: Vec<(&str, i64, &str)> = (collection.held.iter())
+        .map(|h| (h.model.as_str(), h.id, h.kept.as_str()))
+        .collect();
+    assert_eq!(held, [("taxonomy.species", 4, "deletion-held")]);
     said_within(
         &log,
         "held back: taxonomy.species pk=4 pk: specimens.specimenrecord pk=4 species: \

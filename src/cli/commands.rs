@@ -89,9 +89,16 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
             })?),
             None => None,
         };
-        if let Ok((collection, h)) =
+        if let Ok((mut collection, h)) =
             held::hold_back(&checked.collection, &checked.errors, previous.as_ref())
         {
+            // Held since the version this build writes, or since the
+            // previous snapshot says.
+            let (before, next) = match &previous {
+                Some(p) => (&p.held[..], p.history.current() + 1),
+                None => (&[][..], 1),
+            };
+            collection.held = held::holdings(&h, before, next);
             checked.collection = collection;
             checked.errors.clear();
             held = h;
@@ -198,6 +205,13 @@ pub(super) fn inspect(path: &std::path::Path) -> anyhow::Result<ExitCode> {
     println!("payload bytes: {}", header.payload_len);
     println!("checksum: {}", header.checksum_hex());
     println!("version: {}", collection.history.current());
+    println!("held back: {}", collection.held.len());
+    for h in &collection.held {
+        println!(
+            "  {} pk={} {}: {} ({}, since version {})",
+            h.model, h.id, h.field, h.problem, h.kept, h.since
+        );
+    }
     // Without them (format version 3) a server builds its view from the records.
     println!("prepared tables bytes: {}", prepared.map_or(0, <[u8]>::len));
     for model in Model::ALL {

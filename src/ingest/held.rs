@@ -8,7 +8,7 @@ use crate::model::records::Collection;
 use crate::model::validate::{self, Problem};
 use crate::model::Model;
 
-pub use crate::model::held::{Held, KeptAs};
+pub use crate::model::held::{holdings, Held, Holding, KeptAs};
 
 /// Whether `model`'s record `id` is the same in `a` as in `b` (both absent
 /// included).

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::database_url::Source;
-use super::held::{self, Held};
+use super::held::{self, Held, Holding};
 use super::{changed, database};
 use crate::model::dataset::{Dataset, Told};
 use crate::model::digest::{self, Digest};
@@ -163,6 +163,9 @@ pub struct Publisher {
     following: Option<Following>,
     /// What the snapshot at the path holds back, by model and id.
     held: Vec<Held>,
+    /// The same as it stores them, each with the version since which it is
+    /// held (read from the snapshot at start).
+    holdings: Vec<Holding>,
     /// The collection the snapshot at the path publishes, kept only while
     /// something is held back (else read from the file when first needed).
     published: Option<Collection>,
@@ -191,6 +194,7 @@ impl Publisher {
         prepare: impl snapshot::Preparing + 'static,
     ) -> anyhow::Result<Publisher> {
         let kept_at = snapshot::beside::path(path);
+        let mut holdings = Vec::new();
         let (checksum, created_at, digest, history, described) = match snapshot::read(path) {
             Ok((header, collection)) => {
                 // Kept beside it from now on, for deployments that had none.
@@ -200,6 +204,7 @@ impl Publisher {
                         tracing::warn!(file = %kept_at.display(), "cannot keep the history beside the snapshot: {e}");
                     }
                 }
+                holdings = collection.held.clone();
                 (
                     Some(header.checksum),
                     header.created_at,
@@ -270,6 +275,7 @@ impl Publisher {
             described,
             following: None,
             held: Vec::new(),
+            holdings,
             published: None,
         })
     }
@@ -376,6 +382,7 @@ impl Publisher {
         published: Collection,
     ) -> Collection {
         self.held = held;
+        self.holdings = published.held.clone();
         match raw {
             Some(raw) => {
                 self.published = Some(published);
@@ -452,7 +459,11 @@ impl Publisher {
             }
             let published = self.published.as_ref();
             match held::hold_back(&checked.collection, &checked.errors, published) {
-                Ok((publish, held)) => {
+                Ok((mut publish, held)) => {
+                    // Held since the version that first held it: this one
+                    // for a new hold (a new held list makes a new version).
+                    let next = self.history.as_ref().map_or(1, |h| h.current() + 1);
+                    publish.held = held::holdings(&held, &self.holdings, next);
                     raw = Some(std::mem::replace(&mut checked.collection, publish));
                     holding = held;
                 }

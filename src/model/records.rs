@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::dataset::Dataset;
+use super::held::Holding;
 use super::history::History;
 use super::schema::Model;
 use super::wagtail::{uuid_hex, Placement, Wagtail};
@@ -368,6 +369,10 @@ macro_rules! collection {
             /// its own too (format version 8).
             #[serde(skip)]
             pub history: History,
+            /// The records held back, and why: a section of its own too
+            /// (format version 10), written only when there are any.
+            #[serde(skip)]
+            pub held: Vec<Holding>,
         }
 
         impl Collection {
