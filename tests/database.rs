@@ -983,6 +983,36 @@ fn hold_back_what_is_wrong(db: &dyn Db, dir: &TempDir) {
         .collect();
     assert_eq!(modified, [("specimens.specimenrecord", &[3][..])]);
 
+    // Listed where people look, the record served as it was.
+    let server = common::Server::start(&snapshot, catalogue::serve::Settings::default());
+    let report = server.json("/api/v2/publishing/", 200);
+    assert_eq!(report["total_count"], 1, "{report}");
+    assert_eq!(
+        report["held"],
+        serde_json::json!([{
+            "list": "specimen-records",
+            "id": 2,
+            "url": "/api/v2/specimen-records/2/",
+            "field": "usi",
+            "problem": "\"UMMZ-000001\" is the usi of specimens.specimenrecord pk=1 too",
+            "kept": "published",
+            "since_version": since,
+        }])
+    );
+    assert_eq!(
+        server.json("/api/v2/specimen-records/2/", 200)["usi"],
+        "UMMZ-000002"
+    );
+    assert_eq!(server.metric("catalogue_held_back_records"), 1);
+    let page = server
+        .send("GET", "/publishing/", &[("accept", "text/html")])
+        .text();
+    assert!(
+        page.contains("href=\"/api/v2/specimen-records/2/\"") && page.contains("is the usi of"),
+        "{page}"
+    );
+    drop(server);
+
     // Fixed: published, and nothing is held back.
     let fixed = db.stamp("2024-05-01T13:00:00Z");
     db.exec(&format!(
@@ -992,6 +1022,17 @@ fn hold_back_what_is_wrong(db: &dyn Db, dir: &TempDir) {
     let third = next_checksum(&snapshot, Some(&second));
     assert_eq!(specimens(&snapshot)[1].usi, "UMMZ-000102");
     assert_eq!(catalogue::snapshot::read(&snapshot).unwrap().1.held, []);
+    let server = common::Server::start(&snapshot, catalogue::serve::Settings::default());
+    let report = server.json("/api/v2/publishing/", 200);
+    assert_eq!(
+        (report["total_count"].clone(), report["held"].clone()),
+        (0.into(), serde_json::json!([]))
+    );
+    assert_eq!(
+        server.json("/api/v2/specimen-records/2/", 200)["usi"],
+        "UMMZ-000102"
+    );
+    drop(server);
     said_within(&log, "nothing is held back any more");
 
     // Species 4, which specimen 4 names, deleted (the service's schema
@@ -1021,6 +1062,30 @@ fn hold_back_what_is_wrong(db: &dyn Db, dir: &TempDir) {
         .map(|h| (h.model.as_str(), h.id, h.kept.as_str()))
         .collect();
     assert_eq!(held, [("taxonomy.species", 4, "deletion-held")]);
+    let server = common::Server::start(&snapshot, catalogue::serve::Settings::default());
+    let report = server.json("/api/v2/publishing/", 200);
+    let listed = &report["held"][0];
+    assert_eq!(
+        (
+            &listed["list"],
+            &listed["id"],
+            &listed["kept"],
+            &listed["field"]
+        ),
+        (
+            &"species".into(),
+            &4.into(),
+            &"deletion-held".into(),
+            &"pk".into()
+        ),
+        "{report}"
+    );
+    assert!(listed["problem"]
+        .as_str()
+        .unwrap()
+        .contains("refers to taxonomy.species pk=4"));
+    assert_eq!(server.json("/api/v2/species/4/", 200)["id"], 4);
+    drop(server);
     said_within(
         &log,
         "held back: taxonomy.species pk=4 pk: specimens.specimenrecord pk=4 species: \
@@ -1049,6 +1114,9 @@ fn hold_back_what_is_wrong(db: &dyn Db, dir: &TempDir) {
         .find(|c| c.model == "taxonomy.species")
         .unwrap();
     assert_eq!(species.deleted, [4]);
+    let server = common::Server::start(&snapshot, catalogue::serve::Settings::default());
+    assert_eq!(server.json("/api/v2/publishing/", 200)["total_count"], 0);
+    drop(server);
     std::thread::sleep(Duration::from_millis(500));
     let said = std::fs::read_to_string(&log).unwrap();
     assert_eq!(
