@@ -1,5 +1,6 @@
 //! `catalogue build`: every validation rule has a fixture that fails it, and a failed
-//! build writes nothing.
+//! build writes nothing; without `--refuse-invalid` an invalid record is held
+//! back and the rest written.
 
 use crate::common;
 
@@ -125,6 +126,15 @@ fn build(objects: &[Value]) -> Outcome {
     build_texts(&[Value::Array(objects.to_vec()).to_string()])
 }
 
+/// Builds refusing a collection with any invalid record (`--refuse-invalid`),
+/// as builds did before records were held back.
+fn refused(objects: &[Value]) -> Outcome {
+    build_flagged(
+        &[Value::Array(objects.to_vec()).to_string()],
+        &["--refuse-invalid"],
+    )
+}
+
 /// Asserts the build failed, wrote nothing, and reported `line`.
 fn fails_with(outcome: Outcome, line: &str) {
     assert!(!outcome.ok, "the build should fail: {}", outcome.stdout);
@@ -156,7 +166,7 @@ fn a_broken_reference_fails() {
     let mut o = base();
     set(&mut o, "taxonomy.family", 1, "order", json!(9));
     fails_with(
-        build(&o),
+        refused(&o),
         "taxonomy.family pk=1 order: refers to taxonomy.order pk=9, which does not exist",
     );
     let mut o = base();
@@ -167,17 +177,17 @@ fn a_broken_reference_fails() {
         "collector",
         json!([1, 7]),
     );
-    fails_with(build(&o), "specimens.specimenrecord pk=1 collector: refers to specimens.person pk=7, which does not exist");
+    fails_with(refused(&o), "specimens.specimenrecord pk=1 collector: refers to specimens.person pk=7, which does not exist");
     let mut o = base();
     set(&mut o, "geography.collectingtrip", 1, "states", json!([4]));
-    fails_with(build(&o), "geography.collectingtrip pk=1 states: refers to geography.state pk=4, which does not exist");
+    fails_with(refused(&o), "geography.collectingtrip pk=1 states: refers to geography.state pk=4, which does not exist");
 }
 
 #[test]
 fn a_duplicate_pk_fails() {
     let mut o = base();
     o.push(o[0].clone());
-    fails_with(build(&o), "taxonomy.order pk=1 pk: duplicate pk");
+    fails_with(refused(&o), "taxonomy.order pk=1 pk: duplicate pk");
 }
 
 #[test]
@@ -185,12 +195,12 @@ fn a_wrong_type_fails() {
     let mut o = base();
     set(&mut o, "taxonomy.order", 1, "name", json!(5));
     fails_with(
-        build(&o),
+        refused(&o),
         "taxonomy.order pk=1 name: expected a string, found 5",
     );
     let mut o = base();
     set(&mut o, "specimens.specimenrecord", 1, "year", json!("2020"));
-    fails_with(build(&o), "specimens.specimenrecord pk=1 year: expected a non-negative integer or null, found \"2020\"");
+    fails_with(refused(&o), "specimens.specimenrecord pk=1 year: expected a non-negative integer or null, found \"2020\"");
     let mut o = base();
     set(
         &mut o,
@@ -200,24 +210,24 @@ fn a_wrong_type_fails() {
         json!("yes"),
     );
     fails_with(
-        build(&o),
+        refused(&o),
         "specimens.specimenrecord pk=1 labeled: expected true, false or null, found \"yes\"",
     );
     let mut o = base();
     set(&mut o, "specimens.specimenrecord", 1, "collector", json!(1));
     fails_with(
-        build(&o),
+        refused(&o),
         "specimens.specimenrecord pk=1 collector: expected a list of primary keys, found 1",
     );
     let mut o = base();
     set(&mut o, "geography.state", 1, "country", json!(null));
     fails_with(
-        build(&o),
+        refused(&o),
         "geography.state pk=1 country: expected a primary key (integer), found null",
     );
     let mut o = base();
     o[0]["fields"].as_object_mut().unwrap().remove("authority");
-    fails_with(build(&o), "taxonomy.order pk=1 authority: is missing");
+    fails_with(refused(&o), "taxonomy.order pk=1 authority: is missing");
     let mut o = base();
     o[0]["pk"] = json!("one");
     let outcome = build(&o);
@@ -241,7 +251,7 @@ fn an_unparsable_date_or_timestamp_fails() {
         json!("2020-02-30"),
     );
     fails_with(
-        build(&o),
+        refused(&o),
         "geography.collectingtrip pk=1 start_date: \"2020-02-30\" is not a date (YYYY-MM-DD)",
     );
     let mut o = base();
@@ -253,7 +263,7 @@ fn an_unparsable_date_or_timestamp_fails() {
         json!("May 2020"),
     );
     fails_with(
-        build(&o),
+        refused(&o),
         "specimens.specimenrecord pk=1 preparation_date: \"May 2020\" is not a date (YYYY-MM-DD)",
     );
     let mut o = base();
@@ -265,7 +275,7 @@ fn an_unparsable_date_or_timestamp_fails() {
         json!("2024-05-01 25:00"),
     );
     fails_with(
-        build(&o),
+        refused(&o),
         "specimens.person pk=1 date_modified: \"2024-05-01 25:00\" is not a timestamp",
     );
 }
@@ -274,10 +284,10 @@ fn an_unparsable_date_or_timestamp_fails() {
 fn a_locality_needs_exactly_one_region() {
     let mut o = base();
     set(&mut o, "geography.locality", 1, "county", json!(null));
-    fails_with(build(&o), "geography.locality pk=1 country/state/county: a locality needs exactly one of country, state, county; this one has 0");
+    fails_with(refused(&o), "geography.locality pk=1 country/state/county: a locality needs exactly one of country, state, county; this one has 0");
     let mut o = base();
     set(&mut o, "geography.locality", 1, "state", json!(1));
-    fails_with(build(&o), "geography.locality pk=1 country/state/county: a locality needs exactly one of country, state, county; this one has 2");
+    fails_with(refused(&o), "geography.locality pk=1 country/state/county: a locality needs exactly one of country, state, county; this one has 2");
 }
 
 #[test]
@@ -291,7 +301,7 @@ fn a_temperature_that_is_not_a_number_fails() {
         json!("warm"),
     );
     fails_with(
-        build(&o),
+        refused(&o),
         "specimens.specimenrecord pk=1 temperature: \"warm\" is not a number",
     );
 }
@@ -363,7 +373,7 @@ fn every_problem_is_reported_not_only_the_first() {
         "temperature",
         json!("n/a"),
     );
-    let outcome = build(&o);
+    let outcome = refused(&o);
     assert!(outcome.stderr.contains("taxonomy.family pk=1 order"));
     assert!(outcome
         .stderr
@@ -479,7 +489,7 @@ fn a_duplicate_usi_fails_naming_both_specimens() {
     second["pk"] = json!(2);
     o.push(second);
     fails_with(
-        build(&o),
+        refused(&o),
         "specimens.specimenrecord pk=2 usi: \"ABC-000001\" is the usi of specimens.specimenrecord pk=1 too",
     );
 }
@@ -520,7 +530,7 @@ fn a_featured_image_must_exist_and_be_featured_once_per_table() {
     let mut o = base();
     set(&mut o, "taxonomy.order", 1, "featured_image", json!(9));
     fails_with(
-        build(&o),
+        refused(&o),
         "taxonomy.order pk=1 featured_image: refers to images.customimage pk=9, which does not exist",
     );
     let mut o = base();
@@ -528,7 +538,7 @@ fn a_featured_image_must_exist_and_be_featured_once_per_table() {
     set(&mut o, "taxonomy.family", 1, "featured_image", json!(9));
     set(&mut o, "taxonomy.family", 2, "featured_image", json!(9));
     fails_with(
-        build(&o),
+        refused(&o),
         "taxonomy.family pk=2 featured_image: images.customimage pk=9 is featured by taxonomy.family pk=1 already",
     );
     // An order and a family may feature the same image.
@@ -545,7 +555,7 @@ fn images_of_an_unknown_kind_or_shape_fail() {
     let mut o = base();
     o.push(image(9, "fossil"));
     fails_with(
-        build(&o),
+        refused(&o),
         "images.customimage pk=9 image_type: \"fossil\" is not one of the kinds (specimen, insect, plant, habitat)",
     );
     // Wagtail's image alone, neither today's model nor the typed tables beside it.
@@ -554,7 +564,7 @@ fn images_of_an_unknown_kind_or_shape_fail() {
     bare["fields"].as_object_mut().unwrap().remove("image_type");
     o.push(bare.clone());
     fails_with(
-        build(&o),
+        refused(&o),
         "images.customimage pk=9 image_type: is missing; a dump from before the service's 0.16 needs its typed image models too",
     );
     // Both shapes at once.
@@ -562,7 +572,7 @@ fn images_of_an_unknown_kind_or_shape_fail() {
     o.push(image(9, "insect"));
     o.push(json!({"model": "images.habitatimage", "pk": 9, "fields": {"species_page": []}}));
     fails_with(
-        build(&o),
+        refused(&o),
         "images: the source holds both images with an image_type",
     );
 }
@@ -721,4 +731,89 @@ fn a_dataset_file_that_is_no_description_is_refused_without_quoting_it() {
     std::fs::write(&large, title).unwrap();
     let said = refused(&large);
     assert!(said.contains("more than 1048576 bytes"), "{said}");
+}
+
+/// Without `--refuse-invalid` an invalid record is held back and the rest
+/// written: left out where there is no previous snapshot, kept as the
+/// previous snapshot has it with `--previous`, the build saying which. A
+/// problem of no record still refuses.
+#[test]
+fn build_holds_back_an_invalid_record_and_writes_the_rest() {
+    let dir = TempDir::new("build-held");
+    let write = |name: &str, objects: &[Value]| {
+        let p = dir.path(name);
+        std::fs::write(&p, Value::Array(objects.to_vec()).to_string()).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let built = |input: &str, out: &str, flags: &[&str]| {
+        let out = dir.path(out);
+        let mut argv = vec!["build", input, "-o", out.to_str().unwrap()];
+        argv.extend(flags);
+        let o = catalogue(&argv);
+        let said = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            o.status.success(),
+            "{said}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (said, catalogue::snapshot::read(&out).unwrap().1)
+    };
+    let (_, before) = built(&write("before.json", &base()), "before.bin", &[]);
+    let mut o = base();
+    set(
+        &mut o,
+        "specimens.specimenrecord",
+        1,
+        "temperature",
+        json!("n/a"),
+    );
+    set(
+        &mut o,
+        "taxonomy.order",
+        1,
+        "name",
+        json!("Lepidoptera (edited)"),
+    );
+    let bad = write("bad.json", &o);
+    // No previous snapshot: the specimen is left out.
+    let (said, c) = built(&bad, "new.bin", &[]);
+    assert!(
+        said.contains(
+            "held back: specimens.specimenrecord pk=1 temperature: \"n/a\" is not a number"
+        ) && said.contains("(not served: it was never published)\n"),
+        "{said}"
+    );
+    assert!(
+        said.contains(", 1 record(s) held back), checksum: "),
+        "{said}"
+    );
+    assert!(c.specimen_records.is_empty());
+    let held: Vec<(&str, i64, &str, u64)> = (c.held.iter())
+        .map(|h| (h.model.as_str(), h.id, h.kept.as_str(), h.since))
+        .collect();
+    assert_eq!(held, [("specimens.specimenrecord", 1, "left-out", 1)]);
+    assert_eq!(c.orders[0].name, "Lepidoptera (edited)");
+    // With --previous: kept as it was, the edit of the order published.
+    let previous = dir.path("before.bin");
+    let (said, c) = built(
+        &bad,
+        "next.bin",
+        &["--previous", previous.to_str().unwrap()],
+    );
+    assert!(
+        said.contains("(served as it was last published)\n"),
+        "{said}"
+    );
+    assert_eq!(c.specimen_records, before.specimen_records);
+    assert_eq!((c.held[0].kept.as_str(), c.held[0].since), ("published", 2));
+    assert_eq!(c.orders[0].name, "Lepidoptera (edited)");
+    let changes = &c.history.versions.last().unwrap().changes;
+    let models: Vec<&str> = changes.iter().map(|c| c.model.as_str()).collect();
+    assert_eq!(models, ["taxonomy.order"]);
+    // --refuse-invalid, and --strict, refuse as before.
+    for flag in ["--refuse-invalid", "--strict"] {
+        let out = dir.path("refused.bin");
+        let o = catalogue(&["build", &bad, "-o", out.to_str().unwrap(), flag]);
+        assert!(!o.status.success() && !out.exists(), "{flag}");
+    }
 }

@@ -521,6 +521,13 @@ needs_postgres! {
     }
 
     #[test]
+    fn sync_holds_back_what_is_wrong_on_postgres() {
+        let dir = TempDir::new("db-held-pg");
+        let pg = Postgres::create("sync_holds_back_what_is_wrong_on_postgres");
+        hold_back_what_is_wrong(&pg, &dir);
+    }
+
+    #[test]
     fn sync_follows_a_postgres_database() {
         let dir = TempDir::new("db-sync-pg");
         let mut pg = Postgres::create("sync_follows_a_postgres_database");
@@ -634,8 +641,10 @@ fn database_problems_are_reported_as_fixture_problems() {
             .map(String::from)
             .collect::<Vec<_>>()
     };
+    // Refused (--refuse-invalid), each problem said the same way.
     let from_db = errors(&[
         "build",
+        "--refuse-invalid",
         "--from-db",
         &sqlite.url(),
         "-o",
@@ -643,6 +652,7 @@ fn database_problems_are_reported_as_fixture_problems() {
     ]);
     let from_fixture = errors(&[
         "build",
+        "--refuse-invalid",
         broken.to_str().unwrap(),
         "-o",
         out.to_str().unwrap(),
@@ -652,6 +662,28 @@ fn database_problems_are_reported_as_fixture_problems() {
     assert!(
         from_db.iter().any(|e| e.contains("pk=2 gps")),
         "{from_db:?}"
+    );
+    // Held back (the default), the same way from both.
+    let held = |args: &[&str]| {
+        let run = catalogue(args);
+        assert_eq!(run.status.code(), Some(0), "{run:?}");
+        std::fs::remove_file(&out).unwrap();
+        String::from_utf8_lossy(&run.stdout)
+            .lines()
+            .filter(|l| l.starts_with("held back: "))
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let out_path = out.to_str().unwrap();
+    let from_db = held(&["build", "--from-db", &sqlite.url(), "-o", out_path]);
+    let from_fixture = held(&["build", broken.to_str().unwrap(), "-o", out_path]);
+    assert_eq!(from_db, from_fixture);
+    assert_eq!(
+        from_db,
+        [
+            "held back: specimens.specimenrecord pk=2 labeled: expected true, false or null, \
+          found \"maybe\" (not served: it was never published)"
+        ]
     );
 
     // A URL that names nothing is refused before anything is read.
@@ -796,17 +828,28 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
         ("specimens.specimenrecord", &[9][..])
     );
 
-    // An edit that fails validation: the file stays as it was; once the edit
-    // is mended it is read, and the log says the collection is valid again.
+    // An edit that fails validation: the record is held back, served as it
+    // was published; once the edit is mended (as the admin saves it, with a
+    // new date_modified) it is read and published, and the log says nothing
+    // is held back any more.
+    let published = specimens(&snapshot)[0].temperature.clone();
     let bad = db.stamp("2024-05-03T08:00:00Z");
     db.exec(&format!(
         "UPDATE specimens_specimenrecord SET temperature = 'warm', date_modified = {bad} \
          WHERE id = 1;"
     ));
-    std::thread::sleep(Duration::from_millis(1500));
-    assert_eq!(checksum_at(&snapshot).as_deref(), Some(deleted.as_str()));
-    db.exec("UPDATE specimens_specimenrecord SET temperature = '' WHERE id = 1;");
-    let mended = next_checksum(&snapshot, Some(&deleted));
+    said_within(
+        &log,
+        "held back: specimens.specimenrecord pk=1 temperature: ",
+    );
+    assert_eq!(specimens(&snapshot)[0].temperature, published);
+    let held = checksum_at(&snapshot).unwrap();
+    let fixed = db.stamp("2024-05-03T09:00:00Z");
+    db.exec(&format!(
+        "UPDATE specimens_specimenrecord SET temperature = '', date_modified = {fixed} WHERE id = 1;"
+    ));
+    let mended = next_checksum(&snapshot, Some(&held));
+    assert_ne!(mended, deleted);
 
     // The database goes away: the file stays as it was, tick after tick.
     let before = std::fs::read(&snapshot).unwrap();
@@ -843,8 +886,10 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
         "changes=specimens.specimenrecord +0 ~1 -0",
         "changes=specimens.specimenrecord +0 ~0 -1",
         "left as it was",
-        "the database's collection has 1 problem(s), first: ",
-        "the database's collection is valid again",
+        "1 record(s) held back",
+        "held back: specimens.specimenrecord pk=1 temperature: ",
+        "edit it in the service's admin",
+        "nothing is held back any more",
         "the database reads again",
         "sync stopped",
     ] {
@@ -857,6 +902,287 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
         .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// Waits (up to 30 s) for the log at `path` to say `line`.
+fn said_within(path: &Path, line: &str) {
+    let started = Instant::now();
+    loop {
+        let log = std::fs::read_to_string(path).unwrap_or_default();
+        if log.contains(line) {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{line:?} not in\n{log}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A bad record is held back and the rest published: `sync` every 200 ms;
+/// a duplicate USI planted in one specimen and a good edit in another, the
+/// good edit is served within two ticks, the bad record as it was; fixed,
+/// it is published and nothing is held any more. The same for a species
+/// deleted while a specimen names it: the deletion is held back.
+fn hold_back_what_is_wrong(db: &dyn Db, dir: &TempDir) {
+    let snapshot = dir.path("synced.bin");
+    let log = dir.path("sync.log");
+    let child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .args(["sync", "--from-db", &db.url(), "--snapshot"])
+        .arg(&snapshot)
+        .args(["--every", "200ms"])
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let _sync = Syncing(child);
+    let first = next_checksum(&snapshot, None);
+    let before = specimens(&snapshot);
+    let within_two_ticks = Duration::from_millis(2 * 200 + 1500);
+
+    // Specimen 2 given specimen 1's USI; specimen 3 edited well.
+    let stamp = db.stamp("2024-05-01T12:00:00Z");
+    db.exec(&format!(
+        "UPDATE specimens_specimenrecord SET usi = 'UMMZ-000001', date_modified = {stamp} \
+         WHERE id = 2; \
+         UPDATE specimens_specimenrecord SET notes = 'A good edit.', date_modified = {stamp} \
+         WHERE id = 3;"
+    ));
+    let planted = Instant::now();
+    let second = next_checksum(&snapshot, Some(&first));
+    let took = planted.elapsed();
+    assert!(took < within_two_ticks, "published after {took:?}");
+    let now = specimens(&snapshot);
+    assert_eq!(now[2].notes, "A good edit.");
+    assert_eq!(now[1], before[1], "the bad record is served as it was");
+    said_within(
+        &log,
+        "held back: specimens.specimenrecord pk=2 usi: \"UMMZ-000001\" is the usi of \
+         specimens.specimenrecord pk=1 too (served as it was last published)",
+    );
+    // The held edit is no change of the version published; the snapshot
+    // says what it holds back, since this version.
+    let (_, collection) = catalogue::snapshot::read(&snapshot).unwrap();
+    let since = collection.history.current();
+    assert_eq!(
+        collection.held,
+        [catalogue::model::held::Holding {
+            model: "specimens.specimenrecord".into(),
+            id: 2,
+            field: "usi".into(),
+            problem: "\"UMMZ-000001\" is the usi of specimens.specimenrecord pk=1 too".into(),
+            kept: "published".into(),
+            since,
+        }]
+    );
+    let changes = &collection.history.versions.last().unwrap().changes;
+    let modified: Vec<(&str, &[i64])> = (changes.iter())
+        .map(|c| (c.model.as_str(), &c.modified[..]))
+        .collect();
+    assert_eq!(modified, [("specimens.specimenrecord", &[3][..])]);
+
+    // Listed where people look, the record served as it was.
+    let server = common::Server::start(&snapshot, catalogue::serve::Settings::default());
+    let report = server.json("/api/v2/publishing/", 200);
+    assert_eq!(report["total_count"], 1, "{report}");
+    assert_eq!(
+        report["held"],
+        serde_json::json!([{
+            "list": "specimen-records",
+            "id": 2,
+            "url": "/api/v2/specimen-records/2/",
+            "field": "usi",
+            "problem": "\"UMMZ-000001\" is the usi of specimens.specimenrecord pk=1 too",
+            "kept": "published",
+            "since_version": since,
+        }])
+    );
+    assert_eq!(
+        server.json("/api/v2/specimen-records/2/", 200)["usi"],
+        "UMMZ-000002"
+    );
+    assert_eq!(server.metric("catalogue_held_back_records"), 1);
+    let page = server
+        .send("GET", "/publishing/", &[("accept", "text/html")])
+        .text();
+    assert!(
+        page.contains("href=\"/api/v2/specimen-records/2/\"") && page.contains("is the usi of"),
+        "{page}"
+    );
+    drop(server);
+
+    // Fixed: published, and nothing is held back.
+    let fixed = db.stamp("2024-05-01T13:00:00Z");
+    db.exec(&format!(
+        "UPDATE specimens_specimenrecord SET usi = 'UMMZ-000102', date_modified = {fixed} \
+         WHERE id = 2;"
+    ));
+    let third = next_checksum(&snapshot, Some(&second));
+    assert_eq!(specimens(&snapshot)[1].usi, "UMMZ-000102");
+    assert_eq!(catalogue::snapshot::read(&snapshot).unwrap().1.held, []);
+    let server = common::Server::start(&snapshot, catalogue::serve::Settings::default());
+    let report = server.json("/api/v2/publishing/", 200);
+    assert_eq!(
+        (report["total_count"].clone(), report["held"].clone()),
+        (0.into(), serde_json::json!([]))
+    );
+    assert_eq!(
+        server.json("/api/v2/specimen-records/2/", 200)["usi"],
+        "UMMZ-000102"
+    );
+    drop(server);
+    said_within(&log, "nothing is held back any more");
+
+    // Species 4, which specimen 4 names, deleted (the service's schema
+    // enforces no such reference where the deletion bypasses it), and
+    // specimen 5 edited well: the deletion is held back.
+    let unchecked = match db.url().starts_with("postgres") {
+        true => "SET session_replication_role = replica; ",
+        false => "PRAGMA foreign_keys = OFF; ",
+    };
+    let stamp = db.stamp("2024-05-02T12:00:00Z");
+    db.exec(&format!(
+        "{unchecked}DELETE FROM taxonomy_species WHERE id = 4; \
+         UPDATE specimens_specimenrecord SET notes = 'Another good edit.', \
+         date_modified = {stamp} WHERE id = 5;"
+    ));
+    let planted = Instant::now();
+    let fourth = next_checksum(&snapshot, Some(&third));
+    let took = planted.elapsed();
+    assert!(took < within_two_ticks, "published after {took:?}");
+    let (_, collection) = catalogue::snapshot::read(&snapshot).unwrap();
+    assert_eq!(collection.specimen_records[4].notes, "Another good edit.");
+    assert!(
+        collection.species.iter().any(|s| s.id == 4),
+        "species 4 is served"
+    );
+    let held: Vec<(&str, i64, &str)> = (collection.held.iter())
+        .map(|h| (h.model.as_str(), h.id, h.kept.as_str()))
+        .collect();
+    assert_eq!(held, [("taxonomy.species", 4, "deletion-held")]);
+    let server = common::Server::start(&snapshot, catalogue::serve::Settings::default());
+    let report = server.json("/api/v2/publishing/", 200);
+    let listed = &report["held"][0];
+    assert_eq!(
+        (
+            &listed["list"],
+            &listed["id"],
+            &listed["kept"],
+            &listed["field"]
+        ),
+        (
+            &"species".into(),
+            &4.into(),
+            &"deletion-held".into(),
+            &"pk".into()
+        ),
+        "{report}"
+    );
+    assert!(listed["problem"]
+        .as_str()
+        .unwrap()
+        .contains("refers to taxonomy.species pk=4"));
+    assert_eq!(server.json("/api/v2/species/4/", 200)["id"], 4);
+    drop(server);
+    said_within(
+        &log,
+        "held back: taxonomy.species pk=4 pk: specimens.specimenrecord pk=4 species: \
+         refers to taxonomy.species pk=4, which does not exist (still served, though deleted",
+    );
+    let said = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        said.matches("nothing is held back any more").count(),
+        1,
+        "{said}"
+    );
+
+    // Fixed: the specimen names no species, and the deletion is published.
+    let fixed = db.stamp("2024-05-02T13:00:00Z");
+    db.exec(&format!(
+        "UPDATE specimens_specimenrecord SET species_id = NULL, date_modified = {fixed} \
+         WHERE id = 4;"
+    ));
+    next_checksum(&snapshot, Some(&fourth));
+    let (_, collection) = catalogue::snapshot::read(&snapshot).unwrap();
+    assert!(collection.species.iter().all(|s| s.id != 4));
+    assert_eq!(collection.specimen_records[3].species, None);
+    let changes = &collection.history.versions.last().unwrap().changes;
+    let species = changes
+        .iter()
+        .find(|c| c.model == "taxonomy.species")
+        .unwrap();
+    assert_eq!(species.deleted, [4]);
+    let server = common::Server::start(&snapshot, catalogue::serve::Settings::default());
+    assert_eq!(server.json("/api/v2/publishing/", 200)["total_count"], 0);
+    drop(server);
+    std::thread::sleep(Duration::from_millis(500));
+    let said = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        said.matches("nothing is held back any more").count(),
+        2,
+        "{said}"
+    );
+    // Once per change of what is held, not every tick.
+    assert_eq!(
+        said.matches("held back: specimens.specimenrecord pk=2")
+            .count(),
+        1,
+        "{said}"
+    );
+}
+
+#[test]
+fn sync_holds_back_what_is_wrong_on_sqlite() {
+    let dir = TempDir::new("db-held-sqlite");
+    let sqlite = Sqlite::create(&dir);
+    hold_back_what_is_wrong(&sqlite, &dir);
+}
+
+/// `sync --once`: one tick, exit 0 when every record read is published, 1
+/// when one is held back (published all the same), one line on stderr.
+#[test]
+fn sync_once_says_whether_anything_is_held_back() {
+    let dir = TempDir::new("db-sync-once");
+    let sqlite = Sqlite::create(&dir);
+    let snapshot = dir.path("synced.bin");
+    let once = || {
+        Command::new(env!("CARGO_BIN_EXE_catalogue"))
+            .args(["sync", "--once", "--from-db", &sqlite.url(), "--snapshot"])
+            .arg(&snapshot)
+            .env("RUST_LOG", "off")
+            .output()
+            .unwrap()
+    };
+    let out = once();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.ends_with(": every record read is published\n"),
+        "{said}"
+    );
+    let first = checksum_at(&snapshot).unwrap();
+    let stamp = sqlite.stamp("2024-05-01T12:00:00Z");
+    sqlite.exec(&format!(
+        "UPDATE specimens_specimenrecord SET usi = 'UMMZ-000001', date_modified = {stamp} \
+         WHERE id = 8; \
+         UPDATE specimens_specimenrecord SET notes = 'Once.', date_modified = {stamp} WHERE id = 7;"
+    ));
+    let out = once();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(": 1 record(s) held back, the rest published"),
+        "{said}"
+    );
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert_ne!(checksum_at(&snapshot).unwrap(), first);
+    let s = specimens(&snapshot);
+    assert_eq!(
+        (s[6].notes.as_str(), s[7].usi.as_str()),
+        ("Once.", "UMMZ-000008")
+    );
 }
 
 /// An edit the change marker cannot see is read by the periodic full read.

@@ -194,6 +194,10 @@ pub struct SyncArgs {
     /// whole reads a tick reads only the rows that changed.
     #[arg(long, default_value = "1h", value_parser = publisher::parse_interval)]
     pub full_every: std::time::Duration,
+    /// Run one tick and exit: 0 when every record read is published, 1 when
+    /// a record is held back or the tick failed (one line on stderr says which).
+    #[arg(long)]
+    pub once: bool,
     /// What each snapshot says of the dataset.
     #[command(flatten)]
     pub dataset: DatasetArgs,
@@ -219,6 +223,11 @@ pub struct BuildArgs {
     /// requires, included).
     #[arg(long)]
     pub strict: bool,
+    /// Write nothing, and fail, when any record fails validation (as before
+    /// records were held back): without it, each invalid record is held back
+    /// (kept as --previous has it, or left out) and the rest is written.
+    #[arg(long)]
+    pub refuse_invalid: bool,
     /// What the snapshot says of the dataset.
     #[command(flatten)]
     pub dataset: DatasetArgs,

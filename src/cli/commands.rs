@@ -9,7 +9,7 @@ use anyhow::Context as _;
 
 use crate::export::dwca;
 use crate::ingest::database_url::Source;
-use crate::ingest::{self, database, publisher, synthetic, BuildError};
+use crate::ingest::{self, database, held, publisher, synthetic, BuildError};
 use crate::model::dataset::Dataset;
 use crate::model::Model;
 use crate::snapshot;
@@ -80,6 +80,33 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     };
     let undescribed = unpublishable(&dataset);
     checked.collection.dataset = dataset;
+    // Invalid records held back, unless refused (--refuse-invalid, --strict).
+    let mut held = Vec::new();
+    if !checked.errors.is_empty() && !args.refuse_invalid && !args.strict {
+        let previous = match &args.previous {
+            Some(path) => Some(snapshot::read(path).map(|(_, c)| c).with_context(|| {
+                format!("cannot read the previous snapshot {}", path.display())
+            })?),
+            None => None,
+        };
+        if let Ok((mut collection, h)) =
+            held::hold_back(&checked.collection, &checked.errors, previous.as_ref())
+        {
+            // Held since the version this build writes, or since the
+            // previous snapshot says.
+            let (before, next) = match &previous {
+                Some(p) => (&p.held[..], p.history.current() + 1),
+                None => (&[][..], 1),
+            };
+            collection.held = held::holdings(&h, before, next);
+            checked.collection = collection;
+            checked.errors.clear();
+            held = h;
+        }
+    }
+    for h in &held {
+        say!("held back: {}", h.describe())?;
+    }
     if let Some(previous) = &args.previous {
         let (version, changes) = follow(&mut checked.collection, previous)?;
         say!("version {version}: {changes}")?;
@@ -122,8 +149,12 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
             for (model, n) in checked.collection.counts() {
                 say!("{:>9} {}", n, model.label())?;
             }
+            let held = match held.len() {
+                0 => String::new(),
+                n => format!(", {n} record(s) held back"),
+            };
             say!(
-                "wrote {} ({warnings} warnings, {} objects skipped), checksum: {}",
+                "wrote {} ({warnings} warnings, {} objects skipped{held}), checksum: {}",
                 args.output.display(),
                 checked.skipped.values().sum::<usize>(),
                 header.checksum_hex()
@@ -174,6 +205,18 @@ pub(super) fn inspect(path: &std::path::Path) -> anyhow::Result<ExitCode> {
     say!("payload bytes: {}", header.payload_len)?;
     say!("checksum: {}", header.checksum_hex())?;
     say!("version: {}", collection.history.current())?;
+    say!("held back: {}", collection.held.len())?;
+    for h in &collection.held {
+        say!(
+            "  {} pk={} {}: {} ({}, since version {})",
+            h.model,
+            h.id,
+            h.field,
+            h.problem,
+            h.kept,
+            h.since
+        )?;
+    }
     // Without them (format version 3) a server builds its view from the records.
     say!("prepared tables bytes: {}", prepared.map_or(0, <[u8]>::len))?;
     for model in Model::ALL {
@@ -293,6 +336,26 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         Some(path) => publisher.following(path, told),
         None => publisher.describing(dataset),
     };
+    if args.once {
+        let at = args.snapshot.display();
+        return Ok(match publisher::once(publisher) {
+            Ok(held) if held.is_empty() => {
+                eprintln!("{at}: every record read is published");
+                ExitCode::SUCCESS
+            }
+            Ok(held) => {
+                eprintln!(
+                    "{at}: {} record(s) held back, the rest published (the log says which and why)",
+                    held.len()
+                );
+                ExitCode::from(1)
+            }
+            Err(e) => {
+                eprintln!("{at}: the tick failed: {e}; {at} left as it was");
+                ExitCode::from(1)
+            }
+        });
+    }
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(publisher::run(publisher, args.every, shutdown_signal()));
     Ok(ExitCode::SUCCESS)

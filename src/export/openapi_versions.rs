@@ -5,7 +5,9 @@ use serde_json::{json, Value};
 
 use super::openapi_parts::{error_response, query, Paths};
 
-use crate::model::endpoint::{CHANGES_PATH, CITATION_PATH, FEED_PATH, VERSIONS_PATH};
+use crate::model::endpoint::{
+    CHANGES_PATH, CITATION_PATH, FEED_PATH, PUBLISHING_PATH, VERSIONS_PATH,
+};
 
 fn paging() -> Vec<Value> {
     vec![
@@ -35,6 +37,54 @@ fn responses(description: &str, content: Value, gone: bool) -> Value {
         );
     }
     r
+}
+
+/// `/api/v2/publishing/`.
+pub fn publishing(paths: &mut Paths, _: Option<usize>) {
+    let held = json!({
+        "type": "object",
+        "required": ["list", "id", "url", "field", "problem", "kept", "since_version"],
+        "additionalProperties": false,
+        "properties": {
+            "list": {"type": "string", "description": "The record's list (`specimen-records`), or its model's label."},
+            "id": {"type": "integer"},
+            "url": {"type": ["string", "null"], "description": "The path of the record's item."},
+            "field": {"type": "string", "description": "The field the problem is in (`pk` for a deletion held back)."},
+            "problem": {"type": "string", "description": "What is wrong, with the offending value."},
+            "kept": {"type": "string", "enum": ["published", "left-out", "deletion-held"],
+                "description": "Served as last published; not served (never published); or still served though deleted (records name it)."},
+            "since_version": {"type": "integer", "minimum": 1, "description": "The first version that held it back."},
+        },
+    });
+    paths.insert(
+        PUBLISHING_PATH.into(),
+        json!({"get": {
+            "operationId": "publishing",
+            "summary": "What the snapshot published, and what it held back and why",
+            "description": "The served snapshot's version, checksum and publication time, and each \
+                record its publisher held back because it fails a rule (a reference to a missing \
+                record, a duplicate identifier, a value that does not read): kept as it was last \
+                published, or left out, while every other record is published. Fixing the record \
+                in the service's admin publishes it. A browser gets a page, also at `/publishing/`.",
+            "parameters": [query(
+                "format",
+                "`json` (a client that prefers HTML, or `format=html`, gets a page).",
+                json!({"type": "string", "enum": ["json"]}),
+            )],
+            "responses": responses("The report", json!({"application/json": {"schema": {
+                "type": "object",
+                "required": ["version", "checksum", "published_at", "total_count", "held", "fix"],
+                "additionalProperties": false,
+                "properties": {
+                    "version": {"type": "integer", "minimum": 1},
+                    "checksum": {"type": "string", "description": "The SHA-256 of the snapshot (hex)."},
+                    "published_at": {"type": "string", "format": "date-time"},
+                    "total_count": {"type": "integer", "minimum": 0, "description": "How many records are held back."},
+                    "held": {"type": "array", "items": held},
+                    "fix": {"type": "string", "description": "How a curator releases a record held back."},
+                }}}}), false),
+        }}),
+    );
 }
 
 /// `/api/v2/versions/`.

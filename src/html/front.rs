@@ -3,7 +3,8 @@
 use maud::html;
 
 use crate::model::endpoint::{
-    API_PREFIX, ARCHIVE_PATH, EML_PATH, FEED_PATH, OPENAPI_PATH, SUGGEST_PATH, VERSIONS_PATH,
+    API_PREFIX, ARCHIVE_PATH, EML_PATH, FEED_PATH, OPENAPI_PATH, PUBLISHING_PAGE_PATH,
+    SUGGEST_PATH, VERSIONS_PATH,
 };
 use crate::model::Endpoint;
 use crate::model::Model;
@@ -91,6 +92,7 @@ pub fn home(view: &View) -> String {
                 li { a href=(ARCHIVE_PATH) { "Darwin Core Archive" } " of the specimen records (zip)" }
                 li { a href=(EML_PATH) { "The dataset's metadata" } " (EML, as GBIF reads it)" }
                 li { a href=(VERSIONS_PATH) { "Versions" } " (version " (view.history.current()) "), and " a href=(FEED_PATH) { "their feed" } " (Atom)" }
+                li { a href=(PUBLISHING_PAGE_PATH) { "Publishing" } " (" (view.held.len()) " record(s) held back)" }
             }
         },
     )

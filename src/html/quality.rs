@@ -4,7 +4,7 @@
 
 use maud::{html, Markup};
 
-use crate::model::endpoint::{QUALITY_PAGE_PATH, QUALITY_PATH};
+use crate::model::endpoint::{PUBLISHING_PAGE_PATH, QUALITY_PAGE_PATH, QUALITY_PATH};
 use crate::quality::checks::TOLERANCE_KM;
 use crate::quality::report::{csv_url, records_url};
 use crate::quality::{Flag, Quality};
@@ -34,6 +34,11 @@ pub fn page(site: &Site, view: &View) -> String {
             "(Natural Earth, 1:50m) everywhere, and against states and counties (the Census "
             "Bureau's, 1:10m) in the United States only; elsewhere a state or county is not "
             "checked. A point within " (TOLERANCE_KM) " km of its area's boundary counts as inside."
+        }
+        p.note {
+            "Records that fail a rule of publishing (a reference to a missing record, a duplicate "
+            "USI, a value that does not read) are held back, not flagged here: "
+            a href=(PUBLISHING_PAGE_PATH) { (view.held.len()) " record(s) held back" } "."
         }
         div.table-wrap {
             table.quality {

@@ -587,9 +587,11 @@ impl Link {
     pub fn orphans(&self, left: Owners) -> impl Iterator<Item = Problem> + '_ {
         let mut owners: Vec<i64> = left.into_keys().collect();
         owners.sort_unstable();
-        owners.into_iter().map(|owner| Problem {
-            place: format!("{} {}={owner}", self.table, self.owner),
-            message: format!("links a {} that does not exist", self.label),
+        owners.into_iter().map(|owner| {
+            Problem::new(
+                format!("{} {}={owner}", self.table, self.owner),
+                format!("links a {} that does not exist", self.label),
+            )
         })
     }
 

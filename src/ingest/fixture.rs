@@ -62,10 +62,7 @@ impl Import {
     /// Reads one fixture file into this import.
     pub fn read_file(&mut self, path: &Path) {
         let place = path.display().to_string();
-        let refused = |message: String| Problem {
-            place: place.clone(),
-            message,
-        };
+        let refused = |message: String| Problem::new(place.clone(), message);
         let bytes = match std::fs::read(path) {
             Ok(bytes) => bytes,
             Err(e) => return self.errors.push(refused(format!("cannot read: {e}"))),
@@ -92,20 +89,17 @@ impl Import {
         let objects: Vec<Object> = match serde_json::from_str(text) {
             Ok(o) => o,
             Err(e) => {
-                self.errors.push(Problem {
-                    place: name.to_string(),
-                    message: format!("not a JSON array of fixture objects: {e}"),
-                });
+                self.errors.push(Problem::new(
+                    name,
+                    format!("not a JSON array of fixture objects: {e}"),
+                ));
                 return;
             }
         };
         for (i, object) in objects.into_iter().enumerate() {
             let place = || format!("{name} object #{}", i + 1);
             let Some(label) = object.model else {
-                self.errors.push(Problem {
-                    place: place(),
-                    message: "has no \"model\"".into(),
-                });
+                self.errors.push(Problem::new(place(), "has no \"model\""));
                 continue;
             };
             let pk = match object
@@ -121,10 +115,10 @@ impl Import {
                         _ => "it is missing".into(),
                     };
                     if wanted(label) {
-                        self.errors.push(Problem {
-                            place: format!("{} ({label})", place()),
-                            message: format!("pk must be an integer; {found}"),
-                        });
+                        self.errors.push(Problem::new(
+                            format!("{} ({label})", place()),
+                            format!("pk must be an integer; {found}"),
+                        ));
                     }
                     continue;
                 }
@@ -139,9 +133,12 @@ impl Import {
             {
                 Some(Ok(map)) => map,
                 _ => {
+                    let record = Model::from_label(label)
+                        .filter(|m| m.stored())
+                        .map(|m| (m, pk));
                     self.errors.push(Problem {
-                        place: format!("{label} pk={pk} fields"),
-                        message: "must be a JSON object".into(),
+                        record,
+                        ..Problem::new(format!("{label} pk={pk} fields"), "must be a JSON object")
                     });
                     continue;
                 }
@@ -262,13 +259,12 @@ impl Import {
             .iter()
             .any(|(_, m)| m.contains_key("image_type"));
         if typed && one_model {
-            self.errors.push(Problem {
-                place: "images".into(),
-                message: "the source holds both images with an image_type (the service's 0.16 \
-                          on) and the typed image tables of before (images.insectimage, ...): \
-                          publish from one version"
-                    .into(),
-            });
+            self.errors.push(Problem::new(
+                "images",
+                "the source holds both images with an image_type (the service's 0.16 \
+                 on) and the typed image tables of before (images.insectimage, ...): \
+                 publish from one version",
+            ));
         }
         let mut tags: AHashMap<i64, Vec<String>> = AHashMap::new();
         let mut document_tags: AHashMap<i64, Vec<String>> = AHashMap::new();
@@ -372,9 +368,12 @@ fn describe(v: &Value) -> String {
 
 impl ObjectFields<'_> {
     fn error(&mut self, field: &str, message: String) {
+        let record = Model::from_label(self.label)
+            .filter(|m| m.stored())
+            .map(|m| (m, self.pk));
         self.errors.push(Problem {
-            place: format!("{} pk={} {field}", self.label, self.pk),
-            message,
+            record,
+            ..Problem::new(format!("{} pk={} {field}", self.label, self.pk), message)
         });
     }
 

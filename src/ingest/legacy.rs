@@ -204,10 +204,10 @@ impl Parts {
             .collect();
         left.sort_unstable();
         for (label, id) in left {
-            errors.push(Problem {
-                place: format!("{label} pk={id} pk"),
-                message: format!("extends images.customimage pk={id}, which does not exist"),
-            });
+            errors.push(Problem::new(
+                format!("{label} pk={id} pk"),
+                format!("extends images.customimage pk={id}, which does not exist"),
+            ));
         }
     }
 }

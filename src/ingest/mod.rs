@@ -15,6 +15,7 @@ pub mod changed;
 pub mod database;
 pub mod database_url;
 pub mod fixture;
+pub mod held;
 pub mod legacy;
 pub mod publisher;
 pub mod synthetic;

@@ -10,15 +10,23 @@
 //! interval (for edits that bypass Django's stamps), or when what moved is only
 //! read whole.
 //!
-//! A tick that cannot read the database, or reads a collection that fails
-//! validation, logs one line, never touches the file, and the next try comes
-//! sooner (1 s, doubling up to the interval).
+//! A collection that fails validation is published with each invalid record
+//! held back ([`held::hold_back`]): kept as the snapshot at the path has it,
+//! or left out where it has none. The collection read stays what the next
+//! tick's changes apply to, so a fix is read and published. The held-back
+//! records are logged once each time what is held changes.
+//!
+//! A tick that cannot read the database, or reads a collection of which
+//! nothing can be published (a problem of no one record), logs one line,
+//! never touches the file, and the next try comes sooner (1 s, doubling up
+//! to the interval).
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::database_url::Source;
+use super::held::{self, Held, Holding};
 use super::{changed, database};
 use crate::model::dataset::{Dataset, Told};
 use crate::model::digest::{self, Digest};
@@ -117,7 +125,8 @@ struct Last {
     marker: database::Marker,
     /// When the last whole read was.
     whole_at: Instant,
-    /// The collection read (without its history).
+    /// The collection read (without its history): the database's, held-back
+    /// records and all, which the next tick's changes apply to.
     collection: Collection,
     /// The pieces its records were written in.
     records: Vec<snapshot::Piece>,
@@ -152,6 +161,14 @@ pub struct Publisher {
     described: Option<Dataset>,
     /// The dataset file, read again when it changes.
     following: Option<Following>,
+    /// What the snapshot at the path holds back, by model and id.
+    held: Vec<Held>,
+    /// The same as it stores them, each with the version since which it is
+    /// held (read from the snapshot at start).
+    holdings: Vec<Holding>,
+    /// The collection the snapshot at the path publishes, kept only while
+    /// something is held back (else read from the file when first needed).
+    published: Option<Collection>,
 }
 
 /// A dataset file `sync` reads again when it changes, and the values the
@@ -177,6 +194,7 @@ impl Publisher {
         prepare: impl snapshot::Preparing + 'static,
     ) -> anyhow::Result<Publisher> {
         let kept_at = snapshot::beside::path(path);
+        let mut holdings = Vec::new();
         let (checksum, created_at, digest, history, described) = match snapshot::read(path) {
             Ok((header, collection)) => {
                 // Kept beside it from now on, for deployments that had none.
@@ -186,6 +204,7 @@ impl Publisher {
                         tracing::warn!(file = %kept_at.display(), "cannot keep the history beside the snapshot: {e}");
                     }
                 }
+                holdings = collection.held.clone();
                 (
                     Some(header.checksum),
                     header.created_at,
@@ -255,6 +274,9 @@ impl Publisher {
             dataset: Dataset::default(),
             described,
             following: None,
+            held: Vec::new(),
+            holdings,
+            published: None,
         })
     }
 
@@ -341,6 +363,39 @@ impl Publisher {
         )
     }
 
+    /// What the snapshot at the path holds back, by model and id.
+    pub fn held(&self) -> &[Held] {
+        &self.held
+    }
+
+    /// Where the snapshot is kept.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Notes what the snapshot at the path now holds back, keeping the
+    /// collection it publishes while that is anything; gives back the
+    /// collection read, which the next tick's changes apply to.
+    fn keep(
+        &mut self,
+        held: Vec<Held>,
+        raw: Option<Collection>,
+        published: Collection,
+    ) -> Collection {
+        self.held = held;
+        self.holdings = published.held.clone();
+        match raw {
+            Some(raw) => {
+                self.published = Some(published);
+                raw
+            }
+            None => {
+                self.published = None;
+                published
+            }
+        }
+    }
+
     /// Reads the database's marker and, when it moved, what changed (or the
     /// whole collection); replaces the file if the collection changed.
     pub fn tick(&mut self) -> Result<Tick, Failed> {
@@ -362,7 +417,7 @@ impl Publisher {
             let (checked, marker) = database::read_marked(&self.source)?;
             Ok::<_, database::DbError>((checked, marker, started, Read::Whole, None))
         };
-        let (mut checked, marker, whole_at, read, edits) =
+        let (mut checked, marker, whole_at, read, mut edits) =
             match self.last.take().filter(|l| !due(l)) {
                 Some(last) => match changed::read(&self.source, &last.marker, &last.collection)? {
                     // The marker read with the changes has not moved: commits
@@ -381,7 +436,11 @@ impl Publisher {
                             edited,
                             records: last.records,
                         });
-                        let edited = edits.as_ref().map(|e| &e.edited[..]);
+                        // After a tick that held records back the collection
+                        // read had errors: only a whole check tells.
+                        let edited = (edits.as_ref())
+                            .filter(|_| self.held.is_empty())
+                            .map(|e| &e.edited[..]);
                         let checked = super::check_edits(collection, applied.errors, edited);
                         tracing::debug!(changes_ms, applied_ms, "changed rows read");
                         (checked, marker, last.whole_at, Read::Changed(rows), edits)
@@ -392,11 +451,35 @@ impl Publisher {
             };
         let read_ms = started.elapsed().as_millis() as u64;
         checked.collection.dataset = self.dataset.clone();
+        // The database's collection, where it is not what is published.
+        let mut raw = None;
+        let mut holding = Vec::new();
         if let Some(first) = checked.errors.first() {
-            return Err(Failed::Invalid(format!(
-                "the database's collection has {} problem(s), first: {first}",
-                checked.errors.len()
-            )));
+            if self.published.is_none() {
+                self.published = snapshot::read(&self.path).ok().map(|(_, c)| c);
+            }
+            let published = self.published.as_ref();
+            match held::hold_back(&checked.collection, &checked.errors, published) {
+                Ok((mut publish, held)) => {
+                    // Held since the version that first held it: this one
+                    // for a new hold (a new held list makes a new version).
+                    let next = self.history.as_ref().map_or(1, |h| h.current() + 1);
+                    publish.held = held::holdings(&held, &self.holdings, next);
+                    raw = Some(std::mem::replace(&mut checked.collection, publish));
+                    holding = held;
+                }
+                Err(_) => {
+                    return Err(Failed::Invalid(format!(
+                        "the database's collection has {} problem(s), first: {first}",
+                        checked.errors.len()
+                    )))
+                }
+            }
+        }
+        // The pieces kept and the digest of edits hold for the records read,
+        // not for those held back.
+        if raw.is_some() || !self.held.is_empty() {
+            edits = None;
         }
         let now = chrono::Utc::now().timestamp_micros();
         let t = Instant::now();
@@ -442,12 +525,14 @@ impl Publisher {
         let mut image = snapshot::assemble(head?, &prepared, now);
         if same {
             if Some(image.header.checksum) == self.checksum {
+                let records = image.records().to_vec();
+                let collection = self.keep(holding, raw, checked.collection);
                 self.last = Some(Last {
                     commits,
                     marker,
                     whole_at,
-                    records: image.records().to_vec(),
-                    collection: checked.collection,
+                    records,
+                    collection,
                 });
                 return Ok(Tick::Unchanged(read));
             }
@@ -487,12 +572,14 @@ impl Publisher {
         self.digest = digest;
         self.history = Some(history);
         self.described = Some(self.dataset.clone());
+        let records = image.records().to_vec();
+        let collection = self.keep(holding, raw, checked.collection);
         self.last = Some(Last {
             commits,
             marker,
             whole_at,
-            records: image.records().to_vec(),
-            collection: checked.collection,
+            records,
+            collection,
         });
         Ok(Tick::Replaced {
             checksum: header.checksum_hex(),
@@ -502,6 +589,54 @@ impl Publisher {
             tables,
         })
     }
+}
+
+/// Says in the log what the snapshot at `at` holds back, where that is not
+/// what it held back before: each record, with its rule and value, at WARN;
+/// or once that nothing is held back any more.
+fn say_held(before: &[Held], now: &[Held], at: &str) {
+    if before == now {
+        return;
+    }
+    if now.is_empty() {
+        tracing::info!(snapshot = %at, "nothing is held back any more: every record read is published");
+        return;
+    }
+    tracing::warn!(
+        snapshot = %at,
+        held = now.len(),
+        "{} record(s) held back: each is served as last published (or left out, never published), and every other record is published",
+        now.len()
+    );
+    for h in now {
+        tracing::warn!(
+            model = h.model.label(),
+            id = h.id,
+            field = %h.field,
+            kept = h.kept.name(),
+            "held back: {}; edit it in the service's admin, and the next tick publishes it",
+            h.describe()
+        );
+    }
+}
+
+/// One tick, said in the log as [`run`] says it: the records held back, or
+/// why the tick failed.
+pub fn once(mut publisher: Publisher) -> Result<Vec<Held>, Failed> {
+    let at = publisher.path.display().to_string();
+    let tick = publisher.tick()?;
+    if let Tick::Replaced {
+        checksum,
+        version,
+        changes,
+        read,
+        tables,
+    } = tick
+    {
+        tracing::info!(snapshot = %at, %checksum, version, %changes, %read, %tables, "snapshot replaced");
+    }
+    say_held(&[], publisher.held(), &at);
+    Ok(publisher.held)
 }
 
 /// The least time between a tick that published (or failed) and the next that
@@ -526,6 +661,8 @@ pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Ou
     let mut failures = 0u32;
     // The last failure, said when ticks succeed again.
     let mut failing: Option<Failed> = None;
+    // What the log said is held back.
+    let mut said: Vec<Held> = Vec::new();
     loop {
         let started = Instant::now();
         let mut s = publisher
@@ -539,6 +676,10 @@ pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Ou
         .expect("a tick does not panic");
         let at = s.path.display().to_string();
         let source = s.source.describe();
+        if result.is_ok() && s.held() != said {
+            say_held(&said, s.held(), &at);
+            said = s.held().to_vec();
+        }
         publisher = Some(s);
         let ms = started.elapsed().as_millis() as u64;
         let idle = matches!(result, Ok(Tick::Unmoved | Tick::Unchanged(_)));

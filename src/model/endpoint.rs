@@ -33,6 +33,10 @@ pub const SUGGEST_PATH: &str = "/api/v2/suggest/";
 /// curator's page (`/quality/`).
 pub const QUALITY_PATH: &str = "/api/v2/quality/";
 pub const QUALITY_PAGE_PATH: &str = "/quality/";
+/// What the snapshot published and what it held back, as JSON
+/// (`/api/v2/publishing/`) and as a page (`/publishing/`).
+pub const PUBLISHING_PATH: &str = "/api/v2/publishing/";
+pub const PUBLISHING_PAGE_PATH: &str = "/publishing/";
 /// A specimen's short link, `{digits}` standing for its USI's digits: what a QR
 /// label says by default, sent on to the specimen's record.
 pub const SHORT_PATH: &str = "/s/{digits}";

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::dataset::Dataset;
+use super::held::Holding;
 use super::history::History;
 use super::schema::Model;
 use super::wagtail::{uuid_hex, Placement, Wagtail};
@@ -368,6 +369,10 @@ macro_rules! collection {
             /// its own too (format version 8).
             #[serde(skip)]
             pub history: History,
+            /// The records held back, and why: a section of its own too
+            /// (format version 10), written only when there are any.
+            #[serde(skip)]
+            pub held: Vec<Holding>,
         }
 
         impl Collection {
@@ -415,6 +420,56 @@ macro_rules! collection {
                     _ => {}
                 }
                 spliced
+            }
+
+            /// Makes `model`'s record `id` what it is in `from`: replaced, or
+            /// inserted in canonical id order, or removed where `from` has
+            /// none (or there is no `from`). A page's place in the tree
+            /// follows it. Says whether the collection changed.
+            pub fn restore(&mut self, model: Model, id: i64, from: Option<&Collection>) -> bool {
+                let changed = match model {
+                    $(Model::$model => {
+                        let records = &mut self.$field;
+                        let found = records.binary_search_by_key(&id, Record::id);
+                        let was = from.and_then(|from| {
+                            let at = from.$field.binary_search_by_key(&id, Record::id).ok()?;
+                            Some(&from.$field[at])
+                        });
+                        match (found, was) {
+                            (Ok(at), Some(was)) if records[at] == *was => false,
+                            (Ok(at), Some(was)) => {
+                                records[at] = was.clone();
+                                true
+                            }
+                            (Err(at), Some(was)) => {
+                                records.insert(at, was.clone());
+                                true
+                            }
+                            (Ok(at), None) => {
+                                records.remove(at);
+                                true
+                            }
+                            (Err(_), None) => false,
+                        }
+                    })*
+                    _ => false,
+                };
+                if model == Model::Page {
+                    let pages = &mut self.wagtail.pages;
+                    let found = pages.binary_search_by_key(&id, |p| p.id);
+                    let was = from.and_then(|from| {
+                        from.wagtail.pages.iter().find(|p| p.id == id)
+                    });
+                    match (found, was) {
+                        (Ok(at), Some(was)) => pages[at] = was.clone(),
+                        (Err(at), Some(was)) => pages.insert(at, was.clone()),
+                        (Ok(at), None) => {
+                            pages.remove(at);
+                        }
+                        (Err(_), None) => {}
+                    }
+                }
+                changed
             }
 
             /// Hands each model's records to `visitor`, in the order the
@@ -779,5 +834,30 @@ impl Collection {
             | Model::PlantImage
             | Model::HabitatImage => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn restore_replaces_inserts_and_removes() {
+        let from = Collection {
+            countries: vec![Country::numbered(1, "A"), Country::numbered(3, "C")],
+            ..Collection::default()
+        };
+        let mut c = Collection {
+            countries: vec![Country::numbered(1, "a"), Country::numbered(4, "D")],
+            ..Collection::default()
+        };
+        assert!(c.restore(Model::Country, 1, Some(&from)));
+        assert!(!c.restore(Model::Country, 1, Some(&from)));
+        assert!(c.restore(Model::Country, 3, Some(&from)));
+        assert!(c.restore(Model::Country, 4, Some(&from)));
+        assert!(!c.restore(Model::Country, 5, None));
+        assert_eq!(c.countries, from.countries);
+        assert!(c.restore(Model::Country, 1, None));
+        assert_eq!(c.ids(Model::Country), vec![3]);
     }
 }

@@ -17,14 +17,51 @@ pub struct Problem {
     /// `model pk=N field`, or a file and object number when there is no pk.
     pub place: String,
     pub message: String,
+    /// The record the problem is about, where one is: what holding back
+    /// keeps as it was.
+    pub record: Option<(Model, i64)>,
+    /// The other record involved: the missing target of a reference, the
+    /// first holder of a duplicate identifier, the record featuring an
+    /// image already.
+    pub other: Option<(Model, i64)>,
 }
 
 impl Problem {
+    /// A problem of no one record (a file, an object without a pk).
+    pub fn new(place: impl Into<String>, message: impl Into<String>) -> Problem {
+        Problem {
+            place: place.into(),
+            message: message.into(),
+            record: None,
+            other: None,
+        }
+    }
+
     pub fn at(model: Model, pk: i64, field: &str, message: impl Into<String>) -> Problem {
         Problem {
             place: format!("{} pk={pk} {field}", model.label()),
             message: message.into(),
+            record: Some((model, pk)),
+            other: None,
         }
+    }
+
+    /// The same problem naming the other record involved.
+    pub fn with_other(self, model: Model, id: i64) -> Problem {
+        Problem {
+            other: Some((model, id)),
+            ..self
+        }
+    }
+
+    /// The field the problem is in: the place after its record's
+    /// `model pk=N `, where it has a record; else the whole place.
+    pub fn field(&self) -> &str {
+        let Some((model, id)) = self.record else {
+            return &self.place;
+        };
+        let prefix = format!("{} pk={id} ", model.label());
+        self.place.strip_prefix(&prefix).unwrap_or(&self.place)
     }
 }
 
@@ -98,12 +135,15 @@ impl Checker<'_> {
     fn reference(&mut self, model: Model, pk: i64, field: &str, target: Model, id: Option<i64>) {
         if let Some(id) = id {
             if self.ids.get(self.c, target, id).is_none() {
-                self.report.errors.push(Problem::at(
-                    model,
-                    pk,
-                    field,
-                    format!("refers to {} pk={id}, which does not exist", target.label()),
-                ));
+                self.report.errors.push(
+                    Problem::at(
+                        model,
+                        pk,
+                        field,
+                        format!("refers to {} pk={id}, which does not exist", target.label()),
+                    )
+                    .with_other(target, id),
+                );
             }
         }
     }
@@ -310,15 +350,18 @@ fn featured(k: &mut Checker, c: &Collection) {
             k.reference(model, id, "featured_image", Model::Image, image);
             let Some(image) = image else { continue };
             if let Some(other) = by_image.insert(image, id) {
-                k.report.errors.push(Problem::at(
-                    model,
-                    id,
-                    "featured_image",
-                    format!(
-                        "images.customimage pk={image} is featured by {} pk={other} already",
-                        model.label()
-                    ),
-                ));
+                k.report.errors.push(
+                    Problem::at(
+                        model,
+                        id,
+                        "featured_image",
+                        format!(
+                            "images.customimage pk={image} is featured by {} pk={other} already",
+                            model.label()
+                        ),
+                    )
+                    .with_other(model, other),
+                );
             }
         }
     }
@@ -331,15 +374,18 @@ fn unique_usi(k: &mut Checker, c: &Collection) {
     for r in &c.specimen_records {
         if let Some(first) = seen.insert(&r.usi, r.id) {
             seen.insert(&r.usi, first);
-            k.report.errors.push(Problem::at(
-                Model::SpecimenRecord,
-                r.id,
-                "usi",
-                format!(
-                    "{:?} is the usi of specimens.specimenrecord pk={first} too",
-                    r.usi
-                ),
-            ));
+            k.report.errors.push(
+                Problem::at(
+                    Model::SpecimenRecord,
+                    r.id,
+                    "usi",
+                    format!(
+                        "{:?} is the usi of specimens.specimenrecord pk={first} too",
+                        r.usi
+                    ),
+                )
+                .with_other(Model::SpecimenRecord, first),
+            );
         }
     }
 }
@@ -392,12 +438,15 @@ fn images_and_pages(k: &mut Checker, c: &Collection) {
     }
     for r in &c.species_pages {
         if k.ids.get(c, Page, r.id).is_none() {
-            k.report.errors.push(Problem::at(
-                SpeciesPage,
-                r.id,
-                "pk",
-                format!("extends {} pk={}, which does not exist", Page.label(), r.id),
-            ));
+            k.report.errors.push(
+                Problem::at(
+                    SpeciesPage,
+                    r.id,
+                    "pk",
+                    format!("extends {} pk={}, which does not exist", Page.label(), r.id),
+                )
+                .with_other(Page, r.id),
+            );
         }
         k.reference(SpeciesPage, r.id, "species", Species, r.species);
     }
@@ -520,6 +569,34 @@ pub fn usi_is_well_formed(usi: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn problems_name_their_records() {
+        use crate::model::records::{Country, State};
+        let mut c = Collection::default();
+        c.countries.push(Country::numbered(1, "A"));
+        let state = |id, country| State {
+            id,
+            date_created: 0,
+            date_modified: 0,
+            name: format!("S{id}"),
+            abbr: String::new(),
+            country,
+        };
+        c.states.push(state(2, 1));
+        c.states.push(state(3, 9));
+        let errors = check(&c).errors;
+        assert_eq!(errors.len(), 1);
+        let p = &errors[0];
+        assert_eq!(
+            p.to_string(),
+            "geography.state pk=3 country: refers to geography.country pk=9, which does not exist"
+        );
+        assert_eq!(p.record, Some((Model::State, 3)));
+        assert_eq!(p.other, Some((Model::Country, 9)));
+        assert_eq!(p.field(), "country");
+        assert_eq!(Problem::new("a.json", "x").field(), "a.json");
+    }
 
     #[test]
     fn usi_form() {

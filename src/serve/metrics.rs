@@ -275,6 +275,13 @@ impl Metrics {
         );
         gauge(
             w,
+            "catalogue_held_back_records",
+            "gauge",
+            "Records the served snapshot's publisher held back because they fail validation (/api/v2/publishing/): alert when above 0.",
+            view.held.len().to_string(),
+        );
+        gauge(
+            w,
             "catalogue_snapshot_version",
             "gauge",
             "The version of the collection the served snapshot publishes (/api/v2/versions/).",

@@ -24,7 +24,9 @@
 //! - 2, the dataset's description: the collection's `Dataset`;
 //! - 3, the versions: the collection's `History`;
 //! - 4, the prepared tables (none where the writer had none): cut at each
-//!   table's count of columns and at each column (`view::prepared`).
+//!   table's count of columns and at each column (`view::prepared`);
+//! - 5, the records held back (none where nothing is): the collection's
+//!   `held` (from version 10; a version 9 file has none).
 //!
 //! The checksum covers every piece through the table, so that a writer
 //! hashes again only the pieces that changed, and a reader checks only the
@@ -56,13 +58,14 @@ use sha2::{Digest, Sha256};
 
 use super::codec;
 use crate::model::dataset::Dataset;
+use crate::model::held::Holding;
 use crate::model::history::History;
 use crate::model::records::{Collection, Edited, Record, RecordsVisitor};
 use crate::model::wagtail::Wagtail;
 use crate::model::Model;
 
 pub const MAGIC: &[u8; 8] = b"CATSNAP\0";
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 /// The oldest format read: its payload is the records alone.
 pub const OLDEST_READ: u32 = 3;
 pub const HEADER_LEN: usize = 60;
@@ -177,6 +180,8 @@ pub struct Sections<'a> {
     pub history: Option<&'a [u8]>,
     /// `None` in a version 3 file, or where the writer had no tables to store.
     pub prepared: Option<&'a [u8]>,
+    /// `None` where nothing is held back (and before version 10).
+    pub held: Option<&'a [u8]>,
 }
 
 /// What a piece of a payload belongs to, in the order the parts follow each
@@ -188,15 +193,17 @@ pub enum Part {
     Dataset = 2,
     History = 3,
     Prepared = 4,
+    Held = 5,
 }
 
 impl Part {
-    const ALL: [Part; 5] = [
+    const ALL: [Part; 6] = [
         Part::Records,
         Part::Wagtail,
         Part::Dataset,
         Part::History,
         Part::Prepared,
+        Part::Held,
     ];
 
     fn of(code: u8) -> Option<Part> {
@@ -211,6 +218,7 @@ impl Part {
             Part::Dataset => "the dataset's description",
             Part::History => "the versions",
             Part::Prepared => "the prepared tables",
+            Part::Held => "the records held back",
         }
     }
 }
@@ -302,6 +310,9 @@ pub fn encode_head_beside(
     pieces.push(encoded(Part::Wagtail, codec::encode(&collection.wagtail))?);
     pieces.push(encoded(Part::Dataset, codec::encode(&collection.dataset))?);
     pieces.push(encoded(Part::History, codec::encode(history))?);
+    if !collection.held.is_empty() {
+        pieces.push(encoded(Part::Held, codec::encode(&collection.held))?);
+    }
     Ok(pieces)
 }
 
@@ -392,7 +403,8 @@ impl Image<'_> {
 
     /// The file's bytes, in the order they are written.
     pub fn parts(&self) -> Vec<&[u8]> {
-        let pieces = self.head.iter().chain(self.prepared).map(Piece::bytes);
+        let (before, after) = split(&self.head);
+        let pieces = (before.iter().chain(self.prepared).chain(after)).map(Piece::bytes);
         [&self.header_bytes[..], &self.table]
             .into_iter()
             .chain(pieces)
@@ -400,9 +412,16 @@ impl Image<'_> {
     }
 }
 
-/// The snapshot file of [`encode_head`]'s pieces and the prepared tables'.
+/// [`encode_head`]'s pieces before the prepared tables, and after them.
+fn split(head: &[Piece]) -> (&[Piece], &[Piece]) {
+    head.split_at(head.partition_point(|p| p.part < Part::Prepared))
+}
+
+/// The snapshot file of [`encode_head`]'s pieces and the prepared tables',
+/// in part order.
 pub fn assemble(head: Vec<Piece>, prepared: &[Piece], created_at: i64) -> Image<'_> {
-    let pieces = head.iter().chain(prepared);
+    let (before, after) = split(&head);
+    let pieces = before.iter().chain(prepared).chain(after);
     let count = head.len() + prepared.len();
     let mut table = Vec::with_capacity(4 + count * ENTRY_LEN);
     table.extend_from_slice(&(count as u32).to_le_bytes());
@@ -696,6 +715,9 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), Snapsho
     if let Some(history) = sections.history {
         collection.history = decode_history(path, history)?;
     }
+    if let Some(held) = sections.held {
+        collection.held = decode_held(path, held)?;
+    }
     Ok((header, collection))
 }
 
@@ -720,6 +742,14 @@ pub fn decode_history(path: &Path, bytes: &[u8]) -> Result<History, SnapshotErro
     codec::decode(bytes).map_err(|reason| SnapshotError::Decode {
         path: path.to_path_buf(),
         reason: format!("the versions' part: {reason}"),
+    })
+}
+
+/// Decodes a snapshot's records held back.
+pub fn decode_held(path: &Path, bytes: &[u8]) -> Result<Vec<Holding>, SnapshotError> {
+    codec::decode(bytes).map_err(|reason| SnapshotError::Decode {
+        path: path.to_path_buf(),
+        reason: format!("the held-back records' part: {reason}"),
     })
 }
 
@@ -966,6 +996,7 @@ pub fn sections<'a>(
             dataset: part(Part::Dataset),
             history: part(Part::History),
             prepared: part(Part::Prepared),
+            held: part(Part::Held),
         });
     }
     if header.format_version < 4 {
@@ -975,6 +1006,7 @@ pub fn sections<'a>(
             dataset: None,
             history: None,
             prepared: None,
+            held: None,
         });
     }
     // A section: its length (u64 LE), then its bytes; gives it and what follows.
@@ -1022,6 +1054,7 @@ pub fn sections<'a>(
         dataset,
         history,
         prepared: Some(rest).filter(|p| tables && !p.is_empty()),
+        held: None,
     })
 }
 
@@ -1151,6 +1184,15 @@ mod tests {
             "history {}\n",
             serde_json::to_string(&history).expect("JSON")
         );
+        let held = crate::model::held::Holding {
+            model: String::new(),
+            id: 0,
+            field: String::new(),
+            problem: String::new(),
+            kept: String::new(),
+            since: 0,
+        };
+        said += &format!("held {}\n", serde_json::to_string(&held).expect("JSON"));
         crate::encoding::hex::hex(&Sha256::digest(said.as_bytes()))
     }
 
@@ -1161,7 +1203,7 @@ mod tests {
         let layout = layout();
         assert_eq!(
             (FORMAT_VERSION, &layout[..16]),
-            (9, "a2ecf9c51996fbc6"),
+            (10, "f3fd3e2aa000acaf"),
             "the records' or the tables' fields changed: raise FORMAT_VERSION, \
              and OLDEST_READ to it unless the older layout keeps a reader, then \
              write the new version and {} here",
@@ -1184,6 +1226,38 @@ mod tests {
             },
             ..Default::default()
         }
+    }
+
+    /// The records held back are a part of their own, after the prepared
+    /// tables, written only when there are any: they read back, and the
+    /// file without them is the one written before there was such a part.
+    #[test]
+    fn the_held_back_records_are_a_part_after_the_tables() {
+        let path = Path::new("held.bin");
+        let held = Holding {
+            model: "geography.country".into(),
+            id: 2,
+            field: "name".into(),
+            problem: "is wrong".into(),
+            kept: "left-out".into(),
+            since: 3,
+        };
+        let c = Collection {
+            held: vec![held],
+            ..sample()
+        };
+        let (header, bytes) = encode(&c, 0, &tables()).unwrap();
+        let contents = Contents::read(path, &bytes[HEADER_LEN..]).unwrap();
+        let parts: Vec<Part> = contents.entries.iter().map(|e| e.part).collect();
+        assert_eq!(parts[parts.len() - 2..], [Part::Prepared, Part::Held]);
+        let (_, decoded) = decode(path, &bytes).unwrap();
+        assert_eq!(decoded, c);
+        let sections = sections(path, &header, &bytes).unwrap();
+        assert_eq!(sections.prepared, Some(&b"tables"[..]));
+        let (_, without) = encode(&sample(), 0, &tables()).unwrap();
+        let contents = Contents::read(path, &without[HEADER_LEN..]).unwrap();
+        assert!(contents.pieces(Part::Held).is_empty());
+        assert_eq!(decode(path, &without).unwrap().1.held, []);
     }
 
     /// Prepared tables of a piece.
@@ -1302,10 +1376,10 @@ mod tests {
         altered[HEADER_LEN + 4 + 1] ^= 1;
         assert!(matches!(err(&altered), SnapshotError::Decode { .. }));
         let mut future = bytes.clone();
-        future[8] = 10;
+        future[8] = 11;
         assert!(matches!(
             err(&future),
-            SnapshotError::Version { found: 10, .. }
+            SnapshotError::Version { found: 11, .. }
         ));
     }
 

@@ -10,3 +10,4 @@ pub mod citation;
 pub mod feed;
 pub mod list;
 pub mod page;
+pub mod publishing;

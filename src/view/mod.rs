@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use crate::encoding::time::http_date;
 use crate::model::dataset::Dataset;
+use crate::model::held::Holding;
 use crate::model::history::History;
 use crate::model::records::Collection;
 use crate::model::validate;
@@ -88,6 +89,8 @@ pub struct View {
     /// The versions published so far, this view's last (its checksum and
     /// time filled in from the header).
     pub history: Arc<History>,
+    /// The records its publisher held back, and why.
+    pub held: Arc<Vec<Holding>>,
     /// What features derive from the view on first use (`View::derived`).
     derived: derived::Derived,
 }
@@ -154,15 +157,20 @@ impl View {
         let mut phases = Phases::default();
         let path = pieces.path();
         let part = |part| pieces.read(pieces.contents.pieces(part));
-        let (wagtail, dataset, history) = (
+        let (wagtail, dataset, history, held) = (
             part(Part::Wagtail)?,
             part(Part::Dataset)?,
             part(Part::History)?,
+            part(Part::Held)?,
         );
-        let small = wagtail.len() + dataset.len() + history.len();
+        let small = wagtail.len() + dataset.len() + history.len() + held.len();
         let wagtail = snapshot::decode_wagtail(path, &wagtail)?;
         let dataset = snapshot::decode_dataset(path, &dataset)?;
         let history = snapshot::decode_history(path, &history)?;
+        let held = match held.is_empty() {
+            true => Vec::new(),
+            false => snapshot::decode_held(path, &held)?,
+        };
         phases.read = started.elapsed();
         let served = served.map(|v| prepared::Served {
             tables: &v.tables,
@@ -176,6 +184,7 @@ impl View {
             wagtail,
             dataset,
             history,
+            held,
             ..parts
         };
         Ok(Decoded {
@@ -209,6 +218,10 @@ impl View {
             Some(bytes) => snapshot::decode_history(path, bytes)?,
             None => Default::default(),
         };
+        let held = match sections.held {
+            Some(bytes) => snapshot::decode_held(path, bytes)?,
+            None => Default::default(),
+        };
         let parts = match sections.prepared {
             Some(prepared) => {
                 let (checked, decoded) = std::thread::scope(|scope| {
@@ -223,6 +236,7 @@ impl View {
                     wagtail,
                     dataset,
                     history,
+                    held,
                     ..decoded.0.map_err(undecodable)?
                 }
             }
@@ -245,6 +259,7 @@ impl View {
                         wagtail,
                         dataset,
                         history,
+                        held,
                         ..collection
                     },
                     &mut phases,
@@ -318,6 +333,7 @@ impl View {
             wagtail: Arc::clone(&self.wagtail),
             dataset: Arc::clone(&self.dataset),
             history: Arc::clone(&self.history),
+            held: Arc::clone(&self.held),
             derived: derived::Derived::default(),
         }
     }
@@ -348,6 +364,7 @@ impl Decoded {
             wagtail,
             dataset,
             history,
+            held,
         } = parts;
         let previous = served.map_or_else(render::Previous::default, |v| {
             render::Previous::new(&v.tables, &v.plain, &v.nested)
@@ -400,6 +417,7 @@ impl Decoded {
             wagtail: Arc::new(wagtail),
             dataset: Arc::new(dataset),
             history: Arc::new(history.completed(header_checksum, header_created)),
+            held: Arc::new(held),
             derived: derived::Derived::default(),
         };
         let lists = view.plain.iter().chain(view.nested.iter().flatten());

@@ -15,6 +15,7 @@ use serde::Deserialize;
 
 use crate::model::dataset::Dataset;
 use crate::model::digest::Digest;
+use crate::model::held::Holding;
 use crate::model::history::History;
 use crate::model::records::Collection;
 use crate::model::wagtail::Wagtail;
@@ -44,6 +45,8 @@ pub(super) struct Parts {
     pub dataset: Dataset,
     /// The versions published so far (a section of its own too).
     pub history: History,
+    /// The records held back (a section of its own too).
+    pub held: Vec<Holding>,
 }
 
 /// What a snapshot stores, read back.
@@ -64,6 +67,7 @@ pub(super) fn parts(mut collection: Collection) -> Parts {
     let wagtail = std::mem::take(&mut collection.wagtail);
     let dataset = std::mem::take(&mut collection.dataset);
     let history = std::mem::take(&mut collection.history);
+    let held = std::mem::take(&mut collection.held);
     let tags = collection
         .images
         .iter_mut()
@@ -82,6 +86,7 @@ pub(super) fn parts(mut collection: Collection) -> Parts {
         wagtail,
         dataset,
         history,
+        held,
     }
 }
 
@@ -447,6 +452,7 @@ fn checked(
         wagtail: Wagtail::default(),
         dataset: Dataset::default(),
         history: History::default(),
+        held: Vec::new(),
     })
 }
 

@@ -315,6 +315,22 @@ pub static ROUTES: &[Route] = &[
         page: Some(quality::page),
         openapi: Some(openapi_quality::quality),
     },
+    Route {
+        routing: Routing {
+            metric: crate::model::endpoint::PUBLISHING_PATH,
+            paths: &[
+                path(&[Lit("api"), Lit("v2"), Lit("publishing")], Slash::With),
+                path(&[Lit("publishing")], Slash::With),
+            ],
+            shown: Shown::Negotiated,
+            media: MediaOf::None,
+            source: Source::View,
+            takes: Takes::Query,
+        },
+        json: versions::publishing,
+        page: Some(versions::publishing_page),
+        openapi: Some(openapi_versions::publishing),
+    },
     json(
         crate::model::endpoint::SUGGEST_PATH,
         &[path(&[Lit("api"), Lit("v2"), Lit("suggest")], Slash::With)],

@@ -29,6 +29,25 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
     Ok(Job::ready(Answer::html(versions::page::page(view))))
 }
 
+/// What the snapshot published and held back, as JSON.
+pub fn publishing(ctx: Ctx<'_>) -> Parsed<'_> {
+    let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
+    versions::publishing::publishing_request(params).map_err(|e| Answer::error(&e))?;
+    let body = versions::publishing::publishing_json(&ctx.served.view);
+    Ok(Job::ready(Answer::json(Bytes::from(body))))
+}
+
+/// What the snapshot published and held back, as a page.
+pub fn publishing_page(ctx: Ctx<'_>) -> Parsed<'_> {
+    let view = &ctx.served.view;
+    let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
+    if let Err(e) = versions::publishing::publishing_request(&params.without("format")) {
+        let page = html::error(view, e.status, &e.message);
+        return Err(Answer::html_error(e.status, page).into());
+    }
+    Ok(Job::ready(Answer::html(versions::publishing::page(view))))
+}
+
 /// The versions as an Atom feed, its links absolute (so tagged by its own
 /// digest: another address, another body).
 pub fn feed(ctx: Ctx<'_>) -> Parsed<'_> {
