@@ -928,16 +928,7 @@ fn said_within(path: &Path, line: &str) {
 fn hold_back_what_is_wrong(db: &dyn Db, dir: &TempDir) {
     let snapshot = dir.path("synced.bin");
     let log = dir.path("sync.log");
-    let child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
-        .args(["sync", "--from-db", &db.url(), "--snapshot"])
-        .arg(&snapshot)
-        .args(["--every", "200ms"])
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let _sync = Syncing(child);
+    let _sync = Syncing::logging(&db.url(), &snapshot, &log);
     let first = next_checksum(&snapshot, None);
     let before = specimens(&snapshot);
     let within_two_ticks = Duration::from_millis(2 * 200 + 1500);
@@ -1207,6 +1198,20 @@ fn sync_reads_everything_every_full_interval() {
 struct Syncing(std::process::Child);
 
 impl Syncing {
+    /// A sync every 200 ms, logging at info into `log`.
+    fn logging(url: &str, snapshot: &Path, log: &Path) -> Syncing {
+        let child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+            .args(["sync", "--from-db", url, "--snapshot"])
+            .arg(snapshot)
+            .args(["--every", "200ms"])
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(log).unwrap())
+            .spawn()
+            .unwrap();
+        Syncing(child)
+    }
+
     fn start(url: &str, snapshot: &Path, flags: &[&str]) -> Syncing {
         let child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
             .args(["sync", "--from-db", url, "--snapshot"])
@@ -1523,15 +1528,7 @@ type Edit = (&'static str, &'static str, fn(i64) -> String);
 fn changed_equals_whole(db: &dyn Db, dir: &TempDir) {
     let snapshot = dir.path("synced.bin");
     let log = dir.path("sync.log");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
-        .args(["sync", "--from-db", &db.url(), "--snapshot"])
-        .arg(&snapshot)
-        .args(["--every", "200ms"])
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
+    let sync = Syncing::logging(&db.url(), &snapshot, &log);
     let mut checksum = next_checksum(&snapshot, None);
     // A text column of each model read row by row, and a value for round `r`.
     let edits: [Edit; 13] = [
@@ -1656,8 +1653,7 @@ fn changed_equals_whole(db: &dyn Db, dir: &TempDir) {
             "round {r}"
         );
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    drop(sync);
     let log = std::fs::read_to_string(&log).unwrap();
     let changed = log
         .lines()
