@@ -15,7 +15,7 @@ use crate::view::View;
 use super::list::{json_only, list_name, only};
 
 /// How a curator releases a record held back.
-pub const FIX: &str = "Edit the record in the service's admin so that the rule holds;     the next publication (sync's next tick) publishes it and takes it off this list.";
+pub const FIX: &str = "Edit the record in the service's admin so that the rule holds; the next publication (sync's next tick) publishes it and takes it off this list.";
 
 /// `/api/v2/publishing/`: takes `format=json` alone.
 pub fn publishing_request(params: &Params) -> Result<(), ApiError> {
