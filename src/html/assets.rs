@@ -34,6 +34,7 @@ const JSON: &str = "application/json";
 /// Every file, ours and vendored (`static/vendor/update.sh` refreshes those).
 pub static ASSETS: &[Asset] = &[
     asset!("site.css", CSS),
+    asset!("fold.js", JS),
     asset!("map.js", JS),
     asset!("docs.js", JS),
     asset!("suggest.js", JS),

@@ -30,6 +30,18 @@ pub const MAP: Loads = Loads {
     ],
 };
 
+/// A list's files with its filters beside it: the map's, and the script that
+/// folds the filters away at a phone's width.
+pub const MAP_AND_FILTERS: Loads = Loads {
+    styles: MAP.styles,
+    scripts: &[
+        "vendor/leaflet/leaflet.js",
+        "vendor/leaflet.markercluster/leaflet.markercluster.js",
+        "map.js",
+        "fold.js",
+    ],
+};
+
 /// What else a page's address answers, as its footer says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Alternates {

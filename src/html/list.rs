@@ -14,7 +14,7 @@ use crate::view::{Value, View};
 
 use super::chart;
 use super::label_form;
-use super::layout::{self, Loads, MAP};
+use super::layout::{self, Loads, MAP, MAP_AND_FILTERS};
 use super::links::Linker;
 use super::map::{self, Markers, MAP_RECORDS};
 use super::site::{LabelCodes, Site};
@@ -140,20 +140,22 @@ pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
         (in_use(e.model, &path, page.params))
         @if form {
             div.layout.with-side {
-                aside.side aria-label="Filters and counts" {
+                details.side open aria-label="Filters and counts" {
+                    summary { "Filters, label sheets and counts" }
                     (label_form::form(&path, page.params))
                     (label_form::print_links(&unaccented(e.model, page.params), page.label_codes))
                     (label_form::facets(view, &path, page.params, page.facets))
                 }
-                div { (results(site, view, &path, page, mappable)) }
+                div.results { (results(site, view, &path, page, mappable)) }
             }
         } @else {
             (results(site, view, &path, page, mappable))
         }
     };
-    let loads = match mappable {
-        true => MAP,
-        false => Loads::default(),
+    let loads = match (mappable, form) {
+        (true, true) => MAP_AND_FILTERS,
+        (true, false) => MAP,
+        (false, _) => Loads::default(),
     };
     layout::page(
         view,
@@ -195,7 +197,7 @@ fn results(site: &Site, view: &View, path: &str, page: &ListPage, mappable: bool
     let seasons_shown = matches!(page.endpoint.model.policy().side, Side::LabelForm { .. });
     html! {
         @if mappable && page.total > 0 {
-            (map(site, path, page))
+            div.list-map { (map(site, path, page)) }
         }
         @if page.rows.is_empty() {
             p { "No records on this page." }
@@ -294,7 +296,7 @@ fn table(view: &View, path: &str, page: &ListPage) -> Markup {
             p.note.columns { "The table shows " (columns.len()) " of the " (fields.len()) " fields. " a href=(every) { "Show every field" } }
         }
         div.table-wrap {
-            table {
+            table.records {
                 caption.visually-hidden { (e.segment()) ", " (page.total) " records" }
                 thead {
                     tr {
@@ -319,14 +321,15 @@ fn table(view: &View, path: &str, page: &ListPage) -> Markup {
                         tr {
                             @for &c in &columns {
                                 @let value = rows.get(pos, c);
+                                @let label = words(fields[c].name);
                                 @if c == 0 {
-                                    td.num { a href=(format!("{path}{}/", view.table(e.model).id(pos as u32))) { (RowValue { view, ty: fields[c].ty, value, media_base: page.media_base }) } }
+                                    td.num data-label=(label) { a href=(format!("{path}{}/", view.table(e.model).id(pos as u32))) { (RowValue { view, ty: fields[c].ty, value, media_base: page.media_base }) } }
                                 } @else if fields[c].name == "usi" {
-                                    td.nowrap { (RowValue { view, ty: fields[c].ty, value, media_base: page.media_base }) }
+                                    td.nowrap data-label=(label) { (RowValue { view, ty: fields[c].ty, value, media_base: page.media_base }) }
                                 } @else if matches!(value, Value::Int(_)) {
-                                    td.num { (RowValue { view, ty: fields[c].ty, value, media_base: page.media_base }) }
+                                    td.num data-label=(label) { (RowValue { view, ty: fields[c].ty, value, media_base: page.media_base }) }
                                 } @else {
-                                    td { (RowValue { view, ty: fields[c].ty, value, media_base: page.media_base }) }
+                                    td data-label=(label) { (RowValue { view, ty: fields[c].ty, value, media_base: page.media_base }) }
                                 }
                             }
                         }

@@ -508,6 +508,25 @@ def naturalist_pages(b, base, missing):
                 wait=lambda: b.wait.until(lambda d: d.find_element(By.ID, "map").get_attribute("data-markers") is not None))
     b.check(len(d.find_elements(By.CSS_SELECTOR, "svg.bars[data-chart=year] a")) > 0, "list: the seasons, each bar a link")
     b.clean_page("specimen list at two widths")
+    # At a phone's screen (390 x 844): the filters folded, the first record
+    # on the first screen, as a card; a tap unfolds the filters.
+    d.set_window_size(390, 844)
+    b.open("/api/v2/specimen-records/")
+    side = d.find_element(By.CSS_SELECTOR, "details.side")
+    b.check(side.get_attribute("open") is None, "list at 390 px: the filters folded")
+    top = d.execute_script("return document.querySelector('table.records tbody tr').getBoundingClientRect().top")
+    inner = d.execute_script("return window.innerHeight")
+    b.check(top < inner - 100, f"list at 390 px: the first record {top} px down a {inner} px screen")
+    label = d.execute_script("return getComputedStyle(document.querySelector('table.records td'), '::before').content")
+    b.check(label == '"Id"', f"list at 390 px: each value labelled ({label})")
+    fits(b, "list at 390 px")
+    d.save_screenshot(os.path.join(b.shots, "specimen-list-phone.png")) if b.shots else None
+    side.find_element(By.TAG_NAME, "summary").click()
+    b.check(side.get_attribute("open") is not None, "list at 390 px: a tap unfolds the filters")
+    d.set_window_size(1280, 900)
+    b.open("/api/v2/specimen-records/")
+    b.check(d.find_element(By.CSS_SELECTOR, "details.side").get_attribute("open") is not None,
+            "list at 1280 px: the filters open")
 
     # A country and its map.
     country = fetch_json(base + "/api/v2/countries/?limit=1")["items"][0]["id"]
