@@ -933,13 +933,14 @@ fn hold_back_what_is_wrong(db: &dyn Db, dir: &TempDir) {
     let before = specimens(&snapshot);
     let within_two_ticks = Duration::from_millis(2 * 200 + 1500);
 
-    // Specimen 2 given specimen 1's USI; specimen 3 edited well.
+    // Specimen 2 given specimen 1's USI; specimen 3 edited well: one
+    // transaction, so that no tick reads one without the other.
     let stamp = db.stamp("2024-05-01T12:00:00Z");
     db.exec(&format!(
-        "UPDATE specimens_specimenrecord SET usi = 'UMMZ-000001', date_modified = {stamp} \
+        "BEGIN; UPDATE specimens_specimenrecord SET usi = 'UMMZ-000001', date_modified = {stamp} \
          WHERE id = 2; \
          UPDATE specimens_specimenrecord SET notes = 'A good edit.', date_modified = {stamp} \
-         WHERE id = 3;"
+         WHERE id = 3; COMMIT;"
     ));
     let planted = Instant::now();
     let second = next_checksum(&snapshot, Some(&first));
@@ -1035,9 +1036,9 @@ fn hold_back_what_is_wrong(db: &dyn Db, dir: &TempDir) {
     };
     let stamp = db.stamp("2024-05-02T12:00:00Z");
     db.exec(&format!(
-        "{unchecked}DELETE FROM taxonomy_species WHERE id = 4; \
+        "{unchecked}BEGIN; DELETE FROM taxonomy_species WHERE id = 4; \
          UPDATE specimens_specimenrecord SET notes = 'Another good edit.', \
-         date_modified = {stamp} WHERE id = 5;"
+         date_modified = {stamp} WHERE id = 5; COMMIT;"
     ));
     let planted = Instant::now();
     let fourth = next_checksum(&snapshot, Some(&third));

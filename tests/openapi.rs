@@ -607,11 +607,8 @@ fn each_operation_lists_the_statuses_and_types_it_answers() {
     let doc = server.get("/api/v2/openapi.json").json();
     let long = "a".repeat(9000);
     for (asked, path, method) in [
-        (
-            "/api/v2/changes/?since=1999-01-01",
-            "/api/v2/changes/",
-            "get",
-        ),
+        // Before version 1 is everything added (200); a version to come, 400.
+        ("/api/v2/changes/?since=99", "/api/v2/changes/", "get"),
         (
             "/api/v2/documents/?tags=permits&search=x",
             "/api/v2/documents/",
