@@ -533,6 +533,16 @@ def naturalist_pages(b, base, missing):
     both_widths(b, f"/api/v2/countries/{country}/", "country",
                 wait=lambda: b.wait.until(lambda d: d.find_element(By.ID, "map").get_attribute("data-basemap-drawn") is not None))
     b.check(d.find_element(By.ID, "map").get_attribute("data-basemap-drawn") == "true", "country: the basemap drawn")
+    # Zoomed out to the whole world: the land that crosses 180° (Fiji,
+    # Chukotka) drawn each side of it, no line across the world (a picture).
+    out = d.find_element(By.CSS_SELECTOR, "#map .leaflet-control-zoom-out")
+    for _ in range(6):
+        if "leaflet-disabled" not in (out.get_attribute("class") or ""):
+            out.click()
+            time.sleep(0.3)
+    d.execute_script("document.getElementById('map').scrollIntoView()")
+    time.sleep(0.5)
+    d.save_screenshot(os.path.join(b.shots, "world-1280.png")) if b.shots else None
     b.clean_page("country page")
 
     # The basemap draws land under a marker in Kansas: the marker hidden, the
