@@ -35,9 +35,17 @@
 #   D. a server under a descriptor limit of 1,024 holding 2,000 idle
 #      connections: how long a health probe waits (the idlest close to make room).
 #
+# Fourth round (benches/hostile4.py, against a watching server of its own;
+# ROUND=4 runs only these): slow form bodies across reloads, 2,000 connections
+# of 1 MB forms then a byte a second, a billion bytes announced with
+# `Expect: 100-continue`, a search probe while 1, 4 and 70 clients loop
+# 10,000-vertex polygons, a 0.9 MB form of unknown names, changes since before
+# version 1 (rows A to F).
+#
 #   usage: benches/hostile.sh [SPECIMENS]      (default 100000)
 #   env:   SECONDS_OF_LOAD (20), CATALOGUE_BIN (a binary instead of this tree's),
-#          ROUND (3: the third round's rows only; 12: the first two's)
+#          ROUND (3: the third round's rows only; 12: the first two's; 4: the
+#          fourth's)
 # Loopback only; every loop is bounded in time. Installs wrk when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +56,9 @@ command -v wrk > /dev/null || {
   $sudo apt-get update -qq > /dev/null && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq wrk > /dev/null
 }
 . benches/lib.sh
+if [ "${ROUND:-all}" = 4 ]; then
+  exec python3 benches/hostile4.py "$bin" "$n"
+fi
 work=$(mktemp -d)
 server=
 cleanup() {
@@ -364,3 +375,9 @@ except OSError as e:
 print(f"D. 2,000 idle connections under a descriptor limit of 1,024: probe {answer} after {time.monotonic() - started:.3f} s")
 EOF
 kill "$limited"; wait "$limited" 2> /dev/null || true
+
+# The fourth round, with a server of its own.
+if [ "${ROUND:-all}" = all ]; then
+  kill "$server"; wait "$server" 2> /dev/null || true; server=
+  python3 benches/hostile4.py "$bin" "$n"
+fi

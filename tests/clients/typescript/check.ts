@@ -68,13 +68,15 @@ const listed = Object.keys(document.paths).filter(
 );
 // The checklist answers with a `meta` too, but takes a question, not a page;
 // the suggestions take a text, the changes a version: each is called on its
-// own below, and the versions and the quality flags' counts with them.
+// own below, and the versions, the quality flags' counts and the publishing
+// report with them.
 const questions = [
   "/api/v2/specimen-records/checklist/",
   "/api/v2/suggest/",
   "/api/v2/versions/",
   "/api/v2/changes/",
   "/api/v2/quality/",
+  "/api/v2/publishing/",
 ];
 const missing = listed.filter((p) => !(lists as string[]).includes(p) && !questions.includes(p));
 if (missing.length > 0) throw new Error(`lists this program does not call: ${missing.join(", ")}`);
@@ -142,3 +144,11 @@ for (const flag of quality.data.flags) {
   }
 }
 console.log(`typescript client: ${quality.data.specimens} specimens, ${quality.data.unflagged} without a quality flag, each flag's list as counted`);
+
+// The publishing report, typed: the version served, nothing held back.
+const publishing = await client.GET("/api/v2/publishing/", {});
+const report = publishing.data;
+if (report === undefined || report.version !== current.version || report.total_count !== report.held.length) {
+  throw new Error(`publishing: ${publishing.response.status} ${JSON.stringify(report)}`);
+}
+console.log(`typescript client: version ${report.version} published ${report.published_at}, ${report.total_count} record(s) held back`);
