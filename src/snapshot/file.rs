@@ -546,9 +546,13 @@ pub fn write_parts_atomically(path: &Path, parts: &[&[u8]]) -> std::io::Result<(
 }
 
 /// A file in `dir` with no name, for writing (`O_TMPFILE`): gone with its
-/// descriptor unless named by [`name_unnamed`].
+/// descriptor unless named by [`name_unnamed`] (through `/proc/self/fd`: where
+/// that is not mounted, none is made, and the writer names its file).
 fn unnamed_file(dir: &Path) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt as _;
+    if !Path::new("/proc/self/fd").is_dir() {
+        return Err(std::io::ErrorKind::Unsupported.into());
+    }
     std::fs::OpenOptions::new()
         .write(true)
         .mode(0o666)
