@@ -55,10 +55,15 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
                 async move {
                     let started = Instant::now();
                     let table = ROUTES.iter().map(|r| &r.routing);
+                    // A form's bytes stay counted in what forms hold until
+                    // it is answered: its query and parameters are made of them.
+                    let mut held = Holding {
+                        held: &state.forms_held,
+                        bytes: 0,
+                    };
                     let (routed, form) = match method {
                         Method::POST => {
-                            let held = &state.forms_held;
-                            posted(table, path.as_str(), &headers, body, held).await
+                            posted(table, path.as_str(), &headers, body, &mut held).await
                         }
                         _ => (Routed::of(table, &method, path.as_str()), Ok(None)),
                     };
@@ -66,25 +71,30 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
                     // meanwhile: a body and its ETag come from the same snapshot.
                     // Taken once a form is read: a slow body holds no view.
                     let served = state.current();
-                    let raw = match &form {
-                        Ok(Some(fields)) if raw.is_empty() => fields.clone(),
-                        Ok(Some(fields)) => format!("{raw}&{fields}"),
-                        _ => raw,
+                    let (raw, refused) = match form {
+                        Ok(Some(fields)) if raw.is_empty() => (fields, None),
+                        Ok(Some(fields)) => (format!("{raw}&{fields}"), None),
+                        Ok(None) => (raw, None),
+                        Err(e) => (raw, Some(e)),
                     };
                     let path = path.as_str().to_string();
                     let asked = Asked::new(routed, method, path, raw, headers, &served.view)
                         .from(peer.map(|p| p.0));
-                    let answer = match (form, asked.peer) {
+                    let answer = match (refused, asked.peer) {
                         // What it costs the pool is counted as its client's.
-                        (Ok(_), Some(client)) => {
+                        (None, Some(client)) => {
                             let answered = answer(&state, &served, &asked);
                             super::work::CLIENT.scope(client, answered).await
                         }
-                        (Ok(_), None) => answer(&state, &served, &asked).await,
-                        (Err(busy), _) if busy.status == 503 => Answer::error(&busy).retry_after(1),
-                        (Err(refused), _) => Answer::error(&refused),
+                        (None, None) => answer(&state, &served, &asked).await,
+                        (Some(busy), _) if busy.status == 503 => {
+                            Answer::error(&busy).retry_after(1)
+                        }
+                        (Some(refused), _) => Answer::error(&refused),
                     };
-                    respond(&state, &served, &asked, answer, started).await
+                    let response = respond(&state, &served, &asked, answer, started).await;
+                    drop((asked, held));
+                    response
                 }
             },
         )
@@ -101,21 +111,28 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
 /// past it, 408, and the connection is closed.
 const FORM_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// The bytes of forms' bodies all connections may hold at once while they
-/// arrive: past it, a form is refused with 503 and `Retry-After`.
+/// The bytes of forms all connections may hold at once, from the first byte
+/// of a body until its answer is made: past it, a form is refused with 503
+/// and `Retry-After`.
 pub const FORMS_HELD: usize = 64 << 20;
 
-/// Bytes of a form's body counted in what all connections hold, until it is
-/// dropped.
+/// What a form's byte costs while it is answered: the body as read, the query
+/// made of it, the parameters decoded from the query.
+const FORM_COPIES: usize = 3;
+
+/// Bytes of a form counted in what all connections hold, until it is
+/// dropped (once its request is answered).
 struct Holding<'a> {
     held: &'a std::sync::atomic::AtomicUsize,
     bytes: usize,
 }
 
 impl Holding<'_> {
-    /// Counts `n` more bytes; false (counting none) past [`FORMS_HELD`].
+    /// Counts what `n` more bytes of a form cost ([`FORM_COPIES`] each);
+    /// false (counting none) past [`FORMS_HELD`].
     fn take(&mut self, n: usize) -> bool {
         use std::sync::atomic::Ordering;
+        let n = n * FORM_COPIES;
         let before = self.held.fetch_add(n, Ordering::AcqRel);
         if before + n > FORMS_HELD {
             self.held.fetch_sub(n, Ordering::AcqRel);
@@ -135,14 +152,14 @@ impl Drop for Holding<'_> {
 /// What a POST asks: on a route that takes forms, what a GET would with the
 /// form's fields after the query's (its body, at most [`MAX_FORM_BYTES`] of
 /// `application/x-www-form-urlencoded`, whole within [`FORM_DEADLINE`], its
-/// bytes counted in `held` while it arrives); on any other path, nothing
-/// allowed.
+/// bytes counted in `holding`, an announced length before any is read); on
+/// any other path, nothing allowed.
 async fn posted<B, D>(
     table: impl Iterator<Item = &'static Routing>,
     path: &str,
     headers: &HeaderMap,
     body: B,
-    held: &std::sync::atomic::AtomicUsize,
+    holding: &mut Holding<'_>,
 ) -> (Routed, Result<Option<String>, ApiError>)
 where
     B: futures_util::Stream<Item = Result<D, warp::Error>> + Send,
@@ -183,23 +200,30 @@ where
     if announced.is_some_and(|n| n > MAX_FORM_BYTES as u64) {
         return (routed, Err(too_long()));
     }
-    let mut holding = Holding { held, bytes: 0 };
+    let busy = || ApiError {
+        status: 503,
+        message: "the server holds as many forms as it may: ask again in a moment".into(),
+    };
+    // An announced length is counted, and its room made, at once.
+    let mut counted = announced.map_or(0, |n| n as usize);
+    if !holding.take(counted) {
+        return (routed, Err(busy()));
+    }
     let read = async {
-        let mut fields = Vec::new();
+        let mut fields = Vec::with_capacity(counted);
         let mut body = std::pin::pin!(body);
         while let Some(piece) = body.next().await {
             let mut piece = piece
                 .map_err(|e| ApiError::bad_request(format!("the form could not be read: {e}")))?;
-            if fields.len() + piece.remaining() > MAX_FORM_BYTES {
+            let length = fields.len() + piece.remaining();
+            if length > MAX_FORM_BYTES {
                 return Err(too_long());
             }
-            if !holding.take(piece.remaining()) {
-                return Err(ApiError {
-                    status: 503,
-                    message:
-                        "the server holds as many forms arriving as it may: ask again in a moment"
-                            .into(),
-                });
+            if length > counted {
+                if !holding.take(length - counted) {
+                    return Err(busy());
+                }
+                counted = length;
             }
             while piece.has_remaining() {
                 let chunk = piece.chunk();
@@ -224,7 +248,6 @@ where
             return (routed, Err(slow));
         }
     };
-    drop(holding);
     match String::from_utf8(fields) {
         Ok(fields) => (routed, Ok(Some(fields))),
         Err(_) => {
