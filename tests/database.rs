@@ -827,6 +827,8 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
         (last[0].model.as_str(), &last[0].deleted[..]),
         ("specimens.specimenrecord", &[9][..])
     );
+    // The edits read named it by its catalogue number, kept beside its id.
+    assert_eq!(last[0].deleted_catalog_numbers, ["UMMZ-000009"]);
 
     // An edit that fails validation: the record is held back, served as it
     // was published; once the edit is mended (as the admin saves it, with a

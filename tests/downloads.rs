@@ -212,8 +212,14 @@ fn darwin_core_columns_are_the_archives() {
         .iter()
         .map(|i| i["usi"].as_str().unwrap())
         .collect();
-    let got: Vec<&str> = rows[1..].iter().map(|r| r[0].as_str()).collect();
+    // catalogNumber, and the occurrenceID made of it.
+    let got: Vec<&str> = rows[1..].iter().map(|r| r[1].as_str()).collect();
     assert_eq!(got, usis);
+    let ids: Vec<&str> = rows[1..].iter().map(|r| r[0].as_str()).collect();
+    let want: Vec<String> = (usis.iter())
+        .map(|usi| format!("urn:catalog:UMMZ:Insects:{usi}"))
+        .collect();
+    assert_eq!(ids, want);
     // Every row is the archive's row of the same specimen, cell for cell.
     let zip = s.get("/dwca.zip").body;
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip)).unwrap();
@@ -276,7 +282,7 @@ fn a_download_is_the_whole_answer_not_a_page() {
     assert_eq!(got, want);
 }
 
-/// The `occurrenceID`s of an archive, and its `eml.xml`.
+/// The catalogue numbers of an archive's occurrences, and its `eml.xml`.
 fn archive_contents(body: Vec<u8>) -> (Vec<String>, String) {
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(body)).unwrap();
     let mut text = String::new();
@@ -285,7 +291,7 @@ fn archive_contents(body: Vec<u8>) -> (Vec<String>, String) {
     let ids = text
         .lines()
         .skip(1)
-        .map(|l| l.split('\t').next().unwrap().to_string())
+        .map(|l| l.split('\t').nth(1).unwrap().to_string())
         .collect();
     let mut eml = String::new();
     std::io::Read::read_to_string(&mut archive.by_name("eml.xml").unwrap(), &mut eml).unwrap();

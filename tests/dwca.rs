@@ -194,7 +194,10 @@ fn the_served_archive_is_the_exported_one_and_revalidates() {
     let col = |name: &str| header.iter().position(|&h| h == name).unwrap();
     let first = &rows[1];
     for (name, value) in [
-        ("occurrenceID", "UMMZ-000001"),
+        // Darwin Core's catalogue URN of the dataset's codes: unique among
+        // collections, unlike the catalogue number alone.
+        ("occurrenceID", "urn:catalog:SMU:ENT:UMMZ-000001"),
+        ("catalogNumber", "UMMZ-000001"),
         ("institutionCode", "SMU"),
         ("collectionCode", "ENT"),
         ("order", "Lepidoptera"),
@@ -389,7 +392,12 @@ fn every_specimen_says_each_term_once_in_column_order() {
     let declared: Vec<&str> = declared.iter().map(|&(_, term)| term).collect();
     assert_eq!(declared, header);
     let view = &server.state.current().view;
-    let occurrences = Occurrences::new(view, "I", "C");
+    let dataset = catalogue::model::dataset::Dataset {
+        institution_code: "I".into(),
+        collection_code: "C".into(),
+        ..Default::default()
+    };
+    let occurrences = Occurrences::new(view, &dataset);
     let specimens = view.table(Model::SpecimenRecord).len();
     assert!(specimens > 0);
     for pos in 0..specimens {

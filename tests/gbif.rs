@@ -4,22 +4,23 @@
 
 use crate::common;
 
+use catalogue::model::dataset::Dataset;
 use catalogue::model::Model;
-use catalogue::query::gbif::{answer, Codes, Search};
+use catalogue::query::gbif::{answer, Search};
 use catalogue::query::Params;
 use catalogue::view::View;
 use common::{Server, TempDir};
 use serde_json::Value;
 
-const CODES: Codes = Codes {
-    institution: "",
-    collection: "",
-};
+/// A dataset without codes: each occurrenceID is the bare catalogue number.
+fn undescribed() -> Dataset {
+    Dataset::default()
+}
 
 /// Every occurrence of the view, as `/gbif/v1/occurrence/{key}` writes it.
 fn occurrences(view: &View) -> Vec<Value> {
     (0..view.table(Model::SpecimenRecord).len())
-        .map(|pos| serde_json::from_slice(&answer::one(view, CODES, pos)).unwrap())
+        .map(|pos| serde_json::from_slice(&answer::one(view, &undescribed(), pos)).unwrap())
         .collect()
 }
 
@@ -29,7 +30,7 @@ fn search(view: &View, q: &str) -> (usize, Vec<i64>, Value) {
         .unwrap_or_else(|e| panic!("{q}: {}", e.message));
     let found = search.run(view);
     let body: Value =
-        serde_json::from_slice(&answer::search(view, CODES, &search, &found)).unwrap();
+        serde_json::from_slice(&answer::search(view, &undescribed(), &search, &found)).unwrap();
     let keys = body["results"]
         .as_array()
         .unwrap()
@@ -396,7 +397,7 @@ fn the_http_answers_are_gbifs() {
     assert_eq!(
         one.text(),
         concat!(
-            r#"{"key":3,"occurrenceID":"UMMZ-000003","catalogNumber":"UMMZ-000003","#,
+            r#"{"key":3,"occurrenceID":"urn:catalog:UMMZ:Insects:UMMZ-000003","catalogNumber":"UMMZ-000003","#,
             r#""basisOfRecord":"PreservedSpecimen","institutionCode":"UMMZ","#,
             r#""collectionCode":"Insects","kingdom":"Animalia","phylum":"Arthropoda","#,
             r#""class":"Insecta","order":"Lepidoptera","family":"Saturniidae","#,

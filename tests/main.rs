@@ -22,6 +22,7 @@ mod geojson;
 mod head;
 mod hostile;
 mod http;
+mod identifiers;
 mod images;
 mod indexed;
 mod labels;

@@ -85,10 +85,14 @@ fn truncated_altered_and_foreign_files_are_refused() {
     serve_refuses(b"", "is truncated or has trailing bytes");
     serve_refuses(b"junk", "is not a catalogue snapshot");
     let mut future = good.clone();
-    future[8..12].copy_from_slice(&11u32.to_le_bytes());
+    let next = catalogue::snapshot::FORMAT_VERSION + 1;
+    future[8..12].copy_from_slice(&next.to_le_bytes());
     serve_refuses(
         &future,
-        "is snapshot format version 11, this catalogue reads versions 3 to 10",
+        &format!(
+            "is snapshot format version {next}, this catalogue reads versions 3 to {}",
+            next - 1
+        ),
     );
 }
 

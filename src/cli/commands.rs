@@ -107,9 +107,14 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     for h in &held {
         say!("held back: {}", h.describe())?;
     }
+    let mut renamed = None;
     if let Some(previous) = &args.previous {
-        let (version, changes) = follow(&mut checked.collection, previous)?;
-        say!("version {version}: {changes}")?;
+        let followed = follow(&mut checked.collection, previous)?;
+        say!("version {}: {}", followed.version, followed.changes)?;
+        renamed = followed.renamed;
+    }
+    if let Some(line) = &renamed {
+        say!("warning: {line}")?;
     }
     for (label, n) in &checked.skipped {
         say!("skipped {n} object(s) of {label}")?;
@@ -135,7 +140,10 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     if let Some(line) = &undescribed {
         say!("warning: {line}")?;
     }
-    let warnings = checked.warnings.len() + usize::from(empty) + usize::from(undescribed.is_some());
+    let warnings = checked.warnings.len()
+        + usize::from(empty)
+        + usize::from(undescribed.is_some())
+        + usize::from(renamed.is_some());
     // Errors, where there are any, are said below instead: they stop the build anyway.
     if args.strict && warnings > 0 && checked.errors.is_empty() {
         eprintln!(
@@ -256,13 +264,22 @@ pub(super) fn export_dwca(
     Ok(ExitCode::SUCCESS)
 }
 
+/// What following a previous snapshot made of a build.
+struct Followed {
+    version: u64,
+    /// What changed, in a line.
+    changes: String,
+    /// Why the records' occurrenceIDs changed, if they did.
+    renamed: Option<String>,
+}
+
 /// Makes `collection` the version after the snapshot at `previous`: its
 /// history, with what changed; the same version when nothing did. Says which
 /// version, and what changed.
 fn follow(
     collection: &mut crate::model::records::Collection,
     previous: &std::path::Path,
-) -> anyhow::Result<(u64, String)> {
+) -> anyhow::Result<Followed> {
     use crate::model::digest::{self, Digest};
     use crate::model::history::{self, History};
     let (header, old) = snapshot::read(previous)
@@ -272,10 +289,16 @@ fn follow(
     let (same, _) = snapshot::encode(collection, header.created_at, &prepared)?;
     if same.checksum == header.checksum {
         let kept = History::completed(&old.history, header.checksum, header.created_at);
-        return Ok((kept.current(), "nothing changed".into()));
+        return Ok(Followed {
+            version: kept.current(),
+            changes: "nothing changed".into(),
+            renamed: None,
+        });
     }
+    let renamed = collection.dataset.renames_occurrences(&old.dataset);
     let described = (&old.dataset, &collection.dataset);
-    let changes = Digest::of(collection).changes_described(&Digest::of(&old), described);
+    let mut changes = Digest::of(collection).changes_described(&Digest::of(&old), described);
+    digest::name_deleted(&mut changes, |id| digest::catalog_number(&old, id));
     let base = match old.history.versions.is_empty() {
         true => History::first(digest::counts(&old)),
         false => old.history,
@@ -287,7 +310,11 @@ fn follow(
         digest::counts(collection),
         changes,
     );
-    Ok((collection.history.current(), said))
+    Ok(Followed {
+        version: collection.history.current(),
+        changes: said,
+        renamed,
+    })
 }
 
 /// What a dataset lacks that GBIF requires or shows, in one line naming each

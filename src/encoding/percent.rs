@@ -54,6 +54,25 @@ pub fn form_encode(out: &mut String, s: &str) {
     }
 }
 
+/// Encodes a value as one segment of a URI or URN: unreserved bytes as they
+/// are, every other byte (`:` and `/` included, a space too) as `%XX`, so the
+/// value cannot be mistaken for two segments.
+pub fn segment_encode(out: &mut String, s: &str) {
+    for &b in s.as_bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                out.push(b as char)
+            }
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789ABCDEF";
+                out.push('%');
+                out.push(HEX[(b >> 4) as usize] as char);
+                out.push(HEX[(b & 15) as usize] as char);
+            }
+        }
+    }
+}
+
 /// Encodes an IRI's path as a URI, as Django's `iri_to_uri` does: ASCII
 /// letters, digits and the characters URIs allow as they are, every other byte
 /// (non-ASCII text, spaces, controls) as `%XX`.

@@ -152,7 +152,9 @@ pub fn changes(paths: &mut Paths, _: Option<usize>) {
                 since is not listed, one deleted and added again is modified. A version older than \
                 the history kept is 410, naming the oldest kept; an instant before version 1, every \
                 version since kept, is every record added (`since` 0). A change of the dataset's \
-                description is the item `{\"list\": \"dataset\", \"id\": 0, \"change\": \"modified\"}`.",
+                description is the item `{\"list\": \"dataset\", \"id\": 0, \"change\": \"modified\"}`. \
+                A specimen record's item also names its `occurrenceID`, as the archive does (a \
+                deleted one's as it was, where the version that deleted it kept its catalogue number).",
             "parameters": parameters,
             "responses": responses("The changes", json!({"application/json": {"schema": {
                 "type": "object", "required": ["meta", "items"],
@@ -161,6 +163,7 @@ pub fn changes(paths: &mut Paths, _: Option<usize>) {
                         "total_count": {"type": "integer"}, "since": {"type": "integer"}, "version": {"type": "integer"}}},
                     "items": {"type": "array", "items": {"type": "object", "required": ["list", "id", "change"], "properties": {
                         "list": {"type": "string"}, "id": {"type": "integer"},
+                        "occurrenceID": {"type": "string"},
                         "change": {"type": "string", "enum": ["added", "modified", "deleted"]}}}},
                 }}}}), true),
         }}),

@@ -309,12 +309,24 @@ pub struct Applied {
     /// changed (no record added or deleted, no link table read whole): what
     /// lets a tick check and digest only those.
     pub edited: Option<Vec<(Model, Vec<i64>)>>,
+    /// The specimen records dropped, each id with its catalogue number,
+    /// ascending: what a version's changes name them by once they are gone.
+    pub deleted_catalog_numbers: Vec<(i64, String)>,
 }
 
 impl Delta {
     /// Makes `c`, the collection read with the delta's starting marker, the
     /// collection of now (not yet in canonical order).
     pub fn apply(mut self, c: &mut Collection) -> Applied {
+        let deleted_catalog_numbers = (self.moved.iter())
+            .filter(|(model, _)| *model == Model::SpecimenRecord)
+            .filter_map(|(_, keys)| keys.as_ref())
+            .flat_map(|keys| {
+                (c.specimen_records.iter())
+                    .filter(|r| !keys.contains(&r.id))
+                    .map(|r| (r.id, r.usi.clone()))
+            })
+            .collect();
         let mut edited = Some(Vec::new());
         for (model, keys) in &self.moved {
             let spliced = c.splice(*model, &mut self.fresh, keys.as_ref());
@@ -339,6 +351,10 @@ impl Delta {
             // Link rows whose owner is not there, as a whole read says them.
             errors.extend(link.orphans(owners));
         }
-        Applied { errors, edited }
+        Applied {
+            errors,
+            edited,
+            deleted_catalog_numbers,
+        }
     }
 }

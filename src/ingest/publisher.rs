@@ -347,7 +347,12 @@ impl Publisher {
     /// The history of a new version with `digest`'s records: the kept one
     /// continued, or none where the path held no snapshot (the first
     /// version, as `build` writes it).
-    fn next_history(&self, digest: &Digest, collection: &Collection) -> History {
+    fn next_history(
+        &self,
+        digest: &Digest,
+        collection: &Collection,
+        gone: &[(i64, String)],
+    ) -> History {
         let (Some(kept), Some(checksum)) = (&self.history, self.checksum) else {
             return History::default();
         };
@@ -355,12 +360,38 @@ impl Publisher {
             true => History::first(self.digest.counts()),
             false => kept.clone(),
         };
+        let mut changes = self.changes(digest);
+        self.name_deleted(&mut changes, gone);
+        let renamed = (self.described.as_ref()).and_then(|d| self.dataset.renames_occurrences(d));
+        if let Some(line) = renamed {
+            tracing::warn!("{line}");
+        }
         kept.next(
             checksum,
             self.created_at,
             digest::counts(collection),
-            self.changes(digest),
+            changes,
         )
+    }
+
+    /// Names the specimen records `changes` deleted by their catalogue
+    /// numbers: as the edits read said them (`gone`, ascending by id), else
+    /// as the collection published at the path holds them (read from the file
+    /// only when a whole read found a deletion).
+    fn name_deleted(&self, changes: &mut [history::Changes], gone: &[(i64, String)]) {
+        let read = std::cell::OnceCell::new();
+        let published = || {
+            (self.published.as_ref()).or_else(|| {
+                read.get_or_init(|| snapshot::read(&self.path).ok().map(|(_, c)| c))
+                    .as_ref()
+            })
+        };
+        digest::name_deleted(changes, |id| {
+            match gone.binary_search_by_key(&id, |(id, _)| *id) {
+                Ok(at) => Some(gone[at].1.clone()),
+                Err(_) => digest::catalog_number(published()?, id),
+            }
+        });
     }
 
     /// What the snapshot at the path holds back, by model and id.
@@ -417,6 +448,8 @@ impl Publisher {
             let (checked, marker) = database::read_marked(&self.source)?;
             Ok::<_, database::DbError>((checked, marker, started, Read::Whole, None))
         };
+        // The specimens the edits read dropped, with their catalogue numbers.
+        let mut gone = Vec::new();
         let (mut checked, marker, whole_at, read, mut edits) =
             match self.last.take().filter(|l| !due(l)) {
                 Some(last) => match changed::read(&self.source, &last.marker, &last.collection)? {
@@ -430,7 +463,8 @@ impl Publisher {
                         let (marker, rows) = (delta.marker.clone(), delta.rows);
                         let changes_ms = started.elapsed().as_millis() as u64;
                         let mut collection = last.collection;
-                        let applied = delta.apply(&mut collection);
+                        let mut applied = delta.apply(&mut collection);
+                        gone = std::mem::take(&mut applied.deleted_catalog_numbers);
                         let applied_ms = started.elapsed().as_millis() as u64 - changes_ms;
                         let edits = applied.edited.map(|edited| Edits {
                             edited,
@@ -504,7 +538,7 @@ impl Publisher {
             let same = digest == self.digest && self.path.exists();
             let history = match same {
                 true => self.history.clone().unwrap_or_default(),
-                false => self.next_history(&digest, collection),
+                false => self.next_history(&digest, collection, &gone),
             };
             // The records' pieces that hold no edited record are kept.
             let kept = (edits.as_ref()).map(|e| snapshot::Kept {
@@ -537,7 +571,7 @@ impl Publisher {
                 return Ok(Tick::Unchanged(read));
             }
             // The same records, and something else changed: a version too.
-            history = self.next_history(&digest, &checked.collection);
+            history = self.next_history(&digest, &checked.collection, &gone);
             let head = snapshot::encode_head(&checked.collection, &history)?;
             image = snapshot::assemble(head, &prepared, now);
         }

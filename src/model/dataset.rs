@@ -558,6 +558,30 @@ impl Dataset {
         }
     }
 
+    /// The occurrenceIDs its records are published under (`model::occurrence_id`).
+    pub fn occurrence_ids(&self) -> super::occurrence_id::OccurrenceIds {
+        let rule = super::occurrence_id::rule_of("", &self.institution_code);
+        super::occurrence_id::OccurrenceIds::new(
+            rule,
+            &self.institution_code,
+            &self.collection_code,
+        )
+    }
+
+    /// What publishing this dataset after `before` does to its records'
+    /// occurrenceIDs when their rule changed: GBIF takes every record for a
+    /// new one. `None` when they stay.
+    pub fn renames_occurrences(&self, before: &Dataset) -> Option<String> {
+        let (was, is) = (before.occurrence_ids().rule(), self.occurrence_ids().rule());
+        (was != is).then(|| {
+            format!(
+                "the records' occurrenceIDs change from {was} to {is}: GBIF will take every \
+                 record for a new one and delete the old ones; to keep them, keep the dataset \
+                 file's occurrence rule, institution_code and collection_code as they were"
+            )
+        })
+    }
+
     /// How to cite the dataset: the publisher's words, else made from its
     /// authors, year, title, version, publisher, URL and DOI.
     pub fn citation(&self, year: &str, version: u64, url: &str) -> String {

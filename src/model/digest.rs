@@ -137,6 +137,25 @@ impl Digest {
     }
 }
 
+/// Names the specimen records `changes` deleted by their catalogue numbers,
+/// beside their ids, as `number` finds them (empty where it finds none).
+pub fn name_deleted(changes: &mut [Changes], number: impl Fn(i64) -> Option<String>) {
+    let label = Model::SpecimenRecord.label();
+    for c in changes.iter_mut().filter(|c| c.model == label) {
+        c.deleted_catalog_numbers = (c.deleted.iter())
+            .map(|&id| number(id).unwrap_or_default())
+            .collect();
+    }
+}
+
+/// The catalogue number of the specimen record `id` of `c`.
+pub fn catalog_number(c: &Collection, id: i64) -> Option<String> {
+    let at = (c.specimen_records)
+        .binary_search_by_key(&id, |r| r.id)
+        .ok()?;
+    Some(c.specimen_records[at].usi.clone())
+}
+
 /// Each stored model's record count, by label.
 pub fn counts(c: &Collection) -> Vec<(String, u64)> {
     c.counts()

@@ -58,6 +58,11 @@ pub struct Changes {
     pub modified_digests: Vec<(u64, u64)>,
     /// Beside `deleted`: each record's last digest.
     pub deleted_digests: Vec<u64>,
+    /// Beside `deleted`, of specimen records: each one's catalogue number
+    /// (USI) when it was deleted, so the changes can name its occurrenceID
+    /// and its short link can say it is gone. Empty for other models, and for
+    /// versions published before snapshot format 11 kept them.
+    pub deleted_catalog_numbers: Vec<String>,
 }
 
 /// `specimens.specimenrecord +1 ~2 -1, geography.gps ~1`, or `nothing`.
@@ -171,6 +176,26 @@ impl History {
         None
     }
 
+    /// The specimen record deleted in a version the history holds, and not
+    /// added back, whose catalogue number `matches`: its id and that version
+    /// (the newest, where several were).
+    pub fn deleted_specimen(&self, matches: impl Fn(&str) -> bool) -> Option<(i64, &Version)> {
+        let label = Model::SpecimenRecord.label();
+        for v in self.versions.iter().rev() {
+            let Some(c) = v.changes.iter().find(|c| c.model == label) else {
+                continue;
+            };
+            let found = (c.deleted.iter().zip(&c.deleted_catalog_numbers))
+                .find(|(_, number)| !number.is_empty() && matches(number));
+            if let Some((&id, _)) = found {
+                if self.deleted_in(Model::SpecimenRecord, id).is_some() {
+                    return Some((id, v));
+                }
+            }
+        }
+        None
+    }
+
     /// What changed after version `since` up to the current one: per model,
     /// the ids added, modified and deleted, net (a record's state then against
     /// its state now: added then deleted is nothing, deleted and added back the
@@ -183,6 +208,8 @@ impl History {
         /// A record's digest then (`None`: absent) and now.
         type Span = (Option<u64>, Option<u64>);
         let mut by_model: Vec<(String, std::collections::BTreeMap<i64, Span>)> = Vec::new();
+        // The catalogue numbers of specimen records deleted since.
+        let mut numbers = std::collections::BTreeMap::new();
         for v in self.versions.iter().filter(|v| v.number > since) {
             for c in &v.changes {
                 let at = match by_model.iter().position(|(m, _)| *m == c.model) {
@@ -205,6 +232,9 @@ impl History {
                 for (i, &id) in c.deleted.iter().enumerate() {
                     let before = Some(digest(&c.deleted_digests, i));
                     ids.entry(id).or_insert((before, None)).1 = None;
+                    if let Some(number) = c.deleted_catalog_numbers.get(i) {
+                        numbers.insert(id, number.as_str());
+                    }
                 }
             }
         }
@@ -215,10 +245,17 @@ impl History {
                     model,
                     ..Changes::default()
                 };
+                let specimens = c.model == Model::SpecimenRecord.label();
                 for (id, span) in ids {
                     match span {
                         (None, Some(_)) => c.added.push(id),
-                        (Some(_), None) => c.deleted.push(id),
+                        (Some(_), None) => {
+                            c.deleted.push(id);
+                            if specimens {
+                                let number = numbers.get(&id).copied().unwrap_or_default();
+                                c.deleted_catalog_numbers.push(number.to_string());
+                            }
+                        }
                         (Some(then), Some(now)) if then != now => c.modified.push(id),
                         _ => {}
                     }
@@ -255,6 +292,7 @@ mod tests {
                 .map(|&id| (id as u64, id as u64 + 100))
                 .collect(),
             deleted_digests: deleted.iter().map(|&id| id as u64).collect(),
+            deleted_catalog_numbers: deleted.iter().map(|id| format!("CAT-{id}")).collect(),
         }
     }
 
@@ -265,6 +303,7 @@ mod tests {
             added: added.to_vec(),
             modified: modified.to_vec(),
             deleted: deleted.to_vec(),
+            deleted_catalog_numbers: deleted.iter().map(|id| format!("CAT-{id}")).collect(),
             ..Changes::default()
         }
     }
@@ -307,6 +346,11 @@ mod tests {
         );
         assert_eq!(h.deleted_in(Model::SpecimenRecord, 2), None);
         assert_eq!(h.at(2500), Some(2));
+        // By catalogue number: 3 is gone since version 3; 2 and 4 came back.
+        let found = h.deleted_specimen(|n| n == "CAT-3");
+        assert_eq!(found.map(|(id, v)| (id, v.number)), Some((3, 3)));
+        assert!(h.deleted_specimen(|n| n == "CAT-2").is_none());
+        assert!(h.deleted_specimen(|n| n == "CAT-4").is_none());
     }
 
     #[test]

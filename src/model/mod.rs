@@ -10,6 +10,7 @@ pub mod endpoint;
 pub mod held;
 pub mod history;
 pub mod image_api;
+pub mod occurrence_id;
 pub mod policy;
 pub mod records;
 pub mod schema;

@@ -5,7 +5,8 @@
 //!
 //! ```text
 //! offset  size  field
-//!      0     8  magic "CATHIST\0"
+//!      0     8  magic "CATHIS11" (`CATHIST\0`: a history as snapshot
+//!               formats 8 to 10 hold it, still read)
 //!      8    32  the checksum of the snapshot it was written beside
 //!     40     8  that snapshot's creation time, microseconds (i64 LE)
 //!     48     -  the snapshot's history, completed (its own version's checksum
@@ -19,7 +20,9 @@ use sha2::{Digest as _, Sha256};
 use super::{codec, write_atomically, Header};
 use crate::model::history::History;
 
-const MAGIC: &[u8; 8] = b"CATHIST\0";
+const MAGIC: &[u8; 8] = b"CATHIS11";
+/// The magic of a history kept in format 10's layout.
+const MAGIC_V10: &[u8; 8] = b"CATHIST\0";
 const HEAD_LEN: usize = 8 + 32 + 8;
 
 /// The history of the snapshot last published at a path.
@@ -69,14 +72,18 @@ pub fn read(snapshot: &Path) -> Result<Option<KeptHistory>, String> {
             at.display()
         )
     };
-    if bytes.len() < HEAD_LEN + 32 || &bytes[..8] != MAGIC {
+    if bytes.len() < HEAD_LEN + 32 || (&bytes[..8] != MAGIC && &bytes[..8] != MAGIC_V10) {
         return Err(damaged());
     }
     let (kept, sum) = bytes.split_at(bytes.len() - 32);
     if Sha256::digest(kept)[..] != *sum {
         return Err(damaged());
     }
-    let history = codec::decode(&kept[HEAD_LEN..]).map_err(|e| format!("{}: {e}", damaged()))?;
+    let history = match &kept[..8] == MAGIC {
+        true => codec::decode(&kept[HEAD_LEN..]),
+        false => super::history_v10::decode(&kept[HEAD_LEN..]),
+    };
+    let history = history.map_err(|e| format!("{}: {e}", damaged()))?;
     Ok(Some(KeptHistory {
         checksum: kept[8..40].try_into().expect("32 bytes"),
         created_at: i64::from_le_bytes(kept[40..48].try_into().expect("8 bytes")),

@@ -22,7 +22,8 @@
 //!   [`RECORDS_PER_PIECE`] records of a model (and after each model);
 //! - 1, Wagtail's part: the collection's `Wagtail`;
 //! - 2, the dataset's description: the collection's `Dataset`;
-//! - 3, the versions: the collection's `History`;
+//! - 3, the versions: the collection's `History` (before version 11, without
+//!   the catalogue numbers of deleted specimens: `history_v10`);
 //! - 4, the prepared tables (none where the writer had none): cut at each
 //!   table's count of columns and at each column (`view::prepared`);
 //! - 5, the records held back (none where nothing is): the collection's
@@ -65,7 +66,7 @@ use crate::model::wagtail::Wagtail;
 use crate::model::Model;
 
 pub const MAGIC: &[u8; 8] = b"CATSNAP\0";
-pub const FORMAT_VERSION: u32 = 10;
+pub const FORMAT_VERSION: u32 = 11;
 /// The oldest format read: its payload is the records alone.
 pub const OLDEST_READ: u32 = 3;
 pub const HEADER_LEN: usize = 60;
@@ -717,7 +718,7 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), Snapsho
         collection.dataset = decode_dataset(path, dataset)?;
     }
     if let Some(history) = sections.history {
-        collection.history = decode_history(path, history)?;
+        collection.history = decode_history(path, header.format_version, history)?;
     }
     if let Some(held) = sections.held {
         collection.held = decode_held(path, held)?;
@@ -741,9 +742,17 @@ pub fn decode_dataset(path: &Path, bytes: &[u8]) -> Result<Dataset, SnapshotErro
     })
 }
 
-/// Decodes a snapshot's versions.
-pub fn decode_history(path: &Path, bytes: &[u8]) -> Result<History, SnapshotError> {
-    codec::decode(bytes).map_err(|reason| SnapshotError::Decode {
+/// Decodes a snapshot's versions, as its format holds them.
+pub fn decode_history(
+    path: &Path,
+    format_version: u32,
+    bytes: &[u8],
+) -> Result<History, SnapshotError> {
+    let decoded = match format_version {
+        ..=10 => super::history_v10::decode(bytes),
+        _ => codec::decode(bytes),
+    };
+    decoded.map_err(|reason| SnapshotError::Decode {
         path: path.to_path_buf(),
         reason: format!("the versions' part: {reason}"),
     })
@@ -1207,7 +1216,7 @@ mod tests {
         let layout = layout();
         assert_eq!(
             (FORMAT_VERSION, &layout[..16]),
-            (10, "f3fd3e2aa000acaf"),
+            (11, "4a1d805f7803f864"),
             "the records' or the tables' fields changed: raise FORMAT_VERSION, \
              and OLDEST_READ to it unless the older layout keeps a reader, then \
              write the new version and {} here",
@@ -1380,10 +1389,10 @@ mod tests {
         altered[HEADER_LEN + 4 + 1] ^= 1;
         assert!(matches!(err(&altered), SnapshotError::Decode { .. }));
         let mut future = bytes.clone();
-        future[8] = 11;
+        future[8] = 12;
         assert!(matches!(
             err(&future),
-            SnapshotError::Version { found: 11, .. }
+            SnapshotError::Version { found: 12, .. }
         ));
     }
 

@@ -5,6 +5,7 @@
 pub mod beside;
 pub mod codec;
 mod file;
+mod history_v10;
 mod stamp;
 
 pub use file::*;

@@ -3,7 +3,7 @@
 
 use crate::encoding::json::{write_int, write_str};
 use crate::encoding::time::parse_timestamp;
-use crate::model::history::{Changes, History};
+use crate::model::history::{Changes, History, Version};
 use crate::model::Model;
 use crate::query::{ApiError, Params};
 use crate::view::View;
@@ -99,19 +99,36 @@ pub fn changes_json(view: &View, request: &ChangesRequest) -> Result<Vec<u8>, Ap
             .at(*at)
             .ok_or_else(|| gone(history, &format!("since={raw}")))?,
     };
+    let specimens_table = view.table(Model::SpecimenRecord);
     let changes = match since {
         0 => everything(view),
         _ => history
             .since(since)
             .ok_or_else(|| gone(history, &format!("version {since}")))?,
     };
-    let items: Vec<(&str, i64, &str)> = changes
+    // Each item: its list, id, change and, of a specimen record, where
+    // its catalogue number is known, the position of the specimen or its
+    // number when deleted.
+    let items: Vec<(&str, i64, &str, Named)> = changes
         .iter()
         .flat_map(|c: &Changes| {
             let list = list_name(&c.model);
+            let specimens = c.model == Model::SpecimenRecord.label();
             let kind = |ids: &'_ [i64], change: &'static str| {
                 ids.iter()
-                    .map(move |&id| (list, id, change))
+                    .enumerate()
+                    .map(move |(i, &id)| {
+                        let named = match (specimens, change) {
+                            (false, _) => Named::Not,
+                            (true, "deleted") => (c.deleted_catalog_numbers.get(i))
+                                .filter(|n| !n.is_empty())
+                                .map_or(Named::Not, |n| Named::Deleted(n)),
+                            (true, _) => {
+                                specimens_table.position(id).map_or(Named::Not, Named::Here)
+                            }
+                        };
+                        (list, id, change, named)
+                    })
                     .collect::<Vec<_>>()
             };
             [
@@ -131,7 +148,13 @@ pub fn changes_json(view: &View, request: &ChangesRequest) -> Result<Vec<u8>, Ap
     out.extend_from_slice(b",\"version\":");
     write_int(&mut out, history.current() as i64);
     out.extend_from_slice(b"},\"items\":[");
-    for (i, (list, id, change)) in items.iter().skip(page.offset).take(page.limit).enumerate() {
+    let ids = view.dataset.occurrence_ids();
+    let usi = Model::SpecimenRecord
+        .field_index("usi")
+        .expect("a specimen record has a USI");
+    for (i, (list, id, change, named)) in
+        items.iter().skip(page.offset).take(page.limit).enumerate()
+    {
         if i > 0 {
             out.push(b',');
         }
@@ -141,10 +164,30 @@ pub fn changes_json(view: &View, request: &ChangesRequest) -> Result<Vec<u8>, Ap
         write_int(&mut out, *id);
         out.extend_from_slice(b",\"change\":");
         write_str(&mut out, change);
+        let number = match named {
+            Named::Not => None,
+            Named::Here(pos) => specimens_table.get(*pos as usize, usi).as_str(),
+            Named::Deleted(number) => Some(*number),
+        };
+        if let Some(number) = number {
+            out.extend_from_slice(b",\"occurrenceID\":");
+            write_str(&mut out, &ids.of(number));
+        }
         out.push(b'}');
     }
     out.extend_from_slice(b"]}");
     Ok(out)
+}
+
+/// How a change of a specimen record names it by its occurrenceID.
+#[derive(Clone, Copy)]
+enum Named<'a> {
+    /// Not a specimen's, or a deleted one whose catalogue number is not kept.
+    Not,
+    /// A specimen of the view, at this position.
+    Here(u32),
+    /// A deleted specimen, by the catalogue number it had.
+    Deleted(&'a str),
 }
 
 /// Every record of the view, as added: what changed since before version 1.
@@ -179,4 +222,56 @@ pub fn deleted(view: &View, model: Model, id: &str) -> Option<ApiError> {
             published(v)
         ),
     })
+}
+
+/// An occurrence (`/gbif/v1/occurrence/{key}`) that is not in the view: 410
+/// Gone naming its occurrenceID and the version that deleted it, while the
+/// history holds it; otherwise `None` (a 404).
+pub fn deleted_occurrence(view: &View, key: &str) -> Option<ApiError> {
+    let id: i64 = key.parse().ok()?;
+    let v = view.history.deleted_in(Model::SpecimenRecord, id)?;
+    Some(specimen_gone(view, &format!("the occurrence {id}"), id, v))
+}
+
+/// A short code (its digits as `matches` tells) that only a deleted specimen
+/// had: 410 Gone naming it, while the history holds it; otherwise `None`.
+pub fn deleted_short_code(
+    view: &View,
+    code: &str,
+    matches: impl Fn(&str) -> bool,
+) -> Option<ApiError> {
+    let (id, v) = view.history.deleted_specimen(matches)?;
+    Some(specimen_gone(
+        view,
+        &format!("the specimen of short code {code}"),
+        id,
+        v,
+    ))
+}
+
+/// 410 Gone: the specimen record `id`, asked as `asked`, was deleted in `v`.
+fn specimen_gone(view: &View, asked: &str, id: i64, v: &Version) -> ApiError {
+    let label = Model::SpecimenRecord.label();
+    let number = (v.changes.iter().find(|c| c.model == label))
+        .and_then(|c| {
+            let at = c.deleted.binary_search(&id).ok()?;
+            c.deleted_catalog_numbers.get(at)
+        })
+        .filter(|n| !n.is_empty());
+    let named = match number {
+        Some(number) => format!(
+            " (occurrenceID {})",
+            view.dataset.occurrence_ids().of(number)
+        ),
+        None => String::new(),
+    };
+    ApiError {
+        status: 410,
+        message: format!(
+            "Gone: {asked}{named} was deleted in version {} (published {}); /api/v2/changes/ \
+             lists what changed since a version.",
+            v.number,
+            published(v)
+        ),
+    }
 }

@@ -166,7 +166,7 @@ impl View {
         let small = wagtail.len() + dataset.len() + history.len() + held.len();
         let wagtail = snapshot::decode_wagtail(path, &wagtail)?;
         let dataset = snapshot::decode_dataset(path, &dataset)?;
-        let history = snapshot::decode_history(path, &history)?;
+        let history = snapshot::decode_history(path, pieces.header.format_version, &history)?;
         let held = match held.is_empty() {
             true => Vec::new(),
             false => snapshot::decode_held(path, &held)?,
@@ -215,7 +215,7 @@ impl View {
             None => Default::default(),
         };
         let history = match sections.history {
-            Some(bytes) => snapshot::decode_history(path, bytes)?,
+            Some(bytes) => snapshot::decode_history(path, header.format_version, bytes)?,
             None => Default::default(),
         };
         let held = match sections.held {

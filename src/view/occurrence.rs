@@ -5,6 +5,8 @@
 
 use crate::encoding::time::write_timestamp;
 use crate::model::darwin_core::{country_code, elevation, event_date, plain_text};
+use crate::model::dataset::Dataset;
+use crate::model::occurrence_id::OccurrenceIds;
 use crate::model::{derived, Model, Type};
 
 use super::place::Place;
@@ -177,11 +179,13 @@ struct SpecimenFields {
 }
 
 /// Reads specimens of a view as Darwin Core terms, with the dataset's institution
-/// and collection codes (which the records do not hold).
+/// and collection codes and its occurrenceIDs' rule (which the records do not
+/// hold).
 pub struct Occurrences<'v> {
     view: &'v View,
     institution_code: &'v str,
     collection_code: &'v str,
+    ids: OccurrenceIds,
     rank: RankFields,
     s: SpecimenFields,
 }
@@ -205,11 +209,10 @@ fn int(value: &Value) -> Option<i64> {
 }
 
 impl<'v> Occurrences<'v> {
-    pub fn new(
-        view: &'v View,
-        institution_code: &'v str,
-        collection_code: &'v str,
-    ) -> Occurrences<'v> {
+    /// The specimens of `view` as `dataset` publishes them.
+    pub fn new(view: &'v View, dataset: &'v Dataset) -> Occurrences<'v> {
+        let (institution_code, collection_code) =
+            (&dataset.institution_code[..], &dataset.collection_code[..]);
         let f = |name| field(Model::SpecimenRecord, name);
         let rank = RankFields {
             names: RANKS.map(|m| field(m, "name")),
@@ -247,6 +250,7 @@ impl<'v> Occurrences<'v> {
             view,
             institution_code,
             collection_code,
+            ids: dataset.occurrence_ids(),
             rank,
             s,
         }
@@ -262,7 +266,7 @@ impl<'v> Occurrences<'v> {
         let row: Vec<Value> = self.view.table(Model::SpecimenRecord).row(pos).collect();
         let row = &row[..];
         let usi = text(&row[self.s.usi]);
-        line.text(Term::OccurrenceId, usi);
+        line.text(Term::OccurrenceId, &self.ids.of(usi));
         line.text(Term::CatalogNumber, usi);
         line.text(Term::BasisOfRecord, "PreservedSpecimen");
         line.text(Term::InstitutionCode, self.institution_code);

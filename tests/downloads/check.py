@@ -173,6 +173,15 @@ def check_list(segment, query, what):
     return items
 
 
+def occurrence_id(row):
+    """The occurrenceID of a row by the default rule: Darwin Core's catalogue
+    URN of the dataset's codes, or the catalogue number without an
+    institution code."""
+    if not row["institutionCode"]:
+        return row["catalogNumber"]
+    return f"urn:catalog:{row['institutionCode']}:{row['collectionCode']}:{row['catalogNumber']}"
+
+
 def check_specimens(query):
     what = f"specimen-records?{query}"
     items = check_list("specimen-records", query, what)
@@ -183,9 +192,13 @@ def check_specimens(query):
     body, _ = get(f"/api/v2/specimen-records/?format=csv&columns=dwc{q}")
     rows = list(csv.DictReader(io.StringIO(body.decode("utf-8"), newline="")))
     frame = pandas.read_csv(io.BytesIO(body), dtype=str, keep_default_na=False)
-    if [r["occurrenceID"] for r in rows] != [i["usi"] for i in items] \
-            or list(frame["occurrenceID"]) != [i["usi"] for i in items]:
+    if [r["catalogNumber"] for r in rows] != [i["usi"] for i in items] \
+            or list(frame["catalogNumber"]) != [i["usi"] for i in items]:
         fail(f"{what}: the columns=dwc rows are other specimens")
+    for r in rows:
+        if r["occurrenceID"] != occurrence_id(r):
+            fail(f"{what}: occurrenceID {r['occurrenceID']!r} is not the rule's for {r['catalogNumber']!r}")
+            break
     # The archive of the question (its filters and search), read by python-dwca-reader.
     question = "&".join(p for p in q.lstrip("&").split("&") if p and not p.startswith("sort="))
     body, _ = get(f"/dwca.zip?{question}" if question else "/dwca.zip")
@@ -196,6 +209,7 @@ def check_specimens(query):
         f.write(body)
     with DwCAReader(path) as archive:
         rows = {row.id: {k.rsplit("/", 1)[-1]: v for k, v in row.data.items()} for row in archive}
+        rows = {r["catalogNumber"]: r for r in rows.values()}
         got = sorted(rows)
         eml = zipfile.ZipFile(path).read("eml.xml").decode("utf-8")
     if got != want:

@@ -66,7 +66,14 @@ def main(archive, fixture, title):
     with DwCAReader(archive) as dwca:
         assert dwca.descriptor.core.type == qn("Occurrence"), dwca.descriptor.core.type
         assert dwca.metadata.find("dataset/title").text == title
-        rows = {row.id: row.data for row in dwca.rows}
+        rows = {row.data[term("catalogNumber")]: row.data for row in dwca.rows}
+        for number, data in rows.items():
+            # The default rule: Darwin Core's catalogue URN of the dataset's
+            # codes, the catalogue number alone without an institution code.
+            institution, collection = data[term("institutionCode")], data[term("collectionCode")]
+            want = f"urn:catalog:{institution}:{collection}:{number}" if institution else number
+            if data[term("occurrenceID")] != want:
+                problems.append(f"{number} occurrenceID: {data[term('occurrenceID')]!r}, expected {want!r}")
         if len(dwca.rows) != len(specimens) or set(rows) != set(specimens):
             problems.append(f"{len(dwca.rows)} rows for {len(specimens)} specimens")
         for usi, s in specimens.items():
@@ -75,7 +82,7 @@ def main(archive, fixture, title):
                 continue
             month = str(MONTHS.index(s["month"]) + 1) if s["month"] in MONTHS else ""
             expected = {
-                "occurrenceID": usi, "catalogNumber": usi,
+                "catalogNumber": usi,
                 "basisOfRecord": "PreservedSpecimen", "kingdom": "Animalia",
                 "phylum": "Arthropoda", "class": "Insecta",
                 "sex": s["sex"], "lifeStage": s["stage"], "preparations": s["preparation"],

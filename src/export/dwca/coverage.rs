@@ -40,7 +40,7 @@ impl Coverage {
         };
         let field = |name| Model::SpecimenRecord.field_index(name).expect(name);
         let (year, month, day) = (field("year"), field("month"), field("day"));
-        let occurrences = Occurrences::new(view, "", "");
+        let occurrences = Occurrences::new(view, &view.dataset);
         let mut bounds: Option<[f64; 4]> = None;
         let mut dates: Option<(NaiveDate, NaiveDate)> = None;
         let orders = view.table(Model::Order).len();

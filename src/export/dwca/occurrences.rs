@@ -146,7 +146,7 @@ pub fn rows(
         cells: 0,
         dialect,
     };
-    let occurrences = Occurrences::new(view, &dataset.institution_code, &dataset.collection_code);
+    let occurrences = Occurrences::new(view, dataset);
     let quality = (dialect == Dialect::Csv).then(|| view.derived::<Quality>());
     for &pos in positions {
         line.cells = 0;

@@ -7,6 +7,7 @@
 use std::io::Write as _;
 
 use crate::encoding::json::{write_int, write_str};
+use crate::model::dataset::Dataset;
 use crate::quality::Quality;
 use crate::view::occurrence::{Occurrences, Sink, Term};
 use crate::view::View;
@@ -80,24 +81,18 @@ pub fn occurrence(out: &mut Vec<u8>, view: &View, occurrences: &Occurrences, pos
     out.extend_from_slice(b"]}");
 }
 
-/// The dataset's codes, which occurrences carry but records do not hold.
-#[derive(Clone, Copy, Debug)]
-pub struct Codes<'a> {
-    pub institution: &'a str,
-    pub collection: &'a str,
-}
-
-/// The body of one occurrence.
-pub fn one(view: &View, codes: Codes, pos: usize) -> Vec<u8> {
-    let occurrences = Occurrences::new(view, codes.institution, codes.collection);
+/// The body of one occurrence, as `dataset` publishes it (its codes and
+/// occurrenceIDs, which records do not hold).
+pub fn one(view: &View, dataset: &Dataset, pos: usize) -> Vec<u8> {
+    let occurrences = Occurrences::new(view, dataset);
     let mut out = Vec::with_capacity(2048);
     occurrence(&mut out, view, &occurrences, pos);
     out
 }
 
 /// The body of a search's answer.
-pub fn search(view: &View, codes: Codes, search: &Search, found: &Found) -> Vec<u8> {
-    let occurrences = Occurrences::new(view, codes.institution, codes.collection);
+pub fn search(view: &View, dataset: &Dataset, search: &Search, found: &Found) -> Vec<u8> {
+    let occurrences = Occurrences::new(view, dataset);
     let mut out = Vec::with_capacity(256 + found.page.len() * 1500);
     let _ = write!(
         out,

@@ -8,5 +8,4 @@ pub mod search;
 pub mod terms;
 pub mod wkt;
 
-pub use answer::Codes;
 pub use search::{Found, Search};

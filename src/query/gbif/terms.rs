@@ -291,7 +291,7 @@ impl Terms {
     pub fn build(view: &View) -> Terms {
         let specimens = view.table(Model::SpecimenRecord);
         let n = specimens.len();
-        let occurrences = Occurrences::new(view, "", "");
+        let occurrences = Occurrences::new(view, &view.dataset);
         let mut t = Terms {
             text: (0..TEXT.len()).map(|_| Coded::default()).collect(),
             ..Terms::default()

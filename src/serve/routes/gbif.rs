@@ -5,7 +5,8 @@
 
 use bytes::Bytes;
 
-use crate::query::gbif::{self, answer, Codes, Search};
+use crate::model::dataset::Dataset;
+use crate::query::gbif::{self, answer, Search};
 use crate::query::{ApiError, Params};
 use crate::serve::answer::{Answer, Kind};
 use crate::serve::route::{Ctx, Job, Parsed};
@@ -38,10 +39,15 @@ pub fn occurrence(ctx: Ctx<'_>) -> Parsed<'_> {
         )))
         .into());
     }
-    let pos = gbif::search::specimen(&ctx.served.view, ctx.id()?).map_err(|e| Answer::error(&e))?;
+    let (view, key) = (&ctx.served.view, ctx.id()?);
+    let pos = gbif::search::specimen(view, key).map_err(|e| {
+        Answer::error(&crate::versions::changes::deleted_occurrence(view, key).unwrap_or(e))
+    })?;
     Ok(Job::pooled(
         Answer::unmade(Kind::Json),
-        made(ctx, move |view, codes| Ok(answer::one(view, codes, pos))),
+        made(ctx, move |view, dataset| {
+            Ok(answer::one(view, dataset, pos))
+        }),
     ))
 }
 
@@ -54,12 +60,12 @@ fn searched(ctx: Ctx<'_>, asks: Asks) -> Parsed<'_> {
         })
     };
     let params: Params = params.clone();
-    let run = made(ctx, move |view, codes| {
+    let run = made(ctx, move |view, dataset| {
         let search = Search::parse(&params, view)?;
         let found = search.run(view);
         Ok(match asks {
             Asks::Count => found.count.to_string().into_bytes(),
-            Asks::Search => answer::search(view, codes, &search, &found),
+            Asks::Search => answer::search(view, dataset, &search, &found),
         })
     });
     Ok(Job::checked(
@@ -76,17 +82,11 @@ fn searched(ctx: Ctx<'_>, asks: Asks) -> Parsed<'_> {
 /// `make`'s body as the JSON answer, made on the pool.
 async fn made<F>(ctx: Ctx<'_>, make: F) -> Answer
 where
-    F: FnOnce(&View, Codes<'_>) -> Result<Vec<u8>, ApiError> + Send + 'static,
+    F: FnOnce(&View, &Dataset) -> Result<Vec<u8>, ApiError> + Send + 'static,
 {
     let served = ctx.served.clone();
     let dataset = ctx.served.view.dataset.clone();
-    let job = move || {
-        let codes = Codes {
-            institution: &dataset.institution_code,
-            collection: &dataset.collection_code,
-        };
-        make(&served.view, codes)
-    };
+    let job = move || make(&served.view, &dataset);
     match ctx.state.work.run(Task::Answer, job).await {
         Some(Ok(body)) => Answer::json(Bytes::from(body)),
         Some(Err(e)) => Answer::error(&e),

@@ -15,7 +15,7 @@ use crate::serve::work::Task;
 pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     let code = ctx.id()?;
     if !short::is_code(code) {
-        return Err(unknown(code).into());
+        return Err(not_found(code).into());
     }
     let (state, served) = (ctx.state, ctx.served);
     let find = || {
@@ -23,14 +23,12 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         async move {
             let job = move || {
                 let view = &served.view;
-                let found = view.derived::<ShortLinks>().find(view, &code);
-                (found, code)
+                match view.derived::<ShortLinks>().find(view, &code) {
+                    Some(named) => Answer::located(301, short::record(named.id)),
+                    None => unknown(view, &code),
+                }
             };
-            match state.work.run(Task::Answer, job).await {
-                None => Answer::busy(),
-                Some((Some(named), _)) => Answer::located(301, short::record(named.id)),
-                Some((None, code)) => unknown(&code),
-            }
+            (state.work.run(Task::Answer, job).await).unwrap_or_else(Answer::busy)
         }
     };
     // Whether the code names a specimen is known only on the pool: `HEAD` asks
@@ -38,8 +36,18 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     Ok(Job::checked(find(), find()))
 }
 
+/// The 410 of a code only a deleted specimen had, else the 404 of a code no
+/// specimen has.
+fn unknown(view: &crate::view::View, code: &str) -> Answer {
+    let digits = |usi: &str| short::digits(usi).eq(code.chars());
+    match crate::versions::changes::deleted_short_code(view, code, digits) {
+        Some(gone) => Answer::error(&gone),
+        None => not_found(code),
+    }
+}
+
 /// The 404 of a code no specimen has.
-fn unknown(code: &str) -> Answer {
+fn not_found(code: &str) -> Answer {
     Answer::error(&ApiError::not_found(format!(
         "no specimen has the short code {code:?}: a short code is every digit of a \
          specimen's USI, in order (MEM-000367 is /s/000367)"
