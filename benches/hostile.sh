@@ -40,7 +40,9 @@
 # of 1 MB forms then a byte a second, a billion bytes announced with
 # `Expect: 100-continue`, a search probe while 1, 4 and 70 clients loop
 # 10,000-vertex polygons, a 0.9 MB form of unknown names, changes since before
-# version 1 (rows A to F).
+# version 1 (rows A to F); a dataset file that injects BibTeX, a 50 MB title, a
+# FIFO, a link to /etc/shadow, controls in names, and controls in the records'
+# text (rows G to K, on the bundled sample).
 #
 #   usage: benches/hostile.sh [SPECIMENS]      (default 100000)
 #   env:   SECONDS_OF_LOAD (20), CATALOGUE_BIN (a binary instead of this tree's),

@@ -15,9 +15,18 @@ usage: benches/hostile4.py BINARY [SPECIMENS]   (default 100000; two
      the pool) idle, then while 1, 4 and 70 clients of 127.0.0.1 loop POSTs of
      a 10,000-vertex polygon: p50, p99 and refusals;
   E. a 0.9 MB form of unknown parameters: the answer's size;
-  F. changes since a date before version 1: the status.
+  F. changes since a date before version 1: the status;
+  G. a dataset file whose homepage closes the BibTeX entry and writes
+     another, and a DOI with a brace: what `build` says;
+  H. a 50 MB title; I. --dataset-config a FIFO (how soon it is refused);
+  J. a link to /etc/shadow (whether the error quotes it), and a control
+     character in a creator's name;
+  K. NUL, SOH and ESC in the records' text: the control bytes left in the
+     archive's occurrence.txt and in the CSV download.
 Loopback only; every loop ends by itself.
 """
+import io
+import json
 import math
 import os
 import resource
@@ -29,6 +38,7 @@ import tempfile
 import threading
 import time
 import urllib.parse
+import zipfile
 
 BIN = sys.argv[1]
 SPECIMENS = sys.argv[2] if len(sys.argv) > 2 else "100000"
@@ -267,6 +277,94 @@ print(f"E. a {len(unknown):,}-byte form of unknown parameters: {status}, {len(an
 # F. Changes since a date before version 1.
 status, answer, _ = get("/api/v2/changes/?since=1999-01-01&limit=1")
 print(f"F. changes since 1999-01-01: {status} {answer[:80]!r}")
+server.terminate()
+server.wait()
+
+# G-K. The dataset file and the records' text as an attacker writes them, on
+# the bundled sample (what is refused or escaped does not depend on its size).
+SAMPLE = os.path.join(os.path.dirname(HERE), "snapshot", "collection.json")
+
+
+def build_with(dataset, fixture=SAMPLE):
+    """Builds with --dataset-config `dataset`: (exit code, last line said, seconds)."""
+    out = os.path.join(WORK, "case.bin")
+    t = time.perf_counter()
+    try:
+        r = subprocess.run([BIN, "build", fixture, "-o", out, "--dataset-config", dataset],
+                           capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        return None, "still running at 30 s", 30.0
+    said = (r.stderr.strip().splitlines() or [""])[-1]
+    return r.returncode, said, time.perf_counter() - t
+
+
+def written(name, text):
+    path = os.path.join(WORK, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
+
+
+def row(letter, what, case):
+    code, said, seconds = case
+    shown = said if len(said) <= 200 else said[:200] + f"... ({len(said):,} characters)"
+    print(f"{letter}. {what}: exit {code} in {seconds * 1000:.0f} ms: {shown}")
+
+
+injected = "https://h.example/}}\n@misc{injected, title={Written by an attacker}}"
+row("G", "homepage closing the BibTeX entry",
+    build_with(written("homepage.json", json.dumps({"title": "T", "homepage": injected}))))
+row("G", "doi with a brace",
+    build_with(written("doi.json", json.dumps({"title": "T", "doi": "10.1234/a}b"}))))
+row("H", "a 50 MB title", build_with(written("title.json", json.dumps({"title": "x" * 50_000_000}))))
+fifo = os.path.join(WORK, "fifo.toml")
+os.mkfifo(fifo)
+row("I", "--dataset-config a FIFO", build_with(fifo))
+secret = written("secret.txt", "SECRET-FIRST-LINE: not a dataset file\n")
+link = os.path.join(WORK, "link.toml")
+os.symlink("/etc/shadow" if os.access("/etc/shadow", os.R_OK) else secret, link)
+code, said, seconds = build_with(link)
+quoted = "root:" in said or "SECRET" in said
+row("J", f"--dataset-config a link to {os.readlink(link)} (content quoted: {quoted})", (code, said, seconds))
+row("J", "a control character in a creator's name",
+    build_with(written("controls.json", json.dumps({"title": "T", "creators": [{"name": "Ada\u0001 Lovelace"}]}))))
+
+# K. NUL and C0 controls in the records' text: what the archive and the CSV carry.
+with open(SAMPLE, encoding="utf-8") as f:
+    objects = json.load(f)
+for o in objects:
+    fields = o["fields"]
+    for key in ("notes", "habitat", "first_name", "last_name", "name", "locality"):
+        if isinstance(fields.get(key), str) and fields[key]:
+            fields[key] = fields[key][:3] + "\u0000\u0001\u001b" + fields[key][3:]
+dirty = written("controls.json", json.dumps(objects))
+dirty_bin = os.path.join(WORK, "controls.bin")
+subprocess.run([BIN, "build", dirty, "-o", dirty_bin], check=True, capture_output=True)
+PORT = free_port()
+server = subprocess.Popen([BIN, "serve", "--snapshot", dirty_bin, "--addr", f"127.0.0.1:{PORT}"],
+                          stderr=subprocess.DEVNULL)
+
+
+def healthy():
+    try:
+        return get("/healthz")[0] == 200
+    except OSError:
+        return False
+
+
+while not healthy():
+    time.sleep(0.05)
+
+
+def controls(data):
+    return sum(1 for b in data if b < 0x20 and b not in (0x09, 0x0A, 0x0D))
+
+
+_, archive, _ = get("/dwca.zip")
+occurrences = zipfile.ZipFile(io.BytesIO(archive)).read("occurrence.txt")
+_, csv_body, _ = get("/api/v2/specimen-records/?format=csv&columns=dwc&limit=1000")
+print(f"K. NUL, SOH and ESC put in {sum(1 for o in objects for v in o['fields'].values() if isinstance(v, str) and chr(1) in v)} "
+      f"record values: control bytes in occurrence.txt {controls(occurrences)}, in the CSV {controls(csv_body)}")
 server.terminate()
 server.wait()
 subprocess.run(["rm", "-rf", WORK], check=True)

@@ -201,6 +201,29 @@ fn at_size(c: &mut Criterion, specimens: usize) {
     }
     pages.finish();
 
+    // GBIF's search by a polygon of 10,000 vertices, the most a request may
+    // carry: the ring read, its edges indexed, every specimen's point tested
+    // (the search's columns made before, as the first search makes them).
+    let mut gbif = c.benchmark_group(format!("gbif/{specimens}"));
+    gbif.sample_size(20);
+    let _ = catalogue::query::gbif::Search::parse(&Params::parse("limit=1").unwrap(), &view)
+        .unwrap()
+        .run(&view);
+    for (name, step) in [
+        ("polygon of 10,000 vertices, an ellipse", 1),
+        ("polygon of 10,000 vertices, a star crossing itself", 7),
+    ] {
+        let params = Params::parse(&polygon(9_999, step)).unwrap();
+        gbif.bench_function(name, |b| {
+            b.iter(|| {
+                catalogue::query::gbif::Search::parse(black_box(&params), &view)
+                    .unwrap()
+                    .run(&view)
+            })
+        });
+    }
+    gbif.finish();
+
     // Suggestions: the index built, and a name begun, typed with a typo, and
     // typed with two (the view's first species with a binomial of 8 or more).
     let mut suggest = c.benchmark_group(format!("suggest/{specimens}"));
@@ -260,6 +283,24 @@ fn at_size(c: &mut Criterion, specimens: usize) {
         });
     }
     served.finish();
+}
+
+/// A search's query with a closed ring of `n` + 1 vertices on an ellipse of
+/// 90 by 60 degrees, each `step` points round from the one before (1: the
+/// ellipse; a step that shares no factor with `n`: a star crossing itself
+/// at almost every edge).
+fn polygon(n: usize, step: usize) -> String {
+    let mut ring: Vec<String> = (0..n)
+        .map(|i| {
+            let a = (i * step % n) as f64 / n as f64 * std::f64::consts::TAU;
+            format!("{:.6} {:.6}", 90.0 * a.cos(), 60.0 * a.sin())
+        })
+        .collect();
+    ring.push(ring[0].clone());
+    let mut q = String::from("limit=20&geometry=");
+    let wkt = format!("POLYGON(({}))", ring.join(","));
+    catalogue::encoding::percent::form_encode(&mut q, &wkt);
+    q
 }
 
 criterion_group!(all, benches);
