@@ -214,6 +214,11 @@ fn at_size(c: &mut Criterion, specimens: usize) {
         ("polygon of 10,000 vertices, a star crossing itself", 7),
     ] {
         let params = Params::parse(&polygon(9_999, step)).unwrap();
+        // Some specimens inside, some out: every point is tested.
+        let found = catalogue::query::gbif::Search::parse(&params, &view)
+            .unwrap()
+            .run(&view);
+        assert!(0 < found.count && found.count < specimens, "{name}");
         gbif.bench_function(name, |b| {
             b.iter(|| {
                 catalogue::query::gbif::Search::parse(black_box(&params), &view)
