@@ -28,6 +28,8 @@ pub(super) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         build_ms = view.build_time.as_millis() as u64,
         phases = %view.phases,
         rendered_bytes = view.rendered_bytes(),
+        own_bytes = view.own_bytes(),
+        fragment_bytes = view.fragment_bytes(),
         counts = %view.describe_counts(),
         "view loaded"
     );

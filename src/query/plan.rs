@@ -191,7 +191,7 @@ impl Selected {
         };
         self.page
             .iter()
-            .map(|&p| list.item(p).len() + 1 + wrapper)
+            .map(|&p| list.item_len(p) + 1 + wrapper)
             .sum()
     }
 
@@ -200,7 +200,7 @@ impl Selected {
         let plain = self.plan.projection.is_none() && self.plan.format == Format::Json;
         let list = view.list(self.plan.endpoint);
         plain.then(|| {
-            let items: usize = self.page.iter().map(|&p| list.item(p).len()).sum();
+            let items: usize = self.page.iter().map(|&p| list.item_len(p)).sum();
             items + self.page.len().saturating_sub(1)
         })
     }
@@ -723,7 +723,7 @@ impl Plan {
             Some(projection) => {
                 render::write_item(out, view, model, pos, shape, Some(projection));
             }
-            None => out.extend_from_slice(view.list(self.endpoint).item(pos)),
+            None => view.list(self.endpoint).append_item(pos, out),
         }
     }
 }

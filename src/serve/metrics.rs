@@ -316,6 +316,22 @@ impl Metrics {
         );
         let _ = writeln!(w, "# TYPE catalogue_rendered_bytes gauge");
         let _ = writeln!(w, "catalogue_rendered_bytes {}", view.rendered_bytes());
+        let _ = writeln!(
+            w,
+            "# HELP catalogue_rendered_own_bytes Bytes the rendered lists hold: items' own bytes, without the shared fragments items made of them refer to."
+        );
+        let _ = writeln!(w, "# TYPE catalogue_rendered_own_bytes gauge");
+        let _ = writeln!(w, "catalogue_rendered_own_bytes {}", view.own_bytes());
+        let _ = writeln!(
+            w,
+            "# HELP catalogue_rendered_fragment_bytes Bytes of the shared fragments (embedded records' items, rendered once) that items made of fragments refer to."
+        );
+        let _ = writeln!(w, "# TYPE catalogue_rendered_fragment_bytes gauge");
+        let _ = writeln!(
+            w,
+            "catalogue_rendered_fragment_bytes {}",
+            view.fragment_bytes()
+        );
         out
     }
 }

@@ -142,11 +142,11 @@ impl Served {
                 continue;
             }
             let head = envelope::envelope_head(list.len(), &[]);
-            let items = list.run(0, list.len());
-            let len = head.len() + items.len() + envelope::TAIL.len();
+            let len = head.len() + list.byte_len() + envelope::TAIL.len();
             if !(min..max).contains(&len) {
                 continue;
             }
+            let items = list.run(0, list.len());
             let mut parts: Vec<&[u8]> = vec![&head[..]];
             parts.extend(items.parts().iter().map(|p| &p[..]));
             parts.push(envelope::TAIL);

@@ -28,6 +28,7 @@ pub mod bits;
 pub mod chain;
 pub mod column;
 mod derived;
+mod fragments;
 pub mod image_api;
 pub mod index;
 pub mod name;
@@ -421,7 +422,9 @@ impl Decoded {
             derived: derived::Derived::default(),
         };
         let lists = view.plain.iter().chain(view.nested.iter().flatten());
-        view.phases.rendered_bytes = lists.map(List::byte_len).sum();
+        view.phases.rendered_bytes = lists.clone().map(List::byte_len).sum();
+        view.phases.own_bytes = lists.clone().map(List::own_bytes).sum();
+        view.phases.fragment_bytes = lists.map(List::fragment_bytes).sum();
         view.phases.shared_bytes = previous.shared_bytes(&view.plain, &view.nested);
         let lists = view.plain.iter().chain(view.nested.iter().flatten());
         view.phases.unrendered_bytes = lists.map(List::unrendered_bytes).sum();
@@ -526,9 +529,22 @@ impl View {
             .join(" ")
     }
 
-    /// Bytes held by the rendered lists (counted once, when the view was built).
+    /// Bytes of the rendered lists' items as answers send them (counted
+    /// once, when the view was built).
     pub fn rendered_bytes(&self) -> usize {
         self.phases.rendered_bytes
+    }
+
+    /// Bytes the rendered lists hold: their items' own bytes, without the
+    /// fragments that items made of them refer to.
+    pub fn own_bytes(&self) -> usize {
+        self.phases.own_bytes
+    }
+
+    /// Bytes of the fragments the lists made of them refer to (items of
+    /// other lists, held there: counted in their own bytes too).
+    pub fn fragment_bytes(&self) -> usize {
+        self.phases.fragment_bytes
     }
 }
 
@@ -554,7 +570,13 @@ pub struct Phases {
     /// The points of the records that have one.
     pub points: Duration,
     pub snapshot_bytes: usize,
+    /// The lists' items as answers send them.
     pub rendered_bytes: usize,
+    /// Of those, the bytes the lists hold: items' own bytes (all of an item
+    /// not made of fragments).
+    pub own_bytes: usize,
+    /// The fragments items made of them refer to (items of other lists).
+    pub fragment_bytes: usize,
     /// Rendered bytes shared with the view a reload replaced (not held twice).
     pub shared_bytes: usize,
     /// Of those, the bytes kept without rendering them: segments whose

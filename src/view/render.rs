@@ -20,6 +20,7 @@ use crate::memfile;
 use crate::model::{Model, Shape, Type};
 
 use super::bits::Bits;
+use super::fragments::{self, Fragments, Inserts};
 use super::table::Table;
 use super::value::Value;
 
@@ -42,22 +43,28 @@ pub struct List {
     /// without rendering them: their records, and all their items read, were
     /// the served view's.
     unrendered: usize,
+    /// For a list made of fragments ([`fragments`]): where each item's
+    /// embedded records go between its own bytes, which alone its segments
+    /// hold.
+    inserts: Option<Inserts>,
 }
 
 impl List {
     /// A list of items written one after another, comma-separated, ending where `ends` say.
     pub(super) fn new(bytes: Vec<u8>, ends: Vec<u64>) -> List {
-        List::joined(vec![Segment::on_heap(bytes, ends)])
+        List::joined(vec![Segment::on_heap(bytes, ends)], None)
     }
 
-    /// A list of segments rendered apart, in order.
-    fn joined(segments: Vec<Segment>) -> List {
+    /// A list of segments rendered apart, in order; made of `fragments` where
+    /// given (each segment then says its items' inserts).
+    fn joined(segments: Vec<Segment>, fragments: Option<Fragments>) -> List {
         let mut list = List {
             segments: Vec::with_capacity(segments.len()),
             starts: Vec::with_capacity(segments.len()),
             ends: Vec::with_capacity(segments.iter().map(|s| s.ends.len()).sum()),
             media: None,
             unrendered: 0,
+            inserts: fragments.map(Inserts::new),
         };
         let items = segments.iter().map(|s| s.ends.len()).sum();
         for segment in segments {
@@ -68,6 +75,14 @@ impl List {
             list.starts
                 .push(u32::try_from(start).expect("a list holds fewer than 2^32 items"));
             list.ends.extend_from_slice(&segment.ends);
+            if let Some(inserts) = &mut list.inserts {
+                let mut at = 0;
+                for &n in &segment.counts {
+                    let n = n as usize;
+                    inserts.push_item(segment.inserts[at..at + n].iter().copied());
+                    at += n;
+                }
+            }
             list.segments.push(segment.bytes);
         }
         list
@@ -105,16 +120,76 @@ impl List {
         self.starts[k] as usize..end
     }
 
-    /// The bytes of item `i`.
+    /// Whether its items are made of fragments ([`fragments`]).
+    pub fn has_fragments(&self) -> bool {
+        self.inserts.is_some()
+    }
+
+    /// The bytes of item `i`, of a list not made of fragments: one slice,
+    /// which an item embedding it copies.
     pub fn item(&self, i: usize) -> &[u8] {
+        assert!(
+            self.inserts.is_none(),
+            "an item made of fragments is not one slice"
+        );
         let (k, start) = self.locate(i);
         &self.segments[k][start..self.ends[i] as usize]
     }
 
-    /// Item `i` as a shared slice of the buffer (no copy).
+    /// How many bytes item `i` takes.
+    pub fn item_len(&self, i: usize) -> usize {
+        let (_, start) = self.locate(i);
+        let inserted = self.inserts.as_ref().map_or(0, |s| s.inserted_len(i));
+        self.ends[i] as usize - start + inserted
+    }
+
+    /// Appends item `i`'s bytes.
+    pub fn append_item(&self, i: usize, out: &mut Vec<u8>) {
+        let (k, start) = self.locate(i);
+        let own = start..self.ends[i] as usize;
+        self.each_piece(k, own, i..i + 1, &mut |b, r| out.extend_from_slice(&b[r]));
+    }
+
+    /// Item `i` as a shared slice of the buffer (no copy), or, made of
+    /// fragments, its bytes copied together.
     pub fn item_bytes(&self, i: usize) -> Bytes {
         let (k, start) = self.locate(i);
+        if self.inserts.is_some() {
+            let mut out = Vec::with_capacity(self.item_len(i));
+            self.append_item(i, &mut out);
+            return Bytes::from(out);
+        }
         self.segments[k].slice(start..self.ends[i] as usize)
+    }
+
+    /// Hands `f`, in order, the pieces of segment `k`'s bytes `own` (all or
+    /// part of items `items`, which are in it): its own bytes, and the
+    /// fragments of those items between them, each as bytes and the range of
+    /// them that is the piece.
+    fn each_piece(
+        &self,
+        k: usize,
+        own: Range<usize>,
+        items: Range<usize>,
+        f: &mut impl FnMut(&Bytes, Range<usize>),
+    ) {
+        let segment = &self.segments[k];
+        let mut at = own.start;
+        if let Some(inserts) = &self.inserts {
+            for i in items {
+                for (offset, which) in inserts.of(i) {
+                    if offset > at {
+                        f(segment, at..offset);
+                    }
+                    let fragment = inserts.fragments.get(which);
+                    f(fragment, 0..fragment.len());
+                    at = offset;
+                }
+            }
+        }
+        if own.end > at {
+            f(segment, at..own.end);
+        }
     }
 
     /// The segment of item `i`, and where the item starts in it.
@@ -133,6 +208,9 @@ impl List {
         }
         let ((first, start), last) = (self.locate(from), self.segment(to - 1));
         let end = self.ends[to - 1] as usize;
+        if self.inserts.is_some() {
+            return self.run_of_fragments(from..to, (first, start), (last, end));
+        }
         if first == last {
             return Run::One(self.segments[first].slice(start..end));
         }
@@ -147,16 +225,63 @@ impl List {
         Run::Many(parts)
     }
 
-    /// The bytes of its item index (where each item ends), for reports.
+    /// [`List::run`] of a list made of fragments, items `items` from segment
+    /// `first`'s byte `start` to segment `last`'s byte `end`: copied into
+    /// one buffer when shorter than [`COPY_RUN_BELOW`], else its pieces.
+    fn run_of_fragments(
+        &self,
+        items: Range<usize>,
+        (first, start): (usize, usize),
+        (last, end): (usize, usize),
+    ) -> Run {
+        let len = items.clone().map(|i| self.item_len(i)).sum::<usize>() + items.len() - 1;
+        let each = |f: &mut dyn FnMut(&Bytes, Range<usize>)| {
+            for k in first..=last {
+                let own = match (k == first, k == last) {
+                    (true, true) => start..end,
+                    (true, false) => start..self.segments[k].len(),
+                    (false, true) => 0..end,
+                    (false, false) => 0..self.segments[k].len(),
+                };
+                let held = self.items_of(k);
+                let mine = held.start.max(items.start)..held.end.min(items.end);
+                self.each_piece(k, own, mine, &mut |b, r| f(b, r));
+            }
+        };
+        if len < COPY_RUN_BELOW {
+            let mut out = Vec::with_capacity(len);
+            each(&mut |b, r| out.extend_from_slice(&b[r]));
+            return Run::One(Bytes::from(out));
+        }
+        let mut parts = Vec::new();
+        each(&mut |b, r| parts.push(b.slice(r)));
+        Run::Many(parts)
+    }
+
+    /// The bytes of its item index (where each item ends, and where its
+    /// fragments go), for reports.
     pub fn index_bytes(&self) -> usize {
         self.ends.capacity() * 8
             + self.starts.capacity() * 4
             + self.media.as_ref().map_or(0, Bits::heap_bytes)
+            + self.inserts.as_ref().map_or(0, Inserts::heap_bytes)
     }
 
-    /// The size of the list's items with their commas, for reports.
+    /// The size of the list's items with their commas, as answers send them.
     pub fn byte_len(&self) -> usize {
+        self.own_bytes() + self.inserts.as_ref().map_or(0, Inserts::inserted)
+    }
+
+    /// The bytes its segments hold: its items' own bytes and commas (all of
+    /// them for a list not made of fragments).
+    pub fn own_bytes(&self) -> usize {
         self.segments.iter().map(Bytes::len).sum()
+    }
+
+    /// The bytes of the fragments its items refer to: items of the lists
+    /// they embed, held by those lists.
+    pub fn fragment_bytes(&self) -> usize {
+        self.inserts.as_ref().map_or(0, |s| s.fragments.byte_len())
     }
 
     /// How many of its bytes a reload kept from the served view unrendered.
@@ -165,12 +290,21 @@ impl List {
     }
 }
 
+/// A run of a list made of fragments shorter than this is copied into one
+/// buffer: cheaper than handing out its pieces (a 20-item page of specimens
+/// is about 600), and an answer this short is copied whole anyway
+/// (`serve::answer`).
+const COPY_RUN_BELOW: usize = 256 * 1024;
+
 /// Consecutive items rendered together: their bytes, where each ends, and
-/// which hold a media URL.
+/// which hold a media URL; made of fragments, how many inserts each item
+/// has and the inserts (offset in `bytes`, fragment) in order.
 struct Segment {
     bytes: Bytes,
     ends: Vec<u64>,
     media: Option<Bits>,
+    counts: Vec<u32>,
+    inserts: Vec<(u32, u32)>,
 }
 
 /// Marks item `i` of `items` as holding a media URL.
@@ -193,6 +327,8 @@ impl Segment {
             media,
             bytes: Bytes::from(bytes),
             ends,
+            counts: Vec::new(),
+            inserts: Vec::new(),
         }
     }
 }
@@ -605,6 +741,13 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
     starts.push(rows);
     let blocks = segments.div_ceil(BLOCK_SEGMENTS);
     let changed = done.kept.get(model.index()).and_then(Option::as_deref);
+    let fragments = fragments::made_of_fragments(model).then(|| fragment_table(done, model));
+    // A served segment is kept only with inserts that mean the same.
+    let alike = |served: &List| match (&fragments, &served.inserts) {
+        (None, None) => true,
+        (Some(mine), Some(theirs)) => mine.same_layout(&theirs.fragments),
+        _ => false,
+    };
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let next = AtomicUsize::new(0);
     let unrendered = AtomicUsize::new(0);
@@ -627,14 +770,17 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
                 });
                 match previous {
                     Some((list, held))
-                        if unchanged && (held + 1 == list.segments.len()) == last =>
+                        if unchanged
+                            && (held + 1 == list.segments.len()) == last
+                            && alike(list) =>
                     {
                         unrendered.fetch_add(list.segments[held].len(), Ordering::Relaxed);
                         worker.keep(k, list, held)
                     }
                     _ => {
                         let previous = previous.map(|(list, held)| &list.segments[held]);
-                        worker.render(done, (model, shape), (k, items), last, previous)
+                        let list = (model, shape, fragments.as_ref());
+                        worker.render(done, list, (k, items), last, previous)
                     }
                 }
             }
@@ -649,7 +795,8 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
         written
     });
     written.sort_unstable_by_key(|&(k, _)| k);
-    let mut list = List::joined(written.into_iter().map(|(_, s)| s).collect());
+    let segments = written.into_iter().map(|(_, s)| s).collect();
+    let mut list = List::joined(segments, fragments);
     list.unrendered = unrendered.into_inner();
     tracing::debug!(
         list = model.path(),
@@ -660,6 +807,25 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
         "list rendered"
     );
     list
+}
+
+/// The fragments of a list of `model` made of them: every item of each list,
+/// in either shape, of the models its items embed.
+fn fragment_table(done: &Rendered, model: Model) -> Fragments {
+    let mut lists = Vec::new();
+    for m in fragments::embedded(model) {
+        let shapes = [
+            (false, done.plain[m.index()].as_ref()),
+            (true, done.nested[m.index()].as_ref()),
+        ];
+        for (nested, list) in shapes {
+            if let Some(list) = list {
+                let items = (0..list.len()).map(|i| list.item_bytes(i)).collect();
+                lists.push((m, nested, items));
+            }
+        }
+    }
+    Fragments::new(lists, MEDIA_BASE)
 }
 
 /// Lists estimated at this size or more are kept in memory files, from which
@@ -685,6 +851,8 @@ struct Pending {
     stored: Stored,
     ends: Vec<u64>,
     media: Option<Bits>,
+    counts: Vec<u32>,
+    inserts: Vec<(u32, u32)>,
 }
 
 enum Stored {
@@ -708,11 +876,12 @@ impl Worker {
     /// Renders segment `k`, items `items`, comma-separated, with the comma that
     /// follows it unless it is the `last` (so a run across segments is slices of
     /// them alone); keeps the served view's bytes for them (`previous`) if they
-    /// are the same.
+    /// are the same. Made of `fragments`, an item's embedded records are
+    /// noted as inserts rather than copied.
     fn render(
         &mut self,
         done: &Rendered,
-        (model, shape): (Model, Shape),
+        (model, shape, fragments): (Model, Shape, Option<&Fragments>),
         (k, items): (usize, Range<usize>),
         last: bool,
         previous: Option<&Bytes>,
@@ -722,13 +891,27 @@ impl Worker {
         out.clear();
         let mut ends = Vec::with_capacity(rows);
         let mut media = None;
+        let (mut counts, mut inserts) = (Vec::new(), Vec::new());
         for (i, pos) in items.enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            let start = out.len();
-            write_item(out, done, model, pos, shape, None);
-            if memchr::memchr(MEDIA_BASE, &out[start..]).is_some() {
+            let (start, before) = (out.len(), inserts.len());
+            match fragments {
+                None => write_item(out, done, model, pos, shape, None),
+                Some(table) => {
+                    let mut note = |out: &mut Vec<u8>, m: Model, nested: bool, p: u32| {
+                        let nested = nested && done.nested[m.index()].is_some();
+                        inserts.push((out.len() as u32, table.id(m, nested, p)));
+                    };
+                    write_item_with(out, done, (model, pos, shape), None, &mut note);
+                    counts.push((inserts.len() - before) as u32);
+                }
+            }
+            let inserted = || {
+                (inserts[before..].iter()).any(|&(_, w)| fragments.is_some_and(|t| t.has_media(w)))
+            };
+            if memchr::memchr(MEDIA_BASE, &out[start..]).is_some() || inserted() {
                 mark(&mut media, i, rows);
             }
             ends.push(out.len() as u64);
@@ -746,6 +929,8 @@ impl Worker {
                 stored,
                 ends,
                 media,
+                counts,
+                inserts,
             },
         ));
     }
@@ -761,10 +946,20 @@ impl Worker {
                 mark(&mut media, i, rows);
             }
         }
+        let (mut counts, mut inserts) = (Vec::new(), Vec::new());
+        if let Some(served) = &served.inserts {
+            for p in items.clone() {
+                let before = inserts.len();
+                inserts.extend(served.of(p).map(|(at, which)| (at as u32, which)));
+                counts.push((inserts.len() - before) as u32);
+            }
+        }
         let pending = Pending {
             stored: Stored::Bytes(served.segments[held].clone()),
             ends: served.ends[items].to_vec(),
             media,
+            counts,
+            inserts,
         };
         self.written.push((k, pending));
     }
@@ -811,8 +1006,15 @@ impl Worker {
             let Stored::Bytes(bytes) = p.stored else {
                 unreachable!("closing the file maps every segment in it")
             };
-            let (ends, media) = (p.ends, p.media);
-            (k, Segment { bytes, ends, media })
+            let (ends, media, counts, inserts) = (p.ends, p.media, p.counts, p.inserts);
+            let segment = Segment {
+                bytes,
+                ends,
+                media,
+                counts,
+                inserts,
+            };
+            (k, segment)
         };
         self.written.into_iter().map(segment).collect()
     }
@@ -826,6 +1028,25 @@ pub fn write_item(
     pos: usize,
     shape: Shape,
     projection: Option<&Projection>,
+) {
+    let mut copy = |out: &mut Vec<u8>, m: Model, nested: bool, p: u32| match nested {
+        true => out.extend_from_slice(e.nested(m, p)),
+        false => out.extend_from_slice(e.plain(m, p)),
+    };
+    write_item_with(out, e, (model, pos, shape), projection, &mut copy);
+}
+
+/// Where an embedded record goes whole (not cut by a projection): handed
+/// the bytes so far, its model, whether in the nested shape, and its row.
+type Place<'a> = dyn FnMut(&mut Vec<u8>, Model, bool, u32) + 'a;
+
+/// [`write_item`], placing each embedded record whole by `place`.
+fn write_item_with(
+    out: &mut Vec<u8>,
+    e: &impl Embeds,
+    (model, pos, shape): (Model, usize, Shape),
+    projection: Option<&Projection>,
+    place: &mut Place<'_>,
 ) {
     let fields = model.fields();
     let table = e.table(model);
@@ -842,7 +1063,7 @@ pub fn write_item(
         written += 1;
         write_str(out, fields[i].name);
         out.push(b':');
-        write_value(out, e, fields[i].ty, &value, shape, child);
+        write_value(out, e, (fields[i].ty, &value, shape), child, place);
     };
     match projection {
         None => (0..fields.len()).for_each(|i| write(i, None)),
@@ -860,12 +1081,11 @@ pub fn write_item(
 fn write_value(
     out: &mut Vec<u8>,
     e: &impl Embeds,
-    ty: Type,
-    value: &Value,
-    shape: Shape,
+    (ty, value, shape): (Type, &Value, Shape),
     child: Option<&Child>,
+    place: &mut Place<'_>,
 ) {
-    let embed =
+    let mut embed =
         |out: &mut Vec<u8>, m: Model, p: u32, nested: bool| match child.and_then(|c| c.get(&m)) {
             Some(projection) => {
                 let shape = if nested && m.has_nested() {
@@ -873,10 +1093,9 @@ fn write_value(
                 } else {
                     Shape::Plain
                 };
-                write_item(out, e, m, p as usize, shape, Some(projection));
+                write_item_with(out, e, (m, p as usize, shape), Some(projection), place);
             }
-            None if nested => out.extend_from_slice(e.nested(m, p)),
-            None => out.extend_from_slice(e.plain(m, p)),
+            None => place(out, m, nested, p),
         };
     match value {
         Value::Ref(m, p) => match (ty, shape) {
@@ -1263,7 +1482,7 @@ mod tests {
             .into_iter()
             .zip(ends)
             .map(|(b, e)| Segment::on_heap(b, e));
-        let cut = List::joined(segments.collect());
+        let cut = List::joined(segments.collect(), None);
         for i in 0..130 {
             assert_eq!(cut.item(i), list.item(i));
             assert_eq!(cut.has_media_in(i, i + 1), marked(i, i + 1), "item {i}");
