@@ -16,6 +16,7 @@ mod endpoints;
 mod filters;
 mod formats;
 mod forms;
+mod fragments;
 mod fuzz_query;
 mod gbif;
 mod geojson;

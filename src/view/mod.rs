@@ -541,6 +541,24 @@ impl View {
         self.phases.own_bytes
     }
 
+    /// Every endpoint's list rendered as before items were made of
+    /// fragments, each embedded record copied: what the served lists are
+    /// checked against byte for byte (`tests/fragments.rs`), never served.
+    #[doc(hidden)]
+    pub fn lists_copied(&self) -> Vec<(Endpoint, List)> {
+        let (mut plain, mut nested) = render::render_all_copied(&self.tables).into_lists();
+        let mut lists = Vec::new();
+        for &endpoint in Endpoint::all() {
+            let i = endpoint.model.index();
+            let list = match endpoint.nested {
+                false => plain[i].take(),
+                true => nested[i].take(),
+            };
+            lists.push((endpoint, list.unwrap_or_default()));
+        }
+        lists
+    }
+
     /// Bytes of the fragments the lists made of them refer to (items of
     /// other lists, held there: counted in their own bytes too).
     pub fn fragment_bytes(&self) -> usize {

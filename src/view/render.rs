@@ -431,6 +431,9 @@ pub struct Rendered<'t> {
     /// By model index, the rows that changed from the served view's, where
     /// nothing else an item of the model reads did ([`Previous::kept`]).
     kept: Vec<Option<Vec<u32>>>,
+    /// Whether lists whose items embed records are made of fragments
+    /// ([`fragments`]), or every embedded record is copied.
+    fragments: bool,
 }
 
 /// The lists of the view a reload replaces, by model index, with its tables.
@@ -630,13 +633,34 @@ impl Rendered<'_> {
 /// Renders every list of every model, sharing the segments `previous` holds
 /// byte for byte.
 pub fn render_all<'t>(tables: &'t [Table], previous: Previous<'t>) -> Rendered<'t> {
-    let mut done = Rendered {
+    let done = Rendered {
         tables,
         plain: (0..tables.len()).map(|_| None).collect(),
         nested: (0..tables.len()).map(|_| None).collect(),
         previous,
         kept: previous.kept(tables),
+        fragments: true,
     };
+    render_models(done)
+}
+
+/// Renders every list as before items were made of fragments: every embedded
+/// record copied into each item that embeds it. What the lists made of
+/// fragments are checked against, byte for byte (`tests/fragments.rs`).
+pub fn render_all_copied(tables: &[Table]) -> Rendered<'_> {
+    let done = Rendered {
+        tables,
+        plain: (0..tables.len()).map(|_| None).collect(),
+        nested: (0..tables.len()).map(|_| None).collect(),
+        previous: Previous::default(),
+        kept: Vec::new(),
+        fragments: false,
+    };
+    render_models(done)
+}
+
+/// Renders each model's lists in `Model::ALL` order into `done`.
+fn render_models(mut done: Rendered<'_>) -> Rendered<'_> {
     for model in Model::ALL {
         // A model's two shapes only embed models rendered before it: render them
         // side by side (the specimen lists are most of the work).
@@ -741,7 +765,8 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
     starts.push(rows);
     let blocks = segments.div_ceil(BLOCK_SEGMENTS);
     let changed = done.kept.get(model.index()).and_then(Option::as_deref);
-    let fragments = fragments::made_of_fragments(model).then(|| fragment_table(done, model));
+    let fragments = (done.fragments && fragments::made_of_fragments(model))
+        .then(|| fragment_table(done, model));
     // A served segment is kept only with inserts that mean the same.
     let alike = |served: &List| match (&fragments, &served.inserts) {
         (None, None) => true,
@@ -1166,6 +1191,7 @@ mod tests {
             nested: (0..tables.len()).map(|_| None).collect(),
             previous: Previous::default(),
             kept: Vec::new(),
+            fragments: true,
         }
     }
 

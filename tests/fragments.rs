@@ -1,0 +1,102 @@
+//! Lists made of fragments read as the lists rendered whole, byte for byte:
+//! every page of every list (1,000 a page, and short pages across segments),
+//! every item, its length and its media bit, against the same view's lists
+//! rendered with each embedded record copied ([`View::lists_copied`]), also
+//! after a reload that kept the segments nothing changed.
+
+use catalogue::model::Model;
+use catalogue::view::{List, View};
+
+use crate::common::{self, TempDir};
+
+/// Asserts that `list` reads as `whole` in every way a page is cut from it.
+fn reads_as(list: &List, whole: &List, what: &str) {
+    let n = whole.len();
+    assert_eq!(list.len(), n, "{what}: items");
+    assert_eq!(list.byte_len(), whole.byte_len(), "{what}: bytes");
+    assert_eq!(list.has_media(), whole.has_media(), "{what}: media");
+    let bytes = |from: usize, to: usize, l: &List| l.run(from, to).parts().concat();
+    // Every page of 1,000, and the whole list.
+    for from in (0..n).step_by(1000) {
+        let to = (from + 1000).min(n);
+        assert_eq!(
+            bytes(from, to, list),
+            bytes(from, to, whole),
+            "{what}: {from}..{to}"
+        );
+        assert_eq!(list.has_media_in(from, to), whole.has_media_in(from, to));
+    }
+    assert_eq!(bytes(0, n, list), bytes(0, n, whole), "{what}: whole");
+    // Short pages at every offset a prime apart (across segments too).
+    for from in (0..n).step_by(37) {
+        for len in [1, 2, 20, 161] {
+            let to = (from + len).min(n);
+            assert_eq!(
+                bytes(from, to, list),
+                bytes(from, to, whole),
+                "{what}: {from}..{to}"
+            );
+        }
+    }
+    let mut out = Vec::new();
+    for i in 0..n {
+        assert_eq!(list.item_bytes(i), whole.item(i), "{what}: item {i}");
+        assert_eq!(
+            list.item_len(i),
+            whole.item(i).len(),
+            "{what}: item {i}'s length"
+        );
+        out.clear();
+        list.append_item(i, &mut out);
+        assert_eq!(out, whole.item(i), "{what}: item {i} appended");
+        assert_eq!(list.has_media_in(i, i + 1), whole.has_media_in(i, i + 1));
+    }
+    assert!(list.run(n, n).is_empty());
+}
+
+/// Every list of `view`, plain and nested, against the same lists copied whole.
+fn every_list_reads_as_copied(view: &View) {
+    let copied = view.lists_copied();
+    assert_eq!(copied.len(), 30);
+    let mut fragmented = 0;
+    for (endpoint, whole) in &copied {
+        assert!(!whole.has_fragments(), "{}: copied", endpoint.segment());
+        let list = view.list(*endpoint);
+        fragmented += usize::from(list.has_fragments());
+        reads_as(list, whole, &endpoint.segment());
+    }
+    let specimens = catalogue::model::Endpoint::all()
+        .iter()
+        .find(|e| e.model == Model::SpecimenRecord)
+        .unwrap();
+    assert!(view.list(*specimens).has_fragments());
+    assert!(fragmented >= 1);
+}
+
+#[test]
+fn lists_made_of_fragments_read_as_lists_copied_whole() {
+    let dir = TempDir::new("fragments");
+    let view = View::load(&common::generated(&dir, 12_000)).unwrap();
+    every_list_reads_as_copied(&view);
+    // The specimens' embedded records are most of their bytes.
+    assert!(view.own_bytes() < view.rendered_bytes() / 2);
+    let sample = View::load(&common::sample_snapshot()).unwrap();
+    every_list_reads_as_copied(&sample);
+}
+
+#[test]
+fn a_reload_keeps_segments_of_fragments_that_read_as_copied() {
+    let dir = TempDir::new("fragments-reload");
+    let before = View::load(&common::generated(&dir, 6_000)).unwrap();
+    // A person renamed: the specimens naming them are rendered anew, the
+    // other segments kept with their inserts.
+    let other = TempDir::new("fragments-reload-after");
+    let path = common::generated_with(&other, 6_000, |c| {
+        c.people[0].last_name.push_str(" Jr.");
+        let notes = &mut c.specimen_records[4_000].notes;
+        notes.push_str(" and one more note");
+    });
+    let after = View::load_beside(&path, Some(&before)).unwrap();
+    assert!(after.phases.shared_bytes > 0, "{}", after.phases);
+    every_list_reads_as_copied(&after);
+}
