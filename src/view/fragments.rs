@@ -173,3 +173,51 @@ impl Inserts {
             + self.fragments.heap_bytes()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lists_no_list_embeds_are_made_of_fragments() {
+        assert!(made_of_fragments(Model::SpecimenRecord));
+        let embedded = [
+            Model::Order,
+            Model::Species,
+            Model::Person,
+            Model::Image,
+            Model::Country,
+            Model::Locality,
+        ];
+        for model in embedded {
+            assert!(!made_of_fragments(model), "{model:?}");
+        }
+    }
+
+    #[test]
+    fn inserts_name_their_fragments_in_order() {
+        let piece = |s: &'static str| Bytes::from_static(s.as_bytes());
+        let fragments = Fragments::new(
+            [
+                (
+                    Model::Order,
+                    false,
+                    vec![piece("{\"id\":1}"), piece("{\"id\":2}")],
+                ),
+                (Model::Person, false, vec![piece("{\"u\":\"\u{1}a\"}")]),
+            ],
+            1,
+        );
+        assert_eq!(fragments.id(Model::Order, false, 1), 1);
+        assert_eq!(fragments.id(Model::Person, false, 0), 2);
+        assert!(fragments.has_media(2) && !fragments.has_media(0));
+        let mut inserts = Inserts::new(fragments);
+        inserts.push_item([(3, 0), (9, 2)]);
+        inserts.push_item([]);
+        inserts.push_item([(5, 1)]);
+        assert_eq!(inserts.of(0).collect::<Vec<_>>(), [(3, 0), (9, 2)]);
+        assert_eq!(inserts.of(1).count(), 0);
+        assert_eq!(inserts.inserted_len(2), 8);
+        assert_eq!(inserts.inserted(), 8 + 10 + 8);
+    }
+}
