@@ -41,6 +41,10 @@ pub const OPERATIONS: &[&str] = &[
 /// The default page size.
 pub const DEFAULT_LIMIT: usize = 20;
 
+/// The most items of a list made of fragments copied into a page where it is
+/// asked for ([`Plan::copies`]): 100 specimens are about 350 KB.
+const COPIED_ON_THE_SPOT: usize = 100;
+
 /// How large a page may be: what the server was started with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -469,6 +473,16 @@ impl Plan {
     /// The specimen filters given more than once (the last value counts).
     pub fn repeated(&self) -> &[String] {
         &self.repeated
+    }
+
+    /// Whether answering copies more than a few items: a slice of a list made
+    /// of fragments is its pieces copied together (`view::render::List::run`),
+    /// which for a long page is work for the pool's threads, not the async
+    /// workers (a million specimens are 3.4 GB to copy).
+    pub fn copies(&self, view: &View) -> bool {
+        let list = view.list(self.endpoint);
+        let (from, to) = self.cut(list.len());
+        self.cost == Cost::Slice && list.has_fragments() && to - from > COPIED_ON_THE_SPOT
     }
 
     /// Answers the request from a view.

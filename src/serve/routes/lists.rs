@@ -45,10 +45,23 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
         .with_media(asked.media)
         .cacheable(plan.cacheable());
     let job = match plan.cost().on_pool() {
-        false => {
+        false if !plan.copies(&served.view) => {
             let page = Answer::page(endpoint, plan.run(&served.view));
             Job::cheap(head, page.with_media(asked.media))
         }
+        // A long slice of a list made of fragments: the same page, copied
+        // together on the pool.
+        false => Job::pooled(head, async move {
+            let made = served.clone();
+            match state
+                .work
+                .run(Task::Answer, move || plan.run(&made.view))
+                .await
+            {
+                Some(page) => Answer::page(endpoint, page).with_media(asked.media),
+                None => Answer::busy(),
+            }
+        }),
         true => Job::pooled(head, async move {
             let made = served.clone();
             let job = move || {
