@@ -85,10 +85,10 @@ fn truncated_altered_and_foreign_files_are_refused() {
     serve_refuses(b"", "is truncated or has trailing bytes");
     serve_refuses(b"junk", "is not a catalogue snapshot");
     let mut future = good.clone();
-    future[8..12].copy_from_slice(&11u32.to_le_bytes());
+    future[8..12].copy_from_slice(&12u32.to_le_bytes());
     serve_refuses(
         &future,
-        "is snapshot format version 11, this catalogue reads versions 3 to 10",
+        "is snapshot format version 12, this catalogue reads versions 3 to 11",
     );
 }
 
