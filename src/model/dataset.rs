@@ -1064,6 +1064,118 @@ mod tests {
     }
 
     #[test]
+    fn name_parts_keep_particles_in_the_surname() {
+        let named = |name: &str| Party {
+            name: name.into(),
+            ..Party::default()
+        };
+        for (name, given, surname, particles, family, initials) in [
+            ("Jan van der Berg", "Jan", "van der Berg", "van der", "Berg", "J"),
+            ("Rosa M. Alvarez", "Rosa M.", "Alvarez", "", "Alvarez", "R M"),
+            ("Ludwig  von Beethoven", "Ludwig", "von Beethoven", "von", "Beethoven", "L"),
+            ("Ana Maria da Silva", "Ana Maria", "da Silva", "da", "Silva", "A M"),
+            ("Jean-Luc de la Fontaine", "Jean-Luc", "de la Fontaine", "de la", "Fontaine", "J L"),
+            ("Plato", "", "Plato", "", "Plato", ""),
+            // The first word is a given name, a particle's spelling or not.
+            ("Van Morrison", "Van", "Morrison", "", "Morrison", "V"),
+            ("Del van Dyke", "Del", "van Dyke", "van", "Dyke", "D"),
+        ] {
+            let p = named(name);
+            assert_eq!(p.name_parts(), (given, surname), "{name}");
+            assert_eq!(p.surname_particles(), (particles, family), "{name}");
+            assert_eq!(p.initials(), initials, "{name}");
+        }
+        // Said apart, the parts stand as said.
+        let p = Party {
+            name: "Maria Garcia Lopez".into(),
+            given_name: "Maria".into(),
+            surname: "Garcia Lopez".into(),
+            ..Party::default()
+        };
+        assert_eq!(p.name_parts(), ("Maria", "Garcia Lopez"));
+        let p = Party {
+            given_name: "Jan".into(),
+            surname: "van der Berg".into(),
+            ..Party::default()
+        };
+        assert_eq!((p.full_name().as_str(), p.is_person()), ("Jan van der Berg", true));
+    }
+
+    #[test]
+    fn orcids_roles_ids_and_version_dois_by_their_rules() {
+        for id in ["0000-0002-1825-0097", "0000-0001-5109-3700", "0000-0002-1694-233X"] {
+            assert!(is_orcid(id), "{id}");
+        }
+        for id in ["0000-0002-1825-0098", "0000-0002-1694-2330", "0000-0002-1825-009"] {
+            assert!(!is_orcid(id), "{id}");
+        }
+        for id in [
+            "3f2b8a52-8f0e-4c3e-9f7a-0c1d2e3f4a5b",
+            "urn:lsid:example.org:dataset:1",
+            "https://example.org/datasets/1",
+        ] {
+            assert!(is_identifier(id), "{id}");
+        }
+        for id in ["", "3f2b8a52", "no scheme", "1a:b", "https://a b"] {
+            assert!(!is_identifier(id), "{id}");
+        }
+        let mut d = Dataset {
+            associated_parties: vec![Party {
+                name: "Ada Lovelace".into(),
+                role: "programmer".into(),
+                ..Party::default()
+            }],
+            ..Dataset::default()
+        };
+        d.check("f").unwrap();
+        d.associated_parties[0].role = "hero".into();
+        let e = d.check("f").unwrap_err().to_string();
+        assert!(
+            e.starts_with("f: associated_parties[0]: role is not one of GBIF's: one of author,"),
+            "{e}"
+        );
+        d.associated_parties[0].role.clear();
+        let e = d.check("f").unwrap_err().to_string();
+        assert!(e.starts_with("f: associated_parties[0]: role is missing"), "{e}");
+        d.associated_parties.clear();
+        d.creators = vec![Party {
+            name: "Ada".into(),
+            role: "author".into(),
+            ..Party::default()
+        }];
+        let e = d.check("f").unwrap_err().to_string();
+        assert!(e.starts_with("f: creators[0]: role is said only of"), "{e}");
+        d.creators.clear();
+        d.project.title = "A project".into();
+        let e = d.check("f").unwrap_err().to_string();
+        assert!(e.starts_with("f: project.personnel: a project names its people"), "{e}");
+        d.project = Project::default();
+        d.version_dois.insert("2".into(), "10.1234/v2".into());
+        d.check("f").unwrap();
+        assert_eq!(d.version_doi_url(2).as_deref(), Some("https://doi.org/10.1234/v2"));
+        assert_eq!(d.version_doi_url(3), None);
+        d.version_dois.insert("02".into(), "10.1234/v2".into());
+        let e = d.check("f").unwrap_err().to_string();
+        assert!(e.starts_with("f: version_dois: a key is not a version number"), "{e}");
+        d.version_dois.clear();
+        d.version_dois.insert("3".into(), "not a doi".into());
+        let e = d.check("f").unwrap_err().to_string();
+        assert!(e.starts_with("f: version_dois.3: is not a DOI"), "{e}");
+        d.version_dois.clear();
+        d.id = "not an id".into();
+        assert!(d.check("f").unwrap_err().to_string().starts_with("f: id: is not a UUID"));
+        // Without an id, one made of the codes and the title, the same each time.
+        d.id.clear();
+        let made = d.identifier();
+        assert_eq!(made, d.clone().identifier());
+        assert!(is_identifier(&made) && made.as_bytes()[14] == b'8', "{made}");
+        d.title = "Another".into();
+        assert_ne!(d.identifier(), made);
+        let random = random_uuid().unwrap();
+        assert!(is_identifier(&random) && random.as_bytes()[14] == b'4', "{random}");
+    }
+
+    #[test]
     fn citation_from_the_keys_or_the_publishers_words() {
         let mut d = Dataset {
             title: "Insects".into(),
@@ -1077,7 +1189,36 @@ mod tests {
         };
         assert_eq!(
             d.citation("2026", 3, "https://x.org/"),
-            "Ada Lovelace (2026). Insects. Version 3. A Museum. https://doi.org/10.1234/abc"
+            "Lovelace A (2026). Insects. Version 3. A Museum. Occurrence dataset. \
+             https://doi.org/10.1234/abc"
+        );
+        // GBIF's form: surname and initials, the metadata providers after the
+        // creators (each once), the version's own DOI.
+        d.creators.insert(
+            0,
+            Party {
+                name: "Jan van der Berg".into(),
+                ..Party::default()
+            },
+        );
+        d.metadata_providers = vec![
+            d.creators[1].clone(),
+            Party {
+                organization: "Data Unit".into(),
+                ..Party::default()
+            },
+        ];
+        d.version_dois.insert("3".into(), "10.1234/v3".into());
+        assert_eq!(
+            d.citation("2026", 3, ""),
+            "van der Berg J, Lovelace A, Data Unit (2026). Insects. Version 3. A Museum. \
+             Occurrence dataset. https://doi.org/10.1234/v3"
+        );
+        d.doi.clear();
+        assert_eq!(
+            d.citation("2026", 2, "https://x.org/"),
+            "van der Berg J, Lovelace A, Data Unit (2026). Insects. Version 2. A Museum. \
+             Occurrence dataset. https://x.org/"
         );
         d.citation = "Cite us so.".into();
         assert_eq!(d.citation("2026", 3, ""), "Cite us so. Version 3.");

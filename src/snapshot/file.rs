@@ -45,7 +45,10 @@
 //! view lists no Wagtail pages. Version 6 had no dataset part: its dataset
 //! is the empty one, as if built without `--dataset-config`. Version 7 had
 //! no versions: its history is empty, and the next snapshot `sync` writes is
-//! version 1.
+//! version 1. Versions 7 to 10 held the dataset's description of fewer keys
+//! (no identifier, associated parties, project, sampling, quality control,
+//! logo, nor a person's name parts, address, phone, page or role): it is read
+//! by a frozen copy of those keys (`dataset10`), the keys added since empty.
 //!
 //! The checksum covers the payload only, so the same collection built twice (or from
 //! another source) has the same checksum; the creation time lives in the header.
