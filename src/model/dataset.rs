@@ -1070,11 +1070,46 @@ mod tests {
             ..Party::default()
         };
         for (name, given, surname, particles, family, initials) in [
-            ("Jan van der Berg", "Jan", "van der Berg", "van der", "Berg", "J"),
-            ("Rosa M. Alvarez", "Rosa M.", "Alvarez", "", "Alvarez", "R M"),
-            ("Ludwig  von Beethoven", "Ludwig", "von Beethoven", "von", "Beethoven", "L"),
-            ("Ana Maria da Silva", "Ana Maria", "da Silva", "da", "Silva", "A M"),
-            ("Jean-Luc de la Fontaine", "Jean-Luc", "de la Fontaine", "de la", "Fontaine", "J L"),
+            (
+                "Jan van der Berg",
+                "Jan",
+                "van der Berg",
+                "van der",
+                "Berg",
+                "J",
+            ),
+            (
+                "Rosa M. Alvarez",
+                "Rosa M.",
+                "Alvarez",
+                "",
+                "Alvarez",
+                "R M",
+            ),
+            (
+                "Ludwig  von Beethoven",
+                "Ludwig",
+                "von Beethoven",
+                "von",
+                "Beethoven",
+                "L",
+            ),
+            (
+                "Ana Maria da Silva",
+                "Ana Maria",
+                "da Silva",
+                "da",
+                "Silva",
+                "A M",
+            ),
+            (
+                "Jean-Luc de la Fontaine",
+                "Jean-Luc",
+                "de la Fontaine",
+                "de la",
+                "Fontaine",
+                "J L",
+            ),
             ("Plato", "", "Plato", "", "Plato", ""),
             // The first word is a given name, a particle's spelling or not.
             ("Van Morrison", "Van", "Morrison", "", "Morrison", "V"),
@@ -1098,15 +1133,26 @@ mod tests {
             surname: "van der Berg".into(),
             ..Party::default()
         };
-        assert_eq!((p.full_name().as_str(), p.is_person()), ("Jan van der Berg", true));
+        assert_eq!(
+            (p.full_name().as_str(), p.is_person()),
+            ("Jan van der Berg", true)
+        );
     }
 
     #[test]
     fn orcids_roles_ids_and_version_dois_by_their_rules() {
-        for id in ["0000-0002-1825-0097", "0000-0001-5109-3700", "0000-0002-1694-233X"] {
+        for id in [
+            "0000-0002-1825-0097",
+            "0000-0001-5109-3700",
+            "0000-0002-1694-233X",
+        ] {
             assert!(is_orcid(id), "{id}");
         }
-        for id in ["0000-0002-1825-0098", "0000-0002-1694-2330", "0000-0002-1825-009"] {
+        for id in [
+            "0000-0002-1825-0098",
+            "0000-0002-1694-2330",
+            "0000-0002-1825-009",
+        ] {
             assert!(!is_orcid(id), "{id}");
         }
         for id in [
@@ -1136,7 +1182,10 @@ mod tests {
         );
         d.associated_parties[0].role.clear();
         let e = d.check("f").unwrap_err().to_string();
-        assert!(e.starts_with("f: associated_parties[0]: role is missing"), "{e}");
+        assert!(
+            e.starts_with("f: associated_parties[0]: role is missing"),
+            "{e}"
+        );
         d.associated_parties.clear();
         d.creators = vec![Party {
             name: "Ada".into(),
@@ -1148,31 +1197,50 @@ mod tests {
         d.creators.clear();
         d.project.title = "A project".into();
         let e = d.check("f").unwrap_err().to_string();
-        assert!(e.starts_with("f: project.personnel: a project names its people"), "{e}");
+        assert!(
+            e.starts_with("f: project.personnel: a project names its people"),
+            "{e}"
+        );
         d.project = Project::default();
         d.version_dois.insert("2".into(), "10.1234/v2".into());
         d.check("f").unwrap();
-        assert_eq!(d.version_doi_url(2).as_deref(), Some("https://doi.org/10.1234/v2"));
+        assert_eq!(
+            d.version_doi_url(2).as_deref(),
+            Some("https://doi.org/10.1234/v2")
+        );
         assert_eq!(d.version_doi_url(3), None);
         d.version_dois.insert("02".into(), "10.1234/v2".into());
         let e = d.check("f").unwrap_err().to_string();
-        assert!(e.starts_with("f: version_dois: a key is not a version number"), "{e}");
+        assert!(
+            e.starts_with("f: version_dois: a key is not a version number"),
+            "{e}"
+        );
         d.version_dois.clear();
         d.version_dois.insert("3".into(), "not a doi".into());
         let e = d.check("f").unwrap_err().to_string();
         assert!(e.starts_with("f: version_dois.3: is not a DOI"), "{e}");
         d.version_dois.clear();
         d.id = "not an id".into();
-        assert!(d.check("f").unwrap_err().to_string().starts_with("f: id: is not a UUID"));
+        assert!(d
+            .check("f")
+            .unwrap_err()
+            .to_string()
+            .starts_with("f: id: is not a UUID"));
         // Without an id, one made of the codes and the title, the same each time.
         d.id.clear();
         let made = d.identifier();
         assert_eq!(made, d.clone().identifier());
-        assert!(is_identifier(&made) && made.as_bytes()[14] == b'8', "{made}");
+        assert!(
+            is_identifier(&made) && made.as_bytes()[14] == b'8',
+            "{made}"
+        );
         d.title = "Another".into();
         assert_ne!(d.identifier(), made);
         let random = random_uuid().unwrap();
-        assert!(is_identifier(&random) && random.as_bytes()[14] == b'4', "{random}");
+        assert!(
+            is_identifier(&random) && random.as_bytes()[14] == b'4',
+            "{random}"
+        );
     }
 
     #[test]
