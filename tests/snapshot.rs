@@ -33,7 +33,7 @@ fn inspect_prints_version_checksum_and_counts() {
     assert!(o.status.success());
     let out = String::from_utf8(o.stdout).unwrap();
     let (header, _) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
-    assert!(out.contains("format version: 9\n"), "{out}");
+    assert!(out.contains("format version: 11\n"), "{out}");
     assert!(
         out.contains(&format!("checksum: {}\n", header.checksum_hex())),
         "{out}"
