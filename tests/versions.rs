@@ -289,7 +289,8 @@ fn three_versions_say_what_changed_and_what_is_gone() {
     let body = text.text();
     let after = chrono::Utc::now().date_naive();
     assert!(
-        [before, after].iter().any(|day| body == format!(
+        [before, after].iter().any(|day| body
+            == format!(
             "Specimen records. Version 3. Occurrence dataset. http://t/ accessed via t on {}.\n",
             day.format("%Y-%m-%d")
         )),

@@ -555,6 +555,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn package_ids_name_the_dataset_the_version_and_the_question() {
+        let mut d = Dataset {
+            id: "urn:example:insects".into(),
+            ..Dataset::default()
+        };
+        assert_eq!(package_id(&d, 3, None), "urn:example:insects/v3");
+        assert_eq!(
+            package_id(&d, 3, Some("country=canada")),
+            "urn:example:insects/v3/a1db9e58ce74"
+        );
+        assert_ne!(
+            package_id(&d, 3, Some("country=canada")),
+            package_id(&d, 3, Some("country=mexico"))
+        );
+        // Without an id, the name-based one: the same while the names are.
+        d.id.clear();
+        d.title = "Insects".into();
+        let made = package_id(&d, 1, None);
+        assert_eq!(made, format!("{}/v1", d.identifier()));
+        assert_eq!(made, package_id(&d.clone(), 1, None));
+    }
+
+    #[test]
     fn meta_lists_every_column_once() {
         let meta = meta_xml();
         let terms: Vec<&str> = (meta.split(" term=\"").skip(1))
