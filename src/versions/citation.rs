@@ -247,7 +247,7 @@ pub(super) struct Cited<'a> {
 /// An author: a person's (family name, given names), or an organisation's
 /// name whole.
 enum Author {
-    Person(Party),
+    Person(Box<Party>),
     Organisation(String),
 }
 
@@ -269,7 +269,7 @@ impl Cited<'_> {
             .cited()
             .into_iter()
             .map(|p| match p.is_person() {
-                true => Author::Person(p),
+                true => Author::Person(Box::new(p)),
                 false => Author::Organisation(p.organization.trim().to_string()),
             })
             .collect()
@@ -288,17 +288,13 @@ impl Cited<'_> {
             Some(_) => String::new(),
             None => self.url.clone(),
         };
-        let accessed = format!("accessed via {HOST} on {ACCESSED}.");
-        let mut s = d.citation(&self.year(), self.version.number, &url);
-        match d.citation.trim().is_empty() {
-            true => s.push(' '),
-            false => s.push_str(" A"),
-        }
-        match d.citation.trim().is_empty() {
-            true => s.push_str(&accessed),
-            false => s.push_str(&accessed[1..]),
-        }
-        s + "\n"
+        // After the link, as GBIF's; after the publisher's words, a sentence.
+        let accessed = match d.citation.trim().is_empty() {
+            true => "accessed",
+            false => "Accessed",
+        };
+        let cited = d.citation(&self.year(), self.version.number, &url);
+        format!("{cited} {accessed} via {HOST} on {ACCESSED}.\n")
     }
 
     fn bibtex(&self) -> String {
@@ -308,7 +304,7 @@ impl Cited<'_> {
             .map(|a| match a {
                 Author::Organisation(name) => format!("{{{}}}", bib(name)),
                 Author::Person(p) => match p.name_parts() {
-                    (_, surname) if surname.is_empty() => String::new(),
+                    (_, "") => String::new(),
                     ("", surname) => bib(surname),
                     (given, surname) => format!("{}, {}", bib(surname), bib(given)),
                 },
@@ -497,6 +493,34 @@ pub fn citation(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_template_fills_in_the_address_the_host_and_the_day() {
+        let day = NaiveDate::from_ymd_opt(2026, 11, 29).unwrap();
+        let text = Template::of(
+            Style::Text,
+            &format!("at {ORIGIN}/ accessed via {HOST} on {ACCESSED}.\n"),
+        );
+        assert_eq!(
+            text.fill("https://h.example", day),
+            "at https://h.example/ accessed via h.example on 2026-11-29.\n"
+        );
+        let csl = Template::of(
+            Style::Csl,
+            &serde_json::json!({"accessed": {"date-parts": ACCESSED.to_string()}}).to_string(),
+        );
+        assert_eq!(
+            csl.fill("", day),
+            "{\"accessed\":{\"date-parts\":[[2026,11,29]]}}"
+        );
+        let ris = Template::of(Style::Ris, &format!("Y2  - {ACCESSED}\r\n"));
+        assert_eq!(ris.fill("", day), "Y2  - 2026/11/29\r\n");
+        // Without marks, the text whole.
+        assert_eq!(
+            Template::of(Style::Bibtex, "@misc{x,}").fill("o", day),
+            "@misc{x,}"
+        );
+    }
 
     #[test]
     fn bibtex_escapes_what_it_reads_as_markup() {
