@@ -210,6 +210,8 @@ def check_every_key(eml):
         "quality control": dataset.findtext("methods/qualityControl/description/para"),
         "logo": root.findtext("additionalMetadata/metadata/gbif/resourceLogoUrl"),
         "alternateIdentifiers": [a.text for a in dataset.findall("alternateIdentifier")][:1],
+        "citation identifier": root.find("additionalMetadata/metadata/gbif/citation").get("identifier"),
+        "citation": root.findtext("additionalMetadata/metadata/gbif/citation")[:29],
     }
     expected = {
         "packageId": "6f1d2c3b-4a5e-4f60-8b7c-9d0e1f2a3b4c/v1",
@@ -232,6 +234,8 @@ def check_every_key(eml):
                            "names against the catalogue's checklist.",
         "logo": "https://catalogue.example.org/static/logo.png",
         "alternateIdentifiers": ["https://doi.org/10.15468/cat-sample"],
+        "citation identifier": "https://doi.org/10.15468/cat-sample.v1",
+        "citation": "van der Berg J, Alvarez R M (",
     }
     for key, value in expected.items():
         if said[key] != value:

@@ -187,7 +187,7 @@ pub fn eml_xml(view: &View, scope: Scope, site: &str) -> String {
         .map(|t| t.format("%Y").to_string())
         .unwrap_or_default();
     let citation = dataset.citation(&year, view.history.current(), dataset.homepage.trim());
-    match dataset.doi_url() {
+    match dataset.version_doi_url(view.history.current()) {
         Some(doi) => e.leaf_with(
             "citation",
             &format!("identifier=\"{}\"", xml(&doi)),
