@@ -250,6 +250,10 @@ fn is_doi(s: &str) -> bool {
             .any(|c| c.is_whitespace() || c.is_control() || "{}<>\"\\".contains(c))
 }
 
+/// The private-use characters a citation made beforehand marks its places
+/// with (`versions::citation`): a description never holds them.
+pub const RESERVED: [char; 3] = ['\u{E000}', '\u{E001}', '\u{E002}'];
+
 /// The most bytes a dataset file may hold: a description, not a collection.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
 
@@ -706,6 +710,16 @@ impl Dataset {
                             key.to_string(),
                             format!(
                                 "holds a control character at character {}: remove it",
+                                at + 1
+                            ),
+                        ));
+                    }
+                    if let Some(at) = s.chars().position(|c| RESERVED.contains(&c)) {
+                        return Err((
+                            key.to_string(),
+                            format!(
+                                "holds a private-use character catalogue reserves (U+E000 to \
+                                 U+E002) at character {}: remove it",
                                 at + 1
                             ),
                         ));
@@ -1362,6 +1376,12 @@ mod tests {
         assert_eq!(
             said,
             "f: title: is 1001 characters long, more than the 1000 it may be"
+        );
+        d.title = "a \u{E001} mark".into();
+        let said = d.check("f").unwrap_err().to_string();
+        assert!(
+            said.starts_with("f: title: holds a private-use character catalogue reserves"),
+            "{said}"
         );
         d.title.clear();
         d.description = "d".repeat(MAX_TEXT + 1);

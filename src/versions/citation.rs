@@ -10,7 +10,7 @@
 
 use chrono::{Datelike, NaiveDate};
 
-use crate::model::dataset::{Dataset, Party};
+use crate::model::dataset::{Dataset, Party, RESERVED};
 use crate::model::history::Version;
 use crate::query::{ApiError, Params};
 use crate::view::{Derive, View};
@@ -113,10 +113,11 @@ pub fn citation_request(params: &Params) -> Result<CitationRequest, ApiError> {
 
 /// Where a request's own values go in a citation made beforehand: the
 /// address the site was asked at, its host, the day it was accessed. Private
-/// use characters, which no format escapes and a description does not hold.
-const ORIGIN: char = '\u{E000}';
-const HOST: char = '\u{E001}';
-const ACCESSED: char = '\u{E002}';
+/// use characters, which no format escapes and a description does not hold
+/// (its check refuses them: [`RESERVED`]).
+const ORIGIN: char = RESERVED[0];
+const HOST: char = RESERVED[1];
+const ACCESSED: char = RESERVED[2];
 
 /// A citation made once, with marks where a request's values go.
 #[derive(Clone, Debug, PartialEq, Eq)]
