@@ -555,7 +555,17 @@ fn dataset_init_writes_a_description_build_takes_back() {
         d.description,
         "Insect specimen records of the orders Coleoptera, Lepidoptera, Odonata."
     );
+    // Its own identifier, a fresh random UUID (version 4), another each time.
+    assert!(
+        d.id.len() == 36 && d.id.as_bytes()[14] == b'4' && d.id.as_bytes()[8] == b'-',
+        "{}",
+        d.id
+    );
     let text = std::fs::read_to_string(&written).unwrap();
+    let text: String = (text.lines())
+        .filter(|l| !l.starts_with("id = "))
+        .collect::<Vec<_>>()
+        .join("\n");
     assert!(
         !text.contains(" 8 ") && !text.contains("1998") && !text.contains("2023"),
         "{text}"

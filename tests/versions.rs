@@ -284,11 +284,31 @@ fn three_versions_say_what_changed_and_what_is_gone() {
         text.header("content-type"),
         Some("text/plain; charset=utf-8")
     );
-    assert_eq!(text.text(), "Specimen records. Version 3. http://t/\n");
-    let bibtex = s.send("GET", "/api/v2/citation/?format=bibtex&version=2", &[]);
+    // Accessed today (UTC) unless said: the day is read around the request.
+    let before = chrono::Utc::now().date_naive();
+    let body = text.text();
+    let after = chrono::Utc::now().date_naive();
+    assert!(
+        [before, after].iter().any(|day| body
+            == format!(
+            "Specimen records. Version 3. Occurrence dataset. http://t/ accessed via t on {}.\n",
+            day.format("%Y-%m-%d")
+        )),
+        "{body}"
+    );
+    let bibtex = s.send(
+        "GET",
+        "/api/v2/citation/?format=bibtex&version=2&accessed=2026-11-29",
+        &[],
+    );
     assert_eq!(
         bibtex.text(),
-        format!("@misc{{catalogue{year}v2,\n  title = {{{{Specimen records}}}},\n  year = {{{year}}},\n  version = {{2}},\n  url = {{http://t/}},\n}}\n")
+        format!("@misc{{catalogue{year}v2,\n  title = {{{{Specimen records}}}},\n  year = {{{year}}},\n  version = {{2}},\n  url = {{http://t/}},\n  urldate = {{2026-11-29}},\n}}\n")
+    );
+    s.assert_error(
+        "/api/v2/citation/?accessed=2026-13-01",
+        400,
+        "accessed must be a day as YYYY-MM-DD (2026-11-29), not \"2026-13-01\"",
     );
     s.assert_error(
         "/api/v2/citation/?version=7",
@@ -298,7 +318,7 @@ fn three_versions_say_what_changed_and_what_is_gone() {
     s.assert_error(
         "/api/v2/citation/?format=apa",
         400,
-        "format must be text, bibtex, ris or csl, not \"apa\"",
+        "format must be text, bibtex, ris, csl or datacite, not \"apa\"",
     );
 }
 
@@ -390,5 +410,107 @@ fn modified_since_is_a_scan_of_date_modified() {
         "/api/v2/people/?modified_since=yesterday",
         400,
         "modified_since must be an ISO 8601 instant (2026-11-01T00:00:00Z) or day (2026-11-01), not \"yesterday\"",
+    );
+}
+
+/// The bundled sample's citation in each format, exactly: GBIF's text (the
+/// surname with its particles and the initials, the version's own DOI, the
+/// access date asked), BibTeX, RIS and CSL-JSON with the same parts, and
+/// DataCite's metadata; the same day filled into each.
+#[test]
+fn the_samples_citation_in_every_format() {
+    let s = Server::sample();
+    let header = catalogue::snapshot::peek(&common::sample_snapshot()).unwrap();
+    let published = chrono::DateTime::from_timestamp_micros(header.created_at).unwrap();
+    let year = published.format("%Y").to_string();
+    let (y, m, d) = (
+        published.format("%Y").to_string(),
+        published.format("%-m").to_string(),
+        published.format("%-d").to_string(),
+    );
+    let day = published.format("%Y/%m/%d").to_string();
+    let ask = |format: &str| {
+        let reply = s.send(
+            "GET",
+            &format!("/api/v2/citation/?format={format}&accessed=2026-11-29"),
+            &[],
+        );
+        assert_eq!(reply.status, 200, "{format}");
+        reply
+    };
+    assert_eq!(
+        ask("text").text(),
+        format!(
+            "van der Berg J, Alvarez R M ({year}). Insects of the catalogue sample. Version 1. \
+             Catalogue Sample Museum. Occurrence dataset. https://doi.org/10.15468/cat-sample.v1 \
+             accessed via t on 2026-11-29.\n"
+        )
+    );
+    assert_eq!(
+        ask("bibtex").text(),
+        format!(
+            "@misc{{UMMZ{year}v1,\n  author = {{van der Berg, Jan and Alvarez, Rosa M.}},\n  \
+             title = {{{{Insects of the catalogue sample}}}},\n  publisher = {{Catalogue Sample Museum}},\n  \
+             year = {{{year}}},\n  version = {{1}},\n  url = {{https://catalogue.example.org/}},\n  \
+             doi = {{10.15468/cat-sample.v1}},\n  urldate = {{2026-11-29}},\n}}\n"
+        )
+    );
+    assert_eq!(
+        ask("ris").text(),
+        format!(
+            "TY  - DATA\r\nAU  - van der Berg, Jan\r\nAU  - Alvarez, Rosa M.\r\n\
+             TI  - Insects of the catalogue sample\r\nPY  - {year}\r\nDA  - {day}\r\n\
+             PB  - Catalogue Sample Museum\r\nET  - Version 1\r\nUR  - https://catalogue.example.org/\r\n\
+             DO  - 10.15468/cat-sample.v1\r\nY2  - 2026/11/29\r\nER  - \r\n"
+        )
+    );
+    let csl = ask("csl");
+    assert_eq!(
+        csl.header("content-type"),
+        Some("application/vnd.citationstyles.csl+json")
+    );
+    assert_eq!(
+        csl.text(),
+        format!(
+            "[{{\"id\":\"catalogue-v1\",\"type\":\"dataset\",\"title\":\"Insects of the catalogue sample\",\
+             \"author\":[{{\"family\":\"Berg\",\"given\":\"Jan\",\"non-dropping-particle\":\"van der\"}},\
+             {{\"family\":\"Alvarez\",\"given\":\"Rosa M.\"}}],\"version\":\"1\",\
+             \"URL\":\"https://catalogue.example.org/\",\"issued\":{{\"date-parts\":[[{y},{m},{d}]]}},\
+             \"publisher\":\"Catalogue Sample Museum\",\"DOI\":\"10.15468/cat-sample.v1\",\
+             \"accessed\":{{\"date-parts\":[[2026,11,29]]}}}}]\n"
+        )
+    );
+    let datacite = ask("datacite");
+    assert_eq!(
+        datacite.header("content-type"),
+        Some("application/vnd.datacite.datacite+xml")
+    );
+    let xml = datacite.text();
+    for part in [
+        "<identifier identifierType=\"DOI\">10.15468/cat-sample.v1</identifier>",
+        "<creatorName nameType=\"Personal\">van der Berg, Jan</creatorName>\n      \
+         <givenName>Jan</givenName>\n      <familyName>van der Berg</familyName>\n      \
+         <nameIdentifier nameIdentifierScheme=\"ORCID\" schemeURI=\"https://orcid.org\">\
+         https://orcid.org/0000-0001-5109-3700</nameIdentifier>",
+        "<resourceType resourceTypeGeneral=\"Dataset\">Occurrence dataset</resourceType>",
+        "<publicationYear>",
+        "<version>1</version>",
+        "<relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"IsSourceOf\" \
+         resourceTypeGeneral=\"Dataset\">http://t/dwca.zip</relatedIdentifier>",
+        "<relatedIdentifier relatedIdentifierType=\"DOI\" relationType=\"IsVersionOf\">\
+         10.15468/cat-sample</relatedIdentifier>",
+        "rightsIdentifier=\"CC-BY-4.0\"",
+    ] {
+        assert!(xml.contains(part), "{part}\n{xml}");
+    }
+    // A publisher's own words stand for the text, with the version and the day.
+    let mut dataset = (*catalogue::view::View::load(&common::sample_snapshot())
+        .unwrap()
+        .dataset)
+        .clone();
+    dataset.citation = "Alvarez R. (2026) The {sample} @ its museum.".into();
+    assert_eq!(
+        dataset.citation(&year, 1, ""),
+        "Alvarez R. (2026) The {sample} @ its museum. Version 1."
     );
 }

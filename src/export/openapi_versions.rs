@@ -193,6 +193,7 @@ pub fn citation(paths: &mut Paths, _: Option<usize>) {
             "text/plain": text, "application/x-bibtex": text,
             "application/x-research-info-systems": text,
             "application/vnd.citationstyles.csl+json": {"schema": {"type": "array", "items": {"type": "object"}}},
+            "application/vnd.datacite.datacite+xml": text,
         }),
         false,
     );
@@ -202,14 +203,24 @@ pub fn citation(paths: &mut Paths, _: Option<usize>) {
         json!({"get": {
             "operationId": "citation",
             "summary": "How to cite a version of the dataset",
-            "description": "Made from the dataset's description (title, creators or publisher, \
-                publisher, DOI, homepage) and the version (its number and year); the link is the \
-                homepage, else this site.",
+            "description": "As GBIF writes a dataset's citation (`van der Berg J, Alvarez R M \
+                (2026). Title. Version 3. Publisher. Occurrence dataset. https://doi.org/10.x/y \
+                accessed via example.org on 2026-11-29.`): made from the dataset's description \
+                (creators then metadata providers, else the publisher; title; publisher; the \
+                version's DOI, else the dataset's; homepage) and the version (its number and \
+                year), with the day it was accessed; the link is the DOI, else the homepage, else \
+                this site. `datacite` is DataCite's metadata (schema 4.5) of the version, from \
+                which a DOI can be minted.",
             "parameters": [
-                query("format", "`text` (the default), `bibtex`, `ris` or `csl` (CSL-JSON).",
-                      json!({"type": "string", "enum": ["text", "bibtex", "ris", "csl"]})),
+                query("format", "`text` (the default), `bibtex`, `ris`, `csl` (CSL-JSON) or \
+                      `datacite` (DataCite's XML, schema 4.5).",
+                      json!({"type": "string", "enum": ["text", "bibtex", "ris", "csl", "datacite"]})),
                 query("version", "The version (the current one by default).",
                       json!({"type": "integer", "minimum": 1})),
+                query("accessed", "The day the dataset was accessed, `YYYY-MM-DD` (today, in UTC, \
+                      by default): the text's \"accessed via ... on\", BibTeX's `urldate`, RIS's \
+                      `Y2`, CSL's `accessed`.",
+                      json!({"type": "string", "format": "date"})),
             ],
             "responses": r,
         }}),

@@ -295,6 +295,10 @@ fn prepare_in_background(served: Arc<Served>) {
             if !current() {
                 return;
             }
+            // Each format of the current version's citation, made once.
+            served
+                .view
+                .derived::<crate::versions::citation::Citations>();
             let started = Instant::now();
             let quality = served.view.derived::<crate::quality::Quality>();
             tracing::info!(

@@ -4,6 +4,7 @@
 
 pub mod beside;
 pub mod codec;
+mod dataset10;
 mod file;
 mod history_v10;
 mod stamp;

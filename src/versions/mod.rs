@@ -2,11 +2,13 @@
 //! (`/api/v2/versions/` as JSON and a page, [`list`] and [`page`];
 //! `/versions.atom`, [`feed`]), the records added, modified and deleted since
 //! a version, and whether a record that is not found was deleted (410 Gone:
-//! [`changes`]); how to cite a version ([`citation`]). The history itself is `model::history`'s; this room answers
+//! [`changes`]); how to cite a version ([`citation`]) and DataCite's metadata of it
+//! ([`datacite`]). The history itself is `model::history`'s; this room answers
 //! questions of it.
 
 pub mod changes;
 pub mod citation;
+pub mod datacite;
 pub mod feed;
 pub mod list;
 pub mod page;

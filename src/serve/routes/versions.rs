@@ -86,7 +86,8 @@ pub fn citation(ctx: Ctx<'_>) -> Parsed<'_> {
     let request = versions::citation::citation_request(params).map_err(|e| Answer::error(&e))?;
     let settings = &ctx.state.settings;
     let origin = origin(settings.public_url.as_ref(), &ctx.asked.headers).unwrap_or_default();
-    let body = versions::citation::citation(&ctx.served.view, request, &origin)
+    let today = chrono::Utc::now().date_naive();
+    let body = versions::citation::citation(&ctx.served.view, request, &origin, today)
         .map_err(|e| Answer::error(&e))?;
     let tag = crate::export::dwca::tag_of(body.as_bytes());
     let kind = Kind::Text {
