@@ -5,6 +5,7 @@
 pub mod beside;
 pub mod codec;
 mod file;
+pub mod kept;
 mod stamp;
 
 pub use file::*;
