@@ -568,6 +568,7 @@ impl ServeArgs {
             label_url: self.label_url.clone(),
             max_labels: self.max_labels,
             replay_budget: self.replay_budget.saturating_mul(1 << 20),
+            versions_dir: Some(crate::snapshot::kept::path(&self.snapshot)),
             ..Settings::default()
         }
     }
