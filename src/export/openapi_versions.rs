@@ -244,13 +244,27 @@ fn kept_file(paths: &mut Paths, path: &str, id: &str, what: &str, media: &str, e
 /// `/versions/{version}/dwca.zip`.
 pub fn kept_archive(paths: &mut Paths, _: Option<usize>) {
     let etag = "The archive's SHA-256 (first 16 bytes, hex), as `/dwca.zip` tags it.";
-    kept_file(paths, KEPT_ARCHIVE_PATH, "keptDwca", "Darwin Core Archive", "application/zip", etag);
+    kept_file(
+        paths,
+        KEPT_ARCHIVE_PATH,
+        "keptDwca",
+        "Darwin Core Archive",
+        "application/zip",
+        etag,
+    );
 }
 
 /// `/versions/{version}/eml.xml`.
 pub fn kept_eml(paths: &mut Paths, _: Option<usize>) {
     let etag = "The document's SHA-256 (first 16 bytes, hex), as `/eml.xml` tags it.";
-    kept_file(paths, KEPT_EML_PATH, "keptEml", "metadata (EML)", "application/xml", etag);
+    kept_file(
+        paths,
+        KEPT_EML_PATH,
+        "keptEml",
+        "metadata (EML)",
+        "application/xml",
+        etag,
+    );
 }
 
 /// `/api/v2/citation/`.

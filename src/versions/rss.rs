@@ -68,7 +68,10 @@ pub fn rss(view: &View, origin: &str, kept: &[u64]) -> String {
         ));
         if let Some(f) = files(v, current, kept) {
             s.push_str(&format!("      <ipt:eml>{origin}{}</ipt:eml>\n", f.eml));
-            s.push_str(&format!("      <ipt:dwca>{origin}{}</ipt:dwca>\n", f.archive));
+            s.push_str(&format!(
+                "      <ipt:dwca>{origin}{}</ipt:dwca>\n",
+                f.archive
+            ));
         }
         s.push_str(&format!("      <pubDate>{}</pubDate>\n", rfc822(v)));
         s.push_str(&format!(

@@ -114,7 +114,8 @@ fn kept_file(state: &State, served: &Served, name: &str, links: &Links) -> Optio
     let dir = state.settings.versions_dir.as_deref()?;
     let number = served.view.history.current();
     let manifest = kept::manifest(dir, number)?;
-    let made_for = manifest.site == links.site && (name == kept::EML || manifest.media == links.media);
+    let made_for =
+        manifest.site == links.site && (name == kept::EML || manifest.media == links.media);
     if !made_for || manifest.checksum != hex(&served.view.header.checksum) {
         return None;
     }
@@ -160,9 +161,9 @@ async fn whole(state: &Arc<State>, served: &Arc<Served>, links: Links) -> Answer
                         None => Archive::new(&served.view, &links),
                     }
                 })
-                    .await
-                    .map_err(|e| e.to_string())?
-                    .map_err(|e| e.to_string())?;
+                .await
+                .map_err(|e| e.to_string())?
+                .map_err(|e| e.to_string())?;
                 tracing::info!(
                     bytes = made.bytes.len(),
                     ms = started.elapsed().as_millis() as u64,

@@ -106,7 +106,11 @@ fn gone(number: u64, kept: &[u64]) -> ApiError {
 
 /// The manifest of version `number` and the path of its file `name`, read
 /// off the async workers.
-async fn read(dir: PathBuf, number: u64, name: &'static str) -> Result<(Manifest, PathBuf), Answer> {
+async fn read(
+    dir: PathBuf,
+    number: u64,
+    name: &'static str,
+) -> Result<(Manifest, PathBuf), Answer> {
     let found = tokio::task::spawn_blocking(move || {
         let manifest = kept::manifest(&dir, number)?;
         Some((manifest, kept::folder(&dir, number).join(name)))
@@ -129,7 +133,10 @@ fn tag(manifest: &Manifest, name: &str) -> Option<String> {
 /// A kept archive whose file does not read, or is not the size its
 /// manifest says.
 fn unreadable(number: u64) -> Answer {
-    tracing::error!(version = number, "a kept version's file does not read as its manifest says");
+    tracing::error!(
+        version = number,
+        "a kept version's file does not read as its manifest says"
+    );
     Answer::error(&ApiError {
         status: 500,
         message: format!("version {number}'s kept files do not read as their manifest says"),

@@ -331,7 +331,10 @@ pub static ROUTES: &[Route] = &[
     ),
     files(
         crate::model::endpoint::KEPT_ARCHIVE_PATH,
-        &[path(&[Lit("versions"), Id, Lit("dwca.zip")], Slash::Without)],
+        &[path(
+            &[Lit("versions"), Id, Lit("dwca.zip")],
+            Slash::Without,
+        )],
         kept::archive,
         openapi_versions::kept_archive,
     ),

@@ -83,9 +83,8 @@ pub fn rss(ctx: Ctx<'_>) -> Parsed<'_> {
 fn feed_origin(ctx: &Ctx<'_>, path: &str) -> Result<String, Box<Answer>> {
     let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
     if let Some((name, _)) = params.0.first() {
-        let e = crate::query::ApiError::bad_request(format!(
-            "{path} takes no parameters, not {name}"
-        ));
+        let e =
+            crate::query::ApiError::bad_request(format!("{path} takes no parameters, not {name}"));
         return Err(Answer::error(&e).into());
     }
     let settings = &ctx.state.settings;
