@@ -171,8 +171,11 @@ pub struct Publisher {
     published: Option<Collection>,
     /// Called with the snapshot's path after each snapshot is published
     /// (`sync` keeps its version's archive: [`Publisher::after_publishing`]).
-    after: Option<Box<dyn FnMut(&Path) + Send>>,
+    after: Option<Box<Published>>,
 }
+
+/// What is done with a snapshot's path once it is published.
+type Published = dyn FnMut(&Path) + Send;
 
 /// A dataset file `sync` reads again when it changes, and the values the
 /// flags tell over it.
