@@ -155,19 +155,21 @@ async fn whole(state: &Arc<State>, served: &Arc<Served>, links: Links) -> Answer
             let state = state.clone();
             async move {
                 let started = Instant::now();
-                let made = tokio::task::spawn_blocking(move || {
+                let (made, kept) = tokio::task::spawn_blocking(move || {
                     match kept_file(&state, &served, kept::ARCHIVE, &links) {
-                        Some((bytes, etag)) => Ok(Archive { bytes, etag, links }),
-                        None => Archive::new(&served.view, &links),
+                        Some((bytes, etag)) => Ok((Archive { bytes, etag, links }, true)),
+                        None => Archive::new(&served.view, &links).map(|a| (a, false)),
                     }
                 })
                 .await
                 .map_err(|e| e.to_string())?
                 .map_err(|e| e.to_string())?;
+                // `kept`: read from the version's kept file, not made.
                 tracing::info!(
                     bytes = made.bytes.len(),
                     ms = started.elapsed().as_millis() as u64,
-                    "Darwin Core Archive made"
+                    kept,
+                    "Darwin Core Archive ready"
                 );
                 Ok::<_, String>(made)
             }
