@@ -286,13 +286,15 @@ fn keep_version(
             })?;
     let m = &kept.manifest;
     let mut said = format!(
-        "kept version {} in {} ({} bytes: dwca.zip {}, eml.xml {}; made in {} ms)",
+        "kept version {} in {} ({} bytes: dwca.zip {}, eml.xml {}; made in {} ms, \
+         the snapshot loaded in {} ms)",
         m.version,
         snapshot::kept::folder(&dir, m.version).display(),
         m.bytes(),
         m.files.get(snapshot::kept::ARCHIVE).map_or(0, |f| f.bytes),
         m.files.get(snapshot::kept::EML).map_or(0, |f| f.bytes),
-        kept.took.as_millis()
+        kept.took.as_millis(),
+        kept.loaded.as_millis()
     );
     let list = |ns: &[u64]| ns.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
     if !kept.carried.is_empty() {

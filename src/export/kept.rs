@@ -16,7 +16,8 @@ use super::dwca::{self, Links, Scope};
 #[derive(Debug)]
 pub struct Kept {
     pub manifest: Manifest,
-    /// How long the archive took to make.
+    /// How long the snapshot took to load, and the archive to make.
+    pub loaded: Duration,
     pub took: Duration,
     /// The versions kept before and now removed (older than the retention,
     /// or of another history).
@@ -41,7 +42,9 @@ pub fn keep(
     keep: Retention,
 ) -> anyhow::Result<Kept> {
     let dir = kept::path(snapshot);
+    let loading = Instant::now();
     let view = View::load(snapshot)?;
+    let loaded = loading.elapsed();
     let current = view.history.current();
     let oldest = match keep {
         Some(n) => current
@@ -80,6 +83,7 @@ pub fn keep(
     let removed = kept::prune(&dir, oldest..=current);
     Ok(Kept {
         manifest,
+        loaded,
         took,
         removed,
         carried,
