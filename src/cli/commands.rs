@@ -146,6 +146,12 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     }
     match ingest::write_snapshot(&checked, &args.output, prepared::encode) {
         Ok(header) => {
+            // Said before the counts and the checksum, which stay last.
+            if args.keep.links.public_url.is_none() {
+                say!("warning: {UNLINKED}")?;
+            }
+            let kept = keep_version(&args.output, args.previous.as_deref(), &args.keep)?;
+            say!("{kept}")?;
             for (model, n) in checked.collection.counts() {
                 say!("{:>9} {}", n, model.label())?;
             }
@@ -159,11 +165,6 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
                 checked.skipped.values().sum::<usize>(),
                 header.checksum_hex()
             )?;
-            if args.keep.links.public_url.is_none() {
-                eprintln!("warning: {UNLINKED}");
-            }
-            let kept = keep_version(&args.output, args.previous.as_deref(), &args.keep)?;
-            say!("{kept}")?;
             Ok(ExitCode::SUCCESS)
         }
         Err(BuildError::Invalid(errors)) => {
