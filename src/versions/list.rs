@@ -179,3 +179,34 @@ pub fn published(v: &Version) -> String {
     write_timestamp(&mut out, v.published_at);
     String::from_utf8_lossy(&out).into_owned()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_version_links_its_kept_files_else_the_current_ones_else_none() {
+        let v = |number| Version {
+            number,
+            ..Version::default()
+        };
+        let kept = [2, 3];
+        let at = |archive: &str, eml: &str| {
+            Some(Files {
+                archive: archive.into(),
+                eml: eml.into(),
+            })
+        };
+        assert_eq!(
+            files(&v(3), 3, &kept),
+            at("/versions/3/dwca.zip", "/versions/3/eml.xml")
+        );
+        assert_eq!(
+            files(&v(2), 3, &kept),
+            at("/versions/2/dwca.zip", "/versions/2/eml.xml")
+        );
+        assert_eq!(files(&v(1), 3, &kept), None);
+        // The current version's own not kept (yet): what the server makes.
+        assert_eq!(files(&v(4), 4, &kept), at("/dwca.zip", "/eml.xml"));
+    }
+}

@@ -162,3 +162,25 @@ async fn send_archive(manifest: Manifest, path: PathBuf) -> Answer {
         _ => unreadable(number),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gone_names_the_versions_kept() {
+        let said = |kept: &[u64]| gone(1, kept).message;
+        let head = "Gone: version 1's archive and eml.xml are no longer kept; ";
+        assert_eq!(
+            said(&[]),
+            format!("{head}none is kept (the current version's are at /dwca.zip and /eml.xml)")
+        );
+        assert_eq!(said(&[4]), format!("{head}version 4's are kept"));
+        assert_eq!(
+            said(&[2, 3, 4]),
+            format!("{head}versions 2 to 4's are kept")
+        );
+        assert_eq!(said(&[2, 5]), format!("{head}versions 2, 5's are kept"));
+        assert_eq!(gone(1, &[]).status, 410);
+    }
+}
