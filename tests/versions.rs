@@ -154,7 +154,7 @@ fn three_versions_say_what_changed_and_what_is_gone() {
     find(&mut v3, "specimens.person", 5)["fields"]["last_name"] = json!("King");
 
     let said = build(&dir, "v1", &v1, None);
-    assert!(!said.contains("version "), "{said}");
+    assert!(!said.lines().any(|l| l.starts_with("version ")), "{said}");
     let said = build(&dir, "v2", &v2, Some("v1.bin"));
     assert!(
         said.contains("version 2: ")
@@ -513,4 +513,196 @@ fn the_samples_citation_in_every_format() {
         dataset.citation(&year, 1, ""),
         "Alvarez R. (2026) The {sample} @ its museum. Version 1."
     );
+}
+
+/// Builds `objects` into `dir/collection.bin` (after it, with `--previous`
+/// itself, where one is there), keeping versions with links at `http://t`
+/// (what the test server's requests have) and `extra` flags.
+fn build_kept(dir: &TempDir, objects: &[Value], extra: &[&str]) -> String {
+    let fixture = dir.path("collection.json");
+    std::fs::write(&fixture, Value::Array(objects.to_vec()).to_string()).unwrap();
+    let out = dir.path("collection.bin");
+    let (fixture, out) = (fixture.to_string_lossy(), out.to_string_lossy());
+    let mut args = vec!["build", &fixture, "-o", &out, "--public-url", "http://t"];
+    if dir.path("collection.bin").exists() {
+        args.extend(["--previous", &out]);
+    }
+    args.extend(extra);
+    let o = catalogue(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A server of `dir/collection.bin` reading the versions kept beside it.
+fn kept_server(dir: &TempDir) -> Server {
+    let snapshot = dir.path("collection.bin");
+    let settings = Settings {
+        versions_dir: Some(catalogue::snapshot::kept::path(&snapshot)),
+        ..Settings::default()
+    };
+    Server::start(&snapshot, settings)
+}
+
+/// Every version kept: version 1's archive and eml.xml, served while it was
+/// current, are served byte for byte after version 2 (edits and deletions)
+/// replaced it, and linked from the versions' list and both feeds; each
+/// version is cited by its number; a version never published is 404, one
+/// no longer kept (past `--keep-versions`) 410 naming those kept.
+#[test]
+fn every_version_is_kept_byte_for_byte_and_linked() {
+    let dir = TempDir::new("kept");
+    let v1 = objects();
+    let said = build_kept(&dir, &v1, &[]);
+    assert!(
+        said.contains("kept version 1 in ") && said.contains("collection.bin.versions/1 ("),
+        "{said}"
+    );
+    let s = kept_server(&dir);
+    let archive_1 = s.get("/dwca.zip");
+    let eml_1 = s.get("/eml.xml");
+    assert_eq!((archive_1.status, eml_1.status), (200, 200));
+    // The current version's own files are what /dwca.zip and /eml.xml say.
+    let kept_1 = s.get("/versions/1/dwca.zip");
+    assert_eq!(kept_1.status, 200);
+    assert_eq!(kept_1.header("content-type"), Some("application/zip"));
+    assert_eq!(kept_1.body, archive_1.body);
+    assert_eq!(kept_1.header("etag"), archive_1.header("etag"));
+    assert_eq!(s.get("/versions/1/eml.xml").body, eml_1.body);
+    drop(s);
+
+    // Version 2: a specimen and a locality's town edited, a specimen deleted.
+    let mut v2 = v1.clone();
+    remove(&mut v2, "specimens.specimenrecord", 8);
+    find(&mut v2, "specimens.specimenrecord", 2)["fields"]["notes"] = json!("Re-mounted.");
+    find(&mut v2, "geography.locality", 1)["fields"]["town"] = json!("Ann Arbor, MI");
+    let said = build_kept(&dir, &v2, &[]);
+    assert!(
+        said.contains("version 2: ") && said.contains("kept version 2 in "),
+        "{said}"
+    );
+    let s = kept_server(&dir);
+    let archive_2 = s.get("/dwca.zip");
+    assert_ne!(archive_2.body, archive_1.body);
+    let again = s.get("/versions/1/dwca.zip");
+    assert_eq!(again.status, 200);
+    assert!(again.body == archive_1.body, "version 1's archive changed");
+    assert_eq!(again.header("etag"), archive_1.header("etag"));
+    assert_eq!(s.get("/versions/1/eml.xml").body, eml_1.body);
+    assert_eq!(s.get("/versions/2/dwca.zip").body, archive_2.body);
+    assert_eq!(s.get("/versions/2/eml.xml").body, s.get("/eml.xml").body);
+    // HEAD and revalidation, as every file answer.
+    let head = s.send("HEAD", "/versions/1/dwca.zip", &[]);
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+    assert_eq!(head.header("etag"), archive_1.header("etag"));
+    let tag = archive_1.header("etag").unwrap();
+    let revalidated = s.send("GET", "/versions/1/dwca.zip", &[("If-None-Match", tag)]);
+    assert_eq!(revalidated.status, 304);
+    assert!(revalidated.body.is_empty());
+    // Linked from the list and both feeds.
+    let versions = s.json("/api/v2/versions/", 200);
+    let links: Vec<(Value, Value, Value)> = (versions["items"].as_array().unwrap().iter())
+        .map(|v| (v["version"].clone(), v["archive"].clone(), v["eml"].clone()))
+        .collect();
+    assert_eq!(
+        links,
+        [
+            (
+                json!(2),
+                json!("/versions/2/dwca.zip"),
+                json!("/versions/2/eml.xml")
+            ),
+            (
+                json!(1),
+                json!("/versions/1/dwca.zip"),
+                json!("/versions/1/eml.xml")
+            ),
+        ]
+    );
+    let atom = s.get("/versions.atom").text();
+    for n in [1, 2] {
+        assert!(atom.contains(&format!(
+            "<link rel=\"enclosure\" type=\"application/zip\" href=\"http://t/versions/{n}/dwca.zip\"/>"
+        )), "{atom}");
+        assert!(atom.contains(&format!(
+            "<link rel=\"describedby\" type=\"application/xml\" href=\"http://t/versions/{n}/eml.xml\"/>"
+        )));
+    }
+    let rss = s.send("GET", "/versions.rss", &[]);
+    assert_eq!(
+        rss.header("content-type"),
+        Some("application/rss+xml; charset=utf-8")
+    );
+    let rss = rss.text();
+    assert!(rss.contains("xmlns:ipt=\"http://ipt.gbif.org/\""), "{rss}");
+    for n in [1, 2] {
+        assert!(
+            rss.contains(&format!(
+                "      <title>Specimen records - Version {n}</title>\n"
+            )),
+            "{rss}"
+        );
+        assert!(rss.contains(&format!(
+            "<ipt:dwca>http://t/versions/{n}/dwca.zip</ipt:dwca>"
+        )));
+        assert!(rss.contains(&format!("<ipt:eml>http://t/versions/{n}/eml.xml</ipt:eml>")));
+    }
+    let page = s
+        .send("GET", "/api/v2/versions/", &[("Accept", "text/html")])
+        .text();
+    assert!(
+        page.contains("<a href=\"/versions/1/dwca.zip\">dwca.zip</a>"),
+        "{page}"
+    );
+    // Each version cited by its number.
+    for n in [1, 2] {
+        let cited = s.get(&format!("/api/v2/citation/?version={n}")).text();
+        assert!(cited.contains(&format!("Version {n}.")), "{cited}");
+    }
+    // Never published: 404; parameters: 400.
+    s.assert_error(
+        "/versions/3/dwca.zip",
+        404,
+        "no version 3: the versions published are 1 to 2",
+    );
+    assert_eq!(s.get("/versions/x/eml.xml").status, 404);
+    s.assert_error(
+        "/versions/1/eml.xml?x=1",
+        400,
+        "a kept version's files take no parameters, not x",
+    );
+    drop(s);
+
+    // Built to another file from --previous, it keeps what was kept.
+    let other = dir.path("other.bin");
+    let o = catalogue(&[
+        "build",
+        &dir.path("collection.json").to_string_lossy(),
+        "-o",
+        &other.to_string_lossy(),
+        "--previous",
+        &dir.path("collection.bin").to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept_other = catalogue::snapshot::kept::path(&other);
+    assert_eq!(catalogue::snapshot::kept::numbers(&kept_other), [1, 2]);
+    assert_eq!(
+        std::fs::read(kept_other.join("1").join("dwca.zip")).unwrap(),
+        archive_1.body
+    );
+
+    // Version 3, keeping two versions: version 1's files go, and are gone.
+    let mut v3 = v2.clone();
+    find(&mut v3, "specimens.specimenrecord", 2)["fields"]["notes"] = json!("Re-mounted again.");
+    let said = build_kept(&dir, &v3, &["--keep-versions", "2"]);
+    assert!(said.contains("removed version(s) 1"), "{said}");
+    let s = kept_server(&dir);
+    s.assert_error(
+        "/versions/1/dwca.zip",
+        410,
+        "Gone: version 1's archive and eml.xml are no longer kept; versions 2 to 3's are kept",
+    );
+    assert_eq!(s.get("/versions/2/dwca.zip").body, archive_2.body);
+    let versions = s.json("/api/v2/versions/", 200);
+    assert_eq!(versions["items"][2]["archive"], Value::Null);
 }

