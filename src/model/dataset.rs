@@ -865,7 +865,9 @@ impl Dataset {
             (
                 self.institution_code.trim().is_empty(),
                 "institution_code",
-                "every occurrence's institutionCode is empty",
+                "every occurrence's institutionCode is empty, and (without an occurrence_id \
+                 rule) its occurrenceID the bare catalogue number, which another collection \
+                 may also use",
             ),
             (
                 self.institution_name.trim().is_empty(),

@@ -23,7 +23,7 @@
 //! - 1, Wagtail's part: the collection's `Wagtail`;
 //! - 2, the dataset's description: the collection's `Dataset`;
 //! - 3, the versions: the collection's `History` (before version 11, without
-//!   the catalogue numbers of deleted specimens: `history_v10`);
+//!   the catalogue numbers of deleted specimens: `history10`);
 //! - 4, the prepared tables (none where the writer had none): cut at each
 //!   table's count of columns and at each column (`view::prepared`);
 //! - 5, the records held back (none where nothing is): the collection's
@@ -759,7 +759,7 @@ pub fn decode_history(
     bytes: &[u8],
 ) -> Result<History, SnapshotError> {
     let decoded = match format_version {
-        ..=10 => super::history_v10::decode(bytes),
+        ..=10 => super::history10::decode(bytes),
         _ => codec::decode(bytes),
     };
     decoded.map_err(|reason| SnapshotError::Decode {
