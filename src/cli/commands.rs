@@ -158,7 +158,8 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
             if args.keep.links.public_url.is_none() {
                 say!("warning: {UNLINKED}")?;
             }
-            let kept = keep_version(&args.output, args.previous.as_deref(), &args.keep)?;
+            let output = &args.output;
+            let kept = keep_version(output, output, args.previous.as_deref(), &args.keep)?;
             say!("{kept}")?;
             for (model, n) in checked.collection.counts() {
                 say!("{:>9} {}", n, model.label())?;
@@ -280,19 +281,20 @@ const UNLINKED: &str = "no --public-url (CATALOGUE_PUBLIC_URL): the kept archive
 /// returns what it kept and removed, in words.
 fn keep_version(
     snapshot: &std::path::Path,
+    file: &std::path::Path,
     previous: Option<&std::path::Path>,
     args: &KeepArgs,
 ) -> anyhow::Result<String> {
     let dir = snapshot::kept::path(snapshot);
-    let kept =
-        crate::export::kept::keep(snapshot, previous, &args.links.links(), args.keep_versions)
-            .with_context(|| {
-                format!(
-                    "{} is written, but its version's archive cannot be kept in {}",
-                    snapshot.display(),
-                    dir.display()
-                )
-            })?;
+    let (links, retention) = (args.links.links(), args.keep_versions);
+    let kept = crate::export::kept::keep_from(snapshot, file, previous, &links, retention)
+        .with_context(|| {
+            format!(
+                "{} is written, but its version's archive cannot be kept in {}",
+                snapshot.display(),
+                dir.display()
+            )
+        })?;
     let m = &kept.manifest;
     let mut said = format!(
         "kept version {} in {} ({} bytes: dwca.zip {}, eml.xml {}; made in {} ms, \
@@ -394,10 +396,82 @@ pub(super) fn unpublishable(d: &Dataset) -> Option<String> {
 /// Keeps the version of the snapshot at `path`, saying in the log what was
 /// kept, or why not (the snapshot stays published either way).
 fn keep_logged(path: &std::path::Path, keep: &KeepArgs) {
-    match keep_version(path, None, keep) {
-        Ok(said) => tracing::info!(snapshot = %path.display(), "{said}"),
-        Err(e) => tracing::warn!(snapshot = %path.display(), "{e:#}"),
+    keep_logged_from(path, path, keep);
+}
+
+/// Keeps the version of `file`, a snapshot published at `snapshot`, logging
+/// what it did; a file waiting to be kept goes once it is.
+fn keep_logged_from(snapshot: &std::path::Path, file: &std::path::Path, keep: &KeepArgs) {
+    match keep_version(snapshot, file, None, keep) {
+        Ok(said) => tracing::info!(snapshot = %file.display(), "{said}"),
+        Err(e) => tracing::warn!(snapshot = %file.display(), "{e:#}"),
     }
+    if file != snapshot {
+        let _ = std::fs::remove_file(file);
+    }
+}
+
+/// How many published snapshots may wait for their versions to be kept: past
+/// it (edits published faster than archives are made, for long), the oldest
+/// waiting are not kept, and the log says which.
+const MOST_WAITING: usize = 16;
+
+/// Keeps, on a thread of their own, the versions `sync` publishes (each
+/// snapshot held as published in the waiting room, [`snapshot::kept::hold`]),
+/// oldest first, after those a stopped `sync` left waiting; the next tick
+/// never waits for an archive. Gives what the publisher's hook sends to.
+fn keeper(at: &std::path::Path, keep: &KeepArgs) -> anyhow::Result<impl FnMut(&std::path::Path)> {
+    let (publish, published) = std::sync::mpsc::channel::<std::path::PathBuf>();
+    let (snapshot, keep) = (at.to_path_buf(), keep.clone());
+    std::thread::Builder::new()
+        .name("keep-versions".into())
+        .spawn(move || {
+            let mut queue = std::collections::VecDeque::new();
+            loop {
+                if queue.is_empty() {
+                    match published.recv() {
+                        Ok(path) => queue.push_back(path),
+                        Err(_) => break,
+                    }
+                }
+                queue.extend(published.try_iter());
+                while queue.len() > MOST_WAITING {
+                    let dropped = queue.pop_front().expect("more than one");
+                    tracing::warn!(
+                        snapshot = %dropped.display(),
+                        "{MOST_WAITING} published versions wait for their archives: the oldest \
+                         is not kept (edits are published faster than archives are made)"
+                    );
+                    if dropped != snapshot {
+                        let _ = std::fs::remove_file(&dropped);
+                    }
+                }
+                if let Some(file) = queue.pop_front() {
+                    keep_logged_from(&snapshot, &file, &keep);
+                }
+            }
+        })
+        .context("cannot start the thread that keeps versions")?;
+    for waiting in snapshot::kept::waiting(at) {
+        let _ = publish.send(waiting);
+    }
+    let at = at.to_path_buf();
+    Ok(move |path: &std::path::Path| {
+        let held = snapshot::peek(path)
+            .map_err(|e| e.to_string())
+            .and_then(|header| {
+                snapshot::kept::hold(path, header.created_at).map_err(|e| e.to_string())
+            });
+        let file = held.unwrap_or_else(|e| {
+            tracing::warn!(
+                snapshot = %at.display(),
+                "cannot hold the published snapshot until its version is kept ({e}): \
+                 it is kept if nothing replaces it first"
+            );
+            path.to_path_buf()
+        });
+        let _ = publish.send(file);
+    })
 }
 
 pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
@@ -433,6 +507,10 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         let at = args.snapshot.display();
         let keep = args.keep.clone();
         let publisher = publisher.after_publishing(move |path| keep_logged(path, &keep));
+        // What a stopped `sync` left waiting is kept first.
+        for waiting in snapshot::kept::waiting(&args.snapshot) {
+            keep_logged_from(&args.snapshot, &waiting, &args.keep);
+        }
         let published = publisher::once(publisher);
         // A snapshot published before versions were kept is kept now.
         if args.snapshot.exists() {
@@ -456,28 +534,13 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
             }
         });
     }
-    // Versions are kept on a thread of their own: the next tick never waits
-    // for an archive. One published while another is made is kept after it
-    // (the snapshot then at the path: a version replaced meanwhile is not).
-    let (publish, published) = std::sync::mpsc::channel::<std::path::PathBuf>();
-    let keep = args.keep.clone();
-    std::thread::Builder::new()
-        .name("keep-versions".into())
-        .spawn(move || {
-            while let Ok(mut path) = published.recv() {
-                while let Ok(later) = published.try_recv() {
-                    path = later;
-                }
-                keep_logged(&path, &keep);
-            }
-        })
-        .context("cannot start the thread that keeps versions")?;
+    // Versions are kept on a thread of their own, each as it was published:
+    // the next tick never waits for an archive.
+    let mut publish = keeper(&args.snapshot, &args.keep)?;
     if args.snapshot.exists() {
-        let _ = publish.send(args.snapshot.clone());
+        publish(&args.snapshot);
     }
-    let publisher = publisher.after_publishing(move |path| {
-        let _ = publish.send(path.to_path_buf());
-    });
+    let publisher = publisher.after_publishing(publish);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(publisher::run(publisher, args.every, shutdown_signal()));
     Ok(ExitCode::SUCCESS)

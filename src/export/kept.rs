@@ -41,9 +41,21 @@ pub fn keep(
     links: &Links,
     keep: Retention,
 ) -> anyhow::Result<Kept> {
+    keep_from(snapshot, snapshot, previous, links, keep)
+}
+
+/// [`keep`] the version of the snapshot file `file` (one published at
+/// `snapshot`, waiting to be kept) beside `snapshot`.
+pub fn keep_from(
+    snapshot: &Path,
+    file: &Path,
+    previous: Option<&Path>,
+    links: &Links,
+    keep: Retention,
+) -> anyhow::Result<Kept> {
     let dir = kept::path(snapshot);
     let loading = Instant::now();
-    let view = View::load(snapshot)?;
+    let view = View::load(file)?;
     let loaded = loading.elapsed();
     let current = view.history.current();
     let oldest = match keep {

@@ -18,6 +18,12 @@
 //! A version's folder is written whole under a temporary name (`.3.tmp-PID`)
 //! and renamed into place: a writer killed meanwhile leaves no half version,
 //! and the next write removes what it left.
+//!
+//! `sync` publishes an edit before its version's archive is made; the snapshot
+//! it published waits in `NAME.versions/.waiting/` (a hard link, named by its
+//! creation time: the file as published, whatever replaces it at `NAME`)
+//! until its version is kept, so a version published while another's archive
+//! is made is kept after it, not lost ([`hold`], [`waiting`]).
 
 use std::path::{Path, PathBuf};
 
@@ -79,6 +85,40 @@ pub fn path(snapshot: &Path) -> PathBuf {
     let mut name = snapshot.file_name().unwrap_or_default().to_os_string();
     name.push(".versions");
     snapshot.with_file_name(name)
+}
+
+/// Where snapshots published and not yet kept wait, in the versions'
+/// folder `dir`.
+pub fn waiting_room(dir: &Path) -> PathBuf {
+    dir.join(".waiting")
+}
+
+/// Links the snapshot just published at `snapshot` into its versions'
+/// folder's waiting room, named by `created_at` (microseconds, as its header
+/// says): the path it waits at.
+pub fn hold(snapshot: &Path, created_at: i64) -> std::io::Result<PathBuf> {
+    let room = waiting_room(&path(snapshot));
+    std::fs::create_dir_all(&room)?;
+    let held = room.join(format!("{created_at:020}.bin"));
+    match std::fs::hard_link(snapshot, &held) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(held),
+        linked => linked.map(|()| held),
+    }
+}
+
+/// The snapshots waiting beside `snapshot` for their version to be kept,
+/// oldest first (those a `sync` stopped or killed left too).
+pub fn waiting(snapshot: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(waiting_room(&path(snapshot))) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "bin"))
+        .collect();
+    out.sort();
+    out
 }
 
 /// The folder of version `number` in the versions' folder `dir`.
@@ -222,6 +262,31 @@ mod tests {
             ]
             .into(),
         }
+    }
+
+    /// A snapshot held in the waiting room is the file as published, after
+    /// another replaced it at its path, and the waiting are listed oldest
+    /// first; none of it is a version.
+    #[test]
+    fn a_published_snapshot_waits_as_it_was_after_another_replaces_it() {
+        let root = std::env::temp_dir().join(format!("waiting-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let snapshot = root.join("collection.bin");
+        assert!(waiting(&snapshot).is_empty());
+        std::fs::write(&snapshot, b"version 2").unwrap();
+        let second = hold(&snapshot, 20).unwrap();
+        // The next version is written as sync writes: a new file renamed over.
+        let next = root.join("collection.bin.tmp");
+        std::fs::write(&next, b"version 3").unwrap();
+        std::fs::rename(&next, &snapshot).unwrap();
+        let third = hold(&snapshot, 300).unwrap();
+        assert_eq!(hold(&snapshot, 300).unwrap(), third);
+        assert_eq!(waiting(&snapshot), [second.clone(), third.clone()]);
+        assert_eq!(std::fs::read(&second).unwrap(), b"version 2");
+        assert_eq!(std::fs::read(&third).unwrap(), b"version 3");
+        assert!(numbers(&path(&snapshot)).is_empty());
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
