@@ -659,6 +659,22 @@ fn every_version_is_kept_byte_for_byte_and_linked() {
         let cited = s.get(&format!("/api/v2/citation/?version={n}")).text();
         assert!(cited.contains(&format!("Version {n}.")), "{cited}");
     }
+    // DataCite's metadata of version 1 names its kept files, which answer
+    // what version 1 served; the current version's, /dwca.zip.
+    let datacite = s.get("/api/v2/citation/?version=1&format=datacite").text();
+    assert!(
+        datacite.contains(
+            "relationType=\"IsSourceOf\" resourceTypeGeneral=\"Dataset\">\
+             http://t/versions/1/dwca.zip</relatedIdentifier>"
+        ) && datacite.contains("http://t/versions/1/eml.xml</relatedIdentifier>"),
+        "{datacite}"
+    );
+    assert_eq!(s.get("/versions/1/dwca.zip").body, archive_1.body);
+    let current = s.get("/api/v2/citation/?format=datacite").text();
+    assert!(
+        current.contains(">http://t/dwca.zip</relatedIdentifier>"),
+        "{current}"
+    );
     // Never published: 404; parameters: 400.
     s.assert_error(
         "/versions/3/dwca.zip",

@@ -9,6 +9,7 @@ use chrono::Datelike;
 
 use crate::encoding::xml::escaped as xml;
 use crate::model::dataset::Party;
+use crate::model::endpoint::{KEPT_ARCHIVE_PATH, KEPT_EML_PATH};
 use crate::model::history::Version;
 use crate::view::View;
 
@@ -96,15 +97,24 @@ pub fn datacite(view: &View, version: &Version, site: &str, origin: &str) -> Str
         xml(&id)
     );
     s += "  <relatedIdentifiers>\n";
-    let current = version.number == view.history.current();
-    if current {
-        s += &format!(
-            "    <relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"IsSourceOf\" resourceTypeGeneral=\"Dataset\">{origin}/dwca.zip</relatedIdentifier>\n"
-        );
-        s += &format!(
-            "    <relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"HasMetadata\" relatedMetadataScheme=\"eml\" schemeURI=\"https://eml.ecoinformatics.org/eml-2.1.1\">{origin}/eml.xml</relatedIdentifier>\n"
-        );
-    }
+    // The current version's files where they are served; an older one's
+    // where they are kept (`/versions/N/`).
+    let (archive, eml) = match version.number == view.history.current() {
+        true => ("/dwca.zip".to_string(), "/eml.xml".to_string()),
+        false => {
+            let n = version.number.to_string();
+            (
+                KEPT_ARCHIVE_PATH.replace("{version}", &n),
+                KEPT_EML_PATH.replace("{version}", &n),
+            )
+        }
+    };
+    s += &format!(
+        "    <relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"IsSourceOf\" resourceTypeGeneral=\"Dataset\">{origin}{archive}</relatedIdentifier>\n"
+    );
+    s += &format!(
+        "    <relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"HasMetadata\" relatedMetadataScheme=\"eml\" schemeURI=\"https://eml.ecoinformatics.org/eml-2.1.1\">{origin}{eml}</relatedIdentifier>\n"
+    );
     s += &format!(
         "    <relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"IsDocumentedBy\">{}</relatedIdentifier>\n",
         xml(site)
