@@ -224,7 +224,7 @@ def main():
                 fail(f"multimedia rows of specimens {pages}, the JSON lists photographs of {photographs}")
             for coreid, m in media:
                 record = json.loads(get(m["references"], "application/json")[1])
-                if record.get("usi") != coreid:
+                if record.get("usi") != core[coreid]["catalogNumber"]:
                     fail(f"{coreid}'s photograph refers to {m['references']}, the record of {record.get('usi')}")
             for coreid, m in media:
                 for term in ("identifier", "references"):
@@ -260,8 +260,9 @@ def main():
                 f.write(body)
             rows, media = rows_of(part)
             listed = json.loads(get(f"{base}/api/v2/specimen-records/?{question}&limit=1000")[1])
-            if status != 200 or {i["usi"] for i in listed["items"]} != set(rows) or len(rows) >= len(core):
-                fail(f"the question's archive holds {sorted(rows)}, the list {[i['usi'] for i in listed['items']]}")
+            numbers = {r["catalogNumber"] for r in rows.values()}
+            if status != 200 or {i["usi"] for i in listed["items"]} != numbers or len(rows) >= len(core):
+                fail(f"the question's archive holds {sorted(numbers)}, the list {[i['usi'] for i in listed['items']]}")
             with DwCAReader(part) as dwca:
                 eml = read(dwca.absolute_temporary_path("eml.xml"))
             check_eml(eml, f"the archive of {question}", rows)
