@@ -35,8 +35,20 @@ const fn path(segs: &'static [Seg], slash: Slash) -> Path {
     Path { segs, slash }
 }
 
-/// A route answering JSON only, with no media.
+/// A route answering JSON only, with no media, decided by the view alone.
 const fn json(
+    metric: &'static str,
+    paths: &'static [Path],
+    json: Parse,
+    openapi: Option<Describe>,
+) -> Route {
+    made_from(Source::View, metric, paths, json, openapi)
+}
+
+/// A route answering JSON or a document of its own, with no media, made
+/// from `source` as well as the view: never replayed.
+const fn made_from(
+    source: Source,
     metric: &'static str,
     paths: &'static [Path],
     json: Parse,
@@ -48,7 +60,7 @@ const fn json(
             paths,
             shown: Shown::Json,
             media: MediaOf::None,
-            source: Source::View,
+            source,
             takes: Takes::Query,
         },
         json,
@@ -57,27 +69,14 @@ const fn json(
     }
 }
 
-/// A route answering JSON or a document of its own, with no media, made
-/// from files as well as the view (the versions kept): never replayed.
+/// A route made from files as well as the view (the versions kept).
 const fn files(
     metric: &'static str,
     paths: &'static [Path],
     json: Parse,
     openapi: Describe,
 ) -> Route {
-    Route {
-        routing: Routing {
-            metric,
-            paths,
-            shown: Shown::Json,
-            media: MediaOf::None,
-            source: Source::Files,
-            takes: Takes::Query,
-        },
-        json,
-        page: None,
-        openapi: Some(openapi),
-    }
+    made_from(Source::Files, metric, paths, json, Some(openapi))
 }
 
 /// Every route, in the order a path is matched against them: the first that
@@ -311,7 +310,9 @@ pub static ROUTES: &[Route] = &[
         versions::changes,
         Some(openapi_versions::changes),
     ),
-    json(
+    // The access date is the request's day: never replayed.
+    made_from(
+        Source::Clock,
         crate::model::endpoint::CITATION_PATH,
         &[path(&[Lit("api"), Lit("v2"), Lit("citation")], Slash::With)],
         versions::citation,
