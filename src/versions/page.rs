@@ -1,6 +1,7 @@
 //! `/api/v2/versions/` as a page: a table of the versions, newest first, with
 //! what each changed and its archive and `eml.xml` where they are served, and
-//! the feeds to follow.
+//! the feeds to follow. At a phone's width each version is a card of
+//! labelled values, as a list's records are (`table.records`).
 
 use maud::html;
 
@@ -28,23 +29,24 @@ pub fn page(view: &View, kept: &[u64]) -> String {
                 "Follow new versions in a feed reader: " a href=(FEED_PATH) { "the Atom feed" } ", or "
                 a href=(RSS_PATH) { "the RSS feed" } " (as GBIF's IPT writes it)."
             }
-            table.versions {
+            table.versions.records {
                 thead { tr { th { "Version" } th { "Published" } th { "Changed" } th { "Records" } th { "Files" } } }
                 tbody {
                     @for v in history.versions.iter().rev() {
                         tr {
-                            td { (v.number) }
-                            td { (published(v)) }
-                            td {
+                            td data-label="Version" { (v.number) }
+                            td data-label="Published" { (published(v)) }
+                            td data-label="Changed" {
                                 @if v.changes.is_empty() { "—" }
                                 @for c in &v.changes {
                                     div { (list_name(&c.model)) ": +" (c.added.len()) " ~" (c.modified.len()) " −" (c.deleted.len()) }
                                 }
                             }
-                            td { (v.counts.iter().map(|(_, n)| n).sum::<u64>()) }
-                            td {
+                            td data-label="Records" { (v.counts.iter().map(|(_, n)| n).sum::<u64>()) }
+                            td data-label="Files" {
                                 @match files(v, current, kept) {
-                                    Some(f) => {
+                                    // One grid item beside its label, on a card.
+                                    Some(f) => span {
                                         a href=(f.archive) { "dwca.zip" } " "
                                         a href=(f.eml) { "eml.xml" }
                                     }
