@@ -666,9 +666,10 @@ fn a_build_killed_while_it_writes_leaves_no_temporary_file() {
             killed += 1;
         }
         build.wait().unwrap();
+        // The versions kept beside it (a folder written whole within it).
         let left: Vec<String> = names_in(&out_dir)
             .into_iter()
-            .filter(|n| n != "collection.bin")
+            .filter(|n| n != "collection.bin" && n != "collection.bin.versions")
             .collect();
         assert!(left.is_empty(), "killed after {delay_ms} ms: {left:?}");
     }
@@ -678,7 +679,22 @@ fn a_build_killed_while_it_writes_leaves_no_temporary_file() {
     );
     let built = catalogue(&["build", fixture, "-o", out.to_str().unwrap()]);
     assert!(built.status.success());
-    assert_eq!(names_in(&out_dir), ["collection.bin"]);
+    let sorted = |dir: &std::path::Path| {
+        let mut names = names_in(dir);
+        names.sort();
+        names
+    };
+    assert_eq!(
+        sorted(&out_dir),
+        ["collection.bin", "collection.bin.versions"]
+    );
+    // What a killed build left of a version is gone: version 1, whole.
+    let versions = out_dir.join("collection.bin.versions");
+    assert_eq!(sorted(&versions), ["1"]);
+    assert_eq!(
+        sorted(&versions.join("1")),
+        ["dwca.zip", "eml.xml", "manifest.json"]
+    );
 }
 
 /// A dataset file is a regular file of at most a megabyte, read without

@@ -1135,7 +1135,8 @@ fn sync_holds_back_what_is_wrong_on_sqlite() {
 }
 
 /// `sync --once`: one tick, exit 0 when every record read is published, 1
-/// when one is held back (published all the same), one line on stderr.
+/// when one is held back (published all the same), one line on stderr; each
+/// version published kept beside the snapshot.
 #[test]
 fn sync_once_says_whether_anything_is_held_back() {
     let dir = TempDir::new("db-sync-once");
@@ -1157,6 +1158,10 @@ fn sync_once_says_whether_anything_is_held_back() {
         "{said}"
     );
     let first = checksum_at(&snapshot).unwrap();
+    // Each version published is kept beside the snapshot, the first as it was.
+    let kept = catalogue::snapshot::kept::path(&snapshot);
+    assert_eq!(catalogue::snapshot::kept::numbers(&kept), [1]);
+    let archive_1 = std::fs::read(kept.join("1").join("dwca.zip")).unwrap();
     let stamp = sqlite.stamp("2024-05-01T12:00:00Z");
     sqlite.exec(&format!(
         "UPDATE specimens_specimenrecord SET usi = 'UMMZ-000001', date_modified = {stamp} \
@@ -1172,6 +1177,13 @@ fn sync_once_says_whether_anything_is_held_back() {
     );
     assert_eq!(said.lines().count(), 1, "{said}");
     assert_ne!(checksum_at(&snapshot).unwrap(), first);
+    assert_eq!(catalogue::snapshot::kept::numbers(&kept), [1, 2]);
+    assert_eq!(
+        std::fs::read(kept.join("1").join("dwca.zip")).unwrap(),
+        archive_1
+    );
+    let manifest = catalogue::snapshot::kept::manifest(&kept, 2).unwrap();
+    assert_eq!(manifest.checksum, checksum_at(&snapshot).unwrap());
     let s = specimens(&snapshot);
     assert_eq!(
         (s[6].notes.as_str(), s[7].usi.as_str()),
@@ -1192,8 +1204,20 @@ fn sync_reads_everything_every_full_interval() {
     );
     let original = next_checksum(&snapshot, None);
     sqlite.exec("UPDATE specimens_specimenrecord SET notes = 'Unstamped.' WHERE id = 1;");
-    next_checksum(&snapshot, Some(&original));
+    let edited = next_checksum(&snapshot, Some(&original));
     assert_eq!(specimens(&snapshot)[0].notes, "Unstamped.");
+    // Its version is kept after it is published, off the ticks' thread.
+    let kept = catalogue::snapshot::kept::path(&snapshot);
+    let started = Instant::now();
+    while catalogue::snapshot::kept::manifest(&kept, 2).map(|m| m.checksum) != Some(edited.clone())
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "version 2 is not kept"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(catalogue::snapshot::kept::numbers(&kept), [1, 2]);
 }
 
 /// A quiet `catalogue sync` of `url` into `snapshot`, stopped when dropped
@@ -1404,7 +1428,9 @@ fn sync_killed_while_it_writes_leaves_no_temporary_file() {
     let out = dir.path("out");
     std::fs::create_dir(&out).unwrap();
     let snapshot = out.join("synced.bin");
-    let kept = ["synced.bin", "synced.bin.history"];
+    // The snapshot, its history, and its versions' folder (what a killed
+    // sync left waiting there is kept by the next).
+    let kept = ["synced.bin", "synced.bin.history", "synced.bin.versions"];
     let left = || -> Vec<String> {
         let names = common::names_in(&out);
         names

@@ -173,7 +173,7 @@ fn the_served_archive_is_the_exported_one_and_revalidates() {
     assert_eq!(
         media[1],
         [
-            "UMMZ-000001",
+            "urn:catalog:SMU:ENT:UMMZ-000001",
             "StillImage",
             "image/jpeg",
             &format!("{origin}/media/original_images/ummz-000001-dorsal.jpg"),
@@ -192,6 +192,11 @@ fn the_served_archive_is_the_exported_one_and_revalidates() {
     assert_eq!(rows[0], header);
     assert_eq!(rows.len(), 1 + 8);
     let col = |name: &str| header.iter().position(|&h| h == name).unwrap();
+    // Each photograph's row extends an occurrence's, by its id.
+    for photograph in &media[1..] {
+        let extended = rows[1..].iter().filter(|r| r[0] == photograph[0]).count();
+        assert_eq!(extended, 1, "{photograph:?}");
+    }
     let first = &rows[1];
     for (name, value) in [
         // Darwin Core's catalogue URN of the dataset's codes: unique among
@@ -555,7 +560,17 @@ fn dataset_init_writes_a_description_build_takes_back() {
         d.description,
         "Insect specimen records of the orders Coleoptera, Lepidoptera, Odonata."
     );
+    // Its own identifier, a fresh random UUID (version 4), another each time.
+    assert!(
+        d.id.len() == 36 && d.id.as_bytes()[14] == b'4' && d.id.as_bytes()[8] == b'-',
+        "{}",
+        d.id
+    );
     let text = std::fs::read_to_string(&written).unwrap();
+    let text: String = (text.lines())
+        .filter(|l| !l.starts_with("id = "))
+        .collect::<Vec<_>>()
+        .join("\n");
     assert!(
         !text.contains(" 8 ") && !text.contains("1998") && !text.contains("2023"),
         "{text}"

@@ -159,3 +159,25 @@ fn head_is_refused_as_get_is_where_the_view_decides() {
         assert!(get.status >= 400, "{path}: {}", get.status);
     }
 }
+
+/// One view asked for everything the features derive from it on first use
+/// (GBIF's columns and term names, the archive's coverage, short links, the
+/// checklist's taxa, suggestions, quality flags, Wagtail's tree, the
+/// citations): each answers, none is refused for want of room to keep it.
+#[test]
+fn one_view_derives_every_features_values() {
+    let s = Server::sample();
+    for (path, status) in [
+        ("/gbif/v1/occurrence/search?limit=1", 200),
+        ("/gbif/v1/occurrence/search/stateProvince?q=&limit=20", 200),
+        ("/eml.xml", 200),
+        ("/s/000001", 301),
+        ("/api/v2/specimen-records/checklist/", 200),
+        ("/api/v2/suggest/?q=mon", 200),
+        ("/api/v2/quality/", 200),
+        ("/api/v2/pages/", 200),
+        ("/api/v2/citation/", 200),
+    ] {
+        assert_eq!(s.get(path).status, status, "{path}");
+    }
+}

@@ -382,9 +382,10 @@ fn the_document_is_served_and_printed_alike() {
     // metadata, Wagtail's images (two), pages (three) and documents (two), the
     // label sheets, the short links, the checklists, GBIF's search, count and
     // occurrence, the suggestions (ours, GBIF's species and a term's values),
-    // the versions, their feed, the changes and the citation, the quality
-    // flags' counts, and what was published and held back.
-    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 30 + 19 + 6);
+    // the versions, their feeds (Atom and RSS), a kept version's archive and
+    // metadata, the changes and the citation, the quality flags' counts, and
+    // what was published and held back.
+    assert_eq!(doc["paths"].as_object().unwrap().len(), 2 * 30 + 22 + 6);
     let short = &doc["paths"]["/s/{digits}"]["get"];
     assert!(short["responses"]["301"]["headers"]["Location"].is_object());
     assert!(short["responses"]["404"].is_object());

@@ -165,3 +165,20 @@ fn a_new_view_replays_nothing_of_the_one_it_replaced() {
     assert_eq!(count(&s.get(path)), Some(40));
     assert_eq!(s.metric(REPLAYED), before + 1);
 }
+
+/// A citation says the day it was accessed, the request's: asked again and
+/// again, it is made each time, never replayed from an earlier day's answer.
+#[test]
+fn a_citation_is_never_replayed() {
+    let s = Server::sample();
+    let before = s.metric(REPLAYED);
+    for _ in 0..4 {
+        assert_eq!(s.get("/api/v2/citation/?format=ris").status, 200);
+    }
+    assert_eq!(s.metric(REPLAYED), before);
+    // The same asks of a list are replayed from the third.
+    for _ in 0..4 {
+        assert_eq!(s.get("/api/v2/orders/").status, 200);
+    }
+    assert_eq!(s.metric(REPLAYED), before + 2);
+}

@@ -33,7 +33,7 @@ fn inspect_prints_version_checksum_and_counts() {
     assert!(o.status.success());
     let out = String::from_utf8(o.stdout).unwrap();
     let (header, _) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
-    assert!(out.contains("format version: 9\n"), "{out}");
+    assert!(out.contains("format version: 11\n"), "{out}");
     assert!(
         out.contains(&format!("checksum: {}\n", header.checksum_hex())),
         "{out}"
@@ -409,5 +409,97 @@ fn edits_checked_alone_find_what_the_whole_check_finds() {
     assert_eq!(
         digest.edited(&base, &[(Model::SpecimenRecord, vec![-5])]),
         None
+    );
+}
+
+/// A format 10 snapshot (its dataset part of the keys of then, frozen here
+/// as that format wrote them) is served: its description read, the keys
+/// added since empty, through the path a server loads (pieces, tables).
+#[test]
+fn a_format_10_snapshot_is_served_with_its_description() {
+    #[derive(serde::Serialize)]
+    struct Party10 {
+        name: String,
+        organization: String,
+        email: String,
+        orcid: String,
+    }
+    #[derive(serde::Serialize)]
+    struct Dataset10 {
+        title: String,
+        description: String,
+        publisher: String,
+        license: String,
+        language: String,
+        homepage: String,
+        keywords: Vec<String>,
+        citation: String,
+        doi: String,
+        institution_code: String,
+        institution_name: String,
+        collection_code: String,
+        collection_name: String,
+        purpose: String,
+        methods: String,
+        update_frequency: String,
+        rights_holder: String,
+        creators: Vec<Party10>,
+        contacts: Vec<Party10>,
+        metadata_providers: Vec<Party10>,
+    }
+    use catalogue::snapshot::{assemble, codec, encode_head, Part, Piece};
+    let (_, collection) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
+    let ten = Dataset10 {
+        title: "Insects of then".into(),
+        description: String::new(),
+        publisher: "A Museum".into(),
+        license: "CC0-1.0".into(),
+        language: "en".into(),
+        homepage: String::new(),
+        keywords: vec![],
+        citation: String::new(),
+        doi: String::new(),
+        institution_code: "UMMZ".into(),
+        institution_name: String::new(),
+        collection_code: String::new(),
+        collection_name: String::new(),
+        purpose: String::new(),
+        methods: String::new(),
+        update_frequency: String::new(),
+        rights_holder: String::new(),
+        creators: vec![Party10 {
+            name: "Jan van der Berg".into(),
+            organization: String::new(),
+            email: String::new(),
+            orcid: String::new(),
+        }],
+        contacts: vec![],
+        metadata_providers: vec![],
+    };
+    let mut head = encode_head(&collection, &collection.history).unwrap();
+    for piece in head.iter_mut().filter(|p| p.part == Part::Dataset) {
+        *piece = Piece::new(Part::Dataset, codec::encode(&ten).unwrap());
+    }
+    let prepared = catalogue::view::prepared::encode(&collection);
+    let image = assemble(head, &prepared, 1_700_000_000_000_000);
+    let mut bytes = image.parts().concat();
+    bytes[8..12].copy_from_slice(&10u32.to_le_bytes());
+    let dir = TempDir::new("format-10");
+    let path = dir.path("ten.bin");
+    std::fs::write(&path, &bytes).unwrap();
+    let view = catalogue::view::View::load(&path).unwrap();
+    assert_eq!(view.header.format_version, 10);
+    let d = &view.dataset;
+    assert_eq!(
+        (d.title.as_str(), d.creators[0].name_parts(), d.id.as_str()),
+        ("Insects of then", ("Jan", "van der Berg"), "")
+    );
+    assert!(d.project.personnel.is_empty() && d.version_dois.is_empty());
+    let s = common::Server::start(&path, Default::default());
+    let text = s.send("GET", "/api/v2/citation/?accessed=2026-11-29", &[]);
+    assert_eq!(
+        text.text(),
+        "van der Berg J (2023). Insects of then. Version 1. A Museum. Occurrence dataset. \
+         http://t/ accessed via t on 2026-11-29.\n"
     );
 }

@@ -154,7 +154,7 @@ fn three_versions_say_what_changed_and_what_is_gone() {
     find(&mut v3, "specimens.person", 5)["fields"]["last_name"] = json!("King");
 
     let said = build(&dir, "v1", &v1, None);
-    assert!(!said.contains("version "), "{said}");
+    assert!(!said.lines().any(|l| l.starts_with("version ")), "{said}");
     let said = build(&dir, "v2", &v2, Some("v1.bin"));
     assert!(
         said.contains("version 2: ")
@@ -284,11 +284,31 @@ fn three_versions_say_what_changed_and_what_is_gone() {
         text.header("content-type"),
         Some("text/plain; charset=utf-8")
     );
-    assert_eq!(text.text(), "Specimen records. Version 3. http://t/\n");
-    let bibtex = s.send("GET", "/api/v2/citation/?format=bibtex&version=2", &[]);
+    // Accessed today (UTC) unless said: the day is read around the request.
+    let before = chrono::Utc::now().date_naive();
+    let body = text.text();
+    let after = chrono::Utc::now().date_naive();
+    assert!(
+        [before, after].iter().any(|day| body
+            == format!(
+            "Specimen records. Version 3. Occurrence dataset. http://t/ accessed via t on {}.\n",
+            day.format("%Y-%m-%d")
+        )),
+        "{body}"
+    );
+    let bibtex = s.send(
+        "GET",
+        "/api/v2/citation/?format=bibtex&version=2&accessed=2026-11-29",
+        &[],
+    );
     assert_eq!(
         bibtex.text(),
-        format!("@misc{{catalogue{year}v2,\n  title = {{{{Specimen records}}}},\n  year = {{{year}}},\n  version = {{2}},\n  url = {{http://t/}},\n}}\n")
+        format!("@misc{{catalogue{year}v2,\n  title = {{{{Specimen records}}}},\n  year = {{{year}}},\n  version = {{2}},\n  url = {{http://t/}},\n  urldate = {{2026-11-29}},\n}}\n")
+    );
+    s.assert_error(
+        "/api/v2/citation/?accessed=2026-13-01",
+        400,
+        "accessed must be a day as YYYY-MM-DD (2026-11-29), not \"2026-13-01\"",
     );
     s.assert_error(
         "/api/v2/citation/?version=7",
@@ -298,7 +318,7 @@ fn three_versions_say_what_changed_and_what_is_gone() {
     s.assert_error(
         "/api/v2/citation/?format=apa",
         400,
-        "format must be text, bibtex, ris or csl, not \"apa\"",
+        "format must be text, bibtex, ris, csl or datacite, not \"apa\"",
     );
 }
 
@@ -391,4 +411,314 @@ fn modified_since_is_a_scan_of_date_modified() {
         400,
         "modified_since must be an ISO 8601 instant (2026-11-01T00:00:00Z) or day (2026-11-01), not \"yesterday\"",
     );
+}
+
+/// The bundled sample's citation in each format, exactly: GBIF's text (the
+/// surname with its particles and the initials, the version's own DOI, the
+/// access date asked), BibTeX, RIS and CSL-JSON with the same parts, and
+/// DataCite's metadata; the same day filled into each.
+#[test]
+fn the_samples_citation_in_every_format() {
+    let s = Server::sample();
+    let header = catalogue::snapshot::peek(&common::sample_snapshot()).unwrap();
+    let published = chrono::DateTime::from_timestamp_micros(header.created_at).unwrap();
+    let year = published.format("%Y").to_string();
+    let (y, m, d) = (
+        published.format("%Y").to_string(),
+        published.format("%-m").to_string(),
+        published.format("%-d").to_string(),
+    );
+    let day = published.format("%Y/%m/%d").to_string();
+    let ask = |format: &str| {
+        let reply = s.send(
+            "GET",
+            &format!("/api/v2/citation/?format={format}&accessed=2026-11-29"),
+            &[],
+        );
+        assert_eq!(reply.status, 200, "{format}");
+        reply
+    };
+    assert_eq!(
+        ask("text").text(),
+        format!(
+            "van der Berg J, Alvarez R M ({year}). Insects of the catalogue sample. Version 1. \
+             Catalogue Sample Museum. Occurrence dataset. https://doi.org/10.15468/cat-sample.v1 \
+             accessed via t on 2026-11-29.\n"
+        )
+    );
+    assert_eq!(
+        ask("bibtex").text(),
+        format!(
+            "@misc{{UMMZ{year}v1,\n  author = {{van der Berg, Jan and Alvarez, Rosa M.}},\n  \
+             title = {{{{Insects of the catalogue sample}}}},\n  publisher = {{Catalogue Sample Museum}},\n  \
+             year = {{{year}}},\n  version = {{1}},\n  url = {{https://catalogue.example.org/}},\n  \
+             doi = {{10.15468/cat-sample.v1}},\n  urldate = {{2026-11-29}},\n}}\n"
+        )
+    );
+    assert_eq!(
+        ask("ris").text(),
+        format!(
+            "TY  - DATA\r\nAU  - van der Berg, Jan\r\nAU  - Alvarez, Rosa M.\r\n\
+             TI  - Insects of the catalogue sample\r\nPY  - {year}\r\nDA  - {day}\r\n\
+             PB  - Catalogue Sample Museum\r\nET  - Version 1\r\nUR  - https://catalogue.example.org/\r\n\
+             DO  - 10.15468/cat-sample.v1\r\nY2  - 2026/11/29\r\nER  - \r\n"
+        )
+    );
+    let csl = ask("csl");
+    assert_eq!(
+        csl.header("content-type"),
+        Some("application/vnd.citationstyles.csl+json")
+    );
+    assert_eq!(
+        csl.text(),
+        format!(
+            "[{{\"id\":\"catalogue-v1\",\"type\":\"dataset\",\"title\":\"Insects of the catalogue sample\",\
+             \"author\":[{{\"family\":\"Berg\",\"given\":\"Jan\",\"non-dropping-particle\":\"van der\"}},\
+             {{\"family\":\"Alvarez\",\"given\":\"Rosa M.\"}}],\"version\":\"1\",\
+             \"URL\":\"https://catalogue.example.org/\",\"issued\":{{\"date-parts\":[[{y},{m},{d}]]}},\
+             \"publisher\":\"Catalogue Sample Museum\",\"DOI\":\"10.15468/cat-sample.v1\",\
+             \"accessed\":{{\"date-parts\":[[2026,11,29]]}}}}]\n"
+        )
+    );
+    let datacite = ask("datacite");
+    assert_eq!(
+        datacite.header("content-type"),
+        Some("application/vnd.datacite.datacite+xml")
+    );
+    let xml = datacite.text();
+    for part in [
+        "<identifier identifierType=\"DOI\">10.15468/cat-sample.v1</identifier>",
+        "<creatorName nameType=\"Personal\">van der Berg, Jan</creatorName>\n      \
+         <givenName>Jan</givenName>\n      <familyName>van der Berg</familyName>\n      \
+         <nameIdentifier nameIdentifierScheme=\"ORCID\" schemeURI=\"https://orcid.org\">\
+         https://orcid.org/0000-0001-5109-3700</nameIdentifier>",
+        "<resourceType resourceTypeGeneral=\"Dataset\">Occurrence dataset</resourceType>",
+        "<publicationYear>",
+        "<version>1</version>",
+        "<relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"IsSourceOf\" \
+         resourceTypeGeneral=\"Dataset\">http://t/dwca.zip</relatedIdentifier>",
+        "<relatedIdentifier relatedIdentifierType=\"DOI\" relationType=\"IsVersionOf\">\
+         10.15468/cat-sample</relatedIdentifier>",
+        "rightsIdentifier=\"CC-BY-4.0\"",
+    ] {
+        assert!(xml.contains(part), "{part}\n{xml}");
+    }
+    // A publisher's own words stand for the text, with the version and the day.
+    let mut dataset = (*catalogue::view::View::load(&common::sample_snapshot())
+        .unwrap()
+        .dataset)
+        .clone();
+    dataset.citation = "Alvarez R. (2026) The {sample} @ its museum.".into();
+    assert_eq!(
+        dataset.citation(&year, 1, ""),
+        "Alvarez R. (2026) The {sample} @ its museum. Version 1."
+    );
+}
+
+/// Builds `objects` into `dir/collection.bin` (after it, with `--previous`
+/// itself, where one is there), keeping versions with links at `http://t`
+/// (what the test server's requests have) and `extra` flags.
+fn build_kept(dir: &TempDir, objects: &[Value], extra: &[&str]) -> String {
+    let fixture = dir.path("collection.json");
+    std::fs::write(&fixture, Value::Array(objects.to_vec()).to_string()).unwrap();
+    let out = dir.path("collection.bin");
+    let (fixture, out) = (fixture.to_string_lossy(), out.to_string_lossy());
+    let mut args = vec!["build", &fixture, "-o", &out, "--public-url", "http://t"];
+    if dir.path("collection.bin").exists() {
+        args.extend(["--previous", &out]);
+    }
+    args.extend(extra);
+    let o = catalogue(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A server of `dir/collection.bin` reading the versions kept beside it.
+fn kept_server(dir: &TempDir) -> Server {
+    let snapshot = dir.path("collection.bin");
+    let settings = Settings {
+        versions_dir: Some(catalogue::snapshot::kept::path(&snapshot)),
+        ..Settings::default()
+    };
+    Server::start(&snapshot, settings)
+}
+
+/// Every version kept: version 1's archive and eml.xml, served while it was
+/// current, are served byte for byte after version 2 (edits and deletions)
+/// replaced it, and linked from the versions' list and both feeds; each
+/// version is cited by its number; a version never published is 404, one
+/// no longer kept (past `--keep-versions`) 410 naming those kept.
+#[test]
+fn every_version_is_kept_byte_for_byte_and_linked() {
+    let dir = TempDir::new("kept");
+    let v1 = objects();
+    let said = build_kept(&dir, &v1, &[]);
+    assert!(
+        said.contains("kept version 1 in ") && said.contains("collection.bin.versions/1 ("),
+        "{said}"
+    );
+    let s = kept_server(&dir);
+    let archive_1 = s.get("/dwca.zip");
+    let eml_1 = s.get("/eml.xml");
+    assert_eq!((archive_1.status, eml_1.status), (200, 200));
+    // The current version's own files are what /dwca.zip and /eml.xml say.
+    let kept_1 = s.get("/versions/1/dwca.zip");
+    assert_eq!(kept_1.status, 200);
+    assert_eq!(kept_1.header("content-type"), Some("application/zip"));
+    assert_eq!(kept_1.body, archive_1.body);
+    assert_eq!(kept_1.header("etag"), archive_1.header("etag"));
+    assert_eq!(s.get("/versions/1/eml.xml").body, eml_1.body);
+    drop(s);
+
+    // Version 2: a specimen and a locality's town edited, a specimen deleted.
+    let mut v2 = v1.clone();
+    remove(&mut v2, "specimens.specimenrecord", 8);
+    find(&mut v2, "specimens.specimenrecord", 2)["fields"]["notes"] = json!("Re-mounted.");
+    find(&mut v2, "geography.locality", 1)["fields"]["town"] = json!("Ann Arbor, MI");
+    let said = build_kept(&dir, &v2, &[]);
+    assert!(
+        said.contains("version 2: ") && said.contains("kept version 2 in "),
+        "{said}"
+    );
+    let s = kept_server(&dir);
+    let archive_2 = s.get("/dwca.zip");
+    assert_ne!(archive_2.body, archive_1.body);
+    let again = s.get("/versions/1/dwca.zip");
+    assert_eq!(again.status, 200);
+    assert!(again.body == archive_1.body, "version 1's archive changed");
+    assert_eq!(again.header("etag"), archive_1.header("etag"));
+    assert_eq!(s.get("/versions/1/eml.xml").body, eml_1.body);
+    assert_eq!(s.get("/versions/2/dwca.zip").body, archive_2.body);
+    assert_eq!(s.get("/versions/2/eml.xml").body, s.get("/eml.xml").body);
+    // HEAD and revalidation, as every file answer.
+    let head = s.send("HEAD", "/versions/1/dwca.zip", &[]);
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+    assert_eq!(head.header("etag"), archive_1.header("etag"));
+    let tag = archive_1.header("etag").unwrap();
+    let revalidated = s.send("GET", "/versions/1/dwca.zip", &[("If-None-Match", tag)]);
+    assert_eq!(revalidated.status, 304);
+    assert!(revalidated.body.is_empty());
+    // Linked from the list and both feeds.
+    let versions = s.json("/api/v2/versions/", 200);
+    let links: Vec<(Value, Value, Value)> = (versions["items"].as_array().unwrap().iter())
+        .map(|v| (v["version"].clone(), v["archive"].clone(), v["eml"].clone()))
+        .collect();
+    assert_eq!(
+        links,
+        [
+            (
+                json!(2),
+                json!("/versions/2/dwca.zip"),
+                json!("/versions/2/eml.xml")
+            ),
+            (
+                json!(1),
+                json!("/versions/1/dwca.zip"),
+                json!("/versions/1/eml.xml")
+            ),
+        ]
+    );
+    let atom = s.get("/versions.atom").text();
+    for n in [1, 2] {
+        assert!(atom.contains(&format!(
+            "<link rel=\"enclosure\" type=\"application/zip\" href=\"http://t/versions/{n}/dwca.zip\"/>"
+        )), "{atom}");
+        assert!(atom.contains(&format!(
+            "<link rel=\"describedby\" type=\"application/xml\" href=\"http://t/versions/{n}/eml.xml\"/>"
+        )));
+    }
+    let rss = s.send("GET", "/versions.rss", &[]);
+    assert_eq!(
+        rss.header("content-type"),
+        Some("application/rss+xml; charset=utf-8")
+    );
+    let rss = rss.text();
+    assert!(rss.contains("xmlns:ipt=\"http://ipt.gbif.org/\""), "{rss}");
+    for n in [1, 2] {
+        assert!(
+            rss.contains(&format!(
+                "      <title>Specimen records - Version {n}</title>\n"
+            )),
+            "{rss}"
+        );
+        assert!(rss.contains(&format!(
+            "<ipt:dwca>http://t/versions/{n}/dwca.zip</ipt:dwca>"
+        )));
+        assert!(rss.contains(&format!("<ipt:eml>http://t/versions/{n}/eml.xml</ipt:eml>")));
+    }
+    let page = s
+        .send("GET", "/api/v2/versions/", &[("Accept", "text/html")])
+        .text();
+    assert!(
+        page.contains("<a href=\"/versions/1/dwca.zip\">dwca.zip</a>"),
+        "{page}"
+    );
+    // Each version cited by its number.
+    for n in [1, 2] {
+        let cited = s.get(&format!("/api/v2/citation/?version={n}")).text();
+        assert!(cited.contains(&format!("Version {n}.")), "{cited}");
+    }
+    // DataCite's metadata of version 1 names its kept files, which answer
+    // what version 1 served; the current version's, /dwca.zip.
+    let datacite = s.get("/api/v2/citation/?version=1&format=datacite").text();
+    assert!(
+        datacite.contains(
+            "relationType=\"IsSourceOf\" resourceTypeGeneral=\"Dataset\">\
+             http://t/versions/1/dwca.zip</relatedIdentifier>"
+        ) && datacite.contains("http://t/versions/1/eml.xml</relatedIdentifier>"),
+        "{datacite}"
+    );
+    assert_eq!(s.get("/versions/1/dwca.zip").body, archive_1.body);
+    let current = s.get("/api/v2/citation/?format=datacite").text();
+    assert!(
+        current.contains(">http://t/dwca.zip</relatedIdentifier>"),
+        "{current}"
+    );
+    // Never published: 404; parameters: 400.
+    s.assert_error(
+        "/versions/3/dwca.zip",
+        404,
+        "no version 3: the versions published are 1 to 2",
+    );
+    assert_eq!(s.get("/versions/x/eml.xml").status, 404);
+    s.assert_error(
+        "/versions/1/eml.xml?x=1",
+        400,
+        "a kept version's files take no parameters, not x",
+    );
+    drop(s);
+
+    // Built to another file from --previous, it keeps what was kept.
+    let other = dir.path("other.bin");
+    let o = catalogue(&[
+        "build",
+        &dir.path("collection.json").to_string_lossy(),
+        "-o",
+        &other.to_string_lossy(),
+        "--previous",
+        &dir.path("collection.bin").to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept_other = catalogue::snapshot::kept::path(&other);
+    assert_eq!(catalogue::snapshot::kept::numbers(&kept_other), [1, 2]);
+    assert_eq!(
+        std::fs::read(kept_other.join("1").join("dwca.zip")).unwrap(),
+        archive_1.body
+    );
+
+    // Version 3, keeping two versions: version 1's files go, and are gone.
+    let mut v3 = v2.clone();
+    find(&mut v3, "specimens.specimenrecord", 2)["fields"]["notes"] = json!("Re-mounted again.");
+    let said = build_kept(&dir, &v3, &["--keep-versions", "2"]);
+    assert!(said.contains("removed version(s) 1"), "{said}");
+    let s = kept_server(&dir);
+    s.assert_error(
+        "/versions/1/dwca.zip",
+        410,
+        "Gone: version 1's archive and eml.xml are no longer kept; versions 2 to 3's are kept",
+    );
+    assert_eq!(s.get("/versions/2/dwca.zip").body, archive_2.body);
+    let versions = s.json("/api/v2/versions/", 200);
+    assert_eq!(versions["items"][2]["archive"], Value::Null);
 }

@@ -104,15 +104,55 @@ pub enum Export {
         output: PathBuf,
         #[command(flatten)]
         dataset: DatasetArgs,
-        /// The collection's public address (`https://specimens.example.org`):
-        /// the photographs' URLs start `<URL>/media/`, their pages `<URL>/api/v2/`.
-        /// Without it they are paths, which GBIF cannot follow.
-        #[arg(long, env = "CATALOGUE_PUBLIC_URL", value_parser = parse_public_url)]
-        public_url: Option<PublicUrl>,
-        /// Where media URLs start instead (`https://cdn.example.org/media/`).
-        #[arg(long, env = "CATALOGUE_MEDIA_URL", value_parser = parse_media_url)]
-        media_url: Option<String>,
+        #[command(flatten)]
+        links: LinkArgs,
     },
+}
+
+/// Where an archive's links start: the archive `export dwca` writes, and
+/// each version's that `build` and `sync` keep.
+#[derive(Args, Clone, Debug, Default)]
+pub struct LinkArgs {
+    /// The collection's public address (`https://specimens.example.org`):
+    /// the photographs' URLs start `<URL>/media/`, their pages `<URL>/api/v2/`.
+    /// Without it they are paths, which GBIF cannot follow.
+    #[arg(long, env = "CATALOGUE_PUBLIC_URL", value_parser = parse_public_url)]
+    pub public_url: Option<PublicUrl>,
+    /// Where media URLs start instead (`https://cdn.example.org/media/`).
+    #[arg(long, env = "CATALOGUE_MEDIA_URL", value_parser = parse_media_url)]
+    pub media_url: Option<String>,
+}
+
+impl LinkArgs {
+    /// The links these flags say: `--media-url`, else `<public URL>/media/`,
+    /// and the public URL (empty: paths).
+    pub fn links(&self) -> crate::export::dwca::Links {
+        let site = (self.public_url.as_ref())
+            .map(|u| u.as_str().to_string())
+            .unwrap_or_default();
+        crate::export::dwca::Links {
+            media: self
+                .media_url
+                .clone()
+                .unwrap_or_else(|| format!("{site}/media/")),
+            site,
+        }
+    }
+}
+
+/// Which versions' archives and `eml.xml` are kept beside the snapshot
+/// (`NAME.versions/`), for `serve` to answer at `/versions/N/dwca.zip`.
+#[derive(Args, Clone, Debug, Default)]
+pub struct KeepArgs {
+    /// Keep the newest N versions' archives and eml.xml beside the snapshot
+    /// (NAME.versions/), removing older ones; by default every version the
+    /// snapshot's history holds (the last 1,000), as GBIF's IPT keeps them.
+    #[arg(long, env = "CATALOGUE_KEEP_VERSIONS", value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub keep_versions: Option<u64>,
+    /// Where the kept archives' links start.
+    #[command(flatten)]
+    pub links: LinkArgs,
 }
 
 /// What the dataset is said to be: a file, and flags over it.
@@ -201,6 +241,9 @@ pub struct SyncArgs {
     /// What each snapshot says of the dataset.
     #[command(flatten)]
     pub dataset: DatasetArgs,
+    /// Which versions are kept, and their links.
+    #[command(flatten)]
+    pub keep: KeepArgs,
 }
 
 #[derive(Args)]
@@ -235,6 +278,9 @@ pub struct BuildArgs {
     /// what was added, modified and deleted since (without it, version 1).
     #[arg(long, value_name = "OLD.bin")]
     pub previous: Option<PathBuf>,
+    /// Which versions are kept, and their links.
+    #[command(flatten)]
+    pub keep: KeepArgs,
 }
 
 #[derive(Args, Clone)]
@@ -522,6 +568,7 @@ impl ServeArgs {
             label_url: self.label_url.clone(),
             max_labels: self.max_labels,
             replay_budget: self.replay_budget.saturating_mul(1 << 20),
+            versions_dir: Some(crate::snapshot::kept::path(&self.snapshot)),
             ..Settings::default()
         }
     }

@@ -15,7 +15,7 @@ use crate::model::Model;
 use crate::snapshot;
 use crate::view::{prepared, View};
 
-use super::args::{BuildArgs, DatasetArgs, SyncArgs};
+use super::args::{BuildArgs, DatasetArgs, KeepArgs, SyncArgs};
 use super::serving::shutdown_signal;
 
 /// One GET with a two-second budget; a status other than 200 is an error.
@@ -154,6 +154,13 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     }
     match ingest::write_snapshot(&checked, &args.output, prepared::encode) {
         Ok(header) => {
+            // Said before the counts and the checksum, which stay last.
+            if args.keep.links.public_url.is_none() {
+                say!("warning: {UNLINKED}")?;
+            }
+            let output = &args.output;
+            let kept = keep_version(output, output, args.previous.as_deref(), &args.keep)?;
+            say!("{kept}")?;
             for (model, n) in checked.collection.counts() {
                 say!("{:>9} {}", n, model.label())?;
             }
@@ -264,6 +271,55 @@ pub(super) fn export_dwca(
     Ok(ExitCode::SUCCESS)
 }
 
+/// What is said when a kept archive's links are paths.
+const UNLINKED: &str = "no --public-url (CATALOGUE_PUBLIC_URL): the kept archive's \
+     links (its photographs' URLs, eml.xml's download URL) are paths, which GBIF \
+     cannot follow; /dwca.zip then makes its archive for the address it is asked at";
+
+/// Keeps the version of the snapshot at `snapshot` beside it (its archive and
+/// eml.xml, in `NAME.versions/N/`), after those kept beside `previous`;
+/// returns what it kept and removed, in words.
+fn keep_version(
+    snapshot: &std::path::Path,
+    file: &std::path::Path,
+    previous: Option<&std::path::Path>,
+    args: &KeepArgs,
+) -> anyhow::Result<String> {
+    let dir = snapshot::kept::path(snapshot);
+    let (links, retention) = (args.links.links(), args.keep_versions);
+    let kept = crate::export::kept::keep_from(snapshot, file, previous, &links, retention)
+        .with_context(|| {
+            format!(
+                "{} is written, but its version's archive cannot be kept in {}",
+                snapshot.display(),
+                dir.display()
+            )
+        })?;
+    let m = &kept.manifest;
+    let mut said = format!(
+        "kept version {} in {} ({} bytes: dwca.zip {}, eml.xml {}; made in {} ms, \
+         the snapshot loaded in {} ms)",
+        m.version,
+        snapshot::kept::folder(&dir, m.version).display(),
+        m.bytes(),
+        m.files.get(snapshot::kept::ARCHIVE).map_or(0, |f| f.bytes),
+        m.files.get(snapshot::kept::EML).map_or(0, |f| f.bytes),
+        kept.took.as_millis(),
+        kept.loaded.as_millis()
+    );
+    let list = |ns: &[u64]| ns.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+    if !kept.carried.is_empty() {
+        said.push_str(&format!(
+            "; copied version(s) {} from --previous",
+            list(&kept.carried)
+        ));
+    }
+    if !kept.removed.is_empty() {
+        said.push_str(&format!("; removed version(s) {}", list(&kept.removed)));
+    }
+    Ok(said)
+}
+
 /// What following a previous snapshot made of a build.
 struct Followed {
     version: u64,
@@ -337,6 +393,87 @@ pub(super) fn unpublishable(d: &Dataset) -> Option<String> {
     ))
 }
 
+/// Keeps the version of the snapshot at `path`, saying in the log what was
+/// kept, or why not (the snapshot stays published either way).
+fn keep_logged(path: &std::path::Path, keep: &KeepArgs) {
+    keep_logged_from(path, path, keep);
+}
+
+/// Keeps the version of `file`, a snapshot published at `snapshot`, logging
+/// what it did; a file waiting to be kept goes once it is.
+fn keep_logged_from(snapshot: &std::path::Path, file: &std::path::Path, keep: &KeepArgs) {
+    match keep_version(snapshot, file, None, keep) {
+        Ok(said) => tracing::info!(snapshot = %file.display(), "{said}"),
+        Err(e) => tracing::warn!(snapshot = %file.display(), "{e:#}"),
+    }
+    if file != snapshot {
+        let _ = std::fs::remove_file(file);
+    }
+}
+
+/// How many published snapshots may wait for their versions to be kept: past
+/// it (edits published faster than archives are made, for long), the oldest
+/// waiting are not kept, and the log says which.
+const MOST_WAITING: usize = 16;
+
+/// Keeps, on a thread of their own, the versions `sync` publishes (each
+/// snapshot held as published in the waiting room, [`snapshot::kept::hold`]),
+/// oldest first, after those a stopped `sync` left waiting; the next tick
+/// never waits for an archive. Gives what the publisher's hook sends to.
+fn keeper(at: &std::path::Path, keep: &KeepArgs) -> anyhow::Result<impl FnMut(&std::path::Path)> {
+    let (publish, published) = std::sync::mpsc::channel::<std::path::PathBuf>();
+    let (snapshot, keep) = (at.to_path_buf(), keep.clone());
+    std::thread::Builder::new()
+        .name("keep-versions".into())
+        .spawn(move || {
+            let mut queue = std::collections::VecDeque::new();
+            loop {
+                if queue.is_empty() {
+                    match published.recv() {
+                        Ok(path) => queue.push_back(path),
+                        Err(_) => break,
+                    }
+                }
+                queue.extend(published.try_iter());
+                while queue.len() > MOST_WAITING {
+                    let dropped = queue.pop_front().expect("more than one");
+                    tracing::warn!(
+                        snapshot = %dropped.display(),
+                        "{MOST_WAITING} published versions wait for their archives: the oldest \
+                         is not kept (edits are published faster than archives are made)"
+                    );
+                    if dropped != snapshot {
+                        let _ = std::fs::remove_file(&dropped);
+                    }
+                }
+                if let Some(file) = queue.pop_front() {
+                    keep_logged_from(&snapshot, &file, &keep);
+                }
+            }
+        })
+        .context("cannot start the thread that keeps versions")?;
+    for waiting in snapshot::kept::waiting(at) {
+        let _ = publish.send(waiting);
+    }
+    let at = at.to_path_buf();
+    Ok(move |path: &std::path::Path| {
+        let held = snapshot::peek(path)
+            .map_err(|e| e.to_string())
+            .and_then(|header| {
+                snapshot::kept::hold(path, header.created_at).map_err(|e| e.to_string())
+            });
+        let file = held.unwrap_or_else(|e| {
+            tracing::warn!(
+                snapshot = %at.display(),
+                "cannot hold the published snapshot until its version is kept ({e}): \
+                 it is kept if nothing replaces it first"
+            );
+            path.to_path_buf()
+        });
+        let _ = publish.send(file);
+    })
+}
+
 pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     let url = database_url(args.from_db.as_deref().unwrap_or_default())?;
     let source = Source::parse(&url)?;
@@ -363,9 +500,23 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         Some(path) => publisher.following(path, told),
         None => publisher.describing(dataset),
     };
+    if args.keep.links.public_url.is_none() {
+        tracing::warn!("{UNLINKED}");
+    }
     if args.once {
         let at = args.snapshot.display();
-        return Ok(match publisher::once(publisher) {
+        let keep = args.keep.clone();
+        let publisher = publisher.after_publishing(move |path| keep_logged(path, &keep));
+        // What a stopped `sync` left waiting is kept first.
+        for waiting in snapshot::kept::waiting(&args.snapshot) {
+            keep_logged_from(&args.snapshot, &waiting, &args.keep);
+        }
+        let published = publisher::once(publisher);
+        // A snapshot published before versions were kept is kept now.
+        if args.snapshot.exists() {
+            keep_logged(&args.snapshot, &args.keep);
+        }
+        return Ok(match published {
             Ok(held) if held.is_empty() => {
                 eprintln!("{at}: every record read is published");
                 ExitCode::SUCCESS
@@ -383,6 +534,13 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
             }
         });
     }
+    // Versions are kept on a thread of their own, each as it was published:
+    // the next tick never waits for an archive.
+    let mut publish = keeper(&args.snapshot, &args.keep)?;
+    if args.snapshot.exists() {
+        publish(&args.snapshot);
+    }
+    let publisher = publisher.after_publishing(publish);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(publisher::run(publisher, args.every, shutdown_signal()));
     Ok(ExitCode::SUCCESS)

@@ -13,7 +13,8 @@ use crate::snapshot;
 use crate::view::View;
 
 /// Writes a template for `--dataset-config` from the snapshot: the codes its
-/// USIs begin with, a description and keywords from the orders it holds, the
+/// USIs begin with, a description and keywords from the orders it holds, a
+/// fresh random UUID as the dataset's `id`, the occurrenceIDs' rule, the
 /// snapshot's own description where it has one. The description says no count
 /// and no date, which would go stale as records change (eml.xml's coverage and
 /// `additionalInfo` say them at each export); the coverage is printed instead.
@@ -45,6 +46,15 @@ pub(super) fn init(snapshot_path: &Path, output: &Path) -> anyhow::Result<ExitCo
     }
     if d.update_frequency.is_empty() {
         d.update_frequency = "asNeeded".to_string();
+    }
+    // The rule the records' occurrenceIDs are made by, said rather than implied.
+    if d.occurrence_id.is_empty() {
+        d.occurrence_id = crate::model::occurrence_id::URN.to_string();
+    }
+    // The dataset's own identifier, once: a fresh random UUID.
+    if d.id.is_empty() {
+        d.id = crate::model::dataset::random_uuid()
+            .context("cannot read the system's random source for the dataset's id")?;
     }
     let toml = output
         .extension()

@@ -53,17 +53,10 @@ pub fn run() -> ExitCode {
                     snapshot,
                     output,
                     dataset,
-                    public_url,
-                    media_url,
+                    links,
                 },
         } => {
-            let site = public_url
-                .map(|u| u.as_str().to_string())
-                .unwrap_or_default();
-            let links = crate::export::dwca::Links {
-                media: media_url.unwrap_or_else(|| format!("{site}/media/")),
-                site,
-            };
+            let links = links.links();
             export_dwca(&snapshot, &output, &dataset, &links)
         }
         Command::Probe { addr, path } => probe(addr, &path),

@@ -35,6 +35,14 @@ pub fn percent_decode(s: &str, plus_is_space: bool) -> Cow<'_, str> {
     }
 }
 
+/// Writes byte `b` as `%XX`.
+fn escape(out: &mut String, b: u8) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    out.push('%');
+    out.push(HEX[(b >> 4) as usize] as char);
+    out.push(HEX[(b & 15) as usize] as char);
+}
+
 /// Encodes a query string's name or value as forms do: unreserved bytes as they
 /// are, a space as `+`, every other byte as `%XX`; decoding it gives it back.
 pub fn form_encode(out: &mut String, s: &str) {
@@ -44,12 +52,7 @@ pub fn form_encode(out: &mut String, s: &str) {
                 out.push(b as char)
             }
             b' ' => out.push('+'),
-            _ => {
-                const HEX: &[u8; 16] = b"0123456789ABCDEF";
-                out.push('%');
-                out.push(HEX[(b >> 4) as usize] as char);
-                out.push(HEX[(b & 15) as usize] as char);
-            }
+            _ => escape(out, b),
         }
     }
 }
@@ -63,12 +66,7 @@ pub fn segment_encode(out: &mut String, s: &str) {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
                 out.push(b as char)
             }
-            _ => {
-                const HEX: &[u8; 16] = b"0123456789ABCDEF";
-                out.push('%');
-                out.push(HEX[(b >> 4) as usize] as char);
-                out.push(HEX[(b & 15) as usize] as char);
-            }
+            _ => escape(out, b),
         }
     }
 }
@@ -84,12 +82,7 @@ pub fn uri_encode(out: &mut String, s: &str) {
             | b'+' | b',' | b'!' | b'?' | b'*' | b'@' | b'\'' | b'~' | b'-' | b'.' | b'_' => {
                 out.push(b as char)
             }
-            _ => {
-                const HEX: &[u8; 16] = b"0123456789ABCDEF";
-                out.push('%');
-                out.push(HEX[(b >> 4) as usize] as char);
-                out.push(HEX[(b & 15) as usize] as char);
-            }
+            _ => escape(out, b),
         }
     }
 }
@@ -97,6 +90,13 @@ pub fn uri_encode(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_segment_keeps_only_unreserved_bytes() {
+        let mut out = String::new();
+        segment_encode(&mut out, "A-1.b_~:/ %é");
+        assert_eq!(out, "A-1.b_~%3A%2F%20%25%C3%A9");
+    }
 
     #[test]
     fn iris_become_uris() {

@@ -6,6 +6,7 @@
 
 pub mod csv;
 pub mod dwca;
+pub mod kept;
 pub mod openapi;
 pub mod openapi_gbif;
 pub mod openapi_parts;

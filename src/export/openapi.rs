@@ -163,7 +163,9 @@ pub fn archive(paths: &mut Paths, _: Option<usize>) {
                 `multimedia.txt` (GBIF's Simple Multimedia extension: one row per specimen \
                 photograph, its URL absolute), `meta.xml` (their columns as terms) and `eml.xml` \
                 (the dataset's description in GBIF's EML profile, with the coverage of the \
-                records it holds), made once per snapshot on first request. With the specimen \
+                records it holds), made once per snapshot on first request, or read from the \
+                version's kept files (`/versions/{version}/dwca.zip`, the same bytes) where \
+                `build` or `sync` made them with the request's links. With the specimen \
                 list's filters or search, the archive of the specimens they select, made for the \
                 request; its `eml.xml` names the filter and the snapshot (checksum and time) in \
                 `additionalInfo`.",

@@ -1,12 +1,14 @@
 //! The versions' operations of the OpenAPI document: `/api/v2/versions/`,
-//! `/api/v2/changes/`, `/api/v2/citation/` and `/versions.atom`.
+//! `/api/v2/changes/`, `/api/v2/citation/`, `/versions.atom` and
+//! `/versions.rss`, and each kept version's files (`/versions/{version}/...`).
 
 use serde_json::{json, Value};
 
 use super::openapi_parts::{error_response, query, Paths};
 
 use crate::model::endpoint::{
-    CHANGES_PATH, CITATION_PATH, FEED_PATH, PUBLISHING_PATH, VERSIONS_PATH,
+    CHANGES_PATH, CITATION_PATH, FEED_PATH, KEPT_ARCHIVE_PATH, KEPT_EML_PATH, PUBLISHING_PATH,
+    RSS_PATH, VERSIONS_PATH,
 };
 
 fn paging() -> Vec<Value> {
@@ -101,8 +103,8 @@ pub fn versions(paths: &mut Paths, _: Option<usize>) {
             "changes": {"type": "object", "description": "Per list with a change: how many records were added, modified and deleted since the version before.",
                 "additionalProperties": {"type": "object", "required": ["added", "modified", "deleted"],
                     "properties": {"added": {"type": "integer"}, "modified": {"type": "integer"}, "deleted": {"type": "integer"}}}},
-            "archive": {"type": ["string", "null"], "description": "The archive's path: the current version's only."},
-            "eml": {"type": ["string", "null"], "description": "The metadata's path: the current version's only."},
+            "archive": {"type": ["string", "null"], "description": "The path of the archive the version published: `/versions/{version}/dwca.zip` where it is kept, `/dwca.zip` for the current version where its own is not kept (yet), null for an older one not kept."},
+            "eml": {"type": ["string", "null"], "description": "The path of its metadata: `/versions/{version}/eml.xml`, `/eml.xml` or null, as `archive`."},
         },
     });
     let mut parameters = paging();
@@ -118,7 +120,8 @@ pub fn versions(paths: &mut Paths, _: Option<usize>) {
             "summary": "The published versions, newest first",
             "description": "Every version the snapshot's history keeps (the last 1,000): its number, \
                 checksum, publication time, counts per list and what changed in numbers. A browser \
-                gets a page. Follow new versions with `/versions.atom`.",
+                gets a page. Each links the archive and `eml.xml` it published where they are kept. \
+                Follow new versions with `/versions.atom` or `/versions.rss`.",
             "parameters": parameters,
             "responses": responses("The versions", json!({"application/json": {"schema": {
                 "type": "object", "required": ["meta", "items"],
@@ -178,9 +181,92 @@ pub fn feed(paths: &mut Paths, _: Option<usize>) {
             "operationId": "versionsFeed",
             "summary": "The versions as an Atom feed",
             "description": "One entry per version, newest first (the last 100): its time, counts and \
-                what changed, linking the current archive and `/eml.xml`.",
+                what changed, linking the archive (`enclosure`) and `eml.xml` (`describedby`) it \
+                published where they are kept (the current version's always).",
             "responses": responses("The feed", json!({"application/atom+xml": {"schema": {"type": "string"}}}), false),
         }}),
+    );
+}
+
+/// `/versions.rss`.
+pub fn rss(paths: &mut Paths, _: Option<usize>) {
+    paths.insert(
+        RSS_PATH.into(),
+        json!({"get": {
+            "operationId": "versionsRss",
+            "summary": "The versions as RSS 2.0, in the form of GBIF's IPT feed",
+            "description": "One item per version, newest first (the last 100), as the IPT writes \
+                its RSS: titled `<dataset title> - Version N`, what changed as its description, \
+                `pubDate`, and the IPT's `ipt:eml` and `ipt:dwca` (namespace \
+                `http://ipt.gbif.org/`) naming the `eml.xml` and archive the version published \
+                where they are kept (the current version's always).",
+            "responses": responses("The feed", json!({"application/rss+xml": {"schema": {"type": "string"}}}), false),
+        }}),
+    );
+}
+
+/// A kept version's file: its path, what it is, its media type.
+fn kept_file(paths: &mut Paths, path: &str, id: &str, what: &str, media: &str, etag: &str) {
+    paths.insert(
+        path.into(),
+        json!({"get": {
+            "operationId": id,
+            "summary": format!("The {what} a version published, as it published it"),
+            "description": format!("The {what} of version `version`, byte for byte as `/dwca.zip` and \
+                `/eml.xml` served it while it was current (made by `catalogue build` or `sync` \
+                when they published it, and kept beside the snapshot, `NAME.versions/N/`). A \
+                version never published is a 404; one whose files are no longer kept (past \
+                `--keep-versions`) a 410 naming the versions kept. Takes no parameters."),
+            "parameters": [{
+                "name": "version", "in": "path", "required": true,
+                "description": "The version's number.",
+                "schema": {"type": "string", "pattern": "^[0-9]+$"},
+            }],
+            "responses": {
+                "200": {
+                    "description": format!("The {what}"),
+                    "headers": {
+                        "ETag": {"description": etag, "schema": {"type": "string"}},
+                        "Cache-Control": {"$ref": "#/components/headers/Cache-Control"},
+                        "Last-Modified": {"$ref": "#/components/headers/Last-Modified"},
+                        "Access-Control-Allow-Origin": {"$ref": "#/components/headers/Access-Control-Allow-Origin"},
+                    },
+                    "content": {media: {"schema": {"type": "string"}}},
+                },
+                "304": {"$ref": "#/components/responses/NotModified"},
+                "400": {"$ref": "#/components/responses/BadRequest"},
+                "404": error_response("No such version: the message names the versions published."),
+                "405": {"$ref": "#/components/responses/MethodNotAllowed"},
+                "410": error_response("A version published whose files are no longer kept; the message names those kept."),
+                "500": error_response("The kept file does not read as its manifest says."),
+            },
+        }}),
+    );
+}
+
+/// `/versions/{version}/dwca.zip`.
+pub fn kept_archive(paths: &mut Paths, _: Option<usize>) {
+    let etag = "The archive's SHA-256 (first 16 bytes, hex), as `/dwca.zip` tags it.";
+    kept_file(
+        paths,
+        KEPT_ARCHIVE_PATH,
+        "keptDwca",
+        "Darwin Core Archive",
+        "application/zip",
+        etag,
+    );
+}
+
+/// `/versions/{version}/eml.xml`.
+pub fn kept_eml(paths: &mut Paths, _: Option<usize>) {
+    let etag = "The document's SHA-256 (first 16 bytes, hex), as `/eml.xml` tags it.";
+    kept_file(
+        paths,
+        KEPT_EML_PATH,
+        "keptEml",
+        "metadata (EML)",
+        "application/xml",
+        etag,
     );
 }
 
@@ -193,6 +279,7 @@ pub fn citation(paths: &mut Paths, _: Option<usize>) {
             "text/plain": text, "application/x-bibtex": text,
             "application/x-research-info-systems": text,
             "application/vnd.citationstyles.csl+json": {"schema": {"type": "array", "items": {"type": "object"}}},
+            "application/vnd.datacite.datacite+xml": text,
         }),
         false,
     );
@@ -202,14 +289,24 @@ pub fn citation(paths: &mut Paths, _: Option<usize>) {
         json!({"get": {
             "operationId": "citation",
             "summary": "How to cite a version of the dataset",
-            "description": "Made from the dataset's description (title, creators or publisher, \
-                publisher, DOI, homepage) and the version (its number and year); the link is the \
-                homepage, else this site.",
+            "description": "As GBIF writes a dataset's citation (`van der Berg J, Alvarez R M \
+                (2026). Title. Version 3. Publisher. Occurrence dataset. https://doi.org/10.x/y \
+                accessed via example.org on 2026-11-29.`): made from the dataset's description \
+                (creators then metadata providers, else the publisher; title; publisher; the \
+                version's DOI, else the dataset's; homepage) and the version (its number and \
+                year), with the day it was accessed; the link is the DOI, else the homepage, else \
+                this site. `datacite` is DataCite's metadata (schema 4.5) of the version, from \
+                which a DOI can be minted.",
             "parameters": [
-                query("format", "`text` (the default), `bibtex`, `ris` or `csl` (CSL-JSON).",
-                      json!({"type": "string", "enum": ["text", "bibtex", "ris", "csl"]})),
+                query("format", "`text` (the default), `bibtex`, `ris`, `csl` (CSL-JSON) or \
+                      `datacite` (DataCite's XML, schema 4.5).",
+                      json!({"type": "string", "enum": ["text", "bibtex", "ris", "csl", "datacite"]})),
                 query("version", "The version (the current one by default).",
                       json!({"type": "integer", "minimum": 1})),
+                query("accessed", "The day the dataset was accessed, `YYYY-MM-DD` (today, in UTC, \
+                      by default): the text's \"accessed via ... on\", BibTeX's `urldate`, RIS's \
+                      `Y2`, CSL's `accessed`.",
+                      json!({"type": "string", "format": "date"})),
             ],
             "responses": r,
         }}),

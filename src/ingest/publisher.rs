@@ -169,7 +169,13 @@ pub struct Publisher {
     /// The collection the snapshot at the path publishes, kept only while
     /// something is held back (else read from the file when first needed).
     published: Option<Collection>,
+    /// Called with the snapshot's path after each snapshot is published
+    /// (`sync` keeps its version's archive: [`Publisher::after_publishing`]).
+    after: Option<Box<Published>>,
 }
+
+/// What is done with a snapshot's path once it is published.
+type Published = dyn FnMut(&Path) + Send;
 
 /// A dataset file `sync` reads again when it changes, and the values the
 /// flags tell over it.
@@ -277,7 +283,18 @@ impl Publisher {
             held: Vec::new(),
             holdings,
             published: None,
+            after: None,
         })
+    }
+
+    /// Calls `after` with the snapshot's path once each snapshot is
+    /// published (written, renamed into place and its history kept): what
+    /// it does never delays the file a server swaps to.
+    pub fn after_publishing(self, after: impl FnMut(&Path) + Send + 'static) -> Publisher {
+        Publisher {
+            after: Some(Box::new(after)),
+            ..self
+        }
     }
 
     /// Writes `dataset` into every snapshot as its description.
@@ -590,6 +607,9 @@ impl Publisher {
                 file = %snapshot::beside::path(&self.path).display(),
                 "the snapshot is published, but its history cannot be kept beside it: {e}"
             );
+        }
+        if let Some(after) = self.after.as_mut() {
+            after(&self.path);
         }
         tracing::debug!(
             read_ms,

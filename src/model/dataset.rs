@@ -3,6 +3,7 @@
 //! checked when read, stored in the snapshot by `build` and `sync`, and said by
 //! the archive's `eml.xml`, `/eml.xml` and every page's footer.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -32,7 +33,12 @@ pub struct Dataset {
     pub collection_code: String,
     pub collection_name: String,
     pub purpose: String,
+    /// How the specimens were collected and the data made: the method's steps.
     pub methods: String,
+    /// How the records were checked (EML's `qualityControl`).
+    pub quality_control: String,
+    /// Where and how the specimens were sampled.
+    pub sampling: Sampling,
     /// GBIF's maintenance frequency (`asNeeded`, `monthly`, ...; checked).
     pub update_frequency: String,
     /// Who holds the rights to the records and photographs (the publisher
@@ -41,6 +47,78 @@ pub struct Dataset {
     pub creators: Vec<Party>,
     pub contacts: Vec<Party>,
     pub metadata_providers: Vec<Party>,
+    /// The dataset's identifier, a UUID or a URI: eml.xml's `packageId` is
+    /// it and the version (a stable one made from the codes and the title
+    /// when empty: [`Dataset::identifier`]).
+    pub id: String,
+    /// Others who had a part, each with a `role` of GBIF's.
+    pub associated_parties: Vec<Party>,
+    /// The project the dataset comes of.
+    pub project: Project,
+    /// A logo's URL (`resourceLogoUrl`).
+    pub resource_logo_url: String,
+    /// Each version's own DOI, by the version's number (`"3" = "10.x/y"`).
+    pub version_dois: BTreeMap<String, String>,
+    /// The rule each record's occurrenceID is made by: a template with
+    /// `{catalog_number}` once, and `{institution_code}`, `{collection_code}`
+    /// (checked: `model::occurrence_id`). Darwin Core's catalogue URN when
+    /// empty.
+    pub occurrence_id: String,
+}
+
+/// Where and how the specimens were sampled (EML's `sampling`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Sampling {
+    /// The places and times the sampling covered.
+    pub study_extent: String,
+    /// How the samples were taken.
+    pub sampling_description: String,
+}
+
+/// The project the dataset comes of (EML's `project`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Project {
+    pub title: String,
+    /// The project's identifier (GBIF's IPT: a grant's or a programme's).
+    pub identifier: String,
+    pub description: String,
+    /// Who paid for it.
+    pub funding: String,
+    /// The area the project studied.
+    pub study_area_description: String,
+    /// Its people, each with a `role` of GBIF's.
+    pub personnel: Vec<Party>,
+}
+
+/// A postal address (EML's `address`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Address {
+    pub delivery_point: String,
+    pub city: String,
+    pub administrative_area: String,
+    pub postal_code: String,
+    pub country: String,
+}
+
+impl Address {
+    /// Whether no part of it was given.
+    pub fn is_empty(&self) -> bool {
+        self.parts().iter().all(|(_, v)| v.trim().is_empty())
+    }
+
+    /// Its parts with EML's names, in the profile's order.
+    pub fn parts(&self) -> [(&'static str, &str); 5] {
+        [
+            ("deliveryPoint", &self.delivery_point),
+            ("city", &self.city),
+            ("administrativeArea", &self.administrative_area),
+            ("postalCode", &self.postal_code),
+            ("country", &self.country),
+        ]
+    }
 }
 
 /// A person or an organisation named by the dataset.
@@ -53,7 +131,45 @@ pub struct Party {
     pub email: String,
     /// `0000-0002-1825-0097`, or its `https://orcid.org/` URL.
     pub orcid: String,
+    /// The given names, where `name` alone would split them wrongly.
+    pub given_name: String,
+    /// The surname with its particles (`van der Berg`).
+    pub surname: String,
+    pub position_name: String,
+    pub phone: String,
+    /// Their own web page.
+    pub online_url: String,
+    pub address: Address,
+    /// What they did, one of GBIF's agent roles ([`ROLES`]): said of
+    /// associated parties and project personnel.
+    pub role: String,
 }
+
+/// GBIF's agent roles (its vocabulary `agentRole`, as its IPT offers them).
+pub const ROLES: &[&str] = &[
+    "author",
+    "contentProvider",
+    "custodianSteward",
+    "curator",
+    "distributor",
+    "editor",
+    "metadataProvider",
+    "originator",
+    "owner",
+    "pointOfContact",
+    "principalInvestigator",
+    "processor",
+    "programmer",
+    "publisher",
+    "reviewer",
+    "user",
+];
+
+/// The lowercase words that begin a surname (`van der Berg`, `da Silva`).
+const PARTICLES: &[&str] = &[
+    "van", "der", "den", "de", "von", "da", "du", "la", "le", "di", "del", "dos", "das", "ten",
+    "ter", "zu", "zum", "zur", "des", "della", "dello", "op", "het",
+];
 
 /// The licences GBIF publishes under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,6 +254,10 @@ fn is_doi(s: &str) -> bool {
             .chars()
             .any(|c| c.is_whitespace() || c.is_control() || "{}<>\"\\".contains(c))
 }
+
+/// The private-use characters a citation made beforehand marks its places
+/// with (`versions::citation`): a description never holds them.
+pub const RESERVED: [char; 3] = ['\u{E000}', '\u{E001}', '\u{E002}'];
 
 /// The most bytes a dataset file may hold: a description, not a collection.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
@@ -254,43 +374,181 @@ impl Party {
         t.rsplit('/').next().unwrap_or(t)
     }
 
-    /// (given names, surname): the name's last word is the surname.
+    /// (given names, surname): `given_name` and `surname` where the file
+    /// says them, else from `name`, whose last word is the surname with the
+    /// lowercase particles before it (`Jan van der Berg`: `Jan`, `van der
+    /// Berg`). An organisation's party has neither.
     pub fn name_parts(&self) -> (&str, &str) {
+        let (given, surname) = (self.given_name.trim(), self.surname.trim());
+        if !surname.is_empty() {
+            return (given, surname);
+        }
         let name = self.name.trim();
-        match name.rsplit_once(' ') {
-            Some((given, sur)) => (given.trim(), sur),
-            None => ("", name),
+        let words: Vec<(usize, &str)> = name
+            .split(' ')
+            .scan(0, |at, w| {
+                let start = *at;
+                *at += w.len() + 1;
+                Some((start, w))
+            })
+            .filter(|(_, w)| !w.is_empty())
+            .collect();
+        let Some(last) = words.len().checked_sub(1) else {
+            return (given, "");
+        };
+        let mut first = last;
+        // The first word is a given name, whatever it is.
+        while first > 1 && PARTICLES.contains(&words[first - 1].1) {
+            first -= 1;
+        }
+        let at = words[first].0;
+        let given = match given.is_empty() {
+            true => name[..at].trim(),
+            false => given,
+        };
+        (given, name[at..].trim())
+    }
+
+    /// The particles of the surname and the rest (`van der`, `Berg`): CSL's
+    /// non-dropping particle and family name.
+    pub fn surname_particles(&self) -> (&str, &str) {
+        let (_, surname) = self.name_parts();
+        let mut at = 0;
+        for word in surname.split(' ') {
+            if !PARTICLES.contains(&word) || at + word.len() >= surname.len() {
+                break;
+            }
+            at += word.len() + 1;
+        }
+        (surname[..at].trim(), surname[at..].trim())
+    }
+
+    /// Whether this is a person (a name, or a surname), not an organisation.
+    pub fn is_person(&self) -> bool {
+        !self.name.trim().is_empty() || !self.surname.trim().is_empty()
+    }
+
+    /// The name as a person is addressed: `name`, else given names and surname.
+    pub fn full_name(&self) -> String {
+        match self.name.trim() {
+            "" => {
+                let (given, surname) = self.name_parts();
+                [given, surname]
+                    .iter()
+                    .filter(|s| !s.is_empty())
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
+            name => name.to_string(),
         }
     }
 
-    fn check(&self, place: &str) -> Result<(), DatasetError> {
+    /// A person's initials as GBIF's citations write them (`Rosa M.`: `R M`).
+    pub fn initials(&self) -> String {
+        let (given, _) = self.name_parts();
+        given
+            .split([' ', '-', '.'])
+            .filter_map(|w| w.chars().next())
+            .map(|c| c.to_uppercase().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn check(&self, place: &str, roles: bool) -> Result<(), DatasetError> {
         let wrong = |problem: String| {
             Err(DatasetError::Value {
                 place: place.to_string(),
                 problem,
             })
         };
-        if self.name.trim().is_empty() && self.organization.trim().is_empty() {
-            return wrong("a person or organisation needs a name or an organization".into());
+        if !self.is_person() && self.organization.trim().is_empty() {
+            return wrong(
+                "a person or organisation needs a name (or a surname) or an organization".into(),
+            );
         }
-        let id = self.orcid_id();
-        let orcid_shape = id.len() == 19
-            && id.char_indices().all(|(i, c)| match i {
-                4 | 9 | 14 => c == '-',
-                18 => c.is_ascii_digit() || c == 'X',
-                _ => c.is_ascii_digit(),
-            });
-        if !self.orcid.is_empty() && !orcid_shape {
-            return wrong(format!(
-                "orcid {:?} is not an ORCID iD (0000-0002-1825-0097, or https://orcid.org/0000-0002-1825-0097)",
-                self.orcid
-            ));
+        if !self.given_name.trim().is_empty() && !self.is_person() {
+            return wrong("given_name needs a surname (or a name) beside it".into());
+        }
+        if !self.orcid.is_empty() && !is_orcid(self.orcid_id()) {
+            return wrong(
+                "orcid is not an ORCID iD (0000-0002-1825-0097, or \
+                 https://orcid.org/0000-0002-1825-0097; its last character a checksum of \
+                 the others)"
+                    .into(),
+            );
         }
         if !self.email.is_empty() && !is_email(&self.email) {
-            return wrong(format!("email {:?} is not an address", self.email));
+            return wrong("email is not an address".into());
+        }
+        if !self.online_url.is_empty() && !is_url(&self.online_url) {
+            return wrong("online_url is not a URL (http:// or https://)".into());
+        }
+        if !self.phone.is_empty()
+            && !self
+                .phone
+                .chars()
+                .all(|c| c.is_ascii_digit() || " +-().".contains(c) || c == 'x')
+        {
+            return wrong("phone is not a number (digits, spaces, + - ( ) . and x)".into());
+        }
+        let role = self.role.trim();
+        if !roles && !role.is_empty() {
+            return wrong("role is said only of associated_parties and project.personnel".into());
+        }
+        if roles && !ROLES.contains(&role) {
+            let said = match role.is_empty() {
+                true => "is missing",
+                false => "is not one of GBIF's",
+            };
+            return wrong(format!("role {said}: one of {}", ROLES.join(", ")));
         }
         Ok(())
     }
+}
+
+/// Whether `id` is an ORCID iD: four groups of four digits, the last
+/// character its checksum (ISO 7064 11,2; `X` for ten).
+fn is_orcid(id: &str) -> bool {
+    let shape = id.len() == 19
+        && id.char_indices().all(|(i, c)| match i {
+            4 | 9 | 14 => c == '-',
+            18 => c.is_ascii_digit() || c == 'X',
+            _ => c.is_ascii_digit(),
+        });
+    if !shape {
+        return false;
+    }
+    let digits: Vec<u32> = id.chars().filter_map(|c| c.to_digit(10)).collect();
+    let total = digits[..15].iter().fold(0, |t, d| (t + d) * 2);
+    let check = (12 - total % 11) % 11;
+    let last = id.chars().last().unwrap_or_default();
+    match check {
+        10 => last == 'X',
+        n => last.to_digit(10) == Some(n),
+    }
+}
+
+/// Whether `s` is a UUID (`8-4-4-4-12` hex digits) or a URI (a scheme, `:`,
+/// and no space, quote or angle bracket): a dataset's identifier.
+fn is_identifier(s: &str) -> bool {
+    let uuid = s.len() == 36
+        && s.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        });
+    let uri = s.split_once(':').is_some_and(|(scheme, rest)| {
+        !scheme.is_empty()
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+            && !rest.is_empty()
+            && !rest
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control() || "{}<>\"\\`^|".contains(c))
+    });
+    uuid || uri
 }
 
 impl Dataset {
@@ -359,14 +617,22 @@ impl Dataset {
                 ),
             );
         }
-        for (key, parties) in [
-            ("creators", &self.creators),
-            ("contacts", &self.contacts),
-            ("metadata_providers", &self.metadata_providers),
+        for (key, parties, roles) in [
+            ("creators", &self.creators, false),
+            ("contacts", &self.contacts, false),
+            ("metadata_providers", &self.metadata_providers, false),
+            ("associated_parties", &self.associated_parties, true),
+            ("project.personnel", &self.project.personnel, true),
         ] {
             for (i, p) in parties.iter().enumerate() {
-                p.check(&format!("{file}: {key}[{i}]"))?;
+                p.check(&format!("{file}: {key}[{i}]"), roles)?;
             }
+        }
+        if self.project != Project::default() && self.project.personnel.is_empty() {
+            return wrong(
+                "project.personnel",
+                "a project names its people: at least one, each with a role".into(),
+            );
         }
         if let Err((key, problem)) = self.check_texts() {
             return wrong(&key, problem);
@@ -378,6 +644,43 @@ impl Dataset {
                  backslashes or angle brackets"
                     .into(),
             );
+        }
+        if !self.id.is_empty() && !is_identifier(&self.id) {
+            return wrong(
+                "id",
+                "is not a UUID (8-4-4-4-12 hexadecimal digits) or a URI (a scheme, a colon, \
+                 then no spaces, braces, quotes or angle brackets)"
+                    .into(),
+            );
+        }
+        match super::occurrence_id::check(&self.occurrence_id) {
+            Err(problem) if !self.occurrence_id.is_empty() => {
+                return wrong("occurrence_id", problem)
+            }
+            _ => {}
+        }
+        if !self.resource_logo_url.is_empty() && !is_url(&self.resource_logo_url) {
+            return wrong(
+                "resource_logo_url",
+                "is not a URL: http:// or https://, then no spaces, braces, quotes, \
+                 backslashes or angle brackets"
+                    .into(),
+            );
+        }
+        for (version, doi) in &self.version_dois {
+            let number = version.parse::<u64>().ok().filter(|n| *n > 0);
+            if number.is_none() || version.starts_with('0') {
+                return wrong(
+                    "version_dois",
+                    "a key is not a version number (1, 2, ...)".into(),
+                );
+            }
+            if !is_doi(doi) {
+                return wrong(
+                    &format!("version_dois.{version}"),
+                    "is not a DOI: 10.NNNN/suffix (or https://doi.org/10.NNNN/suffix)".into(),
+                );
+            }
         }
         if !self.doi.is_empty() && !is_doi(&self.doi) {
             return wrong(
@@ -397,7 +700,18 @@ impl Dataset {
         fn walk(key: &str, value: &serde_json::Value) -> Result<(), (String, String)> {
             match value {
                 serde_json::Value::String(s) => {
-                    let long = ["description", "purpose", "methods", "citation"];
+                    let long = [
+                        "description",
+                        "purpose",
+                        "methods",
+                        "citation",
+                        "quality_control",
+                        "sampling.study_extent",
+                        "sampling.sampling_description",
+                        "project.description",
+                        "project.funding",
+                        "project.study_area_description",
+                    ];
                     let limit = match long.contains(&key) {
                         true => MAX_LONG_TEXT,
                         false => MAX_TEXT,
@@ -407,6 +721,16 @@ impl Dataset {
                             key.to_string(),
                             format!(
                                 "holds a control character at character {}: remove it",
+                                at + 1
+                            ),
+                        ));
+                    }
+                    if let Some(at) = s.chars().position(|c| RESERVED.contains(&c)) {
+                        return Err((
+                            key.to_string(),
+                            format!(
+                                "holds a private-use character catalogue reserves (U+E000 to \
+                                 U+E002) at character {}: remove it",
                                 at + 1
                             ),
                         ));
@@ -466,12 +790,37 @@ impl Dataset {
 
     /// The DOI as a URL (`https://doi.org/10.xxxx/yyy`), when there is one.
     pub fn doi_url(&self) -> Option<String> {
-        let doi = self.doi.trim();
-        let bare = doi
-            .trim_start_matches("https://doi.org/")
-            .trim_start_matches("http://dx.doi.org/")
-            .trim_start_matches("doi:");
-        (!bare.is_empty()).then(|| format!("https://doi.org/{bare}"))
+        doi_url(&self.doi)
+    }
+
+    /// The DOI a version is cited by: its own (`version_dois`), else the
+    /// dataset's.
+    pub fn version_doi_url(&self, version: u64) -> Option<String> {
+        (self.version_dois.get(&version.to_string()))
+            .and_then(|doi| doi_url(doi))
+            .or_else(|| self.doi_url())
+    }
+
+    /// The dataset's identifier: `id`, else a name-based UUID (version 8,
+    /// of SHA-256, as RFC 9562 shows it) of the institution code, the
+    /// collection code and the title, which stays the same while they do.
+    pub fn identifier(&self) -> String {
+        match self.id.trim() {
+            "" => {
+                let name = format!(
+                    "catalogue dataset\n{}\n{}\n{}",
+                    self.institution_code.trim(),
+                    self.collection_code.trim(),
+                    self.title()
+                );
+                let digest = <sha2::Sha256 as sha2::Digest>::digest(name.as_bytes());
+                let mut bytes: [u8; 16] = digest[..16].try_into().expect("16 bytes");
+                bytes[6] = (bytes[6] & 0x0f) | 0x80;
+                bytes[8] = (bytes[8] & 0x3f) | 0x80;
+                uuid_text(&bytes)
+            }
+            id => id.to_string(),
+        }
     }
 
     /// The keys GBIF requires or its registry shows that this dataset lacks,
@@ -516,7 +865,9 @@ impl Dataset {
             (
                 self.institution_code.trim().is_empty(),
                 "institution_code",
-                "every occurrence's institutionCode is empty",
+                "every occurrence's institutionCode is empty, and (without an occurrence_id \
+                 rule) its occurrenceID the bare catalogue number, which another collection \
+                 may also use",
             ),
             (
                 self.institution_name.trim().is_empty(),
@@ -540,27 +891,34 @@ impl Dataset {
         .collect()
     }
 
-    /// The authors a citation names: the creators (a person's name, else
-    /// their organisation), else the publisher.
-    pub fn authors(&self) -> Vec<&str> {
-        let creators: Vec<&str> = self
-            .creators
-            .iter()
-            .map(|p| match p.name.trim() {
-                "" => p.organization.trim(),
-                name => name,
-            })
-            .collect();
-        match (creators.is_empty(), self.publisher.trim()) {
-            (false, _) => creators,
-            (true, "") => Vec::new(),
-            (true, publisher) => vec![publisher],
+    /// The parties a citation names, as GBIF's citations name them: the
+    /// creators, then the metadata providers, each once; else the publisher.
+    pub fn cited(&self) -> Vec<Party> {
+        let mut cited: Vec<Party> = Vec::new();
+        for p in self.creators.iter().chain(&self.metadata_providers) {
+            let key = |p: &Party| match p.is_person() {
+                true => {
+                    let (given, surname) = p.name_parts();
+                    (given.to_lowercase(), surname.to_lowercase(), true)
+                }
+                false => (p.organization.trim().to_lowercase(), String::new(), false),
+            };
+            if !cited.iter().any(|c| key(c) == key(p)) {
+                cited.push(p.clone());
+            }
+        }
+        match (cited.is_empty(), self.publisher.trim()) {
+            (true, publisher) if !publisher.is_empty() => vec![Party {
+                organization: publisher.to_string(),
+                ..Party::default()
+            }],
+            _ => cited,
         }
     }
 
     /// The occurrenceIDs its records are published under (`model::occurrence_id`).
     pub fn occurrence_ids(&self) -> super::occurrence_id::OccurrenceIds {
-        let rule = super::occurrence_id::rule_of("", &self.institution_code);
+        let rule = super::occurrence_id::rule_of(&self.occurrence_id, &self.institution_code);
         super::occurrence_id::OccurrenceIds::new(
             rule,
             &self.institution_code,
@@ -582,31 +940,88 @@ impl Dataset {
         })
     }
 
-    /// How to cite the dataset: the publisher's words, else made from its
-    /// authors, year, title, version, publisher, URL and DOI.
+    /// How to cite a version, as GBIF writes a dataset's citation
+    /// (`van der Berg J, Alvarez R M (2026). Title. Version 3. Publisher.
+    /// Occurrence dataset. https://doi.org/10.x/y`): the version's DOI, else
+    /// the dataset's, else `url`. The publisher's own words (`citation`)
+    /// stand instead, with the version. Without the access date, which a
+    /// request adds.
     pub fn citation(&self, year: &str, version: u64, url: &str) -> String {
         if !self.citation.trim().is_empty() {
             return format!("{} Version {version}.", self.citation.trim());
         }
-        let authors = self.authors();
+        let authors: Vec<String> = self
+            .cited()
+            .iter()
+            .map(|p| match p.is_person() {
+                true => {
+                    let (_, surname) = p.name_parts();
+                    match p.initials().as_str() {
+                        "" => surname.to_string(),
+                        initials => format!("{surname} {initials}"),
+                    }
+                }
+                false => p.organization.trim().to_string(),
+            })
+            .collect();
         let mut s = match authors.is_empty() {
             false => format!("{} ({year}). ", authors.join(", ")),
             true => String::new(),
         };
-        s.push_str(self.title());
+        s.push_str(self.title().trim_end_matches('.'));
         s.push_str(&format!(". Version {version}."));
         if !self.publisher.trim().is_empty() {
             s.push(' ');
-            s.push_str(self.publisher.trim());
+            s.push_str(self.publisher.trim().trim_end_matches('.'));
             s.push('.');
         }
-        match self.doi_url() {
+        s.push_str(" Occurrence dataset.");
+        match self.version_doi_url(version) {
             Some(doi) => s.push_str(&format!(" {doi}")),
             None if !url.is_empty() => s.push_str(&format!(" {url}")),
             None => {}
         }
         s
     }
+}
+
+/// A DOI as a URL (`https://doi.org/10.xxxx/yyy`), from any of its forms.
+fn doi_url(doi: &str) -> Option<String> {
+    let doi = doi.trim();
+    let bare = [
+        "https://doi.org/",
+        "http://doi.org/",
+        "https://dx.doi.org/",
+        "http://dx.doi.org/",
+        "doi:",
+    ]
+    .iter()
+    .find_map(|p| doi.strip_prefix(p))
+    .unwrap_or(doi);
+    (!bare.is_empty()).then(|| format!("https://doi.org/{bare}"))
+}
+
+/// 16 bytes as a UUID is written (`8-4-4-4-12` lowercase hex digits).
+pub fn uuid_text(bytes: &[u8; 16]) -> String {
+    let hex = crate::encoding::hex::hex(bytes);
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+/// A random UUID (version 4), from the system's random source.
+pub fn random_uuid() -> std::io::Result<String> {
+    use std::io::Read as _;
+    let mut bytes = [0; 16];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    Ok(uuid_text(&bytes))
 }
 
 /// A field of [`Dataset`] a flag sets.
@@ -700,6 +1115,186 @@ mod tests {
     }
 
     #[test]
+    fn name_parts_keep_particles_in_the_surname() {
+        let named = |name: &str| Party {
+            name: name.into(),
+            ..Party::default()
+        };
+        for (name, given, surname, particles, family, initials) in [
+            (
+                "Jan van der Berg",
+                "Jan",
+                "van der Berg",
+                "van der",
+                "Berg",
+                "J",
+            ),
+            (
+                "Rosa M. Alvarez",
+                "Rosa M.",
+                "Alvarez",
+                "",
+                "Alvarez",
+                "R M",
+            ),
+            (
+                "Ludwig  von Beethoven",
+                "Ludwig",
+                "von Beethoven",
+                "von",
+                "Beethoven",
+                "L",
+            ),
+            (
+                "Ana Maria da Silva",
+                "Ana Maria",
+                "da Silva",
+                "da",
+                "Silva",
+                "A M",
+            ),
+            (
+                "Jean-Luc de la Fontaine",
+                "Jean-Luc",
+                "de la Fontaine",
+                "de la",
+                "Fontaine",
+                "J L",
+            ),
+            ("Plato", "", "Plato", "", "Plato", ""),
+            // The first word is a given name, a particle's spelling or not.
+            ("Van Morrison", "Van", "Morrison", "", "Morrison", "V"),
+            ("Del van Dyke", "Del", "van Dyke", "van", "Dyke", "D"),
+        ] {
+            let p = named(name);
+            assert_eq!(p.name_parts(), (given, surname), "{name}");
+            assert_eq!(p.surname_particles(), (particles, family), "{name}");
+            assert_eq!(p.initials(), initials, "{name}");
+        }
+        // Said apart, the parts stand as said.
+        let p = Party {
+            name: "Maria Garcia Lopez".into(),
+            given_name: "Maria".into(),
+            surname: "Garcia Lopez".into(),
+            ..Party::default()
+        };
+        assert_eq!(p.name_parts(), ("Maria", "Garcia Lopez"));
+        let p = Party {
+            given_name: "Jan".into(),
+            surname: "van der Berg".into(),
+            ..Party::default()
+        };
+        assert_eq!(
+            (p.full_name().as_str(), p.is_person()),
+            ("Jan van der Berg", true)
+        );
+    }
+
+    #[test]
+    fn orcids_roles_ids_and_version_dois_by_their_rules() {
+        for id in [
+            "0000-0002-1825-0097",
+            "0000-0001-5109-3700",
+            "0000-0002-1694-233X",
+        ] {
+            assert!(is_orcid(id), "{id}");
+        }
+        for id in [
+            "0000-0002-1825-0098",
+            "0000-0002-1694-2330",
+            "0000-0002-1825-009",
+        ] {
+            assert!(!is_orcid(id), "{id}");
+        }
+        for id in [
+            "3f2b8a52-8f0e-4c3e-9f7a-0c1d2e3f4a5b",
+            "urn:lsid:example.org:dataset:1",
+            "https://example.org/datasets/1",
+        ] {
+            assert!(is_identifier(id), "{id}");
+        }
+        for id in ["", "3f2b8a52", "no scheme", "1a:b", "https://a b"] {
+            assert!(!is_identifier(id), "{id}");
+        }
+        let mut d = Dataset {
+            associated_parties: vec![Party {
+                name: "Ada Lovelace".into(),
+                role: "programmer".into(),
+                ..Party::default()
+            }],
+            ..Dataset::default()
+        };
+        d.check("f").unwrap();
+        d.associated_parties[0].role = "hero".into();
+        let e = d.check("f").unwrap_err().to_string();
+        assert!(
+            e.starts_with("f: associated_parties[0]: role is not one of GBIF's: one of author,"),
+            "{e}"
+        );
+        d.associated_parties[0].role.clear();
+        let e = d.check("f").unwrap_err().to_string();
+        assert!(
+            e.starts_with("f: associated_parties[0]: role is missing"),
+            "{e}"
+        );
+        d.associated_parties.clear();
+        d.creators = vec![Party {
+            name: "Ada".into(),
+            role: "author".into(),
+            ..Party::default()
+        }];
+        let e = d.check("f").unwrap_err().to_string();
+        assert!(e.starts_with("f: creators[0]: role is said only of"), "{e}");
+        d.creators.clear();
+        d.project.title = "A project".into();
+        let e = d.check("f").unwrap_err().to_string();
+        assert!(
+            e.starts_with("f: project.personnel: a project names its people"),
+            "{e}"
+        );
+        d.project = Project::default();
+        d.version_dois.insert("2".into(), "10.1234/v2".into());
+        d.check("f").unwrap();
+        assert_eq!(
+            d.version_doi_url(2).as_deref(),
+            Some("https://doi.org/10.1234/v2")
+        );
+        assert_eq!(d.version_doi_url(3), None);
+        d.version_dois.insert("02".into(), "10.1234/v2".into());
+        let e = d.check("f").unwrap_err().to_string();
+        assert!(
+            e.starts_with("f: version_dois: a key is not a version number"),
+            "{e}"
+        );
+        d.version_dois.clear();
+        d.version_dois.insert("3".into(), "not a doi".into());
+        let e = d.check("f").unwrap_err().to_string();
+        assert!(e.starts_with("f: version_dois.3: is not a DOI"), "{e}");
+        d.version_dois.clear();
+        d.id = "not an id".into();
+        assert!(d
+            .check("f")
+            .unwrap_err()
+            .to_string()
+            .starts_with("f: id: is not a UUID"));
+        // Without an id, one made of the codes and the title, the same each time.
+        d.id.clear();
+        let made = d.identifier();
+        assert_eq!(made, d.clone().identifier());
+        assert!(
+            is_identifier(&made) && made.as_bytes()[14] == b'8',
+            "{made}"
+        );
+        d.title = "Another".into();
+        assert_ne!(d.identifier(), made);
+        let random = random_uuid().unwrap();
+        assert!(
+            is_identifier(&random) && random.as_bytes()[14] == b'4',
+            "{random}"
+        );
+    }
+
+    #[test]
     fn citation_from_the_keys_or_the_publishers_words() {
         let mut d = Dataset {
             title: "Insects".into(),
@@ -713,7 +1308,36 @@ mod tests {
         };
         assert_eq!(
             d.citation("2026", 3, "https://x.org/"),
-            "Ada Lovelace (2026). Insects. Version 3. A Museum. https://doi.org/10.1234/abc"
+            "Lovelace A (2026). Insects. Version 3. A Museum. Occurrence dataset. \
+             https://doi.org/10.1234/abc"
+        );
+        // GBIF's form: surname and initials, the metadata providers after the
+        // creators (each once), the version's own DOI.
+        d.creators.insert(
+            0,
+            Party {
+                name: "Jan van der Berg".into(),
+                ..Party::default()
+            },
+        );
+        d.metadata_providers = vec![
+            d.creators[1].clone(),
+            Party {
+                organization: "Data Unit".into(),
+                ..Party::default()
+            },
+        ];
+        d.version_dois.insert("3".into(), "10.1234/v3".into());
+        assert_eq!(
+            d.citation("2026", 3, ""),
+            "van der Berg J, Lovelace A, Data Unit (2026). Insects. Version 3. A Museum. \
+             Occurrence dataset. https://doi.org/10.1234/v3"
+        );
+        d.doi.clear();
+        assert_eq!(
+            d.citation("2026", 2, "https://x.org/"),
+            "van der Berg J, Lovelace A, Data Unit (2026). Insects. Version 2. A Museum. \
+             Occurrence dataset. https://x.org/"
         );
         d.citation = "Cite us so.".into();
         assert_eq!(d.citation("2026", 3, ""), "Cite us so. Version 3.");
@@ -789,6 +1413,12 @@ mod tests {
         assert_eq!(
             said,
             "f: title: is 1001 characters long, more than the 1000 it may be"
+        );
+        d.title = "a \u{E001} mark".into();
+        let said = d.check("f").unwrap_err().to_string();
+        assert!(
+            said.starts_with("f: title: holds a private-use character catalogue reserves"),
+            "{said}"
         );
         d.title.clear();
         d.description = "d".repeat(MAX_TEXT + 1);

@@ -19,6 +19,12 @@ pub const VERSIONS_PATH: &str = "/api/v2/versions/";
 pub const CHANGES_PATH: &str = "/api/v2/changes/";
 /// The versions as an Atom feed.
 pub const FEED_PATH: &str = "/versions.atom";
+/// The versions as RSS 2.0 in the IPT's form (its `ipt:` elements).
+pub const RSS_PATH: &str = "/versions.rss";
+/// A kept version's archive, `{version}` standing for its number.
+pub const KEPT_ARCHIVE_PATH: &str = "/versions/{version}/dwca.zip";
+/// A kept version's `eml.xml`, `{version}` standing for its number.
+pub const KEPT_EML_PATH: &str = "/versions/{version}/eml.xml";
 /// How to cite a version.
 pub const CITATION_PATH: &str = "/api/v2/citation/";
 

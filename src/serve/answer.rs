@@ -50,6 +50,8 @@ pub enum Kind {
     Xml,
     /// The versions' feed.
     Atom,
+    /// The versions' feed in the IPT's form.
+    Rss,
     /// A document of its own media type (a citation in one of its formats).
     Text {
         content_type: &'static str,
@@ -88,6 +90,7 @@ impl Kind {
             Kind::Zip => "application/zip",
             Kind::Xml => "application/xml; charset=utf-8",
             Kind::Atom => "application/atom+xml; charset=utf-8",
+            Kind::Rss => "application/rss+xml; charset=utf-8",
             Kind::Text { content_type } => content_type,
             Kind::Metrics => "text/plain; version=0.0.4; charset=utf-8",
             Kind::Pdf => "application/pdf",

@@ -125,8 +125,11 @@ fn open(dir: &Path, relative: &Path, max_bytes: u64) -> Result<Opened, &'static 
 }
 
 /// The pieces of an open file, each read on a blocking thread as the client
-/// takes the one before.
-fn pieces(file: File, len: u64) -> impl futures_util::Stream<Item = Chunk> + Send + Sync {
+/// takes the one before (a media file's, a kept version's archive).
+pub(super) fn pieces(
+    file: File,
+    len: u64,
+) -> impl futures_util::Stream<Item = Chunk> + Send + Sync {
     let file = Arc::new(file);
     futures_util::stream::unfold(0u64, move |offset| {
         let file = Arc::clone(&file);

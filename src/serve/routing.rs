@@ -68,6 +68,9 @@ pub enum Source {
     View,
     /// Files on disk, which may change under the server: never replayed.
     Files,
+    /// The clock (a citation's access date, the request's day): never
+    /// replayed.
+    Clock,
 }
 
 /// How a route is found, counted and answered in: everything of a route but

@@ -73,6 +73,9 @@ pub struct Settings {
     pub label_url: Option<Template>,
     /// The most labels one sheet holds.
     pub max_labels: usize,
+    /// The versions' archives and `eml.xml` kept beside the snapshot
+    /// (`NAME.versions/`, `snapshot::kept`); `None`: none are kept.
+    pub versions_dir: Option<std::path::PathBuf>,
     /// Bytes of answers each view keeps to replay to the same request again
     /// (`--replay-budget`; zero replays nothing).
     pub replay_budget: usize,
@@ -114,6 +117,7 @@ impl Default for Settings {
             label_url: None,
             max_labels: crate::labels::DEFAULT_MAX_LABELS,
             replay_budget: super::memo::DEFAULT_BUDGET,
+            versions_dir: None,
         }
     }
 }

@@ -35,6 +35,10 @@ pub struct Served {
     compressed: Vec<Compressed>,
     /// The Darwin Core Archive of this view, made on the first request for it.
     pub archive: tokio::sync::OnceCell<Archive>,
+    /// The server says of the dataset what the snapshot says (it was told
+    /// nothing over it): the version's kept archive and `eml.xml` are then
+    /// its own.
+    pub as_built: bool,
     /// The whole dataset's `eml.xml` and its tag, made on the first request,
     /// with the site it names as the archive's (`Links::site`).
     pub eml: std::sync::OnceLock<(String, Bytes, String)>,
@@ -70,14 +74,18 @@ impl Served {
     /// replay, saying of its dataset what the server was `told` over the
     /// snapshot's description.
     pub fn new(mut view: View, told: &Told, replay_budget: usize) -> Served {
+        let mut as_built = true;
         if !told.is_empty() {
-            view.dataset = Arc::new(told.over(&view.dataset));
+            let said = told.over(&view.dataset);
+            as_built = said == *view.dataset;
+            view.dataset = Arc::new(said);
         }
         Served {
             last_modified: HeaderValue::from_str(&view.last_modified).ok(),
             view,
             compressed: Endpoint::all().iter().map(|_| Default::default()).collect(),
             archive: tokio::sync::OnceCell::new(),
+            as_built,
             eml: std::sync::OnceLock::new(),
             csv_rows: Endpoint::all().iter().map(|_| Default::default()).collect(),
             retired: AtomicBool::new(false),
@@ -295,6 +303,10 @@ fn prepare_in_background(served: Arc<Served>) {
             if !current() {
                 return;
             }
+            // Each format of the current version's citation, made once.
+            served
+                .view
+                .derived::<crate::versions::citation::Citations>();
             let started = Instant::now();
             let quality = served.view.derived::<crate::quality::Quality>();
             tracing::info!(

@@ -81,7 +81,7 @@ pub fn read(snapshot: &Path) -> Result<Option<KeptHistory>, String> {
     }
     let history = match &kept[..8] == MAGIC {
         true => codec::decode(&kept[HEAD_LEN..]),
-        false => super::history_v10::decode(&kept[HEAD_LEN..]),
+        false => super::history10::decode(&kept[HEAD_LEN..]),
     };
     let history = history.map_err(|e| format!("{}: {e}", damaged()))?;
     Ok(Some(KeptHistory {

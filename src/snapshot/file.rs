@@ -23,7 +23,7 @@
 //! - 1, Wagtail's part: the collection's `Wagtail`;
 //! - 2, the dataset's description: the collection's `Dataset`;
 //! - 3, the versions: the collection's `History` (before version 11, without
-//!   the catalogue numbers of deleted specimens: `history_v10`);
+//!   the catalogue numbers of deleted specimens: `history10`);
 //! - 4, the prepared tables (none where the writer had none): cut at each
 //!   table's count of columns and at each column (`view::prepared`);
 //! - 5, the records held back (none where nothing is): the collection's
@@ -46,7 +46,10 @@
 //! view lists no Wagtail pages. Version 6 had no dataset part: its dataset
 //! is the empty one, as if built without `--dataset-config`. Version 7 had
 //! no versions: its history is empty, and the next snapshot `sync` writes is
-//! version 1.
+//! version 1. Versions 7 to 10 held the dataset's description of fewer keys
+//! (no identifier, associated parties, project, sampling, quality control,
+//! logo, nor a person's name parts, address, phone, page or role): it is read
+//! by a frozen copy of those keys (`dataset10`), the keys added since empty.
 //!
 //! The checksum covers the payload only, so the same collection built twice (or from
 //! another source) has the same checksum; the creation time lives in the header.
@@ -58,6 +61,7 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 
 use super::codec;
+use super::dataset10::Dataset10;
 use crate::model::dataset::Dataset;
 use crate::model::held::Holding;
 use crate::model::history::History;
@@ -715,7 +719,7 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), Snapsho
         collection.wagtail = decode_wagtail(path, wagtail)?;
     }
     if let Some(dataset) = sections.dataset {
-        collection.dataset = decode_dataset(path, dataset)?;
+        collection.dataset = decode_dataset(path, header.format_version, dataset)?;
     }
     if let Some(history) = sections.history {
         collection.history = decode_history(path, header.format_version, history)?;
@@ -734,9 +738,15 @@ pub fn decode_wagtail(path: &Path, bytes: &[u8]) -> Result<Wagtail, SnapshotErro
     })
 }
 
-/// Decodes a snapshot's dataset part.
-pub fn decode_dataset(path: &Path, bytes: &[u8]) -> Result<Dataset, SnapshotError> {
-    codec::decode(bytes).map_err(|reason| SnapshotError::Decode {
+/// Decodes a snapshot's dataset part, as its format wrote it: before
+/// version 11, the description's keys of then ([`Dataset10`]), the keys added
+/// since empty.
+pub fn decode_dataset(path: &Path, format: u32, bytes: &[u8]) -> Result<Dataset, SnapshotError> {
+    let decoded = match format {
+        ..=10 => codec::decode::<Dataset10>(bytes).map(Dataset::from),
+        _ => codec::decode(bytes),
+    };
+    decoded.map_err(|reason| SnapshotError::Decode {
         path: path.to_path_buf(),
         reason: format!("the dataset's part: {reason}"),
     })
@@ -749,7 +759,7 @@ pub fn decode_history(
     bytes: &[u8],
 ) -> Result<History, SnapshotError> {
     let decoded = match format_version {
-        ..=10 => super::history_v10::decode(bytes),
+        ..=10 => super::history10::decode(bytes),
         _ => codec::decode(bytes),
     };
     decoded.map_err(|reason| SnapshotError::Decode {
@@ -1163,6 +1173,7 @@ fn file_kind(kind: &std::fs::FileType) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::dataset::Party;
     use crate::model::records::{placement_fields, stored_fields, Country};
     use crate::model::Model;
 
@@ -1216,7 +1227,7 @@ mod tests {
         let layout = layout();
         assert_eq!(
             (FORMAT_VERSION, &layout[..16]),
-            (11, "4a1d805f7803f864"),
+            (11, "6f12057f019ec6a6"),
             "the records' or the tables' fields changed: raise FORMAT_VERSION, \
              and OLDEST_READ to it unless the older layout keeps a reader, then \
              write the new version and {} here",
@@ -1307,6 +1318,80 @@ mod tests {
         );
         let (h, bytes) = encode(&sample(), 1, &[]).unwrap();
         assert_eq!(sections(p, &h, &bytes).unwrap().prepared, None);
+    }
+
+    /// A format 10 file's dataset part is of the keys of then: it is read,
+    /// the keys added since empty.
+    #[test]
+    fn reads_the_dataset_of_a_version_10_file() {
+        use super::super::dataset10::Party10;
+        let ada = || Party10 {
+            name: "Ada van der Berg".into(),
+            organization: "A Museum".into(),
+            email: "ada@example.org".into(),
+            orcid: "0000-0002-1825-0097".into(),
+        };
+        let ten = Dataset10 {
+            title: "Insects".into(),
+            description: "d".into(),
+            publisher: "A Museum".into(),
+            license: "CC-BY-4.0".into(),
+            language: "en".into(),
+            homepage: "https://example.org/".into(),
+            keywords: vec!["insects".into()],
+            citation: String::new(),
+            doi: "10.1234/abc".into(),
+            institution_code: "AM".into(),
+            institution_name: "A Museum".into(),
+            collection_code: "Insects".into(),
+            collection_name: "Insect Division".into(),
+            purpose: "p".into(),
+            methods: "m".into(),
+            update_frequency: "asNeeded".into(),
+            rights_holder: String::new(),
+            creators: vec![ada()],
+            contacts: vec![ada()],
+            metadata_providers: vec![],
+        };
+        let mut head = encode_head(&sample(), &History::default()).unwrap();
+        for piece in head.iter_mut().filter(|p| p.part == Part::Dataset) {
+            *piece = Piece::new(Part::Dataset, codec::encode(&ten).unwrap());
+        }
+        let image = assemble(head, &[], 1);
+        let mut bytes = image.parts().concat();
+        bytes[8..12].copy_from_slice(&10u32.to_le_bytes());
+        let (h, c) = decode(Path::new("x.bin"), &bytes).unwrap();
+        let party = Party {
+            name: "Ada van der Berg".into(),
+            organization: "A Museum".into(),
+            email: "ada@example.org".into(),
+            orcid: "0000-0002-1825-0097".into(),
+            ..Party::default()
+        };
+        let expected = Dataset {
+            title: "Insects".into(),
+            description: "d".into(),
+            publisher: "A Museum".into(),
+            license: "CC-BY-4.0".into(),
+            language: "en".into(),
+            homepage: "https://example.org/".into(),
+            keywords: vec!["insects".into()],
+            doi: "10.1234/abc".into(),
+            institution_code: "AM".into(),
+            institution_name: "A Museum".into(),
+            collection_code: "Insects".into(),
+            collection_name: "Insect Division".into(),
+            purpose: "p".into(),
+            methods: "m".into(),
+            update_frequency: "asNeeded".into(),
+            creators: vec![party.clone()],
+            contacts: vec![party],
+            ..Dataset::default()
+        };
+        assert_eq!((h.format_version, &c.dataset), (10, &expected));
+        // The same bytes said to be of format 11 do not decode as its dataset.
+        bytes[8..12].copy_from_slice(&11u32.to_le_bytes());
+        assert!(decode(Path::new("x.bin"), &bytes).is_err());
     }
 
     #[test]

@@ -4,8 +4,10 @@
 
 pub mod beside;
 pub mod codec;
+mod dataset10;
 mod file;
-mod history_v10;
+mod history10;
+pub mod kept;
 mod stamp;
 
 pub use file::*;

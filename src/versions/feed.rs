@@ -1,23 +1,22 @@
 //! `/versions.atom`: the versions as an Atom feed (RFC 4287) a feed reader or a
 //! harvester follows, newest first: one entry per version with its time, its
-//! counts, what changed in numbers, and links to the archive and `/eml.xml`
-//! (the current version's; older versions' archives are not served).
+//! counts, what changed in numbers, and links to its archive and `eml.xml`
+//! (each kept version's, and the current one's: `list::files`).
 
 use crate::encoding::xml::escaped as xml;
-use crate::model::endpoint::{ARCHIVE_PATH, EML_PATH};
 use crate::model::history::Version;
 use crate::view::View;
 
 use crate::model::endpoint::{FEED_PATH, VERSIONS_PATH};
 
-use super::list::{list_name, published};
+use super::list::{files, list_name, published};
 
 /// How many versions the feed holds, newest first (the JSON list pages
 /// through all).
 pub const ENTRIES: usize = 100;
 
 /// What a version changed, in words: `specimen-records: 1 added, 2 modified`.
-fn summary(v: &Version) -> String {
+pub(super) fn summary(v: &Version) -> String {
     if v.changes.is_empty() {
         return match v.number {
             1 => "The first version.".to_string(),
@@ -40,8 +39,9 @@ fn summary(v: &Version) -> String {
         .join("; ")
 }
 
-/// The feed; links start with `origin` (`http://host`, empty for paths).
-pub fn atom(view: &View, origin: &str) -> String {
+/// The feed; links start with `origin` (`http://host`, empty for paths);
+/// `kept`, the versions whose files are kept (ascending).
+pub fn atom(view: &View, origin: &str, kept: &[u64]) -> String {
     let history = &view.history;
     let current = history.current();
     let title = view.dataset.title().to_string();
@@ -84,12 +84,14 @@ pub fn atom(view: &View, origin: &str) -> String {
             "    <summary>{}</summary>\n",
             xml(&format!("{} Counts: {}.", summary(v), counts.join(", ")))
         ));
-        if v.number == current {
+        if let Some(f) = files(v, current, kept) {
             s.push_str(&format!(
-                "    <link rel=\"enclosure\" type=\"application/zip\" href=\"{origin}{ARCHIVE_PATH}\"/>\n"
+                "    <link rel=\"enclosure\" type=\"application/zip\" href=\"{origin}{}\"/>\n",
+                f.archive
             ));
             s.push_str(&format!(
-                "    <link rel=\"describedby\" type=\"application/xml\" href=\"{origin}{EML_PATH}\"/>\n"
+                "    <link rel=\"describedby\" type=\"application/xml\" href=\"{origin}{}\"/>\n",
+                f.eml
             ));
         }
         s.push_str(&format!(

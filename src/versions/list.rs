@@ -3,6 +3,7 @@
 
 use crate::encoding::json::{write_int, write_str};
 use crate::encoding::time::write_timestamp;
+use crate::model::endpoint::{ARCHIVE_PATH, EML_PATH, KEPT_ARCHIVE_PATH, KEPT_EML_PATH};
 use crate::model::history::Version;
 use crate::model::Model;
 use crate::query::{ApiError, Params};
@@ -78,9 +79,9 @@ pub fn versions_request(params: &Params) -> Result<Page, ApiError> {
     Page::parse(params)
 }
 
-/// One version as JSON: number, checksum, time, counts and what changed in
-/// numbers, per list.
-fn write_version(out: &mut Vec<u8>, v: &Version, current: bool) {
+/// One version as JSON: number, checksum, time, counts, what changed in
+/// numbers, per list, and where its archive and `eml.xml` are served.
+fn write_version(out: &mut Vec<u8>, v: &Version, files: Option<Files>) {
     out.extend_from_slice(b"{\"version\":");
     write_int(out, v.number as i64);
     out.extend_from_slice(b",\"checksum\":");
@@ -111,20 +112,45 @@ fn write_version(out: &mut Vec<u8>, v: &Version, current: bool) {
         out.push(b'}');
     }
     out.extend_from_slice(b"},\"archive\":");
-    // Only the current version's archive and metadata are served.
-    match current {
-        true => {
-            write_str(out, crate::model::endpoint::ARCHIVE_PATH);
+    match files {
+        Some(f) => {
+            write_str(out, &f.archive);
             out.extend_from_slice(b",\"eml\":");
-            write_str(out, crate::model::endpoint::EML_PATH);
+            write_str(out, &f.eml);
         }
-        false => out.extend_from_slice(b"null,\"eml\":null"),
+        None => out.extend_from_slice(b"null,\"eml\":null"),
     }
     out.push(b'}');
 }
 
-/// The versions' list: `{"meta": {"total_count"}, "items": [...]}`, newest first.
-pub fn versions_json(view: &View, page: Page) -> Vec<u8> {
+/// Where a version's archive and `eml.xml` are served (paths).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Files {
+    pub archive: String,
+    pub eml: String,
+}
+
+/// Where version `v`'s files are served: its kept files
+/// (`/versions/N/dwca.zip`) where `kept` (ascending) holds it; the current
+/// version's `/dwca.zip` and `/eml.xml` where its own are not kept (yet);
+/// none for an older version not kept.
+pub fn files(v: &Version, current: u64, kept: &[u64]) -> Option<Files> {
+    let path = |template: &str| template.replace("{version}", &v.number.to_string());
+    if kept.binary_search(&v.number).is_ok() {
+        return Some(Files {
+            archive: path(KEPT_ARCHIVE_PATH),
+            eml: path(KEPT_EML_PATH),
+        });
+    }
+    (v.number == current).then(|| Files {
+        archive: ARCHIVE_PATH.to_string(),
+        eml: EML_PATH.to_string(),
+    })
+}
+
+/// The versions' list: `{"meta": {"total_count"}, "items": [...]}`, newest
+/// first; `kept`, the versions whose files are kept (ascending).
+pub fn versions_json(view: &View, page: Page, kept: &[u64]) -> Vec<u8> {
     let history = &view.history;
     let current = history.current();
     let mut out = Vec::with_capacity(256 + 512 * page.limit.min(history.versions.len()));
@@ -141,7 +167,7 @@ pub fn versions_json(view: &View, page: Page) -> Vec<u8> {
         if i > 0 {
             out.push(b',');
         }
-        write_version(&mut out, v, v.number == current);
+        write_version(&mut out, v, files(v, current, kept));
     }
     out.extend_from_slice(b"]}");
     out
@@ -152,4 +178,35 @@ pub fn published(v: &Version) -> String {
     let mut out = Vec::with_capacity(32);
     write_timestamp(&mut out, v.published_at);
     String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_version_links_its_kept_files_else_the_current_ones_else_none() {
+        let v = |number| Version {
+            number,
+            ..Version::default()
+        };
+        let kept = [2, 3];
+        let at = |archive: &str, eml: &str| {
+            Some(Files {
+                archive: archive.into(),
+                eml: eml.into(),
+            })
+        };
+        assert_eq!(
+            files(&v(3), 3, &kept),
+            at("/versions/3/dwca.zip", "/versions/3/eml.xml")
+        );
+        assert_eq!(
+            files(&v(2), 3, &kept),
+            at("/versions/2/dwca.zip", "/versions/2/eml.xml")
+        );
+        assert_eq!(files(&v(1), 3, &kept), None);
+        // The current version's own not kept (yet): what the server makes.
+        assert_eq!(files(&v(4), 4, &kept), at("/dwca.zip", "/eml.xml"));
+    }
 }

@@ -166,7 +166,7 @@ impl View {
         );
         let small = wagtail.len() + dataset.len() + history.len() + held.len();
         let wagtail = snapshot::decode_wagtail(path, &wagtail)?;
-        let dataset = snapshot::decode_dataset(path, &dataset)?;
+        let dataset = snapshot::decode_dataset(path, pieces.header.format_version, &dataset)?;
         let history = snapshot::decode_history(path, pieces.header.format_version, &history)?;
         let held = match held.is_empty() {
             true => Vec::new(),
@@ -212,7 +212,7 @@ impl View {
             None => Default::default(),
         };
         let dataset = match sections.dataset {
-            Some(bytes) => snapshot::decode_dataset(path, bytes)?,
+            Some(bytes) => snapshot::decode_dataset(path, header.format_version, bytes)?,
             None => Default::default(),
         };
         let history = match sections.history {

@@ -35,6 +35,7 @@ import urllib.request
 from PIL import Image, ImageDraw
 
 from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -151,6 +152,14 @@ class Browser:
     def open(self, path):
         self.driver.get(self.base + path)
         self.settle()
+
+    def navigated(self, arrived):
+        """Waits (up to the wait's 20 s) for the address to be one `arrived`
+        takes; gives up silently, for the caller's check to say."""
+        try:
+            self.wait.until(lambda d: arrived(d.current_url))
+        except TimeoutException:
+            pass
 
     def settle(self):
         self.wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
@@ -274,6 +283,9 @@ def run(b, base, missing):
     field.clear()
     field.send_keys("idae")
     d.find_element(By.CSS_SELECTOR, "form.filters button[type=submit]").click()
+    # The old page stays complete until the new one starts: wait for the
+    # address the form goes to (the check below says if it never comes).
+    b.navigated(lambda url: "family=idae" in url)
     b.settle()
     want = fetch_json(base + "/api/v2/specimen-records/?family=idae&limit=0")["meta"]["total_count"]
     b.check("family=idae" in d.current_url, f"form: GET to a shareable address ({d.current_url})")

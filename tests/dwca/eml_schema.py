@@ -186,6 +186,62 @@ def check_parties(dataset, what, expect):
         fail(f"{what}: maintenanceUpdateFrequency {frequency!r}, not {expect['frequency']!r}")
 
 
+def check_every_key(eml):
+    """The example dataset file's keys, each where GBIF's profile puts it."""
+    root = ET.fromstring(eml)
+    dataset = dataset_of(eml)
+    said = {
+        "packageId": root.get("packageId"),
+        "associatedParty role": [p.findtext("role") for p in dataset.findall("associatedParty")],
+        "creator given names": [c.findtext("individualName/givenName") for c in dataset.findall("creator")],
+        "position": dataset.findtext("creator[2]/positionName"),
+        "city": dataset.findtext("creator[2]/address/city"),
+        "phone": dataset.findtext("creator[2]/phone"),
+        "onlineUrl": dataset.findtext("creator[2]/onlineUrl"),
+        "creator children": [c.tag for c in dataset.find("creator[2]")],
+        "project id": dataset.find("project").get("id"),
+        "project title": dataset.findtext("project/title"),
+        "personnel": (dataset.findtext("project/personnel/individualName/surName"),
+                      dataset.findtext("project/personnel/role")),
+        "funding": dataset.findtext("project/funding/para"),
+        "study area": dataset.findtext("project/studyAreaDescription/descriptor/descriptorValue"),
+        "study extent": dataset.findtext("methods/sampling/studyExtent/description/para"),
+        "sampling": dataset.findtext("methods/sampling/samplingDescription/para"),
+        "quality control": dataset.findtext("methods/qualityControl/description/para"),
+        "logo": root.findtext("additionalMetadata/metadata/gbif/resourceLogoUrl"),
+        "alternateIdentifiers": [a.text for a in dataset.findall("alternateIdentifier")][:1],
+        "citation identifier": root.find("additionalMetadata/metadata/gbif/citation").get("identifier"),
+        "citation": root.findtext("additionalMetadata/metadata/gbif/citation")[:29],
+    }
+    expected = {
+        "packageId": "6f1d2c3b-4a5e-4f60-8b7c-9d0e1f2a3b4c/v1",
+        "associatedParty role": ["publisher", "curator"],
+        "creator given names": ["Jan", "Rosa M."],
+        "position": "Collections Manager",
+        "city": "Ann Arbor",
+        "phone": "+1 734 555 0100",
+        "onlineUrl": "https://catalogue.example.org/people/alvarez",
+        "creator children": ["individualName", "organizationName", "positionName", "address", "phone",
+                             "electronicMailAddress", "onlineUrl", "userId"],
+        "project id": "GLIS-2020",
+        "project title": "Great Lakes insect survey",
+        "personnel": ("van der Berg", "principalInvestigator"),
+        "funding": "The Catalogue Sample Foundation, grant 42.",
+        "study area": "The shores of Lake Huron and Lake Erie.",
+        "study extent": "Michigan and Ontario, 1950 to 2020.",
+        "sampling": "Light traps and hand nets on collecting trips.",
+        "quality control": "Each label read twice; places checked against the country's boundaries; "
+                           "names against the catalogue's checklist.",
+        "logo": "https://catalogue.example.org/static/logo.png",
+        "alternateIdentifiers": ["https://doi.org/10.15468/cat-sample"],
+        "citation identifier": "https://doi.org/10.15468/cat-sample.v1",
+        "citation": "van der Berg J, Alvarez R M (",
+    }
+    for key, value in expected.items():
+        if said[key] != value:
+            fail(f"the example dataset file: {key} is {said[key]!r}, not {value!r}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
@@ -224,7 +280,7 @@ def main():
         nobody = "Publisher not stated"
         cases = [
             ("the example dataset file", example,
-             {"creator": ["Alvarez"], "metadataProvider": ["Alvarez"], "contact": ["Brooks"], "frequency": "asNeeded"}),
+             {"creator": ["van der Berg", "Alvarez"], "metadataProvider": ["Alvarez"], "contact": ["Brooks"], "frequency": "asNeeded"}),
             ("the template dataset init writes", from_template,
              {"creator": None, "metadataProvider": None, "contact": None, "frequency": None}),
             ("no dataset file", bare,
@@ -233,6 +289,8 @@ def main():
         emls = {}
         for what, snapshot, expect in cases:
             emls[what] = serve_and_check(binary, snapshot, what, schemas, work, expect)
+        if emls["the example dataset file"]:
+            check_every_key(emls["the example dataset file"])
         if emls["no dataset file"]:
             check_the_schema_can_fail(schemas, emls["no dataset file"], work)
         exported = os.path.join(work, "exported.zip")

@@ -67,6 +67,7 @@ pub fn eml_xml(view: &View, scope: Scope, site: &str) -> String {
         .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
         .unwrap_or_default();
     let specimens = view.table(Model::SpecimenRecord).len();
+    let package = package_id(dataset, view.history.current(), selection.map(|(q, _)| q));
     let mut e = Eml::default();
     e.open(
         "eml:eml",
@@ -74,7 +75,8 @@ pub fn eml_xml(view: &View, scope: Scope, site: &str) -> String {
             "xmlns:eml=\"eml://ecoinformatics.org/eml-2.1.1\" xmlns:dc=\"http://purl.org/dc/terms/\" \
              xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" \
              xsi:schemaLocation=\"eml://ecoinformatics.org/eml-2.1.1 {EML_PROFILE}\" \
-             packageId=\"{checksum}\" system=\"http://gbif.org\" scope=\"system\" xml:lang=\"en\""
+             packageId=\"{}\" system=\"http://gbif.org\" scope=\"system\" xml:lang=\"en\"",
+            xml(&package)
         ),
     );
     e.open("dataset", "");
@@ -97,6 +99,9 @@ pub fn eml_xml(view: &View, scope: Scope, site: &str) -> String {
         e.leaf("organizationName", dataset.publisher.trim());
         e.leaf("role", "publisher");
         e.close("associatedParty");
+    }
+    for party in &dataset.associated_parties {
+        e.party("associatedParty", party);
     }
     e.leaf("pubDate", &date);
     e.leaf("language", dataset.language());
@@ -170,13 +175,8 @@ pub fn eml_xml(view: &View, scope: Scope, site: &str) -> String {
     for contact in or_stand_in(&dataset.contacts, &fallback) {
         e.party("contact", contact);
     }
-    if !dataset.methods.trim().is_empty() {
-        e.open("methods", "");
-        e.open("methodStep", "");
-        e.para("description", dataset.methods.trim());
-        e.close("methodStep");
-        e.close("methods");
-    }
+    e.methods(dataset);
+    e.project(dataset, &fallback);
     e.close("dataset");
     e.open("additionalMetadata", "");
     e.open("metadata", "");
@@ -187,7 +187,7 @@ pub fn eml_xml(view: &View, scope: Scope, site: &str) -> String {
         .map(|t| t.format("%Y").to_string())
         .unwrap_or_default();
     let citation = dataset.citation(&year, view.history.current(), dataset.homepage.trim());
-    match dataset.doi_url() {
+    match dataset.version_doi_url(view.history.current()) {
         Some(doi) => e.leaf_with(
             "citation",
             &format!("identifier=\"{}\"", xml(&doi)),
@@ -205,6 +205,9 @@ pub fn eml_xml(view: &View, scope: Scope, site: &str) -> String {
         };
         e.physical(&name, &url);
     }
+    if !dataset.resource_logo_url.trim().is_empty() {
+        e.leaf("resourceLogoUrl", dataset.resource_logo_url.trim());
+    }
     if !dataset.collection_code.trim().is_empty() || !dataset.collection_name.trim().is_empty() {
         e.open("collection", "");
         e.leaf(
@@ -220,6 +223,22 @@ pub fn eml_xml(view: &View, scope: Scope, site: &str) -> String {
     e.close("additionalMetadata");
     e.close("eml:eml");
     e.0
+}
+
+/// The EML's `packageId`: the dataset's identifier and the version
+/// (`<id>/v3`), and for a question's archive a short hash of the question
+/// (`<id>/v3/1a2b3c4d5e6f`: the first 12 hexadecimal digits of its query
+/// string's SHA-256), so each document GBIF could be given has its own.
+pub fn package_id(dataset: &Dataset, version: u64, question: Option<&str>) -> String {
+    let id = dataset.identifier();
+    match question {
+        None => format!("{id}/v{version}"),
+        Some(query) => {
+            let digest = <sha2::Sha256 as sha2::Digest>::digest(query.as_bytes());
+            let hex = crate::encoding::hex::hex(&digest);
+            format!("{id}/v{version}/{}", &hex[..12])
+        }
+    }
 }
 
 /// Where GBIF's EML profile is.
@@ -328,10 +347,12 @@ impl Eml {
         self.close(tag);
     }
 
-    /// A person or organisation, as the profile's agent type orders it.
+    /// A person or organisation, as the profile's agent type orders it: the
+    /// names and position, address, phone, e-mail, page and ORCID, then the
+    /// role where one is said (an associated party's, a project's people).
     fn party(&mut self, tag: &str, p: &Party) {
         self.open(tag, "");
-        if !p.name.trim().is_empty() {
+        if p.is_person() {
             let (given, surname) = p.name_parts();
             self.open("individualName", "");
             if !given.is_empty() {
@@ -343,13 +364,117 @@ impl Eml {
         if !p.organization.trim().is_empty() {
             self.leaf("organizationName", p.organization.trim());
         }
+        if !p.position_name.trim().is_empty() {
+            self.leaf("positionName", p.position_name.trim());
+        }
+        if !p.address.is_empty() {
+            self.open("address", "");
+            for (tag, value) in p.address.parts() {
+                if !value.trim().is_empty() {
+                    self.leaf(tag, value.trim());
+                }
+            }
+            self.close("address");
+        }
+        if !p.phone.trim().is_empty() {
+            self.leaf("phone", p.phone.trim());
+        }
         if !p.email.trim().is_empty() {
             self.leaf("electronicMailAddress", p.email.trim());
+        }
+        if !p.online_url.trim().is_empty() {
+            self.leaf("onlineUrl", p.online_url.trim());
         }
         if !p.orcid.trim().is_empty() {
             self.leaf_with("userId", "directory=\"https://orcid.org/\"", p.orcid_id());
         }
+        if !p.role.trim().is_empty() {
+            self.leaf("role", p.role.trim());
+        }
         self.close(tag);
+    }
+
+    /// The methods as the profile has them: the method's step (required
+    /// before sampling and quality control: a sentence stands in when only
+    /// those are said), the sampling, the quality control.
+    fn methods(&mut self, d: &Dataset) {
+        let (extent, sampling) = (
+            d.sampling.study_extent.trim(),
+            d.sampling.sampling_description.trim(),
+        );
+        let quality = d.quality_control.trim();
+        let step = match d.methods.trim() {
+            "" if extent.is_empty() && sampling.is_empty() && quality.is_empty() => return,
+            "" => "The sampling and quality control below.",
+            methods => methods,
+        };
+        self.open("methods", "");
+        self.open("methodStep", "");
+        self.para("description", step);
+        self.close("methodStep");
+        if !extent.is_empty() || !sampling.is_empty() {
+            self.open("sampling", "");
+            self.open("studyExtent", "");
+            self.para("description", or_na(extent));
+            self.close("studyExtent");
+            self.para("samplingDescription", or_na(sampling));
+            self.close("sampling");
+        }
+        if !quality.is_empty() {
+            self.open("qualityControl", "");
+            self.para("description", quality);
+            self.close("qualityControl");
+        }
+        self.close("methods");
+    }
+
+    /// The project, as GBIF's IPT writes it: its identifier, title, people
+    /// with their roles, description, funding and study area.
+    fn project(&mut self, d: &Dataset, stand_in: &Party) {
+        let p = &d.project;
+        if *p == crate::model::dataset::Project::default() {
+            return;
+        }
+        match p.identifier.trim() {
+            "" => self.open("project", ""),
+            id => self.open("project", &format!("id=\"{}\"", xml(id))),
+        }
+        let title = match p.title.trim() {
+            "" => d.title(),
+            title => title,
+        };
+        self.leaf("title", title);
+        match p.personnel.is_empty() {
+            false => p
+                .personnel
+                .iter()
+                .for_each(|person| self.party("personnel", person)),
+            // Checked when read: a stand-in only for a description made otherwise.
+            true => self.party(
+                "personnel",
+                &Party {
+                    role: "publisher".into(),
+                    ..stand_in.clone()
+                },
+            ),
+        }
+        if !p.description.trim().is_empty() {
+            self.para("abstract", p.description.trim());
+        }
+        if !p.funding.trim().is_empty() {
+            self.para("funding", p.funding.trim());
+        }
+        if !p.study_area_description.trim().is_empty() {
+            self.open("studyAreaDescription", "");
+            self.open(
+                "descriptor",
+                "name=\"generic\" citableClassificationSystem=\"false\"",
+            );
+            self.leaf("descriptorValue", p.study_area_description.trim());
+            self.close("descriptor");
+            self.close("studyAreaDescription");
+        }
+        self.close("project");
     }
 
     /// The archive itself, as the profile's `physical` describes a data
@@ -428,6 +553,29 @@ impl Eml {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn package_ids_name_the_dataset_the_version_and_the_question() {
+        let mut d = Dataset {
+            id: "urn:example:insects".into(),
+            ..Dataset::default()
+        };
+        assert_eq!(package_id(&d, 3, None), "urn:example:insects/v3");
+        assert_eq!(
+            package_id(&d, 3, Some("country=canada")),
+            "urn:example:insects/v3/a1db9e58ce74"
+        );
+        assert_ne!(
+            package_id(&d, 3, Some("country=canada")),
+            package_id(&d, 3, Some("country=mexico"))
+        );
+        // Without an id, the name-based one: the same while the names are.
+        d.id.clear();
+        d.title = "Insects".into();
+        let made = package_id(&d, 1, None);
+        assert_eq!(made, format!("{}/v1", d.identifier()));
+        assert_eq!(made, package_id(&d.clone(), 1, None));
+    }
 
     #[test]
     fn meta_lists_every_column_once() {

@@ -82,6 +82,7 @@ pub fn write(
     let field = |name| Model::Image.field_index(name).expect(name);
     let [title, file, alt, date] = ["title", "file", "alt_text", "date"].map(field);
     let usi = Model::SpecimenRecord.field_index("usi").expect("usi");
+    let ids = view.dataset.occurrence_ids();
     let images = view.table(Model::Image);
     let text = |pos: u32, f| {
         images
@@ -96,7 +97,8 @@ pub fn write(
         if photos.is_empty() {
             return Ok(());
         }
-        let coreid = specimens.get(pos, usi).as_str().unwrap_or("").to_string();
+        // The row of `occurrence.txt` it extends, by its id (occurrenceID).
+        let coreid = ids.of(specimens.get(pos, usi).as_str().unwrap_or(""));
         let page = format!(
             "{}{}{}/{}/",
             links.site,

@@ -1,10 +1,16 @@
 //! The Darwin Core Archive (`/dwca.zip`): the whole collection's, made once per
-//! view by the first request that asks; or a specimen question's, made for the
-//! request on the pool, its `eml.xml` naming the question and the snapshot.
+//! view by the first request that asks, or read from the version's kept files
+//! where `build` or `sync` made them with the links the request has (so
+//! `/dwca.zip` and `/versions/N/dwca.zip` are one archive, byte for byte); or
+//! a specimen question's, made for the request on the pool, its `eml.xml`
+//! naming the question and the snapshot.
 
 use std::sync::Arc;
 use std::time::Instant;
 
+use bytes::Bytes;
+
+use crate::encoding::hex::hex;
 use crate::export::dwca::{self, eml_xml, Archive, Links, Scope};
 use crate::query::question::Question;
 use crate::query::ApiError;
@@ -14,6 +20,7 @@ use crate::serve::origin::origin;
 use crate::serve::route::{Ctx, Job, Parsed};
 use crate::serve::state::{Served, State};
 use crate::serve::work::Task;
+use crate::snapshot::kept;
 
 use super::downloads::file_name;
 
@@ -72,9 +79,13 @@ pub fn eml(ctx: Ctx<'_>) -> Parsed<'_> {
     // it was first made for; asked at another (another Host, without
     // `--public-url`), it is made for the request.
     let (state, served) = (ctx.state, ctx.served.clone());
+    let kept_by = state.clone();
     Ok(Job::awaited(async move {
         let make = move || {
             let of = |site: String| {
+                if let Some((body, tag)) = kept_eml(&kept_by, &served, &site) {
+                    return (site, body, tag);
+                }
                 let body = eml_xml(&served.view, Scope::Everything, &site);
                 let tag = dwca::tag_of(body.as_bytes());
                 (site, bytes::Bytes::from(body), tag)
@@ -91,6 +102,36 @@ pub fn eml(ctx: Ctx<'_>) -> Parsed<'_> {
             .await
             .unwrap_or_else(Answer::busy)
     }))
+}
+
+/// The current version's kept file `name` and its tag, where it was made
+/// from this view's snapshot, with `links` (the site alone for `eml.xml`)
+/// and the dataset the snapshot describes (a blocking read).
+fn kept_file(state: &State, served: &Served, name: &str, links: &Links) -> Option<(Bytes, String)> {
+    if !served.as_built {
+        return None;
+    }
+    let dir = state.settings.versions_dir.as_deref()?;
+    let number = served.view.history.current();
+    let manifest = kept::manifest(dir, number)?;
+    let made_for =
+        manifest.site == links.site && (name == kept::EML || manifest.media == links.media);
+    if !made_for || manifest.checksum != hex(&served.view.header.checksum) {
+        return None;
+    }
+    let file = manifest.files.get(name)?;
+    let bytes = std::fs::read(kept::folder(dir, number).join(name)).ok()?;
+    let tag = format!("\"{}\"", file.sha256.get(..32)?);
+    (bytes.len() as u64 == file.bytes).then(|| (Bytes::from(bytes), tag))
+}
+
+/// The current version's kept `eml.xml`, where it was made for `site`.
+fn kept_eml(state: &State, served: &Served, site: &str) -> Option<(Bytes, String)> {
+    let links = Links {
+        site: site.to_string(),
+        media: String::new(),
+    };
+    kept_file(state, served, kept::EML, &links)
 }
 
 /// Why an archive could not be made, said to the client (and logged).
@@ -111,16 +152,24 @@ async fn whole(state: &Arc<State>, served: &Arc<Served>, links: Links) -> Answer
         .archive
         .get_or_try_init(|| {
             let (served, links) = (served.clone(), links.clone());
+            let state = state.clone();
             async move {
                 let started = Instant::now();
-                let made = tokio::task::spawn_blocking(move || Archive::new(&served.view, &links))
-                    .await
-                    .map_err(|e| e.to_string())?
-                    .map_err(|e| e.to_string())?;
+                let (made, kept) = tokio::task::spawn_blocking(move || {
+                    match kept_file(&state, &served, kept::ARCHIVE, &links) {
+                        Some((bytes, etag)) => Ok((Archive { bytes, etag, links }, true)),
+                        None => Archive::new(&served.view, &links).map(|a| (a, false)),
+                    }
+                })
+                .await
+                .map_err(|e| e.to_string())?
+                .map_err(|e| e.to_string())?;
+                // `kept`: read from the version's kept file, not made.
                 tracing::info!(
                     bytes = made.bytes.len(),
                     ms = started.elapsed().as_millis() as u64,
-                    "Darwin Core Archive made"
+                    kept,
+                    "Darwin Core Archive ready"
                 );
                 Ok::<_, String>(made)
             }

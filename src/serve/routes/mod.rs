@@ -18,6 +18,7 @@ mod files;
 mod gbif;
 mod home;
 mod images;
+mod kept;
 mod labels;
 mod lists;
 mod operations;
@@ -34,8 +35,20 @@ const fn path(segs: &'static [Seg], slash: Slash) -> Path {
     Path { segs, slash }
 }
 
-/// A route answering JSON only, with no media.
+/// A route answering JSON only, with no media, decided by the view alone.
 const fn json(
+    metric: &'static str,
+    paths: &'static [Path],
+    json: Parse,
+    openapi: Option<Describe>,
+) -> Route {
+    made_from(Source::View, metric, paths, json, openapi)
+}
+
+/// A route answering JSON or a document of its own, with no media, made
+/// from `source` as well as the view: never replayed.
+const fn made_from(
+    source: Source,
     metric: &'static str,
     paths: &'static [Path],
     json: Parse,
@@ -47,13 +60,23 @@ const fn json(
             paths,
             shown: Shown::Json,
             media: MediaOf::None,
-            source: Source::View,
+            source,
             takes: Takes::Query,
         },
         json,
         page: None,
         openapi,
     }
+}
+
+/// A route made from files as well as the view (the versions kept).
+const fn files(
+    metric: &'static str,
+    paths: &'static [Path],
+    json: Parse,
+    openapi: Describe,
+) -> Route {
+    made_from(Source::Files, metric, paths, json, Some(openapi))
 }
 
 /// Every route, in the order a path is matched against them: the first that
@@ -274,7 +297,7 @@ pub static ROUTES: &[Route] = &[
             paths: &[path(&[Lit("api"), Lit("v2"), Lit("versions")], Slash::With)],
             shown: Shown::Negotiated,
             media: MediaOf::None,
-            source: Source::View,
+            source: Source::Files,
             takes: Takes::Query,
         },
         json: versions::list,
@@ -287,17 +310,40 @@ pub static ROUTES: &[Route] = &[
         versions::changes,
         Some(openapi_versions::changes),
     ),
-    json(
+    // The access date is the request's day: never replayed.
+    made_from(
+        Source::Clock,
         crate::model::endpoint::CITATION_PATH,
         &[path(&[Lit("api"), Lit("v2"), Lit("citation")], Slash::With)],
         versions::citation,
         Some(openapi_versions::citation),
     ),
-    json(
+    files(
         crate::model::endpoint::FEED_PATH,
         &[path(&[Lit("versions.atom")], Slash::Without)],
         versions::feed,
-        Some(openapi_versions::feed),
+        openapi_versions::feed,
+    ),
+    files(
+        crate::model::endpoint::RSS_PATH,
+        &[path(&[Lit("versions.rss")], Slash::Without)],
+        versions::rss,
+        openapi_versions::rss,
+    ),
+    files(
+        crate::model::endpoint::KEPT_ARCHIVE_PATH,
+        &[path(
+            &[Lit("versions"), Id, Lit("dwca.zip")],
+            Slash::Without,
+        )],
+        kept::archive,
+        openapi_versions::kept_archive,
+    ),
+    files(
+        crate::model::endpoint::KEPT_EML_PATH,
+        &[path(&[Lit("versions"), Id, Lit("eml.xml")], Slash::Without)],
+        kept::eml,
+        openapi_versions::kept_eml,
     ),
     Route {
         routing: Routing {

@@ -2,17 +2,17 @@
 //! hold them: the same, less the catalogue numbers of deleted specimens, which
 //! format 11 keeps. Read, and made today's with none.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::codec;
 use crate::model::history::{Changes, History, Version};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 struct HistoryV10 {
     versions: Vec<VersionV10>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 struct VersionV10 {
     number: u64,
     checksum: [u8; 32],
@@ -21,7 +21,7 @@ struct VersionV10 {
     changes: Vec<ChangesV10>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 struct ChangesV10 {
     model: String,
     added: Vec<i64>,
@@ -62,36 +62,15 @@ pub fn decode(bytes: &[u8]) -> Result<History, String> {
 mod tests {
     use super::*;
 
-    /// A version as format 10 wrote it: number, checksum, time, counts,
-    /// changes.
-    type OldVersion = (u64, [u8; 32], i64, Vec<(String, u64)>, Vec<Old>);
-
-    /// Today's history less the new member, as format 10 wrote it.
-    #[derive(serde::Serialize)]
-    struct Written {
-        versions: Vec<OldVersion>,
-    }
-
-    #[derive(serde::Serialize)]
-    struct Old {
-        model: String,
-        added: Vec<i64>,
-        modified: Vec<i64>,
-        deleted: Vec<i64>,
-        added_digests: Vec<u64>,
-        modified_digests: Vec<(u64, u64)>,
-        deleted_digests: Vec<u64>,
-    }
-
     #[test]
     fn a_format_10_history_reads_with_no_catalogue_numbers() {
-        let written = Written {
-            versions: vec![(
-                2,
-                [7; 32],
-                11,
-                vec![("specimens.specimenrecord".into(), 3)],
-                vec![Old {
+        let written = HistoryV10 {
+            versions: vec![VersionV10 {
+                number: 2,
+                checksum: [7; 32],
+                published_at: 11,
+                counts: vec![("specimens.specimenrecord".into(), 3)],
+                changes: vec![ChangesV10 {
                     model: "specimens.specimenrecord".into(),
                     added: vec![4],
                     modified: vec![],
@@ -100,7 +79,7 @@ mod tests {
                     modified_digests: vec![],
                     deleted_digests: vec![10],
                 }],
-            )],
+            }],
         };
         let history = decode(&codec::encode(&written).unwrap()).unwrap();
         let v = &history.versions[0];

@@ -1,0 +1,103 @@
+//! A version kept: the archive and `eml.xml` a snapshot publishes, made once
+//! when `build` or `sync` wrote it, with the links they were told, and kept in
+//! the versions' folder beside it (`snapshot::kept`), older versions beyond the
+//! retention removed.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::encoding::hex::hex;
+use crate::snapshot::kept::{self, KeptFile, Manifest};
+use crate::view::View;
+
+use super::dwca::{self, Links, Scope};
+
+/// What keeping a version did.
+#[derive(Debug)]
+pub struct Kept {
+    pub manifest: Manifest,
+    /// How long the snapshot took to load, and the archive to make.
+    pub loaded: Duration,
+    pub took: Duration,
+    /// The versions kept before and now removed (older than the retention,
+    /// or of another history).
+    pub removed: Vec<u64>,
+    /// The versions kept beside `--previous` and copied beside this snapshot.
+    pub carried: Vec<u64>,
+}
+
+/// How many versions to keep: `Some(n)`, the newest `n`; `None`, every
+/// version the snapshot's history holds.
+pub type Retention = Option<u64>;
+
+/// Makes the archive and `eml.xml` of the snapshot at `snapshot` with
+/// `links`, and keeps them beside it as its version (after copying those kept
+/// beside `previous`, another snapshot it follows), removing what `keep` does
+/// not retain. A version already kept with the same snapshot and links is
+/// left as it is.
+pub fn keep(
+    snapshot: &Path,
+    previous: Option<&Path>,
+    links: &Links,
+    keep: Retention,
+) -> anyhow::Result<Kept> {
+    keep_from(snapshot, snapshot, previous, links, keep)
+}
+
+/// [`keep`] the version of the snapshot file `file` (one published at
+/// `snapshot`, waiting to be kept) beside `snapshot`.
+pub fn keep_from(
+    snapshot: &Path,
+    file: &Path,
+    previous: Option<&Path>,
+    links: &Links,
+    keep: Retention,
+) -> anyhow::Result<Kept> {
+    let dir = kept::path(snapshot);
+    let loading = Instant::now();
+    let view = View::load(file)?;
+    let loaded = loading.elapsed();
+    let current = view.history.current();
+    let oldest = match keep {
+        Some(n) => current
+            .saturating_sub(n.max(1) - 1)
+            .max(view.history.oldest()),
+        None => view.history.oldest(),
+    };
+    let carried = match previous.map(kept::path).filter(|p| *p != dir) {
+        Some(from) => kept::carry(&from, &dir, oldest)?,
+        None => Vec::new(),
+    };
+    let checksum = hex(&view.header.checksum);
+    let started = Instant::now();
+    let manifest = match kept::manifest(&dir, current) {
+        Some(m) if m.checksum == checksum && m.site == links.site && m.media == links.media => m,
+        _ => {
+            let archive = dwca::archive(&view, Scope::Everything, links)?;
+            let eml = dwca::eml_xml(&view, Scope::Everything, &links.site);
+            let manifest = Manifest {
+                version: current,
+                checksum,
+                published: view.header.created_at,
+                site: links.site.clone(),
+                media: links.media.clone(),
+                files: [
+                    (kept::ARCHIVE.to_string(), KeptFile::of(&archive)),
+                    (kept::EML.to_string(), KeptFile::of(eml.as_bytes())),
+                ]
+                .into(),
+            };
+            kept::write(&dir, &manifest, &archive, eml.as_bytes())?;
+            manifest
+        }
+    };
+    let took = started.elapsed();
+    let removed = kept::prune(&dir, oldest..=current);
+    Ok(Kept {
+        manifest,
+        loaded,
+        took,
+        removed,
+        carried,
+    })
+}
