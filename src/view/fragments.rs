@@ -1,18 +1,28 @@
 //! Items made of fragments: a list whose items embed records (a specimen's
-//! taxa, places, people, trip) holds only each item's own bytes, and where each
-//! embedded record goes in them, a reference to a shared fragment: the record's
-//! item in its own list, rendered once (the service's exact JSON).
+//! taxa, places, people, trip) holds only each item's own bytes, coded: where
+//! an embedded record goes, a reference to a shared fragment (the record's
+//! item in its own list, rendered once: the service's exact JSON), and where
+//! one of the item's keys goes, a reference to it, each key of the model
+//! written once.
 //!
 //! A list is made of fragments when its items embed others and no list embeds
 //! its items (an embedded record is copied from one slice of its list's bytes,
-//! [`super::render::Embeds`]): at a million specimens the lists' memory
-//! files hold 1.0 GB where they held 3.5 GB, the few thousand records the
-//! specimens embed held once. [`super::render::List`] cuts a page from them, as
-//! slices of its own bytes with the fragments between them.
+//! [`super::render::Embeds`]). [`super::render::List`] cuts a page from them:
+//! the own bytes between references, and the fragments and keys they name,
+//! copied together.
+//!
+//! The coding needs no index beside the bytes: JSON output never holds a raw
+//! control character (strings escape them), so [`KEY`] and [`FRAGMENT`] mark
+//! a reference, followed by the field's number (one byte) or the fragment's
+//! (four bytes, little-endian); a reader finds the marks with `memchr` and
+//! steps over the numbers.
+
+use std::ops::Range;
 
 use bytes::Bytes;
 
-use crate::model::{Model, Type};
+use crate::encoding::json::write_str;
+use crate::model::{Field, Model, Type};
 
 use super::bits::Bits;
 
@@ -54,16 +64,32 @@ pub struct Fragments {
     pieces: Vec<Bytes>,
     /// Which fragments hold a media URL's marker.
     media: Option<Bits>,
+    /// Each field's key as the item writes it (`"name":`), by field.
+    keys: Vec<Bytes>,
+    /// The byte that marks a media URL.
+    marker: u8,
 }
 
 impl Fragments {
-    /// A table of the items of each list given (model, nested shape, items);
-    /// those holding the `marker` byte hold a media URL.
+    /// A table for items of `model`: its keys, and the items of each list
+    /// given (model, nested shape, items); those holding the `marker` byte
+    /// hold a media URL.
     pub fn new(
+        model: Model,
         lists: impl IntoIterator<Item = (Model, bool, Vec<Bytes>)>,
         marker: u8,
     ) -> Fragments {
-        let mut table = Fragments::default();
+        let key = |field: &Field| {
+            let mut key = Vec::with_capacity(field.name.len() + 3);
+            write_str(&mut key, field.name);
+            key.push(b':');
+            Bytes::from(key)
+        };
+        let mut table = Fragments {
+            keys: model.fields().iter().map(key).collect(),
+            marker,
+            ..Fragments::default()
+        };
         for (model, nested, items) in lists {
             let first = table.pieces.len() as u32;
             table.lists.push((model, nested, first, items.len() as u32));
@@ -100,6 +126,35 @@ impl Fragments {
         self.media.as_ref().is_some_and(|m| m.contains(id as usize))
     }
 
+    /// Hands `f`, in order, the bytes that `coded` (items' own bytes) stands
+    /// for: its own bytes between references, and the keys and fragments
+    /// they name.
+    pub fn expand(&self, coded: &[u8], f: &mut impl FnMut(&[u8])) {
+        for piece in pieces(coded) {
+            match piece {
+                Piece::Own(own) => f(&coded[own]),
+                Piece::Key(field) => f(&self.keys[field]),
+                Piece::Fragment(id) => f(self.get(id)),
+            }
+        }
+    }
+
+    /// How many bytes `coded` stands for.
+    pub fn expanded_len(&self, coded: &[u8]) -> usize {
+        let mut len = 0;
+        self.expand(coded, &mut |b| len += b.len());
+        len
+    }
+
+    /// Whether the bytes `coded` stands for hold a media URL's marker.
+    pub fn holds_media(&self, coded: &[u8]) -> bool {
+        pieces(coded).any(|piece| match piece {
+            Piece::Own(own) => memchr::memchr(self.marker, &coded[own]).is_some(),
+            Piece::Key(_) => false,
+            Piece::Fragment(id) => self.has_media(id),
+        })
+    }
+
     /// Whether `other` numbers the same lists' items the same way, so that
     /// items referring to its fragments refer to this table's alike.
     pub fn same_layout(&self, other: &Fragments) -> bool {
@@ -111,67 +166,93 @@ impl Fragments {
         self.pieces.iter().map(Bytes::len).sum()
     }
 
-    /// The table's own heap: a handle a fragment.
+    /// The table's own heap: a handle a fragment, and the keys.
     pub fn heap_bytes(&self) -> usize {
         self.pieces.capacity() * std::mem::size_of::<Bytes>()
             + self.media.as_ref().map_or(0, Bits::heap_bytes)
+            + self.keys.iter().map(Bytes::len).sum::<usize>()
     }
 }
 
-/// Where the fragments go in a list's items: per item, its inserts in order,
-/// each an offset in its segment's bytes and the fragment placed there.
-#[derive(Debug, Default)]
-pub struct Inserts {
-    pub fragments: Fragments,
-    /// Item `i`'s inserts are `first[i]..first[i + 1]`.
-    first: Vec<u32>,
-    at: Vec<u32>,
-    which: Vec<u32>,
-    /// The bytes all items take from fragments.
-    inserted: usize,
+/// Marks a key: the next byte is the field's number in its model.
+pub const KEY: u8 = 0x02;
+
+/// Marks a fragment: the next four bytes are its number, little-endian.
+pub const FRAGMENT: u8 = 0x03;
+
+/// A piece of a coded item: a range of its own bytes, a key, or a fragment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Piece {
+    Own(Range<usize>),
+    Key(usize),
+    Fragment(u32),
 }
 
-impl Inserts {
-    pub fn new(fragments: Fragments) -> Inserts {
-        Inserts {
-            fragments,
-            first: vec![0],
-            ..Default::default()
+/// The pieces of coded bytes, in order.
+pub struct Pieces<'a> {
+    coded: &'a [u8],
+    at: usize,
+    /// A reference found after the own bytes handed out last.
+    next: Option<(usize, Piece)>,
+}
+
+impl Iterator for Pieces<'_> {
+    type Item = Piece;
+
+    fn next(&mut self) -> Option<Piece> {
+        if let Some((after, piece)) = self.next.take() {
+            self.at = after;
+            return Some(piece);
         }
-    }
-
-    /// Adds the next item's inserts: (offset in its segment, fragment).
-    pub fn push_item(&mut self, inserts: impl IntoIterator<Item = (u32, u32)>) {
-        for (at, which) in inserts {
-            self.inserted += self.fragments.get(which).len();
-            self.at.push(at);
-            self.which.push(which);
+        if self.at >= self.coded.len() {
+            return None;
         }
-        let n = u32::try_from(self.at.len()).expect("fewer than 2^32 inserts in a list");
-        self.first.push(n);
+        let rest = &self.coded[self.at..];
+        let Some(i) = memchr::memchr2(KEY, FRAGMENT, rest) else {
+            let own = self.at..self.coded.len();
+            self.at = self.coded.len();
+            return Some(Piece::Own(own));
+        };
+        let mark = self.at + i;
+        let (after, piece) = match rest[i] {
+            KEY => (mark + 2, Piece::Key(self.coded[mark + 1] as usize)),
+            _ => {
+                let n = self.coded[mark + 1..mark + 5]
+                    .try_into()
+                    .expect("four bytes");
+                (mark + 5, Piece::Fragment(u32::from_le_bytes(n)))
+            }
+        };
+        if i == 0 {
+            self.at = after;
+            return Some(piece);
+        }
+        self.next = Some((after, piece));
+        let own = self.at..mark;
+        self.at = mark;
+        Some(Piece::Own(own))
     }
+}
 
-    /// Item `i`'s inserts, in order: (offset in its segment, fragment).
-    pub fn of(&self, i: usize) -> impl Iterator<Item = (usize, u32)> + '_ {
-        let range = self.first[i] as usize..self.first[i + 1] as usize;
-        (self.at[range.clone()].iter().map(|&a| a as usize)).zip(self.which[range].iter().copied())
+/// The pieces of `coded` (an item's own bytes, or a run of items'), in order.
+pub fn pieces(coded: &[u8]) -> Pieces<'_> {
+    Pieces {
+        coded,
+        at: 0,
+        next: None,
     }
+}
 
-    /// The bytes item `i` takes from fragments.
-    pub fn inserted_len(&self, i: usize) -> usize {
-        self.of(i).map(|(_, w)| self.fragments.get(w).len()).sum()
-    }
+/// Writes a reference to field `field`'s key.
+pub fn write_key(out: &mut Vec<u8>, field: usize) {
+    let field = u8::try_from(field).expect("a model has fewer than 256 fields");
+    out.extend_from_slice(&[KEY, field]);
+}
 
-    /// The bytes all items take from fragments.
-    pub fn inserted(&self) -> usize {
-        self.inserted
-    }
-
-    /// The heap its index takes (not the fragments' bytes).
-    pub fn heap_bytes(&self) -> usize {
-        (self.first.capacity() + self.at.capacity() + self.which.capacity()) * 4
-            + self.fragments.heap_bytes()
-    }
+/// Writes a reference to fragment `id`.
+pub fn write_fragment(out: &mut Vec<u8>, id: u32) {
+    out.push(FRAGMENT);
+    out.extend_from_slice(&id.to_le_bytes());
 }
 
 #[cfg(test)]
@@ -195,9 +276,10 @@ mod tests {
     }
 
     #[test]
-    fn inserts_name_their_fragments_in_order() {
+    fn coded_bytes_expand_to_their_keys_and_fragments_in_order() {
         let piece = |s: &'static str| Bytes::from_static(s.as_bytes());
         let fragments = Fragments::new(
+            Model::Country,
             [
                 (
                     Model::Order,
@@ -211,13 +293,39 @@ mod tests {
         assert_eq!(fragments.id(Model::Order, false, 1), 1);
         assert_eq!(fragments.id(Model::Person, false, 0), 2);
         assert!(fragments.has_media(2) && !fragments.has_media(0));
-        let mut inserts = Inserts::new(fragments);
-        inserts.push_item([(3, 0), (9, 2)]);
-        inserts.push_item([]);
-        inserts.push_item([(5, 1)]);
-        assert_eq!(inserts.of(0).collect::<Vec<_>>(), [(3, 0), (9, 2)]);
-        assert_eq!(inserts.of(1).count(), 0);
-        assert_eq!(inserts.inserted_len(2), 8);
-        assert_eq!(inserts.inserted(), 8 + 10 + 8);
+        // A fragment numbered with the marks' own bytes is still read whole.
+        let mut coded = b"{".to_vec();
+        write_key(&mut coded, 0);
+        coded.extend_from_slice(b"7,");
+        write_key(&mut coded, 1);
+        write_fragment(&mut coded, 1);
+        coded.push(b',');
+        write_fragment(&mut coded, 0x0302_0100 + 1);
+        coded.push(b'}');
+        assert_eq!(
+            pieces(&coded).collect::<Vec<_>>(),
+            [
+                Piece::Own(0..1),
+                Piece::Key(0),
+                Piece::Own(3..5),
+                Piece::Key(1),
+                Piece::Fragment(1),
+                Piece::Own(12..13),
+                Piece::Fragment(0x0302_0101),
+                Piece::Own(18..19),
+            ]
+        );
+        coded.truncate(12);
+        coded.push(b'}');
+        let mut out = Vec::new();
+        fragments.expand(&coded, &mut |b| out.extend_from_slice(b));
+        let name = &Model::Country.fields()[1].name;
+        let expected = format!("{{\"id\":7,\"{name}\":{{\"id\":2}}}}");
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
+        assert_eq!(fragments.expanded_len(&coded), expected.len());
+        assert!(!fragments.holds_media(&coded));
+        write_fragment(&mut coded, 2);
+        assert!(fragments.holds_media(&coded));
+        assert_eq!(pieces(b"").count(), 0);
     }
 }

@@ -23,7 +23,7 @@ use crate::memfile;
 use crate::model::{Model, Shape, Type};
 
 use super::bits::Bits;
-use super::fragments::{self, Fragments, Inserts};
+use super::fragments::{self, Fragments};
 use super::table::Table;
 use super::value::Value;
 
@@ -46,10 +46,11 @@ pub struct List {
     /// without rendering them: their records, and all their items read, were
     /// the served view's.
     unrendered: usize,
-    /// For a list made of fragments ([`fragments`]): where each item's
-    /// embedded records go between its own bytes, which alone its segments
-    /// hold.
-    inserts: Option<Inserts>,
+    /// For a list made of fragments ([`fragments`]): the fragments and keys
+    /// its items' coded own bytes, which alone its segments hold, refer to.
+    fragments: Option<Fragments>,
+    /// Made of fragments, how many bytes each item stands for.
+    lens: Vec<u32>,
 }
 
 impl List {
@@ -59,17 +60,18 @@ impl List {
     }
 
     /// A list of segments rendered apart, in order; made of `fragments` where
-    /// given (each segment then says its items' inserts).
+    /// given (each segment then says how many bytes its items stand for).
     fn joined(segments: Vec<Segment>, fragments: Option<Fragments>) -> List {
+        let items = segments.iter().map(|s| s.ends.len()).sum();
         let mut list = List {
             segments: Vec::with_capacity(segments.len()),
             starts: Vec::with_capacity(segments.len()),
-            ends: Vec::with_capacity(segments.iter().map(|s| s.ends.len()).sum()),
+            ends: Vec::with_capacity(items),
             media: None,
             unrendered: 0,
-            inserts: fragments.map(Inserts::new),
+            lens: Vec::with_capacity(fragments.as_ref().map_or(0, |_| items)),
+            fragments,
         };
-        let items = segments.iter().map(|s| s.ends.len()).sum();
         for segment in segments {
             let start = list.ends.len();
             for i in segment.media.iter().flat_map(Bits::positions) {
@@ -78,14 +80,7 @@ impl List {
             list.starts
                 .push(u32::try_from(start).expect("a list holds fewer than 2^32 items"));
             list.ends.extend_from_slice(&segment.ends);
-            if let Some(inserts) = &mut list.inserts {
-                let mut at = 0;
-                for &n in &segment.counts {
-                    let n = n as usize;
-                    inserts.push_item(segment.inserts[at..at + n].iter().copied());
-                    at += n;
-                }
-            }
+            list.lens.extend_from_slice(&segment.lens);
             list.segments.push(segment.bytes);
         }
         list
@@ -125,14 +120,14 @@ impl List {
 
     /// Whether its items are made of fragments ([`fragments`]).
     pub fn has_fragments(&self) -> bool {
-        self.inserts.is_some()
+        self.fragments.is_some()
     }
 
     /// The bytes of item `i`, of a list not made of fragments: one slice,
     /// which an item embedding it copies.
     pub fn item(&self, i: usize) -> &[u8] {
         assert!(
-            self.inserts.is_none(),
+            self.fragments.is_none(),
             "an item made of fragments is not one slice"
         );
         let (k, start) = self.locate(i);
@@ -141,23 +136,25 @@ impl List {
 
     /// How many bytes item `i` takes.
     pub fn item_len(&self, i: usize) -> usize {
+        if self.fragments.is_some() {
+            return self.lens[i] as usize;
+        }
         let (_, start) = self.locate(i);
-        let inserted = self.inserts.as_ref().map_or(0, |s| s.inserted_len(i));
-        self.ends[i] as usize - start + inserted
+        self.ends[i] as usize - start
     }
 
     /// Appends item `i`'s bytes.
     pub fn append_item(&self, i: usize, out: &mut Vec<u8>) {
         let (k, start) = self.locate(i);
-        let own = start..self.ends[i] as usize;
-        self.each_piece(k, own, i..i + 1, &mut |b, r| out.extend_from_slice(&b[r]));
+        let own = &self.segments[k][start..self.ends[i] as usize];
+        self.expand(own, &mut |b| out.extend_from_slice(b));
     }
 
     /// Item `i` as a shared slice of the buffer (no copy), or, made of
     /// fragments, its bytes copied together.
     pub fn item_bytes(&self, i: usize) -> Bytes {
         let (k, start) = self.locate(i);
-        if self.inserts.is_some() {
+        if self.fragments.is_some() {
             let mut out = Vec::with_capacity(self.item_len(i));
             self.append_item(i, &mut out);
             return Bytes::from(out);
@@ -165,33 +162,13 @@ impl List {
         self.segments[k].slice(start..self.ends[i] as usize)
     }
 
-    /// Hands `f`, in order, the pieces of segment `k`'s bytes `own` (all or
-    /// part of items `items`, which are in it): its own bytes, and the
-    /// fragments of those items between them, each as bytes and the range of
-    /// them that is the piece.
-    fn each_piece(
-        &self,
-        k: usize,
-        own: Range<usize>,
-        items: Range<usize>,
-        f: &mut impl FnMut(&Bytes, Range<usize>),
-    ) {
-        let segment = &self.segments[k];
-        let mut at = own.start;
-        if let Some(inserts) = &self.inserts {
-            for i in items {
-                for (offset, which) in inserts.of(i) {
-                    if offset > at {
-                        f(segment, at..offset);
-                    }
-                    let fragment = inserts.fragments.get(which);
-                    f(fragment, 0..fragment.len());
-                    at = offset;
-                }
-            }
-        }
-        if own.end > at {
-            f(segment, at..own.end);
+    /// Hands `f`, in order, the bytes that `own` (a run of a segment's
+    /// bytes) stands for: itself, or made of fragments, the pieces it is
+    /// coded as.
+    fn expand(&self, own: &[u8], f: &mut impl FnMut(&[u8])) {
+        match &self.fragments {
+            Some(fragments) => fragments.expand(own, f),
+            None => f(own),
         }
     }
 
@@ -211,7 +188,7 @@ impl List {
         }
         let ((first, start), last) = (self.locate(from), self.segment(to - 1));
         let end = self.ends[to - 1] as usize;
-        if self.inserts.is_some() {
+        if self.fragments.is_some() {
             return self.run_of_fragments(from..to, (first, start), (last, end));
         }
         if first == last {
@@ -230,10 +207,10 @@ impl List {
 
     /// [`List::run`] of a list made of fragments, items `items` from segment
     /// `first`'s byte `start` to segment `last`'s byte `end`, copied into one
-    /// buffer: its pieces (about 30 an item) handed out one by one took ten
-    /// times as long to send as the buffer they fill (limit=100000 at 100k
-    /// specimens: 2.7 s), and hold 32 bytes each besides. A filtered page of
-    /// the same items is written into one buffer too.
+    /// buffer: its pieces (dozens an item) handed out one by one took ten
+    /// times as long to send as the buffer they fill, and hold 32 bytes each
+    /// besides. A filtered page of the same items is written into one buffer
+    /// too.
     fn run_of_fragments(
         &self,
         items: Range<usize>,
@@ -249,29 +226,34 @@ impl List {
                 (false, true) => 0..end,
                 (false, false) => 0..self.segments[k].len(),
             };
-            let held = self.items_of(k);
-            let mine = held.start.max(items.start)..held.end.min(items.end);
-            self.each_piece(k, own, mine, &mut |b, r| out.extend_from_slice(&b[r]));
+            self.expand(&self.segments[k][own], &mut |b| out.extend_from_slice(b));
         }
         Run::One(Bytes::from(out))
     }
 
-    /// The bytes of its item index (where each item ends, and where its
-    /// fragments go), for reports.
+    /// The bytes of its item index (where each item ends, and made of
+    /// fragments, how long it is and its fragments' table), for reports.
     pub fn index_bytes(&self) -> usize {
         self.ends.capacity() * 8
             + self.starts.capacity() * 4
+            + self.lens.capacity() * 4
             + self.media.as_ref().map_or(0, Bits::heap_bytes)
-            + self.inserts.as_ref().map_or(0, Inserts::heap_bytes)
+            + self.fragments.as_ref().map_or(0, Fragments::heap_bytes)
     }
 
     /// The size of the list's items with their commas, as answers send them.
     pub fn byte_len(&self) -> usize {
-        self.own_bytes() + self.inserts.as_ref().map_or(0, Inserts::inserted)
+        match self.fragments {
+            Some(_) => {
+                let items: usize = self.lens.iter().map(|&l| l as usize).sum();
+                items + self.len().saturating_sub(1)
+            }
+            None => self.own_bytes(),
+        }
     }
 
     /// The bytes its segments hold: its items' own bytes and commas (all of
-    /// them for a list not made of fragments).
+    /// them for a list not made of fragments; coded for one made of them).
     pub fn own_bytes(&self) -> usize {
         self.segments.iter().map(Bytes::len).sum()
     }
@@ -279,7 +261,7 @@ impl List {
     /// The bytes of the fragments its items refer to: items of the lists
     /// they embed, held by those lists.
     pub fn fragment_bytes(&self) -> usize {
-        self.inserts.as_ref().map_or(0, |s| s.fragments.byte_len())
+        self.fragments.as_ref().map_or(0, Fragments::byte_len)
     }
 
     /// How many of its bytes a reload kept from the served view unrendered.
@@ -289,14 +271,13 @@ impl List {
 }
 
 /// Consecutive items rendered together: their bytes, where each ends, and
-/// which hold a media URL; made of fragments, how many inserts each item
-/// has and the inserts (offset in `bytes`, fragment) in order.
+/// which hold a media URL; made of fragments, how many bytes each item
+/// stands for.
 struct Segment {
     bytes: Bytes,
     ends: Vec<u64>,
     media: Option<Bits>,
-    counts: Vec<u32>,
-    inserts: Vec<(u32, u32)>,
+    lens: Vec<u32>,
 }
 
 /// Marks item `i` of `items` as holding a media URL.
@@ -319,8 +300,7 @@ impl Segment {
             media,
             bytes: Bytes::from(bytes),
             ends,
-            counts: Vec::new(),
-            inserts: Vec::new(),
+            lens: Vec::new(),
         }
     }
 }
@@ -759,10 +739,10 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
     let changed = done.kept.get(model.index()).and_then(Option::as_deref);
     let fragments = (done.fragments && fragments::made_of_fragments(model))
         .then(|| fragment_table(done, model));
-    // A served segment is kept only with inserts that mean the same.
-    let alike = |served: &List| match (&fragments, &served.inserts) {
+    // A served segment is kept only with references that mean the same.
+    let alike = |served: &List| match (&fragments, &served.fragments) {
         (None, None) => true,
-        (Some(mine), Some(theirs)) => mine.same_layout(&theirs.fragments),
+        (Some(mine), Some(theirs)) => mine.same_layout(theirs),
         _ => false,
     };
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -842,7 +822,7 @@ fn fragment_table(done: &Rendered, model: Model) -> Fragments {
             }
         }
     }
-    Fragments::new(lists, MEDIA_BASE)
+    Fragments::new(model, lists, MEDIA_BASE)
 }
 
 /// Lists estimated at this size or more are kept in memory files, from which
@@ -868,8 +848,7 @@ struct Pending {
     stored: Stored,
     ends: Vec<u64>,
     media: Option<Bits>,
-    counts: Vec<u32>,
-    inserts: Vec<(u32, u32)>,
+    lens: Vec<u32>,
 }
 
 enum Stored {
@@ -894,7 +873,7 @@ impl Worker {
     /// follows it unless it is the `last` (so a run across segments is slices of
     /// them alone); keeps the served view's bytes for them (`previous`) if they
     /// are the same. Made of `fragments`, an item's embedded records are
-    /// noted as inserts rather than copied.
+    /// coded as references to them rather than copied.
     fn render(
         &mut self,
         done: &Rendered,
@@ -908,27 +887,30 @@ impl Worker {
         out.clear();
         let mut ends = Vec::with_capacity(rows);
         let mut media = None;
-        let (mut counts, mut inserts) = (Vec::new(), Vec::new());
+        let mut lens = Vec::new();
         for (i, pos) in items.enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            let (start, before) = (out.len(), inserts.len());
-            match fragments {
-                None => write_item(out, done, model, pos, shape, None),
-                Some(table) => {
-                    let mut note = |out: &mut Vec<u8>, m: Model, nested: bool, p: u32| {
-                        let nested = nested && done.nested[m.index()].is_some();
-                        inserts.push((out.len() as u32, table.id(m, nested, p)));
-                    };
-                    write_item_with(out, done, (model, pos, shape), None, &mut note);
-                    counts.push((inserts.len() - before) as u32);
+            let start = out.len();
+            let holds_media = match fragments {
+                None => {
+                    write_item(out, done, model, pos, shape, None);
+                    memchr::memchr(MEDIA_BASE, &out[start..]).is_some()
                 }
-            }
-            let inserted = || {
-                (inserts[before..].iter()).any(|&(_, w)| fragments.is_some_and(|t| t.has_media(w)))
+                Some(table) => {
+                    let mut refer = |out: &mut Vec<u8>, m: Model, nested: bool, p: u32| {
+                        let nested = nested && done.nested[m.index()].is_some();
+                        fragments::write_fragment(out, table.id(m, nested, p));
+                    };
+                    let item = (model, pos, shape);
+                    write_item_with(out, done, item, None, Keys::Coded, &mut refer);
+                    let len = table.expanded_len(&out[start..]);
+                    lens.push(u32::try_from(len).expect("an item is shorter than 4 GB"));
+                    table.holds_media(&out[start..])
+                }
             };
-            if memchr::memchr(MEDIA_BASE, &out[start..]).is_some() || inserted() {
+            if holds_media {
                 mark(&mut media, i, rows);
             }
             ends.push(out.len() as u64);
@@ -946,8 +928,7 @@ impl Worker {
                 stored,
                 ends,
                 media,
-                counts,
-                inserts,
+                lens,
             },
         ));
     }
@@ -963,20 +944,15 @@ impl Worker {
                 mark(&mut media, i, rows);
             }
         }
-        let (mut counts, mut inserts) = (Vec::new(), Vec::new());
-        if let Some(served) = &served.inserts {
-            for p in items.clone() {
-                let before = inserts.len();
-                inserts.extend(served.of(p).map(|(at, which)| (at as u32, which)));
-                counts.push((inserts.len() - before) as u32);
-            }
-        }
+        let lens = match served.fragments {
+            Some(_) => served.lens[items.clone()].to_vec(),
+            None => Vec::new(),
+        };
         let pending = Pending {
             stored: Stored::Bytes(served.segments[held].clone()),
             ends: served.ends[items].to_vec(),
             media,
-            counts,
-            inserts,
+            lens,
         };
         self.written.push((k, pending));
     }
@@ -1023,13 +999,12 @@ impl Worker {
             let Stored::Bytes(bytes) = p.stored else {
                 unreachable!("closing the file maps every segment in it")
             };
-            let (ends, media, counts, inserts) = (p.ends, p.media, p.counts, p.inserts);
+            let (ends, media, lens) = (p.ends, p.media, p.lens);
             let segment = Segment {
                 bytes,
                 ends,
                 media,
-                counts,
-                inserts,
+                lens,
             };
             (k, segment)
         };
@@ -1050,12 +1025,27 @@ pub fn write_item(
         true => out.extend_from_slice(e.nested(m, p)),
         false => out.extend_from_slice(e.plain(m, p)),
     };
-    write_item_with(out, e, (model, pos, shape), projection, &mut copy);
+    write_item_with(
+        out,
+        e,
+        (model, pos, shape),
+        projection,
+        Keys::Named,
+        &mut copy,
+    );
 }
 
 /// Where an embedded record goes whole (not cut by a projection): handed
 /// the bytes so far, its model, whether in the nested shape, and its row.
 type Place<'a> = dyn FnMut(&mut Vec<u8>, Model, bool, u32) + 'a;
+
+/// How an item's keys are written: as JSON, or coded as references to the
+/// model's keys (an item made of fragments, [`fragments`]).
+#[derive(Clone, Copy)]
+enum Keys {
+    Named,
+    Coded,
+}
 
 /// [`write_item`], placing each embedded record whole by `place`.
 fn write_item_with(
@@ -1063,6 +1053,7 @@ fn write_item_with(
     e: &impl Embeds,
     (model, pos, shape): (Model, usize, Shape),
     projection: Option<&Projection>,
+    keys: Keys,
     place: &mut Place<'_>,
 ) {
     let fields = model.fields();
@@ -1078,8 +1069,13 @@ fn write_item_with(
             out.push(b',');
         }
         written += 1;
-        write_str(out, fields[i].name);
-        out.push(b':');
+        match keys {
+            Keys::Named => {
+                write_str(out, fields[i].name);
+                out.push(b':');
+            }
+            Keys::Coded => fragments::write_key(out, i),
+        }
         write_value(out, e, (fields[i].ty, &value, shape), child, place);
     };
     match projection {
@@ -1110,7 +1106,8 @@ fn write_value(
                 } else {
                     Shape::Plain
                 };
-                write_item_with(out, e, (m, p as usize, shape), Some(projection), place);
+                let item = (m, p as usize, shape);
+                write_item_with(out, e, item, Some(projection), Keys::Named, place);
             }
             None => place(out, m, nested, p),
         };

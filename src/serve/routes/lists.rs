@@ -44,24 +44,15 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
     let head = Answer::unmade(Kind::of(plan.format()))
         .with_media(asked.media)
         .cacheable(plan.cacheable());
-    let job = match plan.cost().on_pool() {
-        false if !plan.copies(&served.view) => {
+    // A long slice of a list made of fragments is its items copied together:
+    // chosen and written on the pool like an expensive page, and streamed
+    // a chunk at a time when long.
+    let on_pool = plan.cost().on_pool() || plan.copies(&served.view);
+    let job = match on_pool {
+        false => {
             let page = Answer::page(endpoint, plan.run(&served.view));
             Job::cheap(head, page.with_media(asked.media))
         }
-        // A long slice of a list made of fragments: the same page, copied
-        // together on the pool.
-        false => Job::pooled(head, async move {
-            let made = served.clone();
-            match state
-                .work
-                .run(Task::Answer, move || plan.run(&made.view))
-                .await
-            {
-                Some(page) => Answer::page(endpoint, page).with_media(asked.media),
-                None => Answer::busy(),
-            }
-        }),
         true => Job::pooled(head, async move {
             let made = served.clone();
             let job = move || {
