@@ -1,9 +1,10 @@
 //! Items made of fragments: a list whose items embed records (a specimen's
 //! taxa, places, people, trip) holds only each item's own bytes, coded: where
 //! an embedded record goes, a reference to a shared fragment (the record's
-//! item in its own list, rendered once: the service's exact JSON), and where
-//! one of the item's keys goes, a reference to it, each key of the model
-//! written once.
+//! item in its own list, rendered once: the service's exact JSON); where one
+//! of the item's keys goes, a reference to it, each key of the model written
+//! once; and where a field whose values repeat (a sex, a month, a method, a
+//! date) goes, key and value, a reference to them, each written once.
 //!
 //! A list is made of fragments when its items embed others and no list embeds
 //! its items (an embedded record is copied from one slice of its list's bytes,
@@ -12,10 +13,11 @@
 //! copied together.
 //!
 //! The coding needs no index beside the bytes: JSON output never holds a raw
-//! control character (strings escape them), so [`KEY`] and [`FRAGMENT`] mark
-//! a reference, followed by the field's number (one byte) or the fragment's
-//! (four bytes, little-endian); a reader finds the marks with `memchr` and
-//! steps over the numbers.
+//! control character (strings escape them), so [`KEY`], [`FRAGMENT`] and
+//! [`VALUE`] mark a reference, followed by the field's number (one byte), the
+//! fragment's number, or the field's and its value's (numbers other than a
+//! field's are LEB128: 7 bits a byte, the high bit set on all but the last);
+//! a reader finds the marks with `memchr` and steps over the numbers.
 
 use std::ops::Range;
 
@@ -25,6 +27,12 @@ use crate::encoding::json::write_str;
 use crate::model::{Field, Model, Type};
 
 use super::bits::Bits;
+use super::column::Column;
+use super::table::Table;
+
+/// A field's values are written once and referred to when its rows hold, on
+/// average, each of them this many times or more.
+const REPEATED: usize = 4;
 
 /// Whether the items of `model`'s lists are made of fragments: they embed
 /// records, and no model embeds them.
@@ -66,16 +74,22 @@ pub struct Fragments {
     media: Option<Bits>,
     /// Each field's key as the item writes it (`"name":`), by field.
     keys: Vec<Bytes>,
+    /// By field, for those whose values repeat: each value with its key
+    /// (`"name":value`), by the value's code in its column (a string's code,
+    /// a boolean's byte).
+    values: Vec<Option<Vec<Bytes>>>,
     /// The byte that marks a media URL.
     marker: u8,
 }
 
 impl Fragments {
-    /// A table for items of `model`: its keys, and the items of each list
-    /// given (model, nested shape, items); those holding the `marker` byte
-    /// hold a media URL.
+    /// A table for items of `model` (whose records `rows` holds): its keys,
+    /// the values of its fields whose values repeat, and the items of each
+    /// list given (model, nested shape, items); those holding the `marker`
+    /// byte hold a media URL.
     pub fn new(
         model: Model,
+        rows: &Table,
         lists: impl IntoIterator<Item = (Model, bool, Vec<Bytes>)>,
         marker: u8,
     ) -> Fragments {
@@ -83,10 +97,15 @@ impl Fragments {
             let mut key = Vec::with_capacity(field.name.len() + 3);
             write_str(&mut key, field.name);
             key.push(b':');
-            Bytes::from(key)
+            key
         };
+        let fields = model.fields();
+        let values = (fields.iter().enumerate())
+            .map(|(f, field)| repeated_values(field, rows.column(f), rows.len(), key(field)))
+            .collect();
         let mut table = Fragments {
-            keys: model.fields().iter().map(key).collect(),
+            keys: fields.iter().map(|f| Bytes::from(key(f))).collect(),
+            values,
             marker,
             ..Fragments::default()
         };
@@ -135,6 +154,9 @@ impl Fragments {
                 Piece::Own(own) => f(&coded[own]),
                 Piece::Key(field) => f(&self.keys[field]),
                 Piece::Fragment(id) => f(self.get(id)),
+                Piece::Value(field, code) => {
+                    f(&self.values[field].as_ref().expect("a field written once")[code as usize])
+                }
             }
         }
     }
@@ -150,15 +172,39 @@ impl Fragments {
     pub fn holds_media(&self, coded: &[u8]) -> bool {
         pieces(coded).any(|piece| match piece {
             Piece::Own(own) => memchr::memchr(self.marker, &coded[own]).is_some(),
-            Piece::Key(_) => false,
+            Piece::Key(_) | Piece::Value(..) => false,
             Piece::Fragment(id) => self.has_media(id),
         })
     }
 
-    /// Whether `other` numbers the same lists' items the same way, so that
-    /// items referring to its fragments refer to this table's alike.
+    /// Whether `other` numbers the same lists' items and the same values the
+    /// same way, so that items referring to its fragments and values refer to
+    /// this table's alike.
     pub fn same_layout(&self, other: &Fragments) -> bool {
-        self.lists == other.lists
+        self.lists == other.lists && self.values == other.values
+    }
+
+    /// Writes field `field` of row `pos` of `column` as a reference to its
+    /// value and key, if the field's values repeat; says whether it did.
+    pub fn write_value(
+        &self,
+        out: &mut Vec<u8>,
+        field: usize,
+        column: &Column,
+        pos: usize,
+    ) -> bool {
+        if self.values[field].is_none() {
+            return false;
+        }
+        let code = match column {
+            Column::Str(strings) => strings.code(pos),
+            Column::Bool(bytes) => Some(u32::from(bytes[pos])),
+            _ => None,
+        };
+        let Some(code) = code else { return false };
+        out.extend_from_slice(&[VALUE, field as u8]);
+        write_number(out, code);
+        true
     }
 
     /// The bytes of the fragments (held by the lists they are items of).
@@ -171,21 +217,62 @@ impl Fragments {
         self.pieces.capacity() * std::mem::size_of::<Bytes>()
             + self.media.as_ref().map_or(0, Bits::heap_bytes)
             + self.keys.iter().map(Bytes::len).sum::<usize>()
+            + (self.values.iter().flatten().flatten())
+                .map(|v| v.len() + 32)
+                .sum::<usize>()
     }
 }
 
 /// Marks a key: the next byte is the field's number in its model.
 pub const KEY: u8 = 0x02;
 
-/// Marks a fragment: the next four bytes are its number, little-endian.
+/// Marks a fragment: its number follows.
 pub const FRAGMENT: u8 = 0x03;
 
-/// A piece of a coded item: a range of its own bytes, a key, or a fragment.
+/// Marks a field's key and value: the field's number (one byte) and the
+/// value's follow.
+pub const VALUE: u8 = 0x04;
+
+/// A piece of a coded item: a range of its own bytes, a key, a fragment, or
+/// a field's key and value (field, the value's code).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Piece {
     Own(Range<usize>),
     Key(usize),
     Fragment(u32),
+    Value(usize, u32),
+}
+
+/// A field's values with its key, by code, if its rows repeat them: a
+/// string's, or a boolean (false, true, null).
+fn repeated_values(
+    field: &Field,
+    column: &Column,
+    rows: usize,
+    key: Vec<u8>,
+) -> Option<Vec<Bytes>> {
+    let with_key = |value: &dyn Fn(&mut Vec<u8>)| {
+        let mut out = key.clone();
+        value(&mut out);
+        Bytes::from(out)
+    };
+    match column {
+        Column::Str(strings) if field.ty != Type::MediaFile => {
+            let distinct = strings.distinct();
+            (!distinct.is_empty() && rows >= REPEATED * distinct.len()).then(|| {
+                (0..distinct.len() as u32)
+                    .map(|c| with_key(&|out| write_str(out, distinct.get(c))))
+                    .collect()
+            })
+        }
+        Column::Bool(_) => Some(
+            [&b"false"[..], b"true", b"null"]
+                .iter()
+                .map(|v| with_key(&|out| out.extend_from_slice(v)))
+                .collect(),
+        ),
+        _ => None,
+    }
 }
 
 /// The pieces of coded bytes, in order.
@@ -208,7 +295,7 @@ impl Iterator for Pieces<'_> {
             return None;
         }
         let rest = &self.coded[self.at..];
-        let Some(i) = memchr::memchr2(KEY, FRAGMENT, rest) else {
+        let Some(i) = memchr::memchr3(KEY, FRAGMENT, VALUE, rest) else {
             let own = self.at..self.coded.len();
             self.at = self.coded.len();
             return Some(Piece::Own(own));
@@ -216,11 +303,14 @@ impl Iterator for Pieces<'_> {
         let mark = self.at + i;
         let (after, piece) = match rest[i] {
             KEY => (mark + 2, Piece::Key(self.coded[mark + 1] as usize)),
+            FRAGMENT => {
+                let (n, after) = read_number(self.coded, mark + 1);
+                (after, Piece::Fragment(n))
+            }
             _ => {
-                let n = self.coded[mark + 1..mark + 5]
-                    .try_into()
-                    .expect("four bytes");
-                (mark + 5, Piece::Fragment(u32::from_le_bytes(n)))
+                let field = self.coded[mark + 1] as usize;
+                let (code, after) = read_number(self.coded, mark + 2);
+                (after, Piece::Value(field, code))
             }
         };
         if i == 0 {
@@ -252,12 +342,37 @@ pub fn write_key(out: &mut Vec<u8>, field: usize) {
 /// Writes a reference to fragment `id`.
 pub fn write_fragment(out: &mut Vec<u8>, id: u32) {
     out.push(FRAGMENT);
-    out.extend_from_slice(&id.to_le_bytes());
+    write_number(out, id);
+}
+
+/// Writes `n` in LEB128: 7 bits a byte, low first, the high bit set on all
+/// but the last.
+fn write_number(out: &mut Vec<u8>, mut n: u32) {
+    while n >= 0x80 {
+        out.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// The number written at `at` by [`write_number`], and where it ends.
+fn read_number(coded: &[u8], mut at: usize) -> (u32, usize) {
+    let (mut n, mut shift) = (0u32, 0);
+    loop {
+        let b = coded[at];
+        at += 1;
+        n |= u32::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return (n, at);
+        }
+        shift += 7;
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::records::{Collection, Country};
 
     #[test]
     fn the_lists_no_list_embeds_are_made_of_fragments() {
@@ -278,8 +393,15 @@ mod tests {
     #[test]
     fn coded_bytes_expand_to_their_keys_and_fragments_in_order() {
         let piece = |s: &'static str| Bytes::from_static(s.as_bytes());
+        let numbered = |id| Country::numbered(id, "Land");
+        let tables = super::super::rows::tables(Collection {
+            countries: (1..=8).map(numbered).collect(),
+            ..Default::default()
+        });
+        let countries = &tables[Model::Country.index()];
         let fragments = Fragments::new(
             Model::Country,
+            countries,
             [
                 (
                     Model::Order,
@@ -293,14 +415,15 @@ mod tests {
         assert_eq!(fragments.id(Model::Order, false, 1), 1);
         assert_eq!(fragments.id(Model::Person, false, 0), 2);
         assert!(fragments.has_media(2) && !fragments.has_media(0));
-        // A fragment numbered with the marks' own bytes is still read whole.
+        // A number whose last byte is a mark's (257: 0x81 0x02) is still read
+        // whole.
         let mut coded = b"{".to_vec();
         write_key(&mut coded, 0);
         coded.extend_from_slice(b"7,");
         write_key(&mut coded, 1);
         write_fragment(&mut coded, 1);
         coded.push(b',');
-        write_fragment(&mut coded, 0x0302_0100 + 1);
+        write_fragment(&mut coded, 257);
         coded.push(b'}');
         assert_eq!(
             pieces(&coded).collect::<Vec<_>>(),
@@ -310,12 +433,12 @@ mod tests {
                 Piece::Own(3..5),
                 Piece::Key(1),
                 Piece::Fragment(1),
-                Piece::Own(12..13),
-                Piece::Fragment(0x0302_0101),
-                Piece::Own(18..19),
+                Piece::Own(9..10),
+                Piece::Fragment(257),
+                Piece::Own(13..14),
             ]
         );
-        coded.truncate(12);
+        coded.truncate(9);
         coded.push(b'}');
         let mut out = Vec::new();
         fragments.expand(&coded, &mut |b| out.extend_from_slice(b));
@@ -327,5 +450,15 @@ mod tests {
         write_fragment(&mut coded, 2);
         assert!(fragments.holds_media(&coded));
         assert_eq!(pieces(b"").count(), 0);
+        // The countries' names repeat: each is key and value in one reference.
+        let name = Model::Country.field_index("name").unwrap();
+        let mut coded = Vec::new();
+        assert!(fragments.write_value(&mut coded, name, countries.column(name), 3));
+        assert_eq!(pieces(&coded).collect::<Vec<_>>(), [Piece::Value(name, 0)]);
+        let mut out = Vec::new();
+        fragments.expand(&coded, &mut |b| out.extend_from_slice(b));
+        assert_eq!(out, b"\"name\":\"Land\"");
+        let id = Model::Country.field_index("id").unwrap();
+        assert!(!fragments.write_value(&mut coded, id, countries.column(id), 3));
     }
 }

@@ -822,7 +822,7 @@ fn fragment_table(done: &Rendered, model: Model) -> Fragments {
             }
         }
     }
-    Fragments::new(model, lists, MEDIA_BASE)
+    Fragments::new(model, done.table(model), lists, MEDIA_BASE)
 }
 
 /// Lists estimated at this size or more are kept in memory files, from which
@@ -904,7 +904,7 @@ impl Worker {
                         fragments::write_fragment(out, table.id(m, nested, p));
                     };
                     let item = (model, pos, shape);
-                    write_item_with(out, done, item, None, Keys::Coded, &mut refer);
+                    write_item_with(out, done, item, None, Keys::Coded(table), &mut refer);
                     let len = table.expanded_len(&out[start..]);
                     lens.push(u32::try_from(len).expect("an item is shorter than 4 GB"));
                     table.holds_media(&out[start..])
@@ -1040,11 +1040,12 @@ pub fn write_item(
 type Place<'a> = dyn FnMut(&mut Vec<u8>, Model, bool, u32) + 'a;
 
 /// How an item's keys are written: as JSON, or coded as references to the
-/// model's keys (an item made of fragments, [`fragments`]).
+/// model's keys, and to its values that repeat (an item made of fragments,
+/// [`fragments`]).
 #[derive(Clone, Copy)]
-enum Keys {
+enum Keys<'a> {
     Named,
-    Coded,
+    Coded(&'a Fragments),
 }
 
 /// [`write_item`], placing each embedded record whole by `place`.
@@ -1053,7 +1054,7 @@ fn write_item_with(
     e: &impl Embeds,
     (model, pos, shape): (Model, usize, Shape),
     projection: Option<&Projection>,
-    keys: Keys,
+    keys: Keys<'_>,
     place: &mut Place<'_>,
 ) {
     let fields = model.fields();
@@ -1074,7 +1075,8 @@ fn write_item_with(
                 write_str(out, fields[i].name);
                 out.push(b':');
             }
-            Keys::Coded => fragments::write_key(out, i),
+            Keys::Coded(coded) if coded.write_value(out, i, table.column(i), pos) => return,
+            Keys::Coded(_) => fragments::write_key(out, i),
         }
         write_value(out, e, (fields[i].ty, &value, shape), child, place);
     };
