@@ -209,6 +209,16 @@ impl Selected {
         })
     }
 
+    /// How many media URLs' markers the items hold, when they are the rendered
+    /// ones and the list counted them (a list made of fragments): with
+    /// [`Selected::exact_len`], the length once the media base is put in.
+    pub fn markers(&self, view: &View) -> Option<usize> {
+        let plain = self.plan.projection.is_none() && self.plan.format == Format::Json;
+        let list = view.list(self.plan.endpoint);
+        let counted = |&p: &usize| list.markers(p);
+        plain.then(|| self.page.iter().map(counted).sum()).flatten()
+    }
+
     /// Items `range` of the page, comma-separated, after a comma when they do not
     /// start it.
     pub fn write(&self, view: &View, range: std::ops::Range<usize>) -> Bytes {

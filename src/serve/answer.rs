@@ -147,6 +147,9 @@ pub struct Streamed {
     pub(super) tail: &'static [u8],
     /// The whole body's length, where known before it is made.
     pub(super) len: Option<usize>,
+    /// How many media URLs' markers it holds, where known before it is made:
+    /// its length then is known with the request's media base put in too.
+    pub(super) markers: Option<usize>,
 }
 
 /// A piece of a streamed body, or why the body ends before its end.
@@ -291,6 +294,7 @@ impl Answer {
             chunks,
             tail: b"",
             len: usize::try_from(len).ok(),
+            markers: Some(0),
         };
         let caching = Caching::Own {
             tag,
@@ -422,6 +426,7 @@ impl Answer {
         let len = selected
             .exact_len(&served.view)
             .map(|items| head.len() + items + tail.len());
+        let markers = selected.markers(&served.view);
         let (items, shuffled) = (selected.items(), selected.shuffled());
         let source = Arc::new((selected, served.lease(), ticket));
         drop(served);
@@ -452,6 +457,7 @@ impl Answer {
             chunks: Box::pin(chunks),
             tail,
             len,
+            markers,
         });
         let a = Answer::new(200, kind, body, Caching::Collection);
         match shuffled {
@@ -502,6 +508,7 @@ impl Answer {
             chunks: Box::pin(chunks),
             tail: b"",
             len: None,
+            markers: None,
         });
         Answer::new(200, kind, body, Caching::Uncached)
     }

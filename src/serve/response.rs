@@ -296,8 +296,13 @@ fn stream(status: StatusCode, h: HeaderMap, streamed: Streamed, base: Option<Byt
         chunks,
         tail,
         len,
+        markers,
     } = streamed;
-    let len = len.filter(|_| base.is_none());
+    // Each marker becomes the base.
+    let len = match &base {
+        None => len,
+        Some(base) => len.zip(markers).map(|(len, m)| len - m + m * base.len()),
+    };
     let body = futures_util::stream::once(async move { Ok(head) })
         .chain(chunks)
         .chain(futures_util::stream::once(async move {

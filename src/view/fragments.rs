@@ -26,7 +26,6 @@ use bytes::Bytes;
 use crate::encoding::json::write_str;
 use crate::model::{Field, Model, Type};
 
-use super::bits::Bits;
 use super::column::Column;
 use super::table::Table;
 
@@ -70,26 +69,29 @@ pub struct Fragments {
     /// shape, its first fragment and how many items it has.
     lists: Vec<(Model, bool, u32, u32)>,
     pieces: Vec<Bytes>,
-    /// Which fragments hold a media URL's marker.
-    media: Option<Bits>,
+    /// How many media URLs' markers each fragment holds.
+    markers: Vec<u32>,
     /// Each field's key as the item writes it (`"name":`), by field.
     keys: Vec<Bytes>,
     /// By field, for those whose values repeat: each value with its key
-    /// (`"name":value`), by the value's code in its column (a string's code,
-    /// a boolean's byte).
+    /// (`"name":value`), numbered in the order first met, the served list's
+    /// first (so a reload keeps the segments whose records did not change).
     values: Vec<Option<Vec<Bytes>>>,
+    /// By field written once, each value's number by its code in its column
+    /// (a string's code, a boolean's byte).
+    numbers: Vec<Vec<u32>>,
     /// The byte that marks a media URL.
     marker: u8,
 }
 
 impl Fragments {
     /// A table for items of `model` (whose records `rows` holds): its keys,
-    /// the values of its fields whose values repeat, and the items of each
-    /// list given (model, nested shape, items); those holding the `marker`
-    /// byte hold a media URL.
+    /// the values of its fields whose values repeat (or that the `served`
+    /// table wrote once), and the items of each list given (model, nested
+    /// shape, items); each `marker` byte in them marks a media URL.
     pub fn new(
         model: Model,
-        rows: &Table,
+        (rows, served): (&Table, Option<&Fragments>),
         lists: impl IntoIterator<Item = (Model, bool, Vec<Bytes>)>,
         marker: u8,
     ) -> Fragments {
@@ -100,12 +102,25 @@ impl Fragments {
             key
         };
         let fields = model.fields();
-        let values = (fields.iter().enumerate())
-            .map(|(f, field)| repeated_values(field, rows.column(f), rows.len(), key(field)))
-            .collect();
+        let (mut values, mut numbers) = (Vec::new(), Vec::new());
+        for (f, field) in fields.iter().enumerate() {
+            let before = served.and_then(|s| s.values[f].as_deref());
+            let column = (rows.column(f), rows.len());
+            match repeated_values(field, column, key(field), before) {
+                Some((written, numbered)) => {
+                    values.push(Some(written));
+                    numbers.push(numbered);
+                }
+                None => {
+                    values.push(None);
+                    numbers.push(Vec::new());
+                }
+            }
+        }
         let mut table = Fragments {
             keys: fields.iter().map(|f| Bytes::from(key(f))).collect(),
             values,
+            numbers,
             marker,
             ..Fragments::default()
         };
@@ -114,12 +129,8 @@ impl Fragments {
             table.lists.push((model, nested, first, items.len() as u32));
             table.pieces.extend(items);
         }
-        let n = table.pieces.len();
-        for (i, piece) in table.pieces.iter().enumerate() {
-            if memchr::memchr(marker, piece).is_some() {
-                table.media.get_or_insert_with(|| Bits::none(n)).set(i);
-            }
-        }
+        let count = |piece: &Bytes| memchr::memchr_iter(marker, piece).count() as u32;
+        table.markers = table.pieces.iter().map(count).collect();
         table
     }
 
@@ -140,9 +151,9 @@ impl Fragments {
         &self.pieces[id as usize]
     }
 
-    /// Whether fragment `id` holds a media URL's marker.
-    pub fn has_media(&self, id: u32) -> bool {
-        self.media.as_ref().is_some_and(|m| m.contains(id as usize))
+    /// How many media URLs' markers fragment `id` holds.
+    pub fn markers(&self, id: u32) -> usize {
+        self.markers[id as usize] as usize
     }
 
     /// Hands `f`, in order, the bytes that `coded` (items' own bytes) stands
@@ -168,20 +179,28 @@ impl Fragments {
         len
     }
 
-    /// Whether the bytes `coded` stands for hold a media URL's marker.
-    pub fn holds_media(&self, coded: &[u8]) -> bool {
-        pieces(coded).any(|piece| match piece {
-            Piece::Own(own) => memchr::memchr(self.marker, &coded[own]).is_some(),
-            Piece::Key(_) | Piece::Value(..) => false,
-            Piece::Fragment(id) => self.has_media(id),
-        })
+    /// How many media URLs' markers the bytes `coded` stands for hold.
+    pub fn markers_in(&self, coded: &[u8]) -> usize {
+        pieces(coded)
+            .map(|piece| match piece {
+                Piece::Own(own) => memchr::memchr_iter(self.marker, &coded[own]).count(),
+                Piece::Key(_) | Piece::Value(..) => 0,
+                Piece::Fragment(id) => self.markers(id),
+            })
+            .sum()
     }
 
     /// Whether `other` numbers the same lists' items and the same values the
     /// same way, so that items referring to its fragments and values refer to
     /// this table's alike.
     pub fn same_layout(&self, other: &Fragments) -> bool {
-        self.lists == other.lists && self.values == other.values
+        let same = |(mine, theirs): (&Option<Vec<Bytes>>, &Option<Vec<Bytes>>)| match (mine, theirs)
+        {
+            (None, None) => true,
+            (Some(mine), Some(theirs)) => mine.starts_with(theirs),
+            _ => false,
+        };
+        self.lists == other.lists && self.values.iter().zip(&other.values).all(same)
     }
 
     /// Writes field `field` of row `pos` of `column` as a reference to its
@@ -203,7 +222,7 @@ impl Fragments {
         };
         let Some(code) = code else { return false };
         out.extend_from_slice(&[VALUE, field as u8]);
-        write_number(out, code);
+        write_number(out, self.numbers[field][code as usize]);
         true
     }
 
@@ -215,7 +234,8 @@ impl Fragments {
     /// The table's own heap: a handle a fragment, and the keys.
     pub fn heap_bytes(&self) -> usize {
         self.pieces.capacity() * std::mem::size_of::<Bytes>()
-            + self.media.as_ref().map_or(0, Bits::heap_bytes)
+            + self.markers.capacity() * 4
+            + self.numbers.iter().map(|n| n.capacity() * 4).sum::<usize>()
             + self.keys.iter().map(Bytes::len).sum::<usize>()
             + (self.values.iter().flatten().flatten())
                 .map(|v| v.len() + 32)
@@ -243,36 +263,50 @@ pub enum Piece {
     Value(usize, u32),
 }
 
-/// A field's values with its key, by code, if its rows repeat them: a
-/// string's, or a boolean (false, true, null).
+/// A field's values with its key, numbered (those `before` first, as they
+/// are), and each value's number by its code in the column, if its rows repeat
+/// them or they were written once `before`: a string's, or a boolean (false,
+/// true, null).
 fn repeated_values(
     field: &Field,
-    column: &Column,
-    rows: usize,
+    (column, rows): (&Column, usize),
     key: Vec<u8>,
-) -> Option<Vec<Bytes>> {
+    before: Option<&[Bytes]>,
+) -> Option<(Vec<Bytes>, Vec<u32>)> {
     let with_key = |value: &dyn Fn(&mut Vec<u8>)| {
         let mut out = key.clone();
         value(&mut out);
         Bytes::from(out)
     };
-    match column {
+    let written: Vec<Bytes> = match column {
         Column::Str(strings) if field.ty != Type::MediaFile => {
             let distinct = strings.distinct();
-            (!distinct.is_empty() && rows >= REPEATED * distinct.len()).then(|| {
-                (0..distinct.len() as u32)
-                    .map(|c| with_key(&|out| write_str(out, distinct.get(c))))
-                    .collect()
-            })
+            let repeats = !distinct.is_empty() && rows >= REPEATED * distinct.len();
+            if !repeats && before.is_none() {
+                return None;
+            }
+            (0..distinct.len() as u32)
+                .map(|c| with_key(&|out| write_str(out, distinct.get(c))))
+                .collect()
         }
-        Column::Bool(_) => Some(
-            [&b"false"[..], b"true", b"null"]
-                .iter()
-                .map(|v| with_key(&|out| out.extend_from_slice(v)))
-                .collect(),
-        ),
-        _ => None,
-    }
+        Column::Bool(_) => [&b"false"[..], b"true", b"null"]
+            .iter()
+            .map(|v| with_key(&|out| out.extend_from_slice(v)))
+            .collect(),
+        _ => return None,
+    };
+    let mut values = before.map_or_else(Vec::new, <[Bytes]>::to_vec);
+    let mut number: ahash::AHashMap<Bytes, u32> = (values.iter().cloned()).zip(0..).collect();
+    let numbers = written
+        .into_iter()
+        .map(|value| {
+            *number.entry(value.clone()).or_insert_with(|| {
+                values.push(value);
+                values.len() as u32 - 1
+            })
+        })
+        .collect();
+    Some((values, numbers))
 }
 
 /// The pieces of coded bytes, in order.
@@ -401,7 +435,7 @@ mod tests {
         let countries = &tables[Model::Country.index()];
         let fragments = Fragments::new(
             Model::Country,
-            countries,
+            (countries, None),
             [
                 (
                     Model::Order,
@@ -414,7 +448,7 @@ mod tests {
         );
         assert_eq!(fragments.id(Model::Order, false, 1), 1);
         assert_eq!(fragments.id(Model::Person, false, 0), 2);
-        assert!(fragments.has_media(2) && !fragments.has_media(0));
+        assert_eq!((fragments.markers(2), fragments.markers(0)), (1, 0));
         // A number whose last byte is a mark's (257: 0x81 0x02) is still read
         // whole.
         let mut coded = b"{".to_vec();
@@ -446,9 +480,9 @@ mod tests {
         let expected = format!("{{\"id\":7,\"{name}\":{{\"id\":2}}}}");
         assert_eq!(String::from_utf8(out).unwrap(), expected);
         assert_eq!(fragments.expanded_len(&coded), expected.len());
-        assert!(!fragments.holds_media(&coded));
+        assert_eq!(fragments.markers_in(&coded), 0);
         write_fragment(&mut coded, 2);
-        assert!(fragments.holds_media(&coded));
+        assert_eq!(fragments.markers_in(&coded), 1);
         assert_eq!(pieces(b"").count(), 0);
         // The countries' names repeat: each is key and value in one reference.
         let name = Model::Country.field_index("name").unwrap();

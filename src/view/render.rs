@@ -49,8 +49,10 @@ pub struct List {
     /// For a list made of fragments ([`fragments`]): the fragments and keys
     /// its items' coded own bytes, which alone its segments hold, refer to.
     fragments: Option<Fragments>,
-    /// Made of fragments, how many bytes each item stands for.
+    /// Made of fragments, how many bytes each item stands for, and how many
+    /// media URLs' markers.
     lens: Vec<u32>,
+    markers: Vec<u32>,
 }
 
 impl List {
@@ -70,6 +72,7 @@ impl List {
             media: None,
             unrendered: 0,
             lens: Vec::with_capacity(fragments.as_ref().map_or(0, |_| items)),
+            markers: Vec::with_capacity(fragments.as_ref().map_or(0, |_| items)),
             fragments,
         };
         for segment in segments {
@@ -81,6 +84,7 @@ impl List {
                 .push(u32::try_from(start).expect("a list holds fewer than 2^32 items"));
             list.ends.extend_from_slice(&segment.ends);
             list.lens.extend_from_slice(&segment.lens);
+            list.markers.extend_from_slice(&segment.markers);
             list.segments.push(segment.bytes);
         }
         list
@@ -141,6 +145,12 @@ impl List {
         }
         let (_, start) = self.locate(i);
         self.ends[i] as usize - start
+    }
+
+    /// How many media URLs' markers item `i` holds, where counted (made of
+    /// fragments).
+    pub fn markers(&self, i: usize) -> Option<usize> {
+        self.fragments.as_ref().map(|_| self.markers[i] as usize)
     }
 
     /// Appends item `i`'s bytes.
@@ -236,7 +246,7 @@ impl List {
     pub fn index_bytes(&self) -> usize {
         self.ends.capacity() * 8
             + self.starts.capacity() * 4
-            + self.lens.capacity() * 4
+            + (self.lens.capacity() + self.markers.capacity()) * 4
             + self.media.as_ref().map_or(0, Bits::heap_bytes)
             + self.fragments.as_ref().map_or(0, Fragments::heap_bytes)
     }
@@ -272,12 +282,13 @@ impl List {
 
 /// Consecutive items rendered together: their bytes, where each ends, and
 /// which hold a media URL; made of fragments, how many bytes each item
-/// stands for.
+/// stands for and how many media URLs' markers it holds.
 struct Segment {
     bytes: Bytes,
     ends: Vec<u64>,
     media: Option<Bits>,
     lens: Vec<u32>,
+    markers: Vec<u32>,
 }
 
 /// Marks item `i` of `items` as holding a media URL.
@@ -301,6 +312,7 @@ impl Segment {
             bytes: Bytes::from(bytes),
             ends,
             lens: Vec::new(),
+            markers: Vec::new(),
         }
     }
 }
@@ -420,6 +432,14 @@ pub struct Previous<'v> {
 }
 
 impl<'v> Previous<'v> {
+    /// The served view's list of `model` in `shape`.
+    fn list(&self, model: Model, shape: Shape) -> Option<&'v List> {
+        match shape {
+            Shape::Plain => self.plain.get(model.index()),
+            Shape::Nested => self.nested.get(model.index()).and_then(Option::as_ref),
+        }
+    }
+
     pub fn new(tables: &'v [Table], plain: &'v [List], nested: &'v [Option<List>]) -> Previous<'v> {
         Previous {
             tables,
@@ -491,10 +511,7 @@ impl<'v> Previous<'v> {
         ids: RangeInclusive<i64>,
         items: usize,
     ) -> Option<(&'v List, usize)> {
-        let list = match shape {
-            Shape::Plain => self.plain.get(model.index()),
-            Shape::Nested => self.nested.get(model.index()).and_then(Option::as_ref),
-        }?;
+        let list = self.list(model, shape)?;
         let table = self.tables.get(model.index())?;
         let first = table.position(*ids.start())? as usize;
         let k = list.segment(first);
@@ -738,7 +755,7 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
     let blocks = segments.div_ceil(BLOCK_SEGMENTS);
     let changed = done.kept.get(model.index()).and_then(Option::as_deref);
     let fragments = (done.fragments && fragments::made_of_fragments(model))
-        .then(|| fragment_table(done, model));
+        .then(|| fragment_table(done, model, shape));
     // A served segment is kept only with references that mean the same.
     let alike = |served: &List| match (&fragments, &served.fragments) {
         (None, None) => true,
@@ -807,8 +824,9 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
 }
 
 /// The fragments of a list of `model` made of them: every item of each list,
-/// in either shape, of the models its items embed.
-fn fragment_table(done: &Rendered, model: Model) -> Fragments {
+/// in either shape, of the models its items embed; its repeated values
+/// numbered as the served list numbers them, new ones after.
+fn fragment_table(done: &Rendered, model: Model, shape: Shape) -> Fragments {
     let mut lists = Vec::new();
     for m in fragments::embedded(model) {
         let shapes = [
@@ -822,7 +840,11 @@ fn fragment_table(done: &Rendered, model: Model) -> Fragments {
             }
         }
     }
-    Fragments::new(model, done.table(model), lists, MEDIA_BASE)
+    let served = done
+        .previous
+        .list(model, shape)
+        .and_then(|l| l.fragments.as_ref());
+    Fragments::new(model, (done.table(model), served), lists, MEDIA_BASE)
 }
 
 /// Lists estimated at this size or more are kept in memory files, from which
@@ -849,6 +871,7 @@ struct Pending {
     ends: Vec<u64>,
     media: Option<Bits>,
     lens: Vec<u32>,
+    markers: Vec<u32>,
 }
 
 enum Stored {
@@ -887,7 +910,7 @@ impl Worker {
         out.clear();
         let mut ends = Vec::with_capacity(rows);
         let mut media = None;
-        let mut lens = Vec::new();
+        let (mut lens, mut markers) = (Vec::new(), Vec::new());
         for (i, pos) in items.enumerate() {
             if i > 0 {
                 out.push(b',');
@@ -907,7 +930,9 @@ impl Worker {
                     write_item_with(out, done, item, None, Keys::Coded(table), &mut refer);
                     let len = table.expanded_len(&out[start..]);
                     lens.push(u32::try_from(len).expect("an item is shorter than 4 GB"));
-                    table.holds_media(&out[start..])
+                    let marked = table.markers_in(&out[start..]);
+                    markers.push(marked as u32);
+                    marked > 0
                 }
             };
             if holds_media {
@@ -929,6 +954,7 @@ impl Worker {
                 ends,
                 media,
                 lens,
+                markers,
             },
         ));
     }
@@ -944,15 +970,19 @@ impl Worker {
                 mark(&mut media, i, rows);
             }
         }
-        let lens = match served.fragments {
-            Some(_) => served.lens[items.clone()].to_vec(),
-            None => Vec::new(),
+        let (lens, markers) = match served.fragments {
+            Some(_) => (
+                served.lens[items.clone()].to_vec(),
+                served.markers[items.clone()].to_vec(),
+            ),
+            None => (Vec::new(), Vec::new()),
         };
         let pending = Pending {
             stored: Stored::Bytes(served.segments[held].clone()),
             ends: served.ends[items].to_vec(),
             media,
             lens,
+            markers,
         };
         self.written.push((k, pending));
     }
@@ -999,12 +1029,13 @@ impl Worker {
             let Stored::Bytes(bytes) = p.stored else {
                 unreachable!("closing the file maps every segment in it")
             };
-            let (ends, media, lens) = (p.ends, p.media, p.lens);
+            let (ends, media, lens, markers) = (p.ends, p.media, p.lens, p.markers);
             let segment = Segment {
                 bytes,
                 ends,
                 media,
                 lens,
+                markers,
             };
             (k, segment)
         };
