@@ -11,7 +11,8 @@
 # Each server is first started alone on the snapshot (built by this tree's
 # binary from a generated collection unless given): the milliseconds to its
 # first answer, and, once idle, what it holds (RSS plus the memory files its
-# rendered lists live in). Then both servers and nginx run at once; every URL
+# rendered lists live in). Then both servers and nginx run at once (the
+# servers with one public URL, so their media URLs are alike); every URL
 # must be the same bytes from all three (200 each) before wrk asks it of each
 # in turn, ROUNDS times. The whole list (`limit` = SPECIMENS) is asked over
 # 2 connections: each answer is hundreds of MB.
@@ -49,7 +50,8 @@ fi
 
 # Starts BIN on the snapshot at PORT; sets `started` to its pid.
 start() {
-  "$1" serve --snapshot "$snapshot" --addr "127.0.0.1:$2" --no-watch 2> "$work/$2.log" &
+  "$1" serve --snapshot "$snapshot" --addr "127.0.0.1:$2" --no-watch \
+    --public-url http://catalogue.test 2> "$work/$2.log" &
   started=$!
   pids+=("$started")
 }

@@ -222,14 +222,8 @@ impl Selected {
     /// Items `range` of the page, comma-separated, after a comma when they do not
     /// start it.
     pub fn write(&self, view: &View, range: std::ops::Range<usize>) -> Bytes {
-        let items = self.plan.write_items(view, &self.page[range.clone()]);
-        if range.start == 0 || range.is_empty() {
-            return items;
-        }
-        let mut out = Vec::with_capacity(items.len() + 1);
-        out.push(b',');
-        out.extend_from_slice(&items);
-        Bytes::from(out)
+        let after_comma = range.start > 0 && !range.is_empty();
+        self.plan.write_items(view, &self.page[range], after_comma)
     }
 
     /// Items `range` of the page, each followed by a newline (NDJSON).
@@ -517,7 +511,7 @@ impl Plan {
         } = self.select(view);
         Page {
             total,
-            items: self.write_items(view, &page).into(),
+            items: self.write_items(view, &page, false).into(),
             whole: false,
             meta,
             format: self.format,
@@ -718,10 +712,18 @@ impl Plan {
 
     /// The items at `page`, comma-separated: rendered bytes, or projected anew;
     /// wrapped in features for GeoJSON.
-    fn write_items(&self, view: &View, page: &[usize]) -> Bytes {
+    /// Items `page`, comma-separated, after a comma if `after_comma`.
+    fn write_items(&self, view: &View, page: &[usize], after_comma: bool) -> Bytes {
         let model = self.endpoint.model;
         let geo = self.format == Format::GeoJson;
-        let mut items = Vec::new();
+        // Their rendered bytes: written into a buffer of their size at once.
+        let rendered = self.projection.is_none() && self.format == Format::Json;
+        let list = view.list(self.endpoint);
+        let len = (page.iter()).map(|&p| list.item_len(p) + 1).sum::<usize>();
+        let mut items = Vec::with_capacity(if rendered { len + 1 } else { 0 });
+        if after_comma {
+            items.push(b',');
+        }
         let mut projected = Vec::new();
         for (k, &pos) in page.iter().enumerate() {
             if k > 0 {

@@ -46,9 +46,10 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
         .cacheable(plan.cacheable());
     // A long slice of a list made of fragments is its items copied together:
     // chosen and written on the pool like an expensive page, and streamed
-    // a chunk at a time when long.
-    let on_pool = plan.cost().on_pool() || plan.copies(&served.view);
-    let job = match on_pool {
+    // a chunk at a time when long. It costs what sending its bytes costs, as
+    // a file would: one unit of the streams' share, however long.
+    let slice = plan.copies(&served.view);
+    let job = match plan.cost().on_pool() || slice {
         false => {
             let page = Answer::page(endpoint, plan.run(&served.view));
             Job::cheap(head, page.with_media(asked.media))
@@ -65,7 +66,8 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
             let answer = match state.work.run(Task::Answer, job).await {
                 Some(Made::Whole(page)) => Answer::page(endpoint, page),
                 Some(Made::Chosen(selected)) => {
-                    match state.streams.admit(asked.peer, selected.items()) {
+                    let weight = if slice { 0 } else { selected.items() };
+                    match state.streams.admit(asked.peer, weight) {
                         Ok(ticket) => {
                             Answer::streamed(*selected, served.clone(), state.work.clone(), ticket)
                         }
