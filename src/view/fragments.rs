@@ -14,10 +14,11 @@
 //!
 //! The coding needs no index beside the bytes: JSON output never holds a raw
 //! control character (strings escape them), so [`KEY`], [`FRAGMENT`] and
-//! [`VALUE`] mark a reference, followed by the field's number (one byte), the
-//! fragment's number, or the field's and its value's (numbers other than a
-//! field's are LEB128: 7 bits a byte, the high bit set on all but the last);
-//! a reader finds the marks with `memchr` and steps over the numbers.
+//! [`VALUE`] mark a reference, followed by the field's number (one byte, its
+//! high bit set when the comma before the key goes too), the fragment's
+//! number, or the field's and its value's (numbers other than a field's are
+//! LEB128: 7 bits a byte, the high bit set on all but the last); a reader finds
+//! the marks with `memchr` and steps over the numbers.
 
 use std::ops::Range;
 
@@ -71,10 +72,11 @@ pub struct Fragments {
     pieces: Vec<Bytes>,
     /// How many media URLs' markers each fragment holds.
     markers: Vec<u32>,
-    /// Each field's key as the item writes it (`"name":`), by field.
+    /// Each field's key as the item writes it after a comma (`,"name":`), by
+    /// field.
     keys: Vec<Bytes>,
-    /// By field, for those whose values repeat: each value with its key
-    /// (`"name":value`), numbered in the order first met, the served list's
+    /// By field, for those whose values repeat: each value with its key,
+    /// after a comma (`,"name":value`), numbered in the order first met, the served list's
     /// first (so a reload keeps the segments whose records did not change).
     values: Vec<Option<Vec<Bytes>>>,
     /// By field written once, each value's number by its code in its column
@@ -96,7 +98,8 @@ impl Fragments {
         marker: u8,
     ) -> Fragments {
         let key = |field: &Field| {
-            let mut key = Vec::with_capacity(field.name.len() + 3);
+            let mut key = Vec::with_capacity(field.name.len() + 4);
+            key.push(b',');
             write_str(&mut key, field.name);
             key.push(b':');
             key
@@ -163,12 +166,56 @@ impl Fragments {
         for piece in pieces(coded) {
             match piece {
                 Piece::Own(own) => f(&coded[own]),
-                Piece::Key(field) => f(&self.keys[field]),
+                Piece::Key(field) => f(field.cut(&self.keys[field.index()])),
                 Piece::Fragment(id) => f(self.get(id)),
                 Piece::Value(field, code) => {
-                    f(&self.values[field].as_ref().expect("a field written once")[code as usize])
+                    let values = self.values[field.index()].as_ref();
+                    f(field.cut(&values.expect("a field written once")[code as usize]))
                 }
             }
+        }
+    }
+
+    /// Appends the bytes that `coded` stands for: [`Fragments::expand`]
+    /// without its pieces named, the way a page is written.
+    pub fn expand_into(&self, coded: &[u8], out: &mut Vec<u8>) {
+        let mut at = 0;
+        while at < coded.len() {
+            let rest = &coded[at..];
+            let mark = match rest[0] {
+                KEY | FRAGMENT | VALUE => at,
+                _ => match memchr::memchr3(KEY, FRAGMENT, VALUE, rest) {
+                    Some(i) => {
+                        out.extend_from_slice(&rest[..i]);
+                        at + i
+                    }
+                    None => {
+                        out.extend_from_slice(rest);
+                        return;
+                    }
+                },
+            };
+            at = match coded[mark] {
+                KEY => {
+                    let field = FieldMark(coded[mark + 1]);
+                    out.extend_from_slice(field.cut(&self.keys[field.index()]));
+                    mark + 2
+                }
+                FRAGMENT => {
+                    let (id, after) = read_number(coded, mark + 1);
+                    out.extend_from_slice(self.get(id));
+                    after
+                }
+                _ => {
+                    let field = FieldMark(coded[mark + 1]);
+                    let (code, after) = read_number(coded, mark + 2);
+                    let values = self.values[field.index()].as_ref();
+                    out.extend_from_slice(
+                        field.cut(&values.expect("a field written once")[code as usize]),
+                    );
+                    after
+                }
+            };
         }
     }
 
@@ -204,11 +251,12 @@ impl Fragments {
     }
 
     /// Writes field `field` of row `pos` of `column` as a reference to its
-    /// value and key, if the field's values repeat; says whether it did.
+    /// value and key (and the comma before, if `comma`), if the field's values
+    /// repeat; says whether it did.
     pub fn write_value(
         &self,
         out: &mut Vec<u8>,
-        field: usize,
+        (field, comma): (usize, bool),
         column: &Column,
         pos: usize,
     ) -> bool {
@@ -221,7 +269,7 @@ impl Fragments {
             _ => None,
         };
         let Some(code) = code else { return false };
-        out.extend_from_slice(&[VALUE, field as u8]);
+        out.extend_from_slice(&[VALUE, FieldMark::new(field, comma).0]);
         write_number(out, self.numbers[field][code as usize]);
         true
     }
@@ -258,9 +306,42 @@ pub const VALUE: u8 = 0x04;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Piece {
     Own(Range<usize>),
-    Key(usize),
+    Key(FieldMark),
     Fragment(u32),
-    Value(usize, u32),
+    Value(FieldMark, u32),
+}
+
+/// The byte after a key's or a value's mark: the field's number, its high
+/// bit set when the comma before the key goes too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldMark(u8);
+
+impl FieldMark {
+    const COMMA: u8 = 0x80;
+
+    pub fn new(field: usize, comma: bool) -> FieldMark {
+        let field = u8::try_from(field)
+            .ok()
+            .filter(|&f| f < FieldMark::COMMA)
+            .expect("a model has fewer than 128 fields");
+        FieldMark(if comma {
+            field | FieldMark::COMMA
+        } else {
+            field
+        })
+    }
+
+    pub fn index(self) -> usize {
+        (self.0 & !FieldMark::COMMA) as usize
+    }
+
+    /// Of `written` (a key or value written after its comma), what goes.
+    fn cut(self, written: &[u8]) -> &[u8] {
+        match self.0 & FieldMark::COMMA {
+            0 => &written[1..],
+            _ => written,
+        }
+    }
 }
 
 /// A field's values with its key, numbered (those `before` first, as they
@@ -329,20 +410,22 @@ impl Iterator for Pieces<'_> {
             return None;
         }
         let rest = &self.coded[self.at..];
-        let Some(i) = memchr::memchr3(KEY, FRAGMENT, VALUE, rest) else {
+        // Most references follow one another: a mark first is not searched for.
+        let first = matches!(rest[0], KEY | FRAGMENT | VALUE).then_some(0);
+        let Some(i) = first.or_else(|| memchr::memchr3(KEY, FRAGMENT, VALUE, rest)) else {
             let own = self.at..self.coded.len();
             self.at = self.coded.len();
             return Some(Piece::Own(own));
         };
         let mark = self.at + i;
         let (after, piece) = match rest[i] {
-            KEY => (mark + 2, Piece::Key(self.coded[mark + 1] as usize)),
+            KEY => (mark + 2, Piece::Key(FieldMark(self.coded[mark + 1]))),
             FRAGMENT => {
                 let (n, after) = read_number(self.coded, mark + 1);
                 (after, Piece::Fragment(n))
             }
             _ => {
-                let field = self.coded[mark + 1] as usize;
+                let field = FieldMark(self.coded[mark + 1]);
                 let (code, after) = read_number(self.coded, mark + 2);
                 (after, Piece::Value(field, code))
             }
@@ -367,10 +450,10 @@ pub fn pieces(coded: &[u8]) -> Pieces<'_> {
     }
 }
 
-/// Writes a reference to field `field`'s key.
-pub fn write_key(out: &mut Vec<u8>, field: usize) {
-    let field = u8::try_from(field).expect("a model has fewer than 256 fields");
-    out.extend_from_slice(&[KEY, field]);
+/// Writes a reference to field `field`'s key (and the comma before, if
+/// `comma`).
+pub fn write_key(out: &mut Vec<u8>, field: usize, comma: bool) {
+    out.extend_from_slice(&[KEY, FieldMark::new(field, comma).0]);
 }
 
 /// Writes a reference to fragment `id`.
@@ -452,9 +535,9 @@ mod tests {
         // A number whose last byte is a mark's (257: 0x81 0x02) is still read
         // whole.
         let mut coded = b"{".to_vec();
-        write_key(&mut coded, 0);
-        coded.extend_from_slice(b"7,");
-        write_key(&mut coded, 1);
+        write_key(&mut coded, 0, false);
+        coded.extend_from_slice(b"7");
+        write_key(&mut coded, 1, true);
         write_fragment(&mut coded, 1);
         coded.push(b',');
         write_fragment(&mut coded, 257);
@@ -463,19 +546,22 @@ mod tests {
             pieces(&coded).collect::<Vec<_>>(),
             [
                 Piece::Own(0..1),
-                Piece::Key(0),
-                Piece::Own(3..5),
-                Piece::Key(1),
+                Piece::Key(FieldMark::new(0, false)),
+                Piece::Own(3..4),
+                Piece::Key(FieldMark::new(1, true)),
                 Piece::Fragment(1),
-                Piece::Own(9..10),
+                Piece::Own(8..9),
                 Piece::Fragment(257),
-                Piece::Own(13..14),
+                Piece::Own(12..13),
             ]
         );
-        coded.truncate(9);
+        coded.truncate(8);
         coded.push(b'}');
         let mut out = Vec::new();
         fragments.expand(&coded, &mut |b| out.extend_from_slice(b));
+        let mut written = Vec::new();
+        fragments.expand_into(&coded, &mut written);
+        assert_eq!(written, out);
         let name = &Model::Country.fields()[1].name;
         let expected = format!("{{\"id\":7,\"{name}\":{{\"id\":2}}}}");
         assert_eq!(String::from_utf8(out).unwrap(), expected);
@@ -487,12 +573,20 @@ mod tests {
         // The countries' names repeat: each is key and value in one reference.
         let name = Model::Country.field_index("name").unwrap();
         let mut coded = Vec::new();
-        assert!(fragments.write_value(&mut coded, name, countries.column(name), 3));
-        assert_eq!(pieces(&coded).collect::<Vec<_>>(), [Piece::Value(name, 0)]);
+        let (column, mark) = (countries.column(name), FieldMark::new(name, true));
+        assert!(fragments.write_value(&mut coded, (name, true), column, 3));
+        assert!(fragments.write_value(&mut coded, (name, false), column, 4));
+        assert_eq!(
+            pieces(&coded).collect::<Vec<_>>(),
+            [
+                Piece::Value(mark, 0),
+                Piece::Value(FieldMark::new(name, false), 0)
+            ]
+        );
         let mut out = Vec::new();
         fragments.expand(&coded, &mut |b| out.extend_from_slice(b));
-        assert_eq!(out, b"\"name\":\"Land\"");
+        assert_eq!(out, b",\"name\":\"Land\"\"name\":\"Land\"");
         let id = Model::Country.field_index("id").unwrap();
-        assert!(!fragments.write_value(&mut coded, id, countries.column(id), 3));
+        assert!(!fragments.write_value(&mut coded, (id, true), countries.column(id), 3));
     }
 }

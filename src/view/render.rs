@@ -157,7 +157,7 @@ impl List {
     pub fn append_item(&self, i: usize, out: &mut Vec<u8>) {
         let (k, start) = self.locate(i);
         let own = &self.segments[k][start..self.ends[i] as usize];
-        self.expand(own, &mut |b| out.extend_from_slice(b));
+        self.expand_into(own, out);
     }
 
     /// Item `i` as a shared slice of the buffer (no copy), or, made of
@@ -172,13 +172,12 @@ impl List {
         self.segments[k].slice(start..self.ends[i] as usize)
     }
 
-    /// Hands `f`, in order, the bytes that `own` (a run of a segment's
-    /// bytes) stands for: itself, or made of fragments, the pieces it is
-    /// coded as.
-    fn expand(&self, own: &[u8], f: &mut impl FnMut(&[u8])) {
+    /// Appends the bytes that `own` (a run of a segment's bytes) stands for:
+    /// itself, or made of fragments, the pieces it is coded as.
+    fn expand_into(&self, own: &[u8], out: &mut Vec<u8>) {
         match &self.fragments {
-            Some(fragments) => fragments.expand(own, f),
-            None => f(own),
+            Some(fragments) => fragments.expand_into(own, out),
+            None => out.extend_from_slice(own),
         }
     }
 
@@ -236,7 +235,7 @@ impl List {
                 (false, true) => 0..end,
                 (false, false) => 0..self.segments[k].len(),
             };
-            self.expand(&self.segments[k][own], &mut |b| out.extend_from_slice(b));
+            self.expand_into(&self.segments[k][own], &mut out);
         }
         Run::One(Bytes::from(out))
     }
@@ -1097,17 +1096,20 @@ fn write_item_with(
         if fields[i].absent_when_null && value == Value::Null {
             return;
         }
-        if written > 0 {
-            out.push(b',');
-        }
+        let comma = written > 0;
         written += 1;
         match keys {
             Keys::Named => {
+                if comma {
+                    out.push(b',');
+                }
                 write_str(out, fields[i].name);
                 out.push(b':');
             }
-            Keys::Coded(coded) if coded.write_value(out, i, table.column(i), pos) => return,
-            Keys::Coded(_) => fragments::write_key(out, i),
+            Keys::Coded(coded) if coded.write_value(out, (i, comma), table.column(i), pos) => {
+                return
+            }
+            Keys::Coded(_) => fragments::write_key(out, i, comma),
         }
         write_value(out, e, (fields[i].ty, &value, shape), child, place);
     };
