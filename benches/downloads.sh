@@ -22,7 +22,6 @@ clients=${CLIENTS:-8}
 duration=${DURATION:-5s}
 connections=${CONNECTIONS:-32}
 threads=${THREADS:-2}
-nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 
 . benches/lib.sh
 work=$(mktemp -d)
@@ -53,27 +52,7 @@ mkdir -p "$work/www"
 curl -sf "$base$csv" -o "$work/www/specimens.csv"
 chmod -R a+rX "$work/www"
 bytes=$(stat -c %s "$work/www/specimens.csv")
-nginx_port=$(free_port)
-cat > "$work/nginx.conf" << EOF
-worker_processes $threads;
-pid $work/nginx.pid;
-error_log $work/nginx.error.log;
-daemon off;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  default_type text/csv;
-  server {
-    listen 127.0.0.1:$nginx_port;
-    root $work/www;
-  }
-}
-EOF
-"$nginx_bin" -c "$work/nginx.conf" -p "$work" &
-nginx_pid=$!
-until curl -sf -o /dev/null "http://127.0.0.1:$nginx_port/specimens.csv"; do sleep 0.05; done
+start_nginx "$work/www" text/csv
 cmp <(curl -sf "http://127.0.0.1:$nginx_port/specimens.csv") <(curl -sf "$base$csv") \
   || { echo "the server's CSV and nginx's file differ"; exit 1; }
 

@@ -95,27 +95,8 @@ for i in "${!names[@]}"; do
 done
 rm "$work/before.json"
 chmod -R a+rX "$work/www"
-nginx_port=$(free_port)
-cat > "$work/nginx.conf" << EOF
-worker_processes $threads;
-pid $work/nginx.pid;
-error_log $work/nginx.error.log;
-daemon off;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  keepalive_requests 10000000;
-  default_type application/json;
-  server {
-    listen 127.0.0.1:$nginx_port;
-    root $work/www;
-  }
-}
-EOF
-"$nginx_bin" -c "$work/nginx.conf" -p "$work" &
-pids+=($!)
+start_nginx "$work/www" application/json
+pids+=("$nginx_pid")
 until curl -sf -o /dev/null "http://127.0.0.1:$nginx_port/deep-20.json"; do sleep 0.05; done
 for i in "${!names[@]}"; do
   curl -sf "http://127.0.0.1:$nginx_port/${names[$i]}.json" | cmp -s - "$work/www/${names[$i]}.json" || {

@@ -12,6 +12,10 @@
 #               from a loading server's two cores)
 #   held_mb PID: MiB the server holds: its RSS plus its memory files (rendered
 #               lists, mostly not mapped in, so RSS alone leaves them out)
+#   start_nginx ROOT TYPE: nginx (THREADS workers, 2 unless set) serving the
+#               files under ROOT as TYPE from a free loopback port, as a static
+#               file server is set up (sendfile, keep-alive); its files go
+#               beside ROOT; sets nginx_port and nginx_pid once it answers
 bin=${CATALOGUE_BIN:-}
 if [ -z "$bin" ]; then
   cargo build --release -q
@@ -49,3 +53,29 @@ while True:
 EOF
 }
 held_mb() { python3 benches/memory.py "$1" | cut -d' ' -f1; }
+start_nginx() {
+  local root=$1 type=$2 dir
+  dir=$(dirname "$root")
+  nginx_port=$(free_port)
+  cat > "$dir/nginx.conf" << EOF
+worker_processes ${THREADS:-2};
+pid $dir/nginx.pid;
+error_log $dir/nginx.error.log;
+daemon off;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 10000000;
+  default_type $type;
+  server {
+    listen 127.0.0.1:$nginx_port;
+    root $root;
+  }
+}
+EOF
+  "$(command -v nginx || echo /usr/sbin/nginx)" -c "$dir/nginx.conf" -p "$dir" &
+  nginx_pid=$!
+  until curl -s -o /dev/null "http://127.0.0.1:$nginx_port/"; do sleep 0.05; done
+}

@@ -44,7 +44,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq > /dev/null
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" > /dev/null
 fi
-nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 
 . benches/lib.sh
 work=$(mktemp -d)
@@ -154,28 +153,7 @@ for i in "${!names[@]}"; do
 done
 chmod -R a+rX "$work/www"
 
-nginx_port=$(free_port)
-cat > "$work/nginx.conf" << EOF
-worker_processes $threads;
-pid $work/nginx.pid;
-error_log $work/nginx.error.log;
-daemon off;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  keepalive_requests 10000000;
-  default_type application/json;
-  server {
-    listen 127.0.0.1:$nginx_port;
-    root $work/www;
-  }
-}
-EOF
-"$nginx_bin" -c "$work/nginx.conf" -p "$work" &
-nginx_pid=$!
-until curl -sf -o /dev/null "http://127.0.0.1:$nginx_port/orders.json"; do sleep 0.05; done
+start_nginx "$work/www" application/json
 
 wait_idle "$server"
 echo
