@@ -76,8 +76,9 @@ pub struct Fragments {
     /// field.
     keys: Vec<Bytes>,
     /// By field, for those whose values repeat: each value with its key,
-    /// after a comma (`,"name":value`), numbered in the order first met, the served list's
-    /// first (so a reload keeps the segments whose records did not change).
+    /// after a comma (`,"name":value`), numbered in the order first met, the
+    /// served list's first (so a reload keeps the segments whose records did
+    /// not change).
     values: Vec<Option<Vec<Bytes>>>,
     /// By field written once, each value's number by its code in its column
     /// (a string's code, a boolean's byte).
