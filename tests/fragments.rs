@@ -7,7 +7,9 @@
 use catalogue::model::Model;
 use catalogue::view::{List, View};
 
-use crate::common::{self, TempDir};
+use catalogue::serve::Settings;
+
+use crate::common::{self, Server, TempDir};
 
 /// Asserts that `list` reads as `whole` in every way a page is cut from it.
 fn reads_as(list: &List, whole: &List, what: &str) {
@@ -99,4 +101,41 @@ fn a_reload_keeps_segments_of_fragments_that_read_as_copied() {
     let after = View::load_beside(&path, Some(&before)).unwrap();
     assert!(after.phases.shared_bytes > 0, "{}", after.phases);
     every_list_reads_as_copied(&after);
+}
+
+/// A slice of the specimens longer than a page copied on the spot is made on
+/// the pool, whole or streamed: it says its length, with the request's media
+/// base put in, and a `HEAD` says the same headers, as the slice cut from
+/// rendered bytes did.
+#[test]
+fn a_long_slice_says_its_length_to_get_and_head_alike() {
+    let dir = TempDir::new("fragments-head");
+    let server = Server::start(&common::generated(&dir, 4_000), Settings::default());
+    let without_date = |reply: &common::Reply| -> Vec<(String, String)> {
+        let mut headers = reply.headers.clone();
+        headers.retain(|(name, _)| !name.eq_ignore_ascii_case("date"));
+        headers.sort();
+        headers
+    };
+    let base = "/api/v2/specimen-records/";
+    // 150 items (made whole), 1,000 across segments, all 4,000 (over 8 MB:
+    // streamed a chunk at a time).
+    for query in [
+        "?limit=150&offset=7",
+        "?limit=1000&offset=2999",
+        "?limit=4000",
+    ] {
+        let path = format!("{base}{query}");
+        let get = server.get(&path);
+        assert_eq!(get.status, 200, "{query}");
+        let length = get.header("content-length").expect("a length");
+        assert_eq!(length, get.body.len().to_string(), "{query}");
+        assert!(
+            get.body.windows(9).any(|w| w == b"http://t/"),
+            "{query}: media URLs"
+        );
+        let head = server.send("HEAD", &path, &[]);
+        assert_eq!(without_date(&head), without_date(&get), "{query}");
+        assert!(head.body.is_empty(), "{query}");
+    }
 }

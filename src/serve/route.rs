@@ -61,6 +61,10 @@ pub enum Cost {
     /// Work on the pool's threads: a `HEAD` gets the answer's headers without
     /// it (and without a length).
     Pool,
+    /// Work on the pool's threads that is a copy of bytes already made (a long
+    /// slice of a list made of fragments): made for a `HEAD` too, as the
+    /// slice it replaces was, so its length is said.
+    Copy,
 }
 
 /// The headers a request's successful answer will have, as `HEAD` (of work
@@ -121,6 +125,16 @@ impl<'a> Job<'a> {
         Job {
             cost: Cost::Cheap,
             head: Head::Made,
+            run: Run::Later(Box::pin(run)),
+        }
+    }
+
+    /// A copy made on the pool ([`Cost::Copy`]), with the headers its answer
+    /// will have for a revalidation that names its tag.
+    pub fn copied(head: Answer, run: impl Future<Output = Answer> + Send + 'a) -> Job<'a> {
+        Job {
+            cost: Cost::Copy,
+            head: Head::Known(head),
             run: Run::Later(Box::pin(run)),
         }
     }

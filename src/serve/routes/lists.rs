@@ -45,39 +45,42 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
         .with_media(asked.media)
         .cacheable(plan.cacheable());
     // A long slice of a list made of fragments is its items copied together:
-    // chosen and written on the pool like an expensive page, and streamed
-    // a chunk at a time when long. It costs what sending its bytes costs, as
-    // a file would: one unit of the streams' share, however long.
+    // chosen and written on the pool like an expensive page (made for a HEAD
+    // too, as the slice it replaces was), and streamed a chunk at a time when
+    // long. It costs what sending its bytes costs, as a file would: one unit
+    // of the streams' share, however long.
     let slice = plan.copies(&served.view);
-    let job = match plan.cost().on_pool() || slice {
-        false => {
-            let page = Answer::page(endpoint, plan.run(&served.view));
-            Job::cheap(head, page.with_media(asked.media))
-        }
-        true => Job::pooled(head, async move {
-            let made = served.clone();
-            let job = move || {
-                let selected = plan.select_page(&made.view);
-                match selected.size_bound(&made.view) < STREAM_ABOVE {
-                    true => Made::Whole(selected.into_page(&made.view)),
-                    false => Made::Chosen(Box::new(selected)),
-                }
-            };
-            let answer = match state.work.run(Task::Answer, job).await {
-                Some(Made::Whole(page)) => Answer::page(endpoint, page),
-                Some(Made::Chosen(selected)) => {
-                    let weight = if slice { 0 } else { selected.items() };
-                    match state.streams.admit(asked.peer, weight) {
-                        Ok(ticket) => {
-                            Answer::streamed(*selected, served.clone(), state.work.clone(), ticket)
-                        }
-                        Err(full) => return Answer::streams_full(&full),
+    if !plan.cost().on_pool() && !slice {
+        let page = Answer::page(endpoint, plan.run(&served.view));
+        return Ok(Job::cheap(head, page.with_media(asked.media)).then(ignoring));
+    }
+    let made = async move {
+        let chosen = served.clone();
+        let job = move || {
+            let selected = plan.select_page(&chosen.view);
+            match selected.size_bound(&chosen.view) < STREAM_ABOVE {
+                true => Made::Whole(selected.into_page(&chosen.view)),
+                false => Made::Chosen(Box::new(selected)),
+            }
+        };
+        let answer = match state.work.run(Task::Answer, job).await {
+            Some(Made::Whole(page)) => Answer::page(endpoint, page),
+            Some(Made::Chosen(selected)) => {
+                let weight = if slice { 0 } else { selected.items() };
+                match state.streams.admit(asked.peer, weight) {
+                    Ok(ticket) => {
+                        Answer::streamed(*selected, served.clone(), state.work.clone(), ticket)
                     }
+                    Err(full) => return Answer::streams_full(&full),
                 }
-                None => return Answer::busy(),
-            };
-            answer.with_media(asked.media)
-        }),
+            }
+            None => return Answer::busy(),
+        };
+        answer.with_media(asked.media)
+    };
+    let job = match slice {
+        true => Job::copied(head, made),
+        false => Job::pooled(head, made),
     };
     Ok(job.then(ignoring))
 }
