@@ -3,14 +3,12 @@
 //! body is sent, so that a long base never makes a whole answer larger in memory
 //! than the rendered bytes it is cut from.
 
-use std::io::Write;
-
 use bytes::Bytes;
 use warp::http::HeaderMap;
 
 use crate::encoding::json::{needs_escape, write_str};
 use crate::model::Endpoint;
-use crate::view::render::MEDIA_BASE;
+use crate::view::render::{write_spliced, MEDIA_BASE};
 use crate::view::View;
 
 use super::origin::origin;
@@ -87,9 +85,8 @@ fn part_len(part: &[u8], base: &[u8]) -> usize {
 }
 
 /// `part` with every marker replaced by `base` (the part itself when it holds
-/// none). Found with memchr and copied a run at a time: a featured image puts a
-/// dozen markers in an item, and a byte-by-byte split cost a third of a page's
-/// throughput. The copy holds exactly its bytes (the memo charges their
+/// none), a run at a time ([`write_spliced`]: a byte-by-byte split cost a
+/// third of a page's throughput). The copy holds exactly its bytes (the memo charges their
 /// length): a guessed capacity doubled past a dozen markers.
 pub fn splice(part: Bytes, base: &[u8]) -> Bytes {
     if memchr::memchr(MEDIA_BASE, &part).is_none() {
@@ -98,21 +95,6 @@ pub fn splice(part: Bytes, base: &[u8]) -> Bytes {
     let mut out = Vec::with_capacity(part_len(&part, base));
     write_spliced(&mut out, &part, base).expect("writing to memory");
     Bytes::from(out)
-}
-
-/// Writes `part` to `out` with every marker replaced by `base`.
-pub fn write_spliced(
-    out: &mut (impl Write + ?Sized),
-    part: &[u8],
-    base: &[u8],
-) -> std::io::Result<()> {
-    let mut from = 0;
-    for at in memchr::memchr_iter(MEDIA_BASE, part) {
-        out.write_all(&part[from..at])?;
-        out.write_all(base)?;
-        from = at + 1;
-    }
-    out.write_all(&part[from..])
 }
 
 /// The bytes of a body sent at a time while its base is spliced in: what a

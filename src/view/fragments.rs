@@ -17,8 +17,9 @@
 //! [`VALUE`] mark a reference, followed by the field's number (one byte, its
 //! high bit set when the comma before the key goes too), the fragment's
 //! number, or the field's and its value's (numbers other than a field's are
-//! LEB128: 7 bits a byte, the high bit set on all but the last); a reader finds
-//! the marks with `memchr` and steps over the numbers.
+//! LEB128: 7 bits a byte, the high bit set on all but the last); a reader
+//! finds the marks a byte at a time (the own bytes between run a few bytes)
+//! and steps over the numbers.
 
 use std::ops::Range;
 
@@ -64,22 +65,31 @@ pub fn embedded(model: Model) -> Vec<Model> {
 
 /// The fragments a list's items refer to: every item of each list they embed
 /// (in one shape), in one table, shared with those lists rather than copied.
+///
+/// A page is copied from it a few bytes at a time, a hundred times an item,
+/// so what it looks up lies close together: each fragment is a span of one
+/// of a few buffers, and the keys and the values lie end to end ([`Laid`]),
+/// not each behind a handle of its own (a page's copy waited on the cache for
+/// most of those handles).
 #[derive(Debug, Default)]
 pub struct Fragments {
     /// Each embedded list, in order: its model, whether it is the nested
     /// shape, its first fragment and how many items it has.
     lists: Vec<(Model, bool, u32, u32)>,
-    pieces: Vec<Bytes>,
+    /// The buffers the fragments lie in: their lists' segments.
+    buffers: Vec<Bytes>,
+    /// Where each fragment lies.
+    spans: Vec<Span>,
     /// How many media URLs' markers each fragment holds.
     markers: Vec<u32>,
     /// Each field's key as the item writes it after a comma (`,"name":`), by
     /// field.
-    keys: Vec<Bytes>,
+    keys: Laid,
     /// By field, for those whose values repeat: each value with its key,
     /// after a comma (`,"name":value`), numbered in the order first met, the
     /// served list's first (so a reload keeps the segments whose records did
     /// not change).
-    values: Vec<Option<Vec<Bytes>>>,
+    values: Vec<Option<Laid>>,
     /// By field written once, each value's number by its code in its column
     /// (a string's code, a boolean's byte).
     numbers: Vec<Vec<u32>>,
@@ -95,7 +105,7 @@ impl Fragments {
     pub fn new(
         model: Model,
         (rows, served): (&Table, Option<&Fragments>),
-        lists: impl IntoIterator<Item = (Model, bool, Vec<Bytes>)>,
+        lists: impl IntoIterator<Item = (Model, bool, Embedded)>,
         marker: u8,
     ) -> Fragments {
         let key = |field: &Field| {
@@ -108,7 +118,7 @@ impl Fragments {
         let fields = model.fields();
         let (mut values, mut numbers) = (Vec::new(), Vec::new());
         for (f, field) in fields.iter().enumerate() {
-            let before = served.and_then(|s| s.values[f].as_deref());
+            let before = served.and_then(|s| s.values[f].as_ref());
             let column = (rows.column(f), rows.len());
             match repeated_values(field, column, key(field), before) {
                 Some((written, numbered)) => {
@@ -121,20 +131,30 @@ impl Fragments {
                 }
             }
         }
+        let mut keys = Laid::default();
+        fields.iter().for_each(|f| keys.push(&key(f)));
         let mut table = Fragments {
-            keys: fields.iter().map(|f| Bytes::from(key(f))).collect(),
+            keys,
             values,
             numbers,
             marker,
             ..Fragments::default()
         };
         for (model, nested, items) in lists {
-            let first = table.pieces.len() as u32;
-            table.lists.push((model, nested, first, items.len() as u32));
-            table.pieces.extend(items);
+            let first = table.spans.len() as u32;
+            table
+                .lists
+                .push((model, nested, first, items.spans.len() as u32));
+            let buffer = u32::try_from(table.buffers.len()).expect("fewer than 2^32 buffers");
+            let moved = |span: Span| Span {
+                buffer: span.buffer + buffer,
+                ..span
+            };
+            table.spans.extend(items.spans.into_iter().map(moved));
+            table.buffers.extend(items.buffers);
         }
-        let count = |piece: &Bytes| memchr::memchr_iter(marker, piece).count() as u32;
-        table.markers = table.pieces.iter().map(count).collect();
+        let count = |id| memchr::memchr_iter(marker, table.get(id)).count() as u32;
+        table.markers = (0..table.spans.len() as u32).map(count).collect();
         table
     }
 
@@ -151,13 +171,21 @@ impl Fragments {
     }
 
     /// The bytes of fragment `id`.
-    pub fn get(&self, id: u32) -> &Bytes {
-        &self.pieces[id as usize]
+    pub fn get(&self, id: u32) -> &[u8] {
+        let Span { buffer, start, len } = self.spans[id as usize];
+        let start = start as usize;
+        &self.buffers[buffer as usize][start..start + len as usize]
     }
 
     /// How many media URLs' markers fragment `id` holds.
     pub fn markers(&self, id: u32) -> usize {
         self.markers[id as usize] as usize
+    }
+
+    /// The key and value that field `field`'s value `code` is written as.
+    fn value(&self, field: FieldMark, code: u32) -> &[u8] {
+        let values = self.values[field.index()].as_ref();
+        field.cut(values.expect("a field written once").get(code))
     }
 
     /// Hands `f`, in order, the bytes that `coded` (items' own bytes) stands
@@ -167,12 +195,9 @@ impl Fragments {
         for piece in pieces(coded) {
             match piece {
                 Piece::Own(own) => f(&coded[own]),
-                Piece::Key(field) => f(field.cut(&self.keys[field.index()])),
+                Piece::Key(field) => f(field.cut(self.keys.get(field.index() as u32))),
                 Piece::Fragment(id) => f(self.get(id)),
-                Piece::Value(field, code) => {
-                    let values = self.values[field.index()].as_ref();
-                    f(field.cut(&values.expect("a field written once")[code as usize]))
-                }
+                Piece::Value(field, code) => f(self.value(field, code)),
             }
         }
     }
@@ -182,24 +207,24 @@ impl Fragments {
     pub fn expand_into(&self, coded: &[u8], out: &mut Vec<u8>) {
         let mut at = 0;
         while at < coded.len() {
-            let rest = &coded[at..];
-            let mark = match rest[0] {
-                KEY | FRAGMENT | VALUE => at,
-                _ => match memchr::memchr3(KEY, FRAGMENT, VALUE, rest) {
-                    Some(i) => {
-                        out.extend_from_slice(&rest[..i]);
-                        at + i
-                    }
-                    None => {
-                        out.extend_from_slice(rest);
-                        return;
-                    }
-                },
+            // Own bytes run a few bytes between references: a byte at a time
+            // finds the next sooner than a vector search set up for each.
+            let own = coded[at..].iter().position(|&b| is_mark(b));
+            let mark = match own {
+                Some(0) => at,
+                Some(i) => {
+                    out.extend_from_slice(&coded[at..at + i]);
+                    at + i
+                }
+                None => {
+                    out.extend_from_slice(&coded[at..]);
+                    return;
+                }
             };
             at = match coded[mark] {
                 KEY => {
                     let field = FieldMark(coded[mark + 1]);
-                    out.extend_from_slice(field.cut(&self.keys[field.index()]));
+                    out.extend_from_slice(field.cut(self.keys.get(field.index() as u32)));
                     mark + 2
                 }
                 FRAGMENT => {
@@ -210,10 +235,7 @@ impl Fragments {
                 _ => {
                     let field = FieldMark(coded[mark + 1]);
                     let (code, after) = read_number(coded, mark + 2);
-                    let values = self.values[field.index()].as_ref();
-                    out.extend_from_slice(
-                        field.cut(&values.expect("a field written once")[code as usize]),
-                    );
+                    out.extend_from_slice(self.value(field, code));
                     after
                 }
             };
@@ -242,8 +264,7 @@ impl Fragments {
     /// same way, so that items referring to its fragments and values refer to
     /// this table's alike.
     pub fn same_layout(&self, other: &Fragments) -> bool {
-        let same = |(mine, theirs): (&Option<Vec<Bytes>>, &Option<Vec<Bytes>>)| match (mine, theirs)
-        {
+        let same = |(mine, theirs): (&Option<Laid>, &Option<Laid>)| match (mine, theirs) {
             (None, None) => true,
             (Some(mine), Some(theirs)) => mine.starts_with(theirs),
             _ => false,
@@ -277,18 +298,112 @@ impl Fragments {
 
     /// The bytes of the fragments (held by the lists they are items of).
     pub fn byte_len(&self) -> usize {
-        self.pieces.iter().map(Bytes::len).sum()
+        self.spans.iter().map(|s| s.len as usize).sum()
     }
 
-    /// The table's own heap: a handle a fragment, and the keys.
+    /// The table's own heap: where each fragment lies, and the keys and
+    /// values.
     pub fn heap_bytes(&self) -> usize {
-        self.pieces.capacity() * std::mem::size_of::<Bytes>()
+        self.buffers.capacity() * std::mem::size_of::<Bytes>()
+            + self.spans.capacity() * std::mem::size_of::<Span>()
             + self.markers.capacity() * 4
             + self.numbers.iter().map(|n| n.capacity() * 4).sum::<usize>()
-            + self.keys.iter().map(Bytes::len).sum::<usize>()
-            + (self.values.iter().flatten().flatten())
-                .map(|v| v.len() + 32)
+            + self.keys.heap_bytes()
+            + (self.values.iter().flatten())
+                .map(Laid::heap_bytes)
                 .sum::<usize>()
+    }
+}
+
+/// Where a fragment lies: its buffer, where it starts in it, its length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Span {
+    buffer: u32,
+    start: u32,
+    len: u32,
+}
+
+/// The items of a list that a list made of fragments embeds, as its table
+/// takes them: the buffers they lie in, and where each item lies.
+#[derive(Debug, Default)]
+pub struct Embedded {
+    buffers: Vec<Bytes>,
+    spans: Vec<Span>,
+    /// The segment items are added from, and where the last buffer starts in
+    /// it (a span's start is 32 bits: past 4 GiB, a buffer starts anew).
+    segment: Bytes,
+    base: usize,
+}
+
+impl Embedded {
+    /// Items added next lie in `segment`.
+    pub fn segment(&mut self, segment: Bytes) {
+        self.buffers.push(segment.clone());
+        (self.segment, self.base) = (segment, 0);
+    }
+
+    /// Adds an item: bytes `range` of the segment.
+    pub fn item(&mut self, range: Range<usize>) {
+        if u32::try_from(range.end - self.base).is_err() {
+            self.buffers.push(self.segment.slice(range.start..));
+            self.base = range.start;
+        }
+        let at = |n: usize| u32::try_from(n).expect("an item is under 4 GiB");
+        self.spans.push(Span {
+            buffer: at(self.buffers.len() - 1),
+            start: at(range.start - self.base),
+            len: at(range.len()),
+        });
+    }
+
+    /// Items each in a buffer of its own.
+    #[cfg(test)]
+    pub fn of(items: impl IntoIterator<Item = Bytes>) -> Embedded {
+        let mut embedded = Embedded::default();
+        for item in items {
+            let len = item.len();
+            embedded.segment(item);
+            embedded.item(0..len);
+        }
+        embedded
+    }
+}
+
+/// Byte strings laid end to end in one buffer, each found by its number.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Laid {
+    bytes: Vec<u8>,
+    /// String `n` ends at `ends[n]`, and starts where the one before ends.
+    ends: Vec<u32>,
+}
+
+impl Laid {
+    fn push(&mut self, s: &[u8]) {
+        self.bytes.extend_from_slice(s);
+        let end = u32::try_from(self.bytes.len()).expect("a field's values are under 4 GiB");
+        self.ends.push(end);
+    }
+
+    fn get(&self, n: u32) -> &[u8] {
+        let n = n as usize;
+        let start = match n {
+            0 => 0,
+            n => self.ends[n - 1] as usize,
+        };
+        &self.bytes[start..self.ends[n] as usize]
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        (0..self.ends.len() as u32).map(|n| self.get(n))
+    }
+
+    /// Whether its first strings are `other`'s, numbered alike.
+    fn starts_with(&self, other: &Laid) -> bool {
+        self.ends.starts_with(&other.ends) && self.bytes.starts_with(&other.bytes)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.bytes.capacity() + self.ends.capacity() * 4
     }
 }
 
@@ -301,6 +416,11 @@ pub const FRAGMENT: u8 = 0x03;
 /// Marks a field's key and value: the field's number (one byte) and the
 /// value's follow.
 pub const VALUE: u8 = 0x04;
+
+/// Whether `b` marks a reference.
+fn is_mark(b: u8) -> bool {
+    matches!(b, KEY | FRAGMENT | VALUE)
+}
 
 /// A piece of a coded item: a range of its own bytes, a key, a fragment, or
 /// a field's key and value (field, the value's code).
@@ -353,14 +473,14 @@ fn repeated_values(
     field: &Field,
     (column, rows): (&Column, usize),
     key: Vec<u8>,
-    before: Option<&[Bytes]>,
-) -> Option<(Vec<Bytes>, Vec<u32>)> {
+    before: Option<&Laid>,
+) -> Option<(Laid, Vec<u32>)> {
     let with_key = |value: &dyn Fn(&mut Vec<u8>)| {
         let mut out = key.clone();
         value(&mut out);
-        Bytes::from(out)
+        out
     };
-    let written: Vec<Bytes> = match column {
+    let written: Vec<Vec<u8>> = match column {
         Column::Str(strings) if field.ty != Type::MediaFile => {
             let distinct = strings.distinct();
             let repeats = !distinct.is_empty() && rows >= REPEATED * distinct.len();
@@ -377,14 +497,16 @@ fn repeated_values(
             .collect(),
         _ => return None,
     };
-    let mut values = before.map_or_else(Vec::new, <[Bytes]>::to_vec);
-    let mut number: ahash::AHashMap<Bytes, u32> = (values.iter().cloned()).zip(0..).collect();
+    let mut values = before.cloned().unwrap_or_default();
+    let mut number: ahash::AHashMap<Vec<u8>, u32> =
+        (values.iter().map(<[u8]>::to_vec)).zip(0..).collect();
     let numbers = written
         .into_iter()
         .map(|value| {
-            *number.entry(value.clone()).or_insert_with(|| {
+            let next = values.ends.len() as u32;
+            *number.entry(value).or_insert_with_key(|value| {
                 values.push(value);
-                values.len() as u32 - 1
+                next
             })
         })
         .collect();
@@ -411,9 +533,7 @@ impl Iterator for Pieces<'_> {
             return None;
         }
         let rest = &self.coded[self.at..];
-        // Most references follow one another: a mark first is not searched for.
-        let first = matches!(rest[0], KEY | FRAGMENT | VALUE).then_some(0);
-        let Some(i) = first.or_else(|| memchr::memchr3(KEY, FRAGMENT, VALUE, rest)) else {
+        let Some(i) = rest.iter().position(|&b| is_mark(b)) else {
             let own = self.at..self.coded.len();
             self.at = self.coded.len();
             return Some(Piece::Own(own));
@@ -524,9 +644,13 @@ mod tests {
                 (
                     Model::Order,
                     false,
-                    vec![piece("{\"id\":1}"), piece("{\"id\":2}")],
+                    Embedded::of([piece("{\"id\":1}"), piece("{\"id\":2}")]),
                 ),
-                (Model::Person, false, vec![piece("{\"u\":\"\u{1}a\"}")]),
+                (
+                    Model::Person,
+                    false,
+                    Embedded::of([piece("{\"u\":\"\u{1}a\"}")]),
+                ),
             ],
             1,
         );

@@ -23,7 +23,7 @@ use crate::memfile;
 use crate::model::{Model, Shape, Type};
 
 use super::bits::Bits;
-use super::fragments::{self, Fragments};
+use super::fragments::{self, Embedded, Fragments};
 use super::table::Table;
 use super::value::Value;
 
@@ -238,6 +238,67 @@ impl List {
             self.expand_into(&self.segments[k][own], &mut out);
         }
         Run::One(Bytes::from(out))
+    }
+
+    /// Its items as a list made of fragments embeds them: where each lies in
+    /// its segments, which the fragments share.
+    fn embedded(&self) -> Embedded {
+        let mut embedded = Embedded::default();
+        for (k, segment) in self.segments.iter().enumerate() {
+            embedded.segment(segment.clone());
+            let mut start = 0;
+            for i in self.items_of(k) {
+                embedded.item(start..self.ends[i] as usize);
+                start = self.ends[i] as usize + 1;
+            }
+        }
+        embedded
+    }
+
+    /// Items `items` of a list made of fragments, comma-separated (after a
+    /// comma too when `after_comma`), appended to `out` in one copy with
+    /// `base`, if given, in place of every media URL's marker: a piece of a
+    /// long slice, made as it is sent ([`List::run_len`] says its length).
+    pub fn write_run(
+        &self,
+        items: Range<usize>,
+        after_comma: bool,
+        base: Option<&[u8]>,
+        out: &mut Vec<u8>,
+    ) {
+        if items.is_empty() {
+            return;
+        }
+        let (mut k, mut start) = self.locate(items.start);
+        let mut marked = Vec::new();
+        for i in items.clone() {
+            if i > items.start || after_comma {
+                out.push(b',');
+            }
+            while self.starts.get(k + 1).is_some_and(|&s| s as usize == i) {
+                (k, start) = (k + 1, 0);
+            }
+            let own = &self.segments[k][start..self.ends[i] as usize];
+            start = self.ends[i] as usize + 1;
+            match base.filter(|_| self.markers(i).is_some_and(|m| m > 0)) {
+                Some(base) => {
+                    marked.clear();
+                    self.expand_into(own, &mut marked);
+                    write_spliced(out, &marked, base).expect("writing to memory");
+                }
+                None => self.expand_into(own, out),
+            }
+        }
+    }
+
+    /// How many bytes [`List::write_run`] appends for `items` with `base`.
+    pub fn run_len(&self, items: Range<usize>, after_comma: bool, base: Option<&[u8]>) -> usize {
+        let commas = items.len().saturating_sub(usize::from(!after_comma));
+        let item = |i| match (base, self.markers(i)) {
+            (Some(base), Some(m)) => self.item_len(i) - m + m * base.len(),
+            _ => self.item_len(i),
+        };
+        items.map(item).sum::<usize>() + commas
     }
 
     /// The bytes of its item index (where each item ends, and made of
@@ -834,8 +895,7 @@ fn fragment_table(done: &Rendered, model: Model, shape: Shape) -> Fragments {
         ];
         for (nested, list) in shapes {
             if let Some(list) = list {
-                let items = (0..list.len()).map(|i| list.item_bytes(i)).collect();
-                lists.push((m, nested, items));
+                lists.push((m, nested, list.embedded()));
             }
         }
     }
@@ -1176,6 +1236,23 @@ fn write_value(
 /// holds a raw control character (strings escape them), so the byte cannot occur
 /// otherwise; the server puts the request's base in its place.
 pub const MEDIA_BASE: u8 = 0x01;
+
+/// Writes `rendered` to `out` with every [`MEDIA_BASE`] marker replaced by
+/// `base`, found with memchr and copied a run at a time (a featured image puts
+/// a dozen markers in an item).
+pub fn write_spliced(
+    out: &mut (impl std::io::Write + ?Sized),
+    rendered: &[u8],
+    base: &[u8],
+) -> std::io::Result<()> {
+    let mut from = 0;
+    for at in memchr::memchr_iter(MEDIA_BASE, rendered) {
+        out.write_all(&rendered[from..at])?;
+        out.write_all(base)?;
+        from = at + 1;
+    }
+    out.write_all(&rendered[from..])
+}
 
 /// Appends a media file's URL: the base marker, then its path under the media root.
 fn write_media_url(out: &mut Vec<u8>, path: &str) {
