@@ -5,14 +5,16 @@
 //! after a reload that kept the segments nothing changed.
 
 use catalogue::model::Model;
+use catalogue::view::render::{write_spliced, MEDIA_BASE};
 use catalogue::view::{List, View};
 
 use catalogue::serve::Settings;
 
 use crate::common::{self, Server, TempDir};
 
-/// Asserts that `list` reads as `whole` in every way a page is cut from it.
-fn reads_as(list: &List, whole: &List, what: &str) {
+/// Asserts that `list` reads as `whole` in every way a page is cut from it;
+/// says how many of its runs copied as a long slice is sent held a media URL.
+fn reads_as(list: &List, whole: &List, what: &str) -> usize {
     let n = whole.len();
     assert_eq!(list.len(), n, "{what}: items");
     assert_eq!(list.byte_len(), whole.byte_len(), "{what}: bytes");
@@ -54,19 +56,58 @@ fn reads_as(list: &List, whole: &List, what: &str) {
         assert_eq!(list.has_media_in(i, i + 1), whole.has_media_in(i, i + 1));
     }
     assert!(list.run(n, n).is_empty());
+    match list.has_fragments() {
+        true => runs_read_as(list, whole, what),
+        false => 0,
+    }
+}
+
+/// Asserts that runs of `list` (made of fragments) copied as a long slice is
+/// sent read as `whole`'s with a media base put in; says how many held a
+/// media URL.
+fn runs_read_as(list: &List, whole: &List, what: &str) -> usize {
+    let n = whole.len();
+    let base = b"https://example.org/media/";
+    let mut with_media = 0;
+    for from in (0..n).step_by(997) {
+        let to = (from + 500).min(n);
+        let rendered = whole.run(from, to).parts().concat();
+        for (after_comma, put) in [(false, Some(&base[..])), (true, Some(base)), (true, None)] {
+            let mut want = if after_comma {
+                b",".to_vec()
+            } else {
+                Vec::new()
+            };
+            match put {
+                Some(base) => write_spliced(&mut want, &rendered, base).unwrap(),
+                None => want.extend_from_slice(&rendered),
+            }
+            let mut got = Vec::new();
+            list.write_run(from..to, after_comma, put, &mut got);
+            assert!(
+                got == want,
+                "{what}: {from}..{to}, after a comma: {after_comma}"
+            );
+            let len = list.run_len(from..to, after_comma, put);
+            assert_eq!(len, want.len(), "{what}: {from}..{to}'s length");
+        }
+        with_media += usize::from(rendered.contains(&MEDIA_BASE));
+    }
+    with_media
 }
 
 /// Every list of `view`, plain and nested, against the same lists copied whole.
 fn every_list_reads_as_copied(view: &View) {
     let copied = view.lists_copied();
     assert_eq!(copied.len(), 30);
-    let mut fragmented = 0;
+    let (mut fragmented, mut with_media) = (0, 0);
     for (endpoint, whole) in &copied {
         assert!(!whole.has_fragments(), "{}: copied", endpoint.segment());
         let list = view.list(*endpoint);
         fragmented += usize::from(list.has_fragments());
-        reads_as(list, whole, &endpoint.segment());
+        with_media += reads_as(list, whole, &endpoint.segment());
     }
+    assert!(with_media > 0, "no run copied with a media base held a URL");
     let specimens = catalogue::model::Endpoint::all()
         .iter()
         .find(|e| e.model == Model::SpecimenRecord)
@@ -103,10 +144,12 @@ fn a_reload_keeps_segments_of_fragments_that_read_as_copied() {
     every_list_reads_as_copied(&after);
 }
 
-/// A slice of the specimens longer than a page copied on the spot is made on
-/// the pool, whole or streamed: it says its length, with the request's media
-/// base put in, and a `HEAD` says the same headers, as the slice cut from
-/// rendered bytes did.
+/// A slice of the specimens longer than a page copied on the spot is copied
+/// as it is sent, with the request's media base put in: it says its length,
+/// and a `HEAD` says the same headers, as the slice cut from rendered bytes
+/// did. Its items are those of the short pages it spans; a client that takes
+/// compression gets the same bytes compressed (made whole on the pool) up to
+/// the size compression stops at.
 #[test]
 fn a_long_slice_says_its_length_to_get_and_head_alike() {
     let dir = TempDir::new("fragments-head");
@@ -117,25 +160,52 @@ fn a_long_slice_says_its_length_to_get_and_head_alike() {
         headers.sort();
         headers
     };
+    let results = |body: &[u8]| -> Vec<serde_json::Value> {
+        let page: serde_json::Value = serde_json::from_slice(body).expect("JSON");
+        page["items"].as_array().expect("items").clone()
+    };
     let base = "/api/v2/specimen-records/";
-    // 150 items (made whole), 1,000 across segments, all 4,000 (over 8 MB:
-    // streamed a chunk at a time).
-    for query in [
-        "?limit=150&offset=7",
-        "?limit=1000&offset=2999",
-        "?limit=4000",
-    ] {
-        let path = format!("{base}{query}");
+    // 150 items, 1,000 across segments, all 4,000 (over 8 MB: not compressed).
+    for (offset, limit, compressed) in [(7, 150, true), (2999, 1000, true), (0, 4000, false)] {
+        let path = format!("{base}?limit={limit}&offset={offset}");
         let get = server.get(&path);
-        assert_eq!(get.status, 200, "{query}");
+        assert_eq!(get.status, 200, "{path}");
         let length = get.header("content-length").expect("a length");
-        assert_eq!(length, get.body.len().to_string(), "{query}");
+        assert_eq!(length, get.body.len().to_string(), "{path}");
         assert!(
             get.body.windows(9).any(|w| w == b"http://t/"),
-            "{query}: media URLs"
+            "{path}: media URLs"
         );
         let head = server.send("HEAD", &path, &[]);
-        assert_eq!(without_date(&head), without_date(&get), "{query}");
-        assert!(head.body.is_empty(), "{query}");
+        assert_eq!(without_date(&head), without_date(&get), "{path}");
+        assert!(head.body.is_empty(), "{path}");
+
+        let mut pages = Vec::new();
+        let end = (offset + limit).min(4000);
+        for from in (offset..end).step_by(100) {
+            let short = (end - from).min(100);
+            let page = server.get(&format!("{base}?limit={short}&offset={from}"));
+            pages.extend(results(&page.body));
+        }
+        assert_eq!(results(&get.body).len(), end - offset, "{path}");
+        assert!(
+            results(&get.body) == pages,
+            "{path}: the short pages' items"
+        );
+
+        let gzip = server.send("GET", &path, &[("Accept-Encoding", "gzip")]);
+        assert_eq!(gzip.status, 200, "{path}");
+        let coding = gzip.header("content-encoding");
+        let body = match coding {
+            Some("gzip") => {
+                let mut body = Vec::new();
+                let mut decoder = flate2::read::GzDecoder::new(&gzip.body[..]);
+                std::io::Read::read_to_end(&mut decoder, &mut body).expect("gzip");
+                body
+            }
+            _ => gzip.body.clone(),
+        };
+        assert_eq!(coding.is_some(), compressed, "{path}: {coding:?}");
+        assert!(body == get.body, "{path}: the same bytes compressed");
     }
 }

@@ -357,8 +357,9 @@ pub struct ServeArgs {
         default_value_t = 64
     )]
     pub stream_share: usize,
-    /// MiB that streamed documents' pieces may hold, made and not yet taken by
-    /// their clients: past it, new documents get 503 and those under way wait.
+    /// MiB that streamed documents' pieces (and long slices' of the specimens,
+    /// copied as they are sent) may hold, made and not yet taken by their
+    /// clients: past it, new documents get 503 and those under way wait.
     #[arg(
         long,
         env = "CATALOGUE_STREAM_MEMORY",

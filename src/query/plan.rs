@@ -2,6 +2,8 @@
 //! parameters are parsed once into a [`Plan`] (every error found here, before a
 //! record is read), and the plan runs against a view to give a [`Page`].
 
+use std::ops::Range;
+
 use bytes::Bytes;
 
 use crate::encoding::json::write_int;
@@ -42,7 +44,7 @@ pub const OPERATIONS: &[&str] = &[
 pub const DEFAULT_LIMIT: usize = 20;
 
 /// The most items of a list made of fragments copied into a page where it is
-/// asked for ([`Plan::copies`]): 100 specimens are about 350 KB.
+/// asked for ([`Plan::copied`]): 100 specimens are about 350 KB.
 const COPIED_ON_THE_SPOT: usize = 100;
 
 /// How large a page may be: what the server was started with.
@@ -479,14 +481,16 @@ impl Plan {
         &self.repeated
     }
 
-    /// Whether answering copies more than a few items: a slice of a list made
-    /// of fragments is its pieces copied together (`view::render::List::run`),
-    /// which for a long page is work for the pool's threads, not the async
-    /// workers (a million specimens are 3.4 GB to copy).
-    pub fn copies(&self, view: &View) -> bool {
+    /// The items of a long slice of a list made of fragments, if that is what
+    /// the plan answers: its pieces copied together (`view::render::List::run`),
+    /// more than a few items, so not in one go where the request is read (a
+    /// million specimens are 3.4 GB to copy).
+    pub fn copied(&self, view: &View) -> Option<Range<usize>> {
         let list = view.list(self.endpoint);
         let (from, to) = self.cut(list.len());
-        self.cost == Cost::Slice && list.has_fragments() && to - from > COPIED_ON_THE_SPOT
+        let long =
+            self.cost == Cost::Slice && list.has_fragments() && to - from > COPIED_ON_THE_SPOT;
+        long.then_some(from..to)
     }
 
     /// Answers the request from a view.

@@ -33,6 +33,10 @@ const COPY_BELOW: usize = 8 * 1024;
 
 /// Items a streamed answer writes at a time (about 200 KB of specimens).
 const STREAM_CHUNK_ITEMS: usize = 64;
+/// About how many bytes of a long slice of a list made of fragments are
+/// copied at a time ([`Answer::copied`]): a 500-item page of specimens
+/// (1.6 MB) was sent a third faster in pieces of 512 KB than of 128 KB.
+const COPY_PIECE: usize = 512 * 1024;
 /// When a client refused for want of a share of the streams asks again: about
 /// the time a document takes to be read.
 const STREAM_RETRY_SECONDS: u32 = 5;
@@ -204,6 +208,17 @@ fn frame(format: Format, total: usize, meta: &[u8]) -> (Vec<u8>, &'static [u8], 
         // A download has no envelope (`routes/downloads.rs` streams it).
         download => (Vec::new(), b"", Kind::of(download)),
     }
+}
+
+/// Why a streamed answer ends after `written` of its `items`: the view it
+/// read was replaced and freed.
+fn cut_short(written: usize, items: usize) -> Chunk {
+    tracing::warn!(
+        written,
+        items,
+        "a streamed answer was cut: the view it read was replaced and freed"
+    );
+    Err(std::io::Error::other("the snapshot was replaced meanwhile"))
 }
 
 /// Parameter names as a header says them: percent-encoded, comma-separated;
@@ -438,13 +453,7 @@ impl Answer {
                     return None;
                 }
                 let Some(served) = source.1.view() else {
-                    tracing::warn!(
-                        written = at,
-                        items,
-                        "a streamed answer was cut: the view it read was replaced and freed"
-                    );
-                    let cut = std::io::Error::other("the snapshot was replaced meanwhile");
-                    return Some((Err(cut), items));
+                    return Some((cut_short(at, items), items));
                 };
                 source.2.room().await;
                 let made = source.clone();
@@ -464,6 +473,61 @@ impl Answer {
             true => a.uncached(),
             false => a,
         }
+    }
+
+    /// Items `items` of `endpoint`'s list (a list made of fragments), a long
+    /// slice of it as `format` frames it, copied as the client takes it: a
+    /// piece of about [`COPY_PIECE`] bytes at a time, on the async workers as a
+    /// slice of a rendered list was spliced, with the media `base` put in as
+    /// the pieces are copied (one copy). Its length is known from its items'
+    /// lengths and markers. It holds its view by a lease, as
+    /// [`Answer::streamed`] does, and its pieces count against the streams'
+    /// memory under its `ticket`.
+    pub fn copied(
+        (endpoint, format): (Endpoint, Format),
+        items: std::ops::Range<usize>,
+        served: Arc<Served>,
+        base: Option<Bytes>,
+        ticket: Ticket,
+    ) -> Answer {
+        let list = served.view.list(endpoint);
+        let (head, tail, kind) = frame(format, list.len(), &[]);
+        let len = head.len() + list.run_len(items.clone(), false, base.as_deref()) + tail.len();
+        let source = Arc::new((served.lease(), ticket, base));
+        drop(served);
+        let chunks = futures_util::stream::unfold(items.start, move |at| {
+            let (source, first, end) = (source.clone(), items.start, items.end);
+            async move {
+                if at >= end {
+                    return None;
+                }
+                let Some(served) = source.0.view() else {
+                    return Some((cut_short(at - first, end - first), end));
+                };
+                source.1.room().await;
+                let list = served.view.list(endpoint);
+                let (mut to, mut bytes) = (at, 0);
+                while to < end && bytes < COPY_PIECE {
+                    bytes += list.item_len(to) + 1;
+                    to += 1;
+                }
+                let (after_comma, base) = (at > first, source.2.as_deref());
+                let mut piece = Vec::with_capacity(list.run_len(at..to, after_comma, base));
+                list.write_run(at..to, after_comma, base, &mut piece);
+                Some((Ok(source.1.hold(piece)), to))
+            }
+        });
+        let body = Body::Stream(Streamed {
+            head: Bytes::from(head),
+            chunks: Box::pin(chunks),
+            tail,
+            len: Some(len),
+            markers: None,
+        });
+        let mut a = Answer::new(200, kind, body, Caching::Collection);
+        // The base is in already.
+        a.marked = false;
+        a
     }
 
     /// A document written a piece at a time on the threads for expensive

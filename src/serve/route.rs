@@ -62,8 +62,8 @@ pub enum Cost {
     /// it (and without a length).
     Pool,
     /// Work on the pool's threads that is a copy of bytes already made (a long
-    /// slice of a list made of fragments): made for a `HEAD` too, as the
-    /// slice it replaces was, so its length is said.
+    /// slice of a list made of fragments, made whole to be compressed): made
+    /// for a `HEAD` too, as the slice it replaces was, so its length is said.
     Copy,
 }
 

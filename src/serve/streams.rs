@@ -129,6 +129,17 @@ impl Streams {
         })
     }
 
+    /// A ticket of no units for `client`'s body that is sent a piece at a
+    /// time but is no document (a long page copied as it is sent): never
+    /// refused, its pieces count against the memory and wait for room.
+    pub fn pieces(self: &Arc<Self>, client: Option<IpAddr>) -> Ticket {
+        Ticket {
+            streams: self.clone(),
+            client,
+            units: 0,
+        }
+    }
+
     /// Units in use, and bytes held by pieces.
     pub fn in_use(&self) -> (usize, usize) {
         let used = self.used.lock().unwrap_or_else(|e| e.into_inner());

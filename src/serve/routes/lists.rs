@@ -2,12 +2,16 @@
 //! the pool (whole, or streamed when large); a download (`downloads`); or, for
 //! people, a page of rows written on the pool.
 
+use std::ops::Range;
+
+use bytes::Bytes;
+
 use crate::html::{self, ListPage};
 use crate::model::endpoint::API_PREFIX;
 use crate::query::plan::Selected;
 use crate::query::{ApiError, Page, Params, Plan};
 use crate::serve::answer::{Answer, Kind};
-use crate::serve::compress::COMPRESS_BELOW;
+use crate::serve::compress::{Coding, COMPRESS_BELOW};
 use crate::serve::media::media_url;
 use crate::serve::route::{Ctx, Job, Parsed};
 use crate::serve::work::Task;
@@ -44,13 +48,13 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
     let head = Answer::unmade(Kind::of(plan.format()))
         .with_media(asked.media)
         .cacheable(plan.cacheable());
-    // A long slice of a list made of fragments is its items copied together:
-    // chosen and written on the pool like an expensive page (made for a HEAD
-    // too, as the slice it replaces was), and streamed a chunk at a time when
-    // long. It costs what sending its bytes costs, as a file would: one unit
-    // of the streams' share, however long.
-    let slice = plan.copies(&served.view);
-    if !plan.cost().on_pool() && !slice {
+    let copied = plan.copied(&served.view);
+    if let Some(items) = copied.clone() {
+        if let Some(answer) = sent_as_copied(ctx, &plan, items) {
+            return Ok(Job::cheap(head, answer?.with_media(asked.media)).then(ignoring));
+        }
+    }
+    if !plan.cost().on_pool() && copied.is_none() {
         let page = Answer::page(endpoint, plan.run(&served.view));
         return Ok(Job::cheap(head, page.with_media(asked.media)).then(ignoring));
     }
@@ -66,8 +70,7 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
         let answer = match state.work.run(Task::Answer, job).await {
             Some(Made::Whole(page)) => Answer::page(endpoint, page),
             Some(Made::Chosen(selected)) => {
-                let weight = if slice { 0 } else { selected.items() };
-                match state.streams.admit(asked.peer, weight) {
+                match state.streams.admit(asked.peer, selected.items()) {
                     Ok(ticket) => {
                         Answer::streamed(*selected, served.clone(), state.work.clone(), ticket)
                     }
@@ -78,11 +81,46 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
         };
         answer.with_media(asked.media)
     };
-    let job = match slice {
-        true => Job::copied(head, made),
-        false => Job::pooled(head, made),
+    let job = match copied {
+        Some(_) => Job::copied(head, made),
+        None => Job::pooled(head, made),
     };
     Ok(job.then(ignoring))
+}
+
+/// A long slice of a list made of fragments (its `items`), copied together
+/// as it is sent with the media base put in ([`Answer::copied`]); `None` when
+/// a client that takes compression asks for less than the size compression
+/// stops at: it is then made whole on the pool and compressed (and made for a
+/// `HEAD` too, so that its length is said as the slice it replaces said it).
+fn sent_as_copied(
+    ctx: Ctx<'_>,
+    plan: &Plan,
+    items: Range<usize>,
+) -> Option<Result<Answer, Answer>> {
+    let (state, served, asked) = (ctx.state, ctx.served, ctx.asked);
+    let endpoint = plan.endpoint();
+    let list = served.view.list(endpoint);
+    let long = list.run_len(items.clone(), false, None) >= STREAM_ABOVE;
+    if !long && asked.coding != Coding::Identity {
+        return None;
+    }
+    let base = (list.has_media_in(items.start, items.end))
+        .then(|| asked.media_base(&state.settings))
+        .flatten()
+        .map(|b| Bytes::copy_from_slice(b.as_bytes()));
+    // Its pieces count against the streams' memory; past the size of a page
+    // made whole, it is a document too, of one unit of the streams' share
+    // however long, as a file would be.
+    let ticket = match long {
+        true => state.streams.admit(asked.peer, 0),
+        false => Ok(state.streams.pieces(asked.peer)),
+    };
+    let answer = ticket.map(|ticket| {
+        let slice = (endpoint, plan.format());
+        Answer::copied(slice, items, served.clone(), base, ticket)
+    });
+    Some(answer.map_err(|full| Answer::streams_full(&full)))
 }
 
 /// A list as a page: at most `html::MAX_ROWS` rows, written from the view's rows;
