@@ -18,8 +18,8 @@
 //! high bit set when the comma before the key goes too), the fragment's
 //! number, or the field's and its value's (numbers other than a field's are
 //! LEB128: 7 bits a byte, the high bit set on all but the last); a reader
-//! finds the marks a byte at a time (the own bytes between run a few bytes)
-//! and steps over the numbers.
+//! finds the marks (a few bytes a byte at a time, then with `memchr`) and
+//! steps over the numbers.
 
 use std::ops::Range;
 
@@ -207,10 +207,7 @@ impl Fragments {
     pub fn expand_into(&self, coded: &[u8], out: &mut Vec<u8>) {
         let mut at = 0;
         while at < coded.len() {
-            // Own bytes run a few bytes between references: a byte at a time
-            // finds the next sooner than a vector search set up for each.
-            let own = coded[at..].iter().position(|&b| is_mark(b));
-            let mark = match own {
+            let mark = match next_mark(&coded[at..]) {
                 Some(0) => at,
                 Some(i) => {
                     out.extend_from_slice(&coded[at..at + i]);
@@ -417,9 +414,18 @@ pub const FRAGMENT: u8 = 0x03;
 /// value's follow.
 pub const VALUE: u8 = 0x04;
 
-/// Whether `b` marks a reference.
-fn is_mark(b: u8) -> bool {
-    matches!(b, KEY | FRAGMENT | VALUE)
+/// Where the first mark of a reference in `coded` is. Own bytes mostly run a
+/// few bytes between references, found sooner a byte at a time than by a
+/// vector search set up for each; a longer run (a note, a remark) is
+/// searched.
+fn next_mark(coded: &[u8]) -> Option<usize> {
+    const SCANNED: usize = 16;
+    let is_mark = |&b: &u8| matches!(b, KEY | FRAGMENT | VALUE);
+    let (scanned, rest) = coded.split_at(coded.len().min(SCANNED));
+    match scanned.iter().position(is_mark) {
+        Some(i) => Some(i),
+        None => memchr::memchr3(KEY, FRAGMENT, VALUE, rest).map(|i| i + SCANNED),
+    }
 }
 
 /// A piece of a coded item: a range of its own bytes, a key, a fragment, or
@@ -533,7 +539,7 @@ impl Iterator for Pieces<'_> {
             return None;
         }
         let rest = &self.coded[self.at..];
-        let Some(i) = rest.iter().position(|&b| is_mark(b)) else {
+        let Some(i) = next_mark(rest) else {
             let own = self.at..self.coded.len();
             self.at = self.coded.len();
             return Some(Piece::Own(own));
@@ -695,6 +701,25 @@ mod tests {
         write_fragment(&mut coded, 2);
         assert_eq!(fragments.markers_in(&coded), 1);
         assert_eq!(pieces(b"").count(), 0);
+        // A run of own bytes longer than those scanned a byte at a time.
+        let mut coded = b"{\"n\":\"a note of more than sixteen bytes\"".to_vec();
+        let own = coded.len();
+        write_key(&mut coded, 1, true);
+        coded.extend_from_slice(b"}");
+        assert_eq!(
+            pieces(&coded).collect::<Vec<_>>(),
+            [
+                Piece::Own(0..own),
+                Piece::Key(FieldMark::new(1, true)),
+                Piece::Own(own + 2..own + 3),
+            ]
+        );
+        let mut written = Vec::new();
+        fragments.expand_into(&coded, &mut written);
+        assert_eq!(
+            written,
+            format!("{},\"{name}\":}}", &String::from_utf8_lossy(&coded[..own])).as_bytes()
+        );
         // The countries' names repeat: each is key and value in one reference.
         let name = Model::Country.field_index("name").unwrap();
         let mut coded = Vec::new();
