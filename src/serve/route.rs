@@ -63,7 +63,8 @@ pub enum Cost {
     Pool,
     /// Work on the pool's threads that is a copy of bytes already made (a long
     /// slice of a list made of fragments, made whole to be compressed): made
-    /// for a `HEAD` too, as the slice it replaces was, so its length is said.
+    /// for a `HEAD` too, as the slice it replaces was, so that its headers
+    /// name the coding the `GET` is sent in.
     Copy,
 }
 

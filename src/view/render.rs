@@ -195,11 +195,15 @@ impl List {
         if from >= to {
             return Run::default();
         }
+        // Made of fragments, its pieces (dozens an item) are copied into one
+        // buffer: handed out one by one they took ten times as long to send.
+        if self.fragments.is_some() {
+            let mut out = Vec::with_capacity(self.run_len(from..to, false, None));
+            self.write_run(from..to, false, None, &mut out);
+            return Run::One(Bytes::from(out));
+        }
         let ((first, start), last) = (self.locate(from), self.segment(to - 1));
         let end = self.ends[to - 1] as usize;
-        if self.fragments.is_some() {
-            return self.run_of_fragments(from..to, (first, start), (last, end));
-        }
         if first == last {
             return Run::One(self.segments[first].slice(start..end));
         }
@@ -212,32 +216,6 @@ impl List {
             });
         }
         Run::Many(parts)
-    }
-
-    /// [`List::run`] of a list made of fragments, items `items` from segment
-    /// `first`'s byte `start` to segment `last`'s byte `end`, copied into one
-    /// buffer: its pieces (dozens an item) handed out one by one took ten
-    /// times as long to send as the buffer they fill, and hold 32 bytes each
-    /// besides. A filtered page of the same items is written into one buffer
-    /// too.
-    fn run_of_fragments(
-        &self,
-        items: Range<usize>,
-        (first, start): (usize, usize),
-        (last, end): (usize, usize),
-    ) -> Run {
-        let len = items.clone().map(|i| self.item_len(i)).sum::<usize>() + items.len() - 1;
-        let mut out = Vec::with_capacity(len);
-        for k in first..=last {
-            let own = match (k == first, k == last) {
-                (true, true) => start..end,
-                (true, false) => start..self.segments[k].len(),
-                (false, true) => 0..end,
-                (false, false) => 0..self.segments[k].len(),
-            };
-            self.expand_into(&self.segments[k][own], &mut out);
-        }
-        Run::One(Bytes::from(out))
     }
 
     /// Its items as a list made of fragments embeds them: where each lies in

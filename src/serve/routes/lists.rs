@@ -92,7 +92,8 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
 /// as it is sent with the media base put in ([`Answer::copied`]); `None` when
 /// a client that takes compression asks for less than the size compression
 /// stops at: it is then made whole on the pool and compressed (and made for a
-/// `HEAD` too, so that its length is said as the slice it replaces said it).
+/// `HEAD` too, so that its headers name the coding, as the slice it replaces
+/// did).
 fn sent_as_copied(
     ctx: Ctx<'_>,
     plan: &Plan,
