@@ -370,22 +370,14 @@ impl Decoded {
         let previous = served.map_or_else(render::Previous::default, |v| {
             render::Previous::new(&v.tables, &v.plain, &v.nested)
         });
-        // Rendering reads only the columns. A first load builds the indexes
-        // beside it (the small lists before the specimens' leave a core idle);
-        // a reload leaves them to the view's preparation once it is served
-        // (`Table::index`), so that they are not held beside two views' lists.
-        let ((images, (plain, nested)), took) = std::thread::scope(|scope| {
-            let index = served
-                .is_none()
-                .then(|| scope.spawn(|| timed(|| tables.iter().for_each(Table::index)).1));
-            let rendered = timed(|| {
-                let images = image_api::ImageApi::new(&tables[Model::Image.index()], tags, site);
-                (images, render::render_all(&tables, previous).into_lists())
-            });
-            if let Some(index) = index {
-                phases.index = index.join().expect("indexing does not panic");
-            }
-            rendered
+        // Rendering reads only the columns. Their indexes are built once the
+        // view is served, on the view's preparation (`query::prepare`), a first
+        // load's as a reload's: beside the render they took a core from it (at
+        // a million specimens the first answer came 0.4-0.9 s later), and a
+        // reload's would be held beside two views' lists.
+        let ((images, (plain, nested)), took) = timed(|| {
+            let images = image_api::ImageApi::new(&tables[Model::Image.index()], tags, site);
+            (images, render::render_all(&tables, previous).into_lists())
         });
         phases.render = took;
         let (points, took) = timed(|| Points::locate(&tables));
@@ -581,8 +573,6 @@ pub struct Phases {
     pub validate: Duration,
     /// Records taken apart into tables: only a view built from records.
     pub tables: Duration,
-    /// Row groups and lowercased strings, beside the render: only a first load.
-    pub index: Duration,
     /// Every list rendered, and Wagtail's image items.
     pub render: Duration,
     /// The points of the records that have one.
@@ -614,7 +604,7 @@ impl std::fmt::Display for Phases {
             |bytes: usize, d: Duration| (bytes as f64 / d.as_secs_f64().max(1e-6) / 1e6) as u64;
         write!(
             f,
-            "read={}ms({}MB/s) checksum={}ms decode={}ms({}MB/s) validate={}ms tables={}ms index={}ms render={}ms({}MB/s) points={}ms",
+            "read={}ms({}MB/s) checksum={}ms decode={}ms({}MB/s) validate={}ms tables={}ms render={}ms({}MB/s) points={}ms",
             ms(self.read),
             rate(self.snapshot_bytes, self.read),
             ms(self.checksum),
@@ -622,7 +612,6 @@ impl std::fmt::Display for Phases {
             rate(self.snapshot_bytes, self.decode),
             ms(self.validate),
             ms(self.tables),
-            ms(self.index),
             ms(self.render),
             rate(self.rendered_bytes, self.render),
             ms(self.points),
