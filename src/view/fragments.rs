@@ -188,22 +188,9 @@ impl Fragments {
         field.cut(values.expect("a field written once").get(code))
     }
 
-    /// Hands `f`, in order, the bytes that `coded` (items' own bytes) stands
-    /// for: its own bytes between references, and the keys and fragments
-    /// they name.
-    pub fn expand(&self, coded: &[u8], f: &mut impl FnMut(&[u8])) {
-        for piece in pieces(coded) {
-            match piece {
-                Piece::Own(own) => f(&coded[own]),
-                Piece::Key(field) => f(field.cut(self.keys.get(field.index() as u32))),
-                Piece::Fragment(id) => f(self.get(id)),
-                Piece::Value(field, code) => f(self.value(field, code)),
-            }
-        }
-    }
-
-    /// Appends the bytes that `coded` stands for: [`Fragments::expand`]
-    /// without its pieces named, the way a page is written.
+    /// Appends the bytes that `coded` (items' own bytes) stands for: its own
+    /// bytes between references, and the keys, fragments and values they
+    /// name, the way a page is written.
     pub fn expand_into(&self, coded: &[u8], out: &mut Vec<u8>) {
         let mut at = 0;
         while at < coded.len() {
@@ -239,22 +226,26 @@ impl Fragments {
         }
     }
 
-    /// How many bytes `coded` stands for.
-    pub fn expanded_len(&self, coded: &[u8]) -> usize {
-        let mut len = 0;
-        self.expand(coded, &mut |b| len += b.len());
-        len
-    }
-
-    /// How many media URLs' markers the bytes `coded` stands for hold.
-    pub fn markers_in(&self, coded: &[u8]) -> usize {
-        pieces(coded)
-            .map(|piece| match piece {
-                Piece::Own(own) => memchr::memchr_iter(self.marker, &coded[own]).count(),
-                Piece::Key(_) | Piece::Value(..) => 0,
-                Piece::Fragment(id) => self.markers(id),
-            })
-            .sum()
+    /// How many bytes `coded` stands for, and how many media URLs' markers
+    /// they hold: one pass over its pieces (an item is measured as it is
+    /// rendered, a million times at a million specimens).
+    pub fn measure(&self, coded: &[u8]) -> (usize, usize) {
+        let (mut len, mut markers) = (0, 0);
+        for piece in pieces(coded) {
+            match piece {
+                Piece::Own(own) => {
+                    len += own.len();
+                    markers += memchr::memchr_iter(self.marker, &coded[own]).count();
+                }
+                Piece::Key(field) => len += field.cut(self.keys.get(field.index() as u32)).len(),
+                Piece::Fragment(id) => {
+                    len += self.get(id).len();
+                    markers += self.markers(id);
+                }
+                Piece::Value(field, code) => len += self.value(field, code).len(),
+            }
+        }
+        (len, markers)
     }
 
     /// Whether `other` numbers the same lists' items and the same values the
@@ -689,17 +680,13 @@ mod tests {
         coded.truncate(8);
         coded.push(b'}');
         let mut out = Vec::new();
-        fragments.expand(&coded, &mut |b| out.extend_from_slice(b));
-        let mut written = Vec::new();
-        fragments.expand_into(&coded, &mut written);
-        assert_eq!(written, out);
+        fragments.expand_into(&coded, &mut out);
         let name = &Model::Country.fields()[1].name;
         let expected = format!("{{\"id\":7,\"{name}\":{{\"id\":2}}}}");
         assert_eq!(String::from_utf8(out).unwrap(), expected);
-        assert_eq!(fragments.expanded_len(&coded), expected.len());
-        assert_eq!(fragments.markers_in(&coded), 0);
+        assert_eq!(fragments.measure(&coded), (expected.len(), 0));
         write_fragment(&mut coded, 2);
-        assert_eq!(fragments.markers_in(&coded), 1);
+        assert_eq!(fragments.measure(&coded).1, 1);
         assert_eq!(pieces(b"").count(), 0);
         // A run of own bytes longer than those scanned a byte at a time.
         let mut coded = b"{\"n\":\"a note of more than sixteen bytes\"".to_vec();
@@ -734,7 +721,7 @@ mod tests {
             ]
         );
         let mut out = Vec::new();
-        fragments.expand(&coded, &mut |b| out.extend_from_slice(b));
+        fragments.expand_into(&coded, &mut out);
         assert_eq!(out, b",\"name\":\"Land\"\"name\":\"Land\"");
         let id = Model::Country.field_index("id").unwrap();
         assert!(!fragments.write_value(&mut coded, (id, true), countries.column(id), 3));

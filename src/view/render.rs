@@ -965,9 +965,8 @@ impl Worker {
                     };
                     let item = (model, pos, shape);
                     write_item_with(out, done, item, None, Keys::Coded(table), &mut refer);
-                    let len = table.expanded_len(&out[start..]);
+                    let (len, marked) = table.measure(&out[start..]);
                     lens.push(u32::try_from(len).expect("an item is shorter than 4 GB"));
-                    let marked = table.markers_in(&out[start..]);
                     markers.push(marked as u32);
                     marked > 0
                 }
