@@ -82,8 +82,8 @@ pub fn parse_date(s: &str) -> Option<String> {
 
 /// Appends an instant as `YYYY-MM-DDTHH:MM:SS.ffffffZ`.
 pub fn write_timestamp(out: &mut Vec<u8>, micros: i64) {
-    // Read as a plain date and time: each getter of a `DateTime` converts it
-    // from UTC again, seven times an instant.
+    // Read as a plain date and time: each getter of a `DateTime` (eight here)
+    // converts it from UTC again.
     match DateTime::from_timestamp_micros(micros).map(|t| t.naive_utc()) {
         Some(t) if (0..=9999).contains(&t.year()) => {
             let n = |out: &mut Vec<u8>, v: u32, width: usize| {
