@@ -80,8 +80,8 @@ pub fn eml_xml(view: &View, scope: Scope, site: &str) -> String {
         ),
     );
     e.open("dataset", "");
-    if let Some(doi) = dataset.doi_url() {
-        e.leaf("alternateIdentifier", &doi);
+    if let Some(doi) = dataset.doi() {
+        e.leaf("alternateIdentifier", &doi.url());
     }
     e.leaf("alternateIdentifier", &checksum);
     e.leaf_with("title", "xml:lang=\"en\"", dataset.title());
@@ -187,10 +187,10 @@ pub fn eml_xml(view: &View, scope: Scope, site: &str) -> String {
         .map(|t| t.format("%Y").to_string())
         .unwrap_or_default();
     let citation = dataset.citation(&year, view.history.current(), dataset.homepage.trim());
-    match dataset.version_doi_url(view.history.current()) {
+    match dataset.version_doi(view.history.current()) {
         Some(doi) => e.leaf_with(
             "citation",
-            &format!("identifier=\"{}\"", xml(&doi)),
+            &format!("identifier=\"{}\"", xml(&doi.url())),
             &citation,
         ),
         None => e.leaf("citation", &citation),

@@ -2,7 +2,7 @@
 
 use super::description::{Dataset, Party, Project};
 use super::rules::{
-    is_doi, is_email, is_identifier, is_orcid, is_url, License, MAX_LONG_TEXT, MAX_TEXT, RESERVED,
+    is_email, is_identifier, is_orcid, is_url, Doi, License, MAX_LONG_TEXT, MAX_TEXT, RESERVED,
     ROLES, UPDATE_FREQUENCIES,
 };
 
@@ -165,14 +165,14 @@ impl Dataset {
                     "a key is not a version number (1, 2, ...)".into(),
                 );
             }
-            if !is_doi(doi) {
+            if Doi::parse(doi).is_none() {
                 return wrong(
                     &format!("version_dois.{version}"),
                     "is not a DOI: 10.NNNN/suffix (or https://doi.org/10.NNNN/suffix)".into(),
                 );
             }
         }
-        if !self.doi.is_empty() && !is_doi(&self.doi) {
+        if !self.doi.is_empty() && Doi::parse(&self.doi).is_none() {
             return wrong(
                 "doi",
                 "is not a DOI: 10.NNNN/suffix (or https://doi.org/10.NNNN/suffix), \
@@ -352,11 +352,18 @@ mod tests {
         d.project = Project::default();
         d.version_dois.insert("2".into(), "10.1234/v2".into());
         d.check("f").unwrap();
-        assert_eq!(
-            d.version_doi_url(2).as_deref(),
-            Some("https://doi.org/10.1234/v2")
-        );
-        assert_eq!(d.version_doi_url(3), None);
+        let url = |d: &Dataset, v| d.version_doi(v).map(|doi| doi.url());
+        assert_eq!(url(&d, 2).as_deref(), Some("https://doi.org/10.1234/v2"));
+        assert_eq!(url(&d, 3), None);
+        // Every form the DOI is said from is taken by the check that reads
+        // it: the old resolver's http URL too.
+        d.version_dois
+            .insert("2".into(), "http://dx.doi.org/10.1234/v2".into());
+        d.doi = "doi:10.1234/all".into();
+        d.check("f").unwrap();
+        assert_eq!(url(&d, 2).as_deref(), Some("https://doi.org/10.1234/v2"));
+        assert_eq!(url(&d, 3).as_deref(), Some("https://doi.org/10.1234/all"));
+        d.doi.clear();
         d.version_dois.insert("02".into(), "10.1234/v2".into());
         let e = d.check("f").unwrap_err().to_string();
         assert!(

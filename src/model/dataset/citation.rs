@@ -67,8 +67,8 @@ impl Dataset {
             s.push('.');
         }
         s.push_str(" Occurrence dataset.");
-        match self.version_doi_url(version) {
-            Some(doi) => s.push_str(&format!(" {doi}")),
+        match self.version_doi(version) {
+            Some(doi) => s.push_str(&format!(" {}", doi.url())),
             None if !url.is_empty() => s.push_str(&format!(" {url}")),
             None => {}
         }

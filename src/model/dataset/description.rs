@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::rules::License;
+use super::rules::{Doi, License};
 use super::uuid::uuid_text;
 use crate::model::occurrence_id;
 
@@ -185,17 +185,17 @@ impl Dataset {
         }
     }
 
-    /// The DOI as a URL (`https://doi.org/10.xxxx/yyy`), when there is one.
-    pub fn doi_url(&self) -> Option<String> {
-        doi_url(&self.doi)
+    /// The dataset's DOI, when there is one.
+    pub fn doi(&self) -> Option<Doi> {
+        Doi::parse(&self.doi)
     }
 
     /// The DOI a version is cited by: its own (`version_dois`), else the
     /// dataset's.
-    pub fn version_doi_url(&self, version: u64) -> Option<String> {
+    pub fn version_doi(&self, version: u64) -> Option<Doi> {
         (self.version_dois.get(&version.to_string()))
-            .and_then(|doi| doi_url(doi))
-            .or_else(|| self.doi_url())
+            .and_then(|doi| Doi::parse(doi))
+            .or_else(|| self.doi())
     }
 
     /// The dataset's identifier: `id`, else a name-based UUID (version 8,
@@ -307,20 +307,4 @@ impl Dataset {
             )
         })
     }
-}
-
-/// A DOI as a URL (`https://doi.org/10.xxxx/yyy`), from any of its forms.
-fn doi_url(doi: &str) -> Option<String> {
-    let doi = doi.trim();
-    let bare = [
-        "https://doi.org/",
-        "http://doi.org/",
-        "https://dx.doi.org/",
-        "http://dx.doi.org/",
-        "doi:",
-    ]
-    .iter()
-    .find_map(|p| doi.strip_prefix(p))
-    .unwrap_or(doi);
-    (!bare.is_empty()).then(|| format!("https://doi.org/{bare}"))
 }

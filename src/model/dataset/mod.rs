@@ -22,6 +22,6 @@ mod uuid;
 pub use check::DatasetError;
 pub use description::{Address, Dataset, Party, Project, Sampling};
 pub use file::MAX_FILE_BYTES;
-pub use rules::{License, RESERVED, ROLES, UPDATE_FREQUENCIES};
+pub use rules::{Doi, License, RESERVED, ROLES, UPDATE_FREQUENCIES};
 pub use told::{Field, Told};
 pub use uuid::{random_uuid, uuid_text};

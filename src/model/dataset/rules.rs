@@ -82,28 +82,49 @@ pub(super) fn is_email(s: &str) -> bool {
         && !domain.contains('@')
 }
 
-/// Whether `s` is a DOI (`10.` a registrant of 4 to 9 digits, `/`, a
-/// suffix), bare or as its https://doi.org/ URL, that a citation carries whole.
-pub(super) fn is_doi(s: &str) -> bool {
-    let bare = [
+/// A DOI (`10.`, a registrant of 4 to 9 digits, `/`, a suffix) that a
+/// citation carries whole, read once from any form a publisher writes it in:
+/// bare, `doi:10.x/y`, or its resolver's URL (`https://doi.org/`, `http://`,
+/// `dx.doi.org`). Every use says it from here: bare ([`Doi::bare`]) or as its
+/// URL ([`Doi::url`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Doi(String);
+
+impl Doi {
+    /// The prefixes a DOI is written with, before its `10.`.
+    const PREFIXES: [&'static str; 5] = [
         "https://doi.org/",
         "http://doi.org/",
         "https://dx.doi.org/",
+        "http://dx.doi.org/",
         "doi:",
-    ]
-    .iter()
-    .find_map(|p| s.strip_prefix(p))
-    .unwrap_or(s);
-    let Some((registrant, suffix)) = bare.strip_prefix("10.").and_then(|r| r.split_once('/'))
-    else {
-        return false;
-    };
-    (4..=9).contains(&registrant.len())
-        && registrant.bytes().all(|b| b.is_ascii_digit() || b == b'.')
-        && !suffix.is_empty()
-        && !suffix
-            .chars()
-            .any(|c| c.is_whitespace() || c.is_control() || "{}<>\"\\".contains(c))
+    ];
+
+    /// The DOI `text` says (spaces around it aside), if it is one.
+    pub fn parse(text: &str) -> Option<Doi> {
+        let text = text.trim();
+        let bare = (Doi::PREFIXES.iter())
+            .find_map(|p| text.strip_prefix(p))
+            .unwrap_or(text);
+        let (registrant, suffix) = bare.strip_prefix("10.")?.split_once('/')?;
+        let valid = (4..=9).contains(&registrant.len())
+            && registrant.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+            && !suffix.is_empty()
+            && !suffix
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control() || "{}<>\"\\".contains(c));
+        valid.then(|| Doi(bare.to_string()))
+    }
+
+    /// The DOI alone: `10.1234/abc`.
+    pub fn bare(&self) -> &str {
+        &self.0
+    }
+
+    /// Its URL at the resolver: `https://doi.org/10.1234/abc`.
+    pub fn url(&self) -> String {
+        format!("https://doi.org/{}", self.0)
+    }
 }
 
 /// The private-use characters a citation made beforehand marks its places
@@ -251,12 +272,18 @@ mod tests {
         ] {
             assert!(!is_url(url), "{url}");
         }
-        for doi in [
-            "10.15468/abc.123",
-            "https://doi.org/10.1000/xyz",
-            "doi:10.12345/a(b)",
+        for (doi, bare) in [
+            ("10.15468/abc.123", "10.15468/abc.123"),
+            ("https://doi.org/10.1000/xyz", "10.1000/xyz"),
+            ("http://doi.org/10.1000/xyz", "10.1000/xyz"),
+            ("https://dx.doi.org/10.1000/xyz", "10.1000/xyz"),
+            ("http://dx.doi.org/10.1000/xyz", "10.1000/xyz"),
+            ("doi:10.12345/a(b)", "10.12345/a(b)"),
+            (" 10.1000/xyz ", "10.1000/xyz"),
         ] {
-            assert!(is_doi(doi), "{doi}");
+            let parsed = Doi::parse(doi).unwrap_or_else(|| panic!("{doi}"));
+            assert_eq!(parsed.bare(), bare, "{doi}");
+            assert_eq!(parsed.url(), format!("https://doi.org/{bare}"), "{doi}");
         }
         for doi in [
             "",
@@ -265,8 +292,10 @@ mod tests {
             "10.1234/",
             "10.1234/a}b",
             "10.1234/a b",
+            "https://doi.org/",
+            "ftp://doi.org/10.1000/xyz",
         ] {
-            assert!(!is_doi(doi), "{doi}");
+            assert_eq!(Doi::parse(doi), None, "{doi}");
         }
         for email in ["ada@example.org", "a.b+c@x.co.uk"] {
             assert!(is_email(email), "{email}");
