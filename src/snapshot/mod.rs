@@ -9,6 +9,7 @@ mod file;
 mod history10;
 pub mod kept;
 mod stamp;
+mod temporary;
 
 pub use file::*;
 pub use stamp::FileStamp;
