@@ -332,8 +332,10 @@ impl Publisher {
             return false;
         }
         following.stamp = stamp;
-        match Dataset::from_file(&following.path) {
-            Ok(file) => {
+        // Taken once it stands still, whole and titled (`snapshot::described`).
+        match snapshot::described::read(&following.path) {
+            Ok((file, read)) => {
+                following.stamp = read;
                 following.told.file = Some(file);
                 let dataset = following.told.over(&Dataset::default());
                 let changed = dataset != self.dataset;
