@@ -722,3 +722,69 @@ fn every_version_is_kept_byte_for_byte_and_linked() {
     let versions = s.json("/api/v2/versions/", 200);
     assert_eq!(versions["items"][2]["archive"], Value::Null);
 }
+
+/// The publishing report is paged as the lists are (`limit`, `offset`,
+/// their messages for bad values), `total_count` counting every record held
+/// back; without either it is the whole report, byte for byte as before.
+#[test]
+fn the_publishing_report_is_paged_as_the_lists_are() {
+    use catalogue::model::held::Holding;
+    let dir = TempDir::new("publishing-paged");
+    let path = dir.path("held.bin");
+    let mut checked = catalogue::ingest::from_fixtures(&[common::sample_fixture()]);
+    checked.collection.held = (1..=5)
+        .map(|id| Holding {
+            model: "specimens.specimenrecord".into(),
+            id,
+            field: "usi".into(),
+            problem: format!("problem \"{id}\""),
+            kept: "published".into(),
+            since: 1,
+        })
+        .collect();
+    catalogue::ingest::write_snapshot(&checked, &path, catalogue::view::prepared::encode).unwrap();
+    let s = Server::start(&path, Settings::default());
+    let raw = s.get("/api/v2/publishing/").text();
+    let whole: Value = serde_json::from_str(&raw).unwrap();
+    // As `json!` wrote it whole before: its keys in order, compact.
+    assert_eq!(raw, whole.to_string());
+    assert_eq!(
+        raw.split("\"held\":").next().unwrap(),
+        format!(
+            "{{\"version\":1,\"checksum\":{},\"published_at\":{},\"total_count\":5,",
+            whole["checksum"], whole["published_at"]
+        )
+    );
+    let held = whole["held"].as_array().unwrap();
+    assert_eq!(held.len(), 5);
+    let page = |q: &str| s.json(&format!("/api/v2/publishing/?{q}"), 200);
+    let two = page("limit=2&offset=1");
+    assert_eq!(two["total_count"], 5);
+    assert_eq!(two["held"], json!([held[1], held[2]]));
+    assert_eq!(two["fix"], whole["fix"]);
+    assert_eq!(page("offset=4")["held"], json!([held[4]]));
+    assert_eq!(page("limit=100")["held"], whole["held"]);
+    assert_eq!(page("offset=9")["held"], json!([]));
+    assert_eq!(page("offset=9")["total_count"], 5);
+    s.assert_error(
+        "/api/v2/publishing/?limit=0",
+        400,
+        "limit must be a whole number from 1 to 10000, not \"0\"",
+    );
+    s.assert_error(
+        "/api/v2/publishing/?offset=-1",
+        400,
+        "offset must be a whole number from 0 to 9223372036854775807, not \"-1\"",
+    );
+    s.assert_error(
+        "/api/v2/publishing/?page=2",
+        400,
+        "unknown parameter \"page\": the publishing report takes limit, offset, format",
+    );
+    // HEAD says what GET says, without a body.
+    let get = s.send("GET", "/api/v2/publishing/?limit=2", &[]);
+    let head = s.send("HEAD", "/api/v2/publishing/?limit=2", &[]);
+    assert_eq!((head.status, head.body.len()), (200, 0));
+    assert_eq!(head.header("etag"), get.header("etag"));
+    assert!(get.header("etag").is_some());
+}
