@@ -723,6 +723,70 @@ fn every_version_is_kept_byte_for_byte_and_linked() {
     assert_eq!(versions["items"][2]["archive"], Value::Null);
 }
 
+/// Kept files belong to their history: a kept archive with a byte flipped
+/// (the same size) is not served as its version, nor is another history's
+/// folder of the same number; each is counted as damage. `build --previous`
+/// never adopts another history's folder: it is replaced by this history's.
+#[test]
+fn a_kept_file_changed_or_of_another_history_is_not_served_as_the_version() {
+    let damaged = "catalogue_damaged_kept_files_total";
+    let dir = TempDir::new("kept-checked");
+    let v1 = objects();
+    build_kept(&dir, &v1, &[]);
+    let mut v2 = v1.clone();
+    find(&mut v2, "specimens.specimenrecord", 2)["fields"]["notes"] = json!("Re-mounted.");
+    build_kept(&dir, &v2, &[]);
+    let kept = catalogue::snapshot::kept::path(&dir.path("collection.bin"));
+    let archive_1 = kept.join("1").join("dwca.zip");
+    let sound = std::fs::read(&archive_1).unwrap();
+    let s = kept_server(&dir);
+    assert_eq!(s.get("/versions/1/dwca.zip").body, sound);
+    assert_eq!(s.metric(damaged), 0);
+    // A byte flipped in place, the same size.
+    let mut flipped = sound.clone();
+    let at = flipped.len() / 2;
+    flipped[at] ^= 0x01;
+    std::fs::write(&archive_1, &flipped).unwrap();
+    let said = s.get("/versions/1/dwca.zip");
+    assert_eq!(said.status, 410, "{}", said.text());
+    assert!(said.text().contains("is not the version's"), "{}", said.text());
+    assert_eq!(s.metric(damaged), 1);
+    std::fs::write(&archive_1, &sound).unwrap();
+    assert_eq!(s.get("/versions/1/dwca.zip").body, sound);
+    drop(s);
+
+    // Another history (built alone, from other records) and its version
+    // 1's folder put where this history's is.
+    let elsewhere = TempDir::new("kept-elsewhere");
+    let mut other = v1.clone();
+    find(&mut other, "specimens.specimenrecord", 3)["fields"]["notes"] = json!("Elsewhere.");
+    build_kept(&elsewhere, &other, &[]);
+    let foreign = catalogue::snapshot::kept::path(&elsewhere.path("collection.bin")).join("1");
+    let ours = kept.join("1");
+    std::fs::remove_dir_all(&ours).unwrap();
+    std::fs::create_dir(&ours).unwrap();
+    for name in ["dwca.zip", "eml.xml", "manifest.json"] {
+        std::fs::copy(foreign.join(name), ours.join(name)).unwrap();
+    }
+    let foreign_archive = std::fs::read(foreign.join("dwca.zip")).unwrap();
+    assert_ne!(foreign_archive, sound);
+    let s = kept_server(&dir);
+    assert_eq!(s.get("/versions/1/dwca.zip").status, 410);
+    assert_eq!(s.get("/versions/1/eml.xml").status, 410);
+    assert_eq!(s.metric(damaged), 2);
+    drop(s);
+    // Built again from --previous: the other history's folder is not
+    // adopted; version 3 keeps what it can of its own (version 1's files
+    // are no longer anywhere, so none is served as it).
+    let mut v3 = v2.clone();
+    find(&mut v3, "specimens.specimenrecord", 2)["fields"]["notes"] = json!("Again.");
+    build_kept(&dir, &v3, &[]);
+    assert_eq!(catalogue::snapshot::kept::numbers(&kept), [2, 3]);
+    let s = kept_server(&dir);
+    assert_eq!(s.get("/versions/1/dwca.zip").status, 410);
+    assert_eq!(s.get("/versions/2/dwca.zip").status, 200);
+}
+
 /// The publishing report is paged as the lists are (`limit`, `offset`,
 /// their messages for bad values), `total_count` counting every record held
 /// back; without either it is the whole report, byte for byte as before.

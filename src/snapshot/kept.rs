@@ -213,15 +213,32 @@ pub fn prune(dir: &Path, kept: std::ops::RangeInclusive<u64>) -> Vec<u64> {
         .collect()
 }
 
-/// Copies into `dir` the versions kept in `from` that `dir` lacks and that
-/// are at least `oldest` (hard links where the file system allows): a
-/// snapshot built to another file from `--previous` keeps what it kept.
-pub fn carry(from: &Path, dir: &Path, oldest: u64) -> std::io::Result<Vec<u64>> {
+/// Removes the versions kept in `dir` whose manifest reads and is not
+/// `belongs`' (another history's); returns their numbers.
+pub fn disown(dir: &Path, belongs: impl Fn(&Manifest) -> bool) -> Vec<u64> {
+    let foreign = |n: &u64| manifest(dir, *n).is_some_and(|m| !belongs(&m));
+    let gone: Vec<u64> = numbers(dir).into_iter().filter(foreign).collect();
+    gone.into_iter()
+        .filter(|&n| std::fs::remove_dir_all(folder(dir, n)).is_ok())
+        .collect()
+}
+
+/// Copies into `dir` the versions kept in `from` that `dir` lacks, that
+/// are at least `oldest` and that `belongs` takes (this history's: never
+/// another's) (hard links where the file system allows): a snapshot built
+/// to another file from `--previous` keeps what it kept.
+pub fn carry(
+    from: &Path,
+    dir: &Path,
+    oldest: u64,
+    belongs: impl Fn(&Manifest) -> bool,
+) -> std::io::Result<Vec<u64>> {
     let have = numbers(dir);
     let mut carried = Vec::new();
+    let ours = |n: &u64| manifest(from, *n).is_some_and(|m| belongs(&m));
     for n in numbers(from)
         .into_iter()
-        .filter(|n| *n >= oldest && !have.contains(n))
+        .filter(|n| *n >= oldest && !have.contains(n) && ours(n))
     {
         std::fs::create_dir_all(dir)?;
         let tmp = dir.join(Temporary::Written.name(n));
@@ -314,7 +331,7 @@ mod tests {
             b"zip 3b"
         );
         let other = path(&root.join("next.bin"));
-        assert_eq!(carry(&dir, &other, 2).unwrap(), [2, 3]);
+        assert_eq!(carry(&dir, &other, 2, |_| true).unwrap(), [2, 3]);
         assert_eq!(numbers(&other), [2, 3]);
         assert_eq!(
             std::fs::read(folder(&other, 2).join(ARCHIVE)).unwrap(),

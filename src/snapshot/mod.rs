@@ -11,6 +11,7 @@ mod history10;
 pub mod kept;
 mod stamp;
 mod temporary;
+pub mod verified;
 
 pub use file::*;
 pub use stamp::FileStamp;
