@@ -1259,6 +1259,51 @@ fn sync_once_publishes_nothing_from_a_truncated_dataset_file() {
     assert_eq!(catalogue::snapshot::kept::numbers(&kept), [1, 2]);
 }
 
+/// A history beside the snapshot that is not a regular file (a FIFO) is
+/// refused at once: `sync --once` ends in an error, with or without the
+/// snapshot beside it, rather than waiting for a writer for ever.
+#[test]
+fn sync_once_refuses_a_history_that_is_a_fifo() {
+    let dir = TempDir::new("db-sync-fifo");
+    let sqlite = Sqlite::create(&dir);
+    let snapshot = dir.path("synced.bin");
+    let once = || {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+            .args(["sync", "--once", "--from-db", &sqlite.url(), "--snapshot"])
+            .arg(&snapshot)
+            .env("RUST_LOG", "off")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > Duration::from_secs(30) {
+                let _ = child.kill();
+                panic!("sync --once hangs on a FIFO history");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        child.wait_with_output().unwrap()
+    };
+    assert_eq!(once().status.code(), Some(0));
+    let history = catalogue::snapshot::beside::path(&snapshot);
+    std::fs::remove_file(&history).unwrap();
+    let fifo = std::ffi::CString::new(history.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let before = checksum_at(&snapshot);
+    // Beside the snapshot, then without it.
+    for expected in [before, None] {
+        let out = once();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(0), "{said}");
+        assert!(said.contains("not a regular file"), "{said}");
+        assert_eq!(checksum_at(&snapshot), expected);
+        let _ = std::fs::remove_file(&snapshot);
+    }
+}
+
 /// An edit the change marker cannot see is read by the periodic full read.
 #[test]
 fn sync_reads_everything_every_full_interval() {
