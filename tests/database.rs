@@ -1220,7 +1220,11 @@ fn sync_once_publishes_nothing_from_a_truncated_dataset_file() {
     let rule = "urn:catalog:{institution_code}:{collection_code}:{catalog_number}";
     let described = |snapshot: &Path| {
         let (_, c) = catalogue::snapshot::read(snapshot).unwrap();
-        (c.history.current(), c.dataset.occurrence_id, c.dataset.title)
+        (
+            c.history.current(),
+            c.dataset.occurrence_id,
+            c.dataset.title,
+        )
     };
     assert_eq!(described(&snapshot).1, rule);
     let occurrence_ids = || {

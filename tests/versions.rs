@@ -749,7 +749,11 @@ fn a_kept_file_changed_or_of_another_history_is_not_served_as_the_version() {
     std::fs::write(&archive_1, &flipped).unwrap();
     let said = s.get("/versions/1/dwca.zip");
     assert_eq!(said.status, 410, "{}", said.text());
-    assert!(said.text().contains("is not the version's"), "{}", said.text());
+    assert!(
+        said.text().contains("is not the version's"),
+        "{}",
+        said.text()
+    );
     assert_eq!(s.metric(damaged), 1);
     std::fs::write(&archive_1, &sound).unwrap();
     assert_eq!(s.get("/versions/1/dwca.zip").body, sound);

@@ -77,13 +77,13 @@ mod tests {
 
     #[test]
     fn values_round_trip_within_the_limit() {
-        let value: (Vec<u64>, Vec<Option<String>>, String) = (
-            vec![u64::MAX, 0, 1],
-            vec![None; 5000],
-            "x".repeat(70_000),
-        );
+        let value: (Vec<u64>, Vec<Option<String>>, String) =
+            (vec![u64::MAX, 0, 1], vec![None; 5000], "x".repeat(70_000));
         let bytes = encode(&value).unwrap();
-        assert_eq!(decode::<(Vec<u64>, Vec<Option<String>>, String)>(&bytes).unwrap(), value);
+        assert_eq!(
+            decode::<(Vec<u64>, Vec<Option<String>>, String)>(&bytes).unwrap(),
+            value
+        );
         let zeros = encode(&vec![0u64; 100_000]).unwrap();
         assert_eq!(decode::<Vec<u64>>(&zeros).unwrap().len(), 100_000);
     }

@@ -76,7 +76,9 @@ fn read_settled(path: &Path, settle: Duration) -> Result<(Dataset, Option<FileSt
         let before = FileStamp::of(path);
         if let Some(stamp) = before {
             // Modified in the future (another clock): waited the whole time.
-            let still = stamp.modified().and_then(|m| SystemTime::now().duration_since(m).ok());
+            let still = stamp
+                .modified()
+                .and_then(|m| SystemTime::now().duration_since(m).ok());
             let left = settle.saturating_sub(still.unwrap_or_default());
             if !left.is_zero() {
                 std::thread::sleep(left);
@@ -121,7 +123,10 @@ mod tests {
             assert!(said.contains("names no title"), "{said}");
         }
         std::fs::write(&path, "title = \"Moths\"\n").unwrap();
-        assert_eq!(read_settled(&path, Duration::ZERO).unwrap().0.title, "Moths");
+        assert_eq!(
+            read_settled(&path, Duration::ZERO).unwrap().0.title,
+            "Moths"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -885,13 +885,15 @@ impl Contents {
         let mut offset = table_len as u64;
         let mut entry = [0u8; ENTRY_LEN];
         for index in 0..entries_count {
-            table.read_exact(&mut entry).map_err(|cause| match cause.kind() {
-                std::io::ErrorKind::UnexpectedEof => bad("is cut short"),
-                _ => SnapshotError::Read {
-                    path: path.to_path_buf(),
-                    cause,
-                },
-            })?;
+            table
+                .read_exact(&mut entry)
+                .map_err(|cause| match cause.kind() {
+                    std::io::ErrorKind::UnexpectedEof => bad("is cut short"),
+                    _ => SnapshotError::Read {
+                        path: path.to_path_buf(),
+                        cause,
+                    },
+                })?;
             hasher.update(entry);
             let part = Part::of(entry[0]).ok_or_else(|| bad("names an unknown part"))?;
             if entries.last().is_some_and(|e: &Entry| e.part > part) {
@@ -900,7 +902,9 @@ impl Contents {
             let len = u64::from_le_bytes(entry[1..9].try_into().expect("8 bytes"));
             let hash: [u8; 32] = entry[9..].try_into().expect("32 bytes");
             if len == 0 && hash != empty {
-                return Err(bad("names an empty piece whose hash is not that of nothing"));
+                return Err(bad(
+                    "names an empty piece whose hash is not that of nothing",
+                ));
             }
             entries.push(Entry {
                 index,

@@ -52,7 +52,11 @@ pub enum Damage {
     },
     /// It is not a regular file, or not the size its manifest says.
     #[error("{path} is {found} bytes, not the {want} its manifest says")]
-    Size { path: PathBuf, found: u64, want: u64 },
+    Size {
+        path: PathBuf,
+        found: u64,
+        want: u64,
+    },
     /// Its bytes are not those its manifest's SHA-256 names.
     #[error("{path} is not the bytes its manifest's SHA-256 names (changed on disk)")]
     Digest { path: PathBuf },

@@ -21,7 +21,11 @@ pub const FIX: &str = "Edit the record in the service's admin so that the rule h
 /// `/api/v2/publishing/`: takes `format=json`, and `limit` and `offset` as
 /// the lists take them; `None` without either: the whole report.
 pub fn publishing_request(params: &Params) -> Result<Option<Page>, ApiError> {
-    only(params, &["limit", "offset", "format"], "the publishing report")?;
+    only(
+        params,
+        &["limit", "offset", "format"],
+        "the publishing report",
+    )?;
     json_only(params)?;
     match params.get("limit").is_some() || params.get("offset").is_some() {
         true => Page::parse(params).map(Some),
@@ -146,7 +150,9 @@ fn envelope(
         envelope["dataset_file"] = json!({ "refused": refused });
     }
     let text = envelope.to_string();
-    let at = text.find(HELD).expect("the envelope holds the items' array");
+    let at = text
+        .find(HELD)
+        .expect("the envelope holds the items' array");
     let open = at + HELD.len() - 1;
     let bytes = Bytes::from(text);
     (bytes.slice(..open), bytes.slice(open..))

@@ -18,11 +18,11 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+use crate::model::history::History;
 use crate::query::ApiError;
 use crate::serve::answer::{Answer, Kind};
 use crate::serve::media_files::pieces;
 use crate::serve::route::{Ctx, Job, Parsed};
-use crate::model::history::History;
 use crate::serve::state::State;
 use crate::snapshot::kept::{self, Manifest};
 use crate::snapshot::verified;

@@ -68,7 +68,10 @@ pub fn publishing(ctx: Ctx<'_>) -> Parsed<'_> {
     };
     let make = move |view: &View| {
         let report = view.derived::<Report>();
-        Answer::json_parts(report.parts(page, refused.as_deref().map(String::as_str)), tag)
+        Answer::json_parts(
+            report.parts(page, refused.as_deref().map(String::as_str)),
+            tag,
+        )
     };
     Ok(Job::from_view(ctx, ready, head, make))
 }
