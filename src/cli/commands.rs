@@ -484,7 +484,7 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         full_every = ?args.full_every,
         "syncing"
     );
-    let told = args.dataset.told()?;
+    let told = args.dataset.followed()?;
     let dataset = told.over(&Dataset::default());
     if let Some(line) = unpublishable(&dataset) {
         tracing::warn!("{line}");

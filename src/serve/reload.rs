@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use notify::{RecursiveMode, Watcher};
 
-use crate::model::dataset::{Dataset, Told};
+use crate::model::dataset::Told;
 use crate::snapshot::{FileStamp, SnapshotError};
 use crate::view::{LoadError, View};
 
@@ -169,6 +169,9 @@ fn run(state: &State, path: &Path, rx: &Receiver<Trigger>) {
         if let Err(e) = attempt {
             state.metrics.failed_reloads.fetch_add(1, Ordering::Relaxed);
             tracing::error!(snapshot = %path.display(), "reload failed, still serving the previous view: {e}");
+            // What reading the refused file took goes back now, not when
+            // the allocator next gets round to it (an idle server: never).
+            memory::give_back();
         }
     }
 }
@@ -296,12 +299,19 @@ fn check_whole(state: &State, path: &Path, checked: &mut Checked, then: &str) ->
 /// Reads the dataset file again and, where what it says changed, serves
 /// the snapshot again saying it (built beside the served view, which it
 /// shares everything with). A file that does not read is an ERROR, and what
-/// was read last stands.
+/// was read last stands. The file is read once it stands still (a second):
+/// the watcher's debounce is for the events of one write, this for a
+/// writer's several.
 fn redescribe(state: &State, path: &Path, dataset: &Path) {
-    let file = match Dataset::from_file(dataset) {
-        Ok(file) => file,
+    // Taken once it stands still, whole and titled (`snapshot::described`).
+    let file = match crate::snapshot::described::read(dataset) {
+        Ok((file, _)) => {
+            state.refuse_dataset(None);
+            file
+        }
         Err(e) => {
             tracing::error!("{e}; still saying what it said when it last read");
+            state.refuse_dataset(Some(e.to_string()));
             return;
         }
     };

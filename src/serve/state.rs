@@ -186,6 +186,9 @@ pub struct State {
     /// What the server was told of the dataset: the settings' until the
     /// dataset file is read again ([`State::redescribe`]).
     told: ArcSwap<Told>,
+    /// Why the dataset file was last refused, while what it said before
+    /// stands (`/api/v2/publishing/` says it).
+    refused: arc_swap::ArcSwapOption<String>,
 }
 
 impl State {
@@ -211,6 +214,7 @@ impl State {
             work: Arc::new(Work::new(settings.query_threads, settings.query_queue)),
             streams: Streams::new(settings.stream_share),
             told: ArcSwap::from_pointee(settings.dataset.clone()),
+            refused: Default::default(),
             forms_held: Default::default(),
             settings,
             metrics,
@@ -258,6 +262,16 @@ impl State {
     /// What the server says of the dataset over each snapshot's own.
     pub fn told(&self) -> Arc<Told> {
         self.told.load_full()
+    }
+
+    /// Notes why the dataset file was refused (`None`: it was read).
+    pub fn refuse_dataset(&self, why: Option<String>) {
+        self.refused.store(why.map(Arc::new));
+    }
+
+    /// Why the dataset file was last refused, while that stands.
+    pub fn dataset_refused(&self) -> Option<Arc<String>> {
+        self.refused.load_full()
     }
 
     /// Serves `view` from now on; returns the view it replaces.

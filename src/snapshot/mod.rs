@@ -5,10 +5,13 @@
 pub mod beside;
 pub mod codec;
 mod dataset10;
+pub mod described;
 mod file;
 mod history10;
 pub mod kept;
 mod stamp;
+mod temporary;
+pub mod verified;
 
 pub use file::*;
 pub use stamp::FileStamp;

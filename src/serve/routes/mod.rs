@@ -370,7 +370,10 @@ pub static ROUTES: &[Route] = &[
             ],
             shown: Shown::Negotiated,
             media: MediaOf::None,
-            source: Source::View,
+            // The view, and the dataset file's refusal, which changes
+            // without it: never replayed (an answer is slices of bytes
+            // made once per view).
+            source: Source::Files,
             takes: Takes::Query,
         },
         json: versions::publishing,

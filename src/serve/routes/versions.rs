@@ -12,6 +12,8 @@ use crate::serve::answer::{Answer, Kind};
 use crate::serve::origin::origin;
 use crate::serve::route::{Ctx, Job, Parsed};
 use crate::versions;
+use crate::versions::publishing::Report;
+use crate::view::View;
 
 /// The versions whose archive and `eml.xml` are kept, ascending.
 pub(super) fn kept(ctx: &Ctx<'_>) -> Vec<u64> {
@@ -45,23 +47,50 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
     Ok(Job::ready(digested(Kind::Html, page.into_bytes())))
 }
 
-/// What the snapshot published and held back, as JSON.
+/// What the snapshot published and held back, as JSON: sliced from the
+/// report made once per view ([`Report`]), on the pool the first time when
+/// it is large. A dataset file refused is said too, its answer then tagged
+/// by the refusal as well (it changes without the view).
 pub fn publishing(ctx: Ctx<'_>) -> Parsed<'_> {
     let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
-    versions::publishing::publishing_request(params).map_err(|e| Answer::error(&e))?;
-    let body = versions::publishing::publishing_json(&ctx.served.view);
-    Ok(Job::ready(Answer::json(Bytes::from(body))))
+    let page = versions::publishing::publishing_request(params).map_err(|e| Answer::error(&e))?;
+    let refused = ctx.state.dataset_refused();
+    let view = &ctx.served.view;
+    let tag = refused.as_ref().map(|why| {
+        let mut said = ctx.asked.tag(&ctx.state.settings, view).to_string();
+        said.push_str(why);
+        crate::export::dwca::tag_of(said.as_bytes())
+    });
+    let ready = view.held.len() < POOLED_ABOVE || view.derived_made::<Report>().is_some();
+    let head = match &tag {
+        Some(tag) => Answer::json_parts(Vec::new(), Some(tag.clone())),
+        None => Answer::unmade(Kind::Json),
+    };
+    let make = move |view: &View| {
+        let report = view.derived::<Report>();
+        Answer::json_parts(
+            report.parts(page, refused.as_deref().map(String::as_str)),
+            tag,
+        )
+    };
+    Ok(Job::from_view(ctx, ready, head, make))
 }
 
-/// What the snapshot published and held back, as a page.
+/// How many records held back make the report work for the pool.
+const POOLED_ABOVE: usize = 1000;
+
+/// What the snapshot published and held back, as a page: on the pool when
+/// many are held back.
 pub fn publishing_page(ctx: Ctx<'_>) -> Parsed<'_> {
     let view = &ctx.served.view;
     let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
-    if let Err(e) = versions::publishing::publishing_request(&params.without("format")) {
+    if let Err(e) = versions::publishing::page_request(&params.without("format")) {
         let page = html::error(view, e.status, &e.message);
         return Err(Answer::html_error(e.status, page).into());
     }
-    Ok(Job::ready(Answer::html(versions::publishing::page(view))))
+    let ready = view.held.len() < POOLED_ABOVE;
+    let make = |view: &View| Answer::html(versions::publishing::page(view));
+    Ok(Job::from_view(ctx, ready, Answer::unmade(Kind::Html), make))
 }
 
 /// The versions as an Atom feed, its links absolute (so tagged by its own
