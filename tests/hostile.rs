@@ -653,3 +653,51 @@ fn forms_arriving_together_are_held_within_a_budget() {
     );
     assert_eq!(posted.status, 200);
 }
+
+/// Text a spreadsheet would run as a formula is written as text in every
+/// CSV (OWASP's advice: a single quote, in a quoted cell); numbers, a
+/// negative longitude among them, stay numbers.
+#[test]
+fn csv_cells_never_hold_a_formula() {
+    let dir = common::TempDir::new("csv-formulas");
+    let text = std::fs::read_to_string(common::sample_fixture()).unwrap();
+    let mut objects: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    let specimen = objects
+        .iter_mut()
+        .find(|o| o["model"] == "specimens.specimenrecord" && o["pk"] == 1)
+        .unwrap();
+    specimen["fields"]["notes"] = json!("=HYPERLINK(\"http://evil.example\",\"x\")");
+    specimen["fields"]["weather"] = json!("@SUM(1+1)");
+    specimen["fields"]["method"] = json!("-2+3+cmd|' /C calc'!A0");
+    let fixture = dir.path("formulas.json");
+    std::fs::write(&fixture, serde_json::Value::Array(objects).to_string()).unwrap();
+    let snapshot = dir.path("formulas.bin");
+    let built = common::catalogue(&[
+        "build",
+        fixture.to_str().unwrap(),
+        "-o",
+        snapshot.to_str().unwrap(),
+    ]);
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let s = Server::start(&snapshot, Default::default());
+    let csv = s.get("/api/v2/specimen-records/?format=csv").text();
+    for cell in [
+        "\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"x\"\")\"",
+        "\"'@SUM(1+1)\"",
+        "\"'-2+3+cmd|' /C calc'!A0\"",
+    ] {
+        assert!(csv.contains(cell), "{cell} in {csv}");
+    }
+    for line in csv.lines() {
+        for cell in line.split(',') {
+            assert!(!cell.starts_with(['=', '@']), "{cell} in {line}");
+        }
+    }
+    let gps = s.get("/api/v2/gps-coordinates/?format=csv");
+    assert_eq!(gps.status, 200, "{}", gps.text());
+    assert!(gps.text().contains(",-83.663889,"), "{}", gps.text());
+}
