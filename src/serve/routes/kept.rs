@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use bytes::Bytes;
 
 use crate::query::ApiError;
-use crate::serve::answer::{Answer, Kind};
+use crate::serve::answer::{Answer, Kind, Modified};
+use crate::serve::descriptors::{self, Held};
 use crate::serve::media_files::pieces;
 use crate::serve::route::{Ctx, Job, Parsed};
 use crate::snapshot::kept::{self, Manifest};
@@ -24,9 +25,13 @@ const CACHE: &str = "public, max-age=86400";
 /// `/versions/N/dwca.zip`.
 pub fn archive(ctx: Ctx<'_>) -> Parsed<'_> {
     let (dir, number) = asked(&ctx)?;
+    // Its file is held open while the client reads: a descriptor of the
+    // client's share (`serve::descriptors`).
+    let held = (ctx.state.descriptors.take(ctx.asked.peer, 1))
+        .map_err(|e| Answer::error(&e).retry_after(descriptors::RETRY_SECONDS))?;
     Ok(Job::awaited(async move {
-        match read(dir, number, kept::ARCHIVE).await {
-            Ok((manifest, path)) => send_archive(manifest, path).await,
+        match read(dir, number, kept::ARCHIVE, &held).await {
+            Ok((manifest, path)) => send_archive(manifest, path, held).await,
             Err(answer) => answer,
         }
     }))
@@ -35,16 +40,26 @@ pub fn archive(ctx: Ctx<'_>) -> Parsed<'_> {
 /// `/versions/N/eml.xml`.
 pub fn eml(ctx: Ctx<'_>) -> Parsed<'_> {
     let (dir, number) = asked(&ctx)?;
+    let held = (ctx.state.descriptors.take(ctx.asked.peer, 1))
+        .map_err(|e| Answer::error(&e).retry_after(descriptors::RETRY_SECONDS))?;
     Ok(Job::awaited(async move {
-        let (manifest, path) = match read(dir, number, kept::EML).await {
+        let (manifest, path) = match read(dir, number, kept::EML, &held).await {
             Ok(found) => found,
             Err(answer) => return answer,
         };
-        let read = tokio::task::spawn_blocking(move || std::fs::read(path)).await;
+        let read = tokio::task::spawn_blocking(move || {
+            let mut file = std::fs::File::open(path)?;
+            let modified = Modified::of(&file.metadata()?);
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut bytes)?;
+            Ok::<_, std::io::Error>((bytes, modified))
+        })
+        .await;
         match (read, tag(&manifest, kept::EML)) {
-            (Ok(Ok(bytes)), Some(tag)) => {
-                Answer::tagged(Kind::Xml, Bytes::from(bytes), tag, Some(CACHE))
+            (Ok(Ok((bytes, modified))), Some(tag)) => {
+                Answer::tagged(Kind::Xml, Bytes::from(bytes), tag, Some(CACHE)).modified(modified)
             }
+            (Ok(Err(e)), _) if descriptors::out_of_descriptors(&e) => no_descriptor(&held),
             _ => unreadable(number),
         }
     }))
@@ -63,10 +78,7 @@ fn asked(ctx: &Ctx<'_>) -> Result<(PathBuf, u64), Box<Answer>> {
     let raw = ctx.id()?;
     let history = &ctx.served.view.history;
     let current = history.current();
-    let number = raw
-        .parse::<u64>()
-        .ok()
-        .filter(|n| (1..=current).contains(n) && raw.bytes().all(|b| b.is_ascii_digit()));
+    let number = crate::encoding::whole::canonical(raw).filter(|n| (1..=current).contains(n));
     let Some(number) = number else {
         let e = ApiError {
             status: 404,
@@ -110,6 +122,7 @@ async fn read(
     dir: PathBuf,
     number: u64,
     name: &'static str,
+    held: &Held,
 ) -> Result<(Manifest, PathBuf), Answer> {
     let found = tokio::task::spawn_blocking(move || {
         let manifest = kept::manifest(&dir, number)?;
@@ -118,6 +131,8 @@ async fn read(
     .await;
     match found {
         Ok(Some(found)) => Ok(found),
+        // Not read for want of a descriptor: neither gone nor damaged.
+        Ok(None) if descriptors::none_left() => Err(no_descriptor(held)),
         // Removed between the listing and the read (a retention's pruning).
         _ => Err(Answer::error(&gone(number, &[]))),
     }
@@ -128,6 +143,12 @@ async fn read(
 fn tag(manifest: &Manifest, name: &str) -> Option<String> {
     let sha = &manifest.files.get(name)?.sha256;
     Some(format!("\"{}\"", sha.get(..32)?))
+}
+
+/// A kept file not opened for want of descriptors: 503, counted, not a
+/// damage alarm.
+fn no_descriptor(held: &Held) -> Answer {
+    Answer::error(&held.out()).retry_after(descriptors::RETRY_SECONDS)
 }
 
 /// A kept archive whose file does not read, or is not the size its
@@ -144,21 +165,23 @@ fn unreadable(number: u64) -> Answer {
 }
 
 /// The archive at `path`, sent in pieces, if it is the size its manifest says.
-async fn send_archive(manifest: Manifest, path: PathBuf) -> Answer {
+async fn send_archive(manifest: Manifest, path: PathBuf, held: Held) -> Answer {
     let number = manifest.version;
     let Some(want) = manifest.files.get(kept::ARCHIVE).map(|f| f.bytes) else {
         return unreadable(number);
     };
     let opened = tokio::task::spawn_blocking(move || {
         let file = std::fs::File::open(Path::new(&path))?;
-        let len = file.metadata()?.len();
-        Ok::<_, std::io::Error>((file, len))
+        let meta = file.metadata()?;
+        Ok::<_, std::io::Error>((file, meta.len(), Modified::of(&meta)))
     })
     .await;
     match (opened, tag(&manifest, kept::ARCHIVE)) {
-        (Ok(Ok((file, len))), Some(tag)) if len == want => {
-            Answer::file(Kind::Zip, Box::pin(pieces(file, len)), len, tag, CACHE)
+        (Ok(Ok((file, len, modified))), Some(tag)) if len == want => {
+            let body = Box::pin(pieces(file, len, held));
+            Answer::file(Kind::Zip, body, len, tag, CACHE).modified(modified)
         }
+        (Ok(Err(e)), _) if descriptors::out_of_descriptors(&e) => no_descriptor(&held),
         _ => unreadable(number),
     }
 }
