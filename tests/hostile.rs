@@ -585,7 +585,7 @@ fn an_announced_oversized_form_is_refused_before_100_continue() {
 /// and what they held is given back when they go.
 #[test]
 fn forms_arriving_together_are_held_within_a_budget() {
-    use catalogue::serve::router::FORMS_HELD;
+    use catalogue::serve::forms::FORMS_HELD;
     use std::io::{Read, Write};
     let s = Server::sample();
     let each = 1_000_000 - 1;
@@ -626,20 +626,10 @@ fn forms_arriving_together_are_held_within_a_budget() {
         assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
         assert!(answer.contains("retry-after: 1\r\n"), "{answer}");
     }
-    assert!(
-        s.state
-            .forms_held
-            .load(std::sync::atomic::Ordering::Acquire)
-            <= FORMS_HELD
-    );
+    assert!(s.state.forms.held() <= FORMS_HELD);
     drop(answered);
     let started = std::time::Instant::now();
-    while s
-        .state
-        .forms_held
-        .load(std::sync::atomic::Ordering::Acquire)
-        > 0
-    {
+    while s.state.forms.held() > 0 {
         assert!(
             started.elapsed().as_secs() < 10,
             "the forms' bytes are still held"
@@ -652,4 +642,164 @@ fn forms_arriving_together_are_held_within_a_budget() {
         "limit=1",
     );
     assert_eq!(posted.status, 200);
+}
+
+/// A slow form of 192.0.2.1's: announcing `announced` bytes, sending `sent`
+/// of them, its connection held open.
+fn slow_form(s: &Server, announced: usize, sent: usize) -> std::net::TcpStream {
+    use std::io::Write;
+    let mut c = std::net::TcpStream::connect(s.addr).unwrap();
+    let head = format!(
+        "POST /gbif/v1/occurrence/search HTTP/1.1\r\nHost: t\r\nX-Forwarded-For: 192.0.2.1\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {announced}\r\n\r\n"
+    );
+    let body = format!("a={}", "b".repeat(sent - 2));
+    c.write_all(head.as_bytes()).unwrap();
+    c.write_all(body.as_bytes()).unwrap();
+    c
+}
+
+/// What a connection was answered within `wait` (nothing while its form is
+/// held).
+fn answered(c: &mut std::net::TcpStream, wait: std::time::Duration) -> String {
+    use std::io::Read;
+    c.set_read_timeout(Some(wait)).unwrap();
+    let mut answer = vec![0; 4096];
+    let n = c.read(&mut answer).unwrap_or(0);
+    String::from_utf8_lossy(&answer[..n]).into_owned()
+}
+
+/// Another address's form, through the same trusted proxy.
+fn other_form(s: &Server) -> u16 {
+    let raw = "POST /gbif/v1/occurrence/search HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\
+               X-Forwarded-For: 198.51.100.7\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+               Content-Length: 7\r\n\r\nlimit=1";
+    request(s.addr, raw).status
+}
+
+/// One address holds at most half the forms' budget, and a form counts what
+/// has arrived and a bounded reservation, not what it announces: 40 forms
+/// announcing a megabyte and sending 10 bytes are all held, and another
+/// address's form is answered; forms that send their megabytes fill their
+/// address's half (503), never the other's.
+#[test]
+fn one_address_holding_slow_forms_leaves_the_others_theirs() {
+    use catalogue::serve::forms::{FORMS_HELD, FORM_COPIES, RESERVED};
+    let loopback = "127.0.0.1".parse().unwrap();
+    let settings = catalogue::serve::Settings {
+        trusted_proxies: catalogue::serve::origin::TrustedProxies::new(vec![(loopback, 32)]),
+        ..Default::default()
+    };
+    let s = Server::start(&common::sample_snapshot(), settings);
+    let megabyte = 1 << 20;
+    let mut announcing: Vec<_> = (0..40).map(|_| slow_form(&s, megabyte, 10)).collect();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    for c in &mut announcing {
+        let answer = answered(c, std::time::Duration::from_millis(10));
+        assert_eq!(answer, "", "a form announcing a megabyte is held");
+    }
+    assert_eq!(s.state.forms.held(), 40 * RESERVED * FORM_COPIES);
+    assert_eq!(other_form(&s), 200);
+    // Forms one byte short of their megabyte, until the address's half is full.
+    let mut sending = Vec::new();
+    let most = FORMS_HELD / 2 / (megabyte * FORM_COPIES) + 2;
+    let refused = loop {
+        let mut c = slow_form(&s, megabyte, megabyte - 1);
+        let answer = answered(&mut c, std::time::Duration::from_millis(300));
+        if !answer.is_empty() {
+            break answer;
+        }
+        sending.push(c);
+        assert!(sending.len() < most, "the address's half is never full");
+    };
+    assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
+    assert!(refused.contains("retry-after: 1\r\n"), "{refused}");
+    let mine = s.state.forms.held_by(Some("192.0.2.1".parse().unwrap()));
+    assert!(mine <= FORMS_HELD / 2, "{mine}");
+    assert_eq!(other_form(&s), 200);
+    drop((announcing, sending));
+}
+
+/// Text a spreadsheet would run as a formula is written as text in every
+/// CSV (OWASP's advice: a single quote, in a quoted cell); numbers, a
+/// negative longitude among them, stay numbers.
+#[test]
+fn csv_cells_never_hold_a_formula() {
+    let dir = common::TempDir::new("csv-formulas");
+    let text = std::fs::read_to_string(common::sample_fixture()).unwrap();
+    let mut objects: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    let specimen = objects
+        .iter_mut()
+        .find(|o| o["model"] == "specimens.specimenrecord" && o["pk"] == 1)
+        .unwrap();
+    specimen["fields"]["notes"] = json!("=HYPERLINK(\"http://evil.example\",\"x\")");
+    specimen["fields"]["weather"] = json!("@SUM(1+1)");
+    specimen["fields"]["method"] = json!("-2+3+cmd|' /C calc'!A0");
+    let fixture = dir.path("formulas.json");
+    std::fs::write(&fixture, serde_json::Value::Array(objects).to_string()).unwrap();
+    let snapshot = dir.path("formulas.bin");
+    let built = common::catalogue(&[
+        "build",
+        fixture.to_str().unwrap(),
+        "-o",
+        snapshot.to_str().unwrap(),
+    ]);
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let s = Server::start(&snapshot, Default::default());
+    let csv = s.get("/api/v2/specimen-records/?format=csv").text();
+    for cell in [
+        "\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"x\"\")\"",
+        "\"'@SUM(1+1)\"",
+        "\"'-2+3+cmd|' /C calc'!A0\"",
+    ] {
+        assert!(csv.contains(cell), "{cell} in {csv}");
+    }
+    for line in csv.lines() {
+        for cell in line.split(',') {
+            assert!(!cell.starts_with(['=', '@']), "{cell} in {line}");
+        }
+    }
+    let gps = s.get("/api/v2/gps-coordinates/?format=csv");
+    assert_eq!(gps.status, 200, "{}", gps.text());
+    assert!(gps.text().contains(",-83.663889,"), "{}", gps.text());
+}
+
+/// Numbers in paths and parameters are canonical, as a record's id is (`05`
+/// names nothing), and a day is one of the years 1 to 9999.
+#[test]
+fn numbers_in_paths_are_canonical_and_days_in_range() {
+    let s = Server::sample();
+    let key = s.json("/gbif/v1/occurrence/search?limit=1", 200)["results"][0]["key"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(s.get(&format!("/gbif/v1/occurrence/{key}")).status, 200);
+    for path in [
+        format!("/gbif/v1/occurrence/0{key}"),
+        format!("/gbif/v1/occurrence/+{key}"),
+        "/versions/01/dwca.zip".to_string(),
+        "/versions/01/eml.xml".to_string(),
+        "/versions/01/".to_string(),
+    ] {
+        assert_eq!(s.get(&path).status, 404, "{path}");
+    }
+    assert_eq!(s.get("/api/v2/citation/?version=1").status, 200);
+    assert_eq!(s.get("/api/v2/changes/?since=1").status, 200);
+    for query in [
+        "/api/v2/citation/?version=01",
+        "/api/v2/changes/?since=01",
+        "/api/v2/changes/?since=+1",
+        "/api/v2/citation/?accessed=-001-01-01",
+        "/api/v2/citation/?accessed=0000-01-01",
+        "/api/v2/citation/?accessed=+2026-01-01",
+    ] {
+        let r = s.get(query);
+        assert_eq!(r.status, 400, "{query}: {}", r.text());
+    }
+    let cited = s.get("/api/v2/citation/?accessed=2026-01-02");
+    assert_eq!(cited.status, 200);
+    assert!(cited.text().contains("2026-01-02"), "{}", cited.text());
 }

@@ -181,8 +181,11 @@ pub struct State {
     pub work: Arc<Work>,
     /// What streamed documents take together.
     pub streams: Arc<Streams>,
-    /// Bytes of forms' bodies being read, by every connection together.
-    pub forms_held: std::sync::atomic::AtomicUsize,
+    /// Bytes of forms' bodies being read, by every connection together and
+    /// by client address.
+    pub forms: super::forms::Forms,
+    /// The descriptors files held open by answers take.
+    pub descriptors: Arc<super::descriptors::Descriptors>,
     /// What the server was told of the dataset: the settings' until the
     /// dataset file is read again ([`State::redescribe`]).
     told: ArcSwap<Told>,
@@ -215,7 +218,8 @@ impl State {
             streams: Streams::new(settings.stream_share),
             told: ArcSwap::from_pointee(settings.dataset.clone()),
             refused: Default::default(),
-            forms_held: Default::default(),
+            forms: Default::default(),
+            descriptors: super::descriptors::Descriptors::new(),
             settings,
             metrics,
             draining: AtomicBool::new(false),

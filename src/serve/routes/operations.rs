@@ -40,6 +40,7 @@ pub fn metrics(ctx: Ctx<'_>) -> Parsed<'_> {
         &ctx.served.memo,
         &state.work,
         &state.streams,
+        &state.descriptors,
     ));
     Ok(Job::ready(Answer::operation(200, Kind::Metrics, body)))
 }

@@ -8,7 +8,7 @@
 use bytes::Bytes;
 
 use crate::html;
-use crate::serve::answer::{Answer, Kind};
+use crate::serve::answer::{Answer, Kind, Modified};
 use crate::serve::origin::origin;
 use crate::serve::route::{Ctx, Job, Parsed};
 use crate::versions;
@@ -21,10 +21,22 @@ pub(super) fn kept(ctx: &Ctx<'_>) -> Vec<u64> {
     dir.map(crate::snapshot::kept::numbers).unwrap_or_default()
 }
 
-/// An answer tagged by its bytes' digest.
-fn digested(kind: Kind, body: Vec<u8>) -> Answer {
+/// When what an answer linking the versions kept is made from last changed:
+/// the snapshot, or the versions' folder (a version kept, pruned or moved
+/// away), whichever is later.
+fn kept_modified(ctx: &Ctx<'_>) -> Modified {
+    let snapshot = ctx.served.view.header.created_at;
+    let dir = ctx.state.settings.versions_dir.as_deref();
+    match dir.and_then(|d| std::fs::metadata(d).ok()) {
+        Some(meta) => Modified::of(&meta).or_later(snapshot),
+        None => Modified::Snapshot,
+    }
+}
+
+/// An answer linking the versions kept, tagged by its bytes' digest.
+fn digested(ctx: &Ctx<'_>, kind: Kind, body: Vec<u8>) -> Answer {
     let tag = crate::export::dwca::tag_of(&body);
-    Answer::tagged(kind, Bytes::from(body), tag, None)
+    Answer::tagged(kind, Bytes::from(body), tag, None).modified(kept_modified(ctx))
 }
 
 /// The versions' list, as JSON.
@@ -32,7 +44,7 @@ pub fn list(ctx: Ctx<'_>) -> Parsed<'_> {
     let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
     let page = versions::list::versions_request(params).map_err(|e| Answer::error(&e))?;
     let body = versions::list::versions_json(&ctx.served.view, page, &kept(&ctx));
-    Ok(Job::ready(digested(Kind::Json, body)))
+    Ok(Job::ready(digested(&ctx, Kind::Json, body)))
 }
 
 /// The versions' list, as a page.
@@ -44,7 +56,7 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
         return Err(Answer::html_error(e.status, page).into());
     }
     let page = versions::page::page(view, &kept(&ctx));
-    Ok(Job::ready(digested(Kind::Html, page.into_bytes())))
+    Ok(Job::ready(digested(&ctx, Kind::Html, page.into_bytes())))
 }
 
 /// What the snapshot published and held back, as JSON: sliced from the
@@ -98,14 +110,18 @@ pub fn publishing_page(ctx: Ctx<'_>) -> Parsed<'_> {
 pub fn feed(ctx: Ctx<'_>) -> Parsed<'_> {
     let origin = feed_origin(&ctx, crate::model::endpoint::FEED_PATH)?;
     let body = versions::feed::atom(&ctx.served.view, &origin, &kept(&ctx));
-    Ok(Job::ready(digested(Kind::Atom, body.into_bytes())))
+    Ok(Job::ready(
+        digested(&ctx, Kind::Atom, body.into_bytes()).addressed(),
+    ))
 }
 
 /// The versions as RSS in the IPT's form, its links absolute.
 pub fn rss(ctx: Ctx<'_>) -> Parsed<'_> {
     let origin = feed_origin(&ctx, crate::model::endpoint::RSS_PATH)?;
     let body = versions::rss::rss(&ctx.served.view, &origin, &kept(&ctx));
-    Ok(Job::ready(digested(Kind::Rss, body.into_bytes())))
+    Ok(Job::ready(
+        digested(&ctx, Kind::Rss, body.into_bytes()).addressed(),
+    ))
 }
 
 /// Where a feed's links start; a feed takes no parameters.
@@ -143,10 +159,11 @@ pub fn citation(ctx: Ctx<'_>) -> Parsed<'_> {
     let kind = Kind::Text {
         content_type: request.style.content_type(),
     };
-    Ok(Job::ready(Answer::tagged(
-        kind,
-        Bytes::from(body),
-        tag,
-        None,
-    )))
+    // Without `accessed`, the day the request is answered is in it.
+    let modified = match request.accessed {
+        Some(_) => Modified::Snapshot,
+        None => Modified::Unknown,
+    };
+    let answer = Answer::tagged(kind, Bytes::from(body), tag, None);
+    Ok(Job::ready(answer.modified(modified).addressed()))
 }
