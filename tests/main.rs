@@ -28,6 +28,7 @@ mod images;
 mod indexed;
 mod labels;
 mod layers;
+mod many;
 mod media;
 mod model;
 mod naturalist;

@@ -1090,6 +1090,17 @@ fn field_filters(model: Model) -> Vec<Value> {
 fn specimen_filters() -> Vec<Value> {
     let mut out = Vec::new();
     for (name, field, target) in filter::RELATED {
+        if *name == "taxon" {
+            out.push(json!({
+                "name": name, "in": "query", "required": false, "style": "form", "explode": true,
+                "description": "One value: specimens whose taxon's name contains it (case-insensitive). \
+                    Several (repeated, or comma-separated): specimens whose taxon's scientific name \
+                    (a binomial, a trinomial, or a higher rank's name) is exactly one of them, \
+                    regardless of case; an unknown name matches nothing.",
+                "schema": {"type": "array", "items": {"type": "string"}},
+            }));
+            continue;
+        }
         out.push(query(
             name,
             &format!("Specimens whose {field}'s {target} contains this (case-insensitive)."),
@@ -1114,7 +1125,13 @@ fn specimen_filters() -> Vec<Value> {
             json!({"anyOf": [schema, blank()]}),
         )
     };
-    out.push(exact("usi", json!({"type": "string"})));
+    out.push(json!({
+        "name": "usi", "in": "query", "required": false, "style": "form", "explode": true,
+        "description": "Specimens whose usi is exactly one of these: repeated, or comma-separated \
+            (each value's surrounding whitespace trimmed; an unknown value matches nothing; \
+            an empty value filters nothing).",
+        "schema": {"type": "array", "items": {"type": "string"}},
+    }));
     for (name, choices) in [
         ("sex", SEXES),
         ("stage", STAGES),

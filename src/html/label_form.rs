@@ -95,12 +95,20 @@ fn label(name: &str) -> String {
 
 /// One control, with its label, holding the request's value.
 fn control(params: &Params, name: &str, kind: &Control) -> Markup {
-    let value = params.get(name).unwrap_or("");
+    // A filter of many values shows them all, as one list.
+    let many = filter::MANY.contains(&name);
+    let joined = many.then(|| {
+        let values = params.0.iter().filter(|(k, _)| k == name);
+        let values: Vec<&str> = values.filter_map(|(_, v)| form::trimmed(v)).collect();
+        values.join(", ")
+    });
+    let value = joined.as_deref().unwrap_or(params.get(name).unwrap_or(""));
+    let hint = many.then_some("one, or several comma-separated");
     html! {
         label for={ "f-" (name) } {
             (label(name))
             @match kind {
-                Control::Text => { input id={ "f-" (name) } name=(name) type="text" value=(value); }
+                Control::Text => { input id={ "f-" (name) } name=(name) type="text" value=(value) placeholder=[hint]; }
                 Control::Number => { input id={ "f-" (name) } name=(name) type="number" step="1" value=(value); }
                 Control::Date => { input id={ "f-" (name) } name=(name) type="date" value=(value); }
                 Control::Choice(choices) => {
