@@ -722,3 +722,47 @@ fn every_version_is_kept_byte_for_byte_and_linked() {
     let versions = s.json("/api/v2/versions/", 200);
     assert_eq!(versions["items"][2]["archive"], Value::Null);
 }
+
+/// A build without `--previous` over a snapshot with versions kept beside it
+/// is refused, naming the flags, and leaves every kept file as it was;
+/// `--new-history` starts version 1 again, the old history moved aside whole.
+#[test]
+fn a_new_history_is_asked_for_and_the_old_one_moved_aside() {
+    let dir = TempDir::new("new-history");
+    let v1 = objects();
+    build_kept(&dir, &v1, &[]);
+    let mut v2 = v1.clone();
+    find(&mut v2, "specimens.specimenrecord", 2)["fields"]["notes"] = json!("Re-mounted.");
+    build_kept(&dir, &v2, &[]);
+    let out = dir.path("collection.bin");
+    let versions = catalogue::snapshot::kept::path(&out);
+    let archive_1 = std::fs::read(versions.join("1").join("dwca.zip")).unwrap();
+    let before = std::fs::read(&out).unwrap();
+    let fixture = dir.path("collection.json").to_string_lossy().into_owned();
+    let o = catalogue(&["build", &fixture, "-o", &out.to_string_lossy()]);
+    assert!(!o.status.success());
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        said.contains("versions 1 to 2 are kept beside")
+            && said.contains("--previous")
+            && said.contains("--new-history")
+            && said.contains("collection.bin.versions.old-<time>"),
+        "{said}"
+    );
+    assert_eq!(catalogue::snapshot::kept::numbers(&versions), [1, 2]);
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    // Asked for: version 1 again, the old versions moved aside whole.
+    let o = catalogue(&["build", &fixture, "-o", &out.to_string_lossy(), "--new-history"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.contains("the versions kept before were moved to "), "{said}");
+    assert_eq!(catalogue::snapshot::kept::numbers(&versions), [1]);
+    let aside: Vec<_> = common::names_in(&dir.0)
+        .into_iter()
+        .filter(|n| n.starts_with("collection.bin.versions.old-"))
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    let aside = dir.path(&aside[0]);
+    assert_eq!(catalogue::snapshot::kept::numbers(&aside), [1, 2]);
+    assert_eq!(std::fs::read(aside.join("1").join("dwca.zip")).unwrap(), archive_1);
+}
