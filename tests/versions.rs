@@ -496,7 +496,7 @@ fn the_samples_citation_in_every_format() {
         "<publicationYear>",
         "<version>1</version>",
         "<relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"IsSourceOf\" \
-         resourceTypeGeneral=\"Dataset\">http://t/dwca.zip</relatedIdentifier>",
+         resourceTypeGeneral=\"Dataset\">http://t/versions/1/dwca.zip</relatedIdentifier>",
         "<relatedIdentifier relatedIdentifierType=\"DOI\" relationType=\"IsVersionOf\">\
          10.15468/cat-sample</relatedIdentifier>",
         "rightsIdentifier=\"CC-BY-4.0\"",
@@ -660,7 +660,8 @@ fn every_version_is_kept_byte_for_byte_and_linked() {
         assert!(cited.contains(&format!("Version {n}.")), "{cited}");
     }
     // DataCite's metadata of version 1 names its kept files, which answer
-    // what version 1 served; the current version's, /dwca.zip.
+    // what version 1 served; the current version's its kept files too, which
+    // stay when /dwca.zip moves on.
     let datacite = s.get("/api/v2/citation/?version=1&format=datacite").text();
     assert!(
         datacite.contains(
@@ -672,8 +673,30 @@ fn every_version_is_kept_byte_for_byte_and_linked() {
     assert_eq!(s.get("/versions/1/dwca.zip").body, archive_1.body);
     let current = s.get("/api/v2/citation/?format=datacite").text();
     assert!(
-        current.contains(">http://t/dwca.zip</relatedIdentifier>"),
+        current.contains(">http://t/versions/2/dwca.zip</relatedIdentifier>")
+            && current.contains(">http://t/versions/2/eml.xml</relatedIdentifier>")
+            && !current.contains("http://t/dwca.zip"),
         "{current}"
+    );
+    // Each version's eml.xml gives the dataset the same identifiers, and no
+    // checksum among them.
+    let identifiers = |eml: &str| -> Vec<String> {
+        (eml.split("<alternateIdentifier>").skip(1))
+            .map(|s| s.split('<').next().unwrap().to_string())
+            .collect()
+    };
+    let (one, two) = (
+        identifiers(&s.get("/versions/1/eml.xml").text()),
+        identifiers(&s.get("/versions/2/eml.xml").text()),
+    );
+    assert!(!one.is_empty());
+    assert_eq!(one, two);
+    assert!(one.iter().all(|id| id.len() != 64), "{one:?}");
+    // The kept eml.xml downloads its own kept archive.
+    let eml = s.get("/versions/2/eml.xml").text();
+    assert!(
+        eml.contains("<url function=\"download\">http://t/versions/2/dwca.zip</url>"),
+        "{eml}"
     );
     // Never published: 404; parameters: 400.
     s.assert_error(
