@@ -31,6 +31,7 @@ mod layers;
 mod media;
 mod model;
 mod naturalist;
+mod old_formats;
 mod openapi;
 mod origin;
 mod pages;

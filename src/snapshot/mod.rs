@@ -5,6 +5,7 @@
 pub mod beside;
 pub mod codec;
 mod dataset10;
+mod early;
 mod file;
 mod history10;
 pub mod kept;

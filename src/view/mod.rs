@@ -171,7 +171,7 @@ impl View {
             part(Part::Held)?,
         );
         let small = wagtail.len() + dataset.len() + history.len() + held.len();
-        let wagtail = snapshot::decode_wagtail(path, &wagtail)?;
+        let wagtail = snapshot::decode_wagtail(path, pieces.header.format_version, &wagtail)?;
         let dataset = snapshot::decode_dataset(path, pieces.header.format_version, &dataset)?;
         let history = snapshot::decode_history(path, pieces.header.format_version, &history)?;
         let held = match held.is_empty() {
@@ -214,7 +214,7 @@ impl View {
             reason,
         };
         let wagtail = match sections.wagtail {
-            Some(bytes) => snapshot::decode_wagtail(path, bytes)?,
+            Some(bytes) => snapshot::decode_wagtail(path, header.format_version, bytes)?,
             None => Default::default(),
         };
         let dataset = match sections.dataset {
