@@ -36,6 +36,7 @@ mod openapi;
 mod origin;
 mod pages;
 mod paging;
+mod published;
 mod quality;
 mod questions;
 mod reload;
