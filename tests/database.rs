@@ -16,7 +16,7 @@ use common::{catalogue, TempDir};
 use serde_json::Value;
 
 /// A database the tests can change, take away and bring back.
-trait Db {
+pub(crate) trait Db {
     fn url(&self) -> String;
     fn exec(&self, sql: &str);
     /// A timestamp literal as the engine's Django backend stores it.
@@ -25,7 +25,7 @@ trait Db {
     fn come_back(&mut self);
 }
 
-struct Sqlite {
+pub(crate) struct Sqlite {
     path: PathBuf,
 }
 
@@ -56,7 +56,7 @@ impl Version {
 }
 
 impl Sqlite {
-    fn create(dir: &TempDir) -> Sqlite {
+    pub(crate) fn create(dir: &TempDir) -> Sqlite {
         Sqlite::of(dir, Version::Today)
     }
 
@@ -706,14 +706,14 @@ fn database_problems_are_reported_as_fixture_problems() {
 }
 
 /// The payload checksum of the snapshot at `path`, once it reads.
-fn checksum_at(path: &Path) -> Option<String> {
+pub(crate) fn checksum_at(path: &Path) -> Option<String> {
     catalogue::snapshot::read(path)
         .ok()
         .map(|(h, _)| h.checksum_hex())
 }
 
 /// Waits (up to 30 s) for the snapshot's checksum to be something other than `old`.
-fn next_checksum(path: &Path, old: Option<&str>) -> String {
+pub(crate) fn next_checksum(path: &Path, old: Option<&str>) -> String {
     let started = Instant::now();
     loop {
         if let Some(c) = checksum_at(path).filter(|c| Some(c.as_str()) != old) {
@@ -728,7 +728,7 @@ fn next_checksum(path: &Path, old: Option<&str>) -> String {
     }
 }
 
-fn specimens(path: &Path) -> Vec<catalogue::model::records::SpecimenRecord> {
+pub(crate) fn specimens(path: &Path) -> Vec<catalogue::model::records::SpecimenRecord> {
     catalogue::snapshot::read(path).unwrap().1.specimen_records
 }
 
@@ -907,7 +907,7 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
 }
 
 /// Waits (up to 30 s) for the log at `path` to say `line`.
-fn said_within(path: &Path, line: &str) {
+pub(crate) fn said_within(path: &Path, line: &str) {
     let started = Instant::now();
     loop {
         let log = std::fs::read_to_string(path).unwrap_or_default();

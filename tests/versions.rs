@@ -496,7 +496,7 @@ fn the_samples_citation_in_every_format() {
         "<publicationYear>",
         "<version>1</version>",
         "<relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"IsSourceOf\" \
-         resourceTypeGeneral=\"Dataset\">http://t/dwca.zip</relatedIdentifier>",
+         resourceTypeGeneral=\"Dataset\">http://t/versions/1/dwca.zip</relatedIdentifier>",
         "<relatedIdentifier relatedIdentifierType=\"DOI\" relationType=\"IsVersionOf\">\
          10.15468/cat-sample</relatedIdentifier>",
         "rightsIdentifier=\"CC-BY-4.0\"",
@@ -660,7 +660,8 @@ fn every_version_is_kept_byte_for_byte_and_linked() {
         assert!(cited.contains(&format!("Version {n}.")), "{cited}");
     }
     // DataCite's metadata of version 1 names its kept files, which answer
-    // what version 1 served; the current version's, /dwca.zip.
+    // what version 1 served; the current version's its kept files too, which
+    // stay when /dwca.zip moves on.
     let datacite = s.get("/api/v2/citation/?version=1&format=datacite").text();
     assert!(
         datacite.contains(
@@ -672,8 +673,30 @@ fn every_version_is_kept_byte_for_byte_and_linked() {
     assert_eq!(s.get("/versions/1/dwca.zip").body, archive_1.body);
     let current = s.get("/api/v2/citation/?format=datacite").text();
     assert!(
-        current.contains(">http://t/dwca.zip</relatedIdentifier>"),
+        current.contains(">http://t/versions/2/dwca.zip</relatedIdentifier>")
+            && current.contains(">http://t/versions/2/eml.xml</relatedIdentifier>")
+            && !current.contains("http://t/dwca.zip"),
         "{current}"
+    );
+    // Each version's eml.xml gives the dataset the same identifiers, and no
+    // checksum among them.
+    let identifiers = |eml: &str| -> Vec<String> {
+        (eml.split("<alternateIdentifier>").skip(1))
+            .map(|s| s.split('<').next().unwrap().to_string())
+            .collect()
+    };
+    let (one, two) = (
+        identifiers(&s.get("/versions/1/eml.xml").text()),
+        identifiers(&s.get("/versions/2/eml.xml").text()),
+    );
+    assert!(!one.is_empty());
+    assert_eq!(one, two);
+    assert!(one.iter().all(|id| id.len() != 64), "{one:?}");
+    // The kept eml.xml downloads its own kept archive.
+    let eml = s.get("/versions/2/eml.xml").text();
+    assert!(
+        eml.contains("<url function=\"download\">http://t/versions/2/dwca.zip</url>"),
+        "{eml}"
     );
     // Never published: 404; parameters: 400.
     s.assert_error(
@@ -901,4 +924,48 @@ fn a_kept_version_moved_away_is_newer_than_the_feeds_old_date() {
     assert_eq!((cited.status, cited.header("last-modified")), (200, None));
     let accessed = s.get("/api/v2/citation/?accessed=2026-01-02");
     assert_eq!(accessed.header("last-modified"), Some(snapshot.as_str()));
+}
+
+/// A build without `--previous` over a snapshot with versions kept beside it
+/// is refused, naming the flags, and leaves every kept file as it was;
+/// `--new-history` starts version 1 again, the old history moved aside whole.
+#[test]
+fn a_new_history_is_asked_for_and_the_old_one_moved_aside() {
+    let dir = TempDir::new("new-history");
+    let v1 = objects();
+    build_kept(&dir, &v1, &[]);
+    let mut v2 = v1.clone();
+    find(&mut v2, "specimens.specimenrecord", 2)["fields"]["notes"] = json!("Re-mounted.");
+    build_kept(&dir, &v2, &[]);
+    let out = dir.path("collection.bin");
+    let versions = catalogue::snapshot::kept::path(&out);
+    let archive_1 = std::fs::read(versions.join("1").join("dwca.zip")).unwrap();
+    let before = std::fs::read(&out).unwrap();
+    let fixture = dir.path("collection.json").to_string_lossy().into_owned();
+    let o = catalogue(&["build", &fixture, "-o", &out.to_string_lossy()]);
+    assert!(!o.status.success());
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        said.contains("versions 1 to 2 are kept beside")
+            && said.contains("--previous")
+            && said.contains("--new-history")
+            && said.contains("collection.bin.versions.old-<time>"),
+        "{said}"
+    );
+    assert_eq!(catalogue::snapshot::kept::numbers(&versions), [1, 2]);
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    // Asked for: version 1 again, the old versions moved aside whole.
+    let o = catalogue(&["build", &fixture, "-o", &out.to_string_lossy(), "--new-history"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.contains("the versions kept before were moved to "), "{said}");
+    assert_eq!(catalogue::snapshot::kept::numbers(&versions), [1]);
+    let aside: Vec<_> = common::names_in(&dir.0)
+        .into_iter()
+        .filter(|n| n.starts_with("collection.bin.versions.old-"))
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    let aside = dir.path(&aside[0]);
+    assert_eq!(catalogue::snapshot::kept::numbers(&aside), [1, 2]);
+    assert_eq!(std::fs::read(aside.join("1").join("dwca.zip")).unwrap(), archive_1);
 }

@@ -295,6 +295,11 @@ pub struct BuildArgs {
     /// what was added, modified and deleted since (without it, version 1).
     #[arg(long, value_name = "OLD.bin")]
     pub previous: Option<PathBuf>,
+    /// Start a new history (version 1) where versions are kept beside the
+    /// output: they are moved aside, whole, to NAME.versions.old-<time>/
+    /// (never deleted). Without it (or --previous) such a build is refused.
+    #[arg(long, conflicts_with = "previous")]
+    pub new_history: bool,
     /// Which versions are kept, and their links.
     #[command(flatten)]
     pub keep: KeepArgs,

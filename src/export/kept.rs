@@ -79,7 +79,7 @@ pub fn keep_from(
         Some(m) if m.checksum == checksum && m.site == links.site && m.media == links.media => m,
         _ => {
             let archive = dwca::archive(&view, Scope::Everything, links)?;
-            let eml = dwca::eml_xml(&view, Scope::Everything, &links.site);
+            let eml = dwca::kept_eml_xml(&view, &links.site);
             let manifest = Manifest {
                 version: current,
                 checksum,

@@ -72,13 +72,33 @@ impl Lease {
 impl Served {
     /// Serves `view`, keeping up to `replay_budget` bytes of its answers to
     /// replay, saying of its dataset what the server was `told` over the
-    /// snapshot's description.
-    pub fn new(mut view: View, told: &Told, replay_budget: usize) -> Served {
+    /// snapshot's description, in place of `replacing` (the view served
+    /// until now, if any).
+    ///
+    /// Its validators move whenever its answers may: the tag covers the
+    /// description said where it is not the snapshot's, and a view whose
+    /// snapshot or description is not the replaced one's is `Last-Modified`
+    /// later than it, by a second at least (an `If-Modified-Since` of the
+    /// old date is answered the new body, not 304), at the moment it is
+    /// first said where the description changed.
+    pub fn new(
+        mut view: View,
+        told: &Told,
+        replay_budget: usize,
+        replacing: Option<&Served>,
+    ) -> Served {
         let mut as_built = true;
         if !told.is_empty() {
             let said = told.over(&view.dataset);
             as_built = said == *view.dataset;
+            if !as_built {
+                let json = serde_json::to_vec(&said).expect("a description is JSON");
+                view.redescribed = Some(<sha2::Sha256 as sha2::Digest>::digest(json).into());
+            }
             view.dataset = Arc::new(said);
+        }
+        if let Some(old) = replacing {
+            view.last_modified = later_than(&view, &old.view);
         }
         Served {
             last_modified: HeaderValue::from_str(&view.last_modified).ok(),
@@ -212,6 +232,7 @@ impl State {
                 view,
                 &settings.dataset,
                 settings.replay_budget,
+                None,
             ))),
             openapi,
             work: Arc::new(Work::new(settings.query_threads, settings.query_queue)),
@@ -248,10 +269,12 @@ impl State {
     /// the next [`State::swap`]; returns the view it replaces. Not prepared:
     /// it lives while a reload renders, and a question builds what it needs.
     pub fn make_way(&self, view: View) -> Arc<Served> {
+        let served = self.current();
         let old = self.current.swap(Arc::new(Served::new(
             view,
             &self.told.load(),
             self.settings.replay_budget,
+            Some(&served),
         )));
         old.retired.store(true, Ordering::Relaxed);
         old
@@ -284,12 +307,30 @@ impl State {
             view,
             &self.told.load(),
             self.settings.replay_budget,
+            Some(&self.current()),
         ));
         let old = self.current.swap(served.clone());
         old.retired.store(true, Ordering::Relaxed);
         prepare_in_background(served);
         old
     }
+}
+
+/// The `Last-Modified` of `view`, which replaces `old`: `old`'s where both
+/// answer alike (the same snapshot, the same description said over it);
+/// else its snapshot's creation, or now where only the description said
+/// changed, and always a second after `old`'s at least.
+fn later_than(view: &View, old: &View) -> String {
+    use crate::encoding::time::{http_date, parse_http_date};
+    if (view.header.checksum, view.redescribed) == (old.header.checksum, old.redescribed) {
+        return old.last_modified.clone();
+    }
+    let own = match view.header.checksum == old.header.checksum {
+        true => chrono::Utc::now().timestamp(),
+        false => view.header.created_at.div_euclid(1_000_000),
+    };
+    let after = parse_http_date(&old.last_modified).map_or(own, |old| old + 1);
+    http_date(own.max(after).saturating_mul(1_000_000))
 }
 
 /// Builds a view's question indexes (sort orders, search words), its

@@ -109,7 +109,7 @@ pub enum SnapshotError {
         "{path} is not a catalogue snapshot (no CATSNAP header); build one with `catalogue build`"
     )]
     Foreign { path: PathBuf },
-    #[error("{path} is snapshot format version {found}, this catalogue reads versions {OLDEST_READ} to {FORMAT_VERSION}; rebuild it with this version's `catalogue build`")]
+    #[error("{path} is snapshot format version {found}, {}: this catalogue reads versions {OLDEST_READ} to {FORMAT_VERSION}; rebuild it from its source with this version's `catalogue build`", match found < &OLDEST_READ { true => "a format too old to read", false => "a format newer than this catalogue" })]
     Version { path: PathBuf, found: u32 },
     #[error("{path} is truncated or has trailing bytes: the header announces a {expected}-byte payload, the file holds {found}")]
     Length {
@@ -128,7 +128,7 @@ pub enum SnapshotError {
         offset: u64,
         len: u64,
     },
-    #[error("{path} has a payload that does not decode: {reason}")]
+    #[error("{path} has a payload that does not decode ({reason}): its checksum holds, so an earlier release wrote it in a layout of its format too old to read; rebuild it from its source with this version's `catalogue build`")]
     Decode { path: PathBuf, reason: String },
     #[error("cannot encode the collection: {0}")]
     Encode(String),
@@ -716,7 +716,7 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), Snapsho
             reason,
         })?;
     if let Some(wagtail) = sections.wagtail {
-        collection.wagtail = decode_wagtail(path, wagtail)?;
+        collection.wagtail = decode_wagtail(path, header.format_version, wagtail)?;
     }
     if let Some(dataset) = sections.dataset {
         collection.dataset = decode_dataset(path, header.format_version, dataset)?;
@@ -730,9 +730,14 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), Snapsho
     Ok((header, collection))
 }
 
-/// Decodes a snapshot's Wagtail part.
-pub fn decode_wagtail(path: &Path, bytes: &[u8]) -> Result<Wagtail, SnapshotError> {
-    codec::decode(bytes).map_err(|reason| SnapshotError::Decode {
+/// Decodes a snapshot's Wagtail part, as its format wrote it (format 6's
+/// first layout too: [`super::early`]).
+pub fn decode_wagtail(path: &Path, format: u32, bytes: &[u8]) -> Result<Wagtail, SnapshotError> {
+    let decoded = codec::decode(bytes).or_else(|e| match format {
+        6 => super::early::wagtail6(bytes).map_err(|_| e),
+        _ => Err(e),
+    });
+    decoded.map_err(|reason| SnapshotError::Decode {
         path: path.to_path_buf(),
         reason: format!("Wagtail's part: {reason}"),
     })
@@ -744,6 +749,7 @@ pub fn decode_wagtail(path: &Path, bytes: &[u8]) -> Result<Wagtail, SnapshotErro
 pub fn decode_dataset(path: &Path, format: u32, bytes: &[u8]) -> Result<Dataset, SnapshotError> {
     let decoded = match format {
         ..=10 => codec::decode::<Dataset10>(bytes).map(Dataset::from),
+        11 => codec::decode(bytes).or_else(|e| super::early::dataset11(bytes).map_err(|_| e)),
         _ => codec::decode(bytes),
     };
     decoded.map_err(|reason| SnapshotError::Decode {
@@ -1230,6 +1236,28 @@ mod tests {
         for (name, kind) in placement_fields() {
             said += &format!("page places {name} {kind:?}\n");
         }
+        // Wagtail's part beside the pages (a site's keys changed under
+        // format 6 once, unseen).
+        let wagtail = Wagtail {
+            sites: vec![crate::model::wagtail::Site {
+                hostname: String::new(),
+                port: 0,
+                root_page: 0,
+                is_default: false,
+            }],
+            documents: vec![crate::model::wagtail::Document {
+                id: 0,
+                title: String::new(),
+                file: String::new(),
+                created_at: 0,
+                file_size: None,
+                file_hash: String::new(),
+                collection: 0,
+                tags: Vec::new(),
+            }],
+            ..Wagtail::default()
+        };
+        said += &format!("wagtail {}\n", serde_json::to_string(&wagtail).expect("JSON"));
         // The dataset's part: its keys, in order (a party's among them).
         let dataset = Dataset {
             creators: vec![Default::default()],
@@ -1264,7 +1292,7 @@ mod tests {
         let layout = layout();
         assert_eq!(
             (FORMAT_VERSION, &layout[..16]),
-            (11, "6f12057f019ec6a6"),
+            (11, "eed4d605086a8d22"),
             "the records' or the tables' fields changed: raise FORMAT_VERSION, \
              and OLDEST_READ to it unless the older layout keeps a reader, then \
              write the new version and {} here",
@@ -1346,7 +1374,7 @@ mod tests {
         let parts = sections(p, &h, &bytes).unwrap();
         assert_eq!(parts.prepared, Some(&b"tables"[..]));
         assert_eq!(
-            decode_wagtail(p, parts.wagtail.unwrap()).unwrap(),
+            decode_wagtail(p, FORMAT_VERSION, parts.wagtail.unwrap()).unwrap(),
             sample().wagtail
         );
         assert_eq!(
@@ -1602,7 +1630,7 @@ mod tests {
         let prepared = pieces.contents.pieces(Part::Prepared);
         assert_eq!(pieces.read(prepared).unwrap(), b"tables");
         let wagtail = pieces.read(pieces.contents.pieces(Part::Wagtail)).unwrap();
-        assert_eq!(decode_wagtail(&path, &wagtail).unwrap(), sample().wagtail);
+        assert_eq!(decode_wagtail(&path, FORMAT_VERSION, &wagtail).unwrap(), sample().wagtail);
         // The records' first byte altered: their piece is refused, the
         // tables' still read.
         let records = pieces.contents.pieces(Part::Records)[0].offset as usize;

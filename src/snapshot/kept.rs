@@ -124,6 +124,34 @@ pub fn waiting(snapshot: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Moves the versions kept beside `snapshot` aside, whole, to
+/// `NAME.versions.old-<time>` (the moment, in UTC, to the second; a number
+/// after it where that is taken): a new history starts without them, and
+/// none of their files is deleted. The folder they went to; `None` where
+/// none is kept.
+pub fn set_aside(snapshot: &Path) -> std::io::Result<Option<PathBuf>> {
+    let dir = path(snapshot);
+    if std::fs::symlink_metadata(&dir).is_err() {
+        return Ok(None);
+    }
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+    let mut name = dir.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".old-{stamp}"));
+    let mut aside = dir.with_file_name(&name);
+    let mut n = 1;
+    while std::fs::symlink_metadata(&aside).is_ok() {
+        n += 1;
+        let mut numbered = name.clone();
+        numbered.push(format!("-{n}"));
+        aside = dir.with_file_name(numbered);
+    }
+    std::fs::rename(&dir, &aside)?;
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::File::open(parent)?.sync_all()?;
+    }
+    Ok(Some(aside))
+}
+
 /// The folder of version `number` in the versions' folder `dir`.
 pub fn folder(dir: &Path, number: u64) -> PathBuf {
     dir.join(number.to_string())

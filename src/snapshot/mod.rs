@@ -6,6 +6,7 @@ pub mod beside;
 pub mod codec;
 mod dataset10;
 pub mod described;
+mod early;
 mod file;
 mod history10;
 pub mod kept;
