@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use notify::{RecursiveMode, Watcher};
 
 use crate::model::dataset::{Dataset, Told};
+use crate::snapshot::status::Kind;
 use crate::snapshot::{FileStamp, SnapshotError};
 use crate::view::{LoadError, View};
 
@@ -168,7 +169,9 @@ fn run(state: &State, path: &Path, rx: &Receiver<Trigger>) {
         }
         if let Err(e) = attempt {
             state.metrics.failed_reloads.fetch_add(1, Ordering::Relaxed);
-            tracing::error!(snapshot = %path.display(), "reload failed, still serving the previous view: {e}");
+            let said = format!("{e}; still serving the previous view");
+            tracing::error!(snapshot = %path.display(), "reload failed, {said}");
+            state.trouble(Kind::DamagedSnapshot, Some(said));
         }
     }
 }
@@ -255,6 +258,7 @@ fn reload(state: &State, path: &Path, checked: &mut Checked) -> Result<(), LoadE
     let (checksum, build, phases) = (view.header.checksum_hex(), view.build_time, view.phases);
     let counts = view.describe_counts();
     let old = state.swap(view);
+    state.trouble(Kind::DamagedSnapshot, None);
     state.metrics.reloads.fetch_add(1, Ordering::Relaxed);
     state
         .metrics
@@ -281,13 +285,17 @@ fn reload(state: &State, path: &Path, checked: &mut Checked) -> Result<(), LoadE
 fn check_whole(state: &State, path: &Path, checked: &mut Checked, then: &str) -> bool {
     *checked = Checked(FileStamp::of(path));
     match crate::snapshot::check(path) {
-        Ok(()) => true,
+        Ok(()) => {
+            state.trouble(Kind::DamagedSnapshot, None);
+            true
+        }
         Err(e) => {
             state
                 .metrics
                 .damaged_snapshots
                 .fetch_add(1, Ordering::Relaxed);
             tracing::error!(snapshot = %path.display(), "{e}; {then}");
+            state.trouble(Kind::DamagedSnapshot, Some(format!("{e}; {then}")));
             false
         }
     }
@@ -301,10 +309,13 @@ fn redescribe(state: &State, path: &Path, dataset: &Path) {
     let file = match Dataset::from_file(dataset) {
         Ok(file) => file,
         Err(e) => {
-            tracing::error!("{e}; still saying what it said when it last read");
+            let said = format!("{e}; still saying what it said when it last read");
+            tracing::error!("{said}");
+            state.trouble(Kind::RefusedDatasetFile, Some(said));
             return;
         }
     };
+    state.trouble(Kind::RefusedDatasetFile, None);
     let before = state.told();
     if before.file.as_ref() == Some(&file) {
         tracing::info!(file = %dataset.display(), "the dataset file was read again: it says what it said");

@@ -12,6 +12,7 @@ use warp::http::HeaderValue;
 use crate::export::csv;
 use crate::export::dwca::Archive;
 use crate::model::dataset::Told;
+use crate::snapshot::status::{Kind, Status};
 use crate::model::Endpoint;
 use crate::query::{self, envelope};
 use crate::view::View;
@@ -206,6 +207,9 @@ pub struct State {
     /// What the server was told of the dataset: the settings' until the
     /// dataset file is read again ([`State::redescribe`]).
     told: ArcSwap<Told>,
+    /// What the server itself found in the way of publishing: its dataset
+    /// file refused, a snapshot at its path that does not load.
+    troubles: Mutex<Status>,
 }
 
 impl State {
@@ -232,6 +236,7 @@ impl State {
             work: Arc::new(Work::new(settings.query_threads, settings.query_queue)),
             streams: Streams::new(settings.stream_share),
             told: ArcSwap::from_pointee(settings.dataset.clone()),
+            troubles: Mutex::new(Status::default()),
             forms_held: Default::default(),
             settings,
             metrics,
@@ -281,6 +286,26 @@ impl State {
     /// What the server says of the dataset over each snapshot's own.
     pub fn told(&self) -> Arc<Told> {
         self.told.load_full()
+    }
+
+    /// Says `said` of a problem of `kind` the server found (or, `None`,
+    /// that it no longer stands).
+    pub fn trouble(&self, kind: Kind, said: Option<String>) {
+        let mut troubles = self.troubles.lock().unwrap_or_else(|e| e.into_inner());
+        match said {
+            Some(said) => troubles.found(kind, "serve", said),
+            None => troubles.cleared(kind),
+        };
+    }
+
+    /// How publishing stands: what the server found, then what `sync` says
+    /// beside the snapshot (read now: it changes under the server).
+    pub fn publishing(&self) -> Status {
+        let own = self.troubles.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        match &self.settings.sync_status {
+            Some(file) => own.and(crate::snapshot::status::read(file)),
+            None => own,
+        }
     }
 
     /// Serves `view` from now on; returns the view it replaces.

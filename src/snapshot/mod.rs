@@ -10,6 +10,7 @@ mod file;
 mod history10;
 pub mod kept;
 mod stamp;
+pub mod status;
 
 pub use file::*;
 pub use stamp::FileStamp;

@@ -1,7 +1,9 @@
 //! What the served snapshot published, and what its publisher held back and
 //! why (`/api/v2/publishing/` as JSON, and `/publishing/` as a page): each
 //! record held back with a link to it, its rule and value, how it is kept,
-//! since which version, and how to fix it.
+//! since which version, and how to fix it; and what stands in the way of
+//! publishing now (`problems`: a refused dataset file, failed ticks, a
+//! damaged snapshot, as `snapshot::status` says them).
 
 use maud::html;
 use serde_json::json;
@@ -9,6 +11,7 @@ use serde_json::json;
 use crate::html::layout::{self, Loads};
 use crate::model::endpoint::{API_PREFIX, PUBLISHING_PATH, QUALITY_PAGE_PATH, VERSIONS_PATH};
 use crate::model::held::Holding;
+use crate::snapshot::status::Status;
 use crate::query::{ApiError, Params};
 use crate::view::View;
 
@@ -37,8 +40,22 @@ fn published_at(view: &View) -> String {
         .unwrap_or_default()
 }
 
-/// The report as JSON.
-pub fn publishing_json(view: &View) -> String {
+/// The problems standing, as JSON.
+fn problems_json(status: &Status) -> Vec<serde_json::Value> {
+    (status.problems.iter())
+        .map(|p| {
+            json!({
+                "kind": p.kind.name(),
+                "found_by": p.by,
+                "since": p.since,
+                "problem": p.said,
+            })
+        })
+        .collect()
+}
+
+/// The report as JSON, with the problems `status` says.
+pub fn publishing_json(view: &View, status: &Status) -> String {
     let held: Vec<serde_json::Value> = (view.held.iter())
         .map(|h| {
             json!({
@@ -59,12 +76,14 @@ pub fn publishing_json(view: &View) -> String {
         "total_count": held.len(),
         "held": held,
         "fix": FIX,
+        "problems": problems_json(status),
+        "failed_ticks": status.failed_ticks,
     })
     .to_string()
 }
 
-/// The report as a page.
-pub fn page(view: &View) -> String {
+/// The report as a page, with the problems `status` says.
+pub fn page(view: &View, status: &Status) -> String {
     let held = &view.held;
     layout::page(
         view,
@@ -77,6 +96,14 @@ pub fn page(view: &View) -> String {
                 "Version " a href=(VERSIONS_PATH) { (view.history.current()) }
                 ", published " (published_at(view)) ". "
                 span.formats { a href=(PUBLISHING_PATH) type="application/json" { "JSON" } }
+            }
+            @if !status.problems.is_empty() {
+                h2 { "In the way of publishing" }
+                ul.problems {
+                    @for p in &status.problems {
+                        li { strong { (p.kind.name()) } " (found by " (p.by) ", since " (p.since) "): " (p.said) }
+                    }
+                }
             }
             @if held.is_empty() {
                 p { "Every record read was published: nothing is held back." }

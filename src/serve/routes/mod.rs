@@ -370,7 +370,7 @@ pub static ROUTES: &[Route] = &[
             ],
             shown: Shown::Negotiated,
             media: MediaOf::None,
-            source: Source::View,
+            source: Source::Files,
             takes: Takes::Query,
         },
         json: versions::publishing,

@@ -45,12 +45,20 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
     Ok(Job::ready(digested(Kind::Html, page.into_bytes())))
 }
 
+/// An answer tagged by its bytes that a cache asks again before each use
+/// (`Cache-Control: no-cache`): how publishing stands changes under the view.
+fn unstored(kind: Kind, body: Vec<u8>) -> Answer {
+    let tag = crate::export::dwca::tag_of(&body);
+    Answer::tagged(kind, Bytes::from(body), tag, Some("no-cache"))
+}
+
 /// What the snapshot published and held back, as JSON.
 pub fn publishing(ctx: Ctx<'_>) -> Parsed<'_> {
     let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
     versions::publishing::publishing_request(params).map_err(|e| Answer::error(&e))?;
-    let body = versions::publishing::publishing_json(&ctx.served.view);
-    Ok(Job::ready(Answer::json(Bytes::from(body))))
+    let status = ctx.state.publishing();
+    let body = versions::publishing::publishing_json(&ctx.served.view, &status);
+    Ok(Job::ready(unstored(Kind::Json, body.into_bytes())))
 }
 
 /// What the snapshot published and held back, as a page.
@@ -61,7 +69,8 @@ pub fn publishing_page(ctx: Ctx<'_>) -> Parsed<'_> {
         let page = html::error(view, e.status, &e.message);
         return Err(Answer::html_error(e.status, page).into());
     }
-    Ok(Job::ready(Answer::html(versions::publishing::page(view))))
+    let page = versions::publishing::page(view, &ctx.state.publishing());
+    Ok(Job::ready(unstored(Kind::Html, page.into_bytes())))
 }
 
 /// The versions as an Atom feed, its links absolute (so tagged by its own
