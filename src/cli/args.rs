@@ -592,6 +592,7 @@ impl ServeArgs {
             max_labels: self.max_labels,
             replay_budget: self.replay_budget.saturating_mul(1 << 20),
             versions_dir: Some(crate::snapshot::kept::path(&self.snapshot)),
+            sync_status: Some(crate::snapshot::status::path(&self.snapshot)),
             ..Settings::default()
         }
     }

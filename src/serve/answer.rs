@@ -656,6 +656,15 @@ impl Answer {
     /// The answer, tagged from the snapshot and the request when `cacheable`
     /// (a download made a piece at a time is the same bytes for the same
     /// request and snapshot), else not to be stored (`order=random`).
+    /// The answer, with a `Cache-Control` of its own where it has a tag of
+    /// its own (a cache asks again before each use of a `no-cache` one).
+    pub fn cache_control(mut self, value: &'static str) -> Answer {
+        if let Caching::Own { cache_control, .. } = &mut self.caching {
+            *cache_control = Some(value);
+        }
+        self
+    }
+
     pub fn cacheable(mut self, cacheable: bool) -> Answer {
         self.caching = match cacheable {
             true => Caching::Collection,

@@ -109,6 +109,32 @@ impl Metrics {
         self.requests[slot * (STATUSES.len() + 1) + s].load(Relaxed)
     }
 
+    /// How publishing stands (`/api/v2/publishing/`'s `problems`), in
+    /// Prometheus' text format: each kind of problem standing (1) or not
+    /// (0), and `sync`'s failed ticks.
+    pub fn render_publishing(status: &crate::snapshot::status::Status) -> String {
+        use crate::snapshot::status::Kind;
+        let mut w = String::with_capacity(512);
+        let _ = writeln!(
+            w,
+            "# HELP catalogue_publishing_problem Whether a problem of each kind stands in the way of publishing (/api/v2/publishing/): alert when 1.\n# TYPE catalogue_publishing_problem gauge"
+        );
+        for kind in Kind::ALL {
+            let _ = writeln!(
+                w,
+                "catalogue_publishing_problem{{kind=\"{}\"}} {}",
+                kind.name(),
+                u8::from(status.has(kind))
+            );
+        }
+        let _ = writeln!(
+            w,
+            "# HELP catalogue_sync_failed_ticks_total Ticks of the sync writing the served snapshot that failed, as it says beside the snapshot.\n# TYPE catalogue_sync_failed_ticks_total counter\ncatalogue_sync_failed_ticks_total {}",
+            status.failed_ticks
+        );
+        w
+    }
+
     /// Everything, in Prometheus' text exposition format (with what the pool
     /// ran, from `work`, what documents take, from `streams`, and what the
     /// view's `memo` holds).

@@ -12,6 +12,7 @@ use warp::http::HeaderValue;
 use crate::export::csv;
 use crate::export::dwca::Archive;
 use crate::model::dataset::Told;
+use crate::snapshot::status::{Kind, Status};
 use crate::model::Endpoint;
 use crate::query::{self, envelope};
 use crate::view::View;
@@ -209,9 +210,9 @@ pub struct State {
     /// What the server was told of the dataset: the settings' until the
     /// dataset file is read again ([`State::redescribe`]).
     told: ArcSwap<Told>,
-    /// Why the dataset file was last refused, while what it said before
-    /// stands (`/api/v2/publishing/` says it).
-    refused: arc_swap::ArcSwapOption<String>,
+    /// What the server itself found in the way of publishing: its dataset
+    /// file refused, a snapshot at its path that does not load.
+    troubles: Mutex<Status>,
 }
 
 impl State {
@@ -238,7 +239,7 @@ impl State {
             work: Arc::new(Work::new(settings.query_threads, settings.query_queue)),
             streams: Streams::new(settings.stream_share),
             told: ArcSwap::from_pointee(settings.dataset.clone()),
-            refused: Default::default(),
+            troubles: Mutex::new(Status::default()),
             forms: Default::default(),
             descriptors: super::descriptors::Descriptors::new(),
             settings,
@@ -291,14 +292,24 @@ impl State {
         self.told.load_full()
     }
 
-    /// Notes why the dataset file was refused (`None`: it was read).
-    pub fn refuse_dataset(&self, why: Option<String>) {
-        self.refused.store(why.map(Arc::new));
+    /// Says `said` of a problem of `kind` the server found (or, `None`,
+    /// that it no longer stands).
+    pub fn trouble(&self, kind: Kind, said: Option<String>) {
+        let mut troubles = self.troubles.lock().unwrap_or_else(|e| e.into_inner());
+        match said {
+            Some(said) => troubles.found(kind, "serve", said),
+            None => troubles.cleared(kind),
+        };
     }
 
-    /// Why the dataset file was last refused, while that stands.
-    pub fn dataset_refused(&self) -> Option<Arc<String>> {
-        self.refused.load_full()
+    /// How publishing stands: what the server found, then what `sync` says
+    /// beside the snapshot (read now: it changes under the server).
+    pub fn publishing(&self) -> Status {
+        let own = self.troubles.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        match &self.settings.sync_status {
+            Some(file) => own.and(crate::snapshot::status::read(file)),
+            None => own,
+        }
     }
 
     /// Serves `view` from now on; returns the view it replaces.

@@ -12,6 +12,7 @@ mod history10;
 pub mod kept;
 mod stamp;
 mod temporary;
+pub mod status;
 pub mod verified;
 
 pub use file::*;

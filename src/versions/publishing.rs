@@ -1,7 +1,9 @@
 //! What the served snapshot published, and what its publisher held back and
 //! why (`/api/v2/publishing/` as JSON, and `/publishing/` as a page): each
 //! record held back with a link to it, its rule and value, how it is kept,
-//! since which version, and how to fix it.
+//! since which version, and how to fix it; and what stands in the way of
+//! publishing now (`problems`: a refused dataset file, failed ticks, a
+//! damaged snapshot, as `snapshot::status` says them).
 
 use bytes::Bytes;
 use maud::html;
@@ -11,6 +13,7 @@ use crate::html::layout::{self, Loads};
 use crate::model::endpoint::{API_PREFIX, PUBLISHING_PATH, QUALITY_PAGE_PATH, VERSIONS_PATH};
 use crate::model::held::Holding;
 use crate::query::{ApiError, Params};
+use crate::snapshot::status::Status;
 use crate::view::{Derive, View};
 
 use super::list::{json_only, list_name, only, Page};
@@ -53,11 +56,27 @@ fn published_at(view: &View) -> String {
         .unwrap_or_default()
 }
 
+/// The problems standing, as JSON.
+fn problems_json(status: &Status) -> Vec<serde_json::Value> {
+    (status.problems.iter())
+        .map(|p| {
+            json!({
+                "kind": p.kind.name(),
+                "found_by": p.by,
+                "since": p.since,
+                "problem": p.said,
+            })
+        })
+        .collect()
+}
+
 /// The report as JSON, made once per view: the records held back rendered
 /// one after another (each answer a slice of them), the whole report's
 /// bytes, and the envelope around them. An answer is its parts, never
 /// copied: the whole report for no `limit`, a page's slice of the items
-/// otherwise, with a refused dataset file said after the rest.
+/// otherwise, with what stands in the way of publishing said after the rest
+/// (which changes without the view: its envelope is made again when any
+/// problem stands).
 pub struct Report {
     /// The envelope before the items, through `"held":[`.
     head: Bytes,
@@ -70,7 +89,7 @@ pub struct Report {
     /// How many records are held back.
     count: usize,
     /// The view's version, checksum and publication time, for an envelope
-    /// made again (a refused dataset file said).
+    /// made again (a problem said).
     version: u64,
     checksum: String,
     published_at: String,
@@ -80,15 +99,14 @@ pub struct Report {
 const HELD: &str = "\"held\":[]";
 
 impl Report {
-    /// The envelope, `dataset_file` said where one is refused, cut around
-    /// the items.
-    fn envelope(&self, count: usize, refused: Option<&str>) -> (Bytes, Bytes) {
+    /// The envelope, saying `status`, cut around the items.
+    fn envelope(&self, count: usize, status: &Status) -> (Bytes, Bytes) {
         envelope(
             self.version,
             &self.checksum,
             &self.published_at,
             count,
-            refused,
+            status,
         )
     }
 
@@ -103,11 +121,11 @@ impl Report {
     }
 
     /// The answer's parts: the whole report (`page` `None`), or the items
-    /// `page` asks for; `refused` said as `dataset_file.refused`.
-    pub fn parts(&self, page: Option<Page>, refused: Option<&str>) -> Vec<Bytes> {
-        let (head, tail) = match refused {
-            None => (self.head.clone(), self.tail.clone()),
-            Some(_) => self.envelope(self.count, refused),
+    /// `page` asks for; `status` said as `problems` and `failed_ticks`.
+    pub fn parts(&self, page: Option<Page>, status: &Status) -> Vec<Bytes> {
+        let (head, tail) = match *status == Status::default() {
+            true => (self.head.clone(), self.tail.clone()),
+            false => self.envelope(self.count, status),
         };
         let items = match page {
             None => self.items.clone(),
@@ -136,20 +154,19 @@ fn envelope(
     checksum: &str,
     published_at: &str,
     count: usize,
-    refused: Option<&str>,
+    status: &Status,
 ) -> (Bytes, Bytes) {
-    let mut envelope = json!({
+    let text = json!({
         "version": version,
         "checksum": checksum,
         "published_at": published_at,
         "total_count": count,
         "held": [],
         "fix": FIX,
-    });
-    if let Some(refused) = refused {
-        envelope["dataset_file"] = json!({ "refused": refused });
-    }
-    let text = envelope.to_string();
+        "problems": problems_json(status),
+        "failed_ticks": status.failed_ticks,
+    })
+    .to_string();
     let at = text
         .find(HELD)
         .expect("the envelope holds the items' array");
@@ -184,7 +201,7 @@ impl Derive for Report {
             published_at(view),
         );
         let count = ends.len();
-        let (head, tail) = envelope(version, &checksum, &published_at, count, None);
+        let (head, tail) = envelope(version, &checksum, &published_at, count, &Status::default());
         Report {
             head,
             items: Bytes::from(items),
@@ -198,8 +215,8 @@ impl Derive for Report {
     }
 }
 
-/// The report as a page.
-pub fn page(view: &View) -> String {
+/// The report as a page, with the problems `status` says.
+pub fn page(view: &View, status: &Status) -> String {
     let held = &view.held;
     layout::page(
         view,
@@ -212,6 +229,14 @@ pub fn page(view: &View) -> String {
                 "Version " a href=(VERSIONS_PATH) { (view.history.current()) }
                 ", published " (published_at(view)) ". "
                 span.formats { a href=(PUBLISHING_PATH) type="application/json" { "JSON" } }
+            }
+            @if !status.problems.is_empty() {
+                h2 { "In the way of publishing" }
+                ul.problems {
+                    @for p in &status.problems {
+                        li { strong { (p.kind.name()) } " (found by " (p.by) ", since " (p.since) "): " (p.said) }
+                    }
+                }
             }
             @if held.is_empty() {
                 p { "Every record read was published: nothing is held back." }

@@ -370,9 +370,9 @@ pub static ROUTES: &[Route] = &[
             ],
             shown: Shown::Negotiated,
             media: MediaOf::None,
-            // The view, and the dataset file's refusal, which changes
-            // without it: never replayed (an answer is slices of bytes
-            // made once per view).
+            // The view, and how publishing stands, which changes without
+            // it: never replayed (an answer is slices of bytes made once
+            // per view).
             source: Source::Files,
             takes: Takes::Query,
         },

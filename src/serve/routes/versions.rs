@@ -12,6 +12,8 @@ use crate::serve::answer::{Answer, Kind, Modified};
 use crate::serve::origin::origin;
 use crate::serve::route::{Ctx, Job, Parsed};
 use crate::versions;
+use crate::serve::work::Task;
+use crate::snapshot::status::Status;
 use crate::versions::publishing::Report;
 use crate::view::View;
 
@@ -61,31 +63,44 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
 
 /// What the snapshot published and held back, as JSON: sliced from the
 /// report made once per view ([`Report`]), on the pool the first time when
-/// it is large. A dataset file refused is said too, its answer then tagged
-/// by the refusal as well (it changes without the view).
+/// it is large. How publishing stands (`ctx.state.publishing()`) changes
+/// without the view: the answer is tagged by it too, dated only while
+/// nothing stands in the way, and asked again by a cache before each use
+/// (`Cache-Control: no-cache`).
 pub fn publishing(ctx: Ctx<'_>) -> Parsed<'_> {
     let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
     let page = versions::publishing::publishing_request(params).map_err(|e| Answer::error(&e))?;
-    let refused = ctx.state.dataset_refused();
+    let status = ctx.state.publishing();
     let view = &ctx.served.view;
-    let tag = refused.as_ref().map(|why| {
-        let mut said = ctx.asked.tag(&ctx.state.settings, view).to_string();
-        said.push_str(why);
-        crate::export::dwca::tag_of(said.as_bytes())
-    });
+    let mut said = ctx.asked.tag(&ctx.state.settings, view).to_string();
+    said.push_str(&serde_json::to_string(&status).unwrap_or_default());
+    let tag = crate::export::dwca::tag_of(said.as_bytes());
+    let modified = status_modified(&status);
     let ready = view.held.len() < POOLED_ABOVE || view.derived_made::<Report>().is_some();
-    let head = match &tag {
-        Some(tag) => Answer::json_parts(Vec::new(), Some(tag.clone())),
-        None => Answer::unmade(Kind::Json),
-    };
+    let head = unstored_parts(Vec::new(), tag.clone(), modified);
     let make = move |view: &View| {
-        let report = view.derived::<Report>();
-        Answer::json_parts(
-            report.parts(page, refused.as_deref().map(String::as_str)),
-            tag,
-        )
+        let parts = view.derived::<Report>().parts(page, &status);
+        unstored_parts(parts, tag, modified)
     };
     Ok(Job::from_view(ctx, ready, head, make))
+}
+
+/// When what a publishing answer says last changed: the snapshot's time
+/// while nothing stands in the way; else none (a problem comes and goes
+/// without the view).
+fn status_modified(status: &Status) -> Modified {
+    match *status == Status::default() {
+        true => Modified::Snapshot,
+        false => Modified::Unknown,
+    }
+}
+
+/// A JSON answer of `parts` tagged `tag`, which a cache asks again before
+/// each use.
+fn unstored_parts(parts: Vec<Bytes>, tag: String, modified: Modified) -> Answer {
+    Answer::json_parts(parts, Some(tag))
+        .cache_control("no-cache")
+        .modified(modified)
 }
 
 /// How many records held back make the report work for the pool.
@@ -100,9 +115,22 @@ pub fn publishing_page(ctx: Ctx<'_>) -> Parsed<'_> {
         let page = html::error(view, e.status, &e.message);
         return Err(Answer::html_error(e.status, page).into());
     }
-    let ready = view.held.len() < POOLED_ABOVE;
-    let make = |view: &View| Answer::html(versions::publishing::page(view));
-    Ok(Job::from_view(ctx, ready, Answer::unmade(Kind::Html), make))
+    let status = ctx.state.publishing();
+    let modified = status_modified(&status);
+    let make = move |view: &View| {
+        let page = versions::publishing::page(view, &status).into_bytes();
+        let tag = crate::export::dwca::tag_of(&page);
+        Answer::tagged(Kind::Html, Bytes::from(page), tag, Some("no-cache")).modified(modified)
+    };
+    if view.held.len() < POOLED_ABOVE {
+        return Ok(Job::ready(make(view)));
+    }
+    // Tagged by its bytes: `HEAD` and a revalidation make it too.
+    let (state, served) = (ctx.state, ctx.served.clone());
+    Ok(Job::digested(async move {
+        let made = state.work.run(Task::Answer, move || make(&served.view));
+        made.await.unwrap_or_else(Answer::busy)
+    }))
 }
 
 /// The versions as an Atom feed, its links absolute (so tagged by its own
