@@ -44,6 +44,10 @@
 # FIFO, a link to /etc/shadow, controls in names, and controls in the records'
 # text (rows G to K, on the bundled sample).
 #
+# Fifth round (ROUND=5): benches/hostile5_files.py, the publishing report with
+# 20,000 records held back beside a cheap request, and a crafted sparse
+# snapshot's memory (rows P and M).
+#
 #   usage: benches/hostile.sh [SPECIMENS]      (default 100000)
 #   env:   SECONDS_OF_LOAD (20), CATALOGUE_BIN (a binary instead of this tree's),
 #          ROUND (3: the third round's rows only; 12: the first two's; 4: the
@@ -60,6 +64,11 @@ command -v wrk > /dev/null || {
 . benches/lib.sh
 if [ "${ROUND:-all}" = 4 ]; then
   exec python3 benches/hostile4.py "$bin" "$n"
+fi
+if [ "${ROUND:-all}" = 5 ]; then
+  # Files and the publishing report (rows P and M).
+  python3 benches/hostile5_files.py "$bin" "$n"
+  exit 0
 fi
 work=$(mktemp -d)
 server=
