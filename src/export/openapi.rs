@@ -634,6 +634,14 @@ fn checklist_operation() -> Value {
         json!({"type": "string", "enum": ["json", "csv", "html"]}),
     )];
     parameters.push(bom_parameter());
+    parameters.push(json!({
+        "name": crate::checklists::GEOMETRY, "in": "query", "required": false,
+        "description": "A WKT `POLYGON` or `MULTIPOLYGON`, longitude before latitude, as GBIF's \
+            search reads it (`/gbif/v1/occurrence/search`'s `geometry`): the taxa of the \
+            specimens collected inside it. Repeated: inside any of them. At most 10,000 \
+            vertices in all; a long one is POSTed as a form.",
+        "schema": {"type": "string", "pattern": openapi_gbif::wkt_pattern()},
+    }));
     parameters.extend(question_parameters());
     // The page's refusal is a page (`format=html`, or a browser's `Accept`).
     let mut refused = error_response(
