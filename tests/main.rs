@@ -7,6 +7,7 @@
 #![recursion_limit = "256"]
 
 mod build;
+mod checklist_area;
 mod common;
 mod database;
 mod docs;

@@ -117,3 +117,103 @@ fn taxa_listed_are_exact_scientific_names() {
     let r = s.get("/api/v2/specimen-records/?taxon=x&taxon=y");
     assert_eq!(r.header("x-repeated-parameters"), None);
 }
+
+const FORM: &str = "application/x-www-form-urlencoded";
+
+#[test]
+fn a_posted_form_of_two_thousand_usis_counts_right() {
+    let dir = TempDir::new("many-posted");
+    let s = Server::start(&common::generated(&dir, 2000), Default::default());
+    let all = usis(&s);
+    // 1,500 known (every one but each fourth), 500 unknown, shuffled together.
+    let known: Vec<&(i64, String)> = all.iter().filter(|(id, _)| id % 4 != 0).collect();
+    assert_eq!(known.len(), 1500);
+    let mut values: Vec<String> = known.iter().map(|(_, u)| u.clone()).collect();
+    values.extend((0..500).map(|i| format!("UNKNOWN-{i:05}")));
+    values.reverse();
+    let want: Vec<i64> = known.iter().map(|(id, _)| *id).collect();
+    let body: String = values
+        .iter()
+        .map(|u| format!("usi={u}"))
+        .collect::<Vec<_>>()
+        .join("&");
+    let list = "/api/v2/specimen-records/";
+    let r = s.post(&format!("{list}?limit=100000&fields=_,id"), FORM, &body);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["meta"]["total_count"], 1500);
+    assert_eq!(common::ids(&r.json()), want);
+    // Comma-separated in one field, the query's parameters first: the same.
+    let comma = format!("usi={}", values.join("%2C"));
+    let r = s.post(&format!("{list}?fields=_,id&limit=100000"), FORM, &comma);
+    assert_eq!(common::ids(&r.json()), want);
+    // A page of them, as a GET with the same parameters answers it.
+    let r = s.post(&format!("{list}?limit=3&offset=1"), FORM, &comma);
+    assert_eq!(common::ids(&r.json()), want[1..4]);
+    // The download, the checklist, the label sheet and the archive.
+    let csv = s.post(&format!("{list}?format=csv"), FORM, &body);
+    assert_eq!(csv.status, 200, "{}", csv.text());
+    assert_eq!(csv.text().lines().count(), 1501, "a header and 1,500 rows");
+    let checklist = s.post(
+        "/api/v2/specimen-records/checklist/?format=json",
+        FORM,
+        &body,
+    );
+    assert_eq!(checklist.status, 200, "{}", checklist.text());
+    assert_eq!(checklist.json()["meta"]["specimens"], 1500);
+    let labels = s.post(
+        "/api/v2/specimen-records/labels/",
+        FORM,
+        &format!("format=csv&kind=determination&{body}"),
+    );
+    assert_eq!(labels.status, 200, "{}", labels.text());
+    assert_eq!(
+        labels.text().lines().count(),
+        1501,
+        "a header and a row a label"
+    );
+    let archive = s.post("/dwca.zip", FORM, &body);
+    assert_eq!(archive.status, 200, "{}", archive.text());
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(&archive.body[..])).unwrap();
+    let mut occurrences = String::new();
+    std::io::Read::read_to_string(
+        &mut zip.by_name("occurrence.txt").unwrap(),
+        &mut occurrences,
+    )
+    .unwrap();
+    assert_eq!(occurrences.lines().count(), 1501, "a header and 1,500 rows");
+    // Every other list takes forms too; a body that is not one is refused.
+    let orders = s.post("/api/v2/orders/?fields=_,id", FORM, "id=1");
+    assert_eq!(orders.status, 200, "{}", orders.text());
+    assert_eq!(orders.json()["meta"]["total_count"], 1);
+    let r = s.post(list, "application/json", "{}");
+    assert_eq!(r.status, 415);
+    // A record takes none.
+    assert_eq!(s.post("/api/v2/orders/1/", FORM, "").status, 405);
+}
+
+#[test]
+fn the_list_page_takes_a_pasted_list_of_numbers() {
+    let s = Server::sample();
+    let page = s.send(
+        "GET",
+        "/api/v2/specimen-records/",
+        &[("Accept", "text/html")],
+    );
+    assert!(page
+        .text()
+        .contains(r#"<form class="numbers" method="post" action="/api/v2/specimen-records/""#));
+    let body = "usi=UMMZ-000003%0D%0AUMMZ-000005%0D%0ANOPE";
+    let raw = format!(
+        "POST /api/v2/specimen-records/ HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\
+         Accept: text/html\r\nContent-Type: {FORM}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let r = common::request(s.addr, &raw);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("text/html; charset=utf-8"));
+    let text = r.text();
+    assert!(text.contains("<strong>2</strong> records"), "{text}");
+    assert!(text.contains("UMMZ-000003, UMMZ-000005, NOPE"));
+    let r = s.post("/api/v2/specimen-records/?fields=_,id", FORM, body);
+    assert_eq!(common::ids(&r.json()), [3, 5]);
+}

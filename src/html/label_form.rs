@@ -97,11 +97,7 @@ fn label(name: &str) -> String {
 fn control(params: &Params, name: &str, kind: &Control) -> Markup {
     // A filter of many values shows them all, as one list.
     let many = filter::MANY.contains(&name);
-    let joined = many.then(|| {
-        let values = params.0.iter().filter(|(k, _)| k == name);
-        let values: Vec<&str> = values.filter_map(|(_, v)| form::trimmed(v)).collect();
-        values.join(", ")
-    });
+    let joined = many.then(|| filter::many(params, name).join(", "));
     let value = joined.as_deref().unwrap_or(params.get(name).unwrap_or(""));
     let hint = many.then_some("one, or several comma-separated");
     html! {
@@ -175,6 +171,20 @@ pub fn form(path: &str, params: &Params) -> Markup {
                 }
             }
             p { button type="submit" { "Show specimens" } " " a href=(path) { "Clear" } }
+        }
+    }
+}
+
+/// A box for a list of specimen numbers too long for an address, POSTed as a
+/// form to the list's own path (which answers it as the GET with them).
+pub fn numbers(path: &str) -> Markup {
+    html! {
+        form.numbers method="post" action=(path) aria-label="Specimens by their numbers" {
+            label for="f-usi-list" {
+                "Specimen numbers (USIs), comma-separated or one a line"
+                textarea id="f-usi-list" name="usi" rows="4" {}
+            }
+            p { button type="submit" { "Show these specimens" } }
         }
     }
 }

@@ -303,15 +303,16 @@ pub fn specimen(params: &Params) -> Result<Filter, ApiError> {
 /// did (a `taxon` is then a substring of the taxon's name).
 pub const MANY: &[&str] = &["usi", "taxon"];
 
-/// Every value of `name`'s parameters, repeated or comma-separated, each
+/// Every value of `name`'s parameters, repeated, comma-separated or one a
+/// line (as pasted from a spreadsheet's column), each
 /// trimmed, empty ones left out, each once, in order given.
-fn many<'p>(params: &'p Params, name: &str) -> Vec<&'p str> {
+pub fn many<'p>(params: &'p Params, name: &str) -> Vec<&'p str> {
     let mut seen = ahash::AHashSet::new();
     params
         .0
         .iter()
         .filter(|(k, _)| k == name)
-        .flat_map(|(_, v)| v.split(','))
+        .flat_map(|(_, v)| v.split([',', '\n', '\r']))
         .filter_map(form::trimmed)
         .filter(|v| seen.insert(*v))
         .collect()
