@@ -9,7 +9,7 @@ usage: benches/hostile5_files.py BINARY [SPECIMENS] [HELD]   (default 100000
      of a cheap request (/api/v2/orders/, wrk, 1 connection) idle, then while
      8 clients loop GET /api/v2/publishing/, then 8 loop HEAD on it, then 8
      loop a page of it (?limit=100&offset=5000);
-  M. a crafted sparse snapshot (328 MB long, a few KB on disk: a valid header
+  S. a crafted sparse snapshot (328 MB long, a few KB on disk: a valid header
      and a table of pieces of holes) renamed onto a watching server's file:
      what the server holds (RSS and memory files) before, at its peak while
      it refuses the file, and 2 s after.
@@ -187,7 +187,7 @@ def row_m():
         sampler.join()
         after = held(server.pid)[0] // 1024
         ok = urllib.request.urlopen(base + "/healthz", timeout=5).status
-        print(f"M. a crafted sparse snapshot (328 MB, holes): held {before} MB before, "
+        print(f"S. a crafted sparse snapshot (328 MB, holes): held {before} MB before, "
               f"{peak[0]} MB at the peak, {after} MB 2 s after it was refused "
               f"({refused_s:.2f} s); /healthz {ok}", flush=True)
     finally:

@@ -803,3 +803,125 @@ fn numbers_in_paths_are_canonical_and_days_in_range() {
     assert_eq!(cited.status, 200);
     assert!(cited.text().contains("2026-01-02"), "{}", cited.text());
 }
+
+/// Files held open by answers are a budget of descriptors, half per client:
+/// at a limit of 1,024, 700 connections of one address that each ask for a
+/// kept archive and read none of it hold at most their half of the files'
+/// share (the rest are refused with 503 and `Retry-After`), a health probe
+/// is answered at once, and nothing is taken for a damaged file.
+#[test]
+fn idle_readers_of_a_kept_archive_leave_descriptors_for_a_health_probe() {
+    use std::io::{Read, Write};
+    let dir = common::TempDir::new("kept-descriptors");
+    let (fixture, snapshot) = (dir.path("c.json"), dir.path("c.bin"));
+    let (fixture, snapshot) = (fixture.to_str().unwrap(), snapshot.to_str().unwrap());
+    let made = common::catalogue(&["generate", "--specimens", "20000", "-o", fixture]);
+    assert!(made.status.success());
+    let built = common::catalogue(&["build", fixture, "-o", snapshot, "--public-url", "http://t"]);
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let archive = dir.path("c.bin.versions/1/dwca.zip");
+    let size = std::fs::metadata(&archive).unwrap().len();
+    assert!(
+        size > 1 << 20,
+        "an archive larger than socket buffers: {size}"
+    );
+    // This process opens 700 connections too.
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write the struct given.
+    unsafe {
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+        limit.rlim_cur = limit.rlim_max.min(8192);
+        libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+    }
+    let addr = common::free_addr();
+    let log = dir.path("server.log");
+    let script = format!(
+        "ulimit -n 1024 && exec '{}' serve --no-watch --drain 0 --snapshot '{snapshot}' --addr {addr} 2> '{}'",
+        env!("CARGO_BIN_EXE_catalogue"),
+        log.display()
+    );
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .spawn()
+        .unwrap();
+    let health = "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
+    let start = std::time::Instant::now();
+    while common::try_request(addr.parse().unwrap(), health).is_none() {
+        assert!(start.elapsed().as_secs() < 30, "the server did not start");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut readers: Vec<std::net::TcpStream> = (0..700)
+        .map(|_| {
+            let mut c = std::net::TcpStream::connect(&addr).unwrap();
+            c.write_all(b"GET /versions/1/dwca.zip HTTP/1.1\r\nHost: t\r\n\r\n")
+                .unwrap();
+            c
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let asked = std::time::Instant::now();
+    let mut probe = std::net::TcpStream::connect(&addr).unwrap();
+    probe
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    probe.write_all(health.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let read = probe.read_to_string(&mut answer);
+    let took = asked.elapsed();
+    // What the readers were answered: the first line of each.
+    let mut statuses = std::collections::BTreeMap::<String, usize>::new();
+    for c in &mut readers {
+        c.set_read_timeout(Some(std::time::Duration::from_millis(200)))
+            .unwrap();
+        let mut line = [0; 12];
+        let status = match c.read_exact(&mut line) {
+            Ok(()) => String::from_utf8_lossy(&line[9..12]).into_owned(),
+            Err(_) => "none".to_string(),
+        };
+        *statuses.entry(status).or_default() += 1;
+    }
+    let metrics = common::try_request(
+        addr.parse().unwrap(),
+        "GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+    )
+    .map(|r| r.text())
+    .unwrap_or_default();
+    let held: usize = (metrics.lines())
+        .find_map(|l| l.strip_prefix("catalogue_held_files "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(usize::MAX);
+    drop(readers);
+    let _ = child.kill();
+    let _ = child.wait();
+    let log = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        read.is_ok(),
+        "no health answer within 5 s: {read:?}; {statuses:?}"
+    );
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        took < std::time::Duration::from_secs(2),
+        "answered after {took:?}"
+    );
+    assert!(
+        !log.contains("manifest says"),
+        "a false damage alarm: {log}"
+    );
+    assert_eq!(statuses.get("500"), None, "{statuses:?}");
+    // A quarter of 1,024 for files, half of it for one address (a few
+    // archives may have fit in the sockets' buffers whole, and let go of
+    // their files).
+    assert!(statuses.get("200").is_some(), "{statuses:?}");
+    assert!((1..=128).contains(&held), "{held} files held: {statuses:?}");
+    assert!(
+        statuses.get("503").copied().unwrap_or(0) >= 500,
+        "{statuses:?}"
+    );
+}

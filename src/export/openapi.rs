@@ -547,7 +547,7 @@ fn headers() -> Value {
         "ETag": {"description": "A strong tag of the snapshot, the path and the query (and the content coding).",
                  "schema": {"type": "string"}},
         "Cache-Control": {"description": "`public, max-age=N` (N from `--cache-max-age`).", "schema": {"type": "string"}},
-        "Last-Modified": {"description": "When the snapshot was built.", "schema": {"type": "string"}},
+        "Last-Modified": {"description": "When what the answer is made from last changed: the snapshot's build time, or a file's or the kept versions' own; absent where it changed within the last second.", "schema": {"type": "string"}},
         "Vary": {"description": "`Accept-Encoding` (and `Origin` when origins are listed).", "schema": {"type": "string"}},
         "Access-Control-Allow-Origin": {"description": "`*`, or the request's origin when `--cors-origin` lists it.",
                                         "schema": {"type": "string"}},
