@@ -37,6 +37,7 @@ mod pages;
 mod paging;
 mod quality;
 mod questions;
+mod registry;
 mod reload;
 mod replay;
 mod short;

@@ -383,12 +383,15 @@ impl Publisher {
         if let Some(line) = renamed {
             tracing::warn!("{line}");
         }
-        kept.next(
+        let mut next = kept.next(
             checksum,
             self.created_at,
             digest::counts(collection),
             changes,
-        )
+        );
+        let before = self.described.as_ref().unwrap_or(&self.dataset);
+        crate::model::package_id::follow(&mut next, before, &self.dataset);
+        next
     }
 
     /// Names the specimen records `changes` deleted by their catalogue

@@ -7,6 +7,7 @@ pub mod codec;
 mod dataset10;
 mod file;
 mod history10;
+mod history11;
 pub mod kept;
 mod stamp;
 
