@@ -409,6 +409,7 @@ fn follow(
         digest::counts(collection),
         changes,
     );
+    crate::model::package_id::follow(&mut collection.history, &old.dataset, &collection.dataset);
     Ok(Followed {
         version: collection.history.current(),
         changes: said,

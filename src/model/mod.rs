@@ -11,6 +11,7 @@ pub mod held;
 pub mod history;
 pub mod image_api;
 pub mod occurrence_id;
+pub mod package_id;
 pub mod policy;
 pub mod records;
 pub mod schema;

@@ -23,7 +23,8 @@
 //! - 1, Wagtail's part: the collection's `Wagtail`;
 //! - 2, the dataset's description: the collection's `Dataset`;
 //! - 3, the versions: the collection's `History` (before version 11, without
-//!   the catalogue numbers of deleted specimens: `history10`);
+//!   the catalogue numbers of deleted specimens: `history10`; in version 11,
+//!   without the dataset's package UUID and major releases: `history11`);
 //! - 4, the prepared tables (none where the writer had none): cut at each
 //!   table's count of columns and at each column (`view::prepared`);
 //! - 5, the records held back (none where nothing is): the collection's
@@ -70,7 +71,7 @@ use crate::model::wagtail::Wagtail;
 use crate::model::Model;
 
 pub const MAGIC: &[u8; 8] = b"CATSNAP\0";
-pub const FORMAT_VERSION: u32 = 11;
+pub const FORMAT_VERSION: u32 = 12;
 /// The oldest format read: its payload is the records alone.
 pub const OLDEST_READ: u32 = 3;
 pub const HEADER_LEN: usize = 60;
@@ -766,6 +767,7 @@ pub fn decode_history(
 ) -> Result<History, SnapshotError> {
     let decoded = match format_version {
         ..=10 => super::history10::decode(bytes),
+        11 => super::history11::decode(bytes),
         _ => codec::decode(bytes),
     };
     decoded.map_err(|reason| SnapshotError::Decode {
@@ -1257,7 +1259,10 @@ mod tests {
             }],
             ..Wagtail::default()
         };
-        said += &format!("wagtail {}\n", serde_json::to_string(&wagtail).expect("JSON"));
+        said += &format!(
+            "wagtail {}\n",
+            serde_json::to_string(&wagtail).expect("JSON")
+        );
         // The dataset's part: its keys, in order (a party's among them).
         let dataset = Dataset {
             creators: vec![Default::default()],
@@ -1292,7 +1297,7 @@ mod tests {
         let layout = layout();
         assert_eq!(
             (FORMAT_VERSION, &layout[..16]),
-            (11, "eed4d605086a8d22"),
+            (12, "3ad1f5a1693d82ec"),
             "the records' or the tables' fields changed: raise FORMAT_VERSION, \
              and OLDEST_READ to it unless the older layout keeps a reader, then \
              write the new version and {} here",
@@ -1422,6 +1427,11 @@ mod tests {
         for piece in head.iter_mut().filter(|p| p.part == Part::Dataset) {
             *piece = Piece::new(Part::Dataset, codec::encode(&ten).unwrap());
         }
+        // A version 10 history: no versions, and none of the keys since.
+        let none: Vec<u8> = codec::encode(&Vec::<u8>::new()).unwrap();
+        for piece in head.iter_mut().filter(|p| p.part == Part::History) {
+            *piece = Piece::new(Part::History, none.clone());
+        }
         let image = assemble(head, &[], 1);
         let mut bytes = image.parts().concat();
         bytes[8..12].copy_from_slice(&10u32.to_le_bytes());
@@ -1539,10 +1549,10 @@ mod tests {
         altered[HEADER_LEN + 4 + 1] ^= 1;
         assert!(matches!(err(&altered), SnapshotError::Decode { .. }));
         let mut future = bytes.clone();
-        future[8] = 12;
+        future[8] = 13;
         assert!(matches!(
             err(&future),
-            SnapshotError::Version { found: 12, .. }
+            SnapshotError::Version { found: 13, .. }
         ));
     }
 
@@ -1630,7 +1640,10 @@ mod tests {
         let prepared = pieces.contents.pieces(Part::Prepared);
         assert_eq!(pieces.read(prepared).unwrap(), b"tables");
         let wagtail = pieces.read(pieces.contents.pieces(Part::Wagtail)).unwrap();
-        assert_eq!(decode_wagtail(&path, FORMAT_VERSION, &wagtail).unwrap(), sample().wagtail);
+        assert_eq!(
+            decode_wagtail(&path, FORMAT_VERSION, &wagtail).unwrap(),
+            sample().wagtail
+        );
         // The records' first byte altered: their piece is refused, the
         // tables' still read.
         let records = pieces.contents.pieces(Part::Records)[0].offset as usize;

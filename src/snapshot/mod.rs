@@ -9,10 +9,11 @@ pub mod described;
 mod early;
 mod file;
 mod history10;
+mod history11;
 pub mod kept;
 mod stamp;
-mod temporary;
 pub mod status;
+mod temporary;
 pub mod verified;
 
 pub use file::*;
