@@ -465,6 +465,57 @@ fn a_watching_server_says_what_its_dataset_file_says_now() {
         .get("/eml.xml")
         .text()
         .contains(&title("Insects, retitled")));
+    // An empty file (valid TOML, every key optional), and one cut before
+    // its occurrenceID rule (valid TOML too), as a writer in place leaves
+    // them for a moment: refused, said on the publishing report, and the
+    // occurrenceIDs stay what the whole file makes them.
+    let occurrence = "/api/v2/specimen-records/?limit=2&format=csv&columns=dwc";
+    let occurrence_ids = |server: &Server| -> Vec<String> {
+        let csv = server.get(occurrence).text();
+        (csv.lines())
+            .map(|l| l.split(',').next().unwrap().to_string())
+            .collect()
+    };
+    let ids = occurrence_ids(&server);
+    assert!(ids[1].starts_with("urn:catalog:UMMZ:Insects:"), "{ids:?}");
+    let refused = |server: &Server| {
+        let report = server.json("/api/v2/publishing/", 200);
+        report["dataset_file"]["refused"]
+            .as_str()
+            .map(str::to_string)
+    };
+    std::fs::write(&file, "").unwrap();
+    let started = std::time::Instant::now();
+    while refused(&server).is_none_or(|r| !r.contains("names no title")) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{:?}",
+            refused(&server)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let cut = retitled
+        .split("occurrence_id")
+        .next()
+        .unwrap()
+        .replace("Insects, retitled", "Cut");
+    std::fs::write(&file, &cut).unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    std::fs::write(&file, &retitled.replace("Insects, retitled", "Whole again")).unwrap();
+    counted_within(
+        &server,
+        "catalogue_reloads_total",
+        2,
+        Duration::from_secs(30),
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(server.metric("catalogue_reloads_total"), 2);
+    assert!(server
+        .get("/eml.xml")
+        .text()
+        .contains(&title("Whole again")));
+    assert_eq!(occurrence_ids(&server), ids);
+    assert_eq!(refused(&server), None);
 }
 
 /// Whether `path` is answered 200 (not 304) to a revalidation with the

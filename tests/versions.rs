@@ -746,6 +746,140 @@ fn every_version_is_kept_byte_for_byte_and_linked() {
     assert_eq!(versions["items"][2]["archive"], Value::Null);
 }
 
+/// Kept files belong to their history: a kept archive with a byte flipped
+/// (the same size) is not served as its version, nor is another history's
+/// folder of the same number; each is counted as damage. `build --previous`
+/// never adopts another history's folder: it is replaced by this history's.
+#[test]
+fn a_kept_file_changed_or_of_another_history_is_not_served_as_the_version() {
+    let damaged = "catalogue_damaged_kept_files_total";
+    let dir = TempDir::new("kept-checked");
+    let v1 = objects();
+    build_kept(&dir, &v1, &[]);
+    let mut v2 = v1.clone();
+    find(&mut v2, "specimens.specimenrecord", 2)["fields"]["notes"] = json!("Re-mounted.");
+    build_kept(&dir, &v2, &[]);
+    let kept = catalogue::snapshot::kept::path(&dir.path("collection.bin"));
+    let archive_1 = kept.join("1").join("dwca.zip");
+    let sound = std::fs::read(&archive_1).unwrap();
+    let s = kept_server(&dir);
+    assert_eq!(s.get("/versions/1/dwca.zip").body, sound);
+    assert_eq!(s.metric(damaged), 0);
+    // A byte flipped in place, the same size.
+    let mut flipped = sound.clone();
+    let at = flipped.len() / 2;
+    flipped[at] ^= 0x01;
+    std::fs::write(&archive_1, &flipped).unwrap();
+    let said = s.get("/versions/1/dwca.zip");
+    assert_eq!(said.status, 410, "{}", said.text());
+    assert!(
+        said.text().contains("is not the version's"),
+        "{}",
+        said.text()
+    );
+    assert_eq!(s.metric(damaged), 1);
+    std::fs::write(&archive_1, &sound).unwrap();
+    assert_eq!(s.get("/versions/1/dwca.zip").body, sound);
+    drop(s);
+
+    // Another history (built alone, from other records) and its version
+    // 1's folder put where this history's is.
+    let elsewhere = TempDir::new("kept-elsewhere");
+    let mut other = v1.clone();
+    find(&mut other, "specimens.specimenrecord", 3)["fields"]["notes"] = json!("Elsewhere.");
+    build_kept(&elsewhere, &other, &[]);
+    let foreign = catalogue::snapshot::kept::path(&elsewhere.path("collection.bin")).join("1");
+    let ours = kept.join("1");
+    std::fs::remove_dir_all(&ours).unwrap();
+    std::fs::create_dir(&ours).unwrap();
+    for name in ["dwca.zip", "eml.xml", "manifest.json"] {
+        std::fs::copy(foreign.join(name), ours.join(name)).unwrap();
+    }
+    let foreign_archive = std::fs::read(foreign.join("dwca.zip")).unwrap();
+    assert_ne!(foreign_archive, sound);
+    let s = kept_server(&dir);
+    assert_eq!(s.get("/versions/1/dwca.zip").status, 410);
+    assert_eq!(s.get("/versions/1/eml.xml").status, 410);
+    assert_eq!(s.metric(damaged), 2);
+    drop(s);
+    // Built again from --previous: the other history's folder is not
+    // adopted; version 3 keeps what it can of its own (version 1's files
+    // are no longer anywhere, so none is served as it).
+    let mut v3 = v2.clone();
+    find(&mut v3, "specimens.specimenrecord", 2)["fields"]["notes"] = json!("Again.");
+    build_kept(&dir, &v3, &[]);
+    assert_eq!(catalogue::snapshot::kept::numbers(&kept), [2, 3]);
+    let s = kept_server(&dir);
+    assert_eq!(s.get("/versions/1/dwca.zip").status, 410);
+    assert_eq!(s.get("/versions/2/dwca.zip").status, 200);
+}
+
+/// The publishing report is paged as the lists are (`limit`, `offset`,
+/// their messages for bad values), `total_count` counting every record held
+/// back; without either it is the whole report, byte for byte as before.
+#[test]
+fn the_publishing_report_is_paged_as_the_lists_are() {
+    use catalogue::model::held::Holding;
+    let dir = TempDir::new("publishing-paged");
+    let path = dir.path("held.bin");
+    let mut checked = catalogue::ingest::from_fixtures(&[common::sample_fixture()]);
+    checked.collection.held = (1..=5)
+        .map(|id| Holding {
+            model: "specimens.specimenrecord".into(),
+            id,
+            field: "usi".into(),
+            problem: format!("problem \"{id}\""),
+            kept: "published".into(),
+            since: 1,
+        })
+        .collect();
+    catalogue::ingest::write_snapshot(&checked, &path, catalogue::view::prepared::encode).unwrap();
+    let s = Server::start(&path, Settings::default());
+    let raw = s.get("/api/v2/publishing/").text();
+    let whole: Value = serde_json::from_str(&raw).unwrap();
+    // As `json!` wrote it whole before: its keys in order, compact.
+    assert_eq!(raw, whole.to_string());
+    assert_eq!(
+        raw.split("\"held\":").next().unwrap(),
+        format!(
+            "{{\"version\":1,\"checksum\":{},\"published_at\":{},\"total_count\":5,",
+            whole["checksum"], whole["published_at"]
+        )
+    );
+    let held = whole["held"].as_array().unwrap();
+    assert_eq!(held.len(), 5);
+    let page = |q: &str| s.json(&format!("/api/v2/publishing/?{q}"), 200);
+    let two = page("limit=2&offset=1");
+    assert_eq!(two["total_count"], 5);
+    assert_eq!(two["held"], json!([held[1], held[2]]));
+    assert_eq!(two["fix"], whole["fix"]);
+    assert_eq!(page("offset=4")["held"], json!([held[4]]));
+    assert_eq!(page("limit=100")["held"], whole["held"]);
+    assert_eq!(page("offset=9")["held"], json!([]));
+    assert_eq!(page("offset=9")["total_count"], 5);
+    s.assert_error(
+        "/api/v2/publishing/?limit=0",
+        400,
+        "limit must be a whole number from 1 to 10000, not \"0\"",
+    );
+    s.assert_error(
+        "/api/v2/publishing/?offset=-1",
+        400,
+        "offset must be a whole number from 0 to 9223372036854775807, not \"-1\"",
+    );
+    s.assert_error(
+        "/api/v2/publishing/?page=2",
+        400,
+        "unknown parameter \"page\": the publishing report takes limit, offset, format",
+    );
+    // HEAD says what GET says, without a body.
+    let get = s.send("GET", "/api/v2/publishing/?limit=2", &[]);
+    let head = s.send("HEAD", "/api/v2/publishing/?limit=2", &[]);
+    assert_eq!((head.status, head.body.len()), (200, 0));
+    assert_eq!(head.header("etag"), get.header("etag"));
+    assert!(get.header("etag").is_some());
+}
+
 /// A build without `--previous` over a snapshot with versions kept beside it
 /// is refused, naming the flags, and leaves every kept file as it was;
 /// `--new-history` starts version 1 again, the old history moved aside whole.
@@ -788,4 +922,23 @@ fn a_new_history_is_asked_for_and_the_old_one_moved_aside() {
     let aside = dir.path(&aside[0]);
     assert_eq!(catalogue::snapshot::kept::numbers(&aside), [1, 2]);
     assert_eq!(std::fs::read(aside.join("1").join("dwca.zip")).unwrap(), archive_1);
+    // Version 1 alone kept: built again the same, it stays; built otherwise,
+    // it is moved aside too, never replaced.
+    let o = catalogue(&["build", &fixture, "-o", &out.to_string_lossy()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let asides = || {
+        (common::names_in(&dir.0).into_iter())
+            .filter(|n| n.starts_with("collection.bin.versions.old-"))
+            .count()
+    };
+    assert_eq!(asides(), 1);
+    std::fs::write(
+        dir.path("collection.json"),
+        serde_json::Value::Array(v1.clone()).to_string(),
+    )
+    .unwrap();
+    let o = catalogue(&["build", &fixture, "-o", &out.to_string_lossy()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(asides(), 2);
+    assert_eq!(catalogue::snapshot::kept::numbers(&versions), [1]);
 }

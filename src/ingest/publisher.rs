@@ -214,8 +214,12 @@ impl Publisher {
         let mut damaged = None;
         let (checksum, created_at, digest, history, described) = match snapshot::read(path) {
             Ok((header, collection)) => {
-                // Kept beside it from now on, for deployments that had none.
-                let kept = snapshot::beside::read(path).ok().flatten();
+                // Kept beside it from now on, for deployments that had none
+                // (never over what is not a file: a FIFO is refused).
+                let kept = match snapshot::beside::read(path) {
+                    Err(e) if snapshot::beside::not_a_file(path) => anyhow::bail!("{e}"),
+                    kept => kept.ok().flatten(),
+                };
                 if kept.is_none_or(|k| k.checksum != header.checksum) {
                     if let Err(e) = snapshot::beside::write(path, &header, &collection.history) {
                         tracing::warn!(file = %kept_at.display(), "cannot keep the history beside the snapshot: {e}");
@@ -356,8 +360,10 @@ impl Publisher {
             return false;
         }
         following.stamp = stamp;
-        match Dataset::from_file(&following.path) {
-            Ok(file) => {
+        // Taken once it stands still, whole and titled (`snapshot::described`).
+        match snapshot::described::read(&following.path) {
+            Ok((file, read)) => {
+                following.stamp = read;
                 self.status.cleared(Kind::RefusedDatasetFile);
                 following.told.file = Some(file);
                 let dataset = following.told.over(&Dataset::default());

@@ -273,6 +273,19 @@ impl Answer {
         )
     }
 
+    /// JSON about the collection in parts sent one after another, tagged
+    /// from the snapshot and the request, or by `tag` where given.
+    pub fn json_parts(parts: Vec<Bytes>, tag: Option<String>) -> Answer {
+        let caching = match tag {
+            Some(tag) => Caching::Own {
+                tag,
+                cache_control: None,
+            },
+            None => Caching::Collection,
+        };
+        Answer::new(200, Kind::Json, Body::Parts(parts), caching)
+    }
+
     /// A document about the collection of any kind (a checklist as JSON, CSV
     /// or a page).
     pub fn document(kind: Kind, body: Bytes) -> Answer {

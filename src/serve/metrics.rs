@@ -39,6 +39,9 @@ pub struct Metrics {
     pub failed_reloads: AtomicU64,
     /// Changes of the watched file found to damage a piece of it.
     pub damaged_snapshots: AtomicU64,
+    /// Kept versions' files found not to be what their manifest says, or
+    /// of another history, and not served as the version.
+    pub damaged_kept_files: AtomicU64,
     /// Answers replayed from the memo, neither routed nor made again.
     pub replayed_answers: AtomicU64,
     /// Reloads that found the served collection in the file's header and built
@@ -62,6 +65,7 @@ impl Default for Metrics {
             reloads: AtomicU64::new(0),
             failed_reloads: AtomicU64::new(0),
             damaged_snapshots: AtomicU64::new(0),
+            damaged_kept_files: AtomicU64::new(0),
             replayed_answers: AtomicU64::new(0),
             unchanged_reloads: AtomicU64::new(0),
             loaded_at: AtomicI64::new(0),
@@ -211,6 +215,13 @@ impl Metrics {
             "counter",
             "Changes of the watched snapshot file whose pieces were checked and found damaged (the served view kept; a restart would refuse the file).",
             self.damaged_snapshots.load(Relaxed).to_string(),
+        );
+        gauge(
+            w,
+            "catalogue_damaged_kept_files_total",
+            "counter",
+            "Kept versions' files asked for and found not to be the bytes their manifest names, or their folder another history's: not served as the version (410).",
+            self.damaged_kept_files.load(Relaxed).to_string(),
         );
         gauge(
             w,

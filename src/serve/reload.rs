@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use notify::{RecursiveMode, Watcher};
 
-use crate::model::dataset::{Dataset, Told};
+use crate::model::dataset::Told;
 use crate::snapshot::status::Kind;
 use crate::snapshot::{FileStamp, SnapshotError};
 use crate::view::{LoadError, View};
@@ -172,6 +172,9 @@ fn run(state: &State, path: &Path, rx: &Receiver<Trigger>) {
             let said = format!("{e}; still serving the previous view");
             tracing::error!(snapshot = %path.display(), "reload failed, {said}");
             state.trouble(Kind::DamagedSnapshot, Some(said));
+            // What reading the refused file took goes back now, not when
+            // the allocator next gets round to it (an idle server: never).
+            memory::give_back();
         }
     }
 }
@@ -304,18 +307,22 @@ fn check_whole(state: &State, path: &Path, checked: &mut Checked, then: &str) ->
 /// Reads the dataset file again and, where what it says changed, serves
 /// the snapshot again saying it (built beside the served view, which it
 /// shares everything with). A file that does not read is an ERROR, and what
-/// was read last stands.
+/// was read last stands. The file is read once it stands still (a second):
+/// the watcher's debounce is for the events of one write, this for a
+/// writer's several.
 fn redescribe(state: &State, path: &Path, dataset: &Path) {
-    let file = match Dataset::from_file(dataset) {
-        Ok(file) => file,
+    // Taken once it stands still, whole and titled (`snapshot::described`).
+    let file = match crate::snapshot::described::read(dataset) {
+        Ok((file, _)) => {
+            state.refuse_dataset(None);
+            file
+        }
         Err(e) => {
-            let said = format!("{e}; still saying what it said when it last read");
-            tracing::error!("{said}");
-            state.trouble(Kind::RefusedDatasetFile, Some(said));
+            tracing::error!("{e}; still saying what it said when it last read");
+            state.refuse_dataset(Some(e.to_string()));
             return;
         }
     };
-    state.trouble(Kind::RefusedDatasetFile, None);
     let before = state.told();
     if before.file.as_ref() == Some(&file) {
         tracing::info!(file = %dataset.display(), "the dataset file was read again: it says what it said");

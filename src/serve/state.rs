@@ -308,6 +308,19 @@ impl State {
         }
     }
 
+    /// Notes why the dataset file was refused (`None`: it was read).
+    pub fn refuse_dataset(&self, why: Option<String>) {
+        self.trouble(Kind::RefusedDatasetFile, why);
+    }
+
+    /// Why the dataset file was last refused, while that stands.
+    pub fn dataset_refused(&self) -> Option<Arc<String>> {
+        let troubles = self.troubles.lock().unwrap_or_else(|e| e.into_inner());
+        (troubles.problems.iter())
+            .find(|p| p.kind == Kind::RefusedDatasetFile)
+            .map(|p| Arc::new(p.said.clone()))
+    }
+
     /// Serves `view` from now on; returns the view it replaces.
     pub fn swap(&self, view: View) -> Arc<Served> {
         let served = Arc::new(Served::new(

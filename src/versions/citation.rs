@@ -278,14 +278,12 @@ impl Cited<'_> {
 
     /// The version's DOI (`10.x/y`), else the dataset's.
     fn doi(&self) -> Option<String> {
-        self.dataset
-            .version_doi_url(self.version.number)
-            .map(|u| u.trim_start_matches("https://doi.org/").to_string())
+        (self.dataset.version_doi(self.version.number)).map(|doi| doi.bare().to_string())
     }
 
     fn text(&self) -> String {
         let d = self.dataset;
-        let url = match d.version_doi_url(self.version.number) {
+        let url = match d.version_doi(self.version.number) {
             Some(_) => String::new(),
             None => self.url.clone(),
         };

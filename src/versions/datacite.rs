@@ -27,10 +27,8 @@ pub fn datacite(view: &View, version: &Version, site: &str, origin: &str) -> Str
         "<resource xmlns=\"{NAMESPACE}\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" \
          xsi:schemaLocation=\"{NAMESPACE} {SCHEMA}\">\n"
     );
-    let doi = d.version_doi_url(version.number);
-    let bare = doi
-        .as_deref()
-        .map(|u| u.trim_start_matches("https://doi.org/"));
+    let doi = d.version_doi(version.number);
+    let bare = doi.as_ref().map(|doi| doi.bare());
     // A DOI not yet minted is left for the minting agent to fill.
     s += &format!(
         "  <identifier identifierType=\"DOI\">{}</identifier>\n",
@@ -115,11 +113,11 @@ pub fn datacite(view: &View, version: &Version, site: &str, origin: &str) -> Str
         "    <relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"IsDocumentedBy\">{}</relatedIdentifier>\n",
         xml(site)
     );
-    if let (Some(own), Some(dataset)) = (&doi, d.doi_url()) {
+    if let (Some(own), Some(dataset)) = (&doi, d.doi()) {
         if *own != dataset {
             s += &format!(
                 "    <relatedIdentifier relatedIdentifierType=\"DOI\" relationType=\"IsVersionOf\">{}</relatedIdentifier>\n",
-                xml(dataset.trim_start_matches("https://doi.org/"))
+                xml(dataset.bare())
             );
         }
     }

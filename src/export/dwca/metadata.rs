@@ -202,10 +202,10 @@ fn eml_downloaded_at(view: &View, scope: Scope, site: &str, archive: &str) -> St
         .map(|t| t.format("%Y").to_string())
         .unwrap_or_default();
     let citation = dataset.citation(&year, view.history.current(), dataset.homepage.trim());
-    match dataset.version_doi_url(view.history.current()) {
+    match dataset.version_doi(view.history.current()) {
         Some(doi) => e.leaf_with(
             "citation",
-            &format!("identifier=\"{}\"", xml(&doi)),
+            &format!("identifier=\"{}\"", xml(&doi.url())),
             &citation,
         ),
         None => e.leaf("citation", &citation),
@@ -262,7 +262,7 @@ pub fn package_id(dataset: &Dataset, version: u64, question: Option<&str>) -> St
 pub fn alternate_identifiers(dataset: &Dataset) -> Vec<String> {
     let mut ids: Vec<String> = Vec::new();
     let homepage = dataset.homepage.trim().to_string();
-    for id in [dataset.doi_url(), Some(dataset.identifier()), Some(homepage)]
+    for id in [dataset.doi().map(|d| d.url()), Some(dataset.identifier()), Some(homepage)]
         .into_iter()
         .flatten()
     {

@@ -122,7 +122,21 @@ fn kept_file(state: &State, served: &Served, name: &str, links: &Links) -> Optio
     let file = manifest.files.get(name)?;
     let bytes = std::fs::read(kept::folder(dir, number).join(name)).ok()?;
     let tag = format!("\"{}\"", file.sha256.get(..32)?);
-    (bytes.len() as u64 == file.bytes).then(|| (Bytes::from(bytes), tag))
+    // Read once per view: checked whole, and made from the view instead
+    // where it is not what its manifest says.
+    if kept::KeptFile::of(&bytes) != *file {
+        state
+            .metrics
+            .damaged_kept_files
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::error!(
+            version = number,
+            "{}'s {name} is not the bytes its manifest names: made from the view instead",
+            kept::folder(dir, number).display()
+        );
+        return None;
+    }
+    Some((Bytes::from(bytes), tag))
 }
 
 /// The current version's kept `eml.xml`, where it was made for `site`.

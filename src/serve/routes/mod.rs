@@ -370,6 +370,10 @@ pub static ROUTES: &[Route] = &[
             ],
             shown: Shown::Negotiated,
             media: MediaOf::None,
+            // The view, and how publishing stands (a refused dataset file,
+            // sync's status beside the snapshot), which changes without
+            // it: never replayed (an answer is slices of bytes made once
+            // per view).
             source: Source::Files,
             takes: Takes::Query,
         },

@@ -8,10 +8,13 @@
 use bytes::Bytes;
 
 use crate::html;
-use crate::serve::answer::{Answer, Kind};
+use crate::serve::answer::{Answer, Caching, Kind};
+use crate::snapshot::status::Status;
 use crate::serve::origin::origin;
 use crate::serve::route::{Ctx, Job, Parsed};
 use crate::versions;
+use crate::versions::publishing::Report;
+use crate::view::View;
 
 /// The versions whose archive and `eml.xml` are kept, ascending.
 pub(super) fn kept(ctx: &Ctx<'_>) -> Vec<u64> {
@@ -45,32 +48,70 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
     Ok(Job::ready(digested(Kind::Html, page.into_bytes())))
 }
 
-/// An answer tagged by its bytes that a cache asks again before each use
-/// (`Cache-Control: no-cache`): how publishing stands changes under the view.
-fn unstored(kind: Kind, body: Vec<u8>) -> Answer {
-    let tag = crate::export::dwca::tag_of(&body);
-    Answer::tagged(kind, Bytes::from(body), tag, Some("no-cache"))
+/// The tag of how publishing stands, as `status` says it, answered at
+/// `ctx`: the view's tag for the request where nothing stands in the way,
+/// else with the problems' too (they change without the view).
+fn publishing_tag(ctx: &Ctx<'_>, status: &Status) -> String {
+    let tag = ctx.asked.tag(&ctx.state.settings, &ctx.served.view);
+    match status.problems.is_empty() {
+        true => tag.to_string(),
+        false => {
+            let said = serde_json::to_string(status).expect("a status is JSON");
+            crate::export::dwca::tag_of(format!("{tag}{said}").as_bytes())
+        }
+    }
 }
 
-/// What the snapshot published and held back, as JSON.
+/// `answer`, tagged `tag`, which a cache asks again before each use
+/// (`Cache-Control: no-cache`): how publishing stands changes under the
+/// view, from the dataset file and the sync beside the snapshot.
+fn unstored(mut answer: Answer, tag: String) -> Answer {
+    answer.caching = Caching::Own {
+        tag,
+        cache_control: Some("no-cache"),
+    };
+    answer
+}
+
+/// What the snapshot published and held back, as JSON: sliced from the
+/// report made once per view ([`Report`]), on the pool the first time when
+/// it is large; with what stands in the way of publishing
+/// (`State::publishing`), which also tags it.
 pub fn publishing(ctx: Ctx<'_>) -> Parsed<'_> {
     let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
-    versions::publishing::publishing_request(params).map_err(|e| Answer::error(&e))?;
+    let page = versions::publishing::publishing_request(params).map_err(|e| Answer::error(&e))?;
     let status = ctx.state.publishing();
-    let body = versions::publishing::publishing_json(&ctx.served.view, &status);
-    Ok(Job::ready(unstored(Kind::Json, body.into_bytes())))
+    let view = &ctx.served.view;
+    let tag = publishing_tag(&ctx, &status);
+    let ready = view.held.len() < POOLED_ABOVE || view.derived_made::<Report>().is_some();
+    let head = unstored(Answer::json_parts(Vec::new(), None), tag.clone());
+    let make = move |view: &View| {
+        let report = view.derived::<Report>();
+        unstored(Answer::json_parts(report.parts(page, &status), None), tag)
+    };
+    Ok(Job::from_view(ctx, ready, head, make))
 }
 
-/// What the snapshot published and held back, as a page.
+/// How many records held back make the report work for the pool.
+const POOLED_ABOVE: usize = 1000;
+
+/// What the snapshot published and held back, as a page: on the pool when
+/// many are held back.
 pub fn publishing_page(ctx: Ctx<'_>) -> Parsed<'_> {
     let view = &ctx.served.view;
     let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
-    if let Err(e) = versions::publishing::publishing_request(&params.without("format")) {
+    if let Err(e) = versions::publishing::page_request(&params.without("format")) {
         let page = html::error(view, e.status, &e.message);
         return Err(Answer::html_error(e.status, page).into());
     }
-    let page = versions::publishing::page(view, &ctx.state.publishing());
-    Ok(Job::ready(unstored(Kind::Html, page.into_bytes())))
+    let status = ctx.state.publishing();
+    let tag = publishing_tag(&ctx, &status);
+    let ready = view.held.len() < POOLED_ABOVE;
+    let head = unstored(Answer::unmade(Kind::Html), tag.clone());
+    let make = move |view: &View| {
+        unstored(Answer::html(versions::publishing::page(view, &status)), tag)
+    };
+    Ok(Job::from_view(ctx, ready, head, make))
 }
 
 /// The versions as an Atom feed, its links absolute (so tagged by its own
