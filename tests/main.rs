@@ -7,6 +7,7 @@
 #![recursion_limit = "256"]
 
 mod build;
+mod checklist_area;
 mod common;
 mod database;
 mod docs;
@@ -28,6 +29,7 @@ mod images;
 mod indexed;
 mod labels;
 mod layers;
+mod many;
 mod media;
 mod model;
 mod naturalist;

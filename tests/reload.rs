@@ -480,9 +480,9 @@ fn a_watching_server_says_what_its_dataset_file_says_now() {
     assert!(ids[1].starts_with("urn:catalog:UMMZ:Insects:"), "{ids:?}");
     let refused = |server: &Server| {
         let report = server.json("/api/v2/publishing/", 200);
-        report["dataset_file"]["refused"]
-            .as_str()
-            .map(str::to_string)
+        let problems = report["problems"].as_array().unwrap().clone();
+        let refused = problems.iter().find(|p| p["kind"] == "refused-dataset-file");
+        refused.map(|p| p["problem"].as_str().unwrap().to_string())
     };
     std::fs::write(&file, "").unwrap();
     let started = std::time::Instant::now();

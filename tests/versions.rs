@@ -880,6 +880,52 @@ fn the_publishing_report_is_paged_as_the_lists_are() {
     assert!(get.header("etag").is_some());
 }
 
+/// What links the versions kept is as new as the versions' folder: a kept
+/// version moved away changes `/versions.rss`'s `Last-Modified`, and its old
+/// date no longer answers 304. A citation of the request's day has no date.
+#[test]
+fn a_kept_version_moved_away_is_newer_than_the_feeds_old_date() {
+    let dir = TempDir::new("kept-modified");
+    let mut objects = objects();
+    build_kept(&dir, &objects, &[]);
+    remove(&mut objects, "specimens.person", 4);
+    build_kept(&dir, &objects, &[]);
+    let s = kept_server(&dir);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let snapshot = s
+        .get("/api/v2/orders/")
+        .header("last-modified")
+        .unwrap()
+        .to_string();
+    let mut dates = Vec::new();
+    for path in ["/versions.rss", "/versions.atom", "/api/v2/versions/"] {
+        let first = s.get(path);
+        let date = first.header("last-modified").expect(path).to_string();
+        let since = [("If-Modified-Since", date.as_str())];
+        assert_eq!(s.send("GET", path, &since).status, 304, "{path}");
+        dates.push((path, date));
+    }
+    let folder = catalogue::snapshot::kept::path(&dir.path("collection.bin"));
+    std::fs::rename(folder.join("1"), dir.path("moved-away")).unwrap();
+    for (path, date) in &dates {
+        let r = s.send("GET", path, &[("If-Modified-Since", date)]);
+        assert_eq!(r.status, 200, "{path}");
+        assert!(!r.text().contains("/versions/1/dwca.zip"), "{path}");
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let now = s
+        .get("/versions.rss")
+        .header("last-modified")
+        .unwrap()
+        .to_string();
+    assert_ne!(now, dates[0].1);
+    assert_ne!(now, snapshot);
+    let cited = s.get("/api/v2/citation/");
+    assert_eq!((cited.status, cited.header("last-modified")), (200, None));
+    let accessed = s.get("/api/v2/citation/?accessed=2026-01-02");
+    assert_eq!(accessed.header("last-modified"), Some(snapshot.as_str()));
+}
+
 /// A build without `--previous` over a snapshot with versions kept beside it
 /// is refused, naming the flags, and leaves every kept file as it was;
 /// `--new-history` starts version 1 again, the old history moved aside whole.

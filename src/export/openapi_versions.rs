@@ -73,14 +73,12 @@ pub fn publishing(paths: &mut Paths, _: Option<usize>) {
                 record its publisher held back because it fails a rule (a reference to a missing \
                 record, a duplicate identifier, a value that does not read): kept as it was last \
                 published, or left out, while every other record is published. Fixing the record \
-                in the service's admin publishes it. A browser gets a page, also at `/publishing/`. \
-                Without `limit` or `offset`, every record held back; with either, a page of them \
-                (`limit` 100 unless given), `total_count` counting them all. Where the server \
-                follows a dataset file and refused its last change (empty, cut short or invalid), \
-                `dataset_file` says why; what it said before stands. `problems` (with `failed_ticks`), \
-                where any stands, says what is in the way of publishing now (a refused dataset \
-                file, a failed tick of the sync writing the snapshot, a damaged snapshot). Never \
-                stored by a cache without asking again (`Cache-Control: no-cache`).",
+                in the service's admin publishes it; and what stands in the way of publishing now \
+                (a refused dataset file: empty, cut short or invalid; a failed tick; a damaged \
+                snapshot). Never stored by a cache without asking again (`Cache-Control: \
+                no-cache`). A browser gets a page, also at `/publishing/`. Without `limit` or \
+                `offset`, every record held back; with either, a page of them (`limit` 100 unless \
+                given), `total_count` counting them all.",
             "parameters": parameters,
             "responses": responses("The report", json!({"application/json": {"schema": {
                 "type": "object",
@@ -93,10 +91,7 @@ pub fn publishing(paths: &mut Paths, _: Option<usize>) {
                     "total_count": {"type": "integer", "minimum": 0, "description": "How many records are held back."},
                     "held": {"type": "array", "items": held},
                     "fix": {"type": "string", "description": "How a curator releases a record held back."},
-                    "dataset_file": {"type": "object", "required": ["refused"], "additionalProperties": false,
-                        "description": "Only while the dataset file the server follows is refused.",
-                        "properties": {"refused": {"type": "string", "description": "Why its last change was not taken."}}},
-                    "problems": {"type": "array", "description": "What stands in the way of publishing now, as the server and the sync writing its snapshot found it; only while one stands.",
+                    "problems": {"type": "array", "description": "What stands in the way of publishing now, as the server and the sync writing its snapshot found it; empty when nothing does.",
                         "items": {"type": "object", "required": ["kind", "found_by", "since", "problem"], "additionalProperties": false,
                             "properties": {
                                 "kind": {"type": "string", "enum": ["refused-dataset-file", "failed-tick", "damaged-snapshot"],

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use crate::view::View;
 
+use super::descriptors::Descriptors;
 use super::memo::Memo;
 use super::streams::Streams;
 use super::work::{Task, Work};
@@ -49,6 +50,8 @@ pub struct Metrics {
     pub unchanged_reloads: AtomicU64,
     /// When the served view was loaded, in seconds since the Unix epoch.
     pub loaded_at: AtomicI64,
+    /// Requests whose making panicked (each answered 500).
+    pub panicked_requests: AtomicU64,
 }
 
 impl Default for Metrics {
@@ -69,6 +72,7 @@ impl Default for Metrics {
             replayed_answers: AtomicU64::new(0),
             unchanged_reloads: AtomicU64::new(0),
             loaded_at: AtomicI64::new(0),
+            panicked_requests: AtomicU64::new(0),
         }
     }
 }
@@ -134,7 +138,14 @@ impl Metrics {
     /// Everything, in Prometheus' text exposition format (with what the pool
     /// ran, from `work`, what documents take, from `streams`, and what the
     /// view's `memo` holds).
-    pub fn render(&self, view: &View, memo: &Memo, work: &Work, streams: &Streams) -> String {
+    pub fn render(
+        &self,
+        view: &View,
+        memo: &Memo,
+        work: &Work,
+        streams: &Streams,
+        descriptors: &Descriptors,
+    ) -> String {
         let mut out = String::with_capacity(8 * 1024);
         let w = &mut out;
         let _ = writeln!(
@@ -272,6 +283,35 @@ impl Metrics {
             "counter",
             "Answers replayed: a GET that asked what an earlier one asked of the same view, answered without being routed or made again.",
             self.replayed_answers.load(Relaxed).to_string(),
+        );
+        gauge(
+            w,
+            "catalogue_panicked_requests_total",
+            "counter",
+            "Requests whose answer panicked while it was made: each answered 500 (and counted under its route's 500s); a bug to report.",
+            self.panicked_requests.load(Relaxed).to_string(),
+        );
+        let (refused, exhausted) = descriptors.refusals();
+        gauge(
+            w,
+            "catalogue_held_files",
+            "gauge",
+            "Files held open by answers being sent (media files, kept archives): descriptors of their share (a quarter of the open files limit, half of it per client address).",
+            descriptors.in_use().to_string(),
+        );
+        gauge(
+            w,
+            "catalogue_held_files_refused_total",
+            "counter",
+            "Answers of files refused with 503 because the files' share of descriptors, or their client's half of it, was taken.",
+            refused.to_string(),
+        );
+        gauge(
+            w,
+            "catalogue_descriptors_out_total",
+            "counter",
+            "Files (media, kept versions) not opened because the process or the system had no descriptor left (EMFILE, ENFILE): each answered 503 with Retry-After.",
+            exhausted.to_string(),
         );
         let (kept, held) = memo.held();
         gauge(

@@ -169,9 +169,8 @@ fn run(state: &State, path: &Path, rx: &Receiver<Trigger>) {
         }
         if let Err(e) = attempt {
             state.metrics.failed_reloads.fetch_add(1, Ordering::Relaxed);
-            let said = format!("{e}; still serving the previous view");
-            tracing::error!(snapshot = %path.display(), "reload failed, {said}");
-            state.trouble(Kind::DamagedSnapshot, Some(said));
+            tracing::error!(snapshot = %path.display(), "reload failed, still serving the previous view: {e}");
+            state.trouble(Kind::DamagedSnapshot, Some(format!("{e}; still serving the previous view")));
             // What reading the refused file took goes back now, not when
             // the allocator next gets round to it (an idle server: never).
             memory::give_back();
@@ -313,16 +312,15 @@ fn check_whole(state: &State, path: &Path, checked: &mut Checked, then: &str) ->
 fn redescribe(state: &State, path: &Path, dataset: &Path) {
     // Taken once it stands still, whole and titled (`snapshot::described`).
     let file = match crate::snapshot::described::read(dataset) {
-        Ok((file, _)) => {
-            state.refuse_dataset(None);
-            file
-        }
+        Ok((file, _)) => file,
         Err(e) => {
-            tracing::error!("{e}; still saying what it said when it last read");
-            state.refuse_dataset(Some(e.to_string()));
+            let said = format!("{e}; still saying what it said when it last read");
+            tracing::error!("{said}");
+            state.trouble(Kind::RefusedDatasetFile, Some(said));
             return;
         }
     };
+    state.trouble(Kind::RefusedDatasetFile, None);
     let before = state.told();
     if before.file.as_ref() == Some(&file) {
         tracing::info!(file = %dataset.display(), "the dataset file was read again: it says what it said");

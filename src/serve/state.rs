@@ -202,8 +202,11 @@ pub struct State {
     pub work: Arc<Work>,
     /// What streamed documents take together.
     pub streams: Arc<Streams>,
-    /// Bytes of forms' bodies being read, by every connection together.
-    pub forms_held: std::sync::atomic::AtomicUsize,
+    /// Bytes of forms' bodies being read, by every connection together and
+    /// by client address.
+    pub forms: super::forms::Forms,
+    /// The descriptors files held open by answers take.
+    pub descriptors: Arc<super::descriptors::Descriptors>,
     /// What the server was told of the dataset: the settings' until the
     /// dataset file is read again ([`State::redescribe`]).
     told: ArcSwap<Told>,
@@ -237,7 +240,8 @@ impl State {
             streams: Streams::new(settings.stream_share),
             told: ArcSwap::from_pointee(settings.dataset.clone()),
             troubles: Mutex::new(Status::default()),
-            forms_held: Default::default(),
+            forms: Default::default(),
+            descriptors: super::descriptors::Descriptors::new(),
             settings,
             metrics,
             draining: AtomicBool::new(false),
@@ -306,19 +310,6 @@ impl State {
             Some(file) => own.and(crate::snapshot::status::read(file)),
             None => own,
         }
-    }
-
-    /// Notes why the dataset file was refused (`None`: it was read).
-    pub fn refuse_dataset(&self, why: Option<String>) {
-        self.trouble(Kind::RefusedDatasetFile, why);
-    }
-
-    /// Why the dataset file was last refused, while that stands.
-    pub fn dataset_refused(&self) -> Option<Arc<String>> {
-        let troubles = self.troubles.lock().unwrap_or_else(|e| e.into_inner());
-        (troubles.problems.iter())
-            .find(|p| p.kind == Kind::RefusedDatasetFile)
-            .map(|p| Arc::new(p.said.clone()))
     }
 
     /// Serves `view` from now on; returns the view it replaces.

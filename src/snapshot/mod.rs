@@ -11,8 +11,8 @@ mod file;
 mod history10;
 pub mod kept;
 mod stamp;
-pub mod status;
 mod temporary;
+pub mod status;
 pub mod verified;
 
 pub use file::*;

@@ -21,6 +21,8 @@ pub const SCHEMA: &str = "http://schema.datacite.org/meta/kernel-4.5/metadata.xs
 /// the address asked at) and `origin` the server's (where the version's kept
 /// `/versions/N/dwca.zip` and `eml.xml` are).
 pub fn datacite(view: &View, version: &Version, site: &str, origin: &str) -> String {
+    // The origin may be the request's Host (`evil&x` is a host): escaped.
+    let origin = &xml(origin);
     let d = &*view.dataset;
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     s += &format!(

@@ -1,9 +1,9 @@
 //! What the served snapshot published, and what its publisher held back and
 //! why (`/api/v2/publishing/` as JSON, and `/publishing/` as a page): each
 //! record held back with a link to it, its rule and value, how it is kept,
-//! since which version, and how to fix it; and, while any stands, what is in
-//! the way of publishing now (`problems`: a refused dataset file, failed
-//! ticks, a damaged snapshot, as `snapshot::status` says them).
+//! since which version, and how to fix it; and what stands in the way of
+//! publishing now (`problems`: a refused dataset file, failed ticks, a
+//! damaged snapshot, as `snapshot::status` says them).
 
 use bytes::Bytes;
 use maud::html;
@@ -12,8 +12,8 @@ use serde_json::json;
 use crate::html::layout::{self, Loads};
 use crate::model::endpoint::{API_PREFIX, PUBLISHING_PATH, QUALITY_PAGE_PATH, VERSIONS_PATH};
 use crate::model::held::Holding;
-use crate::snapshot::status::{Kind, Status};
 use crate::query::{ApiError, Params};
+use crate::snapshot::status::Status;
 use crate::view::{Derive, View};
 
 use super::list::{json_only, list_name, only, Page};
@@ -56,11 +56,27 @@ fn published_at(view: &View) -> String {
         .unwrap_or_default()
 }
 
+/// The problems standing, as JSON.
+fn problems_json(status: &Status) -> Vec<serde_json::Value> {
+    (status.problems.iter())
+        .map(|p| {
+            json!({
+                "kind": p.kind.name(),
+                "found_by": p.by,
+                "since": p.since,
+                "problem": p.said,
+            })
+        })
+        .collect()
+}
+
 /// The report as JSON, made once per view: the records held back rendered
 /// one after another (each answer a slice of them), the whole report's
 /// bytes, and the envelope around them. An answer is its parts, never
 /// copied: the whole report for no `limit`, a page's slice of the items
-/// otherwise, with what stands in the way of publishing said after the rest.
+/// otherwise, with what stands in the way of publishing said after the rest
+/// (which changes without the view: its envelope is made again when any
+/// problem stands).
 pub struct Report {
     /// The envelope before the items, through `"held":[`.
     head: Bytes,
@@ -83,7 +99,7 @@ pub struct Report {
 const HELD: &str = "\"held\":[]";
 
 impl Report {
-    /// The envelope, the problems `status` says said, cut around the items.
+    /// The envelope, saying `status`, cut around the items.
     fn envelope(&self, count: usize, status: &Status) -> (Bytes, Bytes) {
         envelope(
             self.version,
@@ -105,10 +121,9 @@ impl Report {
     }
 
     /// The answer's parts: the whole report (`page` `None`), or the items
-    /// `page` asks for; the problems `status` says said (a dataset file the
-    /// server refused, as `dataset_file.refused` too).
+    /// `page` asks for; `status` said as `problems` and `failed_ticks`.
     pub fn parts(&self, page: Option<Page>, status: &Status) -> Vec<Bytes> {
-        let (head, tail) = match status.problems.is_empty() {
+        let (head, tail) = match *status == Status::default() {
             true => (self.head.clone(), self.tail.clone()),
             false => self.envelope(self.count, status),
         };
@@ -133,20 +148,6 @@ impl Report {
     }
 }
 
-/// The problems standing, as JSON.
-fn problems_json(status: &Status) -> Vec<serde_json::Value> {
-    (status.problems.iter())
-        .map(|p| {
-            json!({
-                "kind": p.kind.name(),
-                "found_by": p.by,
-                "since": p.since,
-                "problem": p.said,
-            })
-        })
-        .collect()
-}
-
 /// The report's envelope around an empty `held`, cut there.
 fn envelope(
     version: u64,
@@ -155,24 +156,17 @@ fn envelope(
     count: usize,
     status: &Status,
 ) -> (Bytes, Bytes) {
-    let mut envelope = json!({
+    let text = json!({
         "version": version,
         "checksum": checksum,
         "published_at": published_at,
         "total_count": count,
         "held": [],
         "fix": FIX,
-    });
-    let refused = (status.problems.iter())
-        .find(|p| p.kind == Kind::RefusedDatasetFile && p.by == "serve");
-    if let Some(refused) = refused {
-        envelope["dataset_file"] = json!({ "refused": refused.said });
-    }
-    if !status.problems.is_empty() {
-        envelope["problems"] = problems_json(status).into();
-        envelope["failed_ticks"] = status.failed_ticks.into();
-    }
-    let text = envelope.to_string();
+        "problems": problems_json(status),
+        "failed_ticks": status.failed_ticks,
+    })
+    .to_string();
     let at = text
         .find(HELD)
         .expect("the envelope holds the items' array");
@@ -207,13 +201,7 @@ impl Derive for Report {
             published_at(view),
         );
         let count = ends.len();
-        let (head, tail) = envelope(
-            version,
-            &checksum,
-            &published_at,
-            count,
-            &Status::default(),
-        );
+        let (head, tail) = envelope(version, &checksum, &published_at, count, &Status::default());
         Report {
             head,
             items: Bytes::from(items),

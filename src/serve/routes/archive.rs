@@ -28,8 +28,9 @@ use super::downloads::file_name;
 pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
     let links = links(&ctx);
+    // Its links, in eml.xml and the photographs' rows, are where it was asked.
     if params.0.is_empty() {
-        return Ok(Job::awaited(whole(ctx.state, ctx.served, links)));
+        return Ok(Job::awaited(whole(ctx.state, ctx.served, links)).then(Answer::addressed));
     }
     let question = Question::parse(params, &[], "/dwca.zip").map_err(|e| Answer::error(&e))?;
     let ignored = question.ignored().to_vec();
@@ -40,6 +41,7 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         of_question(state, served, Some((question, name)), links)
             .await
             .ignoring(&ignored)
+            .addressed()
     }))
 }
 
@@ -69,7 +71,7 @@ pub fn eml(ctx: Ctx<'_>) -> Parsed<'_> {
     // It names where the archive is downloaded: the site it was asked at.
     let site = links(&ctx).site;
     let tagged = |(_, body, tag): &(String, bytes::Bytes, String)| {
-        Answer::tagged(Kind::Xml, body.clone(), tag.clone(), None)
+        Answer::tagged(Kind::Xml, body.clone(), tag.clone(), None).addressed()
     };
     if let Some(made) = ctx.served.eml.get().filter(|(at, ..)| *at == site) {
         return Ok(Job::ready(tagged(made)));

@@ -20,7 +20,8 @@ use bytes::Bytes;
 
 use crate::model::history::History;
 use crate::query::ApiError;
-use crate::serve::answer::{Answer, Kind};
+use crate::serve::answer::{Answer, Kind, Modified};
+use crate::serve::descriptors::{self, Held};
 use crate::serve::media_files::pieces;
 use crate::serve::route::{Ctx, Job, Parsed};
 use crate::serve::state::State;
@@ -36,10 +37,14 @@ const CACHE: &str = "public, max-age=86400";
 /// `/versions/N/dwca.zip`.
 pub fn archive(ctx: Ctx<'_>) -> Parsed<'_> {
     let (dir, number) = asked(&ctx)?;
+    // Its file is held open while the client reads: a descriptor of the
+    // client's share (`serve::descriptors`).
+    let held = (ctx.state.descriptors.take(ctx.asked.peer, 1))
+        .map_err(|e| Answer::error(&e).retry_after(descriptors::RETRY_SECONDS))?;
     let (state, history) = (ctx.state.clone(), ctx.served.view.history.clone());
     Ok(Job::awaited(async move {
-        match read(&state, history, dir, number, kept::ARCHIVE).await {
-            Ok((manifest, file)) => send_archive(manifest, file),
+        match read(&state, history, dir, number, kept::ARCHIVE, &held).await {
+            Ok((manifest, file)) => send_archive(manifest, file, held),
             Err(answer) => answer,
         }
     }))
@@ -48,21 +53,26 @@ pub fn archive(ctx: Ctx<'_>) -> Parsed<'_> {
 /// `/versions/N/eml.xml`.
 pub fn eml(ctx: Ctx<'_>) -> Parsed<'_> {
     let (dir, number) = asked(&ctx)?;
+    let held = (ctx.state.descriptors.take(ctx.asked.peer, 1))
+        .map_err(|e| Answer::error(&e).retry_after(descriptors::RETRY_SECONDS))?;
     let (state, history) = (ctx.state.clone(), ctx.served.view.history.clone());
     Ok(Job::awaited(async move {
-        let (manifest, file) = match read(&state, history, dir, number, kept::EML).await {
+        let (manifest, file) = match read(&state, history, dir, number, kept::EML, &held).await {
             Ok(found) => found,
             Err(answer) => return answer,
         };
         let read = tokio::task::spawn_blocking(move || {
+            let modified = Modified::of(&file.metadata()?);
             let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut &file, &mut bytes).map(|_| bytes)
+            std::io::Read::read_to_end(&mut &file, &mut bytes)?;
+            Ok::<_, std::io::Error>((bytes, modified))
         })
         .await;
         match (read, tag(&manifest, kept::EML)) {
-            (Ok(Ok(bytes)), Some(tag)) => {
-                Answer::tagged(Kind::Xml, Bytes::from(bytes), tag, Some(CACHE))
+            (Ok(Ok((bytes, modified))), Some(tag)) => {
+                Answer::tagged(Kind::Xml, Bytes::from(bytes), tag, Some(CACHE)).modified(modified)
             }
+            (Ok(Err(e)), _) if descriptors::out_of_descriptors(&e) => no_descriptor(&held),
             _ => unreadable(number),
         }
     }))
@@ -81,10 +91,7 @@ fn asked(ctx: &Ctx<'_>) -> Result<(PathBuf, u64), Box<Answer>> {
     let raw = ctx.id()?;
     let history = &ctx.served.view.history;
     let current = history.current();
-    let number = raw
-        .parse::<u64>()
-        .ok()
-        .filter(|n| (1..=current).contains(n) && raw.bytes().all(|b| b.is_ascii_digit()));
+    let number = crate::encoding::whole::canonical(raw).filter(|n| (1..=current).contains(n));
     let Some(number) = number else {
         let e = ApiError {
             status: 404,
@@ -131,7 +138,9 @@ enum Found {
     Gone,
     /// Not the version's: why.
     Damaged(String),
-    /// Not read (a descriptor short, an I/O error).
+    /// Not read for want of a descriptor: neither gone nor damaged.
+    NoDescriptor,
+    /// Not read (an I/O error).
     Unreadable(String),
 }
 
@@ -147,6 +156,7 @@ async fn read(
     dir: PathBuf,
     number: u64,
     name: &'static str,
+    held: &Held,
 ) -> Result<(Manifest, std::fs::File), Answer> {
     let found = tokio::task::spawn_blocking(move || {
         let Some(manifest) = kept::manifest(&dir, number) else {
@@ -170,6 +180,11 @@ async fn read(
         match verified::open(&kept::folder(&dir, number).join(name), want) {
             Ok(file) => Found::File(manifest, file),
             Err(e) if e.is_damage() => Found::Damaged(e.to_string()),
+            Err(verified::Damage::Unreadable { cause, .. })
+                if descriptors::out_of_descriptors(&cause) =>
+            {
+                Found::NoDescriptor
+            }
             Err(e) => Found::Unreadable(e.to_string()),
         }
     })
@@ -195,6 +210,7 @@ async fn read(
                 ),
             }))
         }
+        Ok(Found::NoDescriptor) => Err(no_descriptor(held)),
         Ok(Found::Unreadable(why)) => {
             tracing::error!(version = number, "{why}");
             Err(unreadable(number))
@@ -223,8 +239,15 @@ fn unreadable(number: u64) -> Answer {
     })
 }
 
-/// The archive `file` (checked: [`read`]), sent in pieces.
-fn send_archive(manifest: Manifest, file: std::fs::File) -> Answer {
+/// A kept file not opened for want of descriptors: 503, counted, not a
+/// damage alarm.
+fn no_descriptor(held: &Held) -> Answer {
+    Answer::error(&held.out()).retry_after(descriptors::RETRY_SECONDS)
+}
+
+/// The archive `file` (checked: [`read`]), sent in pieces, its descriptor
+/// `held` in the client's share until the last piece is sent.
+fn send_archive(manifest: Manifest, file: std::fs::File, held: Held) -> Answer {
     let number = manifest.version;
     let (Some(want), Some(tag)) = (
         manifest.files.get(kept::ARCHIVE).map(|f| f.bytes),
@@ -232,7 +255,12 @@ fn send_archive(manifest: Manifest, file: std::fs::File) -> Answer {
     ) else {
         return unreadable(number);
     };
-    Answer::file(Kind::Zip, Box::pin(pieces(file, want)), want, tag, CACHE)
+    let modified = file.metadata().map(|meta| Modified::of(&meta));
+    let answer = Answer::file(Kind::Zip, Box::pin(pieces(file, want, held)), want, tag, CACHE);
+    match modified {
+        Ok(modified) => answer.modified(modified),
+        Err(_) => answer,
+    }
 }
 
 #[cfg(test)]

@@ -40,6 +40,7 @@ pub fn metrics(ctx: Ctx<'_>) -> Parsed<'_> {
         &ctx.served.memo,
         &state.work,
         &state.streams,
+        &state.descriptors,
     );
     body.push_str(&super::super::metrics::Metrics::render_publishing(
         &state.publishing(),

@@ -8,11 +8,12 @@
 use bytes::Bytes;
 
 use crate::html;
-use crate::serve::answer::{Answer, Caching, Kind};
-use crate::snapshot::status::Status;
+use crate::serve::answer::{Answer, Kind, Modified};
 use crate::serve::origin::origin;
 use crate::serve::route::{Ctx, Job, Parsed};
 use crate::versions;
+use crate::serve::work::Task;
+use crate::snapshot::status::Status;
 use crate::versions::publishing::Report;
 use crate::view::View;
 
@@ -22,10 +23,22 @@ pub(super) fn kept(ctx: &Ctx<'_>) -> Vec<u64> {
     dir.map(crate::snapshot::kept::numbers).unwrap_or_default()
 }
 
-/// An answer tagged by its bytes' digest.
-fn digested(kind: Kind, body: Vec<u8>) -> Answer {
+/// When what an answer linking the versions kept is made from last changed:
+/// the snapshot, or the versions' folder (a version kept, pruned or moved
+/// away), whichever is later.
+fn kept_modified(ctx: &Ctx<'_>) -> Modified {
+    let snapshot = ctx.served.view.header.created_at;
+    let dir = ctx.state.settings.versions_dir.as_deref();
+    match dir.and_then(|d| std::fs::metadata(d).ok()) {
+        Some(meta) => Modified::of(&meta).or_later(snapshot),
+        None => Modified::Snapshot,
+    }
+}
+
+/// An answer linking the versions kept, tagged by its bytes' digest.
+fn digested(ctx: &Ctx<'_>, kind: Kind, body: Vec<u8>) -> Answer {
     let tag = crate::export::dwca::tag_of(&body);
-    Answer::tagged(kind, Bytes::from(body), tag, None)
+    Answer::tagged(kind, Bytes::from(body), tag, None).modified(kept_modified(ctx))
 }
 
 /// The versions' list, as JSON.
@@ -33,7 +46,7 @@ pub fn list(ctx: Ctx<'_>) -> Parsed<'_> {
     let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
     let page = versions::list::versions_request(params).map_err(|e| Answer::error(&e))?;
     let body = versions::list::versions_json(&ctx.served.view, page, &kept(&ctx));
-    Ok(Job::ready(digested(Kind::Json, body)))
+    Ok(Job::ready(digested(&ctx, Kind::Json, body)))
 }
 
 /// The versions' list, as a page.
@@ -45,51 +58,49 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
         return Err(Answer::html_error(e.status, page).into());
     }
     let page = versions::page::page(view, &kept(&ctx));
-    Ok(Job::ready(digested(Kind::Html, page.into_bytes())))
-}
-
-/// The tag of how publishing stands, as `status` says it, answered at
-/// `ctx`: the view's tag for the request where nothing stands in the way,
-/// else with the problems' too (they change without the view).
-fn publishing_tag(ctx: &Ctx<'_>, status: &Status) -> String {
-    let tag = ctx.asked.tag(&ctx.state.settings, &ctx.served.view);
-    match status.problems.is_empty() {
-        true => tag.to_string(),
-        false => {
-            let said = serde_json::to_string(status).expect("a status is JSON");
-            crate::export::dwca::tag_of(format!("{tag}{said}").as_bytes())
-        }
-    }
-}
-
-/// `answer`, tagged `tag`, which a cache asks again before each use
-/// (`Cache-Control: no-cache`): how publishing stands changes under the
-/// view, from the dataset file and the sync beside the snapshot.
-fn unstored(mut answer: Answer, tag: String) -> Answer {
-    answer.caching = Caching::Own {
-        tag,
-        cache_control: Some("no-cache"),
-    };
-    answer
+    Ok(Job::ready(digested(&ctx, Kind::Html, page.into_bytes())))
 }
 
 /// What the snapshot published and held back, as JSON: sliced from the
 /// report made once per view ([`Report`]), on the pool the first time when
-/// it is large; with what stands in the way of publishing
-/// (`State::publishing`), which also tags it.
+/// it is large. How publishing stands (`ctx.state.publishing()`) changes
+/// without the view: the answer is tagged by it too, dated only while
+/// nothing stands in the way, and asked again by a cache before each use
+/// (`Cache-Control: no-cache`).
 pub fn publishing(ctx: Ctx<'_>) -> Parsed<'_> {
     let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
     let page = versions::publishing::publishing_request(params).map_err(|e| Answer::error(&e))?;
     let status = ctx.state.publishing();
     let view = &ctx.served.view;
-    let tag = publishing_tag(&ctx, &status);
+    let mut said = ctx.asked.tag(&ctx.state.settings, view).to_string();
+    said.push_str(&serde_json::to_string(&status).unwrap_or_default());
+    let tag = crate::export::dwca::tag_of(said.as_bytes());
+    let modified = status_modified(&status);
     let ready = view.held.len() < POOLED_ABOVE || view.derived_made::<Report>().is_some();
-    let head = unstored(Answer::json_parts(Vec::new(), None), tag.clone());
+    let head = unstored_parts(Vec::new(), tag.clone(), modified);
     let make = move |view: &View| {
-        let report = view.derived::<Report>();
-        unstored(Answer::json_parts(report.parts(page, &status), None), tag)
+        let parts = view.derived::<Report>().parts(page, &status);
+        unstored_parts(parts, tag, modified)
     };
     Ok(Job::from_view(ctx, ready, head, make))
+}
+
+/// When what a publishing answer says last changed: the snapshot's time
+/// while nothing stands in the way; else none (a problem comes and goes
+/// without the view).
+fn status_modified(status: &Status) -> Modified {
+    match *status == Status::default() {
+        true => Modified::Snapshot,
+        false => Modified::Unknown,
+    }
+}
+
+/// A JSON answer of `parts` tagged `tag`, which a cache asks again before
+/// each use.
+fn unstored_parts(parts: Vec<Bytes>, tag: String, modified: Modified) -> Answer {
+    Answer::json_parts(parts, Some(tag))
+        .cache_control("no-cache")
+        .modified(modified)
 }
 
 /// How many records held back make the report work for the pool.
@@ -105,13 +116,21 @@ pub fn publishing_page(ctx: Ctx<'_>) -> Parsed<'_> {
         return Err(Answer::html_error(e.status, page).into());
     }
     let status = ctx.state.publishing();
-    let tag = publishing_tag(&ctx, &status);
-    let ready = view.held.len() < POOLED_ABOVE;
-    let head = unstored(Answer::unmade(Kind::Html), tag.clone());
+    let modified = status_modified(&status);
     let make = move |view: &View| {
-        unstored(Answer::html(versions::publishing::page(view, &status)), tag)
+        let page = versions::publishing::page(view, &status).into_bytes();
+        let tag = crate::export::dwca::tag_of(&page);
+        Answer::tagged(Kind::Html, Bytes::from(page), tag, Some("no-cache")).modified(modified)
     };
-    Ok(Job::from_view(ctx, ready, head, make))
+    if view.held.len() < POOLED_ABOVE {
+        return Ok(Job::ready(make(view)));
+    }
+    // Tagged by its bytes: `HEAD` and a revalidation make it too.
+    let (state, served) = (ctx.state, ctx.served.clone());
+    Ok(Job::digested(async move {
+        let made = state.work.run(Task::Answer, move || make(&served.view));
+        made.await.unwrap_or_else(Answer::busy)
+    }))
 }
 
 /// The versions as an Atom feed, its links absolute (so tagged by its own
@@ -119,14 +138,18 @@ pub fn publishing_page(ctx: Ctx<'_>) -> Parsed<'_> {
 pub fn feed(ctx: Ctx<'_>) -> Parsed<'_> {
     let origin = feed_origin(&ctx, crate::model::endpoint::FEED_PATH)?;
     let body = versions::feed::atom(&ctx.served.view, &origin, &kept(&ctx));
-    Ok(Job::ready(digested(Kind::Atom, body.into_bytes())))
+    Ok(Job::ready(
+        digested(&ctx, Kind::Atom, body.into_bytes()).addressed(),
+    ))
 }
 
 /// The versions as RSS in the IPT's form, its links absolute.
 pub fn rss(ctx: Ctx<'_>) -> Parsed<'_> {
     let origin = feed_origin(&ctx, crate::model::endpoint::RSS_PATH)?;
     let body = versions::rss::rss(&ctx.served.view, &origin, &kept(&ctx));
-    Ok(Job::ready(digested(Kind::Rss, body.into_bytes())))
+    Ok(Job::ready(
+        digested(&ctx, Kind::Rss, body.into_bytes()).addressed(),
+    ))
 }
 
 /// Where a feed's links start; a feed takes no parameters.
@@ -164,10 +187,11 @@ pub fn citation(ctx: Ctx<'_>) -> Parsed<'_> {
     let kind = Kind::Text {
         content_type: request.style.content_type(),
     };
-    Ok(Job::ready(Answer::tagged(
-        kind,
-        Bytes::from(body),
-        tag,
-        None,
-    )))
+    // Without `accessed`, the day the request is answered is in it.
+    let modified = match request.accessed {
+        Some(_) => Modified::Snapshot,
+        None => Modified::Unknown,
+    };
+    let answer = Answer::tagged(kind, Bytes::from(body), tag, None);
+    Ok(Job::ready(answer.modified(modified).addressed()))
 }
