@@ -1549,9 +1549,14 @@ fn sync_killed_while_it_writes_leaves_no_temporary_file() {
     let out = dir.path("out");
     std::fs::create_dir(&out).unwrap();
     let snapshot = out.join("synced.bin");
-    // The snapshot, its history, and its versions' folder (what a killed
-    // sync left waiting there is kept by the next).
-    let kept = ["synced.bin", "synced.bin.history", "synced.bin.versions"];
+    // The snapshot, its history, its versions' folder (what a killed sync
+    // left waiting there is kept by the next) and its status.
+    let kept = [
+        "synced.bin",
+        "synced.bin.history",
+        "synced.bin.versions",
+        "synced.bin.status.json",
+    ];
     let left = || -> Vec<String> {
         let names = common::names_in(&out);
         names

@@ -161,7 +161,7 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
                 say!("warning: {UNLINKED}")?;
             }
             let output = &args.output;
-            if restarting {
+            if restarting.sets_aside(output, &header) {
                 if let Some(aside) = snapshot::kept::set_aside(output).with_context(|| {
                     format!(
                         "{} is written, but the versions kept beside it cannot be moved aside",
@@ -286,22 +286,49 @@ pub(super) fn export_dwca(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Whether this build starts a new history where versions are kept beside
-/// its output (`--new-history`: they are moved aside once the snapshot is
-/// written); refused without `--previous` or `--new-history`, since a
-/// version 1 would replace and prune every version kept, the files DOIs
-/// and GBIF point at.
-fn history_restarted(args: &BuildArgs) -> anyhow::Result<bool> {
+/// What a build does to the versions kept beside its output.
+enum Restart {
+    /// Nothing: none are kept, or it follows `--previous`.
+    No,
+    /// `--new-history`: they are moved aside once the snapshot is written.
+    Asked,
+    /// Version 1 alone is kept: moved aside too, unless the snapshot
+    /// written is the one it was made from (the same build again).
+    First,
+}
+
+impl Restart {
+    /// Whether the versions kept beside `output` go aside, now that the
+    /// snapshot `written` is there.
+    fn sets_aside(&self, output: &std::path::Path, written: &snapshot::Header) -> bool {
+        match self {
+            Restart::No => false,
+            Restart::Asked => true,
+            Restart::First => snapshot::kept::manifest(&snapshot::kept::path(output), 1)
+                .is_none_or(|m| m.checksum != written.checksum_hex()),
+        }
+    }
+}
+
+/// What this build does to the versions kept beside its output: a build
+/// without `--previous` where versions after the first are kept is refused
+/// unless `--new-history` says to start a new history (a version 1 would
+/// replace and prune every version kept, the files DOIs and GBIF point at);
+/// either way the old history is moved aside, never deleted.
+fn history_restarted(args: &BuildArgs) -> anyhow::Result<Restart> {
     if args.previous.is_some() {
-        return Ok(false);
+        return Ok(Restart::No);
     }
     let dir = snapshot::kept::path(&args.output);
     let kept = snapshot::kept::numbers(&dir);
     let (Some(first), Some(last)) = (kept.first(), kept.last()) else {
-        return Ok(false);
+        return Ok(Restart::No);
     };
     if args.new_history {
-        return Ok(true);
+        return Ok(Restart::Asked);
+    }
+    if kept == [1] {
+        return Ok(Restart::First);
     }
     anyhow::bail!(
         "versions {first} to {last} are kept beside {output} (in {dir}): a build without \
