@@ -419,6 +419,7 @@ fn rows_sql(db: &dyn Db, fixture: &Path) -> String {
 /// The checksum `catalogue build` prints.
 fn built_checksum(args: &[&str], env: &[(&str, &str)]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
         .args(args)
         .envs(env.iter().copied())
         .env("RUST_LOG", "warn")
@@ -697,6 +698,7 @@ fn database_problems_are_reported_as_fixture_problems() {
     assert!(String::from_utf8_lossy(&missing.stderr)
         .contains("there is no SQLite database at /nonexistent/db.sqlite3\n"));
     let no_url = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
         .args(["build", "--from-db", "-o", "x.bin"])
         .env_remove("DATABASE_URL")
         .output()
@@ -739,6 +741,7 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
     // Each snapshot carries the dataset's description it was given.
     let dataset = Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshot/dataset.toml");
     let mut child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
         .args([
             "sync",
             "--from-db",
@@ -1144,6 +1147,7 @@ fn sync_once_says_whether_anything_is_held_back() {
     let snapshot = dir.path("synced.bin");
     let once = || {
         Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["sync", "--once", "--from-db", &sqlite.url(), "--snapshot"])
             .arg(&snapshot)
             .env("RUST_LOG", "off")
@@ -1345,6 +1349,7 @@ impl Syncing {
     /// A sync every 200 ms, logging at info into `log`.
     fn logging(url: &str, snapshot: &Path, log: &Path) -> Syncing {
         let child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["sync", "--from-db", url, "--snapshot"])
             .arg(snapshot)
             .args(["--every", "200ms"])
@@ -1358,6 +1363,7 @@ impl Syncing {
 
     fn start(url: &str, snapshot: &Path, flags: &[&str]) -> Syncing {
         let child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["sync", "--from-db", url, "--snapshot"])
             .arg(snapshot)
             .args(flags)
@@ -1427,6 +1433,7 @@ fn sync_continues_the_history_kept_beside_a_lost_snapshot() {
     std::fs::remove_file(catalogue::snapshot::beside::path(&snapshot)).unwrap();
     std::fs::write(&snapshot, b"not a snapshot").unwrap();
     let mut refused = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
         .args(["sync", "--from-db", &sqlite.url(), "--snapshot"])
         .arg(&snapshot)
         .stdout(Stdio::null())

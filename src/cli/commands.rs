@@ -11,6 +11,7 @@ use crate::export::dwca;
 use crate::ingest::database_url::Source;
 use crate::ingest::{self, database, held, publisher, synthetic, BuildError};
 use crate::model::dataset::Dataset;
+use crate::model::refusal::unlicensed;
 use crate::model::Model;
 use crate::snapshot;
 use crate::view::{prepared, View};
@@ -49,7 +50,11 @@ pub(super) fn probe(mut addr: SocketAddr, path: &str) -> anyhow::Result<ExitCode
 
 pub(super) fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"))
+        // The HTTP client's trace says the registry's Authorization header:
+        // never logged, whatever RUST_LOG asks.
+        .add_directive("ureq=warn".parse().expect("a directive"))
+        .add_directive("ureq_proto=warn".parse().expect("a directive"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -73,6 +78,13 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let restarting = history_restarted(args)?;
     // A bad dataset file is said before the collection is read.
     let dataset = args.dataset.dataset()?;
+    if let Some(refused) = unlicensed(&dataset).filter(|_| !args.refuse.allow_no_licence) {
+        eprintln!(
+            "error: {refused}; nothing was written to {}",
+            args.output.display()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     let mut checked = match &args.from_db {
         Some(flag) => {
             let source = Source::parse(&database_url(flag)?)?;
@@ -110,10 +122,28 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
         say!("held back: {}", h.describe())?;
     }
     let mut renamed = None;
+    // The version a build after --previous publishes, where it is a new one.
+    let mut published = None;
     if let Some(previous) = &args.previous {
         let followed = follow(&mut checked.collection, previous)?;
+        if let Some(turnover) = followed.turnover.filter(|t| t.churns()) {
+            if !args.refuse.allow_id_churn {
+                eprintln!(
+                    "error: version {}: {}; {} is left as it was",
+                    followed.version,
+                    turnover.refusal(),
+                    args.output.display()
+                );
+                return Ok(ExitCode::FAILURE);
+            }
+            say!(
+                "warning: published anyway (--allow-id-churn): {}",
+                turnover.refusal()
+            )?;
+        }
         say!("version {}: {}", followed.version, followed.changes)?;
         renamed = followed.renamed;
+        published = followed.new.then_some(followed.version);
     }
     if let Some(line) = &renamed {
         say!("warning: {line}")?;
@@ -176,6 +206,9 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
             }
             let kept = keep_version(output, output, args.previous.as_deref(), &args.keep)?;
             say!("{kept}")?;
+            if let Some(version) = published {
+                super::gbif::ask_crawl(output, args.dataset.dataset_config.as_deref(), version);
+            }
             for (model, n) in checked.collection.counts() {
                 say!("{:>9} {}", n, model.label())?;
             }
@@ -397,6 +430,10 @@ struct Followed {
     changes: String,
     /// Why the records' occurrenceIDs changed, if they did.
     renamed: Option<String>,
+    /// Whether it is a new version (something changed).
+    new: bool,
+    /// What it does to the occurrenceIDs published before, where it is new.
+    turnover: Option<crate::model::refusal::Turnover>,
 }
 
 /// Makes `collection` the version after the snapshot at `previous`: its
@@ -419,9 +456,12 @@ fn follow(
             version: kept.current(),
             changes: "nothing changed".into(),
             renamed: None,
+            new: false,
+            turnover: None,
         });
     }
     let renamed = collection.dataset.renames_occurrences(&old.dataset);
+    let turnover = crate::model::refusal::Turnover::between(&old, collection);
     let described = (&old.dataset, &collection.dataset);
     let mut changes = Digest::of(collection).changes_described(&Digest::of(&old), described);
     digest::name_deleted(&mut changes, |id| digest::catalog_number(&old, id));
@@ -441,6 +481,8 @@ fn follow(
         version: collection.history.current(),
         changes: said,
         renamed,
+        new: true,
+        turnover: Some(turnover),
     })
 }
 
@@ -557,6 +599,12 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     );
     let told = args.dataset.followed()?;
     let dataset = told.over(&Dataset::default());
+    if let Some(refused) = unlicensed(&dataset).filter(|_| !args.refuse.allow_no_licence) {
+        anyhow::bail!(
+            "{refused}; nothing was published to {}",
+            args.snapshot.display()
+        );
+    }
     if let Some(line) = unpublishable(&dataset) {
         tracing::warn!("{line}");
     }
@@ -571,13 +619,21 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         Some(path) => publisher.following(path, told),
         None => publisher.describing(dataset),
     };
+    let publisher = publisher.refusing(crate::model::refusal::Allowed {
+        no_licence: args.refuse.allow_no_licence,
+        id_churn: args.refuse.allow_id_churn,
+    });
+    let config = args.dataset.dataset_config.clone();
     if args.keep.links.public_url.is_none() {
         tracing::warn!("{UNLINKED}");
     }
     if args.once {
         let at = args.snapshot.display();
         let keep = args.keep.clone();
-        let publisher = publisher.after_publishing(move |path| keep_logged(path, &keep));
+        let publisher = publisher.after_publishing(move |path| {
+            keep_logged(path, &keep);
+            super::gbif::crawl_published(path, config.as_deref(), false);
+        });
         // What a stopped `sync` left waiting is kept first.
         for waiting in snapshot::kept::waiting(&args.snapshot) {
             keep_logged_from(&args.snapshot, &waiting, &args.keep);
@@ -611,7 +667,10 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     if args.snapshot.exists() {
         publish(&args.snapshot);
     }
-    let publisher = publisher.after_publishing(publish);
+    let publisher = publisher.after_publishing(move |path| {
+        publish(path);
+        super::gbif::crawl_published(path, config.as_deref(), true);
+    });
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(publisher::run(publisher, args.every, shutdown_signal()));
     Ok(ExitCode::SUCCESS)

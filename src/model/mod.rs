@@ -14,6 +14,8 @@ pub mod occurrence_id;
 pub mod package_id;
 pub mod policy;
 pub mod records;
+pub mod refusal;
+pub mod registration;
 pub mod schema;
 pub mod validate;
 pub mod vocabulary;
