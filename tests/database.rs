@@ -1147,7 +1147,7 @@ fn sync_once_says_whether_anything_is_held_back() {
     let snapshot = dir.path("synced.bin");
     let once = || {
         Command::new(env!("CARGO_BIN_EXE_catalogue"))
-        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
+            .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["sync", "--once", "--from-db", &sqlite.url(), "--snapshot"])
             .arg(&snapshot)
             .env("RUST_LOG", "off")
@@ -1210,6 +1210,7 @@ fn sync_once_publishes_nothing_from_a_truncated_dataset_file() {
     std::fs::write(&file, &text).unwrap();
     let once = || {
         Command::new(env!("CARGO_BIN_EXE_catalogue"))
+            .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["sync", "--once", "--from-db", &sqlite.url(), "--snapshot"])
             .arg(&snapshot)
             .arg("--dataset-config")
@@ -1277,6 +1278,7 @@ fn sync_once_refuses_a_history_that_is_a_fifo() {
     let snapshot = dir.path("synced.bin");
     let once = || {
         let mut child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+            .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["sync", "--once", "--from-db", &sqlite.url(), "--snapshot"])
             .arg(&snapshot)
             .env("RUST_LOG", "off")
@@ -1349,7 +1351,7 @@ impl Syncing {
     /// A sync every 200 ms, logging at info into `log`.
     fn logging(url: &str, snapshot: &Path, log: &Path) -> Syncing {
         let child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
-        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
+            .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["sync", "--from-db", url, "--snapshot"])
             .arg(snapshot)
             .args(["--every", "200ms"])
@@ -1363,7 +1365,7 @@ impl Syncing {
 
     fn start(url: &str, snapshot: &Path, flags: &[&str]) -> Syncing {
         let child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
-        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
+            .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["sync", "--from-db", url, "--snapshot"])
             .arg(snapshot)
             .args(flags)

@@ -21,8 +21,8 @@ mod uuid;
 
 pub use check::DatasetError;
 pub use description::{Address, Dataset, Party, Project, Sampling};
-pub use file::MAX_FILE_BYTES;
 pub(super) use file::read_bounded;
+pub use file::MAX_FILE_BYTES;
 pub use rules::{Doi, License, RESERVED, ROLES, UPDATE_FREQUENCIES};
 pub use told::{Field, Told};
 pub use uuid::{random_uuid, uuid_text};
