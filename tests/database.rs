@@ -16,7 +16,7 @@ use common::{catalogue, TempDir};
 use serde_json::Value;
 
 /// A database the tests can change, take away and bring back.
-trait Db {
+pub(crate) trait Db {
     fn url(&self) -> String;
     fn exec(&self, sql: &str);
     /// A timestamp literal as the engine's Django backend stores it.
@@ -25,7 +25,7 @@ trait Db {
     fn come_back(&mut self);
 }
 
-struct Sqlite {
+pub(crate) struct Sqlite {
     path: PathBuf,
 }
 
@@ -56,7 +56,7 @@ impl Version {
 }
 
 impl Sqlite {
-    fn create(dir: &TempDir) -> Sqlite {
+    pub(crate) fn create(dir: &TempDir) -> Sqlite {
         Sqlite::of(dir, Version::Today)
     }
 
@@ -685,3 +685,5 @@ fn database_problems_are_reported_as_fixture_problems() {
 
 // `sync` keeping a snapshot in step with the database: `database/sync.rs`.
 mod sync;
+
+pub(crate) use sync::{checksum_at, next_checksum, specimens};

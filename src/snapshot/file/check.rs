@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 
 use super::header::{check_header, Header, SnapshotError, HEADER_LEN};
 use super::open::{open, read_bytes};
-use super::pieces::{Contents, Entry, ENTRY_LEN};
+use super::pieces::{Contents, Entry};
 
 /// Checks a snapshot image's payload against the checksum in its header:
 /// from version 9, its table of pieces, and every piece against the table.
@@ -57,13 +57,10 @@ impl Pieces {
         };
         let mut count = [0; 4];
         file.read_exact(&mut count).map_err(failed)?;
-        let entries = u32::from_le_bytes(count) as u64 * ENTRY_LEN as u64;
-        let mut bytes = count.to_vec();
-        (&mut file)
-            .take(entries.min(header.payload_len))
-            .read_to_end(&mut bytes)
-            .map_err(failed)?;
-        let contents = Contents::of_len(path, &bytes, header.payload_len)?;
+        // Read through a buffer an entry at a time (the pieces are then
+        // read at their offsets, wherever the file's position is).
+        let mut table = std::io::BufReader::with_capacity(1 << 16, &mut file);
+        let contents = Contents::parse(path, count, &mut table, header.payload_len)?;
         contents.check(path, &header)?;
         Ok(Some(Pieces {
             path: path.to_path_buf(),

@@ -42,7 +42,7 @@ pub enum SnapshotError {
         "{path} is not a catalogue snapshot (no CATSNAP header); build one with `catalogue build`"
     )]
     Foreign { path: PathBuf },
-    #[error("{path} is snapshot format version {found}, this catalogue reads versions {OLDEST_READ} to {FORMAT_VERSION}; rebuild it with this version's `catalogue build`")]
+    #[error("{path} is snapshot format version {found}, {}: this catalogue reads versions {OLDEST_READ} to {FORMAT_VERSION}; rebuild it from its source with this version's `catalogue build`", match found < &OLDEST_READ { true => "a format too old to read", false => "a format newer than this catalogue" })]
     Version { path: PathBuf, found: u32 },
     #[error("{path} is truncated or has trailing bytes: the header announces a {expected}-byte payload, the file holds {found}")]
     Length {
@@ -61,7 +61,7 @@ pub enum SnapshotError {
         offset: u64,
         len: u64,
     },
-    #[error("{path} has a payload that does not decode: {reason}")]
+    #[error("{path} has a payload that does not decode ({reason}): its checksum holds, so an earlier release wrote it in a layout of its format too old to read; rebuild it from its source with this version's `catalogue build`")]
     Decode { path: PathBuf, reason: String },
     #[error("cannot encode the collection: {0}")]
     Encode(String),

@@ -87,6 +87,7 @@ mod tests {
 
     use sha2::{Digest, Sha256};
 
+    use super::pieces::ENTRY_LEN;
     use super::*;
     use crate::model::dataset::Dataset;
     use crate::model::dataset::Party;
@@ -115,6 +116,31 @@ mod tests {
         for (name, kind) in placement_fields() {
             said += &format!("page places {name} {kind:?}\n");
         }
+        // Wagtail's part beside the pages (a site's keys changed under
+        // format 6 once, unseen).
+        let wagtail = Wagtail {
+            sites: vec![crate::model::wagtail::Site {
+                hostname: String::new(),
+                port: 0,
+                root_page: 0,
+                is_default: false,
+            }],
+            documents: vec![crate::model::wagtail::Document {
+                id: 0,
+                title: String::new(),
+                file: String::new(),
+                created_at: 0,
+                file_size: None,
+                file_hash: String::new(),
+                collection: 0,
+                tags: Vec::new(),
+            }],
+            ..Wagtail::default()
+        };
+        said += &format!(
+            "wagtail {}\n",
+            serde_json::to_string(&wagtail).expect("JSON")
+        );
         // The dataset's part: its keys, in order (a party's among them).
         let dataset = Dataset {
             creators: vec![Default::default()],
@@ -149,7 +175,7 @@ mod tests {
         let layout = layout();
         assert_eq!(
             (FORMAT_VERSION, &layout[..16]),
-            (11, "6f12057f019ec6a6"),
+            (11, "eed4d605086a8d22"),
             "the records' or the tables' fields changed: raise FORMAT_VERSION, \
              and OLDEST_READ to it unless the older layout keeps a reader, then \
              write the new version and {} here",
@@ -231,7 +257,7 @@ mod tests {
         let parts = sections(p, &h, &bytes).unwrap();
         assert_eq!(parts.prepared, Some(&b"tables"[..]));
         assert_eq!(
-            decode_wagtail(p, parts.wagtail.unwrap()).unwrap(),
+            decode_wagtail(p, FORMAT_VERSION, parts.wagtail.unwrap()).unwrap(),
             sample().wagtail
         );
         assert_eq!(
@@ -403,6 +429,52 @@ mod tests {
         ));
     }
 
+    /// A file of holes (sparse: a few bytes on disk) whose header and
+    /// table's count announce millions of pieces is refused at its first
+    /// entry, having read a buffer of it: not the table its length allows.
+    #[test]
+    fn a_table_of_holes_is_refused_at_its_first_entry() {
+        let dir = std::env::temp_dir().join(format!("holes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("sparse.bin");
+        let len: u64 = 328 << 20;
+        let payload_len = len - HEADER_LEN as u64;
+        let mut head = MAGIC.to_vec();
+        head.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        head.extend_from_slice(&0u64.to_le_bytes());
+        head.extend_from_slice(&payload_len.to_le_bytes());
+        head.extend_from_slice(&[0; 32]);
+        let count = ((payload_len - 4) / ENTRY_LEN as u64) as u32;
+        head.extend_from_slice(&count.to_le_bytes());
+        std::fs::write(&path, &head).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(len)
+            .unwrap();
+        let said = Pieces::open(&path).err().unwrap().to_string();
+        assert!(
+            said.contains("names an empty piece whose hash is not that of nothing"),
+            "{said}"
+        );
+        // The same table read from memory: refused at its first entry too.
+        let mut read = 0usize;
+        struct Counted<'a>(&'a mut usize);
+        impl std::io::Read for Counted<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                buf.fill(0);
+                *self.0 += buf.len();
+                Ok(buf.len())
+            }
+        }
+        let mut zeros = Counted(&mut read);
+        let refused = Contents::parse(&path, count.to_le_bytes(), &mut zeros, payload_len);
+        assert!(refused.is_err());
+        assert_eq!(read, ENTRY_LEN);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// A write removes the temporary files of writers no longer running
     /// (which a writer killed before `O_TMPFILE` left), not those of one
     /// that runs, and leaves none of its own.
@@ -441,7 +513,10 @@ mod tests {
         let prepared = pieces.contents.pieces(Part::Prepared);
         assert_eq!(pieces.read(prepared).unwrap(), b"tables");
         let wagtail = pieces.read(pieces.contents.pieces(Part::Wagtail)).unwrap();
-        assert_eq!(decode_wagtail(&path, &wagtail).unwrap(), sample().wagtail);
+        assert_eq!(
+            decode_wagtail(&path, FORMAT_VERSION, &wagtail).unwrap(),
+            sample().wagtail
+        );
         // The records' first byte altered: their piece is refused, the
         // tables' still read.
         let records = pieces.contents.pieces(Part::Records)[0].offset as usize;

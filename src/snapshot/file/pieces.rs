@@ -119,8 +119,9 @@ pub(super) const ENTRY_LEN: usize = 1 + 8 + 32;
 /// [`Contents::check`]).
 #[derive(Clone, Debug)]
 pub struct Contents {
-    /// The table's own bytes, count first: what the header's checksum is of.
-    bytes: Vec<u8>,
+    /// The SHA-256 of the table's own bytes, count first: what the header's
+    /// checksum is.
+    sum: [u8; 32],
     pub entries: Vec<Entry>,
 }
 
@@ -171,36 +172,68 @@ impl Contents {
         payload: &[u8],
         payload_len: u64,
     ) -> Result<Contents, SnapshotError> {
-        let bad = |reason: &str| SnapshotError::Decode {
-            path: path.to_path_buf(),
-            reason: format!("the table of pieces {reason}"),
-        };
         let count = payload
             .get(..4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")) as usize)
-            .ok_or_else(|| bad("is cut short"))?;
-        let table_len = count
+            .map(|c| c.try_into().expect("4 bytes"))
+            .ok_or_else(|| table_error(path, "is cut short"))?;
+        Contents::parse(path, count, &mut &payload[4..], payload_len)
+    }
+
+    /// Reads a table of the entries `count` (its first 4 bytes) says from
+    /// `table` (what follows the count), of a payload `payload_len` bytes
+    /// long: an entry at a time, each checked as it is read (its part, that
+    /// it lies within the payload, and that an empty piece's hash is that
+    /// of nothing, as every writer's is), so that a table its file's length
+    /// allows but whose entries are not a writer's (a crafted file, a file
+    /// of holes) costs what was read up to the first wrong entry, not
+    /// memory for every entry the count announces.
+    pub(super) fn parse(
+        path: &Path,
+        count: [u8; 4],
+        table: &mut impl std::io::Read,
+        payload_len: u64,
+    ) -> Result<Contents, SnapshotError> {
+        let bad = |reason: &str| table_error(path, reason);
+        let entries_count = u32::from_le_bytes(count) as usize;
+        let table_len = entries_count
             .checked_mul(ENTRY_LEN)
             .and_then(|l| l.checked_add(4))
             .filter(|&l| l as u64 <= payload_len)
             .ok_or_else(|| bad("runs past the payload"))?;
-        let bytes = payload
-            .get(..table_len)
-            .ok_or_else(|| bad("is cut short"))?;
-        let mut entries = Vec::with_capacity(count);
+        let empty: [u8; 32] = Sha256::digest(b"").into();
+        let mut hasher = Sha256::new();
+        hasher.update(count);
+        let mut entries: Vec<Entry> = Vec::new();
         let mut offset = table_len as u64;
-        for entry in bytes[4..].chunks_exact(ENTRY_LEN) {
+        let mut entry = [0u8; ENTRY_LEN];
+        for index in 0..entries_count {
+            table
+                .read_exact(&mut entry)
+                .map_err(|cause| match cause.kind() {
+                    std::io::ErrorKind::UnexpectedEof => bad("is cut short"),
+                    _ => SnapshotError::Read {
+                        path: path.to_path_buf(),
+                        cause,
+                    },
+                })?;
+            hasher.update(entry);
             let part = Part::of(entry[0]).ok_or_else(|| bad("names an unknown part"))?;
             if entries.last().is_some_and(|e: &Entry| e.part > part) {
                 return Err(bad("has its parts out of order"));
             }
             let len = u64::from_le_bytes(entry[1..9].try_into().expect("8 bytes"));
+            let hash: [u8; 32] = entry[9..].try_into().expect("32 bytes");
+            if len == 0 && hash != empty {
+                return Err(bad(
+                    "names an empty piece whose hash is not that of nothing",
+                ));
+            }
             entries.push(Entry {
-                index: entries.len(),
+                index,
                 part,
                 offset,
                 len,
-                hash: entry[9..].try_into().expect("32 bytes"),
+                hash,
             });
             offset = offset
                 .checked_add(len)
@@ -211,15 +244,14 @@ impl Contents {
             return Err(bad("leaves bytes of the payload over"));
         }
         Ok(Contents {
-            bytes: bytes.to_vec(),
+            sum: hasher.finalize().into(),
             entries,
         })
     }
 
     /// Checks the table against the header's checksum.
     pub(super) fn check(&self, path: &Path, header: &Header) -> Result<(), SnapshotError> {
-        let sum: [u8; 32] = Sha256::digest(&self.bytes).into();
-        match sum == header.checksum {
+        match self.sum == header.checksum {
             true => Ok(()),
             false => Err(SnapshotError::Checksum {
                 path: path.to_path_buf(),
@@ -240,5 +272,13 @@ impl Contents {
         let start = self.entries.partition_point(|e| e.part < part);
         let end = self.entries.partition_point(|e| e.part <= part);
         &self.entries[start..end]
+    }
+}
+
+/// The table of pieces is wrong: `reason`.
+fn table_error(path: &Path, reason: &str) -> SnapshotError {
+    SnapshotError::Decode {
+        path: path.to_path_buf(),
+        reason: format!("the table of pieces {reason}"),
     }
 }

@@ -42,7 +42,7 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), Snapsho
             reason,
         })?;
     if let Some(wagtail) = sections.wagtail {
-        collection.wagtail = decode_wagtail(path, wagtail)?;
+        collection.wagtail = decode_wagtail(path, header.format_version, wagtail)?;
     }
     if let Some(dataset) = sections.dataset {
         collection.dataset = decode_dataset(path, header.format_version, dataset)?;
@@ -56,9 +56,14 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), Snapsho
     Ok((header, collection))
 }
 
-/// Decodes a snapshot's Wagtail part.
-pub fn decode_wagtail(path: &Path, bytes: &[u8]) -> Result<Wagtail, SnapshotError> {
-    codec::decode(bytes).map_err(|reason| SnapshotError::Decode {
+/// Decodes a snapshot's Wagtail part, as its format wrote it (format 6's
+/// first layout too: [`crate::snapshot::early`]).
+pub fn decode_wagtail(path: &Path, format: u32, bytes: &[u8]) -> Result<Wagtail, SnapshotError> {
+    let decoded = codec::decode(bytes).or_else(|e| match format {
+        6 => crate::snapshot::early::wagtail6(bytes).map_err(|_| e),
+        _ => Err(e),
+    });
+    decoded.map_err(|reason| SnapshotError::Decode {
         path: path.to_path_buf(),
         reason: format!("Wagtail's part: {reason}"),
     })
@@ -70,6 +75,8 @@ pub fn decode_wagtail(path: &Path, bytes: &[u8]) -> Result<Wagtail, SnapshotErro
 pub fn decode_dataset(path: &Path, format: u32, bytes: &[u8]) -> Result<Dataset, SnapshotError> {
     let decoded = match format {
         ..=10 => codec::decode::<Dataset10>(bytes).map(Dataset::from),
+        11 => codec::decode(bytes)
+            .or_else(|e| crate::snapshot::early::dataset11(bytes).map_err(|_| e)),
         _ => codec::decode(bytes),
     };
     decoded.map_err(|reason| SnapshotError::Decode {
