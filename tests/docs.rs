@@ -345,3 +345,67 @@ fn the_readme_fits_a_first_read() {
         );
     }
 }
+
+/// The files a text names by a path (`tests/layers.rs`, `serve/mod.rs`,
+/// `export/openapi*.rs`): words with a slash that end in a file's extension.
+fn file_names(text: &str) -> BTreeSet<String> {
+    let path_char = |c: char| c.is_ascii_alphanumeric() || "_./*-".contains(c);
+    text.split(|c: char| !path_char(c))
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| w.contains('/') && !w.contains("//"))
+        .filter(|w| {
+            let ext = w.rsplit('.').next().unwrap_or_default();
+            w.contains('.') && ["rs", "md", "sh", "toml", "yaml", "json", "py"].contains(&ext)
+        })
+        .map(String::from)
+        .collect()
+}
+
+/// Every file under `dir`, as paths from the root.
+fn files_under(dir: &Path, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files_under(&path, out);
+        } else {
+            out.push(name(&path));
+        }
+    }
+}
+
+/// Whether `named` (from the root, or from `src/` or a folder of it, with a
+/// `*` standing for any characters) is one of `files`.
+fn names_a_file(named: &str, files: &[String]) -> bool {
+    let matches = |file: &str| match named.split_once('*') {
+        None => file == named || file.ends_with(&format!("/{named}")),
+        Some((start, end)) => {
+            let Some(at) = file
+                .rfind(start)
+                .filter(|&at| at == 0 || file[..at].ends_with('/'))
+            else {
+                return false;
+            };
+            file[at + start.len()..].ends_with(end) && !file[at + start.len()..].contains('/')
+        }
+    };
+    files.iter().any(|f| matches(f))
+}
+
+#[test]
+fn the_architecture_names_only_files_that_exist() {
+    let mut files = Vec::new();
+    for dir in ["src", "tests", "benches", "docs", "deploy"] {
+        files_under(&root().join(dir), &mut files);
+    }
+    let text = read(&root().join("ARCHITECTURE.md"));
+    let named = file_names(&text);
+    assert!(named.len() > 20, "only {named:?} found");
+    let missing: Vec<&String> = named.iter().filter(|n| !names_a_file(n, &files)).collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names files that do not exist: {missing:?}"
+    );
+    // The check sees a file that is not there.
+    assert!(!names_a_file("view/render.rs", &files));
+    assert!(names_a_file("export/openapi*.rs", &files));
+}

@@ -614,19 +614,52 @@ fn forms_arriving_together_are_held_within_a_budget() {
         })
         .collect();
     let answered: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    // Every connection is 127.0.0.1's: together they may hold half the
+    // budget. A form is counted as its bytes arrive (three copies a byte: the
+    // body, the query made of it, its parameters), so which connections fill
+    // it depends on how their bytes interleave, and a form refused midway
+    // gives back what it held: the split is not fixed. What is: each form is
+    // either refused (the server counts its 503; a client may miss the
+    // answer to a reset, the server having closed a connection whose body it
+    // did not read) or held whole, its 999,999 bytes and the one announced
+    // beyond them, while its connection stays open.
+    let cost = 3 * (each + 1);
+    let refusals = || {
+        s.get("/metrics")
+            .text()
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix(
+                    "catalogue_requests_total{route=\"/gbif/v1/occurrence/\",status=\"503\"} ",
+                )?
+                .parse::<usize>()
+                .ok()
+            })
+            .unwrap_or(0)
+    };
+    let asked = std::time::Instant::now();
+    loop {
+        let (refused, held) = (refusals(), s.state.forms.held());
+        if held == (connections - refused) * cost {
+            break;
+        }
+        assert!(
+            asked.elapsed().as_secs() < 10,
+            "{refused} of {connections} refused, {held} bytes held"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let held = connections - refusals();
+    assert!((1..=FORMS_HELD / 2 / cost).contains(&held), "{held} held");
+    assert!(s.state.forms.held() <= FORMS_HELD / 2);
     let refused: Vec<&String> = (answered.iter().map(|(_, a)| a))
         .filter(|a| !a.is_empty())
         .collect();
-    assert!(
-        (1..=connections).contains(&refused.len()),
-        "{} of {connections} refused",
-        refused.len()
-    );
+    assert!(refused.len() <= connections - held, "{refused:?}");
     for answer in &refused {
         assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
         assert!(answer.contains("retry-after: 1\r\n"), "{answer}");
     }
-    assert!(s.state.forms.held() <= FORMS_HELD);
     drop(answered);
     let started = std::time::Instant::now();
     while s.state.forms.held() > 0 {

@@ -21,6 +21,7 @@ mod fragments;
 mod fuzz_query;
 mod gbif;
 mod geojson;
+mod golden;
 mod head;
 mod hostile;
 mod http;

@@ -438,7 +438,7 @@ fn a_watching_server_says_what_its_dataset_file_says_now() {
         ..Settings::default()
     };
     let server = Server::start(&path, settings);
-    let _reloader = Reloader::start(server.state.clone(), &path, true).unwrap();
+    let reloader = Reloader::start(server.state.clone(), &path, true).unwrap();
     let title = |t: &str| format!(">{t}</title>");
     assert!(server
         .get("/eml.xml")
@@ -459,8 +459,37 @@ fn a_watching_server_says_what_its_dataset_file_says_now() {
     assert!(eml.contains(&title("Insects, retitled")), "{eml}");
     assert_eq!(server.get(page).body, before);
     // A file that does not read: nothing swapped, the title read last stands.
+    // Seen once the server has opened the file written (after the write's
+    // own close), and a reload asked after that is done: the reload thread
+    // takes one thing at a time, so the bad file's was over by then.
+    let (seen, opened) = std::sync::mpsc::channel();
+    let mut watcher = notify::recommended_watcher(move |e: notify::Result<notify::Event>| {
+        let _ = seen.send(e.map(|e| e.kind));
+    })
+    .unwrap();
+    notify::Watcher::watch(&mut watcher, &file, notify::RecursiveMode::NonRecursive).unwrap();
     std::fs::write(&file, "title = ").unwrap();
-    std::thread::sleep(Duration::from_secs(1));
+    let (mut written, deadline) = (false, Instant::now() + Duration::from_secs(30));
+    loop {
+        use notify::event::{AccessKind, AccessMode, EventKind};
+        let left = deadline.saturating_duration_since(Instant::now());
+        match opened
+            .recv_timeout(left)
+            .expect("the server reads the file within 30 s")
+        {
+            Ok(EventKind::Access(AccessKind::Close(AccessMode::Write))) => written = true,
+            Ok(EventKind::Access(AccessKind::Open(_))) if written => break,
+            _ => {}
+        }
+    }
+    drop(watcher);
+    reloader.force();
+    counted_within(
+        &server,
+        "catalogue_unchanged_reloads_total",
+        1,
+        Duration::from_secs(30),
+    );
     assert_eq!(server.metric("catalogue_reloads_total"), 1);
     assert!(server
         .get("/eml.xml")

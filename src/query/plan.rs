@@ -483,9 +483,10 @@ impl Plan {
     }
 
     /// The items of a long slice of a list made of fragments, if that is what
-    /// the plan answers: its pieces copied together (`view::render::List::run`),
-    /// more than a few items, so not in one go where the request is read (a
-    /// million specimens are 3.4 GB to copy).
+    /// the plan answers: more than a few items, whose pieces are copied
+    /// together a piece of the answer at a time as it is sent
+    /// (`view::render::List::write_run`, by `serve::answer`), not in one go
+    /// where the request is read (a million specimens are 3.4 GB to copy).
     pub fn copied(&self, view: &View) -> Option<Range<usize>> {
         let list = view.list(self.endpoint);
         let (from, to) = self.cut(list.len());

@@ -433,9 +433,14 @@ mod tests {
             })));
         }
         let gate = |c: &IpAddr| work.clients.gates.lock().unwrap().get(c).cloned();
-        while gate(&a).is_none_or(|g| g.waiting.load(Ordering::Acquire) < 2) {
-            tokio::task::yield_now().await;
-        }
+        let queued = async {
+            while gate(&a).is_none_or(|g| g.waiting.load(Ordering::Acquire) < 2) {
+                tokio::task::yield_now().await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(5), queued)
+            .await
+            .expect("the client's two other requests wait at its gate within 5 s");
         // One of the two threads is the client's; its others wait at its gate.
         assert_eq!(work.questions.permits.available_permits(), 1);
         assert_eq!(work.questions.waiting.load(Ordering::Acquire), 0);

@@ -1,0 +1,383 @@
+//! A rendered list: its items, comma-separated, in segments, and where each
+//! one is; the runs of consecutive items cut from it.
+
+use std::ops::Range;
+
+use bytes::Bytes;
+
+use super::write::{write_spliced, MEDIA_BASE};
+use crate::view::bits::Bits;
+use crate::view::fragments::{Embedded, Fragments};
+
+/// One rendered list: the items, comma-separated, and where each one is.
+#[derive(Debug, Default)]
+pub struct List {
+    /// Items `starts[k]..starts[k + 1]` are in segment `k`, comma-separated,
+    /// each segment but the last followed by the comma before the next.
+    pub(super) segments: Vec<Bytes>,
+    /// The first item of each segment.
+    pub(super) starts: Vec<u32>,
+    /// Where each item ends in its segment; the next starts after the comma that
+    /// follows (one number an item, not two: 16 MB less at a million).
+    pub(super) ends: Vec<u64>,
+    /// The items holding a media URL (a file, or a featured image's); `None`
+    /// when none does. An answer cut from the list then depends on the media
+    /// base, and only a run holding such an item needs it spliced in.
+    pub(super) media: Option<Bits>,
+    /// The bytes of its segments a reload took from the served view's list
+    /// without rendering them: their records, and all their items read, were
+    /// the served view's.
+    pub(super) unrendered: usize,
+    /// For a list made of fragments ([`fragments`]): the fragments and keys
+    /// its items' coded own bytes, which alone its segments hold, refer to.
+    pub(super) fragments: Option<Fragments>,
+    /// Made of fragments, how many bytes each item stands for, and how many
+    /// media URLs' markers.
+    pub(super) lens: Vec<u32>,
+    pub(super) markers: Vec<u32>,
+}
+
+impl List {
+    /// A list of items written one after another, comma-separated, ending where `ends` say.
+    pub(in crate::view) fn new(bytes: Vec<u8>, ends: Vec<u64>) -> List {
+        List::joined(vec![Segment::on_heap(bytes, ends)], None)
+    }
+
+    /// A list of segments rendered apart, in order; made of `fragments` where
+    /// given (each segment then says how many bytes its items stand for).
+    pub(super) fn joined(segments: Vec<Segment>, fragments: Option<Fragments>) -> List {
+        let items = segments.iter().map(|s| s.ends.len()).sum();
+        let mut list = List {
+            segments: Vec::with_capacity(segments.len()),
+            starts: Vec::with_capacity(segments.len()),
+            ends: Vec::with_capacity(items),
+            media: None,
+            unrendered: 0,
+            lens: Vec::with_capacity(fragments.as_ref().map_or(0, |_| items)),
+            markers: Vec::with_capacity(fragments.as_ref().map_or(0, |_| items)),
+            fragments,
+        };
+        for segment in segments {
+            let start = list.ends.len();
+            for i in segment.media.iter().flat_map(Bits::positions) {
+                mark(&mut list.media, start + i, items);
+            }
+            list.starts
+                .push(u32::try_from(start).expect("a list holds fewer than 2^32 items"));
+            list.ends.extend_from_slice(&segment.ends);
+            list.lens.extend_from_slice(&segment.lens);
+            list.markers.extend_from_slice(&segment.markers);
+            list.segments.push(segment.bytes);
+        }
+        list
+    }
+
+    /// Whether an item holds a media URL.
+    pub fn has_media(&self) -> bool {
+        self.media.is_some()
+    }
+
+    /// Whether any of items `from..to` holds a media URL (cheap for a page:
+    /// a bit an item, no scan of its bytes).
+    pub fn has_media_in(&self, from: usize, to: usize) -> bool {
+        self.media.as_ref().is_some_and(|m| m.any_in(from, to))
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The segment item `i` is in.
+    pub(super) fn segment(&self, i: usize) -> usize {
+        self.starts
+            .partition_point(|&s| s as usize <= i)
+            .saturating_sub(1)
+    }
+
+    /// Items `starts[k]..` up to the next segment's first.
+    pub(super) fn items_of(&self, k: usize) -> Range<usize> {
+        let end = self.starts.get(k + 1).map_or(self.len(), |&s| s as usize);
+        self.starts[k] as usize..end
+    }
+
+    /// Whether its items are made of fragments ([`fragments`]).
+    pub fn has_fragments(&self) -> bool {
+        self.fragments.is_some()
+    }
+
+    /// The bytes of item `i`, of a list not made of fragments: one slice,
+    /// which an item embedding it copies.
+    pub fn item(&self, i: usize) -> &[u8] {
+        assert!(
+            self.fragments.is_none(),
+            "an item made of fragments is not one slice"
+        );
+        let (k, start) = self.locate(i);
+        &self.segments[k][start..self.ends[i] as usize]
+    }
+
+    /// How many bytes item `i` takes.
+    pub fn item_len(&self, i: usize) -> usize {
+        if self.fragments.is_some() {
+            return self.lens[i] as usize;
+        }
+        let (_, start) = self.locate(i);
+        self.ends[i] as usize - start
+    }
+
+    /// How many media URLs' markers item `i` holds, where counted (made of
+    /// fragments).
+    pub fn markers(&self, i: usize) -> Option<usize> {
+        self.fragments.as_ref().map(|_| self.markers[i] as usize)
+    }
+
+    /// Appends item `i`'s bytes.
+    pub fn append_item(&self, i: usize, out: &mut Vec<u8>) {
+        let (k, start) = self.locate(i);
+        let own = &self.segments[k][start..self.ends[i] as usize];
+        self.expand_into(own, out);
+    }
+
+    /// Item `i` as a shared slice of the buffer (no copy), or, made of
+    /// fragments, its bytes copied together.
+    pub fn item_bytes(&self, i: usize) -> Bytes {
+        let (k, start) = self.locate(i);
+        if self.fragments.is_some() {
+            let mut out = Vec::with_capacity(self.item_len(i));
+            self.append_item(i, &mut out);
+            return Bytes::from(out);
+        }
+        self.segments[k].slice(start..self.ends[i] as usize)
+    }
+
+    /// Appends the bytes that `own` (a run of a segment's bytes) stands for:
+    /// itself, or made of fragments, the pieces it is coded as.
+    fn expand_into(&self, own: &[u8], out: &mut Vec<u8>) {
+        match &self.fragments {
+            Some(fragments) => fragments.expand_into(own, out),
+            None => out.extend_from_slice(own),
+        }
+    }
+
+    /// The segment of item `i`, and where the item starts in it.
+    fn locate(&self, i: usize) -> (usize, usize) {
+        let k = self.segment(i);
+        match self.starts[k] as usize == i {
+            true => (k, 0),
+            false => (k, self.ends[i - 1] as usize + 1),
+        }
+    }
+
+    /// Items `from..to`, with their separating commas, as shared slices (no copy).
+    pub fn run(&self, from: usize, to: usize) -> Run {
+        if from >= to {
+            return Run::default();
+        }
+        // Made of fragments, its pieces (dozens an item) are copied into one
+        // buffer: handed out one by one they took ten times as long to send.
+        if self.fragments.is_some() {
+            let mut out = Vec::with_capacity(self.run_len(from..to, false, None));
+            self.write_run(from..to, false, None, &mut out);
+            return Run::One(Bytes::from(out));
+        }
+        let ((first, start), last) = (self.locate(from), self.segment(to - 1));
+        let end = self.ends[to - 1] as usize;
+        if first == last {
+            return Run::One(self.segments[first].slice(start..end));
+        }
+        // A segment's bytes end with the comma before the next.
+        let mut parts = vec![self.segments[first].slice(start..)];
+        for k in first + 1..=last {
+            parts.push(match k == last {
+                true => self.segments[k].slice(..end),
+                false => self.segments[k].clone(),
+            });
+        }
+        Run::Many(parts)
+    }
+
+    /// Its items as a list made of fragments embeds them: where each lies in
+    /// its segments, which the fragments share.
+    pub(super) fn embedded(&self) -> Embedded {
+        let mut embedded = Embedded::default();
+        for (k, segment) in self.segments.iter().enumerate() {
+            embedded.segment(segment.clone());
+            let mut start = 0;
+            for i in self.items_of(k) {
+                embedded.item(start..self.ends[i] as usize);
+                start = self.ends[i] as usize + 1;
+            }
+        }
+        embedded
+    }
+
+    /// Items `items` of a list made of fragments, comma-separated (after a
+    /// comma too when `after_comma`), appended to `out` in one copy with
+    /// `base`, if given, in place of every media URL's marker: a piece of a
+    /// long slice, made as it is sent ([`List::run_len`] says its length).
+    pub fn write_run(
+        &self,
+        items: Range<usize>,
+        after_comma: bool,
+        base: Option<&[u8]>,
+        out: &mut Vec<u8>,
+    ) {
+        if items.is_empty() {
+            return;
+        }
+        let (mut k, mut start) = self.locate(items.start);
+        let mut marked = Vec::new();
+        for i in items.clone() {
+            if i > items.start || after_comma {
+                out.push(b',');
+            }
+            while self.starts.get(k + 1).is_some_and(|&s| s as usize == i) {
+                (k, start) = (k + 1, 0);
+            }
+            let own = &self.segments[k][start..self.ends[i] as usize];
+            start = self.ends[i] as usize + 1;
+            match base.filter(|_| self.markers(i).is_some_and(|m| m > 0)) {
+                Some(base) => {
+                    marked.clear();
+                    self.expand_into(own, &mut marked);
+                    write_spliced(out, &marked, base).expect("writing to memory");
+                }
+                None => self.expand_into(own, out),
+            }
+        }
+    }
+
+    /// How many bytes [`List::write_run`] appends for `items` with `base`.
+    pub fn run_len(&self, items: Range<usize>, after_comma: bool, base: Option<&[u8]>) -> usize {
+        let commas = items.len().saturating_sub(usize::from(!after_comma));
+        let item = |i| match (base, self.markers(i)) {
+            (Some(base), Some(m)) => self.item_len(i) - m + m * base.len(),
+            _ => self.item_len(i),
+        };
+        items.map(item).sum::<usize>() + commas
+    }
+
+    /// The bytes of its item index (where each item ends, and made of
+    /// fragments, how long it is and its fragments' table), for reports.
+    pub fn index_bytes(&self) -> usize {
+        self.ends.capacity() * 8
+            + self.starts.capacity() * 4
+            + (self.lens.capacity() + self.markers.capacity()) * 4
+            + self.media.as_ref().map_or(0, Bits::heap_bytes)
+            + self.fragments.as_ref().map_or(0, Fragments::heap_bytes)
+    }
+
+    /// The size of the list's items with their commas, as answers send them.
+    pub fn byte_len(&self) -> usize {
+        match self.fragments {
+            Some(_) => {
+                let items: usize = self.lens.iter().map(|&l| l as usize).sum();
+                items + self.len().saturating_sub(1)
+            }
+            None => self.own_bytes(),
+        }
+    }
+
+    /// The bytes its segments hold: its items' own bytes and commas (all of
+    /// them for a list not made of fragments; coded for one made of them).
+    pub fn own_bytes(&self) -> usize {
+        self.segments.iter().map(Bytes::len).sum()
+    }
+
+    /// The bytes of the fragments its items refer to: items of the lists
+    /// they embed, held by those lists.
+    pub fn fragment_bytes(&self) -> usize {
+        self.fragments.as_ref().map_or(0, Fragments::byte_len)
+    }
+
+    /// How many of its bytes a reload kept from the served view unrendered.
+    pub fn unrendered_bytes(&self) -> usize {
+        self.unrendered
+    }
+}
+
+/// Consecutive items rendered together: their bytes, where each ends, and
+/// which hold a media URL; made of fragments, how many bytes each item
+/// stands for and how many media URLs' markers it holds.
+pub(super) struct Segment {
+    pub(super) bytes: Bytes,
+    pub(super) ends: Vec<u64>,
+    pub(super) media: Option<Bits>,
+    pub(super) lens: Vec<u32>,
+    pub(super) markers: Vec<u32>,
+}
+
+/// Marks item `i` of `items` as holding a media URL.
+pub(super) fn mark(media: &mut Option<Bits>, i: usize, items: usize) {
+    media.get_or_insert_with(|| Bits::none(items)).set(i);
+}
+
+impl Segment {
+    /// Items written one after another, comma-separated, ending where `ends` say.
+    pub(super) fn on_heap(bytes: Vec<u8>, ends: Vec<u64>) -> Segment {
+        let mut media = None;
+        let mut start = 0;
+        for (i, &end) in ends.iter().enumerate() {
+            if memchr::memchr(MEDIA_BASE, &bytes[start..end as usize]).is_some() {
+                mark(&mut media, i, ends.len());
+            }
+            start = end as usize + 1;
+        }
+        Segment {
+            media,
+            bytes: Bytes::from(bytes),
+            ends,
+            lens: Vec::new(),
+            markers: Vec::new(),
+        }
+    }
+}
+
+/// Consecutive items of a list, comma-separated: one shared slice of a
+/// rendered list, or several where they cross segments or were written anew.
+#[derive(Clone, Debug)]
+pub enum Run {
+    One(Bytes),
+    Many(Vec<Bytes>),
+}
+
+impl Default for Run {
+    fn default() -> Run {
+        Run::One(Bytes::new())
+    }
+}
+
+impl From<Bytes> for Run {
+    fn from(bytes: Bytes) -> Run {
+        Run::One(bytes)
+    }
+}
+
+impl Run {
+    /// Its bytes, in order.
+    pub fn parts(&self) -> &[Bytes] {
+        match self {
+            Run::One(bytes) => std::slice::from_ref(bytes),
+            Run::Many(parts) => parts,
+        }
+    }
+
+    pub fn into_parts(self) -> Vec<Bytes> {
+        match self {
+            Run::One(bytes) => vec![bytes],
+            Run::Many(parts) => parts,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.parts().iter().map(Bytes::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
