@@ -419,6 +419,7 @@ fn rows_sql(db: &dyn Db, fixture: &Path) -> String {
 /// The checksum `catalogue build` prints.
 fn built_checksum(args: &[&str], env: &[(&str, &str)]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
         .args(args)
         .envs(env.iter().copied())
         .env("RUST_LOG", "warn")
@@ -675,6 +676,7 @@ fn database_problems_are_reported_as_fixture_problems() {
     assert!(String::from_utf8_lossy(&missing.stderr)
         .contains("there is no SQLite database at /nonexistent/db.sqlite3\n"));
     let no_url = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
         .args(["build", "--from-db", "-o", "x.bin"])
         .env_remove("DATABASE_URL")
         .output()

@@ -609,6 +609,9 @@ fn dataset_init_writes_a_description_build_takes_back() {
     }
     let filled_file = dir.path("filled.json");
     std::fs::write(&filled_file, serde_json::to_string(&filled).unwrap()).unwrap();
+    // Beside the first, not over it: its version is kept, and a build
+    // without --previous does not start its history again unasked.
+    let rebuilt = dir.path("filled.bin");
     let build = catalogue(&[
         "build",
         common::sample_fixture().to_str().unwrap(),

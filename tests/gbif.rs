@@ -613,7 +613,7 @@ fn a_polygon_too_long_for_a_head_is_posted_as_a_form() {
     let huge = s.post(search, "application/x-www-form-urlencoded", &huge);
     assert_eq!(huge.status, 413, "{}", huge.text());
     let elsewhere = s.post(
-        "/api/v2/orders/",
+        "/api/v2/versions/",
         "application/x-www-form-urlencoded",
         "limit=1",
     );

@@ -42,6 +42,7 @@ mod paging;
 mod published;
 mod quality;
 mod questions;
+mod registry;
 mod reload;
 mod replay;
 mod short;

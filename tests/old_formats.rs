@@ -29,6 +29,7 @@ fn every_format_still_read_loads() {
         ("format-8.bin", 8),
         ("format-9.bin", 9),
         ("format-11-early.bin", 11),
+        ("format-11.bin", 11),
     ]
     .into_iter()
     .map(|(name, format)| (fixture(name), format))

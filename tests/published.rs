@@ -260,3 +260,35 @@ fn a_restored_record_is_published_at_the_next_tick() {
     let _ = sync.kill();
     let _ = sync.wait();
 }
+
+/// The shipped recipes give `sync` the public address `serve` has (so the
+/// versions it keeps link what was served) and bound the versions it keeps.
+#[test]
+fn the_recipes_give_sync_the_public_address_and_a_retention() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    // systemd: the servers' settings file, where the address is, read by
+    // the sync unit too; a bound on the versions.
+    let serve = read("deploy/systemd/catalogue@.service");
+    let sync = read("deploy/systemd/catalogue-sync.service");
+    let file = "EnvironmentFile=-/etc/catalogue/serve.env";
+    assert!(serve.contains(file) && serve.contains("CATALOGUE_PUBLIC_URL="));
+    assert!(sync.lines().any(|l| l == file), "{sync}");
+    let exec = sync.lines().find(|l| l.starts_with("ExecStart=")).unwrap();
+    assert!(exec.contains(" --keep-versions "), "{exec}");
+    // Kubernetes: every container the same address, sync a bound.
+    let manifest = read("deploy/kubernetes/deployment.yaml");
+    let containers: Vec<&str> = manifest.split("\n        - name: ").skip(1).collect();
+    let address = |c: &str| {
+        let at = c.find("- name: CATALOGUE_PUBLIC_URL\n")?;
+        let value = c[at..].lines().nth(1)?.trim().strip_prefix("value: ")?;
+        Some(value.to_string())
+    };
+    let named = |n: &str| *containers.iter().find(|c| c.starts_with(n)).unwrap();
+    let served = address(named("serve")).expect("serve has the public address");
+    for name in ["sync", "first-snapshot"] {
+        assert_eq!(address(named(name)), Some(served.clone()), "{name}");
+    }
+    assert!(named("sync").contains("\"--keep-versions\", \"20\""));
+    assert!(manifest.contains("sizeLimit: 512Mi"));
+}

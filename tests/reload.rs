@@ -217,6 +217,7 @@ fn sighup_reloads_the_running_binary() {
     std::fs::copy(sample_snapshot(), &path).unwrap();
     let addr = common::free_addr();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
         .args([
             "serve",
             "--no-watch",

@@ -33,7 +33,7 @@ fn inspect_prints_version_checksum_and_counts() {
     assert!(o.status.success());
     let out = String::from_utf8(o.stdout).unwrap();
     let (header, _) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
-    assert!(out.contains("format version: 11\n"), "{out}");
+    assert!(out.contains("format version: 12\n"), "{out}");
     assert!(
         out.contains(&format!("checksum: {}\n", header.checksum_hex())),
         "{out}"
@@ -90,7 +90,8 @@ fn truncated_altered_and_foreign_files_are_refused() {
     serve_refuses(
         &future,
         &format!(
-            "is snapshot format version {next}, this catalogue reads versions 3 to {}",
+            "is snapshot format version {next}, a format newer than this catalogue: this \
+             catalogue reads versions 3 to {}",
             next - 1
         ),
     );
@@ -479,6 +480,11 @@ fn a_format_10_snapshot_is_served_with_its_description() {
     let mut head = encode_head(&collection, &collection.history).unwrap();
     for piece in head.iter_mut().filter(|p| p.part == Part::Dataset) {
         *piece = Piece::new(Part::Dataset, codec::encode(&ten).unwrap());
+    }
+    // Format 10's versions: none here (a history of none reads as any format's).
+    let none = codec::encode(&Vec::<u8>::new()).unwrap();
+    for piece in head.iter_mut().filter(|p| p.part == Part::History) {
+        *piece = Piece::new(Part::History, none.clone());
     }
     let prepared = catalogue::view::prepared::encode(&collection);
     let image = assemble(head, &prepared, 1_700_000_000_000_000);

@@ -980,4 +980,23 @@ fn a_new_history_is_asked_for_and_the_old_one_moved_aside() {
         std::fs::read(aside.join("1").join("dwca.zip")).unwrap(),
         archive_1
     );
+    // Version 1 alone kept: built again the same, it stays; built otherwise,
+    // it is moved aside too, never replaced.
+    let o = catalogue(&["build", &fixture, "-o", &out.to_string_lossy()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let asides = || {
+        (common::names_in(&dir.0).into_iter())
+            .filter(|n| n.starts_with("collection.bin.versions.old-"))
+            .count()
+    };
+    assert_eq!(asides(), 1);
+    std::fs::write(
+        dir.path("collection.json"),
+        serde_json::Value::Array(v1.clone()).to_string(),
+    )
+    .unwrap();
+    let o = catalogue(&["build", &fixture, "-o", &out.to_string_lossy()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(asides(), 2);
+    assert_eq!(catalogue::snapshot::kept::numbers(&versions), [1]);
 }

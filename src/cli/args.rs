@@ -72,6 +72,11 @@ pub enum Command {
         #[arg(long, default_value = "/healthz")]
         path: String,
     },
+    /// Register the dataset with GBIF through its registry API: `gbif register`.
+    Gbif {
+        #[command(subcommand)]
+        action: GbifCommand,
+    },
     /// Print the OpenAPI 3.1 description of the API on stdout.
     Openapi {
         /// Describe the cap a server started with `--max-limit N` puts on `limit`.
@@ -92,6 +97,54 @@ pub enum DatasetCommand {
         #[arg(short, long)]
         output: PathBuf,
     },
+}
+
+#[derive(Subcommand)]
+pub enum GbifCommand {
+    /// Register the dataset with GBIF's registry (API v1), or update it where
+    /// the dataset file's `gbif.dataset` names it: its description (type
+    /// OCCURRENCE, title, description, licence, language, DOI) and its
+    /// endpoints, the archive at <public URL>/dwca.zip (DWC_ARCHIVE) and its
+    /// metadata at <public URL>/eml.xml (EML). The keys come from the dataset
+    /// file's `gbif` table (api, publishing_organization, installation,
+    /// dataset), the account from CATALOGUE_GBIF_USER and
+    /// CATALOGUE_GBIF_PASSWORD (docs/gbif-registration.md).
+    Register(RegisterArgs),
+}
+
+#[derive(Args)]
+pub struct RegisterArgs {
+    /// The dataset file, with its `gbif` table.
+    #[arg(long, env = "CATALOGUE_DATASET_CONFIG")]
+    pub dataset_config: PathBuf,
+    /// The snapshot served (what it says of the dataset, the file over it).
+    #[arg(
+        long,
+        env = "CATALOGUE_SNAPSHOT",
+        default_value = "snapshot/collection.bin"
+    )]
+    pub snapshot: PathBuf,
+    /// The address GBIF reaches the server at (`https://specimens.example.org`):
+    /// the endpoints are <URL>/dwca.zip and <URL>/eml.xml.
+    #[arg(long, env = "CATALOGUE_PUBLIC_URL", value_parser = parse_public_url)]
+    pub public_url: PublicUrl,
+}
+
+/// What `build` and `sync` refuse to publish unless told to, as GBIF's IPT
+/// and pipelines would.
+#[derive(Args, Clone, Copy, Debug, Default)]
+pub struct RefuseArgs {
+    /// Publish a dataset without a licence (by default refused: GBIF's IPT
+    /// blocks its registration, and GBIF then takes it for CC BY 4.0).
+    /// CATALOGUE_ALLOW_NO_LICENCE takes 1/0, yes/no, true/false, on/off.
+    #[arg(long, env = "CATALOGUE_ALLOW_NO_LICENCE", value_parser = parse_switch)]
+    pub allow_no_licence: bool,
+    /// Publish a version in which more than half of the occurrenceIDs
+    /// published before are gone or new (by default refused, the snapshot
+    /// before left as it was: GBIF's pipelines halt indexing such a version).
+    /// CATALOGUE_ALLOW_ID_CHURN takes 1/0, yes/no, true/false, on/off.
+    #[arg(long, env = "CATALOGUE_ALLOW_ID_CHURN", value_parser = parse_switch)]
+    pub allow_id_churn: bool,
 }
 
 #[derive(Subcommand)]
@@ -261,6 +314,9 @@ pub struct SyncArgs {
     /// Which versions are kept, and their links.
     #[command(flatten)]
     pub keep: KeepArgs,
+    /// What is refused unless told otherwise.
+    #[command(flatten)]
+    pub refuse: RefuseArgs,
 }
 
 #[derive(Args)]
@@ -303,6 +359,9 @@ pub struct BuildArgs {
     /// Which versions are kept, and their links.
     #[command(flatten)]
     pub keep: KeepArgs,
+    /// What is refused unless told otherwise.
+    #[command(flatten)]
+    pub refuse: RefuseArgs,
 }
 
 #[derive(Args, Clone)]
@@ -499,6 +558,15 @@ fn parse_no_watch(value: &str) -> Result<bool, String> {
              on or off"
                 .to_string(),
         ),
+    }
+}
+
+/// A switch given by its environment variable: the words people write.
+fn parse_switch(value: &str) -> Result<bool, String> {
+    match value.to_ascii_lowercase().as_str() {
+        "1" | "yes" | "y" | "true" | "on" => Ok(true),
+        "0" | "no" | "n" | "false" | "off" => Ok(false),
+        _ => Err("takes 1 or 0, yes or no, true or false, on or off".to_string()),
     }
 }
 

@@ -11,6 +11,7 @@ use crate::export::dwca;
 use crate::ingest::database_url::Source;
 use crate::ingest::{self, database, held, publisher, synthetic, BuildError};
 use crate::model::dataset::Dataset;
+use crate::model::refusal::unlicensed;
 use crate::model::Model;
 use crate::snapshot;
 use crate::view::{prepared, View};
@@ -49,7 +50,11 @@ pub(super) fn probe(mut addr: SocketAddr, path: &str) -> anyhow::Result<ExitCode
 
 pub(super) fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"))
+        // The HTTP client's trace says the registry's Authorization header:
+        // never logged, whatever RUST_LOG asks.
+        .add_directive("ureq=warn".parse().expect("a directive"))
+        .add_directive("ureq_proto=warn".parse().expect("a directive"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -73,6 +78,13 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let restarting = history_restarted(args)?;
     // A bad dataset file is said before the collection is read.
     let dataset = args.dataset.dataset()?;
+    if let Some(refused) = unlicensed(&dataset).filter(|_| !args.refuse.allow_no_licence) {
+        eprintln!(
+            "error: {refused}; nothing was written to {}",
+            args.output.display()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     let mut checked = match &args.from_db {
         Some(flag) => {
             let source = Source::parse(&database_url(flag)?)?;
@@ -110,10 +122,28 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
         say!("held back: {}", h.describe())?;
     }
     let mut renamed = None;
+    // The version a build after --previous publishes, where it is a new one.
+    let mut published = None;
     if let Some(previous) = &args.previous {
         let followed = follow(&mut checked.collection, previous)?;
+        if let Some(turnover) = followed.turnover.filter(|t| t.churns()) {
+            if !args.refuse.allow_id_churn {
+                eprintln!(
+                    "error: version {}: {}; {} is left as it was",
+                    followed.version,
+                    turnover.refusal(),
+                    args.output.display()
+                );
+                return Ok(ExitCode::FAILURE);
+            }
+            say!(
+                "warning: published anyway (--allow-id-churn): {}",
+                turnover.refusal()
+            )?;
+        }
         say!("version {}: {}", followed.version, followed.changes)?;
         renamed = followed.renamed;
+        published = followed.new.then_some(followed.version);
     }
     if let Some(line) = &renamed {
         say!("warning: {line}")?;
@@ -161,7 +191,7 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
                 say!("warning: {UNLINKED}")?;
             }
             let output = &args.output;
-            if restarting {
+            if restarting.sets_aside(output, &header) {
                 if let Some(aside) = snapshot::kept::set_aside(output).with_context(|| {
                     format!(
                         "{} is written, but the versions kept beside it cannot be moved aside",
@@ -176,6 +206,9 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
             }
             let kept = keep_version(output, output, args.previous.as_deref(), &args.keep)?;
             say!("{kept}")?;
+            if let Some(version) = published {
+                super::gbif::ask_crawl(output, args.dataset.dataset_config.as_deref(), version);
+            }
             for (model, n) in checked.collection.counts() {
                 say!("{:>9} {}", n, model.label())?;
             }
@@ -286,22 +319,49 @@ pub(super) fn export_dwca(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Whether this build starts a new history where versions are kept beside
-/// its output (`--new-history`: they are moved aside once the snapshot is
-/// written); refused without `--previous` or `--new-history`, since a
-/// version 1 would replace and prune every version kept, the files DOIs
-/// and GBIF point at.
-fn history_restarted(args: &BuildArgs) -> anyhow::Result<bool> {
+/// What a build does to the versions kept beside its output.
+enum Restart {
+    /// Nothing: none are kept, or it follows `--previous`.
+    No,
+    /// `--new-history`: they are moved aside once the snapshot is written.
+    Asked,
+    /// Version 1 alone is kept: moved aside too, unless the snapshot
+    /// written is the one it was made from (the same build again).
+    First,
+}
+
+impl Restart {
+    /// Whether the versions kept beside `output` go aside, now that the
+    /// snapshot `written` is there.
+    fn sets_aside(&self, output: &std::path::Path, written: &snapshot::Header) -> bool {
+        match self {
+            Restart::No => false,
+            Restart::Asked => true,
+            Restart::First => snapshot::kept::manifest(&snapshot::kept::path(output), 1)
+                .is_none_or(|m| m.checksum != written.checksum_hex()),
+        }
+    }
+}
+
+/// What this build does to the versions kept beside its output: a build
+/// without `--previous` where versions after the first are kept is refused
+/// unless `--new-history` says to start a new history (a version 1 would
+/// replace and prune every version kept, the files DOIs and GBIF point at);
+/// either way the old history is moved aside, never deleted.
+fn history_restarted(args: &BuildArgs) -> anyhow::Result<Restart> {
     if args.previous.is_some() {
-        return Ok(false);
+        return Ok(Restart::No);
     }
     let dir = snapshot::kept::path(&args.output);
     let kept = snapshot::kept::numbers(&dir);
     let (Some(first), Some(last)) = (kept.first(), kept.last()) else {
-        return Ok(false);
+        return Ok(Restart::No);
     };
     if args.new_history {
-        return Ok(true);
+        return Ok(Restart::Asked);
+    }
+    if kept == [1] {
+        return Ok(Restart::First);
     }
     anyhow::bail!(
         "versions {first} to {last} are kept beside {output} (in {dir}): a build without \
@@ -370,6 +430,10 @@ struct Followed {
     changes: String,
     /// Why the records' occurrenceIDs changed, if they did.
     renamed: Option<String>,
+    /// Whether it is a new version (something changed).
+    new: bool,
+    /// What it does to the occurrenceIDs published before, where it is new.
+    turnover: Option<crate::model::refusal::Turnover>,
 }
 
 /// Makes `collection` the version after the snapshot at `previous`: its
@@ -392,9 +456,12 @@ fn follow(
             version: kept.current(),
             changes: "nothing changed".into(),
             renamed: None,
+            new: false,
+            turnover: None,
         });
     }
     let renamed = collection.dataset.renames_occurrences(&old.dataset);
+    let turnover = crate::model::refusal::Turnover::between(&old, collection);
     let described = (&old.dataset, &collection.dataset);
     let mut changes = Digest::of(collection).changes_described(&Digest::of(&old), described);
     digest::name_deleted(&mut changes, |id| digest::catalog_number(&old, id));
@@ -409,10 +476,13 @@ fn follow(
         digest::counts(collection),
         changes,
     );
+    crate::model::package_id::follow(&mut collection.history, &old.dataset, &collection.dataset);
     Ok(Followed {
         version: collection.history.current(),
         changes: said,
         renamed,
+        new: true,
+        turnover: Some(turnover),
     })
 }
 
@@ -529,6 +599,12 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     );
     let told = args.dataset.followed()?;
     let dataset = told.over(&Dataset::default());
+    if let Some(refused) = unlicensed(&dataset).filter(|_| !args.refuse.allow_no_licence) {
+        anyhow::bail!(
+            "{refused}; nothing was published to {}",
+            args.snapshot.display()
+        );
+    }
     if let Some(line) = unpublishable(&dataset) {
         tracing::warn!("{line}");
     }
@@ -543,13 +619,21 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         Some(path) => publisher.following(path, told),
         None => publisher.describing(dataset),
     };
+    let publisher = publisher.refusing(crate::model::refusal::Allowed {
+        no_licence: args.refuse.allow_no_licence,
+        id_churn: args.refuse.allow_id_churn,
+    });
+    let config = args.dataset.dataset_config.clone();
     if args.keep.links.public_url.is_none() {
         tracing::warn!("{UNLINKED}");
     }
     if args.once {
         let at = args.snapshot.display();
         let keep = args.keep.clone();
-        let publisher = publisher.after_publishing(move |path| keep_logged(path, &keep));
+        let publisher = publisher.after_publishing(move |path| {
+            keep_logged(path, &keep);
+            super::gbif::crawl_published(path, config.as_deref(), false);
+        });
         // What a stopped `sync` left waiting is kept first.
         for waiting in snapshot::kept::waiting(&args.snapshot) {
             keep_logged_from(&args.snapshot, &waiting, &args.keep);
@@ -583,7 +667,10 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     if args.snapshot.exists() {
         publish(&args.snapshot);
     }
-    let publisher = publisher.after_publishing(publish);
+    let publisher = publisher.after_publishing(move |path| {
+        publish(path);
+        super::gbif::crawl_published(path, config.as_deref(), true);
+    });
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(publisher::run(publisher, args.every, shutdown_signal()));
     Ok(ExitCode::SUCCESS)

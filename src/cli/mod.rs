@@ -1,7 +1,7 @@
 //! The command line: `build`, `inspect`, `serve` (the default), `generate`,
-//! `sync`, `dataset init`, `export dwca`, `openapi` and `probe`. [`args`] is
-//! what clap reads; [`commands`], [`dataset`] and [`serving`] are what each
-//! command does.
+//! `sync`, `dataset init`, `export dwca`, `gbif register`, `openapi` and
+//! `probe`. [`args`] is what clap reads; [`commands`], [`dataset`], [`gbif`]
+//! and [`serving`] are what each command does.
 
 use std::process::ExitCode;
 
@@ -21,9 +21,10 @@ macro_rules! say {
 mod args;
 mod commands;
 mod dataset;
+mod gbif;
 mod serving;
 
-use args::{Cli, Command, DatasetCommand, Export, ServeCommand};
+use args::{Cli, Command, DatasetCommand, Export, GbifCommand, ServeCommand};
 use commands::{build_command, export_dwca, generate, init_logging, inspect, probe, sync};
 use serving::serve;
 
@@ -59,6 +60,9 @@ pub fn run() -> ExitCode {
             let links = links.links();
             export_dwca(&snapshot, &output, &dataset, &links)
         }
+        Command::Gbif {
+            action: GbifCommand::Register(args),
+        } => gbif::register(&args),
         Command::Probe { addr, path } => probe(addr, &path),
         Command::Openapi { max_limit } => {
             let doc = crate::serve::openapi(max_limit);

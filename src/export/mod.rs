@@ -2,7 +2,8 @@
 //! document ([`openapi`], with GBIF's occurrence operations in [`openapi_gbif`], the
 //! suggestions' in [`openapi_suggest`], Wagtail's in [`openapi_wagtail`])
 //! and the Darwin Core Archive ([`dwca`]). Both are made
-//! from the field tables and a view; neither knows of HTTP.
+//! from the field tables and a view; neither knows of HTTP. GBIF's registry
+//! ([`registry`]) is told of the archive: the one client of another service.
 
 pub mod csv;
 pub mod dwca;
@@ -14,3 +15,4 @@ pub mod openapi_quality;
 pub mod openapi_suggest;
 pub mod openapi_versions;
 pub mod openapi_wagtail;
+pub mod registry;

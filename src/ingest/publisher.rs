@@ -32,6 +32,7 @@ use crate::model::dataset::{Dataset, Told};
 use crate::model::digest::{self, Digest};
 use crate::model::history::{self, History};
 use crate::model::records::Collection;
+use crate::model::refusal::{self, Allowed, Turnover};
 use crate::model::Model;
 use crate::snapshot;
 use crate::snapshot::status::{Kind, Status};
@@ -182,6 +183,9 @@ pub struct Publisher {
     status: Status,
     /// The status as last written (none yet: the first tick writes it).
     status_written: Option<Status>,
+    /// What is published though GBIF would refuse it (by default everything:
+    /// `sync` says otherwise, [`Publisher::refusing`]).
+    allowed: Allowed,
 }
 
 /// What is done with a snapshot's path once it is published.
@@ -316,7 +320,54 @@ impl Publisher {
                 status
             },
             status_written: None,
+            allowed: Allowed::ALL,
         })
+    }
+
+    /// Publishes no version GBIF would refuse unless `allowed` says so: a
+    /// dataset without a licence, a version that changes more than half of
+    /// the occurrenceIDs published before ([`Turnover`]). Such a tick fails,
+    /// saying why, and leaves the file as it was.
+    pub fn refusing(self, allowed: Allowed) -> Publisher {
+        Publisher { allowed, ..self }
+    }
+
+    /// Why publishing `collection` (with `changes` from the snapshot at the
+    /// path) is refused, where it is.
+    fn refused(&self, collection: &Collection, changes: &[history::Changes]) -> Option<String> {
+        if !self.allowed.no_licence {
+            if let Some(why) = refusal::unlicensed(&collection.dataset) {
+                return Some(why);
+            }
+        }
+        let before = self.described.as_ref()?;
+        if self.allowed.id_churn || self.checksum.is_none() {
+            return None;
+        }
+        // Under the same rule no more identifiers change than specimens
+        // were added, modified and deleted: the snapshot is read only when
+        // those could be more than half.
+        let label = Model::SpecimenRecord.label();
+        let touched: usize = (changes.iter().filter(|c| c.model == label))
+            .map(|c| c.added.len() + c.modified.len() + c.deleted.len())
+            .sum();
+        let published = (self.history.as_ref())
+            .and_then(|h| h.versions.last())
+            .and_then(|v| v.counts.iter().find(|(l, _)| l == label))
+            .map_or(0, |(_, n)| *n as usize);
+        if collection.dataset.renames_occurrences(before).is_none() && touched * 2 <= published {
+            return None;
+        }
+        let read;
+        let old = match &self.published {
+            Some(old) => old,
+            None => {
+                read = snapshot::read(&self.path).ok()?.1;
+                &read
+            }
+        };
+        let turnover = Turnover::between(old, collection);
+        turnover.churns().then(|| turnover.refusal())
     }
 
     /// Calls `after` with the snapshot's path once each snapshot is
@@ -420,12 +471,15 @@ impl Publisher {
         if let Some(line) = renamed {
             tracing::warn!("{line}");
         }
-        kept.next(
+        let mut next = kept.next(
             checksum,
             self.created_at,
             digest::counts(collection),
             changes,
-        )
+        );
+        let before = self.described.as_ref().unwrap_or(&self.dataset);
+        crate::model::package_id::follow(&mut next, before, &self.dataset);
+        next
     }
 
     /// Names the specimen records `changes` deleted by their catalogue
@@ -728,6 +782,9 @@ impl Publisher {
             image = snapshot::assemble(head, &prepared, now);
         }
         let changes = self.changes(&digest);
+        if let Some(why) = self.refused(&checked.collection, &changes) {
+            return Err(Failed::Invalid(why));
+        }
         let encode_ms = t.elapsed().as_millis() as u64 - prepare_ms;
         let written = Instant::now();
         snapshot::write_parts_atomically(&self.path, &image.parts()).map_err(|e| {

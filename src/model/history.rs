@@ -23,6 +23,29 @@ pub const KEPT: usize = 1000;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct History {
     pub versions: Vec<Version>,
+    /// The UUID (version 4) eml.xml's `packageId` names the dataset by,
+    /// where the dataset file's `id` is not one: made once, from the first
+    /// version's description, and kept from the second version on
+    /// (`model::package_id`). Empty before.
+    pub package: String,
+    /// The versions that began a major release (a new DOI), ascending:
+    /// every other version is a minor step ([`History::release`]).
+    pub majors: Vec<u64>,
+}
+
+/// A version as GBIF's EML parser reads it from a `packageId`
+/// (`.../v<major>.<minor>`): version 1 is 1.0, each next version a minor
+/// step, a new DOI a major one (2.0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Release {
+    pub major: u64,
+    pub minor: u64,
+}
+
+impl std::fmt::Display for Release {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
 }
 
 /// One published version.
@@ -96,6 +119,7 @@ impl History {
                 counts,
                 ..Version::default()
             }],
+            ..History::default()
         }
     }
 
@@ -119,7 +143,23 @@ impl History {
         });
         let over = versions.len().saturating_sub(KEPT);
         versions.drain(..over);
-        History { versions }
+        History {
+            versions,
+            package: self.package.clone(),
+            majors: self.majors.clone(),
+        }
+    }
+
+    /// The release of version `number`: a major step at each of
+    /// [`History::majors`] (the first version is 1.0), a minor step at every
+    /// other version.
+    pub fn release(&self, number: u64) -> Release {
+        let begun = self.majors.iter().filter(|m| **m <= number);
+        let (major, since) = begun.fold((1, 1), |(major, _), m| (major + 1, *m));
+        Release {
+            major,
+            minor: number.saturating_sub(since),
+        }
     }
 
     /// This history with its own (last) version's checksum and time filled in
@@ -320,7 +360,29 @@ mod tests {
                     ..Version::default()
                 })
                 .collect(),
+            ..History::default()
         }
+    }
+
+    #[test]
+    fn releases_step_minor_and_major_where_a_version_began_one() {
+        let mut h = history(vec![vec![]; 7]);
+        let said = |h: &History| {
+            (1..=7)
+                .map(|n| h.release(n).to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(said(&h), ["1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6"]);
+        h.majors = vec![3, 6];
+        assert_eq!(said(&h), ["1.0", "1.1", "2.0", "2.1", "2.2", "3.0", "3.1"]);
+        // A next version keeps the package and the major steps.
+        h.package = "p".into();
+        let next = h.next([1; 32], 9, Vec::new(), Vec::new());
+        assert_eq!(
+            (next.package.as_str(), &next.majors[..]),
+            ("p", &[3, 6][..])
+        );
+        assert_eq!(next.release(next.current()).to_string(), "3.2");
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //!
 //! ```text
 //! offset  size  field
-//!      0     8  magic "CATHIS11" (`CATHIST\0`: a history as snapshot
-//!               formats 8 to 10 hold it, still read)
+//!      0     8  magic "CATHIS12" (`CATHIST\0`: a history as snapshot
+//!               formats 8 to 10 hold it; `CATHIS11` as format 11 does;
+//!               both still read)
 //!      8    32  the checksum of the snapshot it was written beside
 //!     40     8  that snapshot's creation time, microseconds (i64 LE)
 //!     48     -  the snapshot's history, completed (its own version's checksum
@@ -20,7 +21,9 @@ use sha2::{Digest as _, Sha256};
 use super::{codec, write_atomically, Header};
 use crate::model::history::History;
 
-const MAGIC: &[u8; 8] = b"CATHIS11";
+const MAGIC: &[u8; 8] = b"CATHIS12";
+/// The magic of a history kept in format 11's layout.
+const MAGIC_V11: &[u8; 8] = b"CATHIS11";
 /// The magic of a history kept in format 10's layout.
 const MAGIC_V10: &[u8; 8] = b"CATHIST\0";
 const HEAD_LEN: usize = 8 + 32 + 8;
@@ -72,16 +75,21 @@ pub fn read(snapshot: &Path) -> Result<Option<KeptHistory>, String> {
             at.display()
         )
     };
-    if bytes.len() < HEAD_LEN + 32 || (&bytes[..8] != MAGIC && &bytes[..8] != MAGIC_V10) {
+    if bytes.len() < HEAD_LEN + 32
+        || ![MAGIC, MAGIC_V11, MAGIC_V10]
+            .iter()
+            .any(|m| m[..] == bytes[..8])
+    {
         return Err(damaged());
     }
     let (kept, sum) = bytes.split_at(bytes.len() - 32);
     if Sha256::digest(kept)[..] != *sum {
         return Err(damaged());
     }
-    let history = match &kept[..8] == MAGIC {
-        true => codec::decode(&kept[HEAD_LEN..]),
-        false => super::history10::decode(&kept[HEAD_LEN..]),
+    let history = match &kept[..8] {
+        m if m == MAGIC => codec::decode(&kept[HEAD_LEN..]),
+        m if m == MAGIC_V11 => super::history11::decode(&kept[HEAD_LEN..]),
+        _ => super::history10::decode(&kept[HEAD_LEN..]),
     };
     let history = history.map_err(|e| format!("{}: {e}", damaged()))?;
     Ok(Some(KeptHistory {

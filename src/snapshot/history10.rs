@@ -55,6 +55,7 @@ pub fn decode(bytes: &[u8]) -> Result<History, String> {
     });
     Ok(History {
         versions: versions.collect(),
+        ..History::default()
     })
 }
 

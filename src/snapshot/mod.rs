@@ -9,6 +9,7 @@ pub mod described;
 mod early;
 mod file;
 mod history10;
+mod history11;
 pub mod kept;
 mod stamp;
 pub mod status;

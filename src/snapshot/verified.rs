@@ -171,6 +171,7 @@ mod tests {
                     ..Version::default()
                 })
                 .collect(),
+            ..History::default()
         };
         let manifest = |version: u64, checksum: [u8; 32]| Manifest {
             version,

@@ -306,11 +306,29 @@ fn dechunk(mut data: &[u8]) -> Vec<u8> {
     }
 }
 
-/// Runs the `catalogue` binary.
+/// Runs the `catalogue` binary. The suite's fixtures describe no licence,
+/// which `build` and `sync` refuse by default: this allows it
+/// (CATALOGUE_ALLOW_NO_LICENCE); [`catalogue_refusing`] runs without.
 pub fn catalogue(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_catalogue"))
         .args(args)
         .env("RUST_LOG", "warn")
+        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
+        .output()
+        .unwrap()
+}
+
+/// Runs the `catalogue` binary as a publisher would: nothing allowed that
+/// `build` refuses by default, and `env` set.
+pub fn catalogue_refusing(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .env_remove("CATALOGUE_ALLOW_NO_LICENCE")
+        .env_remove("CATALOGUE_ALLOW_ID_CHURN")
+        .env_remove("CATALOGUE_GBIF_USER")
+        .env_remove("CATALOGUE_GBIF_PASSWORD")
+        .envs(env.iter().copied())
         .output()
         .unwrap()
 }

@@ -38,6 +38,7 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
     // Each snapshot carries the dataset's description it was given.
     let dataset = Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshot/dataset.toml");
     let mut child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
         .args([
             "sync",
             "--from-db",
@@ -443,6 +444,7 @@ fn sync_once_says_whether_anything_is_held_back() {
     let snapshot = dir.path("synced.bin");
     let once = || {
         Command::new(env!("CARGO_BIN_EXE_catalogue"))
+            .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["sync", "--once", "--from-db", &sqlite.url(), "--snapshot"])
             .arg(&snapshot)
             .env("RUST_LOG", "off")
@@ -644,6 +646,7 @@ impl Syncing {
     /// A sync every 200 ms, logging at info into `log`.
     fn logging(url: &str, snapshot: &Path, log: &Path) -> Syncing {
         let child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+            .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["sync", "--from-db", url, "--snapshot"])
             .arg(snapshot)
             .args(["--every", "200ms"])
@@ -657,6 +660,7 @@ impl Syncing {
 
     fn start(url: &str, snapshot: &Path, flags: &[&str]) -> Syncing {
         let child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+            .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["sync", "--from-db", url, "--snapshot"])
             .arg(snapshot)
             .args(flags)
@@ -726,6 +730,7 @@ fn sync_continues_the_history_kept_beside_a_lost_snapshot() {
     std::fs::remove_file(catalogue::snapshot::beside::path(&snapshot)).unwrap();
     std::fs::write(&snapshot, b"not a snapshot").unwrap();
     let mut refused = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
         .args(["sync", "--from-db", &sqlite.url(), "--snapshot"])
         .arg(&snapshot)
         .stdout(Stdio::null())
@@ -848,9 +853,14 @@ fn sync_killed_while_it_writes_leaves_no_temporary_file() {
     let out = dir.path("out");
     std::fs::create_dir(&out).unwrap();
     let snapshot = out.join("synced.bin");
-    // The snapshot, its history, and its versions' folder (what a killed
-    // sync left waiting there is kept by the next).
-    let kept = ["synced.bin", "synced.bin.history", "synced.bin.versions"];
+    // The snapshot, its history, its versions' folder (what a killed sync
+    // left waiting there is kept by the next) and its status.
+    let kept = [
+        "synced.bin",
+        "synced.bin.history",
+        "synced.bin.versions",
+        "synced.bin.status.json",
+    ];
     let left = || -> Vec<String> {
         let names = common::names_in(&out);
         names

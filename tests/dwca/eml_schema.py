@@ -214,7 +214,7 @@ def check_every_key(eml):
         "citation": root.findtext("additionalMetadata/metadata/gbif/citation")[:29],
     }
     expected = {
-        "packageId": "6f1d2c3b-4a5e-4f60-8b7c-9d0e1f2a3b4c/v1",
+        "packageId": "6f1d2c3b-4a5e-4f60-8b7c-9d0e1f2a3b4c/v1.0",
         "associatedParty role": ["publisher", "curator"],
         "creator given names": ["Jan", "Rosa M."],
         "position": "Collections Manager",

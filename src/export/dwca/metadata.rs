@@ -11,6 +11,7 @@ use super::coverage::Coverage;
 use super::multimedia;
 use super::scope::Scope;
 use crate::model::dataset::{Dataset, Party};
+use crate::model::package_id::package_id;
 use crate::model::Model;
 use crate::view::occurrence::COLUMNS;
 
@@ -81,7 +82,7 @@ fn eml_downloaded_at(view: &View, scope: Scope, site: &str, archive: &str) -> St
         .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
         .unwrap_or_default();
     let specimens = view.table(Model::SpecimenRecord).len();
-    let package = package_id(dataset, view.history.current(), selection.map(|(q, _)| q));
+    let package = package_id(dataset, &view.history, selection.map(|(q, _)| q));
     let mut e = Eml::default();
     e.open(
         "eml:eml",
@@ -238,22 +239,6 @@ fn eml_downloaded_at(view: &View, scope: Scope, site: &str, archive: &str) -> St
     e.close("additionalMetadata");
     e.close("eml:eml");
     e.0
-}
-
-/// The EML's `packageId`: the dataset's identifier and the version
-/// (`<id>/v3`), and for a question's archive a short hash of the question
-/// (`<id>/v3/1a2b3c4d5e6f`: the first 12 hexadecimal digits of its query
-/// string's SHA-256), so each document GBIF could be given has its own.
-pub fn package_id(dataset: &Dataset, version: u64, question: Option<&str>) -> String {
-    let id = dataset.identifier();
-    match question {
-        None => format!("{id}/v{version}"),
-        Some(query) => {
-            let digest = <sha2::Sha256 as sha2::Digest>::digest(query.as_bytes());
-            let hex = crate::encoding::hex::hex(&digest);
-            format!("{id}/v{version}/{}", &hex[..12])
-        }
-    }
 }
 
 /// The identifiers every version's `eml.xml` gives the dataset, each once:
@@ -589,29 +574,6 @@ impl Eml {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn package_ids_name_the_dataset_the_version_and_the_question() {
-        let mut d = Dataset {
-            id: "urn:example:insects".into(),
-            ..Dataset::default()
-        };
-        assert_eq!(package_id(&d, 3, None), "urn:example:insects/v3");
-        assert_eq!(
-            package_id(&d, 3, Some("country=canada")),
-            "urn:example:insects/v3/a1db9e58ce74"
-        );
-        assert_ne!(
-            package_id(&d, 3, Some("country=canada")),
-            package_id(&d, 3, Some("country=mexico"))
-        );
-        // Without an id, the name-based one: the same while the names are.
-        d.id.clear();
-        d.title = "Insects".into();
-        let made = package_id(&d, 1, None);
-        assert_eq!(made, format!("{}/v1", d.identifier()));
-        assert_eq!(made, package_id(&d.clone(), 1, None));
-    }
 
     #[test]
     fn meta_lists_every_column_once() {

@@ -21,6 +21,7 @@ mod uuid;
 
 pub use check::DatasetError;
 pub use description::{Address, Dataset, Party, Project, Sampling};
+pub(super) use file::read_bounded;
 pub use file::MAX_FILE_BYTES;
 pub use rules::{Doi, License, RESERVED, ROLES, UPDATE_FREQUENCIES};
 pub use told::{Field, Told};

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"CATSNAP\0";
-pub const FORMAT_VERSION: u32 = 11;
+pub const FORMAT_VERSION: u32 = 12;
 /// The oldest format read: its payload is the records alone.
 pub const OLDEST_READ: u32 = 3;
 pub const HEADER_LEN: usize = 60;

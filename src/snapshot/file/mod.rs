@@ -23,7 +23,8 @@
 //! - 1, Wagtail's part: the collection's `Wagtail`;
 //! - 2, the dataset's description: the collection's `Dataset`;
 //! - 3, the versions: the collection's `History` (before version 11, without
-//!   the catalogue numbers of deleted specimens: `history10`);
+//!   the catalogue numbers of deleted specimens: `history10`; in version 11,
+//!   without the dataset's package UUID and major releases: `history11`);
 //! - 4, the prepared tables (none where the writer had none): cut at each
 //!   table's count of columns and at each column (`view::prepared`);
 //! - 5, the records held back (none where nothing is): the collection's
@@ -175,7 +176,7 @@ mod tests {
         let layout = layout();
         assert_eq!(
             (FORMAT_VERSION, &layout[..16]),
-            (11, "eed4d605086a8d22"),
+            (12, "3ad1f5a1693d82ec"),
             "the records' or the tables' fields changed: raise FORMAT_VERSION, \
              and OLDEST_READ to it unless the older layout keeps a reader, then \
              write the new version and {} here",
@@ -305,6 +306,11 @@ mod tests {
         for piece in head.iter_mut().filter(|p| p.part == Part::Dataset) {
             *piece = Piece::new(Part::Dataset, codec::encode(&ten).unwrap());
         }
+        // A version 10 history: no versions, and none of the keys since.
+        let none: Vec<u8> = codec::encode(&Vec::<u8>::new()).unwrap();
+        for piece in head.iter_mut().filter(|p| p.part == Part::History) {
+            *piece = Piece::new(Part::History, none.clone());
+        }
         let image = assemble(head, &[], 1);
         let mut bytes = image.parts().concat();
         bytes[8..12].copy_from_slice(&10u32.to_le_bytes());
@@ -422,10 +428,10 @@ mod tests {
         altered[HEADER_LEN + 4 + 1] ^= 1;
         assert!(matches!(err(&altered), SnapshotError::Decode { .. }));
         let mut future = bytes.clone();
-        future[8] = 12;
+        future[8] = 13;
         assert!(matches!(
             err(&future),
-            SnapshotError::Version { found: 12, .. }
+            SnapshotError::Version { found: 13, .. }
         ));
     }
 

@@ -93,6 +93,7 @@ pub fn decode_history(
 ) -> Result<History, SnapshotError> {
     let decoded = match format_version {
         ..=10 => crate::snapshot::history10::decode(bytes),
+        11 => crate::snapshot::history11::decode(bytes),
         _ => codec::decode(bytes),
     };
     decoded.map_err(|reason| SnapshotError::Decode {
