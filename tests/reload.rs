@@ -533,7 +533,7 @@ fn a_watching_server_says_what_its_dataset_file_says_now() {
         .replace("Insects, retitled", "Cut");
     std::fs::write(&file, &cut).unwrap();
     std::thread::sleep(Duration::from_millis(400));
-    std::fs::write(&file, &retitled.replace("Insects, retitled", "Whole again")).unwrap();
+    std::fs::write(&file, retitled.replace("Insects, retitled", "Whole again")).unwrap();
     counted_within(
         &server,
         "catalogue_reloads_total",
