@@ -948,11 +948,10 @@ fn idle_readers_of_a_kept_archive_leave_descriptors_for_a_health_probe() {
         "a false damage alarm: {log}"
     );
     assert_eq!(statuses.get("500"), None, "{statuses:?}");
-    // A quarter of 1,024 for files, half of it for one address (a few
-    // archives may have fit in the sockets' buffers whole, and let go of
-    // their files).
-    assert!(statuses.get("200").is_some(), "{statuses:?}");
-    assert!((1..=128).contains(&held), "{held} files held: {statuses:?}");
+    // A quarter of 1,024 for files, half of it for one address (an archive
+    // that fits in its socket's buffers whole lets go of its file early).
+    assert!(statuses.contains_key("200"), "{statuses:?}");
+    assert!(held <= 128, "{held} files held: {statuses:?}");
     assert!(
         statuses.get("503").copied().unwrap_or(0) >= 500,
         "{statuses:?}"
