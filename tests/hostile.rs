@@ -918,7 +918,7 @@ fn idle_readers_of_a_kept_archive_leave_descriptors_for_a_health_probe() {
     // A quarter of 1,024 for files, half of it for one address (a few
     // archives may have fit in the sockets' buffers whole, and let go of
     // their files).
-    assert!(statuses.get("200").is_some(), "{statuses:?}");
+    assert!(statuses.contains_key("200"), "{statuses:?}");
     assert!((1..=128).contains(&held), "{held} files held: {statuses:?}");
     assert!(
         statuses.get("503").copied().unwrap_or(0) >= 500,

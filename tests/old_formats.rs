@@ -39,8 +39,8 @@ fn every_format_still_read_loads() {
         assert_eq!(view.header.format_version, format, "{}", path.display());
         let specimens = view.table(Model::SpecimenRecord).len();
         assert!(specimens > 0, "{}", path.display());
-        let (_, collection) = catalogue::snapshot::read(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let (_, collection) =
+            catalogue::snapshot::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert_eq!(collection.specimen_records.len(), specimens);
     }
     // What the early layouts held is read, not dropped.
@@ -59,7 +59,9 @@ fn a_format_too_old_is_refused_saying_how_to_rebuild() {
         let path = fixture(name);
         for said in [
             View::load(&path).err().map(|e| e.to_string()),
-            catalogue::snapshot::read(&path).err().map(|e| e.to_string()),
+            catalogue::snapshot::read(&path)
+                .err()
+                .map(|e| e.to_string()),
         ] {
             let said = said.unwrap_or_else(|| panic!("{name} is read"));
             assert!(

@@ -30,7 +30,11 @@ fn versions(snapshot: &Path) -> Vec<(u64, usize)> {
             .map(|c| c.added.len() + c.modified.len() + c.deleted.len())
             .sum()
     };
-    c.history.versions.iter().map(|v| (v.number, changed(v))).collect()
+    c.history
+        .versions
+        .iter()
+        .map(|v| (v.number, changed(v)))
+        .collect()
 }
 
 /// What changes only in what is held back publishes no version: a bad edit
@@ -49,7 +53,11 @@ fn a_change_only_in_what_is_held_back_is_no_version() {
          WHERE id = 8;"
     ));
     assert_eq!(once(&db, &snapshot).status.code(), Some(1));
-    assert_eq!(checksum_at(&snapshot).unwrap(), first, "a version of no change");
+    assert_eq!(
+        checksum_at(&snapshot).unwrap(),
+        first,
+        "a version of no change"
+    );
     let again = db.stamp("2024-05-01T12:30:00Z");
     db.exec(&format!(
         "UPDATE specimens_specimenrecord SET usi = 'UMMZ-000002', date_modified = {again} \
@@ -66,7 +74,11 @@ fn a_change_only_in_what_is_held_back_is_no_version() {
          WHERE id = 8;"
     ));
     assert_eq!(once(&db, &snapshot).status.code(), Some(1));
-    assert_eq!(checksum_at(&snapshot).unwrap(), second, "a version of no change");
+    assert_eq!(
+        checksum_at(&snapshot).unwrap(),
+        second,
+        "a version of no change"
+    );
     assert_eq!(versions(&snapshot), [(1, 0), (2, 1)]);
     assert_eq!(specimens(&snapshot)[6].notes, "A good edit.");
     assert_eq!(specimens(&snapshot)[7].usi, "UMMZ-000008");
@@ -114,7 +126,10 @@ fn a_damaged_snapshot_is_never_taken_for_nothing_published() {
         said.contains("the tick failed") && said.contains("publish them as deleted"),
         "{said}"
     );
-    assert!(std::fs::read(&snapshot).unwrap() == damaged, "the file was written");
+    assert!(
+        std::fs::read(&snapshot).unwrap() == damaged,
+        "the file was written"
+    );
     assert!(catalogue::snapshot::kept::waiting(&snapshot).is_empty());
     let report = server.json("/api/v2/publishing/", 200);
     let kinds: Vec<&str> = (report["problems"].as_array().unwrap().iter())
@@ -158,7 +173,10 @@ fn a_refused_dataset_file_is_said_where_people_look() {
     let _reloader =
         catalogue::serve::reload::Reloader::start(server.state.clone(), &path, true).unwrap();
     let problem = "catalogue_publishing_problem{kind=\"refused-dataset-file\"}";
-    assert!(server.get("/metrics").text().contains(&format!("{problem} 0")));
+    assert!(server
+        .get("/metrics")
+        .text()
+        .contains(&format!("{problem} 0")));
     std::fs::write(&file, text.replace("CC-BY-4.0", "CC-BY-SA-4.0")).unwrap();
     let started = Instant::now();
     let report = loop {
@@ -179,13 +197,22 @@ fn a_refused_dataset_file_is_said_where_people_look() {
         listed["problem"].as_str().unwrap().contains("license"),
         "{report}"
     );
-    assert!(server.get("/metrics").text().contains(&format!("{problem} 1")));
-    let page = server.send("GET", "/publishing/", &[("accept", "text/html")]).text();
+    assert!(server
+        .get("/metrics")
+        .text()
+        .contains(&format!("{problem} 1")));
+    let page = server
+        .send("GET", "/publishing/", &[("accept", "text/html")])
+        .text();
     assert!(page.contains("refused-dataset-file"), "{page}");
     // Read again, the problem is gone.
     std::fs::write(&file, &text).unwrap();
     let started = Instant::now();
-    while !server.get("/metrics").text().contains(&format!("{problem} 0")) {
+    while !server
+        .get("/metrics")
+        .text()
+        .contains(&format!("{problem} 0"))
+    {
         assert!(started.elapsed() < Duration::from_secs(30));
         std::thread::sleep(Duration::from_millis(50));
     }

@@ -481,7 +481,9 @@ fn a_watching_server_says_what_its_dataset_file_says_now() {
     let refused = |server: &Server| {
         let report = server.json("/api/v2/publishing/", 200);
         let problems = report["problems"].as_array().unwrap().clone();
-        let refused = problems.iter().find(|p| p["kind"] == "refused-dataset-file");
+        let refused = problems
+            .iter()
+            .find(|p| p["kind"] == "refused-dataset-file");
         refused.map(|p| p["problem"].as_str().unwrap().to_string())
     };
     std::fs::write(&file, "").unwrap();
@@ -501,7 +503,7 @@ fn a_watching_server_says_what_its_dataset_file_says_now() {
         .replace("Insects, retitled", "Cut");
     std::fs::write(&file, &cut).unwrap();
     std::thread::sleep(Duration::from_millis(400));
-    std::fs::write(&file, &retitled.replace("Insects, retitled", "Whole again")).unwrap();
+    std::fs::write(&file, retitled.replace("Insects, retitled", "Whole again")).unwrap();
     counted_within(
         &server,
         "catalogue_reloads_total",
@@ -532,9 +534,18 @@ fn answered_anew(server: &Server, path: &str, before: &common::Reply) {
     let seconds = |d: &str| catalogue::encoding::time::parse_http_date(d).unwrap();
     assert!(seconds(now) > seconds(&date), "{now} after {date}");
     // The new validators revalidate.
-    let again = server.send("GET", path, &[("if-none-match", by_tag.header("etag").unwrap())]);
+    let again = server.send(
+        "GET",
+        path,
+        &[("if-none-match", by_tag.header("etag").unwrap())],
+    );
     assert_eq!(again.status, 304);
-    assert_eq!(server.send("GET", path, &[("if-modified-since", now)]).status, 304);
+    assert_eq!(
+        server
+            .send("GET", path, &[("if-modified-since", now)])
+            .status,
+        304
+    );
 }
 
 /// A new description moves every validator of the answers it changes: from
@@ -563,8 +574,17 @@ fn a_new_description_is_not_answered_not_modified() {
     let _reloader = Reloader::start(server.state.clone(), &path, true).unwrap();
     let paths = ["/eml.xml", "/api/v2/specimen-records/?limit=3"];
     let before: Vec<_> = paths.iter().map(|p| server.get(p)).collect();
-    std::fs::write(&file, text.replace("Insects of the catalogue sample", "Insects, retitled")).unwrap();
-    counted_within(&server, "catalogue_reloads_total", 1, Duration::from_secs(30));
+    std::fs::write(
+        &file,
+        text.replace("Insects of the catalogue sample", "Insects, retitled"),
+    )
+    .unwrap();
+    counted_within(
+        &server,
+        "catalogue_reloads_total",
+        1,
+        Duration::from_secs(30),
+    );
     for (path, before) in paths.iter().zip(&before) {
         answered_anew(&server, path, before);
     }
@@ -574,7 +594,12 @@ fn a_new_description_is_not_answered_not_modified() {
     let (header, mut collection) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
     collection.dataset.description = "Described anew.".into();
     rename_over(&dir, &path, &snapshot_bytes(&collection, header.created_at));
-    counted_within(&server, "catalogue_reloads_total", 2, Duration::from_secs(30));
+    counted_within(
+        &server,
+        "catalogue_reloads_total",
+        2,
+        Duration::from_secs(30),
+    );
     for (path, before) in paths.iter().zip(&before) {
         answered_anew(&server, path, before);
     }

@@ -955,10 +955,19 @@ fn a_new_history_is_asked_for_and_the_old_one_moved_aside() {
     assert_eq!(catalogue::snapshot::kept::numbers(&versions), [1, 2]);
     assert_eq!(std::fs::read(&out).unwrap(), before);
     // Asked for: version 1 again, the old versions moved aside whole.
-    let o = catalogue(&["build", &fixture, "-o", &out.to_string_lossy(), "--new-history"]);
+    let o = catalogue(&[
+        "build",
+        &fixture,
+        "-o",
+        &out.to_string_lossy(),
+        "--new-history",
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let said = String::from_utf8_lossy(&o.stdout);
-    assert!(said.contains("the versions kept before were moved to "), "{said}");
+    assert!(
+        said.contains("the versions kept before were moved to "),
+        "{said}"
+    );
     assert_eq!(catalogue::snapshot::kept::numbers(&versions), [1]);
     let aside: Vec<_> = common::names_in(&dir.0)
         .into_iter()
@@ -967,7 +976,10 @@ fn a_new_history_is_asked_for_and_the_old_one_moved_aside() {
     assert_eq!(aside.len(), 1, "{aside:?}");
     let aside = dir.path(&aside[0]);
     assert_eq!(catalogue::snapshot::kept::numbers(&aside), [1, 2]);
-    assert_eq!(std::fs::read(aside.join("1").join("dwca.zip")).unwrap(), archive_1);
+    assert_eq!(
+        std::fs::read(aside.join("1").join("dwca.zip")).unwrap(),
+        archive_1
+    );
     // Version 1 alone kept: built again the same, it stays; built otherwise,
     // it is moved aside too, never replaced.
     let o = catalogue(&["build", &fixture, "-o", &out.to_string_lossy()]);

@@ -303,11 +303,15 @@ impl Publisher {
             status: {
                 let mut status = Status::default();
                 if let Some(why) = damaged {
-                    status.found(Kind::DamagedSnapshot, "sync", format!(
-                        "{why}: the next version continues the history kept beside it; \
+                    status.found(
+                        Kind::DamagedSnapshot,
+                        "sync",
+                        format!(
+                            "{why}: the next version continues the history kept beside it; \
                          while records are held back nothing is published (restore the \
                          snapshot from a backup, or fix the records held back)"
-                    ));
+                        ),
+                    );
                 }
                 status
             },
@@ -467,7 +471,8 @@ impl Publisher {
                      as deleted). Restore the snapshot from a backup (docs/operations.md), or \
                      fix the records held back in the database"
                 );
-                self.status.found(Kind::DamagedSnapshot, "sync", said.clone());
+                self.status
+                    .found(Kind::DamagedSnapshot, "sync", said.clone());
                 Err(Failed::Damaged(said))
             }
         }

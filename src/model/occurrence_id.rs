@@ -115,7 +115,10 @@ impl<'a> Rule<'a> {
         if !rest.is_empty() {
             pieces.push(Piece::Text(rest));
         }
-        let numbers = pieces.iter().filter(|p| **p == Piece::CatalogNumber).count();
+        let numbers = pieces
+            .iter()
+            .filter(|p| **p == Piece::CatalogNumber)
+            .count();
         if numbers != 1 {
             return Err(format!(
                 "must have {CATALOG_NUMBER} exactly once (each record's own part)"
@@ -248,8 +251,14 @@ mod tests {
     #[test]
     fn a_rule_straddling_a_placeholder_is_refused_by_the_check_and_never_panics_the_maker() {
         for (rule, says) in [
-            ("{institution_{catalog_number}code}", "inside the { at character 1"),
-            ("x{institution_code{catalog_number}}", "inside the { at character 2"),
+            (
+                "{institution_{catalog_number}code}",
+                "inside the { at character 1",
+            ),
+            (
+                "x{institution_code{catalog_number}}",
+                "inside the { at character 2",
+            ),
             ("{catalog_number}}", "closes no {"),
             ("urn:{catalog_number", "never closed"),
             ("urn:}{catalog_number}", "character 5"),

@@ -170,7 +170,10 @@ fn run(state: &State, path: &Path, rx: &Receiver<Trigger>) {
         if let Err(e) = attempt {
             state.metrics.failed_reloads.fetch_add(1, Ordering::Relaxed);
             tracing::error!(snapshot = %path.display(), "reload failed, still serving the previous view: {e}");
-            state.trouble(Kind::DamagedSnapshot, Some(format!("{e}; still serving the previous view")));
+            state.trouble(
+                Kind::DamagedSnapshot,
+                Some(format!("{e}; still serving the previous view")),
+            );
             // What reading the refused file took goes back now, not when
             // the allocator next gets round to it (an idle server: never).
             memory::give_back();

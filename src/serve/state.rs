@@ -12,9 +12,9 @@ use warp::http::HeaderValue;
 use crate::export::csv;
 use crate::export::dwca::Archive;
 use crate::model::dataset::Told;
-use crate::snapshot::status::{Kind, Status};
 use crate::model::Endpoint;
 use crate::query::{self, envelope};
+use crate::snapshot::status::{Kind, Status};
 use crate::view::View;
 
 use super::compress::{Coding, Compressed, COMPRESS_ABOVE, COMPRESS_BELOW};
@@ -305,7 +305,11 @@ impl State {
     /// How publishing stands: what the server found, then what `sync` says
     /// beside the snapshot (read now: it changes under the server).
     pub fn publishing(&self) -> Status {
-        let own = self.troubles.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let own = self
+            .troubles
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
         match &self.settings.sync_status {
             Some(file) => own.and(crate::snapshot::status::read(file)),
             None => own,

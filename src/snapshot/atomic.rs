@@ -228,7 +228,6 @@ impl std::io::Write for WritingBehind {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,7 +253,10 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
-        assert_eq!(names, [format!(".x.bin.tmp-{}", u32::MAX - 1), "x.bin".into()]);
+        assert_eq!(
+            names,
+            [format!(".x.bin.tmp-{}", u32::MAX - 1), "x.bin".into()]
+        );
         assert_eq!(std::fs::read(dir.join("x.bin")).unwrap(), b"whole");
         drop(writer);
         assert!(unlocked(&held));

@@ -1091,7 +1091,10 @@ mod tests {
             }],
             ..Wagtail::default()
         };
-        said += &format!("wagtail {}\n", serde_json::to_string(&wagtail).expect("JSON"));
+        said += &format!(
+            "wagtail {}\n",
+            serde_json::to_string(&wagtail).expect("JSON")
+        );
         // The dataset's part: its keys, in order (a party's among them).
         let dataset = Dataset {
             creators: vec![Default::default()],
@@ -1440,7 +1443,10 @@ mod tests {
         let prepared = pieces.contents.pieces(Part::Prepared);
         assert_eq!(pieces.read(prepared).unwrap(), b"tables");
         let wagtail = pieces.read(pieces.contents.pieces(Part::Wagtail)).unwrap();
-        assert_eq!(decode_wagtail(&path, FORMAT_VERSION, &wagtail).unwrap(), sample().wagtail);
+        assert_eq!(
+            decode_wagtail(&path, FORMAT_VERSION, &wagtail).unwrap(),
+            sample().wagtail
+        );
         // The records' first byte altered: their piece is refused, the
         // tables' still read.
         let records = pieces.contents.pieces(Part::Records)[0].offset as usize;

@@ -12,8 +12,8 @@ mod file;
 mod history10;
 pub mod kept;
 mod stamp;
-mod temporary;
 pub mod status;
+mod temporary;
 pub mod verified;
 
 pub use atomic::{write_atomically, write_parts_atomically};

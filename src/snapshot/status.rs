@@ -24,7 +24,11 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 3] = [Kind::RefusedDatasetFile, Kind::FailedTick, Kind::DamagedSnapshot];
+    pub const ALL: [Kind; 3] = [
+        Kind::RefusedDatasetFile,
+        Kind::FailedTick,
+        Kind::DamagedSnapshot,
+    ];
 
     /// Its name in the API and in metrics' labels.
     pub fn name(self) -> &'static str {

@@ -67,7 +67,8 @@ pub fn left_behind(path: &Path, name: &str, names: &[&str]) -> bool {
     if maker(name).is_none() {
         return false;
     }
-    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) || !super::atomic::unlocked(path) {
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) || !super::atomic::unlocked(path)
+    {
         return false;
     }
     if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {

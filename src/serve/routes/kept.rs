@@ -256,7 +256,13 @@ fn send_archive(manifest: Manifest, file: std::fs::File, held: Held) -> Answer {
         return unreadable(number);
     };
     let modified = file.metadata().map(|meta| Modified::of(&meta));
-    let answer = Answer::file(Kind::Zip, Box::pin(pieces(file, want, held)), want, tag, CACHE);
+    let answer = Answer::file(
+        Kind::Zip,
+        Box::pin(pieces(file, want, held)),
+        want,
+        tag,
+        CACHE,
+    );
     match modified {
         Ok(modified) => answer.modified(modified),
         Err(_) => answer,

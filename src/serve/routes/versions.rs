@@ -11,9 +11,9 @@ use crate::html;
 use crate::serve::answer::{Answer, Kind, Modified};
 use crate::serve::origin::origin;
 use crate::serve::route::{Ctx, Job, Parsed};
-use crate::versions;
 use crate::serve::work::Task;
 use crate::snapshot::status::Status;
+use crate::versions;
 use crate::versions::publishing::Report;
 use crate::view::View;
 
