@@ -145,10 +145,7 @@ pub fn set_aside(snapshot: &Path) -> std::io::Result<Option<PathBuf>> {
         numbered.push(format!("-{n}"));
         aside = dir.with_file_name(numbered);
     }
-    std::fs::rename(&dir, &aside)?;
-    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::File::open(parent)?.sync_all()?;
-    }
+    super::atomic::rename_synced(&dir, &aside)?;
     Ok(Some(aside))
 }
 
@@ -188,6 +185,8 @@ pub fn write(dir: &Path, manifest: &Manifest, archive: &[u8], eml: &[u8]) -> std
     let tmp = dir.join(Temporary::Written.name(number));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir(&tmp)?;
+    // Locked while it is written: another writer leaves it be.
+    let _writing = super::atomic::lock_folder(&tmp)?;
     let written = (|| {
         for (name, bytes) in [
             (ARCHIVE, archive),
@@ -201,13 +200,16 @@ pub fn write(dir: &Path, manifest: &Manifest, archive: &[u8], eml: &[u8]) -> std
         let target = folder(dir, number);
         if target.exists() {
             let old = dir.join(Temporary::Replaced.name(number));
-            std::fs::rename(&target, &old)?;
-            std::fs::rename(&tmp, &target)?;
+            let _replacing = {
+                std::fs::rename(&target, &old)?;
+                super::atomic::lock_folder(&old)?
+            };
+            super::atomic::rename_synced(&tmp, &target)?;
             std::fs::remove_dir_all(&old)?;
         } else {
-            std::fs::rename(&tmp, &target)?;
+            super::atomic::rename_synced(&tmp, &target)?;
         }
-        std::fs::File::open(dir)?.sync_all()
+        Ok(())
     })();
     if written.is_err() {
         let _ = std::fs::remove_dir_all(&tmp);
@@ -272,13 +274,15 @@ pub fn carry(
         let tmp = dir.join(Temporary::Written.name(n));
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir(&tmp)?;
+        let _writing = super::atomic::lock_folder(&tmp)?;
         for name in [ARCHIVE, EML, MANIFEST] {
             let (src, dst) = (folder(from, n).join(name), tmp.join(name));
             if std::fs::hard_link(&src, &dst).is_err() {
                 std::fs::copy(&src, &dst)?;
+                std::fs::File::open(&dst)?.sync_all()?;
             }
         }
-        std::fs::rename(&tmp, folder(dir, n))?;
+        super::atomic::rename_synced(&tmp, &folder(dir, n))?;
         carried.push(n);
     }
     Ok(carried)

@@ -2,6 +2,7 @@
 //! checksum), the collection's raw records and the view's prepared tables, encoded
 //! by the [`codec`]; and the history `sync` keeps beside it ([`beside`]).
 
+pub mod atomic;
 pub mod beside;
 pub mod codec;
 mod dataset10;
@@ -16,5 +17,6 @@ pub mod status;
 mod temporary;
 pub mod verified;
 
+pub use atomic::{write_atomically, write_parts_atomically};
 pub use file::*;
 pub use stamp::FileStamp;

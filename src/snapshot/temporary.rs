@@ -60,12 +60,15 @@ fn maker(name: &str) -> Option<u32> {
 /// Whether the entry `name` at `path` is a temporary folder a catalogue
 /// writer no longer running left: one of its names, a folder (not a link to
 /// one), holding nothing but regular files of the names a version's folder
-/// holds (`names`), made by a process that is gone (this one's are in use).
+/// holds (`names`), that no writer holds locked (`atomic::lock_folder`: a
+/// writer's lock goes with it; the process id its name carries may be
+/// another's now, in a container always 1).
 pub fn left_behind(path: &Path, name: &str, names: &[&str]) -> bool {
-    let Some(pid) = maker(name) else {
+    if maker(name).is_none() {
         return false;
-    };
-    if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
+    }
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) || !super::atomic::unlocked(path)
+    {
         return false;
     }
     if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {

@@ -58,11 +58,10 @@
 //! `header` is the header and what is wrong with a file; `open` a file opened
 //! (a regular file only, its header checked against its size); `pieces` the
 //! payload's parts and pieces and its table of them; `write` a collection
-//! encoded and written, `atomic` how a file is written whole or not at all;
+//! encoded and written (whole or not at all: `snapshot::atomic`);
 //! `read` a payload's parts found and decoded; `check` a file checked against
 //! its checksum, whole or piece by piece.
 
-mod atomic;
 mod check;
 mod header;
 mod open;
@@ -70,7 +69,6 @@ mod pieces;
 mod read;
 mod write;
 
-pub use atomic::{write_atomically, write_parts_atomically};
 pub use check::{check, verify, Pieces};
 pub use header::{
     read_header, Header, SnapshotError, FORMAT_VERSION, HEADER_LEN, MAGIC, OLDEST_READ,
@@ -478,30 +476,6 @@ mod tests {
         let refused = Contents::parse(&path, count.to_le_bytes(), &mut zeros, payload_len);
         assert!(refused.is_err());
         assert_eq!(read, ENTRY_LEN);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    /// A write removes the temporary files of writers no longer running
-    /// (which a writer killed before `O_TMPFILE` left), not those of one
-    /// that runs, and leaves none of its own.
-    #[test]
-    fn a_write_removes_the_temporaries_of_stopped_writers() {
-        let dir = std::env::temp_dir().join(format!("stale-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut stopped = std::process::Command::new("true").spawn().unwrap();
-        let gone = stopped.id();
-        stopped.wait().unwrap();
-        std::fs::write(dir.join(format!(".x.bin.tmp-{gone}")), b"left").unwrap();
-        // Process 1 runs as long as the system does.
-        std::fs::write(dir.join(".x.bin.tmp-1"), b"running").unwrap();
-        write_atomically(&dir.join("x.bin"), b"whole").unwrap();
-        let mut names: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        assert_eq!(names, [".x.bin.tmp-1", "x.bin"]);
-        assert_eq!(std::fs::read(dir.join("x.bin")).unwrap(), b"whole");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

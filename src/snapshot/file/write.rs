@@ -5,7 +5,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use super::atomic::write_parts_atomically;
+use crate::snapshot::atomic::write_parts_atomically;
 use super::header::{Header, SnapshotError, FORMAT_VERSION, HEADER_LEN, MAGIC};
 use super::pieces::{Part, Piece, ENTRY_LEN, RECORDS_PER_PIECE};
 use crate::model::history::History;

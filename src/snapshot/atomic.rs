@@ -1,8 +1,65 @@
-//! A file written whole or not at all: unnamed (or under a temporary name),
-//! synced, then renamed over its target.
+//! Writing a file whole or not at all, the one way every writer of
+//! catalogue does it: a temporary in the target's folder (unnamed where the
+//! file system allows), written, `fsync`ed, renamed over the target, then the
+//! folder `fsync`ed, so that after a crash the name holds the old file or the
+//! new one, never a mix nor nothing. A temporary that has a name, file or
+//! folder, is held under an advisory lock (`flock`) while it is written;
+//! another writer takes one it can lock for left behind (its writer stopped:
+//! the lock goes with the process), never by a process id, which repeats
+//! (in a container every writer is process 1).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+
+/// Takes an exclusive advisory lock on the open `file` (or folder), held
+/// until its descriptor closes.
+pub fn lock(file: &std::fs::File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd as _;
+    // SAFETY: an open descriptor; nothing is read or written through pointers.
+    match unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
+/// Opens the folder `dir` and locks it ([`lock`]): held while the folder is
+/// written, until the handle drops.
+pub fn lock_folder(dir: &Path) -> std::io::Result<std::fs::File> {
+    let folder = std::fs::File::open(dir)?;
+    lock(&folder)?;
+    Ok(folder)
+}
+
+/// Whether no writer holds a lock on `path`, file or folder (one that
+/// cannot be opened is not taken for left behind).
+pub fn unlocked(path: &Path) -> bool {
+    std::fs::File::open(path).is_ok_and(|f| lock(&f).is_ok())
+}
+
+/// `fsync`s the folder `dir`: what renames in it did is on disk.
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::File::open(dir)?.sync_all()
+}
+
+/// The folder `path` is in (`.` for a bare name).
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Renames `from` over `to`, then `fsync`s the folder (both folders, where
+/// they differ): the rename survives a crash.
+pub fn rename_synced(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::rename(from, to)?;
+    let (was, is) = (folder_of(from), folder_of(to));
+    sync_dir(&is)?;
+    if was != is {
+        sync_dir(&was)?;
+    }
+    Ok(())
+}
 
 /// Writes bytes to a temporary file in the target's directory, syncs it, and renames
 /// it over the target, so a reader sees the old file or the new one, never a mix.
@@ -44,7 +101,13 @@ pub fn write_parts_atomically(path: &Path, parts: &[&[u8]]) -> std::io::Result<(
     let result = (|| {
         let file = match unnamed {
             Ok(file) => file,
-            Err(_) => std::fs::File::create(&tmp)?,
+            Err(_) => {
+                // Locked while it is written (and until it is renamed, or
+                // dropped): what tells another writer it is in use.
+                let file = std::fs::File::create(&tmp)?;
+                lock(&file)?;
+                file
+            }
         };
         // Many parts are a few bytes (the pieces of small tables): gathered.
         let file = WritingBehind {
@@ -59,9 +122,10 @@ pub fn write_parts_atomically(path: &Path, parts: &[&[u8]]) -> std::io::Result<(
         let file = file.into_inner().map_err(|e| e.into_error())?.file;
         file.sync_all()?;
         if !named {
+            lock(&file)?;
             name_unnamed(&file, &tmp)?;
         }
-        std::fs::rename(&tmp, path)
+        rename_synced(&tmp, path)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -107,26 +171,20 @@ fn name_unnamed(file: &std::fs::File, tmp: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Removes the files in `dir` named `prefix` and a process id whose process
-/// is no longer running: what a writer killed while it wrote under a
-/// temporary name left.
+/// Removes the files in `dir` named `prefix` and a process id that no
+/// writer holds locked: what a writer killed while it wrote under a
+/// temporary name left. Whether its process runs says nothing (process ids
+/// repeat: in a container every writer is process 1); its lock goes with it.
 fn remove_stale_temporaries(dir: &Path, prefix: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = (name.to_str())
+        let ours = (name.to_str())
             .and_then(|n| n.strip_prefix(prefix))
-            .and_then(|pid| pid.parse::<libc::pid_t>().ok())
-            .filter(|&pid| pid > 0)
-        else {
-            continue;
-        };
-        // SAFETY: a signal 0 sends nothing; it asks whether the process exists.
-        let gone = unsafe { libc::kill(pid, 0) } != 0
-            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-        if gone && std::fs::remove_file(entry.path()).is_ok() {
+            .is_some_and(|pid| pid.parse::<u32>().is_ok());
+        if ours && unlocked(&entry.path()) && std::fs::remove_file(entry.path()).is_ok() {
             tracing::info!(file = %entry.path().display(), "removed the temporary file of a writer that stopped");
         }
     }
@@ -167,5 +225,58 @@ impl std::io::Write for WritingBehind {
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.file.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A write removes the temporaries no writer holds locked, whatever
+    /// process id they name (process 1 runs as long as the system does:
+    /// in a container, every writer is process 1), keeps one a writer
+    /// holds, and leaves none of its own.
+    #[test]
+    fn a_temporary_is_left_behind_when_no_writer_holds_its_lock() {
+        let dir = std::env::temp_dir().join(format!("atomic-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(".x.bin.tmp-1"), b"left by a stopped process 1").unwrap();
+        let held = dir.join(format!(".x.bin.tmp-{}", u32::MAX - 1));
+        std::fs::write(&held, b"being written").unwrap();
+        let writer = std::fs::File::open(&held).unwrap();
+        lock(&writer).unwrap();
+        assert!(!unlocked(&held) && unlocked(&dir.join(".x.bin.tmp-1")));
+        write_atomically(&dir.join("x.bin"), b"whole").unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [format!(".x.bin.tmp-{}", u32::MAX - 1), "x.bin".into()]
+        );
+        assert_eq!(std::fs::read(dir.join("x.bin")).unwrap(), b"whole");
+        drop(writer);
+        assert!(unlocked(&held));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A folder locked while it is written is in use; once its handle
+    /// drops, it is left behind.
+    #[test]
+    fn a_folder_is_in_use_while_its_lock_is_held() {
+        let dir = std::env::temp_dir().join(format!("atomic-dir-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("t")).unwrap();
+        let held = lock_folder(&dir.join("t")).unwrap();
+        assert!(!unlocked(&dir.join("t")));
+        drop(held);
+        assert!(unlocked(&dir.join("t")));
+        std::fs::create_dir_all(dir.join("u")).unwrap();
+        rename_synced(&dir.join("t"), &dir.join("u/v")).unwrap();
+        assert!(dir.join("u/v").is_dir());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
