@@ -109,7 +109,7 @@ pub enum SnapshotError {
         "{path} is not a catalogue snapshot (no CATSNAP header); build one with `catalogue build`"
     )]
     Foreign { path: PathBuf },
-    #[error("{path} is snapshot format version {found}, {}: this catalogue reads versions {OLDEST_READ} to {FORMAT_VERSION}; rebuild it from its source with this version's `catalogue build`", match found < &OLDEST_READ { true => "a format too old to read", false => "a format newer than this catalogue" })]
+    #[error("{path} is snapshot format version {found}, this catalogue reads versions {OLDEST_READ} to {FORMAT_VERSION} ({}); rebuild it from its source with this version's `catalogue build`", match found < &OLDEST_READ { true => "a format too old to read", false => "a format newer than this catalogue" })]
     Version { path: PathBuf, found: u32 },
     #[error("{path} is truncated or has trailing bytes: the header announces a {expected}-byte payload, the file holds {found}")]
     Length {
