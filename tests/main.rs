@@ -38,6 +38,7 @@ mod openapi;
 mod origin;
 mod pages;
 mod paging;
+mod people_ids;
 mod published;
 mod quality;
 mod questions;

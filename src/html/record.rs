@@ -123,6 +123,39 @@ fn lead(view: &View, model: Model, pos: u32, media_base: &str) -> (Markup, Marku
     }
 }
 
+/// A person's identifiers, as the dataset file's `people` gives them (by
+/// the person's id, or their full name): links to their ORCID and Wikidata
+/// records; nothing where it gives none.
+fn identifiers(view: &View, pos: u32) -> Markup {
+    let table = view.table(Model::Person);
+    let id = table.id(pos);
+    let name = Model::Person
+        .field_index("full_name")
+        .and_then(|f| table.get(pos as usize, f).as_str())
+        .unwrap_or_default()
+        .trim();
+    let given = view.dataset.people.iter().find(|p| match p.person {
+        Some(person) => person == id,
+        None => !name.is_empty() && p.name.trim() == name,
+    });
+    let Some(person) = given else {
+        return html! {};
+    };
+    html! {
+        p.identifiers {
+            "Identifiers: "
+            @if let (Some(id), Some(url)) = (person.orcid_id(), person.orcid_url()) {
+                "ORCID " a href=(url) rel="me" { (id) }
+                @if person.wikidata_id().is_some() { ", " }
+            }
+            @if let (Some(id), Some(url)) = (person.wikidata_id(), person.wikidata_url()) {
+                "Wikidata " a href=(url) rel="me" { (id) }
+            }
+            " (as the archive's recordedByID and identifiedByID give them)."
+        }
+    }
+}
+
 /// The page of the record at `page.pos` of `page.endpoint`'s model.
 pub fn record(site: &Site, view: &View, page: &RecordPage) -> String {
     let model = page.endpoint.model;
@@ -148,6 +181,9 @@ pub fn record(site: &Site, view: &View, page: &RecordPage) -> String {
             span.formats { a href="?format=json" type="application/json" { "JSON" } }
         }
         (first)
+        @if model == Model::Person {
+            (identifiers(view, pos))
+        }
         @if let Some(holdings) = &page.holdings {
             (holdings::section(site, holdings, checklist))
         }

@@ -262,9 +262,13 @@ pub fn package_id(dataset: &Dataset, version: u64, question: Option<&str>) -> St
 pub fn alternate_identifiers(dataset: &Dataset) -> Vec<String> {
     let mut ids: Vec<String> = Vec::new();
     let homepage = dataset.homepage.trim().to_string();
-    for id in [dataset.doi().map(|doi| doi.url()), Some(dataset.identifier()), Some(homepage)]
-        .into_iter()
-        .flatten()
+    for id in [
+        dataset.doi().map(|doi| doi.url()),
+        Some(dataset.identifier()),
+        Some(homepage),
+    ]
+    .into_iter()
+    .flatten()
     {
         if !id.is_empty() && !ids.contains(&id) {
             ids.push(id);
@@ -624,6 +628,6 @@ mod tests {
         assert!(
             meta.contains("<field index=\"10\" term=\"http://purl.org/dc/terms/rightsHolder\"/>")
         );
-        assert!(meta.contains("<field index=\"43\" term=\"http://purl.org/dc/terms/modified\"/>"));
+        assert!(meta.contains("<field index=\"45\" term=\"http://purl.org/dc/terms/modified\"/>"));
     }
 }

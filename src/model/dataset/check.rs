@@ -118,6 +118,9 @@ impl Dataset {
                 p.check(&format!("{file}: {key}[{i}]"), roles)?;
             }
         }
+        for (i, person) in self.people.iter().enumerate() {
+            person.check(&format!("{file}: people[{i}]"))?;
+        }
         if self.project != Project::default() && self.project.personnel.is_empty() {
             return wrong(
                 "project.personnel",
