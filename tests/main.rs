@@ -43,6 +43,7 @@ mod published;
 mod quality;
 mod questions;
 mod reload;
+mod report;
 mod replay;
 mod short;
 mod snapshot;

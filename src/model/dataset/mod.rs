@@ -7,7 +7,8 @@
 //! its serde), `rules` the shapes and vocabularies its values take, `check`
 //! the description checked against them, `file` the file it is read from,
 //! `names` how a person's name is split, `people` the
-//! identifiers of the collection's people (`recordedByID`), `citation` the text a version is
+//! identifiers of the collection's people (`recordedByID`), `report` where a
+//! problem with a record is reported, `citation` the text a version is
 //! cited by, `uuid` the identifiers made for it, `told` what a command was told
 //! over it.
 
@@ -17,6 +18,7 @@ mod description;
 mod file;
 mod names;
 mod people;
+mod report;
 mod rules;
 mod told;
 mod uuid;
@@ -24,6 +26,7 @@ mod uuid;
 pub use check::DatasetError;
 pub use description::{Address, Dataset, Party, Project, Sampling};
 pub use file::MAX_FILE_BYTES;
+pub use report::Reported;
 pub use people::{is_wikidata, Person, ORCID_URL, WIKIDATA_URL};
 pub use rules::{Doi, License, RESERVED, ROLES, UPDATE_FREQUENCIES};
 pub use told::{Field, Told};
