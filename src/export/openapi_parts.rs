@@ -127,46 +127,6 @@ pub fn search_pattern() -> String {
     format!("^{w}*({n}+({w}+{n}+){{0,{}}})?{w}*$", MAX_SEARCH_TERMS - 1)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::{kebab, search_pattern};
-
-    #[test]
-    fn operation_ids_split_words_but_not_acronyms() {
-        assert_eq!(kebab("NestedCollectingTrip"), "nested-collecting-trip");
-        assert_eq!(kebab("NestedGPS"), "nested-gps");
-        assert_eq!(kebab("Country"), "country");
-    }
-
-    #[test]
-    fn the_search_pattern_names_exactly_the_whitespace_the_server_splits_on() {
-        let pattern = search_pattern();
-        let class = &pattern[2..pattern.find(']').unwrap()];
-        // Every whitespace character is in the class, written as an escape or itself.
-        let spaces = (0..=0x10FFFFu32)
-            .filter_map(char::from_u32)
-            .filter(|c| c.is_whitespace());
-        for c in spaces {
-            let escaped = match c {
-                '\t' => "\\t".to_string(),
-                '\n' => "\\n".to_string(),
-                '\u{0B}' => "\\x0B".to_string(),
-                '\u{0C}' => "\\f".to_string(),
-                '\r' => "\\r".to_string(),
-                ' ' => " ".to_string(),
-                '\u{85}' => "\\x85".to_string(),
-                '\u{A0}' => "\\xA0".to_string(),
-                '\u{2001}'..='\u{200A}' => continue, // inside \u2000-\u200A
-                c => format!("\\u{:04X}", c as u32),
-            };
-            assert!(class.contains(&escaped), "{c:?} missing from {class}");
-        }
-        // ... and nothing else.
-        assert_eq!(class.matches('\\').count(), 15);
-        assert_eq!(class.len(), 70);
-    }
-}
-
 /// Adds to a path's item the `post` of a route that takes forms: its `get`'s
 /// query parameters as an `application/x-www-form-urlencoded` body (for those
 /// too long for a request's head, as a list of thousands of USIs), answered as
@@ -227,4 +187,44 @@ pub fn with_form(item: &mut Value) {
         post["parameters"] = Value::Array(in_path);
     }
     item["post"] = post;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{kebab, search_pattern};
+
+    #[test]
+    fn operation_ids_split_words_but_not_acronyms() {
+        assert_eq!(kebab("NestedCollectingTrip"), "nested-collecting-trip");
+        assert_eq!(kebab("NestedGPS"), "nested-gps");
+        assert_eq!(kebab("Country"), "country");
+    }
+
+    #[test]
+    fn the_search_pattern_names_exactly_the_whitespace_the_server_splits_on() {
+        let pattern = search_pattern();
+        let class = &pattern[2..pattern.find(']').unwrap()];
+        // Every whitespace character is in the class, written as an escape or itself.
+        let spaces = (0..=0x10FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|c| c.is_whitespace());
+        for c in spaces {
+            let escaped = match c {
+                '\t' => "\\t".to_string(),
+                '\n' => "\\n".to_string(),
+                '\u{0B}' => "\\x0B".to_string(),
+                '\u{0C}' => "\\f".to_string(),
+                '\r' => "\\r".to_string(),
+                ' ' => " ".to_string(),
+                '\u{85}' => "\\x85".to_string(),
+                '\u{A0}' => "\\xA0".to_string(),
+                '\u{2001}'..='\u{200A}' => continue, // inside \u2000-\u200A
+                c => format!("\\u{:04X}", c as u32),
+            };
+            assert!(class.contains(&escaped), "{c:?} missing from {class}");
+        }
+        // ... and nothing else.
+        assert_eq!(class.matches('\\').count(), 15);
+        assert_eq!(class.len(), 70);
+    }
 }
