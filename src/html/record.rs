@@ -30,6 +30,8 @@ pub struct RecordPage<'a> {
     pub pos: u32,
     pub media_base: &'a str,
     pub holdings: Option<Holdings>,
+    /// The page's own address, as a report of a problem names it.
+    pub url: &'a str,
 }
 
 /// What a record of `model` is, in words ("Specimen record").
@@ -123,6 +125,56 @@ fn lead(view: &View, model: Model, pos: u32, media_base: &str) -> (Markup, Marku
     }
 }
 
+/// A person's identifiers, as the dataset file's `people` gives them (by
+/// the person's id, or their full name): links to their ORCID and Wikidata
+/// records; nothing where it gives none.
+fn identifiers(view: &View, pos: u32) -> Markup {
+    let table = view.table(Model::Person);
+    let id = table.id(pos);
+    let name = Model::Person
+        .field_index("full_name")
+        .and_then(|f| table.get(pos as usize, f).as_str())
+        .unwrap_or_default()
+        .trim();
+    let given = view.dataset.people.iter().find(|p| match p.person {
+        Some(person) => person == id,
+        None => !name.is_empty() && p.name.trim() == name,
+    });
+    let Some(person) = given else {
+        return html! {};
+    };
+    html! {
+        p.identifiers {
+            "Identifiers: "
+            @if let (Some(id), Some(url)) = (person.orcid_id(), person.orcid_url()) {
+                "ORCID " a href=(url) rel="me" { (id) }
+                @if person.wikidata_id().is_some() { ", " }
+            }
+            @if let (Some(id), Some(url)) = (person.wikidata_id(), person.wikidata_url()) {
+                "Wikidata " a href=(url) rel="me" { (id) }
+            }
+            " (as the archive's recordedByID and identifiedByID give them)."
+        }
+    }
+}
+
+/// Where a reader reports a problem with the record (the dataset's
+/// `report_url`, else a `mailto:` to its contact), with its USI where it has
+/// one; `None` without either.
+fn report_link(view: &View, model: Model, pos: u32, url: &str) -> Option<String> {
+    let table = view.table(model);
+    let usi = (model.field_index("usi"))
+        .and_then(|f| table.get(pos as usize, f).as_str())
+        .unwrap_or_default();
+    let reported = crate::model::dataset::Reported {
+        usi,
+        id: table.id(pos),
+        version: view.history.current(),
+        url,
+    };
+    view.dataset.report_link(&reported)
+}
+
 /// The page of the record at `page.pos` of `page.endpoint`'s model.
 pub fn record(site: &Site, view: &View, page: &RecordPage) -> String {
     let model = page.endpoint.model;
@@ -148,6 +200,9 @@ pub fn record(site: &Site, view: &View, page: &RecordPage) -> String {
             span.formats { a href="?format=json" type="application/json" { "JSON" } }
         }
         (first)
+        @if model == Model::Person {
+            (identifiers(view, pos))
+        }
         @if let Some(holdings) = &page.holdings {
             (holdings::section(site, holdings, checklist))
         }
@@ -162,6 +217,9 @@ pub fn record(site: &Site, view: &View, page: &RecordPage) -> String {
         details.all-fields open[model != Model::SpecimenRecord && page.holdings.is_none()] {
             summary { h2 { "Every field" } }
             (row_fields(view, model, pos as usize, page.media_base))
+        }
+        @if let Some(link) = report_link(view, model, pos, page.url) {
+            p.report { a href=(link) rel="nofollow" { "Report a problem with this record" } }
         }
     };
     let with_map = point.is_some() || page.holdings.as_ref().is_some_and(|h| h.seasons.total > 0);

@@ -7,6 +7,8 @@
 //! - Format 11 before the dataset's `occurrence_id`: the description's keys
 //!   of today less that last one (9365847's sample). It reads as the default
 //!   rule (empty), which is what a description without it means.
+//! - Format 11 before the dataset's `people` and `report_url`: the keys of
+//!   today less those two, read as none given.
 
 use serde::Deserialize;
 
@@ -61,7 +63,16 @@ pub fn wagtail6(bytes: &[u8]) -> Result<Wagtail, String> {
 pub fn dataset11(bytes: &[u8]) -> Result<Dataset, String> {
     let mut extended = bytes.to_vec();
     codec::encode_into(&String::new(), &mut extended)?;
+    before_people(&extended)
+}
+
+/// Decodes the dataset's part of a file written before `people` and
+/// `report_url`, its last keys: the bytes, then those keys' empty values.
+pub fn before_people(bytes: &[u8]) -> Result<Dataset, String> {
+    let mut extended = bytes.to_vec();
+    codec::encode_into(&Vec::<crate::model::dataset::Person>::new(), &mut extended)?;
+    codec::encode_into(&String::new(), &mut extended)?;
     let dataset: Dataset = codec::decode(&extended)?;
-    debug_assert!(dataset.occurrence_id.is_empty());
+    debug_assert!(dataset.people.is_empty() && dataset.report_url.is_empty());
     Ok(dataset)
 }

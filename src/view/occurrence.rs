@@ -64,7 +64,9 @@ terms! {
     ScientificNameAuthorship = "scientificNameAuthorship" in DWC,
     VernacularName = "vernacularName" in DWC,
     RecordedBy = "recordedBy" in DWC,
+    RecordedById = "recordedByID" in DWC,
     IdentifiedBy = "identifiedBy" in DWC,
+    IdentifiedById = "identifiedByID" in DWC,
     DateIdentified = "dateIdentified" in DWC,
     EventDate = "eventDate" in DWC,
     Year = "year" in DWC,
@@ -186,8 +188,38 @@ pub struct Occurrences<'v> {
     institution_code: &'v str,
     collection_code: &'v str,
     ids: OccurrenceIds,
+    /// Each person's identifier (the dataset's `people`), by position; empty
+    /// where the dataset names none.
+    people: Vec<Option<String>>,
     rank: RankFields,
     s: SpecimenFields,
+}
+
+/// Each person's identifier the dataset gives (`people`, by id or by full
+/// name), by the person's position; empty where it gives none.
+fn identifiers(view: &View, dataset: &Dataset) -> Vec<Option<String>> {
+    if dataset.people.is_empty() {
+        return Vec::new();
+    }
+    let table = view.table(Model::Person);
+    let full_name = field(Model::Person, "full_name");
+    let mut by_name: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    if dataset.people.iter().any(|p| p.person.is_none()) {
+        for pos in (0..table.len()).rev() {
+            by_name.insert(text(&table.get(pos, full_name)).trim(), pos as u32);
+        }
+    }
+    let mut out = vec![None; table.len()];
+    for person in &dataset.people {
+        let pos = match person.person {
+            Some(id) => table.position(id),
+            None => by_name.get(person.name.trim()).copied(),
+        };
+        if let Some(pos) = pos {
+            out[pos as usize] = person.identifier();
+        }
+    }
+    out
 }
 
 fn position(value: &Value) -> Option<u32> {
@@ -251,6 +283,7 @@ impl<'v> Occurrences<'v> {
             institution_code,
             collection_code,
             ids: dataset.occurrence_ids(),
+            people: identifiers(view, dataset),
             rank,
             s,
         }
@@ -356,18 +389,33 @@ impl<'v> Occurrences<'v> {
         line.text(Term::VernacularName, common);
     }
 
-    /// `recordedBy`, `identifiedBy`, `dateIdentified`.
+    /// `recordedBy` and `recordedByID`, `identifiedBy` and `identifiedByID`,
+    /// `dateIdentified`. The identifiers are in the order of the names, one
+    /// empty where a person has none; none at all, nothing.
     fn people(&self, line: &mut impl Sink, row: &[Value]) {
         let full_name = |p: u32| text(&self.get(Model::Person, p, "full_name"));
+        let id_of = |p: u32| self.people.get(p as usize).and_then(Option::as_deref);
         match &row[self.s.collector] {
             Value::Refs(_, people) => {
                 let names: Vec<&str> = people.iter().map(|&p| full_name(p)).collect();
                 line.text(Term::RecordedBy, &names.join(" | "));
+                let ids: Vec<&str> = people.iter().map(|&p| id_of(p).unwrap_or("")).collect();
+                match ids.iter().any(|id| !id.is_empty()) {
+                    true => line.text(Term::RecordedById, &ids.join(" | ")),
+                    false => line.text(Term::RecordedById, ""),
+                }
             }
-            _ => line.text(Term::RecordedBy, ""),
+            _ => {
+                line.text(Term::RecordedBy, "");
+                line.text(Term::RecordedById, "");
+            }
         }
-        let determiner = position(&row[self.s.determiner]).map_or("", full_name);
-        line.text(Term::IdentifiedBy, determiner);
+        let determiner = position(&row[self.s.determiner]);
+        line.text(Term::IdentifiedBy, determiner.map_or("", full_name));
+        line.text(
+            Term::IdentifiedById,
+            determiner.and_then(id_of).unwrap_or(""),
+        );
         match int(&row[self.s.determined_year]) {
             Some(year) => line.text(Term::DateIdentified, &year.to_string()),
             None => line.text(Term::DateIdentified, ""),

@@ -590,6 +590,6 @@ mod tests {
         assert!(
             meta.contains("<field index=\"10\" term=\"http://purl.org/dc/terms/rightsHolder\"/>")
         );
-        assert!(meta.contains("<field index=\"43\" term=\"http://purl.org/dc/terms/modified\"/>"));
+        assert!(meta.contains("<field index=\"45\" term=\"http://purl.org/dc/terms/modified\"/>"));
     }
 }

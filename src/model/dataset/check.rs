@@ -118,6 +118,18 @@ impl Dataset {
                 p.check(&format!("{file}: {key}[{i}]"), roles)?;
             }
         }
+        if !self.report_url.trim().is_empty() && !super::report::is_template(self.report_url.trim())
+        {
+            return wrong(
+                "report_url",
+                "is not a report address: https://, http:// or mailto:, then no spaces, quotes, \
+                 backslashes or angle brackets, and braces only in {usi}, {id}, {version} and {url}"
+                    .into(),
+            );
+        }
+        for (i, person) in self.people.iter().enumerate() {
+            person.check(&format!("{file}: people[{i}]"))?;
+        }
         if self.project != Project::default() && self.project.personnel.is_empty() {
             return wrong(
                 "project.personnel",

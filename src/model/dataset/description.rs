@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::people::Person;
 use super::rules::{Doi, License};
 use super::uuid::uuid_text;
 use crate::model::occurrence_id;
@@ -66,6 +67,13 @@ pub struct Dataset {
     /// (checked: `model::occurrence_id`). Darwin Core's catalogue URN when
     /// empty.
     pub occurrence_id: String,
+    /// The collection's people's identifiers (ORCID iDs, Wikidata items),
+    /// each person by id or by full name: `recordedByID` and `identifiedByID`.
+    pub people: Vec<Person>,
+    /// Where a reader reports a problem with a record: a URL template with
+    /// `{usi}`, `{id}`, `{version}` and `{url}` (each percent-encoded); by
+    /// default a `mailto:` to the first contact with an e-mail.
+    pub report_url: String,
 }
 
 /// Where and how the specimens were sampled (EML's `sampling`).

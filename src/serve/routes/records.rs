@@ -59,6 +59,14 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
             )
         })?;
     let media_base = media_url(&state.settings, &asked.headers);
+    let origin = crate::serve::origin::origin(state.settings.public_url.as_ref(), &asked.headers);
+    let url = format!(
+        "{}{}{}/{}/",
+        origin.unwrap_or_default(),
+        crate::model::endpoint::API_PREFIX,
+        endpoint.segment(),
+        view.table(endpoint.model).id(pos)
+    );
     let site = state.settings.site.clone();
     let make = {
         let served = served.clone();
@@ -73,6 +81,7 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
                 pos,
                 media_base: &media_base,
                 holdings,
+                url: &url,
             };
             html::record(&site, view, &page)
         }
