@@ -44,10 +44,19 @@
 # FIFO, a link to /etc/shadow, controls in names, and controls in the records'
 # text (rows G to K, on the bundled sample).
 #
+# Fifth round (ROUND=5): the server's rows (benches/hostile5.py, against a
+# server of its own under a limit of 1,024 descriptors): the Host in XML (V), a
+# media file replaced by an older copy asked with its old date (M), one
+# address's slow forms beside another's (F), 700 idle readers of a kept archive
+# beside a health probe (D), a kept version moved away (L), numbers with
+# leading zeros and a day out of range (N), formulas in CSV cells (C); then
+# benches/hostile5_files.py: the publishing report with 20,000 records held
+# back beside a cheap request (P), and a crafted sparse snapshot's memory (S).
+#
 #   usage: benches/hostile.sh [SPECIMENS]      (default 100000)
 #   env:   SECONDS_OF_LOAD (20), CATALOGUE_BIN (a binary instead of this tree's),
 #          ROUND (3: the third round's rows only; 12: the first two's; 4: the
-#          fourth's)
+#          fourth's; 5: the fifth's)
 # Loopback only; every loop is bounded in time. Installs wrk when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,6 +69,12 @@ command -v wrk > /dev/null || {
 . benches/lib.sh
 if [ "${ROUND:-all}" = 4 ]; then
   exec python3 benches/hostile4.py "$bin" "$n"
+fi
+if [ "${ROUND:-all}" = 5 ]; then
+  # The server's rows, then files and the publishing report.
+  python3 benches/hostile5.py "$bin" "$n"
+  python3 benches/hostile5_files.py "$bin" "$n"
+  exit 0
 fi
 work=$(mktemp -d)
 server=
@@ -382,4 +397,5 @@ kill "$limited"; wait "$limited" 2> /dev/null || true
 if [ "${ROUND:-all}" = all ]; then
   kill "$server"; wait "$server" 2> /dev/null || true; server=
   python3 benches/hostile4.py "$bin" "$n"
+  python3 benches/hostile5.py "$bin" "$n"
 fi

@@ -650,7 +650,7 @@ fn a_build_killed_while_it_writes_leaves_no_temporary_file() {
     let mut killed = 0;
     for delay_ms in [0, 0, 1, 2, 5, 10, 20] {
         let mut build = std::process::Command::new(env!("CARGO_BIN_EXE_catalogue"))
-        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
+            .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["build", fixture, "-o", out.to_str().unwrap()])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())

@@ -16,7 +16,7 @@ use common::{catalogue, TempDir};
 use serde_json::Value;
 
 /// A database the tests can change, take away and bring back.
-trait Db {
+pub(crate) trait Db {
     fn url(&self) -> String;
     fn exec(&self, sql: &str);
     /// A timestamp literal as the engine's Django backend stores it.
@@ -25,7 +25,7 @@ trait Db {
     fn come_back(&mut self);
 }
 
-struct Sqlite {
+pub(crate) struct Sqlite {
     path: PathBuf,
 }
 
@@ -56,7 +56,7 @@ impl Version {
 }
 
 impl Sqlite {
-    fn create(dir: &TempDir) -> Sqlite {
+    pub(crate) fn create(dir: &TempDir) -> Sqlite {
         Sqlite::of(dir, Version::Today)
     }
 
@@ -708,14 +708,14 @@ fn database_problems_are_reported_as_fixture_problems() {
 }
 
 /// The payload checksum of the snapshot at `path`, once it reads.
-fn checksum_at(path: &Path) -> Option<String> {
+pub(crate) fn checksum_at(path: &Path) -> Option<String> {
     catalogue::snapshot::read(path)
         .ok()
         .map(|(h, _)| h.checksum_hex())
 }
 
 /// Waits (up to 30 s) for the snapshot's checksum to be something other than `old`.
-fn next_checksum(path: &Path, old: Option<&str>) -> String {
+pub(crate) fn next_checksum(path: &Path, old: Option<&str>) -> String {
     let started = Instant::now();
     loop {
         if let Some(c) = checksum_at(path).filter(|c| Some(c.as_str()) != old) {
@@ -730,7 +730,7 @@ fn next_checksum(path: &Path, old: Option<&str>) -> String {
     }
 }
 
-fn specimens(path: &Path) -> Vec<catalogue::model::records::SpecimenRecord> {
+pub(crate) fn specimens(path: &Path) -> Vec<catalogue::model::records::SpecimenRecord> {
     catalogue::snapshot::read(path).unwrap().1.specimen_records
 }
 
@@ -910,7 +910,7 @@ fn follow(db: &mut dyn Db, dir: &TempDir) {
 }
 
 /// Waits (up to 30 s) for the log at `path` to say `line`.
-fn said_within(path: &Path, line: &str) {
+pub(crate) fn said_within(path: &Path, line: &str) {
     let started = Instant::now();
     loop {
         let log = std::fs::read_to_string(path).unwrap_or_default();
@@ -1147,7 +1147,7 @@ fn sync_once_says_whether_anything_is_held_back() {
     let snapshot = dir.path("synced.bin");
     let once = || {
         Command::new(env!("CARGO_BIN_EXE_catalogue"))
-        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
+            .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["sync", "--once", "--from-db", &sqlite.url(), "--snapshot"])
             .arg(&snapshot)
             .env("RUST_LOG", "off")
@@ -1195,6 +1195,123 @@ fn sync_once_says_whether_anything_is_held_back() {
     );
 }
 
+/// The dataset file caught truncated by a writer in place (an empty file
+/// reads as TOML): `sync --once` publishes no version, and the
+/// occurrenceIDs stay what the whole file makes them; the file written
+/// again is published.
+#[test]
+fn sync_once_publishes_nothing_from_a_truncated_dataset_file() {
+    let dir = TempDir::new("db-sync-truncated");
+    let sqlite = Sqlite::create(&dir);
+    let snapshot = dir.path("synced.bin");
+    let file = dir.path("dataset.toml");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshot/dataset.toml");
+    let text = std::fs::read_to_string(example).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    let once = || {
+        Command::new(env!("CARGO_BIN_EXE_catalogue"))
+            .args(["sync", "--once", "--from-db", &sqlite.url(), "--snapshot"])
+            .arg(&snapshot)
+            .arg("--dataset-config")
+            .arg(&file)
+            .env("RUST_LOG", "off")
+            .output()
+            .unwrap()
+    };
+    let out = once();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let first = checksum_at(&snapshot).unwrap();
+    let rule = "urn:catalog:{institution_code}:{collection_code}:{catalog_number}";
+    let described = |snapshot: &Path| {
+        let (_, c) = catalogue::snapshot::read(snapshot).unwrap();
+        (
+            c.history.current(),
+            c.dataset.occurrence_id,
+            c.dataset.title,
+        )
+    };
+    assert_eq!(described(&snapshot).1, rule);
+    let occurrence_ids = || {
+        let server = common::Server::start(&snapshot, catalogue::serve::Settings::default());
+        let csv = server
+            .get("/api/v2/specimen-records/?format=csv&columns=dwc")
+            .text();
+        let ids: Vec<String> = (csv.lines().skip(1))
+            .map(|l| l.split(',').next().unwrap().to_string())
+            .collect();
+        ids
+    };
+    let ids = occurrence_ids();
+    assert!(ids[0].starts_with("urn:catalog:UMMZ:Insects:"), "{ids:?}");
+    // Truncated, as a writer in place leaves it for a moment.
+    std::fs::write(&file, "").unwrap();
+    let out = once();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("names no title"), "{said}");
+    assert_eq!(checksum_at(&snapshot).unwrap(), first);
+    assert_eq!(described(&snapshot).0, 1);
+    assert_eq!(occurrence_ids(), ids);
+    let kept = catalogue::snapshot::kept::path(&snapshot);
+    assert_eq!(catalogue::snapshot::kept::numbers(&kept), [1]);
+    // Written whole again, retitled: version 2, the same occurrenceIDs.
+    let retitled = text.replace("Insects of the catalogue sample", "Insects, retitled");
+    std::fs::write(&file, &retitled).unwrap();
+    let out = once();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        described(&snapshot),
+        (2, rule.to_string(), "Insects, retitled".to_string())
+    );
+    assert_eq!(occurrence_ids(), ids);
+    assert_eq!(catalogue::snapshot::kept::numbers(&kept), [1, 2]);
+}
+
+/// A history beside the snapshot that is not a regular file (a FIFO) is
+/// refused at once: `sync --once` ends in an error, with or without the
+/// snapshot beside it, rather than waiting for a writer for ever.
+#[test]
+fn sync_once_refuses_a_history_that_is_a_fifo() {
+    let dir = TempDir::new("db-sync-fifo");
+    let sqlite = Sqlite::create(&dir);
+    let snapshot = dir.path("synced.bin");
+    let once = || {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+            .args(["sync", "--once", "--from-db", &sqlite.url(), "--snapshot"])
+            .arg(&snapshot)
+            .env("RUST_LOG", "off")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > Duration::from_secs(30) {
+                let _ = child.kill();
+                panic!("sync --once hangs on a FIFO history");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        child.wait_with_output().unwrap()
+    };
+    assert_eq!(once().status.code(), Some(0));
+    let history = catalogue::snapshot::beside::path(&snapshot);
+    std::fs::remove_file(&history).unwrap();
+    let fifo = std::ffi::CString::new(history.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let before = checksum_at(&snapshot);
+    // Beside the snapshot, then without it.
+    for expected in [before, None] {
+        let out = once();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(0), "{said}");
+        assert!(said.contains("not a regular file"), "{said}");
+        assert_eq!(checksum_at(&snapshot), expected);
+        let _ = std::fs::remove_file(&snapshot);
+    }
+}
+
 /// An edit the change marker cannot see is read by the periodic full read.
 #[test]
 fn sync_reads_everything_every_full_interval() {
@@ -1232,7 +1349,7 @@ impl Syncing {
     /// A sync every 200 ms, logging at info into `log`.
     fn logging(url: &str, snapshot: &Path, log: &Path) -> Syncing {
         let child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
-        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
+            .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["sync", "--from-db", url, "--snapshot"])
             .arg(snapshot)
             .args(["--every", "200ms"])
@@ -1246,7 +1363,7 @@ impl Syncing {
 
     fn start(url: &str, snapshot: &Path, flags: &[&str]) -> Syncing {
         let child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
-        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
+            .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["sync", "--from-db", url, "--snapshot"])
             .arg(snapshot)
             .args(flags)
@@ -1399,6 +1516,10 @@ fn sync_publishes_an_edit_of_its_dataset_file() {
     // A file that does not read: nothing published.
     std::fs::write(&file, "title = ").unwrap();
     std::thread::sleep(Duration::from_millis(2000));
+    assert_eq!(checksum_at(&snapshot).as_deref(), Some(second.as_str()));
+    // Nor does an empty one (valid TOML), as a writer in place leaves it.
+    std::fs::write(&file, "").unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
     assert_eq!(checksum_at(&snapshot).as_deref(), Some(second.as_str()));
 }
 

@@ -334,7 +334,7 @@ fn only_reads_are_allowed() {
     let server = Server::sample();
     let r = common::request(
         server.addr,
-        "POST /api/v2/orders/ HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        "POST /api/v2/orders/1/ HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
     );
     assert_eq!(r.status, 405);
     assert_eq!(r.header("allow"), Some("GET, HEAD, OPTIONS"));

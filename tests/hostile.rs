@@ -585,7 +585,7 @@ fn an_announced_oversized_form_is_refused_before_100_continue() {
 /// and what they held is given back when they go.
 #[test]
 fn forms_arriving_together_are_held_within_a_budget() {
-    use catalogue::serve::router::FORMS_HELD;
+    use catalogue::serve::forms::FORMS_HELD;
     use std::io::{Read, Write};
     let s = Server::sample();
     let each = 1_000_000 - 1;
@@ -626,20 +626,10 @@ fn forms_arriving_together_are_held_within_a_budget() {
         assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
         assert!(answer.contains("retry-after: 1\r\n"), "{answer}");
     }
-    assert!(
-        s.state
-            .forms_held
-            .load(std::sync::atomic::Ordering::Acquire)
-            <= FORMS_HELD
-    );
+    assert!(s.state.forms.held() <= FORMS_HELD);
     drop(answered);
     let started = std::time::Instant::now();
-    while s
-        .state
-        .forms_held
-        .load(std::sync::atomic::Ordering::Acquire)
-        > 0
-    {
+    while s.state.forms.held() > 0 {
         assert!(
             started.elapsed().as_secs() < 10,
             "the forms' bytes are still held"
@@ -652,4 +642,286 @@ fn forms_arriving_together_are_held_within_a_budget() {
         "limit=1",
     );
     assert_eq!(posted.status, 200);
+}
+
+/// A slow form of 192.0.2.1's: announcing `announced` bytes, sending `sent`
+/// of them, its connection held open.
+fn slow_form(s: &Server, announced: usize, sent: usize) -> std::net::TcpStream {
+    use std::io::Write;
+    let mut c = std::net::TcpStream::connect(s.addr).unwrap();
+    let head = format!(
+        "POST /gbif/v1/occurrence/search HTTP/1.1\r\nHost: t\r\nX-Forwarded-For: 192.0.2.1\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {announced}\r\n\r\n"
+    );
+    let body = format!("a={}", "b".repeat(sent - 2));
+    c.write_all(head.as_bytes()).unwrap();
+    c.write_all(body.as_bytes()).unwrap();
+    c
+}
+
+/// What a connection was answered within `wait` (nothing while its form is
+/// held).
+fn answered(c: &mut std::net::TcpStream, wait: std::time::Duration) -> String {
+    use std::io::Read;
+    c.set_read_timeout(Some(wait)).unwrap();
+    let mut answer = vec![0; 4096];
+    let n = c.read(&mut answer).unwrap_or(0);
+    String::from_utf8_lossy(&answer[..n]).into_owned()
+}
+
+/// Another address's form, through the same trusted proxy.
+fn other_form(s: &Server) -> u16 {
+    let raw = "POST /gbif/v1/occurrence/search HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\
+               X-Forwarded-For: 198.51.100.7\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+               Content-Length: 7\r\n\r\nlimit=1";
+    request(s.addr, raw).status
+}
+
+/// One address holds at most half the forms' budget, and a form counts what
+/// has arrived and a bounded reservation, not what it announces: 40 forms
+/// announcing a megabyte and sending 10 bytes are all held, and another
+/// address's form is answered; forms that send their megabytes fill their
+/// address's half (503), never the other's.
+#[test]
+fn one_address_holding_slow_forms_leaves_the_others_theirs() {
+    use catalogue::serve::forms::{FORMS_HELD, FORM_COPIES, RESERVED};
+    let loopback = "127.0.0.1".parse().unwrap();
+    let settings = catalogue::serve::Settings {
+        trusted_proxies: catalogue::serve::origin::TrustedProxies::new(vec![(loopback, 32)]),
+        ..Default::default()
+    };
+    let s = Server::start(&common::sample_snapshot(), settings);
+    let megabyte = 1 << 20;
+    let mut announcing: Vec<_> = (0..40).map(|_| slow_form(&s, megabyte, 10)).collect();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    for c in &mut announcing {
+        let answer = answered(c, std::time::Duration::from_millis(10));
+        assert_eq!(answer, "", "a form announcing a megabyte is held");
+    }
+    assert_eq!(s.state.forms.held(), 40 * RESERVED * FORM_COPIES);
+    assert_eq!(other_form(&s), 200);
+    // Forms one byte short of their megabyte, until the address's half is full.
+    let mut sending = Vec::new();
+    let most = FORMS_HELD / 2 / (megabyte * FORM_COPIES) + 2;
+    let refused = loop {
+        let mut c = slow_form(&s, megabyte, megabyte - 1);
+        let answer = answered(&mut c, std::time::Duration::from_millis(300));
+        if !answer.is_empty() {
+            break answer;
+        }
+        sending.push(c);
+        assert!(sending.len() < most, "the address's half is never full");
+    };
+    assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
+    assert!(refused.contains("retry-after: 1\r\n"), "{refused}");
+    let mine = s.state.forms.held_by(Some("192.0.2.1".parse().unwrap()));
+    assert!(mine <= FORMS_HELD / 2, "{mine}");
+    assert_eq!(other_form(&s), 200);
+    drop((announcing, sending));
+}
+
+/// Text a spreadsheet would run as a formula is written as text in every
+/// CSV (OWASP's advice: a single quote, in a quoted cell); numbers, a
+/// negative longitude among them, stay numbers.
+#[test]
+fn csv_cells_never_hold_a_formula() {
+    let dir = common::TempDir::new("csv-formulas");
+    let text = std::fs::read_to_string(common::sample_fixture()).unwrap();
+    let mut objects: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    let specimen = objects
+        .iter_mut()
+        .find(|o| o["model"] == "specimens.specimenrecord" && o["pk"] == 1)
+        .unwrap();
+    specimen["fields"]["notes"] = json!("=HYPERLINK(\"http://evil.example\",\"x\")");
+    specimen["fields"]["weather"] = json!("@SUM(1+1)");
+    specimen["fields"]["method"] = json!("-2+3+cmd|' /C calc'!A0");
+    let fixture = dir.path("formulas.json");
+    std::fs::write(&fixture, serde_json::Value::Array(objects).to_string()).unwrap();
+    let snapshot = dir.path("formulas.bin");
+    let built = common::catalogue(&[
+        "build",
+        fixture.to_str().unwrap(),
+        "-o",
+        snapshot.to_str().unwrap(),
+    ]);
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let s = Server::start(&snapshot, Default::default());
+    let csv = s.get("/api/v2/specimen-records/?format=csv").text();
+    for cell in [
+        "\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"x\"\")\"",
+        "\"'@SUM(1+1)\"",
+        "\"'-2+3+cmd|' /C calc'!A0\"",
+    ] {
+        assert!(csv.contains(cell), "{cell} in {csv}");
+    }
+    for line in csv.lines() {
+        for cell in line.split(',') {
+            assert!(!cell.starts_with(['=', '@']), "{cell} in {line}");
+        }
+    }
+    let gps = s.get("/api/v2/gps-coordinates/?format=csv");
+    assert_eq!(gps.status, 200, "{}", gps.text());
+    assert!(gps.text().contains(",-83.663889,"), "{}", gps.text());
+}
+
+/// Numbers in paths and parameters are canonical, as a record's id is (`05`
+/// names nothing), and a day is one of the years 1 to 9999.
+#[test]
+fn numbers_in_paths_are_canonical_and_days_in_range() {
+    let s = Server::sample();
+    let key = s.json("/gbif/v1/occurrence/search?limit=1", 200)["results"][0]["key"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(s.get(&format!("/gbif/v1/occurrence/{key}")).status, 200);
+    for path in [
+        format!("/gbif/v1/occurrence/0{key}"),
+        format!("/gbif/v1/occurrence/+{key}"),
+        "/versions/01/dwca.zip".to_string(),
+        "/versions/01/eml.xml".to_string(),
+        "/versions/01/".to_string(),
+    ] {
+        assert_eq!(s.get(&path).status, 404, "{path}");
+    }
+    assert_eq!(s.get("/api/v2/citation/?version=1").status, 200);
+    assert_eq!(s.get("/api/v2/changes/?since=1").status, 200);
+    for query in [
+        "/api/v2/citation/?version=01",
+        "/api/v2/changes/?since=01",
+        "/api/v2/changes/?since=+1",
+        "/api/v2/citation/?accessed=-001-01-01",
+        "/api/v2/citation/?accessed=0000-01-01",
+        "/api/v2/citation/?accessed=+2026-01-01",
+    ] {
+        let r = s.get(query);
+        assert_eq!(r.status, 400, "{query}: {}", r.text());
+    }
+    let cited = s.get("/api/v2/citation/?accessed=2026-01-02");
+    assert_eq!(cited.status, 200);
+    assert!(cited.text().contains("2026-01-02"), "{}", cited.text());
+}
+
+/// Files held open by answers are a budget of descriptors, half per client:
+/// at a limit of 1,024, 700 connections of one address that each ask for a
+/// kept archive and read none of it hold at most their half of the files'
+/// share (the rest are refused with 503 and `Retry-After`), a health probe
+/// is answered at once, and nothing is taken for a damaged file.
+#[test]
+fn idle_readers_of_a_kept_archive_leave_descriptors_for_a_health_probe() {
+    use std::io::{Read, Write};
+    let dir = common::TempDir::new("kept-descriptors");
+    let (fixture, snapshot) = (dir.path("c.json"), dir.path("c.bin"));
+    let (fixture, snapshot) = (fixture.to_str().unwrap(), snapshot.to_str().unwrap());
+    let made = common::catalogue(&["generate", "--specimens", "20000", "-o", fixture]);
+    assert!(made.status.success());
+    let built = common::catalogue(&["build", fixture, "-o", snapshot, "--public-url", "http://t"]);
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let archive = dir.path("c.bin.versions/1/dwca.zip");
+    let size = std::fs::metadata(&archive).unwrap().len();
+    assert!(
+        size > 1 << 20,
+        "an archive larger than socket buffers: {size}"
+    );
+    // This process opens 700 connections too.
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write the struct given.
+    unsafe {
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+        limit.rlim_cur = limit.rlim_max.min(8192);
+        libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+    }
+    let addr = common::free_addr();
+    let log = dir.path("server.log");
+    let script = format!(
+        "ulimit -n 1024 && exec '{}' serve --no-watch --drain 0 --snapshot '{snapshot}' --addr {addr} 2> '{}'",
+        env!("CARGO_BIN_EXE_catalogue"),
+        log.display()
+    );
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .spawn()
+        .unwrap();
+    let health = "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
+    let start = std::time::Instant::now();
+    while common::try_request(addr.parse().unwrap(), health).is_none() {
+        assert!(start.elapsed().as_secs() < 30, "the server did not start");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut readers: Vec<std::net::TcpStream> = (0..700)
+        .map(|_| {
+            let mut c = std::net::TcpStream::connect(&addr).unwrap();
+            c.write_all(b"GET /versions/1/dwca.zip HTTP/1.1\r\nHost: t\r\n\r\n")
+                .unwrap();
+            c
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let asked = std::time::Instant::now();
+    let mut probe = std::net::TcpStream::connect(&addr).unwrap();
+    probe
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    probe.write_all(health.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let read = probe.read_to_string(&mut answer);
+    let took = asked.elapsed();
+    // What the readers were answered: the first line of each.
+    let mut statuses = std::collections::BTreeMap::<String, usize>::new();
+    for c in &mut readers {
+        c.set_read_timeout(Some(std::time::Duration::from_millis(200)))
+            .unwrap();
+        let mut line = [0; 12];
+        let status = match c.read_exact(&mut line) {
+            Ok(()) => String::from_utf8_lossy(&line[9..12]).into_owned(),
+            Err(_) => "none".to_string(),
+        };
+        *statuses.entry(status).or_default() += 1;
+    }
+    let metrics = common::try_request(
+        addr.parse().unwrap(),
+        "GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+    )
+    .map(|r| r.text())
+    .unwrap_or_default();
+    let held: usize = (metrics.lines())
+        .find_map(|l| l.strip_prefix("catalogue_held_files "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(usize::MAX);
+    drop(readers);
+    let _ = child.kill();
+    let _ = child.wait();
+    let log = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        read.is_ok(),
+        "no health answer within 5 s: {read:?}; {statuses:?}"
+    );
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        took < std::time::Duration::from_secs(2),
+        "answered after {took:?}"
+    );
+    assert!(
+        !log.contains("manifest says"),
+        "a false damage alarm: {log}"
+    );
+    assert_eq!(statuses.get("500"), None, "{statuses:?}");
+    // A quarter of 1,024 for files, half of it for one address (a few
+    // archives may have fit in the sockets' buffers whole, and let go of
+    // their files).
+    assert!(statuses.get("200").is_some(), "{statuses:?}");
+    assert!((1..=128).contains(&held), "{held} files held: {statuses:?}");
+    assert!(
+        statuses.get("503").copied().unwrap_or(0) >= 500,
+        "{statuses:?}"
+    );
 }

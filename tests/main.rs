@@ -7,6 +7,7 @@
 #![recursion_limit = "256"]
 
 mod build;
+mod checklist_area;
 mod common;
 mod database;
 mod docs;
@@ -28,13 +29,16 @@ mod images;
 mod indexed;
 mod labels;
 mod layers;
+mod many;
 mod media;
 mod model;
 mod naturalist;
+mod old_formats;
 mod openapi;
 mod origin;
 mod pages;
 mod paging;
+mod published;
 mod quality;
 mod questions;
 mod registry;

@@ -305,3 +305,61 @@ fn media_files_are_confined_to_regular_files_beneath_the_dir_and_sent_in_pieces(
     assert_eq!(r.body, b"small");
     assert_ne!(r.header("etag"), Some(tag.as_str()));
 }
+
+/// A media file's `Last-Modified` is the file's (the later of its
+/// modification and status change times, so a file replaced by an older one
+/// is newer): a replaced file asked with the old date is sent whole, never
+/// 304; and a file changed within the last second says no date at all (an
+/// HTTP date counts whole seconds).
+#[test]
+fn a_replaced_media_file_is_never_304_by_its_old_date() {
+    let dir = TempDir::new("media-modified");
+    let media = dir.path("media");
+    std::fs::create_dir_all(&media).unwrap();
+    let file = media.join("a.jpg");
+    std::fs::write(&file, b"\xff\xd8first").unwrap();
+    let settings = Settings {
+        media_dir: Some(media.clone()),
+        ..Settings::default()
+    };
+    let s = Server::start(&common::sample_snapshot(), settings);
+    let fresh = s.get("/media/a.jpg");
+    assert_eq!(fresh.status, 200);
+    assert_eq!(
+        fresh.header("last-modified"),
+        None,
+        "changed within the second"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let first = s.get("/media/a.jpg");
+    let old = first.header("last-modified").expect("a date").to_string();
+    assert_ne!(
+        Some(old.as_str()),
+        s.get("/api/v2/orders/").header("last-modified")
+    );
+    let since = [("If-Modified-Since", old.as_str())];
+    assert_eq!(s.send("GET", "/media/a.jpg", &since).status, 304);
+    // Replaced by a file whose modification time is a year older (`cp -p`).
+    let new = media.join("new.tmp");
+    std::fs::write(&new, b"\xff\xd8second").unwrap();
+    let year_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(365 * 86400);
+    std::fs::File::options()
+        .write(true)
+        .open(&new)
+        .unwrap()
+        .set_modified(year_ago)
+        .unwrap();
+    std::fs::rename(&new, &file).unwrap();
+    let replaced = s.send("GET", "/media/a.jpg", &since);
+    assert_eq!(
+        (replaced.status, &replaced.body[..]),
+        (200, &b"\xff\xd8second"[..])
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let later = s.send("GET", "/media/a.jpg", &since);
+    assert_eq!(later.status, 200);
+    let newer = later.header("last-modified").unwrap().to_string();
+    assert_ne!(newer, old);
+    let again = s.send("GET", "/media/a.jpg", &[("If-Modified-Since", &newer)]);
+    assert_eq!(again.status, 304);
+}

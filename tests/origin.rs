@@ -151,3 +151,136 @@ fn sheets_printed_at_the_requests_address_say_so_on_the_form_preview_and_sheet()
         [false; 4]
     );
 }
+
+/// Whether `text` is well-formed XML as far as escaping decides it: every
+/// `&` begins an entity XML knows, no `<` stands in text or an attribute,
+/// attribute values are quoted, and every element closes in order.
+fn well_formed(text: &str) -> Result<(), String> {
+    let entity = |rest: &str| {
+        let Some(end) = rest.find(';') else {
+            return false;
+        };
+        let name = &rest[1..end];
+        matches!(name, "amp" | "lt" | "gt" | "quot" | "apos")
+            || name
+                .strip_prefix("#x")
+                .is_some_and(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()))
+            || name
+                .strip_prefix('#')
+                .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+    };
+    let mut open: Vec<&str> = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let at = rest.find(['<', '&']).unwrap_or(rest.len());
+        rest = &rest[at..];
+        if rest.is_empty() {
+            break;
+        }
+        if rest.starts_with('&') {
+            if !entity(rest) {
+                return Err(format!("a bare & at {:?}", &rest[..rest.len().min(40)]));
+            }
+            rest = &rest[1..];
+            continue;
+        }
+        // A tag: up to its `>`, outside quotes.
+        let mut quote = None;
+        let mut end = None;
+        for (i, c) in rest.char_indices().skip(1) {
+            match (quote, c) {
+                (None, '"' | '\'') => quote = Some(c),
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), '<') => return Err(format!("< in an attribute: {rest:.60}")),
+                (Some(_), '&') if !entity(&rest[i..]) => {
+                    return Err(format!("a bare & in an attribute: {rest:.60}"))
+                }
+                (None, '>') => {
+                    end = Some(i);
+                    break;
+                }
+                (None, '<') => return Err(format!("< inside a tag: {rest:.60}")),
+                _ => {}
+            }
+        }
+        let end = end.ok_or_else(|| format!("a tag that never ends: {rest:.60}"))?;
+        let tag = &rest[1..end];
+        let name = |t: &'_ str| -> String {
+            t.split(|c: char| c.is_whitespace() || c == '/')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        };
+        if tag.starts_with('?') || tag.starts_with('!') {
+            // A declaration or comment holds no element.
+        } else if let Some(closing) = tag.strip_prefix('/') {
+            match open.pop() {
+                Some(o) if name(o) == name(closing) => {}
+                other => return Err(format!("</{closing}> closes {other:?}")),
+            }
+        } else if !tag.ends_with('/') {
+            open.push(tag);
+        }
+        rest = &rest[end + 1..];
+    }
+    match open.is_empty() {
+        true => Ok(()),
+        false => Err(format!("never closed: {open:?}")),
+    }
+}
+
+#[test]
+fn the_checker_of_well_formed_xml_finds_what_breaks_it() {
+    assert!(well_formed("<a b=\"x&amp;y\"><c/>t &lt; &#x27; &#39;</a>").is_ok());
+    for bad in [
+        "<a>x&y</a>",
+        "<a b=\"x&y\"/>",
+        "<a><b></a></b>",
+        "<a>",
+        "<a b=\"<\"/>",
+    ] {
+        assert!(well_formed(bad).is_err(), "{bad}");
+    }
+}
+
+/// A Host may hold `&` and `'` (RFC 3986's sub-delimiters): every XML answer
+/// holding the request's address stays well-formed, and says `Vary: Host`.
+#[test]
+fn a_hostile_host_leaves_every_xml_answer_well_formed_and_varied_by_it() {
+    let s = Server::sample();
+    for host in ["evil&x", "evil'x:8080", "a&lt"] {
+        for path in [
+            "/versions.rss",
+            "/versions.atom",
+            "/api/v2/citation/?format=datacite",
+            "/eml.xml",
+        ] {
+            let r = s.send("GET", path, &[("Host", host)]);
+            assert_eq!(r.status, 200, "{path}: {}", r.text());
+            let text = r.text();
+            if let Err(why) = well_formed(&text) {
+                panic!("{path} under Host {host}: {why}\n{text}");
+            }
+            assert!(
+                text.contains("evil&amp;x")
+                    || text.contains("evil&#x27;x")
+                    || text.contains("a&amp;lt"),
+                "{path}: {text}"
+            );
+            let vary = r.header("vary").unwrap_or_default();
+            assert!(vary.contains("Host"), "{path}: Vary {vary}");
+        }
+    }
+    // The archive's links are the request's too.
+    let r = s.send("GET", "/dwca.zip", &[("Host", "evil&x")]);
+    assert!(r.header("vary").unwrap_or_default().contains("Host"));
+    // Under --public-url the links are fixed, and no answer varies by Host.
+    let settings = Settings {
+        public_url: Some(PublicUrl::parse("https://specimens.example.org").unwrap()),
+        ..Settings::default()
+    };
+    let s = Server::start(&common::sample_snapshot(), settings);
+    let r = s.send("GET", "/versions.rss", &[("Host", "evil&x")]);
+    assert!(!r.header("vary").unwrap_or_default().contains("Host"));
+    assert!(!r.text().contains("evil"));
+}

@@ -466,6 +466,144 @@ fn a_watching_server_says_what_its_dataset_file_says_now() {
         .get("/eml.xml")
         .text()
         .contains(&title("Insects, retitled")));
+    // An empty file (valid TOML, every key optional), and one cut before
+    // its occurrenceID rule (valid TOML too), as a writer in place leaves
+    // them for a moment: refused, said on the publishing report, and the
+    // occurrenceIDs stay what the whole file makes them.
+    let occurrence = "/api/v2/specimen-records/?limit=2&format=csv&columns=dwc";
+    let occurrence_ids = |server: &Server| -> Vec<String> {
+        let csv = server.get(occurrence).text();
+        (csv.lines())
+            .map(|l| l.split(',').next().unwrap().to_string())
+            .collect()
+    };
+    let ids = occurrence_ids(&server);
+    assert!(ids[1].starts_with("urn:catalog:UMMZ:Insects:"), "{ids:?}");
+    let refused = |server: &Server| {
+        let report = server.json("/api/v2/publishing/", 200);
+        let problems = report["problems"].as_array().unwrap().clone();
+        let refused = problems
+            .iter()
+            .find(|p| p["kind"] == "refused-dataset-file");
+        refused.map(|p| p["problem"].as_str().unwrap().to_string())
+    };
+    std::fs::write(&file, "").unwrap();
+    let started = std::time::Instant::now();
+    while refused(&server).is_none_or(|r| !r.contains("names no title")) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{:?}",
+            refused(&server)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let cut = retitled
+        .split("occurrence_id")
+        .next()
+        .unwrap()
+        .replace("Insects, retitled", "Cut");
+    std::fs::write(&file, &cut).unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    std::fs::write(&file, &retitled.replace("Insects, retitled", "Whole again")).unwrap();
+    counted_within(
+        &server,
+        "catalogue_reloads_total",
+        2,
+        Duration::from_secs(30),
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(server.metric("catalogue_reloads_total"), 2);
+    assert!(server
+        .get("/eml.xml")
+        .text()
+        .contains(&title("Whole again")));
+    assert_eq!(occurrence_ids(&server), ids);
+    assert_eq!(refused(&server), None);
+}
+
+/// Whether `path` is answered 200 (not 304) to a revalidation with the
+/// `ETag`, then with the `Last-Modified`, of `before`.
+fn answered_anew(server: &Server, path: &str, before: &common::Reply) {
+    let tag = before.header("etag").expect("a tag").to_string();
+    let date = before.header("last-modified").expect("a date").to_string();
+    let by_tag = server.send("GET", path, &[("if-none-match", &tag)]);
+    assert_eq!(by_tag.status, 200, "{path}: the old tag {tag}");
+    assert_ne!(by_tag.header("etag"), Some(&tag[..]));
+    let by_date = server.send("GET", path, &[("if-modified-since", &date)]);
+    assert_eq!(by_date.status, 200, "{path}: the old date {date}");
+    let now = by_date.header("last-modified").unwrap();
+    let seconds = |d: &str| catalogue::encoding::time::parse_http_date(d).unwrap();
+    assert!(seconds(now) > seconds(&date), "{now} after {date}");
+    // The new validators revalidate.
+    let again = server.send(
+        "GET",
+        path,
+        &[("if-none-match", by_tag.header("etag").unwrap())],
+    );
+    assert_eq!(again.status, 304);
+    assert_eq!(
+        server
+            .send("GET", path, &[("if-modified-since", now)])
+            .status,
+        304
+    );
+}
+
+/// A new description moves every validator of the answers it changes: from
+/// a followed dataset file (which the snapshot's checksum does not cover),
+/// and from a snapshot rebuilt with only its description changed (even one
+/// stamped with the same creation time).
+#[test]
+fn a_new_description_is_not_answered_not_modified() {
+    use catalogue::model::dataset::{Dataset, Told};
+    let dir = TempDir::new("revalidated");
+    let path = dir.path("collection.bin");
+    std::fs::copy(sample_snapshot(), &path).unwrap();
+    let file = dir.path("dataset.toml");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshot/dataset.toml");
+    let text = std::fs::read_to_string(example).unwrap();
+    std::fs::write(&file, &text).unwrap();
+    let settings = Settings {
+        dataset: Told {
+            file: Some(Dataset::from_file(&file).unwrap()),
+            values: Vec::new(),
+        },
+        dataset_file: Some(file.clone()),
+        ..Settings::default()
+    };
+    let server = Server::start(&path, settings);
+    let _reloader = Reloader::start(server.state.clone(), &path, true).unwrap();
+    let paths = ["/eml.xml", "/api/v2/specimen-records/?limit=3"];
+    let before: Vec<_> = paths.iter().map(|p| server.get(p)).collect();
+    std::fs::write(
+        &file,
+        text.replace("Insects of the catalogue sample", "Insects, retitled"),
+    )
+    .unwrap();
+    counted_within(
+        &server,
+        "catalogue_reloads_total",
+        1,
+        Duration::from_secs(30),
+    );
+    for (path, before) in paths.iter().zip(&before) {
+        answered_anew(&server, path, before);
+    }
+    // A snapshot rebuilt with its description alone changed, as old as the
+    // one served.
+    let before: Vec<_> = paths.iter().map(|p| server.get(p)).collect();
+    let (header, mut collection) = catalogue::snapshot::read(&sample_snapshot()).unwrap();
+    collection.dataset.description = "Described anew.".into();
+    rename_over(&dir, &path, &snapshot_bytes(&collection, header.created_at));
+    counted_within(
+        &server,
+        "catalogue_reloads_total",
+        2,
+        Duration::from_secs(30),
+    );
+    for (path, before) in paths.iter().zip(&before) {
+        answered_anew(&server, path, before);
+    }
 }
 
 /// A form whose body is still arriving holds no view: the view a reload

@@ -90,7 +90,7 @@ fn truncated_altered_and_foreign_files_are_refused() {
     serve_refuses(
         &future,
         &format!(
-            "is snapshot format version {next}, this catalogue reads versions 3 to {}",
+            "is snapshot format version {next}, a format newer than this catalogue: this catalogue reads versions 3 to {}",
             next - 1
         ),
     );

@@ -496,7 +496,7 @@ fn the_samples_citation_in_every_format() {
         "<publicationYear>",
         "<version>1</version>",
         "<relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"IsSourceOf\" \
-         resourceTypeGeneral=\"Dataset\">http://t/dwca.zip</relatedIdentifier>",
+         resourceTypeGeneral=\"Dataset\">http://t/versions/1/dwca.zip</relatedIdentifier>",
         "<relatedIdentifier relatedIdentifierType=\"DOI\" relationType=\"IsVersionOf\">\
          10.15468/cat-sample</relatedIdentifier>",
         "rightsIdentifier=\"CC-BY-4.0\"",
@@ -660,7 +660,8 @@ fn every_version_is_kept_byte_for_byte_and_linked() {
         assert!(cited.contains(&format!("Version {n}.")), "{cited}");
     }
     // DataCite's metadata of version 1 names its kept files, which answer
-    // what version 1 served; the current version's, /dwca.zip.
+    // what version 1 served; the current version's its kept files too, which
+    // stay when /dwca.zip moves on.
     let datacite = s.get("/api/v2/citation/?version=1&format=datacite").text();
     assert!(
         datacite.contains(
@@ -672,8 +673,30 @@ fn every_version_is_kept_byte_for_byte_and_linked() {
     assert_eq!(s.get("/versions/1/dwca.zip").body, archive_1.body);
     let current = s.get("/api/v2/citation/?format=datacite").text();
     assert!(
-        current.contains(">http://t/dwca.zip</relatedIdentifier>"),
+        current.contains(">http://t/versions/2/dwca.zip</relatedIdentifier>")
+            && current.contains(">http://t/versions/2/eml.xml</relatedIdentifier>")
+            && !current.contains("http://t/dwca.zip"),
         "{current}"
+    );
+    // Each version's eml.xml gives the dataset the same identifiers, and no
+    // checksum among them.
+    let identifiers = |eml: &str| -> Vec<String> {
+        (eml.split("<alternateIdentifier>").skip(1))
+            .map(|s| s.split('<').next().unwrap().to_string())
+            .collect()
+    };
+    let (one, two) = (
+        identifiers(&s.get("/versions/1/eml.xml").text()),
+        identifiers(&s.get("/versions/2/eml.xml").text()),
+    );
+    assert!(!one.is_empty());
+    assert_eq!(one, two);
+    assert!(one.iter().all(|id| id.len() != 64), "{one:?}");
+    // The kept eml.xml downloads its own kept archive.
+    let eml = s.get("/versions/2/eml.xml").text();
+    assert!(
+        eml.contains("<url function=\"download\">http://t/versions/2/dwca.zip</url>"),
+        "{eml}"
     );
     // Never published: 404; parameters: 400.
     s.assert_error(
@@ -721,4 +744,240 @@ fn every_version_is_kept_byte_for_byte_and_linked() {
     assert_eq!(s.get("/versions/2/dwca.zip").body, archive_2.body);
     let versions = s.json("/api/v2/versions/", 200);
     assert_eq!(versions["items"][2]["archive"], Value::Null);
+}
+
+/// Kept files belong to their history: a kept archive with a byte flipped
+/// (the same size) is not served as its version, nor is another history's
+/// folder of the same number; each is counted as damage. `build --previous`
+/// never adopts another history's folder: it is replaced by this history's.
+#[test]
+fn a_kept_file_changed_or_of_another_history_is_not_served_as_the_version() {
+    let damaged = "catalogue_damaged_kept_files_total";
+    let dir = TempDir::new("kept-checked");
+    let v1 = objects();
+    build_kept(&dir, &v1, &[]);
+    let mut v2 = v1.clone();
+    find(&mut v2, "specimens.specimenrecord", 2)["fields"]["notes"] = json!("Re-mounted.");
+    build_kept(&dir, &v2, &[]);
+    let kept = catalogue::snapshot::kept::path(&dir.path("collection.bin"));
+    let archive_1 = kept.join("1").join("dwca.zip");
+    let sound = std::fs::read(&archive_1).unwrap();
+    let s = kept_server(&dir);
+    assert_eq!(s.get("/versions/1/dwca.zip").body, sound);
+    assert_eq!(s.metric(damaged), 0);
+    // A byte flipped in place, the same size.
+    let mut flipped = sound.clone();
+    let at = flipped.len() / 2;
+    flipped[at] ^= 0x01;
+    std::fs::write(&archive_1, &flipped).unwrap();
+    let said = s.get("/versions/1/dwca.zip");
+    assert_eq!(said.status, 410, "{}", said.text());
+    assert!(
+        said.text().contains("is not the version's"),
+        "{}",
+        said.text()
+    );
+    assert_eq!(s.metric(damaged), 1);
+    std::fs::write(&archive_1, &sound).unwrap();
+    assert_eq!(s.get("/versions/1/dwca.zip").body, sound);
+    drop(s);
+
+    // Another history (built alone, from other records) and its version
+    // 1's folder put where this history's is.
+    let elsewhere = TempDir::new("kept-elsewhere");
+    let mut other = v1.clone();
+    find(&mut other, "specimens.specimenrecord", 3)["fields"]["notes"] = json!("Elsewhere.");
+    build_kept(&elsewhere, &other, &[]);
+    let foreign = catalogue::snapshot::kept::path(&elsewhere.path("collection.bin")).join("1");
+    let ours = kept.join("1");
+    std::fs::remove_dir_all(&ours).unwrap();
+    std::fs::create_dir(&ours).unwrap();
+    for name in ["dwca.zip", "eml.xml", "manifest.json"] {
+        std::fs::copy(foreign.join(name), ours.join(name)).unwrap();
+    }
+    let foreign_archive = std::fs::read(foreign.join("dwca.zip")).unwrap();
+    assert_ne!(foreign_archive, sound);
+    let s = kept_server(&dir);
+    assert_eq!(s.get("/versions/1/dwca.zip").status, 410);
+    assert_eq!(s.get("/versions/1/eml.xml").status, 410);
+    assert_eq!(s.metric(damaged), 2);
+    drop(s);
+    // Built again from --previous: the other history's folder is not
+    // adopted; version 3 keeps what it can of its own (version 1's files
+    // are no longer anywhere, so none is served as it).
+    let mut v3 = v2.clone();
+    find(&mut v3, "specimens.specimenrecord", 2)["fields"]["notes"] = json!("Again.");
+    build_kept(&dir, &v3, &[]);
+    assert_eq!(catalogue::snapshot::kept::numbers(&kept), [2, 3]);
+    let s = kept_server(&dir);
+    assert_eq!(s.get("/versions/1/dwca.zip").status, 410);
+    assert_eq!(s.get("/versions/2/dwca.zip").status, 200);
+}
+
+/// The publishing report is paged as the lists are (`limit`, `offset`,
+/// their messages for bad values), `total_count` counting every record held
+/// back; without either it is the whole report, byte for byte as before.
+#[test]
+fn the_publishing_report_is_paged_as_the_lists_are() {
+    use catalogue::model::held::Holding;
+    let dir = TempDir::new("publishing-paged");
+    let path = dir.path("held.bin");
+    let mut checked = catalogue::ingest::from_fixtures(&[common::sample_fixture()]);
+    checked.collection.held = (1..=5)
+        .map(|id| Holding {
+            model: "specimens.specimenrecord".into(),
+            id,
+            field: "usi".into(),
+            problem: format!("problem \"{id}\""),
+            kept: "published".into(),
+            since: 1,
+        })
+        .collect();
+    catalogue::ingest::write_snapshot(&checked, &path, catalogue::view::prepared::encode).unwrap();
+    let s = Server::start(&path, Settings::default());
+    let raw = s.get("/api/v2/publishing/").text();
+    let whole: Value = serde_json::from_str(&raw).unwrap();
+    // As `json!` wrote it whole before: its keys in order, compact.
+    assert_eq!(raw, whole.to_string());
+    assert_eq!(
+        raw.split("\"held\":").next().unwrap(),
+        format!(
+            "{{\"version\":1,\"checksum\":{},\"published_at\":{},\"total_count\":5,",
+            whole["checksum"], whole["published_at"]
+        )
+    );
+    let held = whole["held"].as_array().unwrap();
+    assert_eq!(held.len(), 5);
+    let page = |q: &str| s.json(&format!("/api/v2/publishing/?{q}"), 200);
+    let two = page("limit=2&offset=1");
+    assert_eq!(two["total_count"], 5);
+    assert_eq!(two["held"], json!([held[1], held[2]]));
+    assert_eq!(two["fix"], whole["fix"]);
+    assert_eq!(page("offset=4")["held"], json!([held[4]]));
+    assert_eq!(page("limit=100")["held"], whole["held"]);
+    assert_eq!(page("offset=9")["held"], json!([]));
+    assert_eq!(page("offset=9")["total_count"], 5);
+    s.assert_error(
+        "/api/v2/publishing/?limit=0",
+        400,
+        "limit must be a whole number from 1 to 10000, not \"0\"",
+    );
+    s.assert_error(
+        "/api/v2/publishing/?offset=-1",
+        400,
+        "offset must be a whole number from 0 to 9223372036854775807, not \"-1\"",
+    );
+    s.assert_error(
+        "/api/v2/publishing/?page=2",
+        400,
+        "unknown parameter \"page\": the publishing report takes limit, offset, format",
+    );
+    // HEAD says what GET says, without a body.
+    let get = s.send("GET", "/api/v2/publishing/?limit=2", &[]);
+    let head = s.send("HEAD", "/api/v2/publishing/?limit=2", &[]);
+    assert_eq!((head.status, head.body.len()), (200, 0));
+    assert_eq!(head.header("etag"), get.header("etag"));
+    assert!(get.header("etag").is_some());
+}
+
+/// What links the versions kept is as new as the versions' folder: a kept
+/// version moved away changes `/versions.rss`'s `Last-Modified`, and its old
+/// date no longer answers 304. A citation of the request's day has no date.
+#[test]
+fn a_kept_version_moved_away_is_newer_than_the_feeds_old_date() {
+    let dir = TempDir::new("kept-modified");
+    let mut objects = objects();
+    build_kept(&dir, &objects, &[]);
+    remove(&mut objects, "specimens.person", 4);
+    build_kept(&dir, &objects, &[]);
+    let s = kept_server(&dir);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let snapshot = s
+        .get("/api/v2/orders/")
+        .header("last-modified")
+        .unwrap()
+        .to_string();
+    let mut dates = Vec::new();
+    for path in ["/versions.rss", "/versions.atom", "/api/v2/versions/"] {
+        let first = s.get(path);
+        let date = first.header("last-modified").expect(path).to_string();
+        let since = [("If-Modified-Since", date.as_str())];
+        assert_eq!(s.send("GET", path, &since).status, 304, "{path}");
+        dates.push((path, date));
+    }
+    let folder = catalogue::snapshot::kept::path(&dir.path("collection.bin"));
+    std::fs::rename(folder.join("1"), dir.path("moved-away")).unwrap();
+    for (path, date) in &dates {
+        let r = s.send("GET", path, &[("If-Modified-Since", date)]);
+        assert_eq!(r.status, 200, "{path}");
+        assert!(!r.text().contains("/versions/1/dwca.zip"), "{path}");
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let now = s
+        .get("/versions.rss")
+        .header("last-modified")
+        .unwrap()
+        .to_string();
+    assert_ne!(now, dates[0].1);
+    assert_ne!(now, snapshot);
+    let cited = s.get("/api/v2/citation/");
+    assert_eq!((cited.status, cited.header("last-modified")), (200, None));
+    let accessed = s.get("/api/v2/citation/?accessed=2026-01-02");
+    assert_eq!(accessed.header("last-modified"), Some(snapshot.as_str()));
+}
+
+/// A build without `--previous` over a snapshot with versions kept beside it
+/// is refused, naming the flags, and leaves every kept file as it was;
+/// `--new-history` starts version 1 again, the old history moved aside whole.
+#[test]
+fn a_new_history_is_asked_for_and_the_old_one_moved_aside() {
+    let dir = TempDir::new("new-history");
+    let v1 = objects();
+    build_kept(&dir, &v1, &[]);
+    let mut v2 = v1.clone();
+    find(&mut v2, "specimens.specimenrecord", 2)["fields"]["notes"] = json!("Re-mounted.");
+    build_kept(&dir, &v2, &[]);
+    let out = dir.path("collection.bin");
+    let versions = catalogue::snapshot::kept::path(&out);
+    let archive_1 = std::fs::read(versions.join("1").join("dwca.zip")).unwrap();
+    let before = std::fs::read(&out).unwrap();
+    let fixture = dir.path("collection.json").to_string_lossy().into_owned();
+    let o = catalogue(&["build", &fixture, "-o", &out.to_string_lossy()]);
+    assert!(!o.status.success());
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        said.contains("versions 1 to 2 are kept beside")
+            && said.contains("--previous")
+            && said.contains("--new-history")
+            && said.contains("collection.bin.versions.old-<time>"),
+        "{said}"
+    );
+    assert_eq!(catalogue::snapshot::kept::numbers(&versions), [1, 2]);
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    // Asked for: version 1 again, the old versions moved aside whole.
+    let o = catalogue(&[
+        "build",
+        &fixture,
+        "-o",
+        &out.to_string_lossy(),
+        "--new-history",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains("the versions kept before were moved to "),
+        "{said}"
+    );
+    assert_eq!(catalogue::snapshot::kept::numbers(&versions), [1]);
+    let aside: Vec<_> = common::names_in(&dir.0)
+        .into_iter()
+        .filter(|n| n.starts_with("collection.bin.versions.old-"))
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    let aside = dir.path(&aside[0]);
+    assert_eq!(catalogue::snapshot::kept::numbers(&aside), [1, 2]);
+    assert_eq!(
+        std::fs::read(aside.join("1").join("dwca.zip")).unwrap(),
+        archive_1
+    );
 }

@@ -16,6 +16,9 @@ use crate::encoding::json::write_int;
 use crate::model::Model;
 use crate::view::View;
 
+use crate::query::filter::Matches;
+use crate::query::gbif::terms::Terms;
+use crate::query::gbif::wkt::{self, Area};
 use crate::query::plan::Matching;
 use crate::query::question::Question;
 use crate::query::{byte_order_mark, ApiError, Params};
@@ -44,7 +47,63 @@ pub struct ChecklistRequest {
     pub output: Output,
     /// `bom=1`: the CSV begins with a UTF-8 byte-order mark.
     pub bom: bool,
+    /// `geometry`: the areas the specimens were collected in (any of them),
+    /// read as GBIF's search reads them; none: wherever.
+    pub within: Within,
 }
+
+/// The areas of a checklist's `geometry` parameters, and the parameters as
+/// given (for the page's links).
+#[derive(Clone, Debug, Default)]
+pub struct Within {
+    areas: Vec<Area>,
+    pub given: Vec<String>,
+}
+
+impl Within {
+    /// Reads every `geometry` (WKT `POLYGON` or `MULTIPOLYGON`, as GBIF's
+    /// search takes them, at most [`wkt::MAX_VERTICES`] vertices in all); an
+    /// empty one is no area.
+    fn parse(params: &Params) -> Result<Within, ApiError> {
+        let bad = |m: String| ApiError::bad_request(format!("geometry: {m}"));
+        let mut within = Within::default();
+        let mut vertices = 0;
+        let given = params.0.iter().filter(|(k, _)| k == GEOMETRY);
+        for v in given.filter_map(|(_, v)| crate::query::form::trimmed(v)) {
+            let area = wkt::parse(v).map_err(|e| bad(e.to_string()))?;
+            vertices += area.vertices();
+            if vertices > wkt::MAX_VERTICES {
+                return Err(bad(format!(
+                    "the geometries of a request have at most {} vertices in all",
+                    wkt::MAX_VERTICES
+                )));
+            }
+            within.areas.push(area);
+            within.given.push(v.to_string());
+        }
+        Ok(within)
+    }
+
+    /// The specimens of `selected` collected inside one of the areas (by the
+    /// coordinates GBIF's search reads); `selected` itself without areas.
+    pub fn select<'v>(&self, view: &'v View, selected: Matching<'v>) -> Matching<'v> {
+        if self.areas.is_empty() {
+            return selected;
+        }
+        let t = view.derived::<Terms>();
+        let mut inside = Vec::new();
+        selected.for_each(|pos| {
+            let p = [t.longitude[pos], t.latitude[pos]];
+            if !p[0].is_nan() && self.areas.iter().any(|a| a.contains(p)) {
+                inside.push(pos);
+            }
+        });
+        Matching::Found(Matches::Positions(inside))
+    }
+}
+
+/// The checklist's own parameter for an area.
+pub const GEOMETRY: &str = "geometry";
 
 impl ChecklistRequest {
     /// Reads `format` (`json`, `csv`, `html`; the page when `page` says the
@@ -62,11 +121,13 @@ impl ChecklistRequest {
             }
         };
         let bom = byte_order_mark(params)?;
-        let question = Question::parse(params, &["format", "bom"], "a checklist")?;
+        let question = Question::parse(params, &["format", "bom", GEOMETRY], "a checklist")?;
+        let within = Within::parse(params)?;
         Ok(ChecklistRequest {
             question,
             output,
             bom,
+            within,
         })
     }
 }

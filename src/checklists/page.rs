@@ -10,7 +10,7 @@ use crate::model::Model;
 use crate::query::question::Question;
 use crate::view::View;
 
-use super::{rank_name, taxon_filters, Checklist, CLASSIFICATION};
+use super::{rank_name, taxon_filters, Checklist, CLASSIFICATION, GEOMETRY};
 
 /// What the page shows besides the checklist.
 pub struct ChecklistPage<'a> {
@@ -19,6 +19,8 @@ pub struct ChecklistPage<'a> {
     pub query: &'a str,
     /// For each taxon, in order: the specimen list's URL of its specimens.
     pub links: &'a [String],
+    /// The areas (WKT) the specimens were collected in, where asked.
+    pub areas: &'a [String],
     /// The same checklist as CSV and as JSON.
     pub csv: &'a str,
     pub json: &'a str,
@@ -40,6 +42,10 @@ pub fn checklist_page(view: &View, p: &ChecklistPage) -> String {
             a href=(all) { (c.specimens) (if c.specimens == 1 { " specimen" } else { " specimens" }) }
             @if c.without_taxon > 0 { " (" (c.without_taxon) " without a taxon)" }
             @if !p.query.is_empty() { " selected by " code { (p.query) } }
+            @if !p.areas.is_empty() {
+                ", collected within " (p.areas.len()) (if p.areas.len() == 1 { " area" } else { " areas" })
+                " (" code.geometry { (p.areas.iter().map(|a| a.chars().take(200).collect::<String>()).collect::<Vec<_>>().join("; ")) } ")"
+            }
             ". "
             a href=(p.csv) type="text/csv" { "Download as CSV" } " · "
             a href=(p.json) type="application/json" { "JSON" }
@@ -94,7 +100,7 @@ pub fn checklist_page(view: &View, p: &ChecklistPage) -> String {
 
 /// The checklist's page: each taxon linked to the specimen list of its
 /// specimens (the question narrowed by its names).
-pub fn of(view: &View, checklist: &Checklist, question: &Question) -> String {
+pub fn of(view: &View, checklist: &Checklist, question: &Question, areas: &[String]) -> String {
     let (query, question) = (&question.query, &question.params);
     let specimens = format!("{API_PREFIX}{}/", Model::SpecimenRecord.path());
     let links: Vec<String> = checklist
@@ -107,8 +113,12 @@ pub fn of(view: &View, checklist: &Checklist, question: &Question) -> String {
             format!("{specimens}?{}", narrowed.to_query())
         })
         .collect();
+    // The CSV and JSON of the same checklist: its areas too.
+    let mut own = question.clone();
+    own.0
+        .extend(areas.iter().map(|a| (GEOMETRY.to_string(), a.clone())));
     let with_format = |format: &str| {
-        let q = question.with("format", format).to_query();
+        let q = own.with("format", format).to_query();
         format!("{CHECKLIST_PATH}?{q}")
     };
     checklist_page(
@@ -117,6 +127,7 @@ pub fn of(view: &View, checklist: &Checklist, question: &Question) -> String {
             checklist,
             query,
             links: &links,
+            areas,
             csv: &with_format("csv"),
             json: &with_format("json"),
         },

@@ -13,6 +13,7 @@ use crate::model::dataset::{Dataset, DatasetError, Field, Told};
 use crate::query::Limits;
 use crate::serve::origin::{PublicUrl, TrustedProxies};
 use crate::serve::Settings;
+use crate::snapshot::described;
 
 #[derive(Parser)]
 #[command(
@@ -244,6 +245,22 @@ impl DatasetArgs {
             Some(path) => Some(Dataset::from_file(path)?),
             None => None,
         };
+        self.over(file)
+    }
+
+    /// What these flags tell a command that follows the dataset file
+    /// (`sync`, `serve`): [`DatasetArgs::told`], the file read once it
+    /// stands still, whole and naming a title ([`described`]).
+    pub fn followed(&self) -> anyhow::Result<Told> {
+        let file = match &self.dataset_config {
+            Some(path) => Some(described::read(path)?.0),
+            None => None,
+        };
+        Ok(self.over(file)?)
+    }
+
+    /// `file`, then each value given, checked.
+    fn over(&self, file: Option<Dataset>) -> Result<Told, DatasetError> {
         let flags: [(&Option<String>, Field); 6] = [
             (&self.dataset_title, |d| &mut d.title),
             (&self.dataset_description, |d| &mut d.description),
@@ -334,6 +351,11 @@ pub struct BuildArgs {
     /// what was added, modified and deleted since (without it, version 1).
     #[arg(long, value_name = "OLD.bin")]
     pub previous: Option<PathBuf>,
+    /// Start a new history (version 1) where versions are kept beside the
+    /// output: they are moved aside, whole, to NAME.versions.old-<time>/
+    /// (never deleted). Without it (or --previous) such a build is refused.
+    #[arg(long, conflicts_with = "previous")]
+    pub new_history: bool,
     /// Which versions are kept, and their links.
     #[command(flatten)]
     pub keep: KeepArgs,
@@ -638,6 +660,7 @@ impl ServeArgs {
             max_labels: self.max_labels,
             replay_budget: self.replay_budget.saturating_mul(1 << 20),
             versions_dir: Some(crate::snapshot::kept::path(&self.snapshot)),
+            sync_status: Some(crate::snapshot::status::path(&self.snapshot)),
             ..Settings::default()
         }
     }

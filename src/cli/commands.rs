@@ -74,6 +74,8 @@ pub(super) fn database_url(flag: &str) -> anyhow::Result<String> {
 }
 
 pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
+    // A history is started again only when asked: before anything is read.
+    let restarting = history_restarted(args)?;
     // A bad dataset file is said before the collection is read.
     let dataset = args.dataset.dataset()?;
     if let Some(refused) = unlicensed(&dataset).filter(|_| !args.refuse.allow_no_licence) {
@@ -189,6 +191,19 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
                 say!("warning: {UNLINKED}")?;
             }
             let output = &args.output;
+            if restarting {
+                if let Some(aside) = snapshot::kept::set_aside(output).with_context(|| {
+                    format!(
+                        "{} is written, but the versions kept beside it cannot be moved aside",
+                        output.display()
+                    )
+                })? {
+                    say!(
+                        "a new history: the versions kept before were moved to {}",
+                        aside.display()
+                    )?;
+                }
+            }
             let kept = keep_version(output, output, args.previous.as_deref(), &args.keep)?;
             say!("{kept}")?;
             if let Some(version) = published {
@@ -302,6 +317,34 @@ pub(super) fn export_dwca(
         bytes.len()
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether this build starts a new history where versions are kept beside
+/// its output (`--new-history`: they are moved aside once the snapshot is
+/// written); refused without `--previous` or `--new-history`, since a
+/// version 1 would replace and prune every version kept, the files DOIs
+/// and GBIF point at.
+fn history_restarted(args: &BuildArgs) -> anyhow::Result<bool> {
+    if args.previous.is_some() {
+        return Ok(false);
+    }
+    let dir = snapshot::kept::path(&args.output);
+    let kept = snapshot::kept::numbers(&dir);
+    let (Some(first), Some(last)) = (kept.first(), kept.last()) else {
+        return Ok(false);
+    };
+    if args.new_history {
+        return Ok(true);
+    }
+    anyhow::bail!(
+        "versions {first} to {last} are kept beside {output} (in {dir}): a build without \
+         --previous starts a new history at version 1 and would replace them. Give \
+         --previous {output} to publish the next version, or --new-history to start a new \
+         history (the kept versions are then moved aside to {dir}.old-<time>, not deleted); \
+         nothing was written",
+        output = args.output.display(),
+        dir = dir.display()
+    )
 }
 
 /// What is said when a kept archive's links are paths.
@@ -527,7 +570,7 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         full_every = ?args.full_every,
         "syncing"
     );
-    let told = args.dataset.told()?;
+    let told = args.dataset.followed()?;
     let dataset = told.over(&Dataset::default());
     if let Some(refused) = unlicensed(&dataset).filter(|_| !args.refuse.allow_no_licence) {
         anyhow::bail!(

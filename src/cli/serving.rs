@@ -15,7 +15,10 @@ use super::args::ServeArgs;
 
 pub(super) fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // A bad dataset file is a mistake to hear about now, not at the first request.
-    let dataset = args.dataset.told()?;
+    let dataset = match args.no_watch {
+        true => args.dataset.told()?,
+        false => args.dataset.followed()?,
+    };
     // The address is bound before the snapshot loads (seconds, for a large one), so
     // a taken port fails at once; it is listened on once loaded, so until then a
     // connection is refused and a balancer tries another replica without waiting.

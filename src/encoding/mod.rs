@@ -1,5 +1,5 @@
 //! How values are spelled in bytes: JSON literals, CSV cells, XML text, percent-encoding,
-//! instants and dates, hex, text folded for comparing, the control characters none carries. The bottom layer: it knows nothing of the collection.
+//! instants and dates, hex, whole numbers as paths name them, text folded for comparing, the control characters none carries. The bottom layer: it knows nothing of the collection.
 
 pub mod controls;
 pub mod csv;
@@ -8,4 +8,5 @@ pub mod hex;
 pub mod json;
 pub mod percent;
 pub mod time;
+pub mod whole;
 pub mod xml;

@@ -75,6 +75,12 @@ fn parse_date_parts(s: &str) -> Option<NaiveDate> {
     NaiveDate::from_ymd_opt(digits(0..4)? as i32, digits(5..7)?, digits(8..10)?)
 }
 
+/// A `YYYY-MM-DD` calendar day of the years 1 to 9999 (four digits, no sign:
+/// `-001-01-01` and `0000-01-01` are no days).
+pub fn parse_day(s: &str) -> Option<NaiveDate> {
+    parse_date_parts(s).filter(|d| d.year() >= 1)
+}
+
 /// Checks a `YYYY-MM-DD` calendar date.
 pub fn parse_date(s: &str) -> Option<String> {
     parse_date_parts(s).map(|_| s.to_string())

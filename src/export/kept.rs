@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::encoding::hex::hex;
 use crate::snapshot::kept::{self, KeptFile, Manifest};
+use crate::snapshot::verified;
 use crate::view::View;
 
 use super::dwca::{self, Links, Scope};
@@ -64,8 +65,12 @@ pub fn keep_from(
             .max(view.history.oldest()),
         None => view.history.oldest(),
     };
+    // Only this history's versions: a folder another history wrote (at
+    // this path before, or beside `previous`) is removed, never adopted.
+    let belongs = |m: &Manifest| verified::belongs(m, &view.history);
+    let disowned = kept::disown(&dir, belongs);
     let carried = match previous.map(kept::path).filter(|p| *p != dir) {
-        Some(from) => kept::carry(&from, &dir, oldest)?,
+        Some(from) => kept::carry(&from, &dir, oldest, belongs)?,
         None => Vec::new(),
     };
     let checksum = hex(&view.header.checksum);
@@ -74,7 +79,7 @@ pub fn keep_from(
         Some(m) if m.checksum == checksum && m.site == links.site && m.media == links.media => m,
         _ => {
             let archive = dwca::archive(&view, Scope::Everything, links)?;
-            let eml = dwca::eml_xml(&view, Scope::Everything, &links.site);
+            let eml = dwca::kept_eml_xml(&view, &links.site);
             let manifest = Manifest {
                 version: current,
                 checksum,
@@ -92,7 +97,9 @@ pub fn keep_from(
         }
     };
     let took = started.elapsed();
-    let removed = kept::prune(&dir, oldest..=current);
+    let mut removed = kept::prune(&dir, oldest..=current);
+    removed.extend(disowned);
+    removed.sort_unstable();
     Ok(Kept {
         manifest,
         loaded,

@@ -20,11 +20,20 @@ use crate::query::filter::{self, MAX_TERMS as MAX_SEARCH_TERMS};
 use crate::query::sort::sortable_names;
 use crate::query::{facets, geojson, Columns, Format, DEFAULT_LIMIT};
 
+use super::openapi_parts::with_form;
 use super::openapi_parts::{
     busy_response, error_response, int64, query, record_operation, responses, search_pattern,
     success_headers, SPACE,
 };
 pub use super::openapi_parts::{Describe, Paths};
+
+/// Whether a route takes its parameters in the query alone, or also as a
+/// POSTed form (its document then has a `post` beside each `get`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Forms {
+    Query,
+    QueryOrForm,
+}
 use super::{openapi_gbif, openapi_wagtail};
 
 /// The spellings a boolean filter accepts.
@@ -225,10 +234,23 @@ pub fn eml(paths: &mut Paths, _: Option<usize>) {
 
 /// The document of the routes described by `described` (in the route table's
 /// order), for a server that caps `limit` at `max_limit` (if it does).
-pub fn document(max_limit: Option<usize>, described: impl IntoIterator<Item = Describe>) -> Value {
+pub fn document(
+    max_limit: Option<usize>,
+    described: impl IntoIterator<Item = (Describe, Forms)>,
+) -> Value {
     let mut paths = Map::new();
-    for describe in described {
+    for (describe, forms) in described {
+        let before = paths.len();
         describe(&mut paths, max_limit);
+        // A route that takes forms takes one on each path it describes (the
+        // paths are kept in the order they are added).
+        if forms == Forms::QueryOrForm {
+            for item in paths.values_mut().skip(before) {
+                if item.get("post").is_none() {
+                    with_form(item);
+                }
+            }
+        }
     }
     // Any request whose head is over the server's bound is refused before it
     // reaches its operation: each operation answers 431 too.
@@ -525,7 +547,7 @@ fn headers() -> Value {
         "ETag": {"description": "A strong tag of the snapshot, the path and the query (and the content coding).",
                  "schema": {"type": "string"}},
         "Cache-Control": {"description": "`public, max-age=N` (N from `--cache-max-age`).", "schema": {"type": "string"}},
-        "Last-Modified": {"description": "When the snapshot was built.", "schema": {"type": "string"}},
+        "Last-Modified": {"description": "When what the answer is made from last changed: the snapshot's build time, or a file's or the kept versions' own; absent where it changed within the last second.", "schema": {"type": "string"}},
         "Vary": {"description": "`Accept-Encoding` (and `Origin` when origins are listed).", "schema": {"type": "string"}},
         "Access-Control-Allow-Origin": {"description": "`*`, or the request's origin when `--cors-origin` lists it.",
                                         "schema": {"type": "string"}},
@@ -612,6 +634,14 @@ fn checklist_operation() -> Value {
         json!({"type": "string", "enum": ["json", "csv", "html"]}),
     )];
     parameters.push(bom_parameter());
+    parameters.push(json!({
+        "name": crate::checklists::GEOMETRY, "in": "query", "required": false,
+        "description": "A WKT `POLYGON` or `MULTIPOLYGON`, longitude before latitude, as GBIF's \
+            search reads it (`/gbif/v1/occurrence/search`'s `geometry`): the taxa of the \
+            specimens collected inside it. Repeated: inside any of them. At most 10,000 \
+            vertices in all; a long one is POSTed as a form.",
+        "schema": {"type": "string", "pattern": openapi_gbif::wkt_pattern()},
+    }));
     parameters.extend(question_parameters());
     // The page's refusal is a page (`format=html`, or a browser's `Accept`).
     let mut refused = error_response(
@@ -1090,6 +1120,17 @@ fn field_filters(model: Model) -> Vec<Value> {
 fn specimen_filters() -> Vec<Value> {
     let mut out = Vec::new();
     for (name, field, target) in filter::RELATED {
+        if *name == "taxon" {
+            out.push(json!({
+                "name": name, "in": "query", "required": false, "style": "form", "explode": true,
+                "description": "One value: specimens whose taxon's name contains it (case-insensitive). \
+                    Several (repeated, or comma-separated): specimens whose taxon's scientific name \
+                    (a binomial, a trinomial, or a higher rank's name) is exactly one of them, \
+                    regardless of case; an unknown name matches nothing.",
+                "schema": {"type": "array", "items": {"type": "string"}},
+            }));
+            continue;
+        }
         out.push(query(
             name,
             &format!("Specimens whose {field}'s {target} contains this (case-insensitive)."),
@@ -1114,7 +1155,13 @@ fn specimen_filters() -> Vec<Value> {
             json!({"anyOf": [schema, blank()]}),
         )
     };
-    out.push(exact("usi", json!({"type": "string"})));
+    out.push(json!({
+        "name": "usi", "in": "query", "required": false, "style": "form", "explode": true,
+        "description": "Specimens whose usi is exactly one of these: repeated, or comma-separated \
+            (each value's surrounding whitespace trimmed; an unknown value matches nothing; \
+            an empty value filters nothing).",
+        "schema": {"type": "array", "items": {"type": "string"}},
+    }));
     for (name, choices) in [
         ("sex", SEXES),
         ("stage", STAGES),

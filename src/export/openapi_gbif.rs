@@ -25,7 +25,7 @@ const INTEGERS: &[&str] = &["year", "month", "day"];
 /// The areas `geometry` takes: `POLYGON` or `MULTIPOLYGON` (in any case) of
 /// rings of at least four points (a ring left open is closed), each longitude
 /// within ±180 and latitude within ±90, numbers as the server reads them.
-fn wkt_pattern() -> String {
+pub fn wkt_pattern() -> String {
     let space = "[ \\t\\n\\f\\r]*";
     let fraction = "(\\.[0-9]+)?";
     let lon = format!("[+-]?(180(\\.0+)?|(1[0-7][0-9]|[0-9]?[0-9]){fraction})");

@@ -166,3 +166,65 @@ mod tests {
         assert_eq!(class.len(), 70);
     }
 }
+
+/// Adds to a path's item the `post` of a route that takes forms: its `get`'s
+/// query parameters as an `application/x-www-form-urlencoded` body (for those
+/// too long for a request's head, as a list of thousands of USIs), answered as
+/// the GET with the same parameters is; the query's, if any, come first.
+pub fn with_form(item: &mut Value) {
+    let Some(get) = item.get("get").cloned() else {
+        return;
+    };
+    let mut properties = Map::new();
+    let mut in_path = Vec::new();
+    for p in get["parameters"].as_array().into_iter().flatten() {
+        match p["in"].as_str() {
+            Some("query") => {
+                let mut schema = p["schema"].clone();
+                schema["description"] = p["description"].clone();
+                properties.insert(p["name"].as_str().unwrap_or_default().into(), schema);
+            }
+            _ => in_path.push(p.clone()),
+        }
+    }
+    let mut responses = get["responses"].clone();
+    let error = |description: &str| error_response(description);
+    responses["408"] = error("The form did not arrive whole within 30 seconds.");
+    responses["413"] = error(&format!(
+        "The form is longer than {} bytes.",
+        crate::query::params::MAX_FORM_BYTES
+    ));
+    responses["415"] = error("The body is not `application/x-www-form-urlencoded`.");
+    if responses.get("503").is_none() {
+        responses["503"] = error(
+            "The forms arriving on every connection hold as many bytes as the server keeps \
+             for them: ask again after `Retry-After`.",
+        );
+    }
+    if let Some(r) = responses.as_object_mut() {
+        r.remove("304");
+    }
+    let id = get["operationId"].as_str().unwrap_or_default();
+    let summary = get["summary"].as_str().unwrap_or_default();
+    let mut post = json!({
+        "operationId": format!("{id}-form"),
+        "summary": format!("{summary}, its parameters as a form"),
+        "description": format!(
+            "The GET's parameters as an `application/x-www-form-urlencoded` body of at most {} \
+             bytes, for those too long for a request's head of 8 KiB (a list of thousands of \
+             `usi`s). Answered as the GET with the same parameters is.",
+            crate::query::params::MAX_FORM_BYTES
+        ),
+        "requestBody": {"required": true, "content": {"application/x-www-form-urlencoded": {
+            "schema": {"type": "object", "properties": properties},
+        }}},
+        "responses": responses,
+    });
+    if let Some(tags) = get.get("tags") {
+        post["tags"] = tags.clone();
+    }
+    if !in_path.is_empty() {
+        post["parameters"] = Value::Array(in_path);
+    }
+    item["post"] = post;
+}

@@ -58,6 +58,12 @@ pub fn publishing(paths: &mut Paths, _: Option<usize>) {
             "since_version": {"type": "integer", "minimum": 1, "description": "The first version that held it back."},
         },
     });
+    let mut parameters = paging();
+    parameters.push(query(
+        "format",
+        "`json` (a client that prefers HTML, or `format=html`, gets a page).",
+        json!({"type": "string", "enum": ["json"]}),
+    ));
     paths.insert(
         PUBLISHING_PATH.into(),
         json!({"get": {
@@ -67,12 +73,13 @@ pub fn publishing(paths: &mut Paths, _: Option<usize>) {
                 record its publisher held back because it fails a rule (a reference to a missing \
                 record, a duplicate identifier, a value that does not read): kept as it was last \
                 published, or left out, while every other record is published. Fixing the record \
-                in the service's admin publishes it. A browser gets a page, also at `/publishing/`.",
-            "parameters": [query(
-                "format",
-                "`json` (a client that prefers HTML, or `format=html`, gets a page).",
-                json!({"type": "string", "enum": ["json"]}),
-            )],
+                in the service's admin publishes it; and what stands in the way of publishing now \
+                (a refused dataset file: empty, cut short or invalid; a failed tick; a damaged \
+                snapshot). Never stored by a cache without asking again (`Cache-Control: \
+                no-cache`). A browser gets a page, also at `/publishing/`. Without `limit` or \
+                `offset`, every record held back; with either, a page of them (`limit` 100 unless \
+                given), `total_count` counting them all.",
+            "parameters": parameters,
             "responses": responses("The report", json!({"application/json": {"schema": {
                 "type": "object",
                 "required": ["version", "checksum", "published_at", "total_count", "held", "fix"],
@@ -84,6 +91,16 @@ pub fn publishing(paths: &mut Paths, _: Option<usize>) {
                     "total_count": {"type": "integer", "minimum": 0, "description": "How many records are held back."},
                     "held": {"type": "array", "items": held},
                     "fix": {"type": "string", "description": "How a curator releases a record held back."},
+                    "problems": {"type": "array", "description": "What stands in the way of publishing now, as the server and the sync writing its snapshot found it; empty when nothing does.",
+                        "items": {"type": "object", "required": ["kind", "found_by", "since", "problem"], "additionalProperties": false,
+                            "properties": {
+                                "kind": {"type": "string", "enum": ["refused-dataset-file", "failed-tick", "damaged-snapshot"],
+                                    "description": "The dataset file does not read or fails its checks (the description read last stands); the sync's last tick failed (nothing was written); the snapshot at the path does not read."},
+                                "found_by": {"type": "string", "enum": ["serve", "sync"]},
+                                "since": {"type": "string", "format": "date-time"},
+                                "problem": {"type": "string", "description": "What is wrong, and what to do."},
+                            }}},
+                    "failed_ticks": {"type": "integer", "minimum": 0, "description": "Ticks of the sync writing the snapshot that failed since it started."},
                 }}}}), false),
         }}),
     );

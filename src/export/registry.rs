@@ -379,9 +379,8 @@ pub fn dataset_body(dataset: &Dataset, registration: &Registration, key: Option<
     if let Some(licence) = dataset.licence() {
         fields.insert("license".into(), licence.legal_code().into());
     }
-    if let Some(doi) = dataset.doi_url() {
-        let bare = doi.trim_start_matches("https://doi.org/");
-        fields.insert("doi".into(), bare.into());
+    if let Some(doi) = dataset.doi() {
+        fields.insert("doi".into(), doi.bare().into());
     }
     if !dataset.homepage.trim().is_empty() {
         fields.insert("homepage".into(), dataset.homepage.trim().into());

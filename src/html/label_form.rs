@@ -95,12 +95,16 @@ fn label(name: &str) -> String {
 
 /// One control, with its label, holding the request's value.
 fn control(params: &Params, name: &str, kind: &Control) -> Markup {
-    let value = params.get(name).unwrap_or("");
+    // A filter of many values shows them all, as one list.
+    let many = filter::MANY.contains(&name);
+    let joined = many.then(|| filter::many(params, name).join(", "));
+    let value = joined.as_deref().unwrap_or(params.get(name).unwrap_or(""));
+    let hint = many.then_some("one, or several comma-separated");
     html! {
         label for={ "f-" (name) } {
             (label(name))
             @match kind {
-                Control::Text => { input id={ "f-" (name) } name=(name) type="text" value=(value); }
+                Control::Text => { input id={ "f-" (name) } name=(name) type="text" value=(value) placeholder=[hint]; }
                 Control::Number => { input id={ "f-" (name) } name=(name) type="number" step="1" value=(value); }
                 Control::Date => { input id={ "f-" (name) } name=(name) type="date" value=(value); }
                 Control::Choice(choices) => {
@@ -167,6 +171,20 @@ pub fn form(path: &str, params: &Params) -> Markup {
                 }
             }
             p { button type="submit" { "Show specimens" } " " a href=(path) { "Clear" } }
+        }
+    }
+}
+
+/// A box for a list of specimen numbers too long for an address, POSTed as a
+/// form to the list's own path (which answers it as the GET with them).
+pub fn numbers(path: &str) -> Markup {
+    html! {
+        form.numbers method="post" action=(path) aria-label="Specimens by their numbers" {
+            label for="f-usi-list" {
+                "Specimen numbers (USIs), comma-separated or one a line"
+                textarea id="f-usi-list" name="usi" rows="4" {}
+            }
+            p { button type="submit" { "Show these specimens" } }
         }
     }
 }

@@ -143,6 +143,7 @@ pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
                 details.side open aria-label="Filters and counts" {
                     summary { "Filters, label sheets and counts" }
                     (label_form::form(&path, page.params))
+                    (label_form::numbers(&path))
                     (label_form::print_links(&unaccented(e.model, page.params), page.label_codes))
                     (label_form::facets(view, &path, page.params, page.facets))
                 }

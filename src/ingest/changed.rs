@@ -5,7 +5,8 @@
 //! read row by row: the rows whose `date_modified` is at or after the newest the
 //! last read saw, or whose key is above its largest (Django stamps every save and
 //! gives every insert a new key), with their links; the table's keys only when its
-//! count says rows were deleted; a link table that moved, whole. When anything
+//! count says rows were deleted (or put back: a row restored with its old key and
+//! stamp, which neither condition reads, makes the tick read everything); a link table that moved, whole. When anything
 //! else moved (images, pages, tags, Wagtail's tables, the typed image tables of
 //! before the service's 0.16), the tick reads everything, as it does every
 //! `--full-every`.
@@ -241,6 +242,15 @@ fn read_in(
                     true => None,
                     false => {
                         let keys = keys(rows, at, p)?;
+                        // A row put back (a restore: its old key, its old
+                        // stamp) is no row the condition reads: a whole
+                        // read publishes it now, whatever its date.
+                        let read: AHashSet<i64> = ids.iter().copied().collect();
+                        let back = (keys.iter())
+                            .any(|k| before.binary_search(k).is_err() && !read.contains(k));
+                        if back {
+                            return Ok(None);
+                        }
                         let gone: Vec<String> = before
                             .iter()
                             .filter(|id| !keys.contains(id))

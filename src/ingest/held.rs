@@ -18,17 +18,24 @@ fn same(a: &Collection, b: Option<&Collection>, model: Model, id: i64) -> bool {
     digest(a) == b.and_then(digest)
 }
 
-/// What to hold back for one problem of `c`: the record, and how it is
-/// kept. A reference to a record deleted since `published` holds the
-/// deletion back; of two records sharing what must be unique, the one
-/// that differs from its published version (else the problem's own, the
+/// What to hold back for one problem of `c` (read from the source as
+/// `raw`): the record, and how it is kept. A reference to a record deleted
+/// since `published` holds the deletion back (deleted in `raw`: a deletion
+/// held for one record's problem is held for every record naming it, and
+/// none of them is held); of two records sharing what must be unique, the
+/// one that differs from its published version (else the problem's own, the
 /// later); else the record the problem is about.
-fn target(c: &Collection, p: &Problem, published: Option<&Collection>) -> Option<(Model, i64)> {
+fn target(
+    raw: &Collection,
+    c: &Collection,
+    p: &Problem,
+    published: Option<&Collection>,
+) -> Option<(Model, i64)> {
     let record = p.record?;
     let Some((model, id)) = p.other else {
         return Some(record);
     };
-    let there = c.record(model, id).is_some();
+    let there = raw.record(model, id).is_some();
     let was = published.is_some_and(|pc| pc.record(model, id).is_some());
     match (there, was) {
         (false, true) => Some((model, id)),
@@ -61,7 +68,7 @@ pub fn hold_back(
     while !problems.is_empty() {
         let mut added = false;
         for p in &problems {
-            let Some((model, id)) = target(&c, p, published) else {
+            let Some((model, id)) = target(raw, &c, p, published) else {
                 return Err(problems);
             };
             if !holding.insert((model, id)) {
@@ -163,6 +170,37 @@ mod tests {
         assert_eq!(held.len(), 1);
         assert_eq!((held[0].model, held[0].id), (Model::Species, named));
         assert_eq!(held[0].kept, KeptAs::DeletionHeld);
+        assert!(validate::check(&c).errors.is_empty());
+    }
+
+    #[test]
+    fn a_deletion_held_holds_back_no_record_naming_it() {
+        let mut published = small();
+        // Three specimens name one species.
+        let named = (published.specimen_records.iter())
+            .find_map(|r| r.species)
+            .expect("a specimen names a species");
+        for r in published.specimen_records.iter_mut().take(3) {
+            r.species = Some(named);
+        }
+        assert!(validate::check(&published).errors.is_empty());
+        let naming: Vec<usize> = (0..published.specimen_records.len())
+            .filter(|&i| published.specimen_records[i].species == Some(named))
+            .collect();
+        let mut raw = published.clone();
+        raw.species.retain(|s| s.id != named);
+        for &i in &naming {
+            raw.specimen_records[i].notes = format!("edit {i}");
+        }
+        let errors = validate::check(&raw).errors;
+        assert!(errors.len() >= 3, "{errors:?}");
+        let (c, held) = hold_back(&raw, &errors, Some(&published)).unwrap();
+        assert_eq!(held.len(), 1, "{held:?}");
+        assert_eq!((held[0].model, held[0].id), (Model::Species, named));
+        assert_eq!(held[0].kept, KeptAs::DeletionHeld);
+        for &i in &naming {
+            assert_eq!(c.specimen_records[i].notes, format!("edit {i}"));
+        }
         assert!(validate::check(&c).errors.is_empty());
     }
 

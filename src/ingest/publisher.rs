@@ -35,6 +35,7 @@ use crate::model::records::Collection;
 use crate::model::refusal::{self, Allowed, Turnover};
 use crate::model::Model;
 use crate::snapshot;
+use crate::snapshot::status::{Kind, Status};
 
 /// Reads `60s`, `5m`, `1h`, `500ms` or a bare number of seconds.
 pub fn parse_interval(s: &str) -> Result<Duration, String> {
@@ -100,13 +101,17 @@ pub enum Failed {
     Unreadable(anyhow::Error),
     /// The database was read, and its collection fails validation.
     Invalid(String),
+    /// Records are held back, and the snapshot published (which says how
+    /// they were published) does not read: publishing without it would
+    /// publish them as deleted.
+    Damaged(String),
 }
 
 impl std::fmt::Display for Failed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Failed::Unreadable(e) => write!(f, "{e}"),
-            Failed::Invalid(problems) => f.write_str(problems),
+            Failed::Invalid(problems) | Failed::Damaged(problems) => f.write_str(problems),
         }
     }
 }
@@ -176,6 +181,11 @@ pub struct Publisher {
     /// What is published though GBIF would refuse it (by default everything:
     /// `sync` says otherwise, [`Publisher::refusing`]).
     allowed: Allowed,
+    /// What stands in the way of publishing, as written beside the snapshot
+    /// for servers to show ([`snapshot::status`]).
+    status: Status,
+    /// The status as last written (none yet: the first tick writes it).
+    status_written: Option<Status>,
 }
 
 /// What is done with a snapshot's path once it is published.
@@ -205,10 +215,15 @@ impl Publisher {
     ) -> anyhow::Result<Publisher> {
         let kept_at = snapshot::beside::path(path);
         let mut holdings = Vec::new();
+        let mut damaged = None;
         let (checksum, created_at, digest, history, described) = match snapshot::read(path) {
             Ok((header, collection)) => {
-                // Kept beside it from now on, for deployments that had none.
-                let kept = snapshot::beside::read(path).ok().flatten();
+                // Kept beside it from now on, for deployments that had none
+                // (never over what is not a file: a FIFO is refused).
+                let kept = match snapshot::beside::read(path) {
+                    Err(e) if snapshot::beside::not_a_file(path) => anyhow::bail!("{e}"),
+                    kept => kept.ok().flatten(),
+                };
                 if kept.is_none_or(|k| k.checksum != header.checksum) {
                     if let Err(e) = snapshot::beside::write(path, &header, &collection.history) {
                         tracing::warn!(file = %kept_at.display(), "cannot keep the history beside the snapshot: {e}");
@@ -231,6 +246,7 @@ impl Publisher {
                             true => e.to_string(),
                             false => format!("there is no snapshot at {}", path.display()),
                         };
+                        damaged = Some(why.clone());
                         tracing::warn!(
                             kept = %kept_at.display(),
                             version = kept.history.current(),
@@ -289,6 +305,22 @@ impl Publisher {
             published: None,
             after: None,
             allowed: Allowed::ALL,
+            status: {
+                let mut status = Status::default();
+                if let Some(why) = damaged {
+                    status.found(
+                        Kind::DamagedSnapshot,
+                        "sync",
+                        format!(
+                            "{why}: the next version continues the history kept beside it; \
+                         while records are held back nothing is published (restore the \
+                         snapshot from a backup, or fix the records held back)"
+                        ),
+                    );
+                }
+                status
+            },
+            status_written: None,
         })
     }
 
@@ -383,8 +415,11 @@ impl Publisher {
             return false;
         }
         following.stamp = stamp;
-        match Dataset::from_file(&following.path) {
-            Ok(file) => {
+        // Taken once it stands still, whole and titled (`snapshot::described`).
+        match snapshot::described::read(&following.path) {
+            Ok((file, read)) => {
+                following.stamp = read;
+                self.status.cleared(Kind::RefusedDatasetFile);
                 following.told.file = Some(file);
                 let dataset = following.told.over(&Dataset::default());
                 let changed = dataset != self.dataset;
@@ -397,7 +432,9 @@ impl Publisher {
                 changed
             }
             Err(e) => {
-                tracing::warn!("{e}; snapshots go on saying what it said when it last read");
+                let said = format!("{e}; snapshots go on saying what it said when it last read");
+                tracing::warn!("{said}");
+                self.status.found(Kind::RefusedDatasetFile, "sync", said);
                 false
             }
         }
@@ -465,6 +502,56 @@ impl Publisher {
         });
     }
 
+    /// The collection the snapshot at the path publishes, which records
+    /// held back are kept as: none where nothing was published yet. A
+    /// snapshot that does not read (or is gone, where a history says
+    /// versions were published) fails the tick: taken for nothing
+    /// published, every record held back would be published as deleted.
+    fn read_published(&mut self) -> Result<Option<Collection>, Failed> {
+        match snapshot::read(&self.path) {
+            Ok((_, c)) => {
+                self.status.cleared(Kind::DamagedSnapshot);
+                Ok(Some(c))
+            }
+            Err(_) if self.checksum.is_none() && !self.path.exists() => Ok(None),
+            Err(e) => {
+                let why = match self.path.exists() {
+                    true => e.to_string(),
+                    false => format!("there is no snapshot at {}", self.path.display()),
+                };
+                let said = format!(
+                    "{why}: records are held back, and what was published of them cannot be \
+                     read, so nothing is published (publishing without it would publish them \
+                     as deleted). Restore the snapshot from a backup (docs/operations.md), or \
+                     fix the records held back in the database"
+                );
+                self.status
+                    .found(Kind::DamagedSnapshot, "sync", said.clone());
+                Err(Failed::Damaged(said))
+            }
+        }
+    }
+
+    /// Whether `collection`, whose records are those published, differs
+    /// from the snapshot at the path only in what it holds back: encoded
+    /// with what that holds back, it is that snapshot.
+    fn only_held_changed(
+        &self,
+        collection: &mut Collection,
+        history: &History,
+        prepared: &[snapshot::Piece],
+        now: i64,
+    ) -> Result<bool, Failed> {
+        if collection.held == self.holdings {
+            return Ok(false);
+        }
+        let held = std::mem::replace(&mut collection.held, self.holdings.clone());
+        let head = snapshot::encode_head(collection, history);
+        collection.held = held;
+        let before = snapshot::assemble(head?, prepared, now).header.checksum;
+        Ok(Some(before) == self.checksum)
+    }
+
     /// What the snapshot at the path holds back, by model and id.
     pub fn held(&self) -> &[Held] {
         &self.held
@@ -499,8 +586,39 @@ impl Publisher {
     }
 
     /// Reads the database's marker and, when it moved, what changed (or the
-    /// whole collection); replaces the file if the collection changed.
+    /// whole collection); replaces the file if the collection changed. What
+    /// stands in the way (a failed tick, a refused dataset file, a damaged
+    /// snapshot) is written beside the snapshot where it changed
+    /// ([`snapshot::status`]).
     pub fn tick(&mut self) -> Result<Tick, Failed> {
+        let result = self.tick_once();
+        match &result {
+            Ok(tick) => {
+                self.status.cleared(Kind::FailedTick);
+                if matches!(tick, Tick::Replaced { .. }) {
+                    self.status.cleared(Kind::DamagedSnapshot);
+                }
+            }
+            Err(e) => {
+                self.status.failed_ticks += 1;
+                let said = format!("{e}; {} left as it was", self.path.display());
+                self.status.found(Kind::FailedTick, "sync", said);
+            }
+        }
+        if self.status_written.as_ref() != Some(&self.status) {
+            match snapshot::status::write(&self.path, &self.status) {
+                Ok(()) => self.status_written = Some(self.status.clone()),
+                Err(e) => tracing::warn!(
+                    file = %snapshot::status::path(&self.path).display(),
+                    "cannot say beside the snapshot how publishing stands: {e}"
+                ),
+            }
+        }
+        result
+    }
+
+    /// [`Publisher::tick`], without the status.
+    fn tick_once(&mut self) -> Result<Tick, Failed> {
         // Each read before the next: an edit between two reads is in the later
         // and moves the earlier next time, so it costs one more read, never a miss.
         let commits = database::commits(&self.source);
@@ -561,7 +679,7 @@ impl Publisher {
         let mut holding = Vec::new();
         if let Some(first) = checked.errors.first() {
             if self.published.is_none() {
-                self.published = snapshot::read(&self.path).ok().map(|(_, c)| c);
+                self.published = self.read_published()?;
             }
             let published = self.published.as_ref();
             match held::hold_back(&checked.collection, &checked.errors, published) {
@@ -641,7 +759,24 @@ impl Publisher {
                 });
                 return Ok(Tick::Unchanged(read));
             }
-            // The same records, and something else changed: a version too.
+            // The same records published, and only what is held back
+            // changed (a record newly held is published as it was): no
+            // version, and the file stays; the log says what is held.
+            if self.only_held_changed(&mut checked.collection, &history, &prepared, now)? {
+                let records = image.records().to_vec();
+                let holdings = self.holdings.clone();
+                let collection = self.keep(holding, raw, checked.collection);
+                self.holdings = holdings;
+                self.last = Some(Last {
+                    commits,
+                    marker,
+                    whole_at,
+                    records,
+                    collection,
+                });
+                return Ok(Tick::Unchanged(read));
+            }
+            // The same records, and the description changed: a version too.
             history = self.next_history(&digest, &checked.collection, &gone);
             let head = snapshot::encode_head(&checked.collection, &history)?;
             image = snapshot::assemble(head, &prepared, now);
@@ -803,6 +938,9 @@ pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Ou
                     }
                     Some(Failed::Invalid(_)) => {
                         tracing::info!(%source, failures, "the database's collection is valid again")
+                    }
+                    Some(Failed::Damaged(_)) => {
+                        tracing::info!(%source, failures, "publishing again")
                     }
                     None => {}
                 }

@@ -35,32 +35,105 @@ pub fn rule_of<'a>(rule: &'a str, institution_code: &str) -> &'a str {
     }
 }
 
+/// One piece of a rule: text as written, or a placeholder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Piece<'a> {
+    Text(&'a str),
+    CatalogNumber,
+    InstitutionCode,
+    CollectionCode,
+}
+
+/// A rule read into its pieces: the one reader of a rule, which the check and
+/// the maker share, so what passes the check is what the maker follows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Rule<'a> {
+    pieces: Vec<Piece<'a>>,
+}
+
+impl<'a> Rule<'a> {
+    /// Reads `rule`: text, and `{name}` placeholders whose names are the
+    /// three known ones; a `{` or `}` anywhere else (a placeholder inside
+    /// another, one not closed, a lone `}`) is refused, saying at which
+    /// character, as is `{catalog_number}` not exactly once, a space or a
+    /// control character, or over 200 characters.
+    fn read(rule: &'a str) -> Result<Rule<'a>, String> {
+        if rule.chars().count() > MAX_RULE {
+            return Err(format!("is over {MAX_RULE} characters"));
+        }
+        if rule.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err("has a space or a control character".into());
+        }
+        let at = |byte: usize| rule[..byte].chars().count() + 1;
+        let mut pieces = Vec::new();
+        let mut rest = rule;
+        let mut offset = 0;
+        while let Some(open) = rest.find(['{', '}']) {
+            if rest.as_bytes()[open] == b'}' {
+                return Err(format!(
+                    "has a }} at character {} that closes no {{",
+                    at(offset + open)
+                ));
+            }
+            if open > 0 {
+                pieces.push(Piece::Text(&rest[..open]));
+            }
+            let inside = &rest[open + 1..];
+            let close = match inside.find(['{', '}']) {
+                Some(close) if inside.as_bytes()[close] == b'}' => close,
+                Some(other) => {
+                    return Err(format!(
+                        "has a {{ at character {} inside the {{ at character {}: a \
+                         placeholder cannot hold another",
+                        at(offset + open + 1 + other),
+                        at(offset + open)
+                    ))
+                }
+                None => {
+                    return Err(format!(
+                        "has a {{ at character {} that is never closed",
+                        at(offset + open)
+                    ))
+                }
+            };
+            pieces.push(match &inside[..close] {
+                "catalog_number" => Piece::CatalogNumber,
+                "institution_code" => Piece::InstitutionCode,
+                "collection_code" => Piece::CollectionCode,
+                _ => {
+                    return Err(format!(
+                        "has a {{...}} at character {} that is none of {CATALOG_NUMBER}, \
+                         {INSTITUTION_CODE} and {COLLECTION_CODE}",
+                        at(offset + open)
+                    ))
+                }
+            });
+            let used = open + 1 + close + 1;
+            offset += used;
+            rest = &rest[used..];
+        }
+        if !rest.is_empty() {
+            pieces.push(Piece::Text(rest));
+        }
+        let numbers = pieces
+            .iter()
+            .filter(|p| **p == Piece::CatalogNumber)
+            .count();
+        if numbers != 1 {
+            return Err(format!(
+                "must have {CATALOG_NUMBER} exactly once (each record's own part)"
+            ));
+        }
+        Ok(Rule { pieces })
+    }
+}
+
 /// Whether `rule` can be a dataset's: `{catalog_number}` exactly once, no
-/// other `{...}` than the two codes', no space or control character, at most
-/// 200 characters. The error says what is wrong without quoting the rule.
+/// other `{...}` than the two codes', no brace outside a placeholder, no space
+/// or control character, at most 200 characters. The error says what is wrong
+/// (and at which character) without quoting the rule.
 pub fn check(rule: &str) -> Result<(), String> {
-    if rule.chars().count() > MAX_RULE {
-        return Err(format!("is over {MAX_RULE} characters"));
-    }
-    if rule.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err("has a space or a control character".into());
-    }
-    if rule.matches(CATALOG_NUMBER).count() != 1 {
-        return Err(format!(
-            "must have {CATALOG_NUMBER} exactly once (each record's own part)"
-        ));
-    }
-    let rest = rule
-        .replace(CATALOG_NUMBER, "")
-        .replace(INSTITUTION_CODE, "")
-        .replace(COLLECTION_CODE, "");
-    if rest.contains(['{', '}']) {
-        return Err(format!(
-            "has a {{...}} that is none of {CATALOG_NUMBER}, {INSTITUTION_CODE} and \
-             {COLLECTION_CODE}"
-        ));
-    }
-    Ok(())
+    Rule::read(rule).map(|_| ())
 }
 
 /// A dataset's rule with its codes put in: each record's identifier is the
@@ -75,32 +148,27 @@ impl OccurrenceIds {
     /// The identifiers `rule` makes (a checked rule, else the bare catalogue
     /// number) with these codes.
     pub fn new(rule: &str, institution_code: &str, collection_code: &str) -> OccurrenceIds {
-        let rule = match check(rule) {
-            Ok(()) => rule,
-            Err(_) => CATALOG_NUMBER,
+        let rule = Rule::read(rule).unwrap_or(Rule {
+            pieces: vec![Piece::CatalogNumber],
+        });
+        let mut ids = OccurrenceIds {
+            prefix: String::new(),
+            suffix: String::new(),
         };
-        let (before, after) = rule
-            .split_once(CATALOG_NUMBER)
-            .expect("a checked rule has the catalogue number");
-        let fill = |part: &str| {
-            let mut out = String::with_capacity(part.len());
-            let mut rest = part;
-            while let Some(at) = rest.find('{') {
-                out.push_str(&rest[..at]);
-                let (code, placeholder) = match &rest[at..] {
-                    r if r.starts_with(INSTITUTION_CODE) => (institution_code, INSTITUTION_CODE),
-                    _ => (collection_code, COLLECTION_CODE),
-                };
-                crate::encoding::percent::segment_encode(&mut out, code.trim());
-                rest = &rest[at + placeholder.len()..];
+        let mut out = &mut ids.prefix;
+        for piece in rule.pieces {
+            match piece {
+                Piece::Text(text) => out.push_str(text),
+                Piece::InstitutionCode => {
+                    crate::encoding::percent::segment_encode(out, institution_code.trim())
+                }
+                Piece::CollectionCode => {
+                    crate::encoding::percent::segment_encode(out, collection_code.trim())
+                }
+                Piece::CatalogNumber => out = &mut ids.suffix,
             }
-            out.push_str(rest);
-            out
-        };
-        OccurrenceIds {
-            prefix: fill(before),
-            suffix: fill(after),
         }
+        ids
     }
 
     /// The identifier of the record with this catalogue number.
@@ -178,5 +246,65 @@ mod tests {
         assert!(check(&format!("{}{CATALOG_NUMBER}", "x".repeat(300)))
             .unwrap_err()
             .contains("200"));
+    }
+
+    #[test]
+    fn a_rule_straddling_a_placeholder_is_refused_by_the_check_and_never_panics_the_maker() {
+        for (rule, says) in [
+            (
+                "{institution_{catalog_number}code}",
+                "inside the { at character 1",
+            ),
+            (
+                "x{institution_code{catalog_number}}",
+                "inside the { at character 2",
+            ),
+            ("{catalog_number}}", "closes no {"),
+            ("urn:{catalog_number", "never closed"),
+            ("urn:}{catalog_number}", "character 5"),
+            ("{{catalog_number}}", "inside"),
+        ] {
+            let e = check(rule).unwrap_err();
+            assert!(e.contains(says), "{rule:?}: {e}");
+            // The maker follows what the check reads: a refused rule is the
+            // bare catalogue number.
+            assert_eq!(OccurrenceIds::new(rule, "MEM", "INS").of("7"), "7");
+        }
+    }
+
+    #[test]
+    fn the_codes_either_side_of_the_number_are_put_in_where_written() {
+        let ids = OccurrenceIds::new(
+            "{collection_code}/{catalog_number}/{institution_code}{collection_code}",
+            "MEM",
+            "INS",
+        );
+        assert_eq!(ids.of("a"), "INS/a/MEMINS");
+        assert_eq!(ids.rule(), "INS/{catalog_number}/MEMINS");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_rule_is_read_or_refused_without_a_panic(
+            rule in "[{}a-z_:/x]{0,60}|(\\{|\\}|\\{catalog_number\\}|\\{institution_code\\}|\\{collection_code\\}|[a-z_]{1,4}){0,8}",
+        ) {
+            let ids = OccurrenceIds::new(&rule, "M:E", "I");
+            let id = ids.of("C/1");
+            match check(&rule) {
+                Ok(()) => {
+                    // A rule taken makes identifiers with the number in, and
+                    // nothing of a placeholder left over.
+                    proptest::prop_assert!(id.contains("C%2F1"));
+                    proptest::prop_assert!(!id.contains(['{', '}']), "{}", id);
+                    proptest::prop_assert_eq!(
+                        ids.rule().matches(CATALOG_NUMBER).count(), 1
+                    );
+                }
+                Err(e) => {
+                    proptest::prop_assert_eq!(id, "C%2F1");
+                    proptest::prop_assert!(!e.is_empty());
+                }
+            }
+        }
     }
 }

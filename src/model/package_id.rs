@@ -61,9 +61,10 @@ pub fn follow(next: &mut History, before: &Dataset, after: &Dataset) {
     if next.package.is_empty() {
         next.package = uuid(before, &History::default());
     }
-    let doi = after.doi_url();
+    let doi = after.doi().map(|d| d.url());
     let number = next.current();
-    if doi.is_some() && doi != before.doi_url() && next.majors.last() != Some(&number) {
+    if doi.is_some() && doi != before.doi().map(|d| d.url()) && next.majors.last() != Some(&number)
+    {
         next.majors.push(number);
     }
 }

@@ -44,6 +44,19 @@ enum Cond {
     },
     /// The row's field equals `value`.
     Equals { field: usize, value: OwnedValue },
+    /// The row's field equals one of `values` (`usi=a,b,c`): looked up one by
+    /// one in the field's groups, else each row's value found in their set.
+    AnyOf {
+        field: usize,
+        values: Vec<OwnedValue>,
+    },
+    /// A related record's scientific name (a binomial, a trinomial, a rank's
+    /// name) is one of `names` (lowercase), for any related record the field
+    /// holds (`taxon=Danaus plexippus,Papilio`).
+    Named {
+        field: usize,
+        names: ahash::AHashSet<String>,
+    },
     /// The row's parent has this id.
     ParentId { field: usize, id: i64 },
     /// The row's timestamp is at or after this instant (microseconds).
@@ -225,9 +238,35 @@ fn choice(name: &str, value: &str, allowed: &[&str]) -> Result<OwnedValue, ApiEr
 pub fn specimen(params: &Params) -> Result<Filter, ApiError> {
     let mut conds = Vec::new();
     for name in params.names() {
-        let Some(value) = params.get(name).and_then(form::trimmed) else {
+        // `usi` and `taxon` take many values; one alone means what it did.
+        let listed = match MANY.contains(&name) {
+            true => many(params, name),
+            false => Vec::new(),
+        };
+        let value = match MANY.contains(&name) {
+            true => listed.first().copied(),
+            false => params.get(name).and_then(form::trimmed),
+        };
+        let Some(value) = value else {
             continue;
         };
+        if listed.len() > 1 {
+            let field = spec_field(name);
+            conds.push(match name {
+                "taxon" => Cond::Named {
+                    field,
+                    names: listed.iter().map(|n| n.to_lowercase()).collect(),
+                },
+                _ => Cond::AnyOf {
+                    field,
+                    values: listed
+                        .iter()
+                        .map(|v| OwnedValue::Str((*v).into()))
+                        .collect(),
+                },
+            });
+            continue;
+        }
         if let Some(&(_, field, target)) = RELATED.iter().find(|r| r.0 == name) {
             conds.push(Cond::Related {
                 field: spec_field(field),
@@ -256,6 +295,27 @@ pub fn specimen(params: &Params) -> Result<Filter, ApiError> {
         terms: Vec::new(),
         any_term: false,
     })
+}
+
+/// The specimen filters that take many values, repeated or comma-separated: a
+/// specimen matches when it has any of them (USIs exactly; taxa by their exact
+/// scientific name, regardless of case). One value alone means what it always
+/// did (a `taxon` is then a substring of the taxon's name).
+pub const MANY: &[&str] = &["usi", "taxon"];
+
+/// Every value of `name`'s parameters, repeated, comma-separated or one a
+/// line (as pasted from a spreadsheet's column), each
+/// trimmed, empty ones left out, each once, in order given.
+pub fn many<'p>(params: &'p Params, name: &str) -> Vec<&'p str> {
+    let mut seen = ahash::AHashSet::new();
+    params
+        .0
+        .iter()
+        .filter(|(k, _)| k == name)
+        .flat_map(|(_, v)| v.split([',', '\n', '\r']))
+        .filter_map(form::trimmed)
+        .filter(|v| seen.insert(*v))
+        .collect()
 }
 
 /// The specimen filter on quality flags, the one a request may repeat: a
@@ -430,6 +490,68 @@ fn related_sets(
         .collect()
 }
 
+/// Positions of the related records whose scientific name is one of `names`
+/// (lowercase), per model.
+fn named_sets(view: &View, model: Model, field: usize, names: &ahash::AHashSet<String>) -> Sets {
+    let targets: Vec<Model> = match model.fields()[field].ty {
+        Type::Embed(m) | Type::EmbedMany(m) | Type::Parent(m) => vec![m],
+        Type::Taxon => Model::RANKS.to_vec(),
+        _ => Vec::new(),
+    };
+    targets
+        .into_iter()
+        .map(|m| {
+            let table = view.table(m);
+            let f = m.field_index(crate::view::name::scientific_name_field(m));
+            let set = (0..table.len())
+                .map(|pos| {
+                    f.and_then(|f| table.lowercase(pos, f))
+                        .is_some_and(|s| names.contains(s))
+                })
+                .collect();
+            (m, set)
+        })
+        .collect()
+}
+
+/// The rows whose `field` holds one of `values`, ascending: each value's rows
+/// from the field's groups, or, where it has none (a field nearly unique per
+/// row, as a USI), each row's value looked up in the values' set: one pass over
+/// the rows however many values are asked.
+fn any_of<'v>(table: &'v Table, field: usize, values: &[OwnedValue]) -> Cow<'v, [u32]> {
+    let column = table.column(field);
+    if let Some(groups) = table.groups(field) {
+        let lists = values
+            .iter()
+            .filter_map(|v| column.key_of(v.as_value()))
+            .map(|key| groups.get(key));
+        return index::union(table.len(), lists);
+    }
+    let strings: Option<ahash::AHashSet<&str>> = values
+        .iter()
+        .map(|v| match v {
+            OwnedValue::Str(s) => Some(&**s),
+            _ => None,
+        })
+        .collect();
+    let rows: Vec<u32> = match strings {
+        // One pass over the rows, each value found in the set (the column
+        // keeps no lookup from a string to its code where it is not grouped).
+        Some(wanted) => (0..table.len())
+            .filter(|&pos| matches!(table.get(pos, field), Value::Str(s) if wanted.contains(s)))
+            .map(|p| p as u32)
+            .collect(),
+        None => (0..table.len())
+            .filter(|&pos| {
+                let value = table.get(pos, field);
+                values.iter().any(|v| v.as_value() == value)
+            })
+            .map(|p| p as u32)
+            .collect(),
+    };
+    Cow::Owned(rows)
+}
+
 /// Whether `text` (lowercase) holds `term`, without regard to accents too when
 /// `unaccented`.
 fn contains(text: &str, term: &str, unaccented: bool) -> bool {
@@ -527,7 +649,7 @@ fn candidates<'v>(
     sets: Option<&Sets>,
 ) -> Option<Cow<'v, [u32]>> {
     match cond {
-        Cond::Related { field, .. } => {
+        Cond::Related { field, .. } | Cond::Named { field, .. } => {
             let groups = table.groups(*field)?;
             let sets = sets.expect("computed for related conditions");
             Some(index::union(table.len(), found_groups(groups, sets)))
@@ -550,6 +672,7 @@ fn candidates<'v>(
             _ => Some(table.find(*field, term)?.into()),
         },
         Cond::Equals { field, value } => Some(table.rows_with(*field, value.as_value())?.into()),
+        Cond::AnyOf { field, values } => Some(any_of(table, *field, values)),
         Cond::Since { .. } => None,
         Cond::Issue(asked) => Some(view.derived::<Quality>().rows(*asked)),
         Cond::ParentId { field, id } => {
@@ -791,6 +914,7 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
                 target,
                 (term, *unaccented),
             )),
+            Cond::Named { field, names } => Some(named_sets(view, model, *field, names)),
             _ => None,
         })
         .collect();
@@ -805,16 +929,16 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
     // lookup a row, so "a few" is a quarter of the table there).
     let mut conds: Vec<(&Cond, &Option<Sets>)> = filter.conds.iter().zip(&sets).collect();
     conds.sort_by_key(|(c, _)| match c {
-        Cond::Equals { .. } | Cond::ParentId { .. } | Cond::Issue(_) => 0,
+        Cond::Equals { .. } | Cond::AnyOf { .. } | Cond::ParentId { .. } | Cond::Issue(_) => 0,
         Cond::Since { .. } => 2,
-        Cond::Related { .. } => 1,
+        Cond::Related { .. } | Cond::Named { .. } => 1,
         Cond::Contains { .. } => 2,
     });
     for (cond, sets) in conds {
         let fewest = lists.iter().map(|l| l.len()).min().unwrap_or(usize::MAX);
         let few = match cond {
             Cond::Contains { .. } => fewest < table.len() / 64,
-            Cond::Related { .. } => fewest < table.len() / 4,
+            Cond::Related { .. } | Cond::Named { .. } => fewest < table.len() / 4,
             _ => false,
         };
         match (!few)
@@ -855,7 +979,7 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
     let in_set = |sets: &Sets, m: &Model, p: &u32| sets.get(m).is_some_and(|s| s[*p as usize]);
     let holds = |pos: usize| {
         checked.iter().all(|(cond, sets)| match cond {
-            Cond::Related { field, .. } => {
+            Cond::Related { field, .. } | Cond::Named { field, .. } => {
                 let sets = sets.expect("computed above");
                 match table.get(pos, *field) {
                     Value::Ref(m, p) => in_set(sets, &m, &p),
@@ -871,6 +995,10 @@ pub fn matching(view: &View, model: Model, shape: Shape, filter: &Filter) -> Vec
                 .lowercase(pos, *field)
                 .is_some_and(|s| contains(s, term, *unaccented)),
             Cond::Equals { field, value } => table.get(pos, *field) == value.as_value(),
+            Cond::AnyOf { field, values } => {
+                let value = table.get(pos, *field);
+                values.iter().any(|v| v.as_value() == value)
+            }
             Cond::Since { field, at } => {
                 matches!(table.get(pos, *field), Value::Time(t) if t >= *at)
             }

@@ -323,6 +323,7 @@ impl Plan {
                         unknown.push(name.to_string());
                     } else if filter::is_specimen_filter(name)
                         && name != filter::ISSUE
+                        && !filter::MANY.contains(&name)
                         && params.0.iter().filter(|(k, _)| k == name).count() > 1
                     {
                         repeated.push(name.to_string());

@@ -142,6 +142,50 @@ pub enum Caching {
     Uncached,
 }
 
+/// What an answer's bytes were made from, as `Last-Modified` says it and
+/// `If-Modified-Since` is read against it: a 304 only where the date covers
+/// every byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Modified {
+    /// The served snapshot alone: its time.
+    Snapshot,
+    /// Files (a media file, a kept version's, the versions' folder): when
+    /// they last changed, in microseconds since the epoch.
+    At(i64),
+    /// Something without a time (the clock: a citation's access day): no
+    /// `Last-Modified`, and `If-Modified-Since` never answers.
+    Unknown,
+}
+
+impl Modified {
+    /// When a file or folder last changed: the later of its modification and
+    /// status change times (a file replaced by one whose modification time is
+    /// older, `cp -p` or `rsync -t`, is still newer by the second).
+    pub fn of(meta: &std::fs::Metadata) -> Modified {
+        use std::os::unix::fs::MetadataExt;
+        let micros = |secs: i64, nanos: i64| secs * 1_000_000 + nanos / 1_000;
+        let modified = micros(meta.mtime(), meta.mtime_nsec());
+        let changed = micros(meta.ctime(), meta.ctime_nsec());
+        Modified::At(modified.max(changed))
+    }
+
+    /// The later of two: what is made of both changed when either did.
+    pub fn or_later(self, micros: i64) -> Modified {
+        match self {
+            Modified::At(t) => Modified::At(t.max(micros)),
+            other => other,
+        }
+    }
+}
+
+/// Where an answer's links start: fixed (`--public-url`, paths), or the
+/// request's own address, its Host (a cache must then key on it: `Vary: Host`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Addressed {
+    Fixed,
+    ByRequest,
+}
+
 /// The items of a streamed answer, and what follows them.
 pub struct Streamed {
     pub(super) head: Bytes,
@@ -187,6 +231,10 @@ pub struct Answer {
     /// Where a sheet's codes point: `X-Label-Warning` when only at the
     /// request's address.
     pub(super) codes: LabelCodes,
+    /// What its `Last-Modified` is the time of.
+    pub(super) modified: Modified,
+    /// Whether its bytes hold the address it was asked at.
+    pub(super) addressed: Addressed,
 }
 
 /// What a streamed document is made of, a piece at a time from the view it
@@ -260,6 +308,8 @@ impl Answer {
             filename: None,
             overflow: None,
             codes: LabelCodes::Settled,
+            modified: Modified::Snapshot,
+            addressed: Addressed::Fixed,
         }
     }
 
@@ -271,6 +321,19 @@ impl Answer {
             Body::Parts(vec![body]),
             Caching::Collection,
         )
+    }
+
+    /// JSON about the collection in parts sent one after another, tagged
+    /// from the snapshot and the request, or by `tag` where given.
+    pub fn json_parts(parts: Vec<Bytes>, tag: Option<String>) -> Answer {
+        let caching = match tag {
+            Some(tag) => Caching::Own {
+                tag,
+                cache_control: None,
+            },
+            None => Caching::Collection,
+        };
+        Answer::new(200, Kind::Json, Body::Parts(parts), caching)
     }
 
     /// A document about the collection of any kind (a checklist as JSON, CSV
@@ -376,6 +439,19 @@ impl Answer {
     /// Marks a body written from the view, whose items may hold media URLs.
     pub fn with_media(mut self, media: Media) -> Answer {
         self.media = media;
+        self
+    }
+
+    /// The answer, made from what changed at `modified` (not the snapshot).
+    pub fn modified(mut self, modified: Modified) -> Answer {
+        self.modified = modified;
+        self
+    }
+
+    /// The answer, its bytes holding the address it was asked at where no
+    /// `--public-url` says it (`Vary: Host`).
+    pub fn addressed(mut self) -> Answer {
+        self.addressed = Addressed::ByRequest;
         self
     }
 
@@ -580,6 +656,15 @@ impl Answer {
     /// The answer, tagged from the snapshot and the request when `cacheable`
     /// (a download made a piece at a time is the same bytes for the same
     /// request and snapshot), else not to be stored (`order=random`).
+    /// The answer, with a `Cache-Control` of its own where it has a tag of
+    /// its own (a cache asks again before each use of a `no-cache` one).
+    pub fn cache_control(mut self, value: &'static str) -> Answer {
+        if let Caching::Own { cache_control, .. } = &mut self.caching {
+            *cache_control = Some(value);
+        }
+        self
+    }
+
     pub fn cacheable(mut self, cacheable: bool) -> Answer {
         self.caching = match cacheable {
             true => Caching::Collection,

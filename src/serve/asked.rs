@@ -122,7 +122,8 @@ impl Asked {
             .as_deref()
     }
 
-    /// The strong validator of the successful answer: the snapshot's checksum and
+    /// The strong validator of the successful answer: the snapshot's checksum
+    /// (and the description said over it, where it is not the snapshot's) and
     /// the request, so every replica serving the same snapshot gives the same tag.
     /// A body with media URLs also depends on their base; a page, on this build's
     /// templates and the map's tiles.
@@ -130,6 +131,10 @@ impl Asked {
         self.tag.get_or_init(|| {
             let mut h = Sha256::new();
             h.update(view.header.checksum);
+            if let Some(described) = view.redescribed {
+                h.update(b"\0described ");
+                h.update(described);
+            }
             h.update(self.path.as_bytes());
             h.update(b"?");
             h.update(self.raw_query.as_bytes());

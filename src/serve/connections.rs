@@ -76,6 +76,18 @@ where
     }
 }
 
+/// A connection's place among those open, given up when dropped.
+struct Open<'a> {
+    connections: &'a Connections,
+    id: u64,
+}
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        self.connections.lock().remove(&self.id);
+    }
+}
+
 impl Connections {
     /// A new connection's activity, before it is served.
     pub fn activity(&self) -> Activity {
@@ -106,6 +118,12 @@ impl Connections {
         self.lock().insert(id, handle);
         let (me, mut stop) = (self.clone(), self.stop.subscribe());
         async move {
+            // Forgotten however the connection ends, a panic unwinding
+            // through it included: the stop never waits for one gone.
+            let _open = Open {
+                connections: &me,
+                id,
+            };
             let mut connection = pin!(connection);
             let asked = async {
                 tokio::select! {
@@ -120,7 +138,6 @@ impl Connections {
                     connection.await
                 }
             };
-            me.lock().remove(&id);
             out
         }
     }
@@ -187,6 +204,33 @@ mod tests {
         fn close_after_answer(self: std::pin::Pin<&mut Self>) {
             self.0.notify_one();
         }
+    }
+
+    /// A connection whose serving panics (a bug in making an answer).
+    struct Panicking;
+
+    impl Future for Panicking {
+        type Output = ();
+        fn poll(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<()> {
+            panic!("a bug while serving")
+        }
+    }
+
+    impl Closable for Panicking {
+        fn close_after_answer(self: std::pin::Pin<&mut Self>) {}
+    }
+
+    #[tokio::test]
+    async fn a_connection_that_panicked_is_not_waited_for_at_the_stop() {
+        let connections = Arc::new(Connections::default());
+        let served = tokio::spawn(connections.serve(connections.activity(), Panicking));
+        assert!(served.await.unwrap_err().is_panic());
+        let started = Instant::now();
+        assert!(connections.stop(Duration::from_secs(5)).await);
+        assert!(started.elapsed() < Duration::from_secs(1));
     }
 
     #[tokio::test]

@@ -23,8 +23,9 @@ use bytes::Bytes;
 
 use crate::encoding::percent::percent_decode;
 
-use super::answer::{Answer, Chunk, Kind};
+use super::answer::{Answer, Chunk, Kind, Modified};
 use super::compress::Coding;
+use super::descriptors::{out_of_descriptors, Held, RETRY_SECONDS};
 
 /// Where media URLs are served when the server serves them.
 pub const PREFIX: &str = "/media/";
@@ -98,17 +99,31 @@ struct Opened {
     file: File,
     len: u64,
     tag: String,
+    /// When it last changed (its `Last-Modified`).
+    modified: Modified,
+}
+
+/// Why a media file is not served.
+enum Unserved {
+    /// Not found: what is not there, or not to be served.
+    Not(&'static str),
+    /// Not opened for want of descriptors (503).
+    NoDescriptor,
 }
 
 /// Opens what a request names, or says why it is not served.
-fn open(dir: &Path, relative: &Path, max_bytes: u64) -> Result<Opened, &'static str> {
-    let file = open_beneath(dir, relative).map_err(|_| "no such file, or a link")?;
-    let meta = file.metadata().map_err(|_| "unreadable")?;
+fn open(dir: &Path, relative: &Path, max_bytes: u64) -> Result<Opened, Unserved> {
+    let file = open_beneath(dir, relative).map_err(|e| match out_of_descriptors(&e) {
+        true => Unserved::NoDescriptor,
+        false => Unserved::Not("no such file, or a link"),
+    })?;
+    let not = Unserved::Not;
+    let meta = file.metadata().map_err(|_| not("unreadable"))?;
     if !meta.file_type().is_file() {
-        return Err("not a regular file");
+        return Err(not("not a regular file"));
     }
     if meta.len() > max_bytes {
-        return Err("larger than --media-max-bytes");
+        return Err(not("larger than --media-max-bytes"));
     }
     let tag = format!(
         "\"m-{:x}-{:x}.{:x}-{:x}\"",
@@ -121,16 +136,20 @@ fn open(dir: &Path, relative: &Path, max_bytes: u64) -> Result<Opened, &'static 
         file,
         len: meta.len(),
         tag,
+        modified: Modified::of(&meta),
     })
 }
 
 /// The pieces of an open file, each read on a blocking thread as the client
-/// takes the one before (a media file's, a kept version's archive).
+/// takes the one before (a media file's, a kept version's archive), `held`
+/// its descriptor's place in the share until the last piece is taken or the
+/// client is gone.
 pub(super) fn pieces(
     file: File,
     len: u64,
+    held: Held,
 ) -> impl futures_util::Stream<Item = Chunk> + Send + Sync {
-    let file = Arc::new(file);
+    let file = Arc::new((file, held));
     futures_util::stream::unfold(0u64, move |offset| {
         let file = Arc::clone(&file);
         async move {
@@ -142,7 +161,7 @@ pub(super) fn pieces(
             // a blocking thread's own heap would keep what it once held.
             let mut buf = vec![0; want];
             let read = tokio::task::spawn_blocking(move || {
-                let n = file.read_at(&mut buf, offset)?;
+                let n = file.0.read_at(&mut buf, offset)?;
                 buf.truncate(n);
                 Ok::<_, std::io::Error>(buf)
             })
@@ -161,8 +180,9 @@ pub(super) fn pieces(
     })
 }
 
-/// The answer for a path under `/media/`.
-pub async fn answer(dir: Option<&Path>, path: &str, max_bytes: u64) -> Answer {
+/// The answer for a path under `/media/`, `held` the descriptor its file
+/// takes of its client's share while it is sent.
+pub async fn answer(dir: Option<&Path>, path: &str, max_bytes: u64, held: Held) -> Answer {
     let Some(file) = dir.and_then(|dir| file(dir, path)) else {
         return Answer::not_found();
     };
@@ -176,7 +196,10 @@ pub async fn answer(dir: Option<&Path>, path: &str, max_bytes: u64) -> Answer {
     let opened = tokio::task::spawn_blocking(move || open(&dir, &relative, max_bytes)).await;
     let opened = match opened {
         Ok(Ok(opened)) => opened,
-        Ok(Err(why)) => {
+        Ok(Err(Unserved::NoDescriptor)) => {
+            return Answer::error(&held.out()).retry_after(RETRY_SECONDS);
+        }
+        Ok(Err(Unserved::Not(why))) => {
             tracing::debug!(path, why, "a media file not served");
             return Answer::not_found();
         }
@@ -188,11 +211,12 @@ pub async fn answer(dir: Option<&Path>, path: &str, max_bytes: u64) -> Answer {
     };
     Answer::file(
         kind,
-        Box::pin(pieces(opened.file, opened.len)),
+        Box::pin(pieces(opened.file, opened.len, held)),
         opened.len,
         opened.tag,
         CACHE,
     )
+    .modified(opened.modified)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use crate::view::View;
 
+use super::descriptors::Descriptors;
 use super::memo::Memo;
 use super::streams::Streams;
 use super::work::{Task, Work};
@@ -39,6 +40,9 @@ pub struct Metrics {
     pub failed_reloads: AtomicU64,
     /// Changes of the watched file found to damage a piece of it.
     pub damaged_snapshots: AtomicU64,
+    /// Kept versions' files found not to be what their manifest says, or
+    /// of another history, and not served as the version.
+    pub damaged_kept_files: AtomicU64,
     /// Answers replayed from the memo, neither routed nor made again.
     pub replayed_answers: AtomicU64,
     /// Reloads that found the served collection in the file's header and built
@@ -46,6 +50,8 @@ pub struct Metrics {
     pub unchanged_reloads: AtomicU64,
     /// When the served view was loaded, in seconds since the Unix epoch.
     pub loaded_at: AtomicI64,
+    /// Requests whose making panicked (each answered 500).
+    pub panicked_requests: AtomicU64,
 }
 
 impl Default for Metrics {
@@ -62,9 +68,11 @@ impl Default for Metrics {
             reloads: AtomicU64::new(0),
             failed_reloads: AtomicU64::new(0),
             damaged_snapshots: AtomicU64::new(0),
+            damaged_kept_files: AtomicU64::new(0),
             replayed_answers: AtomicU64::new(0),
             unchanged_reloads: AtomicU64::new(0),
             loaded_at: AtomicI64::new(0),
+            panicked_requests: AtomicU64::new(0),
         }
     }
 }
@@ -101,10 +109,43 @@ impl Metrics {
         self.requests[slot * (STATUSES.len() + 1) + s].load(Relaxed)
     }
 
+    /// How publishing stands (`/api/v2/publishing/`'s `problems`), in
+    /// Prometheus' text format: each kind of problem standing (1) or not
+    /// (0), and `sync`'s failed ticks.
+    pub fn render_publishing(status: &crate::snapshot::status::Status) -> String {
+        use crate::snapshot::status::Kind;
+        let mut w = String::with_capacity(512);
+        let _ = writeln!(
+            w,
+            "# HELP catalogue_publishing_problem Whether a problem of each kind stands in the way of publishing (/api/v2/publishing/): alert when 1.\n# TYPE catalogue_publishing_problem gauge"
+        );
+        for kind in Kind::ALL {
+            let _ = writeln!(
+                w,
+                "catalogue_publishing_problem{{kind=\"{}\"}} {}",
+                kind.name(),
+                u8::from(status.has(kind))
+            );
+        }
+        let _ = writeln!(
+            w,
+            "# HELP catalogue_sync_failed_ticks_total Ticks of the sync writing the served snapshot that failed, as it says beside the snapshot.\n# TYPE catalogue_sync_failed_ticks_total counter\ncatalogue_sync_failed_ticks_total {}",
+            status.failed_ticks
+        );
+        w
+    }
+
     /// Everything, in Prometheus' text exposition format (with what the pool
     /// ran, from `work`, what documents take, from `streams`, and what the
     /// view's `memo` holds).
-    pub fn render(&self, view: &View, memo: &Memo, work: &Work, streams: &Streams) -> String {
+    pub fn render(
+        &self,
+        view: &View,
+        memo: &Memo,
+        work: &Work,
+        streams: &Streams,
+        descriptors: &Descriptors,
+    ) -> String {
         let mut out = String::with_capacity(8 * 1024);
         let w = &mut out;
         let _ = writeln!(
@@ -188,6 +229,13 @@ impl Metrics {
         );
         gauge(
             w,
+            "catalogue_damaged_kept_files_total",
+            "counter",
+            "Kept versions' files asked for and found not to be the bytes their manifest names, or their folder another history's: not served as the version (410).",
+            self.damaged_kept_files.load(Relaxed).to_string(),
+        );
+        gauge(
+            w,
             "catalogue_worked_answers_total",
             "counter",
             "Jobs run on the threads for answers that cost work: answers (filters, sorts, searches, projections, facets, pages' rows, downloads, sheets, checklists, GBIF searches) and the checks of their parameters against the snapshot.",
@@ -235,6 +283,35 @@ impl Metrics {
             "counter",
             "Answers replayed: a GET that asked what an earlier one asked of the same view, answered without being routed or made again.",
             self.replayed_answers.load(Relaxed).to_string(),
+        );
+        gauge(
+            w,
+            "catalogue_panicked_requests_total",
+            "counter",
+            "Requests whose answer panicked while it was made: each answered 500 (and counted under its route's 500s); a bug to report.",
+            self.panicked_requests.load(Relaxed).to_string(),
+        );
+        let (refused, exhausted) = descriptors.refusals();
+        gauge(
+            w,
+            "catalogue_held_files",
+            "gauge",
+            "Files held open by answers being sent (media files, kept archives): descriptors of their share (a quarter of the open files limit, half of it per client address).",
+            descriptors.in_use().to_string(),
+        );
+        gauge(
+            w,
+            "catalogue_held_files_refused_total",
+            "counter",
+            "Answers of files refused with 503 because the files' share of descriptors, or their client's half of it, was taken.",
+            refused.to_string(),
+        );
+        gauge(
+            w,
+            "catalogue_descriptors_out_total",
+            "counter",
+            "Files (media, kept versions) not opened because the process or the system had no descriptor left (EMFILE, ENFILE): each answered 503 with Retry-After.",
+            exhausted.to_string(),
         );
         let (kept, held) = memo.held();
         gauge(

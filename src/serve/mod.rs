@@ -26,6 +26,8 @@ mod asked;
 mod assets;
 pub mod compress;
 mod connections;
+pub mod descriptors;
+pub mod forms;
 mod guard;
 mod media;
 mod media_files;

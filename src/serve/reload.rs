@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 
 use notify::{RecursiveMode, Watcher};
 
-use crate::model::dataset::{Dataset, Told};
+use crate::model::dataset::Told;
+use crate::snapshot::status::Kind;
 use crate::snapshot::{FileStamp, SnapshotError};
 use crate::view::{LoadError, View};
 
@@ -169,6 +170,13 @@ fn run(state: &State, path: &Path, rx: &Receiver<Trigger>) {
         if let Err(e) = attempt {
             state.metrics.failed_reloads.fetch_add(1, Ordering::Relaxed);
             tracing::error!(snapshot = %path.display(), "reload failed, still serving the previous view: {e}");
+            state.trouble(
+                Kind::DamagedSnapshot,
+                Some(format!("{e}; still serving the previous view")),
+            );
+            // What reading the refused file took goes back now, not when
+            // the allocator next gets round to it (an idle server: never).
+            memory::give_back();
         }
     }
 }
@@ -255,6 +263,7 @@ fn reload(state: &State, path: &Path, checked: &mut Checked) -> Result<(), LoadE
     let (checksum, build, phases) = (view.header.checksum_hex(), view.build_time, view.phases);
     let counts = view.describe_counts();
     let old = state.swap(view);
+    state.trouble(Kind::DamagedSnapshot, None);
     state.metrics.reloads.fetch_add(1, Ordering::Relaxed);
     state
         .metrics
@@ -281,13 +290,17 @@ fn reload(state: &State, path: &Path, checked: &mut Checked) -> Result<(), LoadE
 fn check_whole(state: &State, path: &Path, checked: &mut Checked, then: &str) -> bool {
     *checked = Checked(FileStamp::of(path));
     match crate::snapshot::check(path) {
-        Ok(()) => true,
+        Ok(()) => {
+            state.trouble(Kind::DamagedSnapshot, None);
+            true
+        }
         Err(e) => {
             state
                 .metrics
                 .damaged_snapshots
                 .fetch_add(1, Ordering::Relaxed);
             tracing::error!(snapshot = %path.display(), "{e}; {then}");
+            state.trouble(Kind::DamagedSnapshot, Some(format!("{e}; {then}")));
             false
         }
     }
@@ -296,15 +309,21 @@ fn check_whole(state: &State, path: &Path, checked: &mut Checked, then: &str) ->
 /// Reads the dataset file again and, where what it says changed, serves
 /// the snapshot again saying it (built beside the served view, which it
 /// shares everything with). A file that does not read is an ERROR, and what
-/// was read last stands.
+/// was read last stands. The file is read once it stands still (a second):
+/// the watcher's debounce is for the events of one write, this for a
+/// writer's several.
 fn redescribe(state: &State, path: &Path, dataset: &Path) {
-    let file = match Dataset::from_file(dataset) {
-        Ok(file) => file,
+    // Taken once it stands still, whole and titled (`snapshot::described`).
+    let file = match crate::snapshot::described::read(dataset) {
+        Ok((file, _)) => file,
         Err(e) => {
-            tracing::error!("{e}; still saying what it said when it last read");
+            let said = format!("{e}; still saying what it said when it last read");
+            tracing::error!("{said}");
+            state.trouble(Kind::RefusedDatasetFile, Some(said));
             return;
         }
     };
+    state.trouble(Kind::RefusedDatasetFile, None);
     let before = state.told();
     if before.file.as_ref() == Some(&file) {
         tracing::info!(file = %dataset.display(), "the dataset file was read again: it says what it said");

@@ -13,7 +13,7 @@ use warp::reply::Reply;
 
 use crate::html::{LabelCodes, CODES_FROM_REQUEST};
 
-use super::answer::{Answer, Body, Caching, Kind, Streamed};
+use super::answer::{Addressed, Answer, Body, Caching, Kind, Modified, Streamed};
 use super::asked::Asked;
 use super::compress::{self, Coding, Effort, COMPRESS_ABOVE, COMPRESS_BELOW};
 use super::media::{self, Media};
@@ -64,6 +64,8 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
         filename,
         overflow,
         codes,
+        modified,
+        addressed,
     } = answer;
     // Room for every header a response takes, so none is added by regrowing.
     let mut h = HeaderMap::with_capacity(24);
@@ -135,8 +137,8 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
     } {
         vary.add(Vary::ENCODING, &mut h);
         // Media URLs built from the request's Host: a cache must key on it.
-        if media == Media::FromHost && settings.media_url.is_none() && settings.public_url.is_none()
-        {
+        let media_by_host = media == Media::FromHost && settings.media_url.is_none();
+        if (media_by_host || addressed == Addressed::ByRequest) && settings.public_url.is_none() {
             vary.add(Vary::HOST, &mut h);
         }
         let cache_control = match &caching {
@@ -150,9 +152,14 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
             h.insert(header::CACHE_CONTROL, v);
         }
         let mut unmodified = false;
-        if let Some(d) = &served.last_modified {
-            h.insert(header::LAST_MODIFIED, d.clone());
+        let last_modified = match modified {
+            Modified::Snapshot => served.last_modified.clone(),
+            Modified::At(micros) => settled(micros),
+            Modified::Unknown => None,
+        };
+        if let Some(d) = last_modified {
             unmodified = d.to_str().is_ok_and(|d| asked.unmodified_since(d));
+            h.insert(header::LAST_MODIFIED, d);
         }
         if let Ok(v) = HeaderValue::from_str(tag) {
             h.insert(header::ETAG, v);
@@ -191,6 +198,18 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
             sent.parts(h, parts).await
         }
     }
+}
+
+/// `Last-Modified` for what changed at `micros`, unless that is within the
+/// last second: an HTTP date counts whole seconds, so what changes again in
+/// the same second would be read as unmodified by its first date (RFC 9110
+/// 8.8.2.2). Without the header, only the tag revalidates it.
+fn settled(micros: i64) -> Option<HeaderValue> {
+    let now = chrono::Utc::now().timestamp_micros();
+    if micros > now - 1_000_000 {
+        return None;
+    }
+    HeaderValue::from_str(&crate::encoding::time::http_date(micros)).ok()
 }
 
 /// What sending a body of parts needs besides its headers.

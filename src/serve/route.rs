@@ -240,5 +240,10 @@ impl Route {
 /// The OpenAPI document of the routes of `routes` that describe themselves, in
 /// the table's order, for a server that caps `limit` at `max_limit`.
 pub fn document(routes: &[Route], max_limit: Option<usize>) -> serde_json::Value {
-    openapi::document(max_limit, routes.iter().filter_map(|r| r.openapi))
+    let forms = |r: &Route| match r.routing.takes {
+        super::routing::Takes::Query => openapi::Forms::Query,
+        super::routing::Takes::QueryOrForm => openapi::Forms::QueryOrForm,
+    };
+    let described = routes.iter().filter_map(|r| Some((r.openapi?, forms(r))));
+    openapi::document(max_limit, described)
 }

@@ -20,6 +20,7 @@ use crate::query::ApiError;
 
 use super::answer::{Answer, Caching};
 use super::asked::Asked;
+use super::forms::RESERVED;
 use super::memo::{Key, Replay};
 use super::response::{finish, Response, Uncompressed};
 use super::root;
@@ -57,10 +58,7 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
                     let table = ROUTES.iter().map(|r| &r.routing);
                     // A form's bytes stay counted in what forms hold until
                     // it is answered: its query and parameters are made of them.
-                    let mut held = Holding {
-                        held: &state.forms_held,
-                        bytes: 0,
-                    };
+                    let mut held = state.forms.holding(peer.map(|p| p.0));
                     let (routed, form) = match method {
                         Method::POST => {
                             posted(table, path.as_str(), &headers, body, &mut held).await
@@ -83,10 +81,13 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
                     let answer = match (refused, asked.peer) {
                         // What it costs the pool is counted as its client's.
                         (None, Some(client)) => {
-                            let answered = answer(&state, &served, &asked);
+                            let answered =
+                                unpanicked(&state.metrics, answer(&state, &served, &asked));
                             super::work::CLIENT.scope(client, answered).await
                         }
-                        (None, None) => answer(&state, &served, &asked).await,
+                        (None, None) => {
+                            unpanicked(&state.metrics, answer(&state, &served, &asked)).await
+                        }
                         (Some(busy), _) if busy.status == 503 => {
                             Answer::error(&busy).retry_after(1)
                         }
@@ -107,59 +108,59 @@ pub fn routes(state: Arc<State>) -> impl Filter<Extract = (Response,), Error = I
         .unify()
 }
 
+/// The answer `making` makes, or, where it panics (a bug), a 500 counted in
+/// `catalogue_panicked_requests_total`: the connection answers and stays
+/// served, and the stop does not wait for it.
+async fn unpanicked(
+    metrics: &super::metrics::Metrics,
+    making: impl std::future::Future<Output = Answer>,
+) -> Answer {
+    use std::task::Poll;
+    let mut making = std::pin::pin!(making);
+    // Each poll in `catch_unwind`; none after a panic.
+    let made = std::future::poll_fn(|cx| {
+        let polled =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| making.as_mut().poll(cx)));
+        match polled {
+            Ok(Poll::Ready(answer)) => Poll::Ready(Ok(answer)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(panic) => Poll::Ready(Err(panic)),
+        }
+    });
+    match made.await {
+        Ok(answer) => answer,
+        Err(panic) => {
+            let why = (panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            tracing::error!(why, "making an answer panicked: answered 500");
+            (metrics.panicked_requests).fetch_add(1, Ordering::Relaxed);
+            Answer::error(&ApiError {
+                status: 500,
+                message: "the server failed to make this answer (a bug, logged): \
+                          other requests are answered"
+                    .into(),
+            })
+            .uncached()
+        }
+    }
+}
+
 /// How long a form's whole body may take to arrive (a megabyte at 35 KB/s):
 /// past it, 408, and the connection is closed.
 const FORM_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// The bytes of forms all connections may hold at once, from the first byte
-/// of a body until its answer is made: past it, a form is refused with 503
-/// and `Retry-After`.
-pub const FORMS_HELD: usize = 64 << 20;
-
-/// What a form's byte costs while it is answered: the body as read, the query
-/// made of it, the parameters decoded from the query.
-const FORM_COPIES: usize = 3;
-
-/// Bytes of a form counted in what all connections hold, until it is
-/// dropped (once its request is answered).
-struct Holding<'a> {
-    held: &'a std::sync::atomic::AtomicUsize,
-    bytes: usize,
-}
-
-impl Holding<'_> {
-    /// Counts what `n` more bytes of a form cost ([`FORM_COPIES`] each);
-    /// false (counting none) past [`FORMS_HELD`].
-    fn take(&mut self, n: usize) -> bool {
-        use std::sync::atomic::Ordering;
-        let n = n * FORM_COPIES;
-        let before = self.held.fetch_add(n, Ordering::AcqRel);
-        if before + n > FORMS_HELD {
-            self.held.fetch_sub(n, Ordering::AcqRel);
-            return false;
-        }
-        self.bytes += n;
-        true
-    }
-}
-
-impl Drop for Holding<'_> {
-    fn drop(&mut self) {
-        (self.held).fetch_sub(self.bytes, std::sync::atomic::Ordering::AcqRel);
-    }
-}
-
 /// What a POST asks: on a route that takes forms, what a GET would with the
 /// form's fields after the query's (its body, at most [`MAX_FORM_BYTES`] of
 /// `application/x-www-form-urlencoded`, whole within [`FORM_DEADLINE`], its
-/// bytes counted in `holding`, an announced length before any is read); on
-/// any other path, nothing allowed.
+/// bytes counted in `holding` as they arrive, with a reservation ahead of
+/// them); on any other path, nothing allowed.
 async fn posted<B, D>(
     table: impl Iterator<Item = &'static Routing>,
     path: &str,
     headers: &HeaderMap,
     body: B,
-    holding: &mut Holding<'_>,
+    holding: &mut super::forms::Holding<'_>,
 ) -> (Routed, Result<Option<String>, ApiError>)
 where
     B: futures_util::Stream<Item = Result<D, warp::Error>> + Send,
@@ -204,8 +205,10 @@ where
         status: 503,
         message: "the server holds as many forms as it may: ask again in a moment".into(),
     };
-    // An announced length is counted, and its room made, at once.
-    let mut counted = announced.map_or(0, |n| n as usize);
+    // What may arrive is reserved ahead, up to RESERVED: an announced length
+    // is a promise, not bytes held, and counts only as they come.
+    let most = announced.map_or(MAX_FORM_BYTES, |n| n as usize);
+    let mut counted = most.min(RESERVED);
     if !holding.take(counted) {
         return (routed, Err(busy()));
     }
@@ -220,10 +223,11 @@ where
                 return Err(too_long());
             }
             if length > counted {
-                if !holding.take(length - counted) {
+                let ahead = (length + RESERVED).min(most).max(length);
+                if !holding.take(ahead - counted) {
                     return Err(busy());
                 }
-                counted = length;
+                counted = ahead;
             }
             while piece.has_remaining() {
                 let chunk = piece.chunk();
@@ -502,5 +506,26 @@ fn slot(routed: &Routed) -> usize {
             (first, false) => first,
         },
         None => slots.names.len() - 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panic_making_an_answer_is_a_counted_500() {
+        let metrics = super::super::metrics::Metrics::default();
+        let answered = unpanicked(&metrics, async { Answer::not_found() }).await;
+        assert_eq!(answered.status, 404);
+        let panicked = unpanicked(&metrics, async {
+            let job = tokio::task::spawn_blocking(|| -> Answer { panic!("a bug") });
+            job.await
+                .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
+        })
+        .await;
+        assert_eq!(panicked.status, 500);
+        assert_eq!(panicked.caching, Caching::Uncached);
+        assert_eq!(metrics.panicked_requests.load(Ordering::Relaxed), 1);
     }
 }

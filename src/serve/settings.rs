@@ -76,6 +76,9 @@ pub struct Settings {
     /// The versions' archives and `eml.xml` kept beside the snapshot
     /// (`NAME.versions/`, `snapshot::kept`); `None`: none are kept.
     pub versions_dir: Option<std::path::PathBuf>,
+    /// Where `sync` says how publishing the snapshot stands
+    /// (`snapshot::status`, beside it): shown on `/api/v2/publishing/`.
+    pub sync_status: Option<std::path::PathBuf>,
     /// Bytes of answers each view keeps to replay to the same request again
     /// (`--replay-budget`; zero replays nothing).
     pub replay_budget: usize,
@@ -118,6 +121,7 @@ impl Default for Settings {
             max_labels: crate::labels::DEFAULT_MAX_LABELS,
             replay_budget: super::memo::DEFAULT_BUDGET,
             versions_dir: None,
+            sync_status: None,
         }
     }
 }

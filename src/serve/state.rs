@@ -14,6 +14,7 @@ use crate::export::dwca::Archive;
 use crate::model::dataset::Told;
 use crate::model::Endpoint;
 use crate::query::{self, envelope};
+use crate::snapshot::status::{Kind, Status};
 use crate::view::View;
 
 use super::compress::{Coding, Compressed, COMPRESS_ABOVE, COMPRESS_BELOW};
@@ -72,13 +73,33 @@ impl Lease {
 impl Served {
     /// Serves `view`, keeping up to `replay_budget` bytes of its answers to
     /// replay, saying of its dataset what the server was `told` over the
-    /// snapshot's description.
-    pub fn new(mut view: View, told: &Told, replay_budget: usize) -> Served {
+    /// snapshot's description, in place of `replacing` (the view served
+    /// until now, if any).
+    ///
+    /// Its validators move whenever its answers may: the tag covers the
+    /// description said where it is not the snapshot's, and a view whose
+    /// snapshot or description is not the replaced one's is `Last-Modified`
+    /// later than it, by a second at least (an `If-Modified-Since` of the
+    /// old date is answered the new body, not 304), at the moment it is
+    /// first said where the description changed.
+    pub fn new(
+        mut view: View,
+        told: &Told,
+        replay_budget: usize,
+        replacing: Option<&Served>,
+    ) -> Served {
         let mut as_built = true;
         if !told.is_empty() {
             let said = told.over(&view.dataset);
             as_built = said == *view.dataset;
+            if !as_built {
+                let json = serde_json::to_vec(&said).expect("a description is JSON");
+                view.redescribed = Some(<sha2::Sha256 as sha2::Digest>::digest(json).into());
+            }
             view.dataset = Arc::new(said);
+        }
+        if let Some(old) = replacing {
+            view.last_modified = later_than(&view, &old.view);
         }
         Served {
             last_modified: HeaderValue::from_str(&view.last_modified).ok(),
@@ -181,11 +202,17 @@ pub struct State {
     pub work: Arc<Work>,
     /// What streamed documents take together.
     pub streams: Arc<Streams>,
-    /// Bytes of forms' bodies being read, by every connection together.
-    pub forms_held: std::sync::atomic::AtomicUsize,
+    /// Bytes of forms' bodies being read, by every connection together and
+    /// by client address.
+    pub forms: super::forms::Forms,
+    /// The descriptors files held open by answers take.
+    pub descriptors: Arc<super::descriptors::Descriptors>,
     /// What the server was told of the dataset: the settings' until the
     /// dataset file is read again ([`State::redescribe`]).
     told: ArcSwap<Told>,
+    /// What the server itself found in the way of publishing: its dataset
+    /// file refused, a snapshot at its path that does not load.
+    troubles: Mutex<Status>,
 }
 
 impl State {
@@ -206,12 +233,15 @@ impl State {
                 view,
                 &settings.dataset,
                 settings.replay_budget,
+                None,
             ))),
             openapi,
             work: Arc::new(Work::new(settings.query_threads, settings.query_queue)),
             streams: Streams::new(settings.stream_share),
             told: ArcSwap::from_pointee(settings.dataset.clone()),
-            forms_held: Default::default(),
+            troubles: Mutex::new(Status::default()),
+            forms: Default::default(),
+            descriptors: super::descriptors::Descriptors::new(),
             settings,
             metrics,
             draining: AtomicBool::new(false),
@@ -240,10 +270,12 @@ impl State {
     /// the next [`State::swap`]; returns the view it replaces. Not prepared:
     /// it lives while a reload renders, and a question builds what it needs.
     pub fn make_way(&self, view: View) -> Arc<Served> {
+        let served = self.current();
         let old = self.current.swap(Arc::new(Served::new(
             view,
             &self.told.load(),
             self.settings.replay_budget,
+            Some(&served),
         )));
         old.retired.store(true, Ordering::Relaxed);
         old
@@ -260,18 +292,60 @@ impl State {
         self.told.load_full()
     }
 
+    /// Says `said` of a problem of `kind` the server found (or, `None`,
+    /// that it no longer stands).
+    pub fn trouble(&self, kind: Kind, said: Option<String>) {
+        let mut troubles = self.troubles.lock().unwrap_or_else(|e| e.into_inner());
+        match said {
+            Some(said) => troubles.found(kind, "serve", said),
+            None => troubles.cleared(kind),
+        };
+    }
+
+    /// How publishing stands: what the server found, then what `sync` says
+    /// beside the snapshot (read now: it changes under the server).
+    pub fn publishing(&self) -> Status {
+        let own = self
+            .troubles
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        match &self.settings.sync_status {
+            Some(file) => own.and(crate::snapshot::status::read(file)),
+            None => own,
+        }
+    }
+
     /// Serves `view` from now on; returns the view it replaces.
     pub fn swap(&self, view: View) -> Arc<Served> {
         let served = Arc::new(Served::new(
             view,
             &self.told.load(),
             self.settings.replay_budget,
+            Some(&self.current()),
         ));
         let old = self.current.swap(served.clone());
         old.retired.store(true, Ordering::Relaxed);
         prepare_in_background(served);
         old
     }
+}
+
+/// The `Last-Modified` of `view`, which replaces `old`: `old`'s where both
+/// answer alike (the same snapshot, the same description said over it);
+/// else its snapshot's creation, or now where only the description said
+/// changed, and always a second after `old`'s at least.
+fn later_than(view: &View, old: &View) -> String {
+    use crate::encoding::time::{http_date, parse_http_date};
+    if (view.header.checksum, view.redescribed) == (old.header.checksum, old.redescribed) {
+        return old.last_modified.clone();
+    }
+    let own = match view.header.checksum == old.header.checksum {
+        true => chrono::Utc::now().timestamp(),
+        false => view.header.created_at.div_euclid(1_000_000),
+    };
+    let after = parse_http_date(&old.last_modified).map_or(own, |old| old + 1);
+    http_date(own.max(after).saturating_mul(1_000_000))
 }
 
 /// Builds a view's question indexes (sort orders, search words), its

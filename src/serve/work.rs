@@ -95,7 +95,15 @@ async fn on_thread<T: Send + 'static>(
         job()
     })
     .await;
-    done.expect("making an answer does not panic")
+    // A job that panicked panics its request again, with the job's own
+    // message: the router answers it 500 and counts it.
+    match done {
+        Ok(made) => made,
+        Err(e) => match e.try_into_panic() {
+            Ok(panic) => std::panic::resume_unwind(panic),
+            Err(e) => panic!("a job on the pool was cancelled: {e}"),
+        },
+    }
 }
 
 impl Work {

@@ -64,7 +64,7 @@ pub fn write(snapshot: &Path, header: &Header, history: &History) -> std::io::Re
 /// there is none; an error, saying what is wrong, where it does not read.
 pub fn read(snapshot: &Path) -> Result<Option<KeptHistory>, String> {
     let at = path(snapshot);
-    let bytes = match std::fs::read(&at) {
+    let bytes = match read_bounded(&at) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read {}: {e}", at.display())),
@@ -99,6 +99,48 @@ pub fn read(snapshot: &Path) -> Result<Option<KeptHistory>, String> {
     }))
 }
 
+/// The most bytes a history kept beside a snapshot may hold: the last
+/// 1,000 versions' changes (`model::history::KEPT`), 16 to 24 bytes for
+/// each record a version names; a file larger is refused by its size,
+/// before it is read.
+pub const MAX_BYTES: u64 = 256 << 20;
+
+/// The bytes of the history at `at`: a regular file (a FIFO, a device or a
+/// directory is refused at once, opened without waiting on a writer) of at
+/// most [`MAX_BYTES`].
+fn read_bounded(at: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let refused = |why: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, why);
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(at)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(refused(
+            "it is not a regular file (a FIFO, a device or a directory): sync keeps a \
+             history there, a file; move this away"
+                .into(),
+        ));
+    }
+    if metadata.len() > MAX_BYTES {
+        return Err(refused(format!(
+            "it is {} bytes, more than the {MAX_BYTES} a history kept beside a snapshot holds",
+            metadata.len()
+        )));
+    }
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    file.take(MAX_BYTES + 1).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Whether something that is not a regular file is where the history of
+/// the snapshot at `snapshot` is kept (where `sync` would write it).
+pub fn not_a_file(snapshot: &Path) -> bool {
+    std::fs::metadata(path(snapshot)).is_ok_and(|m| !m.is_file())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,6 +168,20 @@ mod tests {
         bytes[HEAD_LEN] ^= 1;
         std::fs::write(path(&snapshot), &bytes).unwrap();
         assert!(read(&snapshot).unwrap_err().contains("is damaged"));
+        // A FIFO is refused at once, never waited on; a file larger than a
+        // history by its size, unread.
+        std::fs::remove_file(path(&snapshot)).unwrap();
+        let fifo = std::ffi::CString::new(path(&snapshot).to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        assert!(not_a_file(&snapshot));
+        let said = read(&snapshot).unwrap_err();
+        assert!(said.contains("not a regular file"), "{said}");
+        std::fs::remove_file(path(&snapshot)).unwrap();
+        let large = std::fs::File::create(path(&snapshot)).unwrap();
+        large.set_len(MAX_BYTES + 1).unwrap();
+        let said = read(&snapshot).unwrap_err();
+        assert!(said.contains("more than the"), "{said}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -110,7 +110,7 @@ pub enum SnapshotError {
         "{path} is not a catalogue snapshot (no CATSNAP header); build one with `catalogue build`"
     )]
     Foreign { path: PathBuf },
-    #[error("{path} is snapshot format version {found}, this catalogue reads versions {OLDEST_READ} to {FORMAT_VERSION}; rebuild it with this version's `catalogue build`")]
+    #[error("{path} is snapshot format version {found}, {}: this catalogue reads versions {OLDEST_READ} to {FORMAT_VERSION}; rebuild it from its source with this version's `catalogue build`", match found < &OLDEST_READ { true => "a format too old to read", false => "a format newer than this catalogue" })]
     Version { path: PathBuf, found: u32 },
     #[error("{path} is truncated or has trailing bytes: the header announces a {expected}-byte payload, the file holds {found}")]
     Length {
@@ -129,7 +129,7 @@ pub enum SnapshotError {
         offset: u64,
         len: u64,
     },
-    #[error("{path} has a payload that does not decode: {reason}")]
+    #[error("{path} has a payload that does not decode ({reason}): its checksum holds, so an earlier release wrote it in a layout of its format too old to read; rebuild it from its source with this version's `catalogue build`")]
     Decode { path: PathBuf, reason: String },
     #[error("cannot encode the collection: {0}")]
     Encode(String),
@@ -717,7 +717,7 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), Snapsho
             reason,
         })?;
     if let Some(wagtail) = sections.wagtail {
-        collection.wagtail = decode_wagtail(path, wagtail)?;
+        collection.wagtail = decode_wagtail(path, header.format_version, wagtail)?;
     }
     if let Some(dataset) = sections.dataset {
         collection.dataset = decode_dataset(path, header.format_version, dataset)?;
@@ -731,9 +731,14 @@ pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, Collection), Snapsho
     Ok((header, collection))
 }
 
-/// Decodes a snapshot's Wagtail part.
-pub fn decode_wagtail(path: &Path, bytes: &[u8]) -> Result<Wagtail, SnapshotError> {
-    codec::decode(bytes).map_err(|reason| SnapshotError::Decode {
+/// Decodes a snapshot's Wagtail part, as its format wrote it (format 6's
+/// first layout too: [`super::early`]).
+pub fn decode_wagtail(path: &Path, format: u32, bytes: &[u8]) -> Result<Wagtail, SnapshotError> {
+    let decoded = codec::decode(bytes).or_else(|e| match format {
+        6 => super::early::wagtail6(bytes).map_err(|_| e),
+        _ => Err(e),
+    });
+    decoded.map_err(|reason| SnapshotError::Decode {
         path: path.to_path_buf(),
         reason: format!("Wagtail's part: {reason}"),
     })
@@ -745,6 +750,7 @@ pub fn decode_wagtail(path: &Path, bytes: &[u8]) -> Result<Wagtail, SnapshotErro
 pub fn decode_dataset(path: &Path, format: u32, bytes: &[u8]) -> Result<Dataset, SnapshotError> {
     let decoded = match format {
         ..=10 => codec::decode::<Dataset10>(bytes).map(Dataset::from),
+        11 => codec::decode(bytes).or_else(|e| super::early::dataset11(bytes).map_err(|_| e)),
         _ => codec::decode(bytes),
     };
     decoded.map_err(|reason| SnapshotError::Decode {
@@ -803,8 +809,9 @@ pub fn verify(path: &Path, header: &Header, bytes: &[u8]) -> Result<(), Snapshot
 /// [`Contents::check`]).
 #[derive(Clone, Debug)]
 pub struct Contents {
-    /// The table's own bytes, count first: what the header's checksum is of.
-    bytes: Vec<u8>,
+    /// The SHA-256 of the table's own bytes, count first: what the header's
+    /// checksum is.
+    sum: [u8; 32],
     pub entries: Vec<Entry>,
 }
 
@@ -851,36 +858,68 @@ impl Contents {
 
     /// [`Contents::read`], of a payload `payload_len` bytes long.
     fn of_len(path: &Path, payload: &[u8], payload_len: u64) -> Result<Contents, SnapshotError> {
-        let bad = |reason: &str| SnapshotError::Decode {
-            path: path.to_path_buf(),
-            reason: format!("the table of pieces {reason}"),
-        };
         let count = payload
             .get(..4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")) as usize)
-            .ok_or_else(|| bad("is cut short"))?;
-        let table_len = count
+            .map(|c| c.try_into().expect("4 bytes"))
+            .ok_or_else(|| table_error(path, "is cut short"))?;
+        Contents::parse(path, count, &mut &payload[4..], payload_len)
+    }
+
+    /// Reads a table of the entries `count` (its first 4 bytes) says from
+    /// `table` (what follows the count), of a payload `payload_len` bytes
+    /// long: an entry at a time, each checked as it is read (its part, that
+    /// it lies within the payload, and that an empty piece's hash is that
+    /// of nothing, as every writer's is), so that a table its file's length
+    /// allows but whose entries are not a writer's (a crafted file, a file
+    /// of holes) costs what was read up to the first wrong entry, not
+    /// memory for every entry the count announces.
+    fn parse(
+        path: &Path,
+        count: [u8; 4],
+        table: &mut impl std::io::Read,
+        payload_len: u64,
+    ) -> Result<Contents, SnapshotError> {
+        let bad = |reason: &str| table_error(path, reason);
+        let entries_count = u32::from_le_bytes(count) as usize;
+        let table_len = entries_count
             .checked_mul(ENTRY_LEN)
             .and_then(|l| l.checked_add(4))
             .filter(|&l| l as u64 <= payload_len)
             .ok_or_else(|| bad("runs past the payload"))?;
-        let bytes = payload
-            .get(..table_len)
-            .ok_or_else(|| bad("is cut short"))?;
-        let mut entries = Vec::with_capacity(count);
+        let empty: [u8; 32] = Sha256::digest(b"").into();
+        let mut hasher = Sha256::new();
+        hasher.update(count);
+        let mut entries: Vec<Entry> = Vec::new();
         let mut offset = table_len as u64;
-        for entry in bytes[4..].chunks_exact(ENTRY_LEN) {
+        let mut entry = [0u8; ENTRY_LEN];
+        for index in 0..entries_count {
+            table
+                .read_exact(&mut entry)
+                .map_err(|cause| match cause.kind() {
+                    std::io::ErrorKind::UnexpectedEof => bad("is cut short"),
+                    _ => SnapshotError::Read {
+                        path: path.to_path_buf(),
+                        cause,
+                    },
+                })?;
+            hasher.update(entry);
             let part = Part::of(entry[0]).ok_or_else(|| bad("names an unknown part"))?;
             if entries.last().is_some_and(|e: &Entry| e.part > part) {
                 return Err(bad("has its parts out of order"));
             }
             let len = u64::from_le_bytes(entry[1..9].try_into().expect("8 bytes"));
+            let hash: [u8; 32] = entry[9..].try_into().expect("32 bytes");
+            if len == 0 && hash != empty {
+                return Err(bad(
+                    "names an empty piece whose hash is not that of nothing",
+                ));
+            }
             entries.push(Entry {
-                index: entries.len(),
+                index,
                 part,
                 offset,
                 len,
-                hash: entry[9..].try_into().expect("32 bytes"),
+                hash,
             });
             offset = offset
                 .checked_add(len)
@@ -891,15 +930,14 @@ impl Contents {
             return Err(bad("leaves bytes of the payload over"));
         }
         Ok(Contents {
-            bytes: bytes.to_vec(),
+            sum: hasher.finalize().into(),
             entries,
         })
     }
 
     /// Checks the table against the header's checksum.
     fn check(&self, path: &Path, header: &Header) -> Result<(), SnapshotError> {
-        let sum: [u8; 32] = Sha256::digest(&self.bytes).into();
-        match sum == header.checksum {
+        match self.sum == header.checksum {
             true => Ok(()),
             false => Err(SnapshotError::Checksum {
                 path: path.to_path_buf(),
@@ -920,6 +958,14 @@ impl Contents {
         let start = self.entries.partition_point(|e| e.part < part);
         let end = self.entries.partition_point(|e| e.part <= part);
         &self.entries[start..end]
+    }
+}
+
+/// The table of pieces is wrong: `reason`.
+fn table_error(path: &Path, reason: &str) -> SnapshotError {
+    SnapshotError::Decode {
+        path: path.to_path_buf(),
+        reason: format!("the table of pieces {reason}"),
     }
 }
 
@@ -950,13 +996,10 @@ impl Pieces {
         };
         let mut count = [0; 4];
         file.read_exact(&mut count).map_err(failed)?;
-        let entries = u32::from_le_bytes(count) as u64 * ENTRY_LEN as u64;
-        let mut bytes = count.to_vec();
-        (&mut file)
-            .take(entries.min(header.payload_len))
-            .read_to_end(&mut bytes)
-            .map_err(failed)?;
-        let contents = Contents::of_len(path, &bytes, header.payload_len)?;
+        // Read through a buffer an entry at a time (the pieces are then
+        // read at their offsets, wherever the file's position is).
+        let mut table = std::io::BufReader::with_capacity(1 << 16, &mut file);
+        let contents = Contents::parse(path, count, &mut table, header.payload_len)?;
         contents.check(path, &header)?;
         Ok(Some(Pieces {
             path: path.to_path_buf(),
@@ -1195,6 +1238,31 @@ mod tests {
         for (name, kind) in placement_fields() {
             said += &format!("page places {name} {kind:?}\n");
         }
+        // Wagtail's part beside the pages (a site's keys changed under
+        // format 6 once, unseen).
+        let wagtail = Wagtail {
+            sites: vec![crate::model::wagtail::Site {
+                hostname: String::new(),
+                port: 0,
+                root_page: 0,
+                is_default: false,
+            }],
+            documents: vec![crate::model::wagtail::Document {
+                id: 0,
+                title: String::new(),
+                file: String::new(),
+                created_at: 0,
+                file_size: None,
+                file_hash: String::new(),
+                collection: 0,
+                tags: Vec::new(),
+            }],
+            ..Wagtail::default()
+        };
+        said += &format!(
+            "wagtail {}\n",
+            serde_json::to_string(&wagtail).expect("JSON")
+        );
         // The dataset's part: its keys, in order (a party's among them).
         let dataset = Dataset {
             creators: vec![Default::default()],
@@ -1229,7 +1297,7 @@ mod tests {
         let layout = layout();
         assert_eq!(
             (FORMAT_VERSION, &layout[..16]),
-            (12, "15683f9307d0196e"),
+            (12, "3ad1f5a1693d82ec"),
             "the records' or the tables' fields changed: raise FORMAT_VERSION, \
              and OLDEST_READ to it unless the older layout keeps a reader, then \
              write the new version and {} here",
@@ -1311,7 +1379,7 @@ mod tests {
         let parts = sections(p, &h, &bytes).unwrap();
         assert_eq!(parts.prepared, Some(&b"tables"[..]));
         assert_eq!(
-            decode_wagtail(p, parts.wagtail.unwrap()).unwrap(),
+            decode_wagtail(p, FORMAT_VERSION, parts.wagtail.unwrap()).unwrap(),
             sample().wagtail
         );
         assert_eq!(
@@ -1488,6 +1556,52 @@ mod tests {
         ));
     }
 
+    /// A file of holes (sparse: a few bytes on disk) whose header and
+    /// table's count announce millions of pieces is refused at its first
+    /// entry, having read a buffer of it: not the table its length allows.
+    #[test]
+    fn a_table_of_holes_is_refused_at_its_first_entry() {
+        let dir = std::env::temp_dir().join(format!("holes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("sparse.bin");
+        let len: u64 = 328 << 20;
+        let payload_len = len - HEADER_LEN as u64;
+        let mut head = MAGIC.to_vec();
+        head.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        head.extend_from_slice(&0u64.to_le_bytes());
+        head.extend_from_slice(&payload_len.to_le_bytes());
+        head.extend_from_slice(&[0; 32]);
+        let count = ((payload_len - 4) / ENTRY_LEN as u64) as u32;
+        head.extend_from_slice(&count.to_le_bytes());
+        std::fs::write(&path, &head).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(len)
+            .unwrap();
+        let said = Pieces::open(&path).err().unwrap().to_string();
+        assert!(
+            said.contains("names an empty piece whose hash is not that of nothing"),
+            "{said}"
+        );
+        // The same table read from memory: refused at its first entry too.
+        let mut read = 0usize;
+        struct Counted<'a>(&'a mut usize);
+        impl std::io::Read for Counted<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                buf.fill(0);
+                *self.0 += buf.len();
+                Ok(buf.len())
+            }
+        }
+        let mut zeros = Counted(&mut read);
+        let refused = Contents::parse(&path, count.to_le_bytes(), &mut zeros, payload_len);
+        assert!(refused.is_err());
+        assert_eq!(read, ENTRY_LEN);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// A write removes the temporary files of writers no longer running
     /// (which a writer killed before `O_TMPFILE` left), not those of one
     /// that runs, and leaves none of its own.
@@ -1526,7 +1640,10 @@ mod tests {
         let prepared = pieces.contents.pieces(Part::Prepared);
         assert_eq!(pieces.read(prepared).unwrap(), b"tables");
         let wagtail = pieces.read(pieces.contents.pieces(Part::Wagtail)).unwrap();
-        assert_eq!(decode_wagtail(&path, &wagtail).unwrap(), sample().wagtail);
+        assert_eq!(
+            decode_wagtail(&path, FORMAT_VERSION, &wagtail).unwrap(),
+            sample().wagtail
+        );
         // The records' first byte altered: their piece is refused, the
         // tables' still read.
         let records = pieces.contents.pieces(Part::Records)[0].offset as usize;

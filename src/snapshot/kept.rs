@@ -15,9 +15,10 @@
 //!                      "files": {"dwca.zip": {"bytes", "sha256"}, "eml.xml": ...}}
 //! ```
 //!
-//! A version's folder is written whole under a temporary name (`.3.tmp-PID`)
-//! and renamed into place: a writer killed meanwhile leaves no half version,
-//! and the next write removes what it left.
+//! A version's folder is written whole under a temporary name
+//! (`.catalogue-tmp-3-PID`) and renamed into place: a writer killed
+//! meanwhile leaves no half version, and the next write removes what it left
+//! (that alone: [`temporary`](super::temporary)).
 //!
 //! `sync` publishes an edit before its version's archive is made; the snapshot
 //! it published waits in `NAME.versions/.waiting/` (a hard link, named by its
@@ -29,6 +30,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
+
+use super::temporary::{self, Temporary};
 
 /// The archive's name in a version's folder (and in its URL).
 pub const ARCHIVE: &str = "dwca.zip";
@@ -121,6 +124,34 @@ pub fn waiting(snapshot: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Moves the versions kept beside `snapshot` aside, whole, to
+/// `NAME.versions.old-<time>` (the moment, in UTC, to the second; a number
+/// after it where that is taken): a new history starts without them, and
+/// none of their files is deleted. The folder they went to; `None` where
+/// none is kept.
+pub fn set_aside(snapshot: &Path) -> std::io::Result<Option<PathBuf>> {
+    let dir = path(snapshot);
+    if std::fs::symlink_metadata(&dir).is_err() {
+        return Ok(None);
+    }
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+    let mut name = dir.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".old-{stamp}"));
+    let mut aside = dir.with_file_name(&name);
+    let mut n = 1;
+    while std::fs::symlink_metadata(&aside).is_ok() {
+        n += 1;
+        let mut numbered = name.clone();
+        numbered.push(format!("-{n}"));
+        aside = dir.with_file_name(numbered);
+    }
+    std::fs::rename(&dir, &aside)?;
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::File::open(parent)?.sync_all()?;
+    }
+    Ok(Some(aside))
+}
+
 /// The folder of version `number` in the versions' folder `dir`.
 pub fn folder(dir: &Path, number: u64) -> PathBuf {
     dir.join(number.to_string())
@@ -154,8 +185,7 @@ pub fn write(dir: &Path, manifest: &Manifest, archive: &[u8], eml: &[u8]) -> std
     std::fs::create_dir_all(dir)?;
     remove_stale(dir);
     let number = manifest.version;
-    let pid = std::process::id();
-    let tmp = dir.join(format!(".{number}.tmp-{pid}"));
+    let tmp = dir.join(Temporary::Written.name(number));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir(&tmp)?;
     let written = (|| {
@@ -170,7 +200,7 @@ pub fn write(dir: &Path, manifest: &Manifest, archive: &[u8], eml: &[u8]) -> std
         }
         let target = folder(dir, number);
         if target.exists() {
-            let old = dir.join(format!(".{number}.old-{pid}"));
+            let old = dir.join(Temporary::Replaced.name(number));
             std::fs::rename(&target, &old)?;
             std::fs::rename(&tmp, &target)?;
             std::fs::remove_dir_all(&old)?;
@@ -185,23 +215,15 @@ pub fn write(dir: &Path, manifest: &Manifest, archive: &[u8], eml: &[u8]) -> std
     written
 }
 
-/// Removes what writers that are no longer running left (`.N.tmp-PID`,
-/// `.N.old-PID`).
+/// Removes what catalogue's writers that are no longer running left, and
+/// nothing else ([`temporary::left_behind`]).
 fn remove_stale(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let Some(pid) = name
-            .strip_prefix('.')
-            .and_then(|n| n.split_once(".tmp-").or_else(|| n.split_once(".old-")))
-            .and_then(|(_, pid)| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let running = Path::new(&format!("/proc/{pid}")).exists() && pid != std::process::id();
-        if !running {
+        if temporary::left_behind(&e.path(), &name, &[ARCHIVE, EML, MANIFEST]) {
             let _ = std::fs::remove_dir_all(e.path());
         }
     }
@@ -219,18 +241,35 @@ pub fn prune(dir: &Path, kept: std::ops::RangeInclusive<u64>) -> Vec<u64> {
         .collect()
 }
 
-/// Copies into `dir` the versions kept in `from` that `dir` lacks and that
-/// are at least `oldest` (hard links where the file system allows): a
-/// snapshot built to another file from `--previous` keeps what it kept.
-pub fn carry(from: &Path, dir: &Path, oldest: u64) -> std::io::Result<Vec<u64>> {
+/// Removes the versions kept in `dir` whose manifest reads and is not
+/// `belongs`' (another history's); returns their numbers.
+pub fn disown(dir: &Path, belongs: impl Fn(&Manifest) -> bool) -> Vec<u64> {
+    let foreign = |n: &u64| manifest(dir, *n).is_some_and(|m| !belongs(&m));
+    let gone: Vec<u64> = numbers(dir).into_iter().filter(foreign).collect();
+    gone.into_iter()
+        .filter(|&n| std::fs::remove_dir_all(folder(dir, n)).is_ok())
+        .collect()
+}
+
+/// Copies into `dir` the versions kept in `from` that `dir` lacks, that
+/// are at least `oldest` and that `belongs` takes (this history's: never
+/// another's) (hard links where the file system allows): a snapshot built
+/// to another file from `--previous` keeps what it kept.
+pub fn carry(
+    from: &Path,
+    dir: &Path,
+    oldest: u64,
+    belongs: impl Fn(&Manifest) -> bool,
+) -> std::io::Result<Vec<u64>> {
     let have = numbers(dir);
     let mut carried = Vec::new();
+    let ours = |n: &u64| manifest(from, *n).is_some_and(|m| belongs(&m));
     for n in numbers(from)
         .into_iter()
-        .filter(|n| *n >= oldest && !have.contains(n))
+        .filter(|n| *n >= oldest && !have.contains(n) && ours(n))
     {
         std::fs::create_dir_all(dir)?;
-        let tmp = dir.join(format!(".{n}.tmp-{}", std::process::id()));
+        let tmp = dir.join(Temporary::Written.name(n));
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir(&tmp)?;
         for name in [ARCHIVE, EML, MANIFEST] {
@@ -297,13 +336,18 @@ mod tests {
         let dir = path(&root.join("collection.bin"));
         assert_eq!(dir, root.join("collection.bin.versions"));
         assert_eq!(numbers(&dir), Vec::<u64>::new());
-        // A half version a killed writer left is not a version, and goes.
+        // A half version a killed writer left is not a version, and goes;
+        // an operator's folder beside it stays.
         std::fs::create_dir_all(dir.join(".1.tmp-999999999")).unwrap();
+        std::fs::create_dir_all(dir.join(".backup-of-1.old")).unwrap();
+        std::fs::create_dir_all(dir.join(".backup.old-999999999")).unwrap();
         for n in [1, 2, 3] {
             let m = manifest(n, format!("zip {n}").as_bytes(), b"eml");
             write(&dir, &m, format!("zip {n}").as_bytes(), b"eml").unwrap();
         }
         assert!(!dir.join(".1.tmp-999999999").exists());
+        assert!(dir.join(".backup-of-1.old").is_dir());
+        assert!(dir.join(".backup.old-999999999").is_dir());
         assert_eq!(numbers(&dir), [1, 2, 3]);
         let read = super::manifest(&dir, 2).unwrap();
         assert_eq!(read, manifest(2, b"zip 2", b"eml"));
@@ -315,7 +359,7 @@ mod tests {
             b"zip 3b"
         );
         let other = path(&root.join("next.bin"));
-        assert_eq!(carry(&dir, &other, 2).unwrap(), [2, 3]);
+        assert_eq!(carry(&dir, &other, 2, |_| true).unwrap(), [2, 3]);
         assert_eq!(numbers(&other), [2, 3]);
         assert_eq!(
             std::fs::read(folder(&other, 2).join(ARCHIVE)).unwrap(),

@@ -5,11 +5,16 @@
 pub mod beside;
 pub mod codec;
 mod dataset10;
+pub mod described;
+mod early;
 mod file;
 mod history10;
 mod history11;
 pub mod kept;
 mod stamp;
+pub mod status;
+mod temporary;
+pub mod verified;
 
 pub use file::*;
 pub use stamp::FileStamp;

@@ -17,14 +17,24 @@ impl FileStamp {
     /// The stamp of the file at `path` (a link followed); `None` where
     /// there is none.
     pub fn of(path: &Path) -> Option<FileStamp> {
+        Some(FileStamp::of_metadata(&std::fs::metadata(path).ok()?))
+    }
+
+    /// The stamp of the file `m` describes (an open file's).
+    pub fn of_metadata(m: &std::fs::Metadata) -> FileStamp {
         use std::os::unix::fs::MetadataExt as _;
-        let m = std::fs::metadata(path).ok()?;
-        Some(FileStamp {
+        FileStamp {
             device: m.dev(),
             inode: m.ino(),
             len: m.len(),
             modified_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
-        })
+        }
+    }
+
+    /// When the file was last modified (`None` before 1970).
+    pub fn modified(&self) -> Option<std::time::SystemTime> {
+        let ns = u64::try_from(self.modified_ns).ok()?;
+        Some(std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns))
     }
 }
 

@@ -40,7 +40,7 @@ pub fn changes_request(params: &Params) -> Result<ChangesRequest, ApiError> {
         )
     })?;
     let since =
-        match raw.parse::<u64>() {
+        match crate::encoding::whole::canonical(raw).ok_or(()) {
             Ok(n) if n >= 1 => Since::Version(n),
             Ok(_) => return Err(ApiError::bad_request(
                 "since=0 names no version: versions start at 1 (the whole collection is /dwca.zip)",

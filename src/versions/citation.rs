@@ -81,28 +81,23 @@ pub fn citation_request(params: &Params) -> Result<CitationRequest, ApiError> {
     let version = match params.get("version") {
         None => None,
         // A number past any version is one the history does not hold (404).
-        Some(raw) if !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) => {
+        Some(raw) if crate::encoding::whole::is_canonical(raw) => {
             Some(raw.parse::<u64>().unwrap_or(u64::MAX))
         }
         Some(raw) => {
             return Err(ApiError::bad_request(format!(
-                "version must be a version number, not {raw:?}"
+                "version must be a version number, without leading zeros, not {raw:?}"
             )))
         }
     };
     let accessed = match params.get("accessed") {
         None => None,
-        Some(raw) => Some(
-            (raw.len() == 10)
-                .then(|| NaiveDate::parse_from_str(raw, "%Y-%m-%d").ok())
-                .flatten()
-                .ok_or_else(|| {
-                    let shown: String = raw.chars().take(40).collect();
-                    ApiError::bad_request(format!(
-                        "accessed must be a day as YYYY-MM-DD (2026-11-29), not {shown:?}"
-                    ))
-                })?,
-        ),
+        Some(raw) => Some(crate::encoding::time::parse_day(raw).ok_or_else(|| {
+            let shown: String = raw.chars().take(40).collect();
+            ApiError::bad_request(format!(
+                "accessed must be a day as YYYY-MM-DD (2026-11-29), not {shown:?}"
+            ))
+        })?),
     };
     Ok(CitationRequest {
         style,
@@ -163,6 +158,16 @@ impl Template {
 
     /// The citation, the request's values filled in.
     pub fn fill(&self, origin: &str, accessed: NaiveDate) -> String {
+        // The origin may be the request's Host (`evil&x` is a host): XML
+        // holds it escaped.
+        let escaped;
+        let origin = match self.style {
+            Style::Datacite => {
+                escaped = crate::encoding::xml::escaped(origin);
+                escaped.as_str()
+            }
+            _ => origin,
+        };
         let host = origin
             .split_once("://")
             .map_or(origin, |(_, host)| host)
@@ -278,14 +283,12 @@ impl Cited<'_> {
 
     /// The version's DOI (`10.x/y`), else the dataset's.
     fn doi(&self) -> Option<String> {
-        self.dataset
-            .version_doi_url(self.version.number)
-            .map(|u| u.trim_start_matches("https://doi.org/").to_string())
+        (self.dataset.version_doi(self.version.number)).map(|doi| doi.bare().to_string())
     }
 
     fn text(&self) -> String {
         let d = self.dataset;
-        let url = match d.version_doi_url(self.version.number) {
+        let url = match d.version_doi(self.version.number) {
             Some(_) => String::new(),
             None => self.url.clone(),
         };

@@ -18,19 +18,19 @@ pub const NAMESPACE: &str = "http://datacite.org/schema/kernel-4";
 pub const SCHEMA: &str = "http://schema.datacite.org/meta/kernel-4.5/metadata.xsd";
 
 /// The metadata of `version`, `site` the site's address (the homepage, or
-/// the address asked at) and `origin` the server's (where `/dwca.zip` and
-/// `/eml.xml` are).
+/// the address asked at) and `origin` the server's (where the version's kept
+/// `/versions/N/dwca.zip` and `eml.xml` are).
 pub fn datacite(view: &View, version: &Version, site: &str, origin: &str) -> String {
+    // The origin may be the request's Host (`evil&x` is a host): escaped.
+    let origin = &xml(origin);
     let d = &*view.dataset;
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     s += &format!(
         "<resource xmlns=\"{NAMESPACE}\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" \
          xsi:schemaLocation=\"{NAMESPACE} {SCHEMA}\">\n"
     );
-    let doi = d.version_doi_url(version.number);
-    let bare = doi
-        .as_deref()
-        .map(|u| u.trim_start_matches("https://doi.org/"));
+    let doi = d.version_doi(version.number);
+    let bare = doi.as_ref().map(|doi| doi.bare());
     // A DOI not yet minted is left for the minting agent to fill.
     s += &format!(
         "  <identifier identifierType=\"DOI\">{}</identifier>\n",
@@ -97,18 +97,14 @@ pub fn datacite(view: &View, version: &Version, site: &str, origin: &str) -> Str
         xml(&id)
     );
     s += "  <relatedIdentifiers>\n";
-    // The current version's files where they are served; an older one's
-    // where they are kept (`/versions/N/`).
-    let (archive, eml) = match version.number == view.history.current() {
-        true => ("/dwca.zip".to_string(), "/eml.xml".to_string()),
-        false => {
-            let n = version.number.to_string();
-            (
-                KEPT_ARCHIVE_PATH.replace("{version}", &n),
-                KEPT_EML_PATH.replace("{version}", &n),
-            )
-        }
-    };
+    // Every version's files where they are kept (`/versions/N/`), the
+    // current one's too: `/dwca.zip` moves on with the next version, and a
+    // DOI names what stays.
+    let n = version.number.to_string();
+    let (archive, eml) = (
+        KEPT_ARCHIVE_PATH.replace("{version}", &n),
+        KEPT_EML_PATH.replace("{version}", &n),
+    );
     s += &format!(
         "    <relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"IsSourceOf\" resourceTypeGeneral=\"Dataset\">{origin}{archive}</relatedIdentifier>\n"
     );
@@ -119,11 +115,11 @@ pub fn datacite(view: &View, version: &Version, site: &str, origin: &str) -> Str
         "    <relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"IsDocumentedBy\">{}</relatedIdentifier>\n",
         xml(site)
     );
-    if let (Some(own), Some(dataset)) = (&doi, d.doi_url()) {
+    if let (Some(own), Some(dataset)) = (&doi, d.doi()) {
         if *own != dataset {
             s += &format!(
                 "    <relatedIdentifier relatedIdentifierType=\"DOI\" relationType=\"IsVersionOf\">{}</relatedIdentifier>\n",
-                xml(dataset.trim_start_matches("https://doi.org/"))
+                xml(dataset.bare())
             );
         }
     }

@@ -42,6 +42,8 @@ pub(super) fn summary(v: &Version) -> String {
 /// The feed; links start with `origin` (`http://host`, empty for paths);
 /// `kept`, the versions whose files are kept (ascending).
 pub fn atom(view: &View, origin: &str, kept: &[u64]) -> String {
+    // The origin may be the request's Host (`evil&x` is a host): escaped.
+    let origin = &xml(origin);
     let history = &view.history;
     let current = history.current();
     let title = view.dataset.title().to_string();

@@ -76,8 +76,14 @@ pub struct View {
     pub build_time: Duration,
     /// How long each step took.
     pub phases: Phases,
-    /// The snapshot's creation time as an HTTP date, for `Last-Modified`.
+    /// The snapshot's creation time as an HTTP date, for `Last-Modified`
+    /// (later where the server says another description over it, or where the
+    /// view it replaced said the same date: `serve::state`).
     pub last_modified: String,
+    /// The SHA-256 of the description the server says over the snapshot's
+    /// own, where they differ: the snapshot's checksum does not cover it,
+    /// and every tag depends on it too.
+    pub redescribed: Option<[u8; 32]>,
     /// The points of GPS and specimen records, for GeoJSON answers and the archive.
     pub points: Arc<Points>,
     /// Wagtail's own image items (`/api/v2/images/`).
@@ -165,7 +171,7 @@ impl View {
             part(Part::Held)?,
         );
         let small = wagtail.len() + dataset.len() + history.len() + held.len();
-        let wagtail = snapshot::decode_wagtail(path, &wagtail)?;
+        let wagtail = snapshot::decode_wagtail(path, pieces.header.format_version, &wagtail)?;
         let dataset = snapshot::decode_dataset(path, pieces.header.format_version, &dataset)?;
         let history = snapshot::decode_history(path, pieces.header.format_version, &history)?;
         let held = match held.is_empty() {
@@ -208,7 +214,7 @@ impl View {
             reason,
         };
         let wagtail = match sections.wagtail {
-            Some(bytes) => snapshot::decode_wagtail(path, bytes)?,
+            Some(bytes) => snapshot::decode_wagtail(path, header.format_version, bytes)?,
             None => Default::default(),
         };
         let dataset = match sections.dataset {
@@ -329,6 +335,7 @@ impl View {
             build_time: self.build_time,
             phases: self.phases,
             last_modified: self.last_modified.clone(),
+            redescribed: self.redescribed,
             points: Arc::clone(&self.points),
             images: Arc::clone(&self.images),
             wagtail: Arc::clone(&self.wagtail),
@@ -398,6 +405,7 @@ impl Decoded {
         }
         let mut view = View {
             last_modified: http_date(header.created_at),
+            redescribed: None,
             header,
             tables,
             hashes,

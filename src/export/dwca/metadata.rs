@@ -50,6 +50,20 @@ pub fn meta_xml() -> String {
 /// when there is one. `site` is the server's origin (`https://example.org`),
 /// where the archive is downloaded; empty, no download URL is said.
 pub fn eml_xml(view: &View, scope: Scope, site: &str) -> String {
+    eml_downloaded_at(view, scope, site, "/dwca.zip")
+}
+
+/// The `eml.xml` a version keeps (`export::kept`): its download URL its own
+/// kept archive (`/versions/N/dwca.zip`), which stays when the next version
+/// replaces `/dwca.zip`.
+pub fn kept_eml_xml(view: &View, site: &str) -> String {
+    let archive = crate::model::endpoint::KEPT_ARCHIVE_PATH
+        .replace("{version}", &view.history.current().to_string());
+    eml_downloaded_at(view, Scope::Everything, site, &archive)
+}
+
+/// `eml.xml`, its archive downloaded at `archive` (a path) on `site`.
+fn eml_downloaded_at(view: &View, scope: Scope, site: &str, archive: &str) -> String {
     let dataset: &Dataset = &view.dataset;
     let computed;
     let (coverage, selection) = match scope {
@@ -81,10 +95,11 @@ pub fn eml_xml(view: &View, scope: Scope, site: &str) -> String {
         ),
     );
     e.open("dataset", "");
-    if let Some(doi) = dataset.doi_url() {
-        e.leaf("alternateIdentifier", &doi);
+    // The same identifiers in every version (GBIF's registry keeps each it
+    // is given): the DOI, the dataset's id, its homepage; no checksum.
+    for id in alternate_identifiers(dataset) {
+        e.leaf("alternateIdentifier", &id);
     }
-    e.leaf("alternateIdentifier", &checksum);
     e.leaf_with("title", "xml:lang=\"en\"", dataset.title());
     let fallback = stand_in(dataset);
     for creator in or_stand_in(&dataset.creators, &fallback) {
@@ -188,17 +203,17 @@ pub fn eml_xml(view: &View, scope: Scope, site: &str) -> String {
         .map(|t| t.format("%Y").to_string())
         .unwrap_or_default();
     let citation = dataset.citation(&year, view.history.current(), dataset.homepage.trim());
-    match dataset.version_doi_url(view.history.current()) {
+    match dataset.version_doi(view.history.current()) {
         Some(doi) => e.leaf_with(
             "citation",
-            &format!("identifier=\"{}\"", xml(&doi)),
+            &format!("identifier=\"{}\"", xml(&doi.url())),
             &citation,
         ),
         None => e.leaf("citation", &citation),
     }
     if !site.is_empty() {
         let (name, url) = match selection {
-            None => ("dwca.zip".to_string(), format!("{site}/dwca.zip")),
+            None => ("dwca.zip".to_string(), format!("{site}{archive}")),
             Some((query, _)) => (
                 format!("dwca.zip?{query}"),
                 format!("{site}/dwca.zip?{query}"),
@@ -224,6 +239,27 @@ pub fn eml_xml(view: &View, scope: Scope, site: &str) -> String {
     e.close("additionalMetadata");
     e.close("eml:eml");
     e.0
+}
+
+/// The identifiers every version's `eml.xml` gives the dataset, each once:
+/// its DOI, its id (`Dataset::identifier`), its homepage; none of them
+/// changes from a version to the next while the dataset file does not.
+pub fn alternate_identifiers(dataset: &Dataset) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    let homepage = dataset.homepage.trim().to_string();
+    for id in [
+        dataset.doi().map(|doi| doi.url()),
+        Some(dataset.identifier()),
+        Some(homepage),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if !id.is_empty() && !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    ids
 }
 
 /// Where GBIF's EML profile is.

@@ -26,7 +26,7 @@ pub mod scope;
 
 pub use crate::model::dataset::Dataset;
 pub use crate::view::occurrence::COLUMNS;
-pub use metadata::{eml_xml, meta_xml};
+pub use metadata::{eml_xml, kept_eml_xml, meta_xml};
 pub use multimedia::Links;
 pub use occurrences::Dialect;
 pub use scope::Scope;

@@ -1012,8 +1012,10 @@ fn compare(t: &Terms, view: &View, key: SortKey, a: usize, b: usize) -> std::cmp
 /// The position of the specimen with this key (its id), if any.
 pub fn specimen(view: &View, key: &str) -> Result<usize, ApiError> {
     let table = view.table(Model::SpecimenRecord);
-    key.parse::<i64>()
-        .ok()
+    // One key, one address: `05` and `+5` name none, as a record's id does not.
+    Some(key)
+        .filter(|k| crate::encoding::whole::is_canonical(k))
+        .and_then(|k| k.parse::<i64>().ok())
         .and_then(|id| table.position(id))
         .map(|p| p as usize)
         .ok_or_else(|| ApiError::not_found(format!("no occurrence has the key {key:?}")))

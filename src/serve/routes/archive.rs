@@ -28,8 +28,9 @@ use super::downloads::file_name;
 pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
     let links = links(&ctx);
+    // Its links, in eml.xml and the photographs' rows, are where it was asked.
     if params.0.is_empty() {
-        return Ok(Job::awaited(whole(ctx.state, ctx.served, links)));
+        return Ok(Job::awaited(whole(ctx.state, ctx.served, links)).then(Answer::addressed));
     }
     let question = Question::parse(params, &[], "/dwca.zip").map_err(|e| Answer::error(&e))?;
     let ignored = question.ignored().to_vec();
@@ -40,6 +41,7 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         of_question(state, served, Some((question, name)), links)
             .await
             .ignoring(&ignored)
+            .addressed()
     }))
 }
 
@@ -69,7 +71,7 @@ pub fn eml(ctx: Ctx<'_>) -> Parsed<'_> {
     // It names where the archive is downloaded: the site it was asked at.
     let site = links(&ctx).site;
     let tagged = |(_, body, tag): &(String, bytes::Bytes, String)| {
-        Answer::tagged(Kind::Xml, body.clone(), tag.clone(), None)
+        Answer::tagged(Kind::Xml, body.clone(), tag.clone(), None).addressed()
     };
     if let Some(made) = ctx.served.eml.get().filter(|(at, ..)| *at == site) {
         return Ok(Job::ready(tagged(made)));
@@ -122,7 +124,21 @@ fn kept_file(state: &State, served: &Served, name: &str, links: &Links) -> Optio
     let file = manifest.files.get(name)?;
     let bytes = std::fs::read(kept::folder(dir, number).join(name)).ok()?;
     let tag = format!("\"{}\"", file.sha256.get(..32)?);
-    (bytes.len() as u64 == file.bytes).then(|| (Bytes::from(bytes), tag))
+    // Read once per view: checked whole, and made from the view instead
+    // where it is not what its manifest says.
+    if kept::KeptFile::of(&bytes) != *file {
+        state
+            .metrics
+            .damaged_kept_files
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::error!(
+            version = number,
+            "{}'s {name} is not the bytes its manifest names: made from the view instead",
+            kept::folder(dir, number).display()
+        );
+        return None;
+    }
+    Some((Bytes::from(bytes), tag))
 }
 
 /// The current version's kept `eml.xml`, where it was made for `site`.

@@ -62,12 +62,15 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     let job = move || {
         let view = &made.view;
         let selected = request.question.plan.matching(view);
+        let selected = request.within.select(view, selected);
         let checklist = Checklist::of(view, &selected);
         match output {
             Output::Json => checklist.json(),
             Output::Csv if bom => [BYTE_ORDER_MARK, &checklist.csv()].concat(),
             Output::Csv => checklist.csv(),
-            Output::Html => page::of(view, &checklist, &request.question).into_bytes(),
+            Output::Html => {
+                page::of(view, &checklist, &request.question, &request.within.given).into_bytes()
+            }
         }
     };
     Ok(Job::pooled(head, async move {

@@ -3,7 +3,7 @@
 
 use crate::serve::answer::Answer;
 use crate::serve::route::{Ctx, Job, Parsed};
-use crate::serve::{assets, media_files};
+use crate::serve::{assets, descriptors, media_files};
 
 /// A file the pages load.
 pub fn asset(ctx: Ctx<'_>) -> Parsed<'_> {
@@ -17,5 +17,9 @@ pub fn media(ctx: Ctx<'_>) -> Parsed<'_> {
     let settings = &ctx.state.settings;
     let (dir, max) = (settings.media_dir.as_deref(), settings.media_max_bytes);
     let path = ctx.asked.path.as_str();
-    Ok(Job::awaited(media_files::answer(dir, path, max)))
+    // Its file is held open while the client reads: a descriptor of the
+    // client's share.
+    let held = (ctx.state.descriptors.take(ctx.asked.peer, 1))
+        .map_err(|e| Answer::error(&e).retry_after(descriptors::RETRY_SECONDS))?;
+    Ok(Job::awaited(media_files::answer(dir, path, max, held)))
 }

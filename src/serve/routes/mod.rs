@@ -105,7 +105,8 @@ pub static ROUTES: &[Route] = &[
         &[path(&[Lit("dwca.zip")], Slash::Without)],
         archive::answer,
         Some(openapi::archive),
-    ),
+    )
+    .taking_forms(),
     json(
         crate::model::endpoint::EML_PATH,
         &[path(&[Lit("eml.xml")], Slash::Without)],
@@ -190,7 +191,8 @@ pub static ROUTES: &[Route] = &[
         json: images::list,
         page: None,
         openapi: Some(openapi::images),
-    },
+    }
+    .taking_forms(),
     Route {
         routing: Routing {
             metric: "/api/v2/images/{id}/",
@@ -212,7 +214,8 @@ pub static ROUTES: &[Route] = &[
         &[path(&[Lit("api"), Lit("v2"), Lit("pages")], Slash::With)],
         wagtail::page_list,
         Some(openapi_wagtail::pages),
-    ),
+    )
+    .taking_forms(),
     json(
         "/api/v2/pages/find/",
         &[path(
@@ -239,7 +242,8 @@ pub static ROUTES: &[Route] = &[
         )],
         wagtail::document_list,
         Some(openapi_wagtail::documents),
-    ),
+    )
+    .taking_forms(),
     json(
         "/api/v2/documents/{id}/",
         &[path(
@@ -262,7 +266,8 @@ pub static ROUTES: &[Route] = &[
         )],
         labels::answer,
         Some(openapi::labels),
-    ),
+    )
+    .taking_forms(),
     // The labels' short links: no trailing slash, as printed.
     json(
         crate::model::endpoint::SHORT_PATH,
@@ -290,7 +295,8 @@ pub static ROUTES: &[Route] = &[
         json: checklist::answer,
         page: None,
         openapi: Some(openapi::checklist),
-    },
+    }
+    .taking_forms(),
     Route {
         routing: Routing {
             metric: crate::model::endpoint::VERSIONS_PATH,
@@ -370,7 +376,10 @@ pub static ROUTES: &[Route] = &[
             ],
             shown: Shown::Negotiated,
             media: MediaOf::None,
-            source: Source::View,
+            // The view, and how publishing stands, which changes without
+            // it: never replayed (an answer is slices of bytes made once
+            // per view).
+            source: Source::Files,
             takes: Takes::Query,
         },
         json: versions::publishing,
@@ -443,7 +452,8 @@ pub static ROUTES: &[Route] = &[
         json: lists::json,
         page: Some(lists::page),
         openapi: Some(openapi::lists),
-    },
+    }
+    .taking_forms(),
     Route {
         routing: Routing {
             metric: "/api/v2/{list}/{id}/",
@@ -635,11 +645,31 @@ mod tests {
             get("/api/v2/orders/")
         );
         assert_eq!(routed(Method::OPTIONS, "/nowhere"), "Preflight(Query)");
-        assert_eq!(routed(Method::POST, "/api/v2/orders/"), "NotAllowed(Query)");
+        assert_eq!(
+            routed(Method::POST, "/api/v2/orders/1/"),
+            "NotAllowed(Query)"
+        );
         assert_eq!(routed(Method::DELETE, "/nowhere"), "NotAllowed(Query)");
         // A search that takes forms says so; its POST is the router's to read.
         let search = "/gbif/v1/occurrence/search";
         assert_eq!(routed(Method::OPTIONS, search), "Preflight(QueryOrForm)");
         assert_eq!(routed(Method::PUT, search), "NotAllowed(QueryOrForm)");
+        // So does every list, download, checklist and label sheet.
+        for path in [
+            "/api/v2/orders/",
+            "/api/v2/specimen-records/",
+            "/api/v2/specimen-records/checklist/",
+            "/api/v2/specimen-records/labels/",
+            "/api/v2/images/",
+            "/api/v2/pages/",
+            "/api/v2/documents/",
+            "/dwca.zip",
+        ] {
+            assert_eq!(
+                routed(Method::OPTIONS, path),
+                "Preflight(QueryOrForm)",
+                "{path}"
+            );
+        }
     }
 }

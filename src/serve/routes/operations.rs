@@ -35,12 +35,17 @@ pub fn ready(ctx: Ctx<'_>) -> Parsed<'_> {
 /// `/metrics`, in Prometheus' text format.
 pub fn metrics(ctx: Ctx<'_>) -> Parsed<'_> {
     let state = ctx.state;
-    let body = Bytes::from(state.metrics.render(
+    let mut body = state.metrics.render(
         &ctx.served.view,
         &ctx.served.memo,
         &state.work,
         &state.streams,
+        &state.descriptors,
+    );
+    body.push_str(&super::super::metrics::Metrics::render_publishing(
+        &state.publishing(),
     ));
+    let body = Bytes::from(body);
     Ok(Job::ready(Answer::operation(200, Kind::Metrics, body)))
 }
 

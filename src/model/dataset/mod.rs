@@ -1,0 +1,28 @@
+//! The dataset as its publisher describes it, once: title, licence, people,
+//! codes. Written in a file (`--dataset-config`, JSON or TOML by its extension),
+//! checked when read, stored in the snapshot by `build` and `sync`, and said by
+//! the archive's `eml.xml`, `/eml.xml` and every page's footer.
+//!
+//! `description` is the description itself and what it says (its struct and
+//! its serde), `rules` the shapes and vocabularies its values take, `check`
+//! the description checked against them, `file` the file it is read from,
+//! `names` how a person's name is split, `citation` the text a version is
+//! cited by, `uuid` the identifiers made for it, `told` what a command was told
+//! over it.
+
+mod check;
+mod citation;
+mod description;
+mod file;
+mod names;
+mod rules;
+mod told;
+mod uuid;
+
+pub use check::DatasetError;
+pub use description::{Address, Dataset, Party, Project, Sampling};
+pub(super) use file::read_bounded;
+pub use file::MAX_FILE_BYTES;
+pub use rules::{Doi, License, RESERVED, ROLES, UPDATE_FREQUENCIES};
+pub use told::{Field, Told};
+pub use uuid::{random_uuid, uuid_text};
