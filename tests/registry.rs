@@ -351,6 +351,51 @@ fn eml_is_2_2_0_and_carries_the_five_keys_gbif_shows() {
 }
 
 #[test]
+fn every_citation_format_names_the_four_parties_gbif_names_in_its_order() {
+    let dir = TempDir::new("cited");
+    let party = |name: &str, surname: &str, role: &str| {
+        format!("[[{role}]]\ngiven_name = \"{name}\"\nsurname = \"{surname}\"\n")
+    };
+    let extra = [
+        party("Ada", "Lovelace", "creators"),
+        party("Jan", "Berg", "metadata_providers"),
+        party("Rosa", "Alvarez", "associated_parties") + "role = \"curator\"\n",
+        party("Grace", "Hopper", "associated_parties") + "role = \"originator\"\n",
+        party("Alan", "Turing", "associated_parties") + "role = \"metadataProvider\"\n",
+    ]
+    .concat();
+    let file = dataset_file(&dir, "d.toml", &extra);
+    let config = file.to_string_lossy().into_owned();
+    built(&build(
+        &dir,
+        "v",
+        &objects(),
+        None,
+        &["--dataset-config", &config],
+        &[],
+    ));
+    let server = common::Server::start(&dir.path("v.bin"), catalogue::serve::Settings::default());
+    for format in ["text", "bibtex", "ris", "csl", "datacite"] {
+        let said = server
+            .get(&format!("/api/v2/citation/?format={format}"))
+            .text();
+        let at: Vec<Option<usize>> = ["Lovelace", "Berg", "Hopper", "Turing"]
+            .iter()
+            .map(|name| said.find(name))
+            .collect();
+        assert!(at.iter().all(Option::is_some), "{format}: {said}");
+        assert!(
+            at.windows(2).all(|w| w[0] < w[1]),
+            "{format}, in GBIF's order: {said}"
+        );
+        assert!(
+            !said.contains("Alvarez"),
+            "{format}: a curator is not cited: {said}"
+        );
+    }
+}
+
+#[test]
 fn a_dataset_without_a_licence_is_refused_unless_allowed() {
     let dir = TempDir::new("licence");
     let o = build(&dir, "v1", &objects(), None, &[], &[]);
