@@ -301,6 +301,101 @@ fn package_ids_are_a_v4_uuid_kept_and_a_release_stepping_minor_then_major_at_a_n
 }
 
 #[test]
+fn eml_is_2_2_0_and_carries_the_five_keys_gbif_shows() {
+    let dir = TempDir::new("eml220");
+    let file = dataset_file(
+        &dir,
+        "d.toml",
+        "introduction = \"Why.\"\ngetting_started = \"How.\"\nacknowledgements = \"Thanks.\"\n\
+         bibliography = [\"A (2020). B.\", \"C (2021). D.\"]\nspecimen_preservation_method = \"pinned\"\n",
+    );
+    let config = file.to_string_lossy().into_owned();
+    built(&build(
+        &dir,
+        "v",
+        &objects(),
+        None,
+        &["--dataset-config", &config],
+        &[],
+    ));
+    let eml = std::fs::read_to_string(
+        catalogue::snapshot::kept::folder(&catalogue::snapshot::kept::path(&dir.path("v.bin")), 1)
+            .join(catalogue::snapshot::kept::EML),
+    )
+    .unwrap();
+    for said in [
+        "xmlns:eml=\"https://eml.ecoinformatics.org/eml-2.2.0\"",
+        "eml-gbif-profile/1.3/eml.xsd",
+        "<introduction>\n      <para>Why.</para>\n    </introduction>\n    <gettingStarted>\n      <para>How.</para>\n    </gettingStarted>\n    <acknowledgements>\n      <para>Thanks.</para>\n    </acknowledgements>",
+        "<bibliography>\n          <citation>A (2020). B.</citation>\n          <citation>C (2021). D.</citation>\n        </bibliography>",
+        "<specimenPreservationMethod>pinned</specimenPreservationMethod>\n      </gbif>",
+    ] {
+        assert!(eml.contains(said), "{said} in {eml}");
+    }
+    // A JSON file says them too.
+    let json = dir.path("d.json");
+    std::fs::write(
+        &json,
+        r#"{"license": "CC0-1.0", "bibliography": ["E (2022). F."], "introduction": "Why."}"#,
+    )
+    .unwrap();
+    let config = json.to_string_lossy().into_owned();
+    built(&build(
+        &dir,
+        "j",
+        &objects(),
+        None,
+        &["--dataset-config", &config],
+        &[],
+    ));
+}
+
+#[test]
+fn every_citation_format_names_the_four_parties_gbif_names_in_its_order() {
+    let dir = TempDir::new("cited");
+    let party = |name: &str, surname: &str, role: &str| {
+        format!("[[{role}]]\ngiven_name = \"{name}\"\nsurname = \"{surname}\"\n")
+    };
+    let extra = [
+        party("Ada", "Lovelace", "creators"),
+        party("Jan", "Berg", "metadata_providers"),
+        party("Rosa", "Alvarez", "associated_parties") + "role = \"curator\"\n",
+        party("Grace", "Hopper", "associated_parties") + "role = \"originator\"\n",
+        party("Alan", "Turing", "associated_parties") + "role = \"metadataProvider\"\n",
+    ]
+    .concat();
+    let file = dataset_file(&dir, "d.toml", &extra);
+    let config = file.to_string_lossy().into_owned();
+    built(&build(
+        &dir,
+        "v",
+        &objects(),
+        None,
+        &["--dataset-config", &config],
+        &[],
+    ));
+    let server = common::Server::start(&dir.path("v.bin"), catalogue::serve::Settings::default());
+    for format in ["text", "bibtex", "ris", "csl", "datacite"] {
+        let said = server
+            .get(&format!("/api/v2/citation/?format={format}"))
+            .text();
+        let at: Vec<Option<usize>> = ["Lovelace", "Berg", "Hopper", "Turing"]
+            .iter()
+            .map(|name| said.find(name))
+            .collect();
+        assert!(at.iter().all(Option::is_some), "{format}: {said}");
+        assert!(
+            at.windows(2).all(|w| w[0] < w[1]),
+            "{format}, in GBIF's order: {said}"
+        );
+        assert!(
+            !said.contains("Alvarez"),
+            "{format}: a curator is not cited: {said}"
+        );
+    }
+}
+
+#[test]
 fn a_dataset_without_a_licence_is_refused_unless_allowed() {
     let dir = TempDir::new("licence");
     let o = build(&dir, "v1", &objects(), None, &[], &[]);

@@ -4,16 +4,13 @@
 //!
 //! - Format 6 before Wagtail's sites were keyed by host and port: each site
 //!   began with its id (8e16616's sample). The id is dropped.
-//! - Format 11 before the dataset's `occurrence_id`: the description's keys
-//!   of today less that last one (9365847's sample). It reads as the default
-//!   rule (empty), which is what a description without it means.
-//! - Format 11 before the dataset's `people` and `report_url`: the keys of
-//!   today less those two, read as none given.
+//! - Format 11 before the dataset's `occurrence_id`: read by `dataset11`,
+//!   with format 11's other description (9365847's sample). It reads as the
+//!   default rule (empty), which is what a description without it means.
 
 use serde::Deserialize;
 
 use super::codec;
-use crate::model::dataset::Dataset;
 use crate::model::wagtail::{Document, Placement, Site, Wagtail};
 
 /// Wagtail's part of format 6 as first written.
@@ -56,23 +53,4 @@ pub fn wagtail6(bytes: &[u8]) -> Result<Wagtail, String> {
     };
     wagtail.canonicalise();
     Ok(wagtail)
-}
-
-/// Decodes the dataset's part of a format 11 file written before
-/// `occurrence_id`, its last key: the bytes, then that key's empty value.
-pub fn dataset11(bytes: &[u8]) -> Result<Dataset, String> {
-    let mut extended = bytes.to_vec();
-    codec::encode_into(&String::new(), &mut extended)?;
-    before_people(&extended)
-}
-
-/// Decodes the dataset's part of a file written before `people` and
-/// `report_url`, its last keys: the bytes, then those keys' empty values.
-pub fn before_people(bytes: &[u8]) -> Result<Dataset, String> {
-    let mut extended = bytes.to_vec();
-    codec::encode_into(&Vec::<crate::model::dataset::Person>::new(), &mut extended)?;
-    codec::encode_into(&String::new(), &mut extended)?;
-    let dataset: Dataset = codec::decode(&extended)?;
-    debug_assert!(dataset.people.is_empty() && dataset.report_url.is_empty());
-    Ok(dataset)
 }

@@ -6,6 +6,7 @@ pub mod atomic;
 pub mod beside;
 pub mod codec;
 mod dataset10;
+mod dataset11;
 pub mod described;
 mod early;
 mod file;

@@ -109,7 +109,7 @@ pub fn datacite(view: &View, version: &Version, site: &str, origin: &str) -> Str
         "    <relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"IsSourceOf\" resourceTypeGeneral=\"Dataset\">{origin}{archive}</relatedIdentifier>\n"
     );
     s += &format!(
-        "    <relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"HasMetadata\" relatedMetadataScheme=\"eml\" schemeURI=\"https://eml.ecoinformatics.org/eml-2.1.1\">{origin}{eml}</relatedIdentifier>\n"
+        "    <relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"HasMetadata\" relatedMetadataScheme=\"eml\" schemeURI=\"https://eml.ecoinformatics.org/eml-2.2.0\">{origin}{eml}</relatedIdentifier>\n"
     );
     s += &format!(
         "    <relatedIdentifier relatedIdentifierType=\"URL\" relationType=\"IsDocumentedBy\">{}</relatedIdentifier>\n",

@@ -1,16 +1,17 @@
-"""GBIF's EML profile (1.2, on EML 2.1.1), checked by rule. The schemas
+"""GBIF's EML profile (1.3, on EML 2.2.0), checked by rule. The schemas
 themselves are in the shared folder beside the repository, and
-eml_schema.py validates against them (1.2 and 1.1) where CI runs; these rules
+eml_schema.py validates against them (1.3) where CI runs; these rules
 run wherever gbif.py does, and say by name what a document breaks.
 
 What is checked, from the profile's `dataset` and `agentType` definitions:
-- the root `eml:eml` in EML 2.1.1's namespace, with `packageId`, `system` and
+- the root `eml:eml` in EML 2.2.0's namespace, with `packageId`, `system` and
   `scope="system"`;
 - `dataset`'s children in the profile's order, each at most as often as it
   allows: alternateIdentifier*, title+, creator+, metadataProvider+ (1.1),
   associatedParty*, pubDate, language?, abstract, keywordSet*,
   additionalInfo?, intellectualRights?, distribution?, coverage?, purpose?,
-  maintenance?, contact+, methods?, project? (no publisher: it is an
+  introduction?, gettingStarted?, acknowledgements?, maintenance?, contact+,
+  publisher?, methods?, project? (catalogue writes the publisher as an
   associatedParty with the role `publisher`);
 - every creator, metadataProvider and contact names a person (with a
   surName), an organisation or a position; a userId has a directory;
@@ -29,11 +30,12 @@ import datetime
 import re
 import xml.etree.ElementTree as ET
 
-EML_NS = "eml://ecoinformatics.org/eml-2.1.1"
+EML_NS = "https://eml.ecoinformatics.org/eml-2.2.0"
 ORDER = ["alternateIdentifier", "title", "creator", "metadataProvider", "associatedParty",
          "pubDate", "language", "abstract", "keywordSet", "additionalInfo",
-         "intellectualRights", "distribution", "coverage", "purpose", "maintenance",
-         "contact", "methods", "project"]
+         "intellectualRights", "distribution", "coverage", "purpose", "introduction",
+         "gettingStarted", "acknowledgements", "maintenance", "contact", "publisher", "methods",
+         "project"]
 REPEATED = {"alternateIdentifier", "title", "creator", "metadataProvider", "associatedParty",
             "keywordSet", "contact"}
 REQUIRED = {"title", "creator", "metadataProvider", "pubDate", "abstract", "contact"}
@@ -70,7 +72,7 @@ def check(text):
     problems = []
     root = ET.fromstring(text)
     if root.tag != f"{{{EML_NS}}}eml":
-        return [f"the root is {root.tag}, not eml:eml of EML 2.1.1"]
+        return [f"the root is {root.tag}, not eml:eml of EML 2.2.0"]
     for attribute in ("packageId", "system", "scope"):
         if not root.get(attribute):
             problems.append(f"eml:eml has no {attribute}")

@@ -44,8 +44,8 @@ pub fn meta_xml() -> String {
     s
 }
 
-/// `eml.xml`: the dataset as GBIF's EML profile (1.2, on EML 2.1.1) orders
-/// it, valid against 1.1 too: the publisher's description, the coverage of
+/// `eml.xml`: the dataset as GBIF's EML profile 1.3 (on EML 2.2.0, as GBIF's
+/// IPT writes it) orders it: the publisher's description, the coverage of
 /// the records in `scope`, the snapshot it was made from, and the question
 /// when there is one. `site` is the server's origin (`https://example.org`),
 /// where the archive is downloaded; empty, no download URL is said.
@@ -87,9 +87,9 @@ fn eml_downloaded_at(view: &View, scope: Scope, site: &str, archive: &str) -> St
     e.open(
         "eml:eml",
         &format!(
-            "xmlns:eml=\"eml://ecoinformatics.org/eml-2.1.1\" xmlns:dc=\"http://purl.org/dc/terms/\" \
+            "xmlns:eml=\"https://eml.ecoinformatics.org/eml-2.2.0\" xmlns:dc=\"http://purl.org/dc/terms/\" \
              xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" \
-             xsi:schemaLocation=\"eml://ecoinformatics.org/eml-2.1.1 {EML_PROFILE}\" \
+             xsi:schemaLocation=\"https://eml.ecoinformatics.org/eml-2.2.0 {EML_PROFILE}\" \
              packageId=\"{}\" system=\"http://gbif.org\" scope=\"system\" xml:lang=\"en\"",
             xml(&package)
         ),
@@ -176,6 +176,16 @@ fn eml_downloaded_at(view: &View, scope: Scope, site: &str, archive: &str) -> St
     if !dataset.purpose.trim().is_empty() {
         e.para("purpose", dataset.purpose.trim());
     }
+    // EML 2.2.0's texts, which GBIF.org shows on the dataset's page.
+    for (tag, text) in [
+        ("introduction", &dataset.introduction),
+        ("gettingStarted", &dataset.getting_started),
+        ("acknowledgements", &dataset.acknowledgements),
+    ] {
+        if !text.trim().is_empty() {
+            e.para(tag, text.trim());
+        }
+    }
     e.open("maintenance", "");
     e.open("description", "");
     e.leaf(
@@ -211,6 +221,17 @@ fn eml_downloaded_at(view: &View, scope: Scope, site: &str, archive: &str) -> St
         ),
         None => e.leaf("citation", &citation),
     }
+    let bibliography: Vec<&str> = (dataset.bibliography.iter())
+        .map(|c| c.trim())
+        .filter(|c| !c.is_empty())
+        .collect();
+    if !bibliography.is_empty() {
+        e.open("bibliography", "");
+        for citation in bibliography {
+            e.leaf("citation", citation);
+        }
+        e.close("bibliography");
+    }
     if !site.is_empty() {
         let (name, url) = match selection {
             None => ("dwca.zip".to_string(), format!("{site}{archive}")),
@@ -233,6 +254,12 @@ fn eml_downloaded_at(view: &View, scope: Scope, site: &str, archive: &str) -> St
         e.leaf("collectionIdentifier", or_na(&dataset.collection_code));
         e.leaf("collectionName", or_na(&dataset.collection_name));
         e.close("collection");
+    }
+    if !dataset.specimen_preservation_method.trim().is_empty() {
+        e.leaf(
+            "specimenPreservationMethod",
+            dataset.specimen_preservation_method.trim(),
+        );
     }
     e.close("gbif");
     e.close("metadata");
@@ -263,7 +290,7 @@ pub fn alternate_identifiers(dataset: &Dataset) -> Vec<String> {
 }
 
 /// Where GBIF's EML profile is.
-pub const EML_PROFILE: &str = "http://rs.gbif.org/schema/eml-gbif-profile/1.2/eml.xsd";
+pub const EML_PROFILE: &str = "https://rs.gbif.org/schema/eml-gbif-profile/1.3/eml.xsd";
 const DATASET_TYPES: &str =
     "GBIF Dataset Type Vocabulary: http://rs.gbif.org/vocabulary/gbif/dataset_type_2015-07-10.xml";
 const DATASET_SUBTYPES: &str =

@@ -213,6 +213,9 @@ impl Dataset {
                         "project.description",
                         "project.funding",
                         "project.study_area_description",
+                        "introduction",
+                        "getting_started",
+                        "acknowledgements",
                     ];
                     let limit = match long.contains(&key) {
                         true => MAX_LONG_TEXT,

@@ -6,11 +6,19 @@
 use super::description::{Dataset, Party};
 
 impl Dataset {
-    /// The parties a citation names, as GBIF's citations name them: the
-    /// creators, then the metadata providers, each once; else the publisher.
+    /// The parties a citation names, as GBIF's registry names them (its
+    /// CitationGenerator: the contacts of type originator or metadata
+    /// author): the creators, then the metadata providers, then the
+    /// associated parties whose role is `originator` or `metadataProvider`,
+    /// each once; else the publisher.
     pub fn cited(&self) -> Vec<Party> {
         let mut cited: Vec<Party> = Vec::new();
-        for p in self.creators.iter().chain(&self.metadata_providers) {
+        let associated = (self.associated_parties.iter())
+            .filter(|p| matches!(p.role.trim(), "originator" | "metadataProvider"));
+        let named = (self.creators.iter())
+            .chain(&self.metadata_providers)
+            .chain(associated);
+        for p in named {
             let key = |p: &Party| match p.is_person() {
                 true => {
                     let (given, surname) = p.name_parts();
@@ -127,5 +135,31 @@ mod tests {
         );
         d.citation = "Cite us so.".into();
         assert_eq!(d.citation("2026", 3, ""), "Cite us so. Version 3.");
+    }
+
+    #[test]
+    fn associated_originators_and_metadata_providers_are_cited_after_the_others() {
+        let party = |name: &str, role: &str| Party {
+            name: name.into(),
+            role: role.into(),
+            ..Party::default()
+        };
+        let d = Dataset {
+            title: "Insects".into(),
+            creators: vec![party("Ada Lovelace", "")],
+            metadata_providers: vec![party("Jan van der Berg", "")],
+            associated_parties: vec![
+                party("Rosa M. Alvarez", "curator"),
+                party("Grace Hopper", "metadataProvider"),
+                party("Alan Turing", "originator"),
+                party("Ada Lovelace", "originator"),
+            ],
+            ..Dataset::default()
+        };
+        assert_eq!(
+            d.citation("2026", 1, ""),
+            "Lovelace A, van der Berg J, Hopper G, Turing A (2026). Insects. Version 1. \
+             Occurrence dataset."
+        );
     }
 }

@@ -74,6 +74,19 @@ pub struct Dataset {
     /// `{usi}`, `{id}`, `{version}` and `{url}` (each percent-encoded); by
     /// default a `mailto:` to the first contact with an e-mail.
     pub report_url: String,
+    /// Background and context for the dataset (EML 2.2.0's `introduction`).
+    pub introduction: String,
+    /// How to begin using the data (`gettingStarted`).
+    pub getting_started: String,
+    /// Who is thanked (`acknowledgements`).
+    pub acknowledgements: String,
+    /// The literature about the dataset or used in it, a citation each
+    /// (GBIF's `bibliography`).
+    pub bibliography: Vec<String>,
+    /// How the specimens are kept from decay, a term of GBIF's Specimen
+    /// Preservation Method vocabulary (`pinned`, `dried`, `alcohol`, ...;
+    /// GBIF's `specimenPreservationMethod`).
+    pub specimen_preservation_method: String,
 }
 
 /// Where and how the specimens were sampled (EML's `sampling`).

@@ -75,8 +75,7 @@ pub fn decode_wagtail(path: &Path, format: u32, bytes: &[u8]) -> Result<Wagtail,
 pub fn decode_dataset(path: &Path, format: u32, bytes: &[u8]) -> Result<Dataset, SnapshotError> {
     let decoded = match format {
         ..=10 => codec::decode::<Dataset10>(bytes).map(Dataset::from),
-        11 => codec::decode(bytes)
-            .or_else(|e| crate::snapshot::early::dataset11(bytes).map_err(|_| e)),
+        11 => crate::snapshot::dataset11::decode(bytes),
         _ => codec::decode(bytes),
     };
     decoded.map_err(|reason| SnapshotError::Decode {
