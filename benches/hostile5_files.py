@@ -13,7 +13,8 @@ usage: benches/hostile5_files.py BINARY [SPECIMENS] [HELD]   (default 100000
      and a table of pieces of holes) renamed onto a watching server's file:
      what the server holds (RSS and memory files) before, at its peak while
      it refuses the file, and 2 s after.
-Loopback only; every loop ends by itself. Needs wrk.
+Loopback only; every loop ends by itself. Needs wrk. ROWS=M (or P) runs one
+row alone.
 """
 import os
 import re
@@ -54,6 +55,7 @@ def serve(snapshot, watch):
         args.append("--no-watch")
     log = open(os.path.join(WORK, f"server-{port}.log"), "w")
     server = subprocess.Popen(args, stderr=log, stdout=subprocess.DEVNULL)
+    server.log_path = log.name
     base = f"http://127.0.0.1:{port}"
     while True:
         try:
@@ -177,7 +179,7 @@ def row_m():
         sampler = threading.Thread(target=sample)
         sampler.start()
         os.rename(crafted, snapshot)
-        log = os.path.join(WORK, [n for n in os.listdir(WORK) if n.startswith("server-")][-1])
+        log = server.log_path
         started = time.time()
         while "reload failed" not in open(log).read() and time.time() - started < 60:
             time.sleep(0.05)
@@ -195,8 +197,10 @@ def row_m():
         server.wait()
 
 
+# ROWS=M (or P) runs one row alone.
 try:
-    row_p()
-    row_m()
+    for row, run in (("P", row_p), ("M", row_m)):
+        if row in os.environ.get("ROWS", "PM"):
+            run()
 finally:
     shutil.rmtree(WORK, ignore_errors=True)
