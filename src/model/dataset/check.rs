@@ -128,7 +128,9 @@ impl Dataset {
             );
         }
         for (i, person) in self.people.iter().enumerate() {
-            person.check(&format!("{file}: people[{i}]"))?;
+            if let Err(problem) = person.problem() {
+                return wrong(&format!("people[{i}]"), problem);
+            }
         }
         if self.project != Project::default() && self.project.personnel.is_empty() {
             return wrong(

@@ -5,7 +5,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::check::DatasetError;
 use super::rules::is_orcid;
 
 /// Where an ORCID iD's URL starts, as Darwin Core's `recordedByID` gives it.
@@ -60,14 +59,9 @@ impl Person {
     }
 
     /// Checks the entry: it names one person, and gives an identifier, each
-    /// of its form.
-    pub(super) fn check(&self, place: &str) -> Result<(), DatasetError> {
-        let wrong = |problem: &str| {
-            Err(DatasetError::Value {
-                place: place.to_string(),
-                problem: problem.into(),
-            })
-        };
+    /// of its form; the problem where it does not (the check names the entry).
+    pub(super) fn problem(&self) -> Result<(), String> {
+        let wrong = |problem: &str| Err(problem.to_string());
         match (self.person, self.name.trim().is_empty()) {
             (None, true) => {
                 return wrong(
@@ -128,7 +122,7 @@ mod tests {
     use super::*;
 
     fn checked(p: Person) -> Result<(), String> {
-        p.check("d.json: people[0]").map_err(|e| e.to_string())
+        p.problem().map_err(|e| format!("d.json: people[0]: {e}"))
     }
 
     #[test]
