@@ -15,6 +15,7 @@ use catalogue::serve::Settings;
 /// `sync --once` of `db` into `snapshot`.
 fn once(db: &Sqlite, snapshot: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
         .args(["sync", "--once", "--from-db", &db.url(), "--snapshot"])
         .arg(snapshot)
         .env("RUST_LOG", "off")
@@ -226,6 +227,7 @@ fn a_restored_record_is_published_at_the_next_tick() {
     let db = Sqlite::create(&dir);
     let snapshot = dir.path("synced.bin");
     let mut sync = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+        .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
         .args(["sync", "--from-db", &db.url(), "--snapshot"])
         .arg(&snapshot)
         .args(["--every", "200ms", "--full-every", "1h"])
