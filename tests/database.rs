@@ -1210,6 +1210,7 @@ fn sync_once_publishes_nothing_from_a_truncated_dataset_file() {
     std::fs::write(&file, &text).unwrap();
     let once = || {
         Command::new(env!("CARGO_BIN_EXE_catalogue"))
+            .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["sync", "--once", "--from-db", &sqlite.url(), "--snapshot"])
             .arg(&snapshot)
             .arg("--dataset-config")
@@ -1277,6 +1278,7 @@ fn sync_once_refuses_a_history_that_is_a_fifo() {
     let snapshot = dir.path("synced.bin");
     let once = || {
         let mut child = Command::new(env!("CARGO_BIN_EXE_catalogue"))
+            .env("CATALOGUE_ALLOW_NO_LICENCE", "1")
             .args(["sync", "--once", "--from-db", &sqlite.url(), "--snapshot"])
             .arg(&snapshot)
             .env("RUST_LOG", "off")
