@@ -426,7 +426,7 @@ fn health_readiness_and_metrics() {
         "catalogue_reload_failures_total 0",
         "catalogue_snapshot_records{model=\"specimens.specimenrecord\"} 8",
         &format!(
-            "catalogue_snapshot_info{{checksum=\"{}\",format_version=\"11\"}} 1",
+            "catalogue_snapshot_info{{checksum=\"{}\",format_version=\"12\"}} 1",
             header.checksum_hex()
         ),
         "# TYPE catalogue_request_duration_seconds histogram",

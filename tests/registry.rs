@@ -301,6 +301,44 @@ fn package_ids_are_a_v4_uuid_kept_and_a_release_stepping_minor_then_major_at_a_n
 }
 
 #[test]
+fn a_crawl_failing_every_try_is_shown_on_the_publishing_report_and_in_metrics() {
+    let dir = TempDir::new("crawl-failed");
+    let gbif = Registry::start(usize::MAX);
+    let file = registered_file(&dir, &gbif.api, Some(KEY));
+    let config = file.to_string_lossy().into_owned();
+    let args = ["--dataset-config", config.as_str()];
+    let mut v = objects();
+    built(&build(&dir, "v", &v, None, &args, &ACCOUNT));
+    specimen(&mut v, 2)["fields"]["notes"] = json!("Re-mounted.");
+    let o = build(&dir, "v", &v, Some("v.bin"), &args, &ACCOUNT);
+    built(&o);
+    let crawl = format!("POST /v1/dataset/{KEY}/crawl");
+    assert_eq!(
+        gbif.asked(),
+        [crawl.clone(), crawl.clone(), crawl],
+        "3 tries"
+    );
+    let snapshot = dir.path("v.bin");
+    let settings = catalogue::serve::Settings {
+        sync_status: Some(catalogue::snapshot::status::path(&snapshot)),
+        ..catalogue::serve::Settings::default()
+    };
+    let server = common::Server::start(&snapshot, settings);
+    let metrics = server.get("/metrics").text();
+    assert!(
+        metrics.contains("catalogue_publishing_problem{kind=\"failed-gbif-crawl\"} 1"),
+        "{metrics}"
+    );
+    let report = server.get("/api/v2/publishing/").text();
+    assert!(report.contains("failed-gbif-crawl"), "{report}");
+    assert!(
+        report.contains("GBIF was not asked to crawl version 2"),
+        "{report}"
+    );
+    assert!(!report.contains("secret"));
+}
+
+#[test]
 fn eml_is_2_2_0_and_carries_the_five_keys_gbif_shows() {
     let dir = TempDir::new("eml220");
     let file = dataset_file(

@@ -125,7 +125,7 @@ pub(super) fn ask_crawl(snapshot: &Path, dataset_config: Option<&Path>, version:
         "asked": crawl.failed.is_none(),
         "failure": crawl.failed,
     });
-    let path = registry::crawl_path(snapshot);
+    let path = snapshot::status::crawl_path(snapshot);
     if let Err(e) = snapshot::write_atomically(&path, format!("{line}\n").as_bytes()) {
         tracing::warn!(file = %path.display(), "cannot keep what the crawl request came to: {e}");
     }

@@ -459,20 +459,3 @@ pub fn ask_crawl(registry: &Registry, key: &str, version: u64, backoff: Duration
         }
     }
 }
-
-/// Where what the last crawl request came to is kept: `NAME.gbif-crawl`
-/// beside the snapshot at `snapshot`, a line of JSON (`dataset`, `version`,
-/// `asked_at`, `tries`, `asked`, `failure`) that `serve` shows.
-pub fn crawl_path(snapshot: &std::path::Path) -> std::path::PathBuf {
-    let mut name = snapshot.file_name().unwrap_or_default().to_os_string();
-    name.push(".gbif-crawl");
-    snapshot.with_file_name(name)
-}
-
-/// What the last crawl request for the snapshot at `snapshot` came to, where
-/// one was asked and its line reads.
-pub fn last_crawl(snapshot: &std::path::Path) -> Option<Value> {
-    let text = std::fs::read_to_string(crawl_path(snapshot)).ok()?;
-    let line: Value = serde_json::from_str(text.trim()).ok()?;
-    line.is_object().then_some(line)
-}

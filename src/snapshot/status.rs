@@ -21,13 +21,18 @@ pub enum Kind {
     /// The snapshot at the path does not read (damaged, or of a format too
     /// old): a server keeps the view it serves.
     DamagedSnapshot,
+    /// GBIF was not told of the version published last: its crawl request
+    /// failed every try (`build --previous` and `sync` keep what it came to
+    /// beside the snapshot, [`crawl_path`]).
+    FailedGbifCrawl,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 3] = [
+    pub const ALL: [Kind; 4] = [
         Kind::RefusedDatasetFile,
         Kind::FailedTick,
         Kind::DamagedSnapshot,
+        Kind::FailedGbifCrawl,
     ];
 
     /// Its name in the API and in metrics' labels.
@@ -36,6 +41,7 @@ impl Kind {
             Kind::RefusedDatasetFile => "refused-dataset-file",
             Kind::FailedTick => "failed-tick",
             Kind::DamagedSnapshot => "damaged-snapshot",
+            Kind::FailedGbifCrawl => "failed-gbif-crawl",
         }
     }
 }
@@ -111,9 +117,55 @@ pub fn path(snapshot: &Path) -> PathBuf {
     snapshot.with_file_name(name)
 }
 
+/// Where what the last request for GBIF to crawl the dataset came to is kept
+/// beside the snapshot at `snapshot`: `NAME.gbif-crawl`, a line of JSON
+/// (`dataset`, `version`, `asked_at`, `tries`, `asked`, `failure`).
+pub fn crawl_path(snapshot: &Path) -> PathBuf {
+    let mut name = snapshot.file_name().unwrap_or_default().to_os_string();
+    name.push(".gbif-crawl");
+    snapshot.with_file_name(name)
+}
+
+/// The failed crawl request kept beside the status file `file` ([`path`]),
+/// in words, where the last one failed.
+fn failed_crawl(file: &Path) -> Option<String> {
+    let name = file.file_name()?.to_str()?.strip_suffix(".status.json")?;
+    let text = std::fs::read_to_string(crawl_path(&file.with_file_name(name))).ok()?;
+    let line: serde_json::Value = serde_json::from_str(text.trim()).ok()?;
+    if line.get("asked")?.as_bool()? {
+        return None;
+    }
+    Some(format!(
+        "GBIF was not asked to crawl version {} of dataset {} ({} tries; {}): it recrawls on \
+         its own schedule; the next version published asks again",
+        line.get("version")
+            .and_then(|v| v.as_u64())
+            .unwrap_or_default(),
+        line.get("dataset")
+            .and_then(|v| v.as_str())
+            .unwrap_or_default(),
+        line.get("tries")
+            .and_then(|v| v.as_u64())
+            .unwrap_or_default(),
+        line.get("failure")
+            .and_then(|v| v.as_str())
+            .unwrap_or("no reason said"),
+    ))
+}
+
 /// The status `sync` keeps in `file` ([`path`]): none (the default) where
-/// there is no file; a file that does not read is said as a failed tick.
+/// there is no file; a file that does not read is said as a failed tick. A
+/// crawl request that failed, kept beside it ([`crawl_path`]), is a problem
+/// too.
 pub fn read(file: &Path) -> Status {
+    let mut status = read_status(file);
+    if let Some(said) = failed_crawl(file) {
+        status.found(Kind::FailedGbifCrawl, "gbif", said);
+    }
+    status
+}
+
+fn read_status(file: &Path) -> Status {
     let at = file;
     match std::fs::read(at) {
         Err(_) => Status::default(),
