@@ -41,7 +41,7 @@ pub enum Items {
     Whole,
     /// Its items' own bytes, coded (a list no other list embeds, whose items
     /// embed records: the specimens'; `view::fragments`).
-    Coded(Coded),
+    Coded(Box<Coded>),
 }
 
 /// The items of a list made of fragments, beside its segments' coded bytes.
@@ -73,11 +73,11 @@ impl List {
             unrendered: 0,
             items: match fragments {
                 None => Items::Whole,
-                Some(fragments) => Items::Coded(Coded {
+                Some(fragments) => Items::Coded(Box::new(Coded {
                     fragments,
                     lens: Vec::with_capacity(items),
                     markers: Vec::with_capacity(items),
-                }),
+                })),
             },
         };
         for segment in segments {
