@@ -649,12 +649,12 @@ impl Embeds for View {
     }
 
     fn plain(&self, model: Model, pos: u32) -> &[u8] {
-        self.plain[model.index()].item(pos as usize)
+        render::embedded(&self.plain[model.index()], pos)
     }
 
     fn nested(&self, model: Model, pos: u32) -> &[u8] {
         match &self.nested[model.index()] {
-            Some(list) => list.item(pos as usize),
+            Some(list) => render::embedded(list, pos),
             None => self.plain(model, pos),
         }
     }

@@ -5,12 +5,12 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use crate::snapshot::atomic::write_parts_atomically;
 use super::header::{Header, SnapshotError, FORMAT_VERSION, HEADER_LEN, MAGIC};
 use super::pieces::{Part, Piece, ENTRY_LEN, RECORDS_PER_PIECE};
 use crate::model::history::History;
 use crate::model::records::{Collection, Edited, Record, RecordsVisitor};
 use crate::model::Model;
+use crate::snapshot::atomic::write_parts_atomically;
 use crate::snapshot::codec;
 
 /// Encodes a collection and its prepared tables (none: none) into a complete

@@ -28,12 +28,30 @@ pub struct List {
     /// without rendering them: their records, and all their items read, were
     /// the served view's.
     pub(super) unrendered: usize,
-    /// For a list made of fragments ([`fragments`]): the fragments and keys
-    /// its items' coded own bytes, which alone its segments hold, refer to.
-    pub(super) fragments: Option<Fragments>,
-    /// Made of fragments, how many bytes each item stands for, and how many
-    /// media URLs' markers.
+    /// What its segments hold: its items whole, or coded.
+    pub(super) items: Items,
+}
+
+/// What a list's segments hold, by the kind of list it is.
+#[derive(Debug, Default)]
+pub enum Items {
+    /// Its items' bytes: an item is one slice of its segment, which a list
+    /// embedding it copies.
+    #[default]
+    Whole,
+    /// Its items' own bytes, coded (a list no other list embeds, whose items
+    /// embed records: the specimens'; `view::fragments`).
+    Coded(Box<Coded>),
+}
+
+/// The items of a list made of fragments, beside its segments' coded bytes.
+#[derive(Debug)]
+pub struct Coded {
+    /// The fragments and keys its items' coded own bytes refer to.
+    pub(super) fragments: Fragments,
+    /// How many bytes each item stands for...
     pub(super) lens: Vec<u32>,
+    /// ...and how many media URLs' markers each holds.
     pub(super) markers: Vec<u32>,
 }
 
@@ -53,9 +71,14 @@ impl List {
             ends: Vec::with_capacity(items),
             media: None,
             unrendered: 0,
-            lens: Vec::with_capacity(fragments.as_ref().map_or(0, |_| items)),
-            markers: Vec::with_capacity(fragments.as_ref().map_or(0, |_| items)),
-            fragments,
+            items: match fragments {
+                None => Items::Whole,
+                Some(fragments) => Items::Coded(Box::new(Coded {
+                    fragments,
+                    lens: Vec::with_capacity(items),
+                    markers: Vec::with_capacity(items),
+                })),
+            },
         };
         for segment in segments {
             let start = list.ends.len();
@@ -65,8 +88,10 @@ impl List {
             list.starts
                 .push(u32::try_from(start).expect("a list holds fewer than 2^32 items"));
             list.ends.extend_from_slice(&segment.ends);
-            list.lens.extend_from_slice(&segment.lens);
-            list.markers.extend_from_slice(&segment.markers);
+            if let Items::Coded(coded) = &mut list.items {
+                coded.lens.extend_from_slice(&segment.lens);
+                coded.markers.extend_from_slice(&segment.markers);
+            }
             list.segments.push(segment.bytes);
         }
         list
@@ -104,62 +129,76 @@ impl List {
         self.starts[k] as usize..end
     }
 
-    /// Whether its items are made of fragments ([`fragments`]).
-    pub fn has_fragments(&self) -> bool {
-        self.fragments.is_some()
+    /// What its segments hold.
+    pub fn items(&self) -> &Items {
+        &self.items
     }
 
-    /// The bytes of item `i`, of a list not made of fragments: one slice,
-    /// which an item embedding it copies.
-    pub fn item(&self, i: usize) -> &[u8] {
-        assert!(
-            self.fragments.is_none(),
-            "an item made of fragments is not one slice"
-        );
+    /// Whether its items are made of fragments ([`Items::Coded`]).
+    pub fn has_fragments(&self) -> bool {
+        matches!(self.items, Items::Coded(_))
+    }
+
+    /// The bytes of item `i` as one slice, which an item embedding it copies:
+    /// `None` for a list made of fragments, whose item is its pieces
+    /// ([`List::item_bytes`] copies them together).
+    pub fn item(&self, i: usize) -> Option<&[u8]> {
+        match self.items {
+            Items::Whole => Some(self.own(i)),
+            Items::Coded(_) => None,
+        }
+    }
+
+    /// Item `i`'s bytes in its segment: the item itself, or its coded bytes.
+    fn own(&self, i: usize) -> &[u8] {
         let (k, start) = self.locate(i);
         &self.segments[k][start..self.ends[i] as usize]
     }
 
     /// How many bytes item `i` takes.
     pub fn item_len(&self, i: usize) -> usize {
-        if self.fragments.is_some() {
-            return self.lens[i] as usize;
+        match &self.items {
+            Items::Whole => self.own(i).len(),
+            Items::Coded(coded) => coded.lens[i] as usize,
         }
-        let (_, start) = self.locate(i);
-        self.ends[i] as usize - start
     }
 
     /// How many media URLs' markers item `i` holds, where counted (made of
     /// fragments).
     pub fn markers(&self, i: usize) -> Option<usize> {
-        self.fragments.as_ref().map(|_| self.markers[i] as usize)
+        match &self.items {
+            Items::Whole => None,
+            Items::Coded(coded) => Some(coded.markers[i] as usize),
+        }
     }
 
     /// Appends item `i`'s bytes.
     pub fn append_item(&self, i: usize, out: &mut Vec<u8>) {
-        let (k, start) = self.locate(i);
-        let own = &self.segments[k][start..self.ends[i] as usize];
-        self.expand_into(own, out);
+        self.expand_into(self.own(i), out);
     }
 
     /// Item `i` as a shared slice of the buffer (no copy), or, made of
     /// fragments, its bytes copied together.
     pub fn item_bytes(&self, i: usize) -> Bytes {
-        let (k, start) = self.locate(i);
-        if self.fragments.is_some() {
-            let mut out = Vec::with_capacity(self.item_len(i));
-            self.append_item(i, &mut out);
-            return Bytes::from(out);
+        match self.items {
+            Items::Whole => {
+                let (k, start) = self.locate(i);
+                self.segments[k].slice(start..self.ends[i] as usize)
+            }
+            Items::Coded(_) => {
+                let mut out = Vec::with_capacity(self.item_len(i));
+                self.append_item(i, &mut out);
+                Bytes::from(out)
+            }
         }
-        self.segments[k].slice(start..self.ends[i] as usize)
     }
 
     /// Appends the bytes that `own` (a run of a segment's bytes) stands for:
     /// itself, or made of fragments, the pieces it is coded as.
     fn expand_into(&self, own: &[u8], out: &mut Vec<u8>) {
-        match &self.fragments {
-            Some(fragments) => fragments.expand_into(own, out),
-            None => out.extend_from_slice(own),
+        match &self.items {
+            Items::Whole => out.extend_from_slice(own),
+            Items::Coded(coded) => coded.fragments.expand_into(own, out),
         }
     }
 
@@ -179,7 +218,7 @@ impl List {
         }
         // Made of fragments, its pieces (dozens an item) are copied into one
         // buffer: handed out one by one they took ten times as long to send.
-        if self.fragments.is_some() {
+        if let Items::Coded(_) = self.items {
             let mut out = Vec::with_capacity(self.run_len(from..to, false, None));
             self.write_run(from..to, false, None, &mut out);
             return Run::One(Bytes::from(out));
@@ -264,21 +303,26 @@ impl List {
     /// The bytes of its item index (where each item ends, and made of
     /// fragments, how long it is and its fragments' table), for reports.
     pub fn index_bytes(&self) -> usize {
+        let coded = match &self.items {
+            Items::Whole => 0,
+            Items::Coded(c) => {
+                (c.lens.capacity() + c.markers.capacity()) * 4 + c.fragments.heap_bytes()
+            }
+        };
         self.ends.capacity() * 8
             + self.starts.capacity() * 4
-            + (self.lens.capacity() + self.markers.capacity()) * 4
             + self.media.as_ref().map_or(0, Bits::heap_bytes)
-            + self.fragments.as_ref().map_or(0, Fragments::heap_bytes)
+            + coded
     }
 
     /// The size of the list's items with their commas, as answers send them.
     pub fn byte_len(&self) -> usize {
-        match self.fragments {
-            Some(_) => {
-                let items: usize = self.lens.iter().map(|&l| l as usize).sum();
+        match &self.items {
+            Items::Whole => self.own_bytes(),
+            Items::Coded(coded) => {
+                let items: usize = coded.lens.iter().map(|&l| l as usize).sum();
                 items + self.len().saturating_sub(1)
             }
-            None => self.own_bytes(),
         }
     }
 
@@ -291,7 +335,10 @@ impl List {
     /// The bytes of the fragments its items refer to: items of the lists
     /// they embed, held by those lists.
     pub fn fragment_bytes(&self) -> usize {
-        self.fragments.as_ref().map_or(0, Fragments::byte_len)
+        match &self.items {
+            Items::Whole => 0,
+            Items::Coded(coded) => coded.fragments.byte_len(),
+        }
     }
 
     /// How many of its bytes a reload kept from the served view unrendered.

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytes::Bytes;
 
-use super::list::{mark, List, Segment};
+use super::list::{mark, Items, List, Segment};
 use super::previous::Previous;
 use super::write::{write_item, write_item_with, Embeds, Keys, MEDIA_BASE};
 use crate::memfile;
@@ -37,18 +37,22 @@ impl Embeds for Rendered<'_> {
     }
 
     fn plain(&self, model: Model, pos: u32) -> &[u8] {
-        self.plain[model.index()]
-            .as_ref()
-            .expect("embedded models are rendered first")
-            .item(pos as usize)
+        let list = self.plain[model.index()].as_ref();
+        embedded(list.expect("embedded models are rendered first"), pos)
     }
 
     fn nested(&self, model: Model, pos: u32) -> &[u8] {
         match &self.nested[model.index()] {
-            Some(list) => list.item(pos as usize),
+            Some(list) => embedded(list, pos),
             None => self.plain(model, pos),
         }
     }
+}
+
+/// An embedded record's item: one slice of its list, which is whole (a list
+/// made of fragments is one no other list embeds: `fragments::made_of_fragments`).
+pub(in crate::view) fn embedded(list: &List, pos: u32) -> &[u8] {
+    (list.item(pos as usize)).expect("an embedded record's list is whole")
 }
 
 impl Rendered<'_> {
@@ -196,9 +200,9 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
     let fragments = (done.fragments && fragments::made_of_fragments(model))
         .then(|| fragment_table(done, model, shape));
     // A served segment is kept only with references that mean the same.
-    let alike = |served: &List| match (&fragments, &served.fragments) {
-        (None, None) => true,
-        (Some(mine), Some(theirs)) => mine.same_layout(theirs),
+    let alike = |served: &List| match (&fragments, served.items()) {
+        (None, Items::Whole) => true,
+        (Some(mine), Items::Coded(theirs)) => mine.same_layout(&theirs.fragments),
         _ => false,
     };
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -281,7 +285,10 @@ fn fragment_table(done: &Rendered, model: Model, shape: Shape) -> Fragments {
     let served = done
         .previous
         .list(model, shape)
-        .and_then(|l| l.fragments.as_ref());
+        .and_then(|l| match l.items() {
+            Items::Whole => None,
+            Items::Coded(coded) => Some(&coded.fragments),
+        });
     Fragments::new(model, (done.table(model), served), lists, MEDIA_BASE)
 }
 
@@ -407,12 +414,12 @@ impl Worker {
                 mark(&mut media, i, rows);
             }
         }
-        let (lens, markers) = match served.fragments {
-            Some(_) => (
-                served.lens[items.clone()].to_vec(),
-                served.markers[items.clone()].to_vec(),
+        let (lens, markers) = match served.items() {
+            Items::Coded(coded) => (
+                coded.lens[items.clone()].to_vec(),
+                coded.markers[items.clone()].to_vec(),
             ),
-            None => (Vec::new(), Vec::new()),
+            Items::Whole => (Vec::new(), Vec::new()),
         };
         let pending = Pending {
             stored: Stored::Bytes(served.segments[held].clone()),
@@ -536,8 +543,8 @@ mod tests {
                 }
             }
             for i in 0..7 {
-                assert_eq!(cut.item(i), whole.item(i));
-                assert_eq!(cut.item_bytes(i), whole.item(i));
+                assert_eq!(cut.item(i).unwrap(), whole.item(i).unwrap());
+                assert_eq!(cut.item_bytes(i), whole.item(i).unwrap());
             }
         }
         let all = concatenated(&whole.run(0, 7));
@@ -563,7 +570,7 @@ mod tests {
         let n = rows as usize;
         let mut all = Vec::new();
         for i in 0..n {
-            let item = list.item(i);
+            let item = list.item(i).unwrap();
             let id = format!("{{\"id\":{},", i + 1);
             assert!(
                 item.starts_with(id.as_bytes()) && item.ends_with(b"}"),
@@ -578,7 +585,10 @@ mod tests {
         assert_eq!(list.byte_len(), all.len());
         let seam = n / 2;
         let across = concatenated(&list.run(seam - 3, seam + 3));
-        assert!(across.starts_with(list.item(seam - 3)) && across.ends_with(list.item(seam + 2)));
+        assert!(
+            across.starts_with(list.item(seam - 3).unwrap())
+                && across.ends_with(list.item(seam + 2).unwrap())
+        );
     }
 
     #[test]
@@ -625,7 +635,7 @@ mod tests {
                 concatenated(&fresh.run(0, n))
             );
             for i in [0, 4_998, 4_999, 5_000, 12_344, 19_999] {
-                assert_eq!(list.item(i), fresh.item(i), "item {i}");
+                assert_eq!(list.item(i).unwrap(), fresh.item(i).unwrap(), "item {i}");
             }
             // Segments of other items share nothing, and still read right.
             let other = render_segments(&done, Model::Country, Shape::Plain, Cut::every(4_000));
@@ -807,7 +817,11 @@ mod tests {
         assert!(marked(0, 1) && marked(49, 51) && marked(100, 130));
         assert!(!marked(1, 50) && !marked(51, 100) && !marked(101, 130) && !marked(7, 7));
         for (i, holds) in (0..130).map(|i| (i, marked(i, i + 1))) {
-            assert_eq!(holds, list.item(i).contains(&MEDIA_BASE), "item {i}");
+            assert_eq!(
+                holds,
+                list.item(i).unwrap().contains(&MEDIA_BASE),
+                "item {i}"
+            );
         }
         // The same items in segments of 40: the bits follow the items.
         let (bytes, ends): (Vec<Vec<u8>>, Vec<Vec<u64>>) = (0..130)
@@ -832,7 +846,7 @@ mod tests {
             .map(|(b, e)| Segment::on_heap(b, e));
         let cut = List::joined(segments.collect(), None);
         for i in 0..130 {
-            assert_eq!(cut.item(i), list.item(i));
+            assert_eq!(cut.item(i).unwrap(), list.item(i).unwrap());
             assert_eq!(cut.has_media_in(i, i + 1), marked(i, i + 1), "item {i}");
         }
         let plain = List::new(b"{},{}".to_vec(), vec![2, 5]);
