@@ -106,8 +106,27 @@ def scalar(v):
     return str(v)
 
 
+NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+def as_written(cell):
+    """A cell as the CSV rule writes it: text a spreadsheet would run as a
+    formula (beginning =, +, -, @, a tab or a carriage return, and not a plain
+    number) after a single quote (docs/api.md)."""
+    if cell and cell[0] in "=+-@\t\r" and not NUMBER.match(cell):
+        return "'" + cell
+    return cell
+
+
 def expected_cells(item, header):
-    """The cells a row must hold, by column, from the JSON item."""
+    """The cells a row must hold, by column, from the JSON item, as the CSV
+    rule writes them."""
+    return {column: None if cell is None else as_written(cell)
+            for column, cell in json_cells(item, header).items()}
+
+
+def json_cells(item, header):
+    """The cells a row holds, by column, as the JSON item says them."""
     out = {}
     for column in header:
         for suffix in ("_id", "_name"):
