@@ -639,8 +639,9 @@ fn checklist_operation() -> Value {
         "description": "A WKT `POLYGON` or `MULTIPOLYGON`, longitude before latitude, as GBIF's \
             search reads it (`/gbif/v1/occurrence/search`'s `geometry`): the taxa of the \
             specimens collected inside it. Repeated: inside any of them. At most 10,000 \
-            vertices in all; a long one is POSTed as a form.",
-        "schema": {"type": "string", "pattern": openapi_gbif::wkt_pattern()},
+            vertices in all; a long one is POSTed as a form. An empty one is no area.",
+        // Blank, or an area.
+        "schema": {"type": "string", "pattern": format!("^[ \\t\\n\\f\\r]*$|{}", openapi_gbif::wkt_pattern())},
     }));
     parameters.extend(question_parameters());
     // The page's refusal is a page (`format=html`, or a browser's `Accept`).
@@ -1127,7 +1128,7 @@ fn specimen_filters() -> Vec<Value> {
                     Several (repeated, or comma-separated): specimens whose taxon's scientific name \
                     (a binomial, a trinomial, or a higher rank's name) is exactly one of them, \
                     regardless of case; an unknown name matches nothing.",
-                "schema": {"type": "array", "items": {"type": "string"}},
+                "schema": {"type": "array", "items": {"type": "string", "pattern": "^[^\\u0000]*$"}},
             }));
             continue;
         }
@@ -1160,7 +1161,7 @@ fn specimen_filters() -> Vec<Value> {
         "description": "Specimens whose usi is exactly one of these: repeated, or comma-separated \
             (each value's surrounding whitespace trimmed; an unknown value matches nothing; \
             an empty value filters nothing).",
-        "schema": {"type": "array", "items": {"type": "string"}},
+        "schema": {"type": "array", "items": {"type": "string", "pattern": "^[^\\u0000]*$"}},
     }));
     for (name, choices) in [
         ("sex", SEXES),

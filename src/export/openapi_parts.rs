@@ -131,6 +131,23 @@ pub fn search_pattern() -> String {
 /// query parameters as an `application/x-www-form-urlencoded` body (for those
 /// too long for a request's head, as a list of thousands of USIs), answered as
 /// the GET with the same parameters is; the query's, if any, come first.
+/// A query parameter's schema as a form's key has it: one value each time
+/// the key is given, so a parameter taken repeated (an array, or an array
+/// among `anyOf`'s choices) is its items' schema there.
+fn one_value(schema: &Value) -> Value {
+    if schema["type"] == "array" {
+        return schema["items"].clone();
+    }
+    match schema["anyOf"].as_array() {
+        Some(choices) => {
+            let mut one = schema.clone();
+            one["anyOf"] = choices.iter().map(one_value).collect();
+            one
+        }
+        None => schema.clone(),
+    }
+}
+
 pub fn with_form(item: &mut Value) {
     let Some(get) = item.get("get").cloned() else {
         return;
@@ -140,7 +157,7 @@ pub fn with_form(item: &mut Value) {
     for p in get["parameters"].as_array().into_iter().flatten() {
         match p["in"].as_str() {
             Some("query") => {
-                let mut schema = p["schema"].clone();
+                let mut schema = one_value(&p["schema"]);
                 schema["description"] = p["description"].clone();
                 properties.insert(p["name"].as_str().unwrap_or_default().into(), schema);
             }
@@ -176,7 +193,7 @@ pub fn with_form(item: &mut Value) {
             crate::query::params::MAX_FORM_BYTES
         ),
         "requestBody": {"required": true, "content": {"application/x-www-form-urlencoded": {
-            "schema": {"type": "object", "properties": properties},
+            "schema": {"type": "object", "properties": properties, "additionalProperties": false},
         }}},
         "responses": responses,
     });
