@@ -1,7 +1,7 @@
 //! Lists made of fragments read as the lists rendered whole, byte for byte:
 //! every page of every list (1,000 a page, and short pages across segments),
 //! every item, its length and its media bit, against the same view's lists
-//! rendered with each embedded record copied ([`View::lists_copied`]), also
+//! rendered with each embedded record copied ([`View::lists_without_fragments`]), also
 //! after a reload that kept the segments nothing changed.
 
 use catalogue::model::Model;
@@ -105,13 +105,18 @@ fn runs_read_as(list: &List, whole: &List, what: &str) -> usize {
     with_media
 }
 
-/// Every list of `view`, plain and nested, against the same lists copied whole.
-fn every_list_reads_as_copied(view: &View) {
-    let copied = view.lists_copied();
-    assert_eq!(copied.len(), 30);
+/// Every list of `view`, plain and nested, against the same lists rendered
+/// without fragments.
+fn every_list_reads_as_without_fragments(view: &View) {
+    let lists = view.lists_without_fragments();
+    assert_eq!(lists.len(), 30);
     let (mut fragmented, mut with_media) = (0, 0);
-    for (endpoint, whole) in &copied {
-        assert!(!whole.has_fragments(), "{}: copied", endpoint.segment());
+    for (endpoint, whole) in &lists {
+        assert!(
+            !whole.has_fragments(),
+            "{}: made of fragments",
+            endpoint.segment()
+        );
         let list = view.list(*endpoint);
         fragmented += usize::from(list.has_fragments());
         with_media += reads_as(list, whole, &endpoint.segment());
@@ -126,14 +131,14 @@ fn every_list_reads_as_copied(view: &View) {
 }
 
 #[test]
-fn lists_made_of_fragments_read_as_lists_copied_whole() {
+fn lists_made_of_fragments_read_as_lists_without_fragments() {
     let dir = TempDir::new("fragments");
     let view = View::load(&common::generated(&dir, 12_000)).unwrap();
-    every_list_reads_as_copied(&view);
+    every_list_reads_as_without_fragments(&view);
     // The specimens' embedded records are most of their bytes.
     assert!(view.own_bytes() < view.rendered_bytes() / 2);
     let sample = View::load(&common::sample_snapshot()).unwrap();
-    every_list_reads_as_copied(&sample);
+    every_list_reads_as_without_fragments(&sample);
 }
 
 #[test]
@@ -150,7 +155,7 @@ fn a_reload_keeps_segments_of_fragments_that_read_as_copied() {
     });
     let after = View::load_beside(&path, Some(&before)).unwrap();
     assert!(after.phases.shared_bytes > 0, "{}", after.phases);
-    every_list_reads_as_copied(&after);
+    every_list_reads_as_without_fragments(&after);
 }
 
 /// A slice of the specimens longer than a page copied on the spot is copied

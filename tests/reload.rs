@@ -818,9 +818,9 @@ fn a_reload_keeps_unchanged_columns_and_answers_questions_as_a_fresh_load() {
         Duration::from_secs(30),
     );
     let phases = server.state.current().view.phases;
-    assert!(phases.kept_bytes > 0, "no column kept");
+    assert!(phases.columns_shared_bytes > 0, "no column shared");
     let fresh = Server::start(&path, Settings::default());
-    assert_eq!(fresh.state.current().view.phases.kept_bytes, 0);
+    assert_eq!(fresh.state.current().view.phases.columns_shared_bytes, 0);
     let found = server.json("/api/v2/specimen-records/?search=zebrawood&limit=0", 200);
     assert_eq!(found["meta"]["total_count"], 1);
     let asked = [

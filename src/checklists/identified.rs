@@ -47,7 +47,7 @@ pub const CLASSIFICATION: [Model; 6] = [
 
 /// A taxon's names: what a checklist's row says of it besides its counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Named {
+pub struct TaxonNames {
     pub rank: Model,
     /// Its id in its rank's table.
     pub id: i64,
@@ -79,7 +79,7 @@ pub struct Identified {
     /// trinomial or name), then by rank (most specific first), then by id.
     pub in_order: Vec<u32>,
     /// Every taxon's names, by its number.
-    pub named: Vec<Named>,
+    pub named: Vec<TaxonNames>,
 }
 
 impl Derive for Identified {
@@ -161,7 +161,7 @@ impl Identified {
 
 /// The taxa's numbers sorted by full name, then rank (most specific first),
 /// then id.
-fn in_order(named: &[Named]) -> Vec<u32> {
+fn in_order(named: &[TaxonNames]) -> Vec<u32> {
     let key = |t: u32| {
         let n = &named[t as usize];
         let rank = RANKS.iter().position(|&m| m == n.rank);
@@ -173,7 +173,7 @@ fn in_order(named: &[Named]) -> Vec<u32> {
 }
 
 /// The names of the taxon at position `p` of its rank's table.
-fn named(view: &View, rank: Model, p: u32) -> Named {
+fn named(view: &View, rank: Model, p: u32) -> TaxonNames {
     let text = |m: Model, q: u32, field: &str| -> Box<str> {
         m.field_index(field)
             .and_then(|f| view.table(m).get(q as usize, f).as_str())
@@ -196,7 +196,7 @@ fn named(view: &View, rank: Model, p: u32) -> Named {
             _ => break,
         }
     }
-    let mut named = Named {
+    let mut named = TaxonNames {
         rank,
         id: view.table(rank).id(p),
         scientific_name: text(rank, p, scientific_name_field(rank)),

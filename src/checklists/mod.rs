@@ -28,7 +28,7 @@ pub mod page;
 
 pub use identified::CLASSIFICATION;
 
-use identified::{Identified, Named, NONE, NO_YEAR};
+use identified::{Identified, TaxonNames, NONE, NO_YEAR};
 
 /// How a checklist is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,7 +140,7 @@ pub fn rank_name(rank: Model) -> &'static str {
 /// One taxon of a checklist: its names (the view's) and its counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Taxon<'v> {
-    pub names: &'v Named,
+    pub names: &'v TaxonNames,
     pub specimens: usize,
     pub first_year: Option<i64>,
     pub last_year: Option<i64>,

@@ -31,7 +31,7 @@ pub fn record(id: i64) -> String {
 
 /// The specimen a short code names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Named {
+pub struct CodedSpecimen {
     /// The lowest id of the specimens whose USI has these digits.
     pub id: i64,
     /// It is the only one.
@@ -90,7 +90,7 @@ impl ShortLinks {
 
     /// The specimen `code` names in `view`, if any specimen's USI has exactly
     /// these digits (`000367`, not `367`).
-    pub fn find(&self, view: &View, code: &str) -> Option<Named> {
+    pub fn find(&self, view: &View, code: &str) -> Option<CodedSpecimen> {
         self.find_in(view, code)
     }
 
@@ -98,10 +98,10 @@ impl ShortLinks {
     /// short link leads to it whatever else the collection holds.
     pub fn names_alone(&self, view: &View, usi: &str, id: i64) -> bool {
         let code: String = digits(usi).collect();
-        is_code(&code) && self.find(view, &code) == Some(Named { id, alone: true })
+        is_code(&code) && self.find(view, &code) == Some(CodedSpecimen { id, alone: true })
     }
 
-    fn find_in(&self, specimens: &impl Specimens, code: &str) -> Option<Named> {
+    fn find_in(&self, specimens: &impl Specimens, code: &str) -> Option<CodedSpecimen> {
         if !is_code(code) {
             return None;
         }
@@ -113,7 +113,7 @@ impl ShortLinks {
             .iter()
             .take_while(|&&pos| of(pos).is_eq());
         let lowest = *run.next()?;
-        Some(Named {
+        Some(CodedSpecimen {
             id: specimens.id(lowest),
             alone: run.next().is_none(),
         })
@@ -173,24 +173,24 @@ mod tests {
         let find = |code: &str| links.find_in(&rows, code);
         assert_eq!(
             find("000367"),
-            Some(Named {
+            Some(CodedSpecimen {
                 id: 12,
                 alone: true
             })
         );
-        assert_eq!(find("000001"), Some(Named { id: 3, alone: true }));
-        assert_eq!(find("000003"), Some(Named { id: 1, alone: true }));
+        assert_eq!(find("000001"), Some(CodedSpecimen { id: 3, alone: true }));
+        assert_eq!(find("000003"), Some(CodedSpecimen { id: 1, alone: true }));
         // Shared: the lowest id, not alone, whatever the order of the rows.
         assert_eq!(
             find("000002"),
-            Some(Named {
+            Some(CodedSpecimen {
                 id: 5,
                 alone: false
             })
         );
         assert_eq!(
             find("201904"),
-            Some(Named {
+            Some(CodedSpecimen {
                 id: 40,
                 alone: false
             })

@@ -44,8 +44,9 @@ pub const OPERATIONS: &[&str] = &[
 pub const DEFAULT_LIMIT: usize = 20;
 
 /// The most items of a list made of fragments copied into a page where it is
-/// asked for ([`Plan::copied`]): 100 specimens are about 350 KB.
-const COPIED_ON_THE_SPOT: usize = 100;
+/// asked for; a longer slice is assembled as it is sent ([`Plan::assembled`]):
+/// 100 specimens are about 350 KB.
+const ASSEMBLED_ABOVE: usize = 100;
 
 /// How large a page may be: what the server was started with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -487,11 +488,10 @@ impl Plan {
     /// together a piece of the answer at a time as it is sent
     /// (`view::render::List::write_run`, by `serve::answer`), not in one go
     /// where the request is read (a million specimens are 3.4 GB to copy).
-    pub fn copied(&self, view: &View) -> Option<Range<usize>> {
+    pub fn assembled(&self, view: &View) -> Option<Range<usize>> {
         let list = view.list(self.endpoint);
         let (from, to) = self.cut(list.len());
-        let long =
-            self.cost == Cost::Slice && list.has_fragments() && to - from > COPIED_ON_THE_SPOT;
+        let long = self.cost == Cost::Slice && list.has_fragments() && to - from > ASSEMBLED_ABOVE;
         long.then_some(from..to)
     }
 
@@ -764,13 +764,13 @@ impl Plan {
 #[derive(Clone, Debug)]
 pub struct RecordPlan {
     endpoint: Endpoint,
-    named: Named,
+    named: RecordPath,
     projection: Option<Projection>,
 }
 
 /// What a record's path names.
 #[derive(Clone, Debug)]
-enum Named {
+enum RecordPath {
     /// An integer in canonical decimal: perhaps a record.
     Id(i64),
     /// A specimen's segment with letters and digits, as USIs are written: no
@@ -795,9 +795,9 @@ impl RecordPlan {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
         let named = match canonical.then(|| id.parse().ok()).flatten() {
-            Some(id) => Named::Id(id),
-            None if usi_like => Named::Usi(id.into()),
-            None => Named::Nothing,
+            Some(id) => RecordPath::Id(id),
+            None if usi_like => RecordPath::Usi(id.into()),
+            None => RecordPath::Nothing,
         };
         Ok(RecordPlan {
             endpoint,
@@ -810,14 +810,14 @@ impl RecordPlan {
     pub fn run(&self, view: &View) -> Result<Bytes, ApiError> {
         let model = self.endpoint.model;
         let id = match self.named {
-            Named::Id(id) => Some(id),
-            Named::Usi(_) | Named::Nothing => None,
+            RecordPath::Id(id) => Some(id),
+            RecordPath::Usi(_) | RecordPath::Nothing => None,
         };
         let pos = id
             .and_then(|id| view.table(model).position(id))
             .ok_or_else(|| {
                 let mut message = format!("No {} matches the given query.", model.class_name());
-                if let Named::Usi(usi) = &self.named {
+                if let RecordPath::Usi(usi) = &self.named {
                     message.push_str(&format!(
                         " A record is named by its id; a specimen is found by its USI at \
                          /api/v2/{}/?usi={usi}",

@@ -44,8 +44,8 @@ impl Forms {
     }
 
     /// A form of `client`'s, holding nothing yet.
-    pub fn holding(&self, client: Option<IpAddr>) -> Holding<'_> {
-        Holding {
+    pub fn holding(&self, client: Option<IpAddr>) -> FormBytes<'_> {
+        FormBytes {
             forms: self,
             client,
             bytes: 0,
@@ -59,13 +59,13 @@ impl Forms {
 
 /// Bytes of one form counted in what forms hold, until it is dropped (once
 /// its request is answered).
-pub struct Holding<'a> {
+pub struct FormBytes<'a> {
     forms: &'a Forms,
     client: Option<IpAddr>,
     bytes: usize,
 }
 
-impl Holding<'_> {
+impl FormBytes<'_> {
     /// Counts `n` more bytes of the form ([`FORM_COPIES`] each); false
     /// (counting none) past [`FORMS_HELD`], or past half of it for the
     /// form's client.
@@ -84,7 +84,7 @@ impl Holding<'_> {
     }
 }
 
-impl Drop for Holding<'_> {
+impl Drop for FormBytes<'_> {
     fn drop(&mut self) {
         if self.bytes == 0 {
             return;

@@ -65,7 +65,7 @@ pub enum Cost {
     /// slice of a list made of fragments, made whole to be compressed): made
     /// for a `HEAD` too, as the slice it replaces was, so that its headers
     /// name the coding the `GET` is sent in.
-    Copy,
+    MadeWhole,
 }
 
 /// The headers a request's successful answer will have, as `HEAD` (of work
@@ -130,11 +130,11 @@ impl<'a> Job<'a> {
         }
     }
 
-    /// A copy made on the pool ([`Cost::Copy`]), with the headers its answer
+    /// A copy made on the pool ([`Cost::MadeWhole`]), with the headers its answer
     /// will have for a revalidation that names its tag.
-    pub fn copied(head: Answer, run: impl Future<Output = Answer> + Send + 'a) -> Job<'a> {
+    pub fn made_whole(head: Answer, run: impl Future<Output = Answer> + Send + 'a) -> Job<'a> {
         Job {
-            cost: Cost::Copy,
+            cost: Cost::MadeWhole,
             head: Head::Known(head),
             run: Run::Later(Box::pin(run)),
         }
@@ -195,7 +195,7 @@ impl<'a> Job<'a> {
 impl<'a> Job<'a> {
     /// The job, its answer (whichever is given: the headers or the whole)
     /// passed through `f` (a header every answer of the request says).
-    pub fn then(self, f: impl Fn(Answer) -> Answer + Send + Sync + 'a) -> Job<'a> {
+    pub fn map_answers(self, f: impl Fn(Answer) -> Answer + Send + Sync + 'a) -> Job<'a> {
         let f = Arc::new(f);
         let head = match self.head {
             Head::Known(a) => Head::Known(f(a)),

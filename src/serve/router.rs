@@ -160,7 +160,7 @@ async fn posted<B, D>(
     path: &str,
     headers: &HeaderMap,
     body: B,
-    holding: &mut super::forms::Holding<'_>,
+    holding: &mut super::forms::FormBytes<'_>,
 ) -> (Routed, Result<Option<String>, ApiError>)
 where
     B: futures_util::Stream<Item = Result<D, warp::Error>> + Send,

@@ -109,7 +109,7 @@ pub fn changes_json(view: &View, request: &ChangesRequest) -> Result<Vec<u8>, Ap
     // Each item: its list, id, change and, of a specimen record, where
     // its catalogue number is known, the position of the specimen or its
     // number when deleted.
-    let items: Vec<(&str, i64, &str, Named)> = changes
+    let items: Vec<(&str, i64, &str, OccurrenceName)> = changes
         .iter()
         .flat_map(|c: &Changes| {
             let list = list_name(&c.model);
@@ -119,13 +119,13 @@ pub fn changes_json(view: &View, request: &ChangesRequest) -> Result<Vec<u8>, Ap
                     .enumerate()
                     .map(move |(i, &id)| {
                         let named = match (specimens, change) {
-                            (false, _) => Named::Not,
+                            (false, _) => OccurrenceName::Not,
                             (true, "deleted") => (c.deleted_catalog_numbers.get(i))
                                 .filter(|n| !n.is_empty())
-                                .map_or(Named::Not, |n| Named::Deleted(n)),
-                            (true, _) => {
-                                specimens_table.position(id).map_or(Named::Not, Named::Here)
-                            }
+                                .map_or(OccurrenceName::Not, |n| OccurrenceName::Deleted(n)),
+                            (true, _) => specimens_table
+                                .position(id)
+                                .map_or(OccurrenceName::Not, OccurrenceName::Here),
                         };
                         (list, id, change, named)
                     })
@@ -165,9 +165,9 @@ pub fn changes_json(view: &View, request: &ChangesRequest) -> Result<Vec<u8>, Ap
         out.extend_from_slice(b",\"change\":");
         write_str(&mut out, change);
         let number = match named {
-            Named::Not => None,
-            Named::Here(pos) => specimens_table.get(*pos as usize, usi).as_str(),
-            Named::Deleted(number) => Some(*number),
+            OccurrenceName::Not => None,
+            OccurrenceName::Here(pos) => specimens_table.get(*pos as usize, usi).as_str(),
+            OccurrenceName::Deleted(number) => Some(*number),
         };
         if let Some(number) = number {
             out.extend_from_slice(b",\"occurrenceID\":");
@@ -181,7 +181,7 @@ pub fn changes_json(view: &View, request: &ChangesRequest) -> Result<Vec<u8>, Ap
 
 /// How a change of a specimen record names it by its occurrenceID.
 #[derive(Clone, Copy)]
-enum Named<'a> {
+enum OccurrenceName<'a> {
     /// Not a specimen's, or a deleted one whose catalogue number is not kept.
     Not,
     /// A specimen of the view, at this position.

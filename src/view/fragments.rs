@@ -68,7 +68,7 @@ pub fn embedded(model: Model) -> Vec<Model> {
 ///
 /// A page is copied from it a few bytes at a time, a hundred times an item,
 /// so what it looks up lies close together: each fragment is a span of one
-/// of a few buffers, and the keys and the values lie end to end ([`Laid`]),
+/// of a few buffers, and the keys and the values lie end to end ([`PackedStrings`]),
 /// not each behind a handle of its own (a page's copy waited on the cache for
 /// most of those handles).
 #[derive(Debug, Default)]
@@ -84,12 +84,12 @@ pub struct Fragments {
     markers: Vec<u32>,
     /// Each field's key as the item writes it after a comma (`,"name":`), by
     /// field.
-    keys: Laid,
+    keys: PackedStrings,
     /// By field, for those whose values repeat: each value with its key,
     /// after a comma (`,"name":value`), numbered in the order first met, the
     /// served list's first (so a reload keeps the segments whose records did
     /// not change).
-    values: Vec<Option<Laid>>,
+    values: Vec<Option<PackedStrings>>,
     /// By field written once, each value's number by its code in its column
     /// (a string's code, a boolean's byte).
     numbers: Vec<Vec<u32>>,
@@ -131,7 +131,7 @@ impl Fragments {
                 }
             }
         }
-        let mut keys = Laid::default();
+        let mut keys = PackedStrings::default();
         fields.iter().for_each(|f| keys.push(&key(f)));
         let mut table = Fragments {
             keys,
@@ -252,11 +252,13 @@ impl Fragments {
     /// same way, so that items referring to its fragments and values refer to
     /// this table's alike.
     pub fn same_layout(&self, other: &Fragments) -> bool {
-        let same = |(mine, theirs): (&Option<Laid>, &Option<Laid>)| match (mine, theirs) {
-            (None, None) => true,
-            (Some(mine), Some(theirs)) => mine.starts_with(theirs),
-            _ => false,
-        };
+        let same =
+            |(mine, theirs): (&Option<PackedStrings>, &Option<PackedStrings>)| match (mine, theirs)
+            {
+                (None, None) => true,
+                (Some(mine), Some(theirs)) => mine.starts_with(theirs),
+                _ => false,
+            };
         self.lists == other.lists && self.values.iter().zip(&other.values).all(same)
     }
 
@@ -298,7 +300,7 @@ impl Fragments {
             + self.numbers.iter().map(|n| n.capacity() * 4).sum::<usize>()
             + self.keys.heap_bytes()
             + (self.values.iter().flatten())
-                .map(Laid::heap_bytes)
+                .map(PackedStrings::heap_bytes)
                 .sum::<usize>()
     }
 }
@@ -359,13 +361,13 @@ impl Embedded {
 
 /// Byte strings laid end to end in one buffer, each found by its number.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Laid {
+struct PackedStrings {
     bytes: Vec<u8>,
     /// String `n` ends at `ends[n]`, and starts where the one before ends.
     ends: Vec<u32>,
 }
 
-impl Laid {
+impl PackedStrings {
     fn push(&mut self, s: &[u8]) {
         self.bytes.extend_from_slice(s);
         let end = u32::try_from(self.bytes.len()).expect("a field's values are under 4 GiB");
@@ -386,7 +388,7 @@ impl Laid {
     }
 
     /// Whether its first strings are `other`'s, numbered alike.
-    fn starts_with(&self, other: &Laid) -> bool {
+    fn starts_with(&self, other: &PackedStrings) -> bool {
         self.ends.starts_with(&other.ends) && self.bytes.starts_with(&other.bytes)
     }
 
@@ -470,8 +472,8 @@ fn repeated_values(
     field: &Field,
     (column, rows): (&Column, usize),
     key: Vec<u8>,
-    before: Option<&Laid>,
-) -> Option<(Laid, Vec<u32>)> {
+    before: Option<&PackedStrings>,
+) -> Option<(PackedStrings, Vec<u32>)> {
     let with_key = |value: &dyn Fn(&mut Vec<u8>)| {
         let mut out = key.clone();
         value(&mut out);

@@ -351,8 +351,8 @@ impl Decoded {
     /// Takes `served`'s column (and what is built from it) wherever this one
     /// is equal ([`Table::share_unchanged`]).
     pub fn share_unchanged(&mut self, served: &View) {
-        let kept = self.parts.tables.iter_mut().zip(&served.tables);
-        self.phases.kept_bytes = kept.map(|(t, s)| t.share_unchanged(s)).sum();
+        let pairs = self.parts.tables.iter_mut().zip(&served.tables);
+        self.phases.columns_shared_bytes = pairs.map(|(t, s)| t.share_unchanged(s)).sum();
     }
 
     /// Renders the view, sharing with `served` (the view a reload replaces)
@@ -545,8 +545,9 @@ impl View {
     /// fragments, each embedded record copied: what the served lists are
     /// checked against byte for byte (`tests/fragments.rs`), never served.
     #[doc(hidden)]
-    pub fn lists_copied(&self) -> Vec<(Endpoint, List)> {
-        let (mut plain, mut nested) = render::render_all_copied(&self.tables).into_lists();
+    pub fn lists_without_fragments(&self) -> Vec<(Endpoint, List)> {
+        let (mut plain, mut nested) =
+            render::render_all_without_fragments(&self.tables).into_lists();
         let mut lists = Vec::new();
         for &endpoint in Endpoint::all() {
             let i = endpoint.model.index();
@@ -595,12 +596,12 @@ pub struct Phases {
     pub fragment_bytes: usize,
     /// Rendered bytes shared with the view a reload replaced (not held twice).
     pub shared_bytes: usize,
-    /// Of those, the bytes kept without rendering them: segments whose
+    /// Of those, the bytes shared without rendering them: segments whose
     /// records, and all their items read, were the served view's.
     pub unrendered_bytes: usize,
-    /// The bytes of the columns kept from the view a reload replaced (with
+    /// The bytes of the columns shared with the view a reload replaced (with
     /// what is built from them: not built again).
-    pub kept_bytes: usize,
+    pub columns_shared_bytes: usize,
 }
 
 impl std::fmt::Display for Phases {
@@ -630,8 +631,8 @@ impl std::fmt::Display for Phases {
         if self.unrendered_bytes > 0 {
             write!(f, " unrendered={}MB", self.unrendered_bytes >> 20)?;
         }
-        if self.kept_bytes > 0 {
-            write!(f, " columns_kept={}MB", self.kept_bytes >> 20)?;
+        if self.columns_shared_bytes > 0 {
+            write!(f, " columns_shared={}MB", self.columns_shared_bytes >> 20)?;
         }
         Ok(())
     }

@@ -98,7 +98,7 @@ pub fn encode(collection: &Collection) -> Vec<Piece> {
 
 /// The pieces of the tables made last, with which columns of one table
 /// were made again since.
-struct Kept<'a> {
+struct Reused<'a> {
     pieces: &'a [Piece],
     model: Model,
     changed: &'a [bool],
@@ -108,14 +108,14 @@ struct Kept<'a> {
 /// count of its columns, then each column; then the images' tags and the
 /// site. One after another they are the bincode of the tables, tags and site
 /// as a struct; cut so, a reader takes each column without the others
-/// ([`decode_pieces`]). Where `kept` holds the pieces of tables these were
+/// ([`decode_pieces`]). Where `reused` holds the pieces of tables these were
 /// remade from, each column not marked changed, and the tags and site, keep
 /// their piece (encoded and hashed already).
 fn pieces(
     tables: &[Table],
     tags: &[Box<[Box<str>]>],
     site: &str,
-    kept: Option<&Kept>,
+    reused: Option<&Reused>,
 ) -> Vec<Piece> {
     let encoded = |bytes: Result<Vec<u8>, String>| {
         Piece::new(
@@ -128,7 +128,7 @@ fn pieces(
         let columns = table.columns();
         pieces.push(encoded(codec::encode(&(columns.len() as u64))));
         for (f, column) in columns.into_iter().enumerate() {
-            let keep = kept
+            let keep = reused
                 .filter(|k| k.model != table.model || !k.changed[f])
                 .and_then(|k| k.pieces.get(pieces.len()));
             pieces.push(match keep {
@@ -137,7 +137,7 @@ fn pieces(
             });
         }
     }
-    pieces.push(match kept.and_then(|k| k.pieces.last()) {
+    pieces.push(match reused.and_then(|k| k.pieces.last()) {
         Some(piece) => piece.clone(),
         None => {
             let mut bytes = codec::encode(&tags);
@@ -245,12 +245,12 @@ impl Made {
             false => {
                 let (tables, changed) =
                     rows::with_specimens_remade(self.tables, collection, &modified);
-                let kept = Kept {
+                let reused = Reused {
                     pieces: &self.pieces,
                     model: Model::SpecimenRecord,
                     changed: &changed,
                 };
-                let pieces = pieces(&tables, &self.tags, &self.site, Some(&kept));
+                let pieces = pieces(&tables, &self.tags, &self.site, Some(&reused));
                 (tables, pieces)
             }
         };

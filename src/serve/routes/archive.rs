@@ -30,7 +30,7 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
     let links = links(&ctx);
     // Its links, in eml.xml and the photographs' rows, are where it was asked.
     if params.0.is_empty() {
-        return Ok(Job::awaited(whole(ctx.state, ctx.served, links)).then(Answer::addressed));
+        return Ok(Job::awaited(whole(ctx.state, ctx.served, links)).map_answers(Answer::addressed));
     }
     let question = Question::parse(params, &[], "/dwca.zip").map_err(|e| Answer::error(&e))?;
     let ignored = question.ignored().to_vec();

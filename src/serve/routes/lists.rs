@@ -43,20 +43,20 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
     let (ignored, repeated) = (plan.ignored().to_vec(), plan.repeated().to_vec());
     let ignoring = move |a: Answer| a.ignoring(&ignored).repeating(&repeated);
     if plan.format().download() {
-        return Ok(downloads::answer(ctx, plan).then(ignoring));
+        return Ok(downloads::answer(ctx, plan).map_answers(ignoring));
     }
     let head = Answer::unmade(Kind::of(plan.format()))
         .with_media(asked.media)
         .cacheable(plan.cacheable());
-    let copied = plan.copied(&served.view);
-    if let Some(items) = copied.clone() {
-        if let Some(answer) = sent_as_copied(ctx, &plan, items) {
-            return Ok(Job::cheap(head, answer?.with_media(asked.media)).then(ignoring));
+    let assembled = plan.assembled(&served.view);
+    if let Some(items) = assembled.clone() {
+        if let Some(answer) = sent_assembled(ctx, &plan, items) {
+            return Ok(Job::cheap(head, answer?.with_media(asked.media)).map_answers(ignoring));
         }
     }
-    if !plan.cost().on_pool() && copied.is_none() {
+    if !plan.cost().on_pool() && assembled.is_none() {
         let page = Answer::page(endpoint, plan.run(&served.view));
-        return Ok(Job::cheap(head, page.with_media(asked.media)).then(ignoring));
+        return Ok(Job::cheap(head, page.with_media(asked.media)).map_answers(ignoring));
     }
     let made = async move {
         let chosen = served.clone();
@@ -81,20 +81,20 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
         };
         answer.with_media(asked.media)
     };
-    let job = match copied {
-        Some(_) => Job::copied(head, made),
+    let job = match assembled {
+        Some(_) => Job::made_whole(head, made),
         None => Job::pooled(head, made),
     };
-    Ok(job.then(ignoring))
+    Ok(job.map_answers(ignoring))
 }
 
 /// A long slice of a list made of fragments (its `items`), copied together
-/// as it is sent with the media base put in ([`Answer::copied`]); `None` when
+/// as it is sent with the media base put in ([`Answer::assembled`]); `None` when
 /// a client that takes compression asks for less than the size compression
 /// stops at: it is then made whole on the pool and compressed (and made for a
 /// `HEAD` too, so that its headers name the coding, as the slice it replaces
 /// did).
-fn sent_as_copied(
+fn sent_assembled(
     ctx: Ctx<'_>,
     plan: &Plan,
     items: Range<usize>,
@@ -119,7 +119,7 @@ fn sent_as_copied(
     };
     let answer = ticket.map(|ticket| {
         let slice = (endpoint, plan.format());
-        Answer::copied(slice, items, served.clone(), base, ticket)
+        Answer::assembled(slice, items, served.clone(), base, ticket)
     });
     Some(answer.map_err(|full| Answer::streams_full(&full)))
 }
@@ -222,7 +222,7 @@ pub fn page(ctx: Ctx<'_>) -> Parsed<'_> {
             .with_media(asked.media)
             .cacheable(cacheable)
     });
-    Ok(job.then(move |a| a.ignoring(&ignored).repeating(&repeated)))
+    Ok(job.map_answers(move |a| a.ignoring(&ignored).repeating(&repeated)))
 }
 
 /// How many names a search that finds nothing is offered.

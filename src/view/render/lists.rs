@@ -24,8 +24,8 @@ pub struct Rendered<'t> {
     pub nested: Vec<Option<List>>,
     previous: Previous<'t>,
     /// By model index, the rows that changed from the served view's, where
-    /// nothing else an item of the model reads did ([`Previous::kept`]).
-    kept: Vec<Option<Vec<u32>>>,
+    /// nothing else an item of the model reads did ([`Previous::changed_rows`]).
+    changed: Vec<Option<Vec<u32>>>,
     /// Whether lists whose items embed records are made of fragments
     /// ([`fragments`]), or every embedded record is copied.
     fragments: bool,
@@ -70,7 +70,7 @@ pub fn render_all<'t>(tables: &'t [Table], previous: Previous<'t>) -> Rendered<'
         plain: (0..tables.len()).map(|_| None).collect(),
         nested: (0..tables.len()).map(|_| None).collect(),
         previous,
-        kept: previous.kept(tables),
+        changed: previous.changed_rows(tables),
         fragments: true,
     };
     render_models(done)
@@ -79,13 +79,13 @@ pub fn render_all<'t>(tables: &'t [Table], previous: Previous<'t>) -> Rendered<'
 /// Renders every list as before items were made of fragments: every embedded
 /// record copied into each item that embeds it. What the lists made of
 /// fragments are checked against, byte for byte (`tests/fragments.rs`).
-pub fn render_all_copied(tables: &[Table]) -> Rendered<'_> {
+pub fn render_all_without_fragments(tables: &[Table]) -> Rendered<'_> {
     let done = Rendered {
         tables,
         plain: (0..tables.len()).map(|_| None).collect(),
         nested: (0..tables.len()).map(|_| None).collect(),
         previous: Previous::default(),
-        kept: Vec::new(),
+        changed: Vec::new(),
         fragments: false,
     };
     render_models(done)
@@ -196,7 +196,7 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
     let segments = starts.len();
     starts.push(rows);
     let blocks = segments.div_ceil(BLOCK_SEGMENTS);
-    let changed = done.kept.get(model.index()).and_then(Option::as_deref);
+    let changed = done.changed.get(model.index()).and_then(Option::as_deref);
     let fragments = (done.fragments && fragments::made_of_fragments(model))
         .then(|| fragment_table(done, model, shape));
     // A served segment is kept only with references that mean the same.
@@ -519,7 +519,7 @@ mod tests {
             plain: (0..tables.len()).map(|_| None).collect(),
             nested: (0..tables.len()).map(|_| None).collect(),
             previous: Previous::default(),
-            kept: Vec::new(),
+            changed: Vec::new(),
             fragments: true,
         }
     }

@@ -24,6 +24,6 @@ mod write;
 
 pub use list::{Coded, Items, List, Run};
 pub(in crate::view) use lists::embedded;
-pub use lists::{render_all, render_all_copied, Rendered};
+pub use lists::{render_all, render_all_without_fragments, Rendered};
 pub use previous::Previous;
 pub use write::{write_item, write_scalar, write_spliced, Child, Embeds, Projection, MEDIA_BASE};

@@ -62,9 +62,9 @@ impl<'v> Previous<'v> {
     /// the served view's, when the two hold the same records of every model
     /// an item reads ([`reads`]): rows whose own values differ, and rows
     /// that embed a record whose item differs, in turn. The served segments
-    /// of the model's lists without such a row are then its bytes, kept
+    /// of the model's lists without such a row are then its bytes, shared
     /// without rendering them. `None` where that cannot be told.
-    pub fn kept(&self, tables: &[Table]) -> Vec<Option<Vec<u32>>> {
+    pub fn changed_rows(&self, tables: &[Table]) -> Vec<Option<Vec<u32>>> {
         if self.tables.len() != tables.len() {
             return tables.iter().map(|_| None).collect();
         }
