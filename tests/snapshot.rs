@@ -286,12 +286,13 @@ fn prepared_tables_remade_in_place_equal_those_prepared_whole() {
 /// records: what it finds equals the whole check's verdict and the whole
 /// digest, for clean edits and for each kind of error an edit can bring
 /// (a reference to nothing, a usi another specimen holds, a temperature that
-/// is not a number), and an edit of another model is checked whole.
+/// is not a number), in the whole check's order, records held back given
+/// among the edited; and an edit of another model is checked whole.
 #[test]
 fn edits_checked_alone_find_what_the_whole_check_finds() {
     use catalogue::ingest::{check, check_edits};
     use catalogue::model::digest::Digest;
-    use catalogue::model::validate::edits_are_clean;
+    use catalogue::model::validate::edit_problems;
     use catalogue::model::Model;
     let dir = TempDir::new("edits");
     let fixture = dir.path("generated.json");
@@ -362,6 +363,18 @@ fn edits_checked_alone_find_what_the_whole_check_finds() {
             }),
         ),
         (
+            "an edit beside a record held back (given among the edited)",
+            vec![b, a],
+            false,
+            Box::new(move |c| {
+                let i = at(c, a);
+                c.specimen_records[i].notes = "an edit".into();
+                let j = at(c, b);
+                c.specimen_records[j].temperature = "warm".into();
+                c.specimen_records[j].determiner = Some(987_654_321);
+            }),
+        ),
+        (
             "a temperature that is not a number",
             vec![b],
             false,
@@ -383,7 +396,8 @@ fn edits_checked_alone_find_what_the_whole_check_finds() {
             "{case}: {:?}",
             whole.errors
         );
-        assert_eq!(edits_are_clean(&whole.collection, &edits), *clean, "{case}");
+        let problems = edit_problems(&whole.collection, &edits);
+        assert_eq!(problems.as_ref(), Some(&whole.errors), "{case}");
         assert_eq!(alone.errors, whole.errors, "{case}");
         assert!(
             alone.collection == whole.collection,
@@ -399,7 +413,7 @@ fn edits_checked_alone_find_what_the_whole_check_finds() {
     let mut renamed = base.clone();
     renamed.people[3].last_name.push_str(" Jr.");
     let edits = [(Model::Person, vec![person])];
-    assert!(!edits_are_clean(&renamed, &edits));
+    assert_eq!(edit_problems(&renamed, &edits), None);
     let alone = check_edits(renamed.clone(), Vec::new(), Some(&edits));
     let whole = check(renamed, Vec::new(), Default::default());
     assert_eq!(

@@ -209,6 +209,21 @@ pub struct KeepArgs {
     pub links: LinkArgs,
 }
 
+impl KeepArgs {
+    /// How `build` and `sync` publish a version, the dataset file at
+    /// `dataset_config` naming what GBIF crawls.
+    pub fn publication(
+        &self,
+        dataset_config: Option<&std::path::Path>,
+    ) -> crate::export::publication::Publication {
+        crate::export::publication::Publication {
+            links: self.links.links(),
+            retention: self.keep_versions,
+            dataset_config: dataset_config.map(std::path::Path::to_path_buf),
+        }
+    }
+}
+
 /// What the dataset is said to be: a file, and flags over it.
 #[derive(Args, Clone, Debug, Default)]
 pub struct DatasetArgs {

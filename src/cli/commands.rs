@@ -8,6 +8,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 
 use crate::export::dwca;
+use crate::export::publication::{keeper, Restart};
 use crate::ingest::database_url::Source;
 use crate::ingest::{self, database, held, publisher, synthetic, BuildError};
 use crate::model::dataset::Dataset;
@@ -16,7 +17,7 @@ use crate::model::Model;
 use crate::snapshot;
 use crate::view::{prepared, View};
 
-use super::args::{BuildArgs, DatasetArgs, KeepArgs, SyncArgs};
+use super::args::{BuildArgs, DatasetArgs, SyncArgs};
 use super::serving::shutdown_signal;
 
 /// One GET with a two-second budget; a status other than 200 is an error.
@@ -75,7 +76,7 @@ pub(super) fn database_url(flag: &str) -> anyhow::Result<String> {
 
 pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     // A history is started again only when asked: before anything is read.
-    let restarting = history_restarted(args)?;
+    let restart = Restart::of(&args.output, args.previous.is_some(), args.new_history)?;
     // A bad dataset file is said before the collection is read.
     let dataset = args.dataset.dataset()?;
     if let Some(refused) = unlicensed(&dataset).filter(|_| !args.refuse.allow_no_licence) {
@@ -184,59 +185,49 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::FAILURE);
     }
-    match ingest::write_snapshot(&checked, &args.output, prepared::encode) {
-        Ok(header) => {
-            // Said before the counts and the checksum, which stay last.
-            if args.keep.links.public_url.is_none() {
-                say!("warning: {UNLINKED}")?;
-            }
-            let output = &args.output;
-            if restarting.sets_aside(output, &header) {
-                if let Some(aside) = snapshot::kept::set_aside(output).with_context(|| {
-                    format!(
-                        "{} is written, but the versions kept beside it cannot be moved aside",
-                        output.display()
-                    )
-                })? {
-                    say!(
-                        "a new history: the versions kept before were moved to {}",
-                        aside.display()
-                    )?;
+    let publication = args
+        .keep
+        .publication(args.dataset.dataset_config.as_deref());
+    let previous = args.previous.as_deref();
+    let written = match publication.write(&checked, &args.output, restart, previous, published) {
+        Ok(written) => written,
+        Err(e) => match e.downcast::<BuildError>() {
+            Ok(BuildError::Invalid(errors)) => {
+                for e in &errors {
+                    eprintln!("error: {e}");
                 }
+                eprintln!(
+                    "{} error(s); nothing was written to {}",
+                    errors.len(),
+                    args.output.display()
+                );
+                return Ok(ExitCode::FAILURE);
             }
-            let kept = keep_version(output, output, args.previous.as_deref(), &args.keep)?;
-            say!("{kept}")?;
-            if let Some(version) = published {
-                super::gbif::ask_crawl(output, args.dataset.dataset_config.as_deref(), version);
-            }
-            for (model, n) in checked.collection.counts() {
-                say!("{:>9} {}", n, model.label())?;
-            }
-            let held = match held.len() {
-                0 => String::new(),
-                n => format!(", {n} record(s) held back"),
-            };
-            say!(
-                "wrote {} ({warnings} warnings, {} objects skipped{held}), checksum: {}",
-                args.output.display(),
-                checked.skipped.values().sum::<usize>(),
-                header.checksum_hex()
-            )?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(BuildError::Invalid(errors)) => {
-            for e in &errors {
-                eprintln!("error: {e}");
-            }
-            eprintln!(
-                "{} error(s); nothing was written to {}",
-                errors.len(),
-                args.output.display()
-            );
-            Ok(ExitCode::FAILURE)
-        }
-        Err(e) => Err(e.into()),
+            Ok(e) => return Err(e.into()),
+            Err(e) => return Err(e),
+        },
+    };
+    // Said before the counts and the checksum, which stay last.
+    if args.keep.links.public_url.is_none() {
+        say!("warning: {UNLINKED}")?;
     }
+    for line in &written.said {
+        say!("{line}")?;
+    }
+    for (model, n) in checked.collection.counts() {
+        say!("{:>9} {}", n, model.label())?;
+    }
+    let held = match held.len() {
+        0 => String::new(),
+        n => format!(", {n} record(s) held back"),
+    };
+    say!(
+        "wrote {} ({warnings} warnings, {} objects skipped{held}), checksum: {}",
+        args.output.display(),
+        checked.skipped.values().sum::<usize>(),
+        written.header.checksum_hex()
+    )?;
+    Ok(ExitCode::SUCCESS)
 }
 
 pub(super) fn generate(
@@ -319,109 +310,10 @@ pub(super) fn export_dwca(
     Ok(ExitCode::SUCCESS)
 }
 
-/// What a build does to the versions kept beside its output.
-enum Restart {
-    /// Nothing: none are kept, or it follows `--previous`.
-    No,
-    /// `--new-history`: they are moved aside once the snapshot is written.
-    Asked,
-    /// Version 1 alone is kept: moved aside too, unless the snapshot
-    /// written is the one it was made from (the same build again).
-    First,
-}
-
-impl Restart {
-    /// Whether the versions kept beside `output` go aside, now that the
-    /// snapshot `written` is there.
-    fn sets_aside(&self, output: &std::path::Path, written: &snapshot::Header) -> bool {
-        match self {
-            Restart::No => false,
-            Restart::Asked => true,
-            Restart::First => snapshot::kept::manifest(&snapshot::kept::path(output), 1)
-                .is_none_or(|m| m.checksum != written.checksum_hex()),
-        }
-    }
-}
-
-/// What this build does to the versions kept beside its output: a build
-/// without `--previous` where versions after the first are kept is refused
-/// unless `--new-history` says to start a new history (a version 1 would
-/// replace and prune every version kept, the files DOIs and GBIF point at);
-/// either way the old history is moved aside, never deleted.
-fn history_restarted(args: &BuildArgs) -> anyhow::Result<Restart> {
-    if args.previous.is_some() {
-        return Ok(Restart::No);
-    }
-    let dir = snapshot::kept::path(&args.output);
-    let kept = snapshot::kept::numbers(&dir);
-    let (Some(first), Some(last)) = (kept.first(), kept.last()) else {
-        return Ok(Restart::No);
-    };
-    if args.new_history {
-        return Ok(Restart::Asked);
-    }
-    if kept == [1] {
-        return Ok(Restart::First);
-    }
-    anyhow::bail!(
-        "versions {first} to {last} are kept beside {output} (in {dir}): a build without \
-         --previous starts a new history at version 1 and would replace them. Give \
-         --previous {output} to publish the next version, or --new-history to start a new \
-         history (the kept versions are then moved aside to {dir}.old-<time>, not deleted); \
-         nothing was written",
-        output = args.output.display(),
-        dir = dir.display()
-    )
-}
-
 /// What is said when a kept archive's links are paths.
 const UNLINKED: &str = "no --public-url (CATALOGUE_PUBLIC_URL): the kept archive's \
      links (its photographs' URLs, eml.xml's download URL) are paths, which GBIF \
      cannot follow; /dwca.zip then makes its archive for the address it is asked at";
-
-/// Keeps the version of the snapshot at `snapshot` beside it (its archive and
-/// eml.xml, in `NAME.versions/N/`), after those kept beside `previous`;
-/// returns what it kept and removed, in words.
-fn keep_version(
-    snapshot: &std::path::Path,
-    file: &std::path::Path,
-    previous: Option<&std::path::Path>,
-    args: &KeepArgs,
-) -> anyhow::Result<String> {
-    let dir = snapshot::kept::path(snapshot);
-    let (links, retention) = (args.links.links(), args.keep_versions);
-    let kept = crate::export::kept::keep_from(snapshot, file, previous, &links, retention)
-        .with_context(|| {
-            format!(
-                "{} is written, but its version's archive cannot be kept in {}",
-                snapshot.display(),
-                dir.display()
-            )
-        })?;
-    let m = &kept.manifest;
-    let mut said = format!(
-        "kept version {} in {} ({} bytes: dwca.zip {}, eml.xml {}; made in {} ms, \
-         the snapshot loaded in {} ms)",
-        m.version,
-        snapshot::kept::folder(&dir, m.version).display(),
-        m.bytes(),
-        m.files.get(snapshot::kept::ARCHIVE).map_or(0, |f| f.bytes),
-        m.files.get(snapshot::kept::EML).map_or(0, |f| f.bytes),
-        kept.took.as_millis(),
-        kept.loaded.as_millis()
-    );
-    let list = |ns: &[u64]| ns.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
-    if !kept.carried.is_empty() {
-        said.push_str(&format!(
-            "; copied version(s) {} from --previous",
-            list(&kept.carried)
-        ));
-    }
-    if !kept.removed.is_empty() {
-        said.push_str(&format!("; removed version(s) {}", list(&kept.removed)));
-    }
-    Ok(said)
-}
 
 /// What following a previous snapshot made of a build.
 struct Followed {
@@ -506,87 +398,6 @@ pub(super) fn unpublishable(d: &Dataset) -> Option<String> {
     ))
 }
 
-/// Keeps the version of the snapshot at `path`, saying in the log what was
-/// kept, or why not (the snapshot stays published either way).
-fn keep_logged(path: &std::path::Path, keep: &KeepArgs) {
-    keep_logged_from(path, path, keep);
-}
-
-/// Keeps the version of `file`, a snapshot published at `snapshot`, logging
-/// what it did; a file waiting to be kept goes once it is.
-fn keep_logged_from(snapshot: &std::path::Path, file: &std::path::Path, keep: &KeepArgs) {
-    match keep_version(snapshot, file, None, keep) {
-        Ok(said) => tracing::info!(snapshot = %file.display(), "{said}"),
-        Err(e) => tracing::warn!(snapshot = %file.display(), "{e:#}"),
-    }
-    if file != snapshot {
-        let _ = std::fs::remove_file(file);
-    }
-}
-
-/// How many published snapshots may wait for their versions to be kept: past
-/// it (edits published faster than archives are made, for long), the oldest
-/// waiting are not kept, and the log says which.
-const MOST_WAITING: usize = 16;
-
-/// Keeps, on a thread of their own, the versions `sync` publishes (each
-/// snapshot held as published in the waiting room, [`snapshot::kept::hold`]),
-/// oldest first, after those a stopped `sync` left waiting; the next tick
-/// never waits for an archive. Gives what the publisher's hook sends to.
-fn keeper(at: &std::path::Path, keep: &KeepArgs) -> anyhow::Result<impl FnMut(&std::path::Path)> {
-    let (publish, published) = std::sync::mpsc::channel::<std::path::PathBuf>();
-    let (snapshot, keep) = (at.to_path_buf(), keep.clone());
-    std::thread::Builder::new()
-        .name("keep-versions".into())
-        .spawn(move || {
-            let mut queue = std::collections::VecDeque::new();
-            loop {
-                if queue.is_empty() {
-                    match published.recv() {
-                        Ok(path) => queue.push_back(path),
-                        Err(_) => break,
-                    }
-                }
-                queue.extend(published.try_iter());
-                while queue.len() > MOST_WAITING {
-                    let dropped = queue.pop_front().expect("more than one");
-                    tracing::warn!(
-                        snapshot = %dropped.display(),
-                        "{MOST_WAITING} published versions wait for their archives: the oldest \
-                         is not kept (edits are published faster than archives are made)"
-                    );
-                    if dropped != snapshot {
-                        let _ = std::fs::remove_file(&dropped);
-                    }
-                }
-                if let Some(file) = queue.pop_front() {
-                    keep_logged_from(&snapshot, &file, &keep);
-                }
-            }
-        })
-        .context("cannot start the thread that keeps versions")?;
-    for waiting in snapshot::kept::waiting(at) {
-        let _ = publish.send(waiting);
-    }
-    let at = at.to_path_buf();
-    Ok(move |path: &std::path::Path| {
-        let held = snapshot::peek(path)
-            .map_err(|e| e.to_string())
-            .and_then(|header| {
-                snapshot::kept::hold(path, header.created_at).map_err(|e| e.to_string())
-            });
-        let file = held.unwrap_or_else(|e| {
-            tracing::warn!(
-                snapshot = %at.display(),
-                "cannot hold the published snapshot until its version is kept ({e}): \
-                 it is kept if nothing replaces it first"
-            );
-            path.to_path_buf()
-        });
-        let _ = publish.send(file);
-    })
-}
-
 pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     let url = database_url(args.from_db.as_deref().unwrap_or_default())?;
     let source = Source::parse(&url)?;
@@ -627,21 +438,22 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     if args.keep.links.public_url.is_none() {
         tracing::warn!("{UNLINKED}");
     }
+    let publication = args.keep.publication(config.as_deref());
     if args.once {
         let at = args.snapshot.display();
-        let keep = args.keep.clone();
+        let publishing = publication.clone();
         let publisher = publisher.after_publishing(move |path| {
-            keep_logged(path, &keep);
-            super::gbif::crawl_published(path, config.as_deref(), false);
+            publishing.keep_logged(path, path);
+            publishing.crawl(path, false);
         });
         // What a stopped `sync` left waiting is kept first.
         for waiting in snapshot::kept::waiting(&args.snapshot) {
-            keep_logged_from(&args.snapshot, &waiting, &args.keep);
+            publication.keep_logged(&args.snapshot, &waiting);
         }
         let published = publisher::once(publisher);
         // A snapshot published before versions were kept is kept now.
         if args.snapshot.exists() {
-            keep_logged(&args.snapshot, &args.keep);
+            publication.keep_logged(&args.snapshot, &args.snapshot);
         }
         return Ok(match published {
             Ok(held) if held.is_empty() => {
@@ -663,13 +475,13 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     }
     // Versions are kept on a thread of their own, each as it was published:
     // the next tick never waits for an archive.
-    let mut publish = keeper(&args.snapshot, &args.keep)?;
+    let mut publish = keeper::start(&args.snapshot, &publication)?;
     if args.snapshot.exists() {
         publish(&args.snapshot);
     }
     let publisher = publisher.after_publishing(move |path| {
         publish(path);
-        super::gbif::crawl_published(path, config.as_deref(), true);
+        publication.crawl(path, true);
     });
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(publisher::run(publisher, args.every, shutdown_signal()));

@@ -7,7 +7,6 @@
 
 pub mod csv;
 pub mod dwca;
-pub mod kept;
 pub mod openapi;
 pub mod openapi_gbif;
 pub mod openapi_parts;
@@ -15,4 +14,5 @@ pub mod openapi_quality;
 pub mod openapi_suggest;
 pub mod openapi_versions;
 pub mod openapi_wagtail;
+pub mod publication;
 pub mod registry;

@@ -18,6 +18,10 @@ fn same(a: &Collection, b: Option<&Collection>, model: Model, id: i64) -> bool {
     digest(a) == b.and_then(digest)
 }
 
+/// The collection to publish and what it holds back, or the problems
+/// holding back cannot mend.
+pub type HeldBack = Result<(Collection, Vec<Held>), Vec<Problem>>;
+
 /// What to hold back for one problem of `c` (read from the source as
 /// `raw`): the record, and how it is kept. A reference to a record deleted
 /// since `published` holds the deletion back (deleted in `raw`: a deletion
@@ -60,7 +64,50 @@ pub fn hold_back(
     raw: &Collection,
     errors: &[Problem],
     published: Option<&Collection>,
-) -> Result<(Collection, Vec<Held>), Vec<Problem>> {
+) -> HeldBack {
+    hold_back_checking(raw, errors, published, |c, _| validate::check(c).errors)
+}
+
+/// [`hold_back`], where `errors` are all of the specimens `among` names (a
+/// `sync` tick that read only edits of specimens, with the specimens held
+/// back before among them: [`validate::edit_problems`]): each round checks
+/// those and the records held since, not the whole collection. `None` where
+/// that cannot tell (a record of another model to hold): the whole
+/// [`hold_back`] then, from the whole check's errors.
+pub fn hold_back_among(
+    raw: &Collection,
+    errors: &[Problem],
+    published: Option<&Collection>,
+    among: &[i64],
+) -> Option<HeldBack> {
+    let told = std::cell::Cell::new(true);
+    let held = hold_back_checking(raw, errors, published, |c, holding| {
+        let mut ids = among.to_vec();
+        for &(model, id) in holding {
+            match model {
+                // One left out (never published) is not there to check.
+                Model::SpecimenRecord if c.record(model, id).is_some() => ids.push(id),
+                Model::SpecimenRecord => {}
+                _ => told.set(false),
+            }
+        }
+        let problems = validate::edit_problems(c, &[(Model::SpecimenRecord, ids)]);
+        problems.unwrap_or_else(|| {
+            told.set(false);
+            Vec::new()
+        })
+    });
+    told.get().then_some(held)
+}
+
+/// [`hold_back`], with `check` finding the problems of a collection whose
+/// records `holding` are held back.
+fn hold_back_checking(
+    raw: &Collection,
+    errors: &[Problem],
+    published: Option<&Collection>,
+    check: impl Fn(&Collection, &AHashSet<(Model, i64)>) -> Vec<Problem>,
+) -> HeldBack {
     let mut c = raw.clone();
     let mut held: Vec<Held> = Vec::new();
     let mut holding: AHashSet<(Model, i64)> = AHashSet::new();
@@ -103,7 +150,7 @@ pub fn hold_back(
         if !added {
             return Err(problems);
         }
-        problems = validate::check(&c).errors;
+        problems = check(&c, &holding);
     }
     held.sort_by_key(|h| (h.model, h.id));
     Ok((c, held))

@@ -91,9 +91,10 @@ pub fn check(
     }
 }
 
-/// [`check`], of a collection made from one that had no errors by replacing
-/// the records `edited` names (a `sync` tick that read only edits): where
-/// [`validate::edits_are_clean`] tells they are, nothing else is checked, and
+/// [`check`], of a collection made from one whose errors were all of the
+/// records `edited` names, by replacing those records (a `sync` tick that
+/// read only edits, the records it held back among them): where
+/// [`validate::edit_problems`] can tell, only those records are checked and
 /// no warnings are gathered (`sync` does not show them).
 pub fn check_edits(
     mut collection: Collection,
@@ -102,10 +103,11 @@ pub fn check_edits(
 ) -> Checked {
     if let Some(edited) = edited.filter(|_| errors.is_empty()) {
         collection.canonicalise();
-        if validate::edits_are_clean(&collection, edited) {
-            debug_assert!(validate::check(&collection).errors.is_empty());
+        if let Some(errors) = validate::edit_problems(&collection, edited) {
+            debug_assert_eq!(errors.len(), validate::check(&collection).errors.len());
             return Checked {
                 collection,
+                errors,
                 ..Checked::default()
             };
         }

@@ -26,13 +26,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::database_url::Source;
-use super::held::{self, Held, Holding};
+use super::held::{self, Held, Holding, KeptAs};
 use super::{changed, database};
 use crate::model::dataset::{Dataset, Told};
 use crate::model::digest::{self, Digest};
 use crate::model::history::{self, History};
 use crate::model::records::Collection;
 use crate::model::refusal::{self, Allowed, Turnover};
+use crate::model::validate;
 use crate::model::Model;
 use crate::snapshot;
 use crate::snapshot::status::{Kind, Status};
@@ -72,8 +73,28 @@ pub enum Tick {
         version: u64,
         changes: String,
         read: Read,
+        /// The records digested and encoded again.
+        records: Records,
         tables: snapshot::Tables,
     },
+}
+
+/// Which records a tick that replaced the file digested and encoded again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Records {
+    /// Every one.
+    Whole,
+    /// Only those edited, with those held back before and now: how many.
+    Edited(usize),
+}
+
+impl std::fmt::Display for Records {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Records::Whole => f.write_str("whole"),
+            Records::Edited(n) => write!(f, "edited({n} records)"),
+        }
+    }
 }
 
 /// How a tick read the collection.
@@ -144,6 +165,45 @@ struct Edits {
     edited: Vec<(Model, Vec<i64>)>,
     /// The pieces the records before them were written in.
     records: Vec<snapshot::Piece>,
+}
+
+impl Edits {
+    /// Counts the specimens `ids` among the edited.
+    fn add_specimens(&mut self, ids: Vec<i64>) {
+        match self
+            .edited
+            .iter_mut()
+            .find(|(m, _)| *m == Model::SpecimenRecord)
+        {
+            Some((_, edited)) => edited.extend(ids),
+            None => self.edited.push((Model::SpecimenRecord, ids)),
+        }
+        for (_, edited) in &mut self.edited {
+            edited.sort_unstable();
+            edited.dedup();
+        }
+    }
+}
+
+/// The ids of the records `held` holds back, where each is a specimen held
+/// as published (so that the collection published has the records the
+/// collection read has, each in its place); `None` otherwise.
+fn held_in_place(held: &[Held]) -> Option<Vec<i64>> {
+    held.iter()
+        .map(|h| (h.model == Model::SpecimenRecord && h.kept == KeptAs::Published).then_some(h.id))
+        .collect()
+}
+
+/// The records `edited`, and the specimens `held` holds back, where those
+/// are specimens held as published: what a tick that read only edits
+/// checks, the collection read before having had errors in them alone.
+fn with_held(edited: &[(Model, Vec<i64>)], held: &[Held]) -> Option<Vec<(Model, Vec<i64>)>> {
+    let mut edits = Edits {
+        edited: edited.to_vec(),
+        records: Vec::new(),
+    };
+    edits.add_specimens(held_in_place(held)?);
+    Some(edits.edited)
 }
 
 /// The loop's memory between ticks: the checksum and digests at the path, and the
@@ -660,11 +720,14 @@ impl Publisher {
                             records: last.records,
                         });
                         // After a tick that held records back the collection
-                        // read had errors: only a whole check tells.
-                        let edited = (edits.as_ref())
-                            .filter(|_| self.held.is_empty())
-                            .map(|e| &e.edited[..]);
-                        let checked = super::check_edits(collection, applied.errors, edited);
+                        // read had errors in them alone: they are checked
+                        // with the edits (or the whole, where they are not
+                        // all specimens held as published).
+                        let among = edits
+                            .as_ref()
+                            .and_then(|e| with_held(&e.edited, &self.held));
+                        let checked =
+                            super::check_edits(collection, applied.errors, among.as_deref());
                         tracing::debug!(changes_ms, applied_ms, "changed rows read");
                         (checked, marker, last.whole_at, Read::Changed(rows), edits)
                     }
@@ -682,7 +745,26 @@ impl Publisher {
                 self.published = self.read_published()?;
             }
             let published = self.published.as_ref();
-            match held::hold_back(&checked.collection, &checked.errors, published) {
+            let among = (edits.as_ref())
+                .and_then(|e| with_held(&e.edited, &self.held))
+                .map(|among| {
+                    among
+                        .into_iter()
+                        .flat_map(|(_, ids)| ids)
+                        .collect::<Vec<_>>()
+                });
+            let among = among.and_then(|among| {
+                held::hold_back_among(&checked.collection, &checked.errors, published, &among)
+            });
+            let held = among.unwrap_or_else(|| {
+                // The errors of the whole, where those of the edits were found.
+                let errors = match edits.is_some() {
+                    true => validate::check(&checked.collection).errors,
+                    false => checked.errors.clone(),
+                };
+                held::hold_back(&checked.collection, &errors, published)
+            });
+            match held {
                 Ok((mut publish, held)) => {
                     // Held since the version that first held it: this one
                     // for a new hold (a new held list makes a new version).
@@ -699,10 +781,22 @@ impl Publisher {
                 }
             }
         }
-        // The pieces kept and the digest of edits hold for the records read,
-        // not for those held back.
+        // The pieces kept and the digest of edits hold for the records
+        // published: the edits, and the records held back before and now
+        // (each a specimen held as published, so that every record keeps
+        // its place).
         if raw.is_some() || !self.held.is_empty() {
-            edits = None;
+            let now_held = held_in_place(&holding).and_then(|ids| {
+                let before = held_in_place(&self.held)?;
+                Some(ids.into_iter().chain(before).collect::<Vec<_>>())
+            });
+            edits = match (edits, now_held) {
+                (Some(mut edits), Some(ids)) => {
+                    edits.add_specimens(ids);
+                    Some(edits)
+                }
+                _ => None,
+            };
         }
         let now = chrono::Utc::now().timestamp_micros();
         let t = Instant::now();
@@ -711,9 +805,12 @@ impl Publisher {
         // one with the edited records hashed again, when edits are all that
         // was read). Then the prepared tables on one core, the records'
         // sections on the other.
-        let digest = (edits.as_ref())
-            .and_then(|edits| self.digest.edited(collection, &edits.edited))
-            .unwrap_or_else(|| Digest::of(collection));
+        let edited = (edits.as_ref()).and_then(|e| self.digest.edited(collection, &e.edited));
+        let records = match (&edits, &edited) {
+            (Some(e), Some(_)) => Records::Edited(e.edited.iter().map(|(_, ids)| ids.len()).sum()),
+            _ => Records::Whole,
+        };
+        let digest = edited.unwrap_or_else(|| Digest::of(collection));
         debug_assert_eq!(digest, Digest::of(collection));
         let mut preparer = self
             .prepare
@@ -818,13 +915,13 @@ impl Publisher {
         self.digest = digest;
         self.history = Some(history);
         self.described = Some(self.dataset.clone());
-        let records = image.records().to_vec();
+        let pieces = image.records().to_vec();
         let collection = self.keep(holding, raw, checked.collection);
         self.last = Some(Last {
             commits,
             marker,
             whole_at,
-            records,
+            records: pieces,
             collection,
         });
         Ok(Tick::Replaced {
@@ -832,6 +929,7 @@ impl Publisher {
             version: self.history.as_ref().map_or(1, History::current),
             changes: history::summary(&changes),
             read,
+            records,
             tables,
         })
     }
@@ -876,10 +974,11 @@ pub fn once(mut publisher: Publisher) -> Result<Vec<Held>, Failed> {
         version,
         changes,
         read,
+        records,
         tables,
     } = tick
     {
-        tracing::info!(snapshot = %at, %checksum, version, %changes, %read, %tables, "snapshot replaced");
+        tracing::info!(snapshot = %at, %checksum, version, %changes, %read, %records, %tables, "snapshot replaced");
     }
     say_held(&[], publisher.held(), &at);
     Ok(publisher.held)
@@ -953,9 +1052,10 @@ pub async fn run(publisher: Publisher, every: Duration, shutdown: impl Future<Ou
                         version,
                         changes,
                         read,
+                        records,
                         tables,
                     } => {
-                        tracing::info!(snapshot = %at, %checksum, version, %changes, %read, %tables, ms, "snapshot replaced")
+                        tracing::info!(snapshot = %at, %checksum, version, %changes, %read, %records, %tables, ms, "snapshot replaced")
                     }
                 }
                 every

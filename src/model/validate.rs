@@ -293,38 +293,58 @@ pub fn check(c: &Collection) -> Report {
     k.report
 }
 
-/// Whether `c` has no errors, where it was made from a collection that had
-/// none by replacing the records `edited` names, each id still its own (a
-/// `sync` tick that read only edits): only those records, and the rules that
-/// read across them, are checked. `false` says only that this cannot tell
-/// (an edit of another model than specimens, whose rules read across
-/// tables, or an edited record not there) or that there is a problem: the
-/// whole [`check`] then says which. Warnings are not looked for.
-pub fn edits_are_clean(c: &Collection, edited: &Edited) -> bool {
+/// The errors of `c` where it was made from a collection whose errors were
+/// all of the records `edited` names, by replacing those records, each id
+/// still its own: the problems the whole [`check`] finds of those records
+/// and of the rules that read across them (a usi shared), in its order.
+/// `None` where this cannot tell (an edited record of another model than
+/// specimens, whose rules read across tables, or one not there). Warnings
+/// are not looked for.
+pub fn edit_problems(c: &Collection, edited: &Edited) -> Option<Vec<Problem>> {
     if edited.iter().any(|(m, _)| *m != Model::SpecimenRecord) {
-        return false;
+        return None;
     }
+    let mut ids: Vec<i64> = edited.iter().flat_map(|(_, ids)| ids).copied().collect();
+    ids.sort_unstable();
+    ids.dedup();
     let mut k = Checker {
         ids: Ids::unique(),
         report: Report::default(),
         c,
     };
-    // Each edited specimen's usi, with how many specimens hold it.
-    let mut usis: AHashMap<&str, usize> = AHashMap::new();
-    for id in edited.iter().flat_map(|(_, ids)| ids) {
-        let Ok(at) = c.specimen_records.binary_search_by_key(id, |r| r.id) else {
-            return false;
-        };
+    // In the whole check's order: each specimen's own rules in id order,
+    // then the usis shared, as [`unique_usi`] finds them.
+    let mut usis: AHashMap<&str, Option<i64>> = AHashMap::new();
+    for id in ids {
+        let at = c
+            .specimen_records
+            .binary_search_by_key(&id, |r| r.id)
+            .ok()?;
         let r = &c.specimen_records[at];
         specimen(&mut k, r);
-        usis.insert(&r.usi, 0);
+        usis.insert(&r.usi, None);
     }
     for r in &c.specimen_records {
-        if let Some(holders) = usis.get_mut(r.usi.as_str()) {
-            *holders += 1;
+        let Some(first) = usis.get_mut(r.usi.as_str()) else {
+            continue;
+        };
+        match *first {
+            None => *first = Some(r.id),
+            Some(first) => k.report.errors.push(
+                Problem::at(
+                    Model::SpecimenRecord,
+                    r.id,
+                    "usi",
+                    format!(
+                        "{:?} is the usi of specimens.specimenrecord pk={first} too",
+                        r.usi
+                    ),
+                )
+                .with_other(Model::SpecimenRecord, first),
+            ),
         }
     }
-    k.report.errors.is_empty() && usis.values().all(|&holders| holders == 1)
+    Some(k.report.errors)
 }
 
 /// The image an order, family or species features exists, and each image is

@@ -307,6 +307,23 @@ fn hold_back_what_is_wrong(db: &dyn Db, dir: &TempDir) {
     );
     drop(server);
 
+    // Another record edited while one is held back: published as an edit
+    // is, the edited record and the one held alone checked, digested and
+    // encoded again, the held one still served as it was.
+    let edited = db.stamp("2024-05-01T12:30:00Z");
+    db.exec(&format!(
+        "UPDATE specimens_specimenrecord SET notes = 'Edited beside a held record.', \
+         date_modified = {edited} WHERE id = 4;"
+    ));
+    let second = next_checksum(&snapshot, Some(&second));
+    let now = specimens(&snapshot);
+    assert_eq!(now[3].notes, "Edited beside a held record.");
+    assert_eq!(
+        now[1], before[1],
+        "the bad record is still served as it was"
+    );
+    said_within(&log, "records=edited(2 records)");
+
     // Fixed: published, and nothing is held back.
     let fixed = db.stamp("2024-05-01T13:00:00Z");
     db.exec(&format!(

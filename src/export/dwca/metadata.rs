@@ -53,7 +53,7 @@ pub fn eml_xml(view: &View, scope: Scope, site: &str) -> String {
     eml_downloaded_at(view, scope, site, "/dwca.zip")
 }
 
-/// The `eml.xml` a version keeps (`export::kept`): its download URL its own
+/// The `eml.xml` a version keeps (`export::publication::kept`): its download URL its own
 /// kept archive (`/versions/N/dwca.zip`), which stays when the next version
 /// replaces `/dwca.zip`.
 pub fn kept_eml_xml(view: &View, site: &str) -> String {

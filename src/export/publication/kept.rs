@@ -3,7 +3,7 @@
 //! the versions' folder beside it (`snapshot::kept`), older versions beyond the
 //! retention removed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::encoding::hex::hex;
@@ -11,7 +11,7 @@ use crate::snapshot::kept::{self, KeptFile, Manifest};
 use crate::snapshot::verified;
 use crate::view::View;
 
-use super::dwca::{self, Links, Scope};
+use crate::export::dwca::{self, Links, Scope};
 
 /// What keeping a version did.
 #[derive(Debug)]
@@ -20,6 +20,8 @@ pub struct Kept {
     /// How long the snapshot took to load, and the archive to make.
     pub loaded: Duration,
     pub took: Duration,
+    /// The folder it is kept in.
+    pub folder: PathBuf,
     /// The versions kept before and now removed (older than the retention,
     /// or of another history).
     pub removed: Vec<u64>,
@@ -31,23 +33,13 @@ pub struct Kept {
 /// version the snapshot's history holds.
 pub type Retention = Option<u64>;
 
-/// Makes the archive and `eml.xml` of the snapshot at `snapshot` with
-/// `links`, and keeps them beside it as its version (after copying those kept
+/// Makes the archive and `eml.xml` of the snapshot file `file` (one
+/// published at `snapshot`, perhaps waiting to be kept) with `links`, and
+/// keeps them beside `snapshot` as its version (after copying those kept
 /// beside `previous`, another snapshot it follows), removing what `keep` does
 /// not retain. A version already kept with the same snapshot and links is
 /// left as it is.
 pub fn keep(
-    snapshot: &Path,
-    previous: Option<&Path>,
-    links: &Links,
-    keep: Retention,
-) -> anyhow::Result<Kept> {
-    keep_from(snapshot, snapshot, previous, links, keep)
-}
-
-/// [`keep`] the version of the snapshot file `file` (one published at
-/// `snapshot`, waiting to be kept) beside `snapshot`.
-pub fn keep_from(
     snapshot: &Path,
     file: &Path,
     previous: Option<&Path>,
@@ -101,6 +93,7 @@ pub fn keep_from(
     removed.extend(disowned);
     removed.sort_unstable();
     Ok(Kept {
+        folder: kept::folder(&dir, manifest.version),
         manifest,
         loaded,
         took,
