@@ -154,6 +154,9 @@ def main():
     p.add_argument("--fixture")
     p.add_argument("--db")
     p.add_argument("--postgres", action="store_true")
+    p.add_argument("--held", action="store_true",
+                   help="hold a record back first (a temperature that is no number), "
+                        "and keep it held through the rounds")
     a = p.parse_args()
     work = Path(tempfile.mkdtemp(prefix="freshness-"))
     fixture, snap = work / "c.json", work / "snap.bin"
@@ -205,6 +208,22 @@ def main():
             "SELECT id FROM specimens_specimenrecord ORDER BY id LIMIT 1 OFFSET ?",
             (specimens // 2,)).fetchone()
         url = f"{base}/api/v2/specimen-records/{specimen}/"
+        if a.held:
+            (bad,) = conn.execute(
+                "SELECT id FROM specimens_specimenrecord ORDER BY id LIMIT 1 OFFSET ?",
+                (specimens // 3,)).fetchone()
+            stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+            if pg:
+                pg.psql("museum", "-c", "UPDATE specimens_specimenrecord SET temperature = "
+                        f"'warm', date_modified = now() WHERE id = {bad}")
+            else:
+                conn.execute("UPDATE specimens_specimenrecord SET temperature = 'warm', "
+                             "date_modified = ? WHERE id = ?", (stamp, bad))
+                conn.commit()
+            while "held back: specimens.specimenrecord" not in (work / "sync.log").read_text():
+                time.sleep(0.1)
+            wait_idle(server.pid)
+            time.sleep(1.5)
         rounds = []
         first_commit = time.time()
         for r in range(a.rounds):
@@ -246,7 +265,9 @@ def main():
     unmoved = [int(m) for m in re.findall(r"unmoved ms=(\d+)", log)]
     published = re.findall(
         r"published read_ms=(\d+) prepare_ms=(\d+) encode_ms=(\d+) write_ms=(\d+)", log)
-    print(f"{specimens} specimens, {'PostgreSQL' if pg else 'SQLite'}")
+    records = re.findall(r"snapshot replaced.* records=(\S+(?: records\))?)", log)
+    print(f"{specimens} specimens, {'PostgreSQL' if pg else 'SQLite'}"
+          + (", a record held back" if a.held else ""))
     print("commit to served, ms: " + " ".join(f"{ms:.0f}" for ms in rounds)
           + f" (median {statistics.median(rounds):.0f})")
     if unmoved:
@@ -265,7 +286,7 @@ def main():
     if published:
         read, prepare, encode, write = published[-1]
         print(f"last edit's tick: read {read} ms, prepare {prepare} ms, encode {encode} ms, "
-              f"write {write} ms")
+              f"write {write} ms" + (f", records {records[-1]}" if records else ""))
     swaps = re.findall(r"build_ms=(\d+) phases=(.*?) counts=", (work / "server.log").read_text())
     if swaps:
         build, phases = swaps[-1]
