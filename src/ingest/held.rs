@@ -60,44 +60,115 @@ fn target(
 /// each round of holds until nothing is wrong; a problem of no record, or
 /// a round that holds back nothing new, leaves nothing publishable: the
 /// problems are given back.
-pub fn hold_back(
-    raw: &Collection,
-    errors: &[Problem],
-    published: Option<&Collection>,
-) -> HeldBack {
+pub fn hold_back(raw: &Collection, errors: &[Problem], published: Option<&Collection>) -> HeldBack {
     hold_back_checking(raw, errors, published, |c, _| validate::check(c).errors)
 }
 
-/// [`hold_back`], where `errors` are all of the specimens `among` names (a
-/// `sync` tick that read only edits of specimens, with the specimens held
-/// back before among them: [`validate::edit_problems`]): each round checks
-/// those and the records held since, not the whole collection. `None` where
-/// that cannot tell (a record of another model to hold): the whole
-/// [`hold_back`] then, from the whole check's errors.
+/// [`hold_back`] in place, without copying the collection: `published` (the
+/// collection published last) is made the collection to publish, where
+/// `raw` was read from the source it was published from by replacing the
+/// specimens `among` names in place (a `sync` tick that read only edits of
+/// specimens; the specimens held back before are among them, each held as
+/// published) and `errors` are all of them ([`validate::edit_problems`]).
+/// Each round checks those and the records held since, not the whole
+/// collection; what is not records (the description, the site) is `raw`'s.
+/// [`Among::Untold`], with `published`'s records as they were, where that
+/// cannot tell (a record to hold that is not a specimen, or not one those
+/// records' usis lead to).
 pub fn hold_back_among(
     raw: &Collection,
     errors: &[Problem],
-    published: Option<&Collection>,
+    published: &mut Collection,
     among: &[i64],
-) -> Option<HeldBack> {
+) -> Among {
+    let specimen = |c: &Collection, id: i64| c.record(Model::SpecimenRecord, id).is_some();
+    // What holding back may restore: the specimens edited and held, and
+    // every specimen holding one of their usis, as published last.
+    let usi = |c: &Collection, id: i64| {
+        let at = c
+            .specimen_records
+            .binary_search_by_key(&id, |r| r.id)
+            .ok()?;
+        Some(c.specimen_records[at].usi.clone())
+    };
+    let usis: AHashSet<String> = (among.iter())
+        .flat_map(|&id| [usi(raw, id), usi(published, id)])
+        .flatten()
+        .collect();
+    let mut related: Vec<i64> = among.to_vec();
+    for c in [raw, &*published] {
+        let holders = c.specimen_records.iter().filter(|r| usis.contains(&r.usi));
+        related.extend(holders.map(|r| r.id));
+    }
+    related.sort_unstable();
+    related.dedup();
+    let mut before = Collection::default();
+    for &id in &related {
+        before.restore(Model::SpecimenRecord, id, Some(published));
+    }
+    // The specimens read replace those published: the collection read.
+    for &id in among {
+        published.restore(Model::SpecimenRecord, id, Some(raw));
+    }
+    debug_assert!(among
+        .iter()
+        .all(|&id| specimen(published, id) == specimen(raw, id)));
     let told = std::cell::Cell::new(true);
-    let held = hold_back_checking(raw, errors, published, |c, holding| {
-        let mut ids = among.to_vec();
-        for &(model, id) in holding {
-            match model {
-                // One left out (never published) is not there to check.
-                Model::SpecimenRecord if c.record(model, id).is_some() => ids.push(id),
-                Model::SpecimenRecord => {}
-                _ => told.set(false),
-            }
+    let may_hold = |model: Model, id: i64| {
+        let may = model == Model::SpecimenRecord && related.binary_search(&id).is_ok();
+        if !may {
+            told.set(false);
         }
-        let problems = validate::edit_problems(c, &[(Model::SpecimenRecord, ids)]);
-        problems.unwrap_or_else(|| {
+        may
+    };
+    let check = |c: &Collection, holding: &AHashSet<(Model, i64)>| {
+        let mut ids = among.to_vec();
+        // One left out (never published) is not there to check.
+        ids.extend(
+            holding
+                .iter()
+                .map(|&(_, id)| id)
+                .filter(|&id| specimen(c, id)),
+        );
+        validate::edit_problems(c, &[(Model::SpecimenRecord, ids)]).unwrap_or_else(|| {
             told.set(false);
             Vec::new()
         })
-    });
-    told.get().then_some(held)
+    };
+    let held = hold_back_in(published, raw, errors, Some(&before), may_hold, check);
+    if !told.get() {
+        for &id in &related {
+            published.restore(Model::SpecimenRecord, id, Some(&before));
+        }
+        return Among::Untold;
+    }
+    match held {
+        Ok(held) => {
+            // What is not records is the collection read's.
+            published.site.clone_from(&raw.site);
+            published.wagtail.clone_from(&raw.wagtail);
+            published.dataset.clone_from(&raw.dataset);
+            published.history.clone_from(&raw.history);
+            Among::Held(held)
+        }
+        Err(problems) => {
+            for &id in &related {
+                published.restore(Model::SpecimenRecord, id, Some(&before));
+            }
+            Among::Unmended(problems)
+        }
+    }
+}
+
+/// What holding back in place came to.
+#[derive(Debug)]
+pub enum Among {
+    /// The collection is the one to publish, holding these back.
+    Held(Vec<Held>),
+    /// Problems holding back cannot mend; the collection is as it was.
+    Unmended(Vec<Problem>),
+    /// This cannot tell; the collection is as it was.
+    Untold,
 }
 
 /// [`hold_back`], with `check` finding the problems of a collection whose
@@ -109,15 +180,32 @@ fn hold_back_checking(
     check: impl Fn(&Collection, &AHashSet<(Model, i64)>) -> Vec<Problem>,
 ) -> HeldBack {
     let mut c = raw.clone();
+    let held = hold_back_in(&mut c, raw, errors, published, |_, _| true, check)?;
+    Ok((c, held))
+}
+
+/// Holds back in `c` (made from `raw`) what `errors` are of, and what each
+/// round's `check` finds then, where `may_hold` lets it.
+fn hold_back_in(
+    c: &mut Collection,
+    raw: &Collection,
+    errors: &[Problem],
+    published: Option<&Collection>,
+    may_hold: impl Fn(Model, i64) -> bool,
+    check: impl Fn(&Collection, &AHashSet<(Model, i64)>) -> Vec<Problem>,
+) -> Result<Vec<Held>, Vec<Problem>> {
     let mut held: Vec<Held> = Vec::new();
     let mut holding: AHashSet<(Model, i64)> = AHashSet::new();
     let mut problems = errors.to_vec();
     while !problems.is_empty() {
         let mut added = false;
         for p in &problems {
-            let Some((model, id)) = target(raw, &c, p, published) else {
+            let Some((model, id)) = target(raw, c, p, published) else {
                 return Err(problems);
             };
+            if !may_hold(model, id) {
+                return Err(problems);
+            }
             if !holding.insert((model, id)) {
                 continue;
             }
@@ -150,10 +238,10 @@ fn hold_back_checking(
         if !added {
             return Err(problems);
         }
-        problems = check(&c, &holding);
+        problems = check(c, &holding);
     }
     held.sort_by_key(|h| (h.model, h.id));
-    Ok((c, held))
+    Ok(held)
 }
 
 #[cfg(test)]
@@ -198,6 +286,77 @@ mod tests {
         let (c, held) = hold_back(&raw, &errors, Some(&published)).unwrap();
         assert_eq!(c, published);
         assert_eq!((held[0].model, held[0].id), (Model::SpecimenRecord, first));
+    }
+
+    /// Holding back in place, on the collection published last, comes to
+    /// what holding back a copy of the whole collection read does, tick
+    /// after tick: an edit beside a record held, a new usi clash among the
+    /// edits, the held record mended; and gives back what it cannot tell.
+    #[test]
+    fn holding_back_in_place_is_holding_back_a_copy() {
+        let ids: Vec<i64> = small().specimen_records.iter().map(|r| r.id).collect();
+        let mut published = small();
+        let mut raw = published.clone();
+        let mut held_ids: Vec<i64> = Vec::new();
+        type Edit = fn(&mut Collection, &[i64]);
+        let ticks: [(&str, Vec<usize>, Edit); 4] = [
+            ("a usi taken", vec![5, 3], |c, ids| {
+                let usi = c.specimen_records[0].usi.clone();
+                c.specimen_records[5].usi = usi;
+                c.specimen_records[3].notes = format!("edited {}", ids[3]);
+            }),
+            ("an edit beside it", vec![7], |c, _| {
+                c.specimen_records[7].notes = "beside a held record".into();
+            }),
+            ("another clash, with a record held", vec![9], |c, _| {
+                let usi = c.specimen_records[5].usi.clone();
+                c.specimen_records[9].usi = usi;
+                c.specimen_records[9].temperature = "warm".into();
+            }),
+            ("mended", vec![5, 9], |c, _| {
+                c.specimen_records[5].usi = "MENDED-000005".into();
+                c.specimen_records[9].usi = "MENDED-000009".into();
+                c.specimen_records[9].temperature = String::new();
+            }),
+        ];
+        for (case, edited, edit) in ticks {
+            edit(&mut raw, &ids);
+            let mut among: Vec<i64> = edited.iter().map(|&i| ids[i]).collect();
+            among.extend(&held_ids);
+            let whole = validate::check(&raw).errors;
+            let errors =
+                validate::edit_problems(&raw, &[(Model::SpecimenRecord, among.clone())]).unwrap();
+            assert_eq!(errors, whole, "{case}");
+            if errors.is_empty() {
+                published = raw.clone();
+                held_ids.clear();
+                continue;
+            }
+            let (copy, copy_held) = hold_back(&raw, &whole, Some(&published)).unwrap();
+            let mut in_place = published.clone();
+            let Among::Held(held) = hold_back_among(&raw, &errors, &mut in_place, &among) else {
+                panic!("{case}: not held in place");
+            };
+            assert_eq!(held, copy_held, "{case}");
+            assert!(in_place == copy, "{case}: another collection");
+            held_ids = held.iter().map(|h| h.id).collect();
+            published = in_place;
+        }
+        assert!(held_ids.is_empty());
+        // A record to hold that is not a specimen: untold, and the
+        // collection as it was.
+        let mut raw = published.clone();
+        let person = raw.people[0].id;
+        raw.specimen_records[2].determiner = Some(person);
+        raw.people.remove(0);
+        let errors = validate::check(&raw).errors;
+        let mut in_place = published.clone();
+        let among = [raw.specimen_records[2].id];
+        assert!(matches!(
+            hold_back_among(&raw, &errors, &mut in_place, &among),
+            Among::Untold
+        ));
+        assert!(in_place == published);
     }
 
     #[test]

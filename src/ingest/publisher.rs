@@ -198,6 +198,9 @@ fn held_in_place(held: &[Held]) -> Option<Vec<i64>> {
 /// are specimens held as published: what a tick that read only edits
 /// checks, the collection read before having had errors in them alone.
 fn with_held(edited: &[(Model, Vec<i64>)], held: &[Held]) -> Option<Vec<(Model, Vec<i64>)>> {
+    if edited.iter().any(|(m, _)| *m != Model::SpecimenRecord) {
+        return None;
+    }
     let mut edits = Edits {
         edited: edited.to_vec(),
         records: Vec::new(),
@@ -744,7 +747,9 @@ impl Publisher {
             if self.published.is_none() {
                 self.published = self.read_published()?;
             }
-            let published = self.published.as_ref();
+            // Held in place, where the edits and the records held are
+            // specimens; else from a copy of the collection read, its
+            // errors all found.
             let among = (edits.as_ref())
                 .and_then(|e| with_held(&e.edited, &self.held))
                 .map(|among| {
@@ -753,17 +758,23 @@ impl Publisher {
                         .flat_map(|(_, ids)| ids)
                         .collect::<Vec<_>>()
                 });
-            let among = among.and_then(|among| {
-                held::hold_back_among(&checked.collection, &checked.errors, published, &among)
-            });
-            let held = among.unwrap_or_else(|| {
-                // The errors of the whole, where those of the edits were found.
-                let errors = match edits.is_some() {
-                    true => validate::check(&checked.collection).errors,
-                    false => checked.errors.clone(),
-                };
-                held::hold_back(&checked.collection, &errors, published)
-            });
+            let in_place = match (among, self.published.as_mut()) {
+                (Some(among), Some(published)) => {
+                    held::hold_back_among(&checked.collection, &checked.errors, published, &among)
+                }
+                _ => held::Among::Untold,
+            };
+            let held = match in_place {
+                held::Among::Held(held) => Ok((self.published.take().expect("held in it"), held)),
+                held::Among::Unmended(problems) => Err(problems),
+                held::Among::Untold => {
+                    let errors = match edits.is_some() {
+                        true => validate::check(&checked.collection).errors,
+                        false => checked.errors.clone(),
+                    };
+                    held::hold_back(&checked.collection, &errors, self.published.as_ref())
+                }
+            };
             match held {
                 Ok((mut publish, held)) => {
                     // Held since the version that first held it: this one
