@@ -137,3 +137,31 @@ fn only_the_specimen_list_answers_a_zip_and_a_download_refuses_what_it_does_not_
         "{index}"
     );
 }
+
+#[test]
+fn the_list_page_links_its_questions_feed_and_photographs() {
+    let s = Server::sample();
+    let page = s
+        .get("/api/v2/specimen-records/?format=html&sex=female&limit=2&offset=1")
+        .text();
+    // The question, not the page of it: no limit, no offset.
+    assert!(
+        page.contains(
+            "<a href=\"/api/v2/specimen-records/?sex=female&amp;format=atom\" \
+             type=\"application/atom+xml\">Feed of changes</a>"
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains(
+            "<a href=\"/api/v2/specimen-records/?sex=female&amp;format=zip\" \
+             type=\"application/zip\" download>Download photographs</a>"
+        ),
+        "{page}"
+    );
+    let species = s.get("/api/v2/species/?format=html").text();
+    assert!(species.contains(
+        "<a href=\"/api/v2/species/?format=atom\" type=\"application/atom+xml\">Feed of changes</a>"
+    ));
+    assert!(!species.contains("Download photographs"));
+}
