@@ -115,7 +115,7 @@ fn downloads_refuse_bad_values_and_name_what_they_ignore() {
         ),
         (
             "/api/v2/orders/?format=xml",
-            "format must be json, geojson, csv or ndjson, not \"xml\"",
+            "format must be json, geojson, csv, ndjson, atom or zip, not \"xml\"",
         ),
     ] {
         s.assert_error(q, 400, message);

@@ -147,7 +147,7 @@ fn format_is_checked() {
     server.assert_error(
         "/api/v2/specimen-records/?format=xml",
         400,
-        "format must be json, geojson, csv or ndjson, not \"xml\"",
+        "format must be json, geojson, csv, ndjson, atom or zip, not \"xml\"",
     );
     server.assert_error(
         "/api/v2/specimen-records/1/?format=geojson",

@@ -496,9 +496,28 @@ fn generated_names_are_unique_readable_and_linked() {
             "application/json",
             "application/geo+json",
             "text/csv; charset=utf-8",
-            "application/x-ndjson"
+            "application/x-ndjson",
+            "application/atom+xml; charset=utf-8",
+            "application/zip"
         ]
     );
+    // The feed and the photographs answer in types their lists' document
+    // lists; another list takes no zip.
+    let server = Server::sample();
+    for (list, format) in [
+        ("specimen-records", "atom"),
+        ("specimen-records", "zip"),
+        ("species", "atom"),
+    ] {
+        let r = server.get(&format!("/api/v2/{list}/?format={format}"));
+        assert_eq!(r.status, 200, "{list} {format}");
+        let path = format!("/api/v2/{list}/");
+        let content = &doc["paths"][&path]["get"]["responses"]["200"]["content"];
+        let media = r.header("content-type").unwrap();
+        assert!(content.get(media).is_some(), "{path} lists no {media}");
+    }
+    let species = &doc["paths"]["/api/v2/species/"]["get"]["responses"]["200"]["content"];
+    assert!(species.get("application/zip").is_none());
 }
 
 #[test]

@@ -148,6 +148,6 @@ fn unsupported_operations_say_so() {
     let body = server.json("/api/v2/orders/?format=xml", 400);
     assert_eq!(
         body["message"],
-        "format must be json, geojson, csv or ndjson, not \"xml\""
+        "format must be json, geojson, csv, ndjson, atom or zip, not \"xml\""
     );
 }

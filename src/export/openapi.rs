@@ -18,7 +18,9 @@ use crate::model::{Endpoint, Field, Filters, Model, Type};
 use crate::quality::Flag;
 use crate::query::filter::{self, MAX_TERMS as MAX_SEARCH_TERMS};
 use crate::query::sort::sortable_names;
-use crate::query::{facets, geojson, Columns, Format, DEFAULT_LIMIT};
+use crate::query::{
+    facets, geojson, Columns, Format, DEFAULT_LIMIT, FEED_ENTRIES, MOST_FEED_ENTRIES,
+};
 
 use super::openapi_parts::with_form;
 use super::openapi_parts::{
@@ -567,6 +569,12 @@ fn list_responses(endpoint: Endpoint) -> Value {
     }
     r["200"]["content"]["text/csv; charset=utf-8"] = json!({"schema": {"type": "string"}});
     r["200"]["content"]["application/x-ndjson"] = json!({"schema": {"type": "string"}});
+    r["200"]["content"]["application/atom+xml; charset=utf-8"] =
+        json!({"schema": {"type": "string"}});
+    if endpoint.model == Model::SpecimenRecord {
+        r["200"]["content"]["application/zip"] =
+            json!({"schema": {"type": "string", "format": "binary"}});
+    }
     r["200"]["headers"]["Content-Disposition"] = json!({
         "description": "A download's file name: the list's, the snapshot's date and the start of its checksum.",
         "schema": {"type": "string"},
@@ -776,6 +784,11 @@ fn list_format_parameter(endpoint: Endpoint) -> Value {
         formats.push("geojson");
     }
     formats.extend([Format::Csv(Columns::Fields).name(), Format::Ndjson.name()]);
+    formats.push(Format::Atom.name());
+    let photographs = endpoint.model == Model::SpecimenRecord;
+    if photographs {
+        formats.push(Format::Zip.name());
+    }
     let mut description = String::from("The response format: `json`");
     if geo {
         description.push_str(
@@ -792,6 +805,27 @@ fn list_format_parameter(endpoint: Endpoint) -> Value {
          row; a related record is two columns, `<field>_id` and `<field>_name`, several are \
          joined by ` | `; rich text as plain text) or `ndjson` (one item a line, as in the list).",
     );
+    if photographs {
+        description.push_str(
+            " `zip`: the original files of the photographs of every matching specimen (a download \
+             as above), stored as `<usi>-<image id>.<ext>` in the question's order, streamed, then \
+             `index.csv` (RFC 4180, as `csv`) with the columns `file`, `image` (the image's id), \
+             `usi`, `title`, `licence` (SPDX), `licence_url`, `creator` (the dataset's rights \
+             holder) and `missing`: empty where the file is in the zip, else why it is not (not \
+             in the media folder, over `--media-max-bytes`), the rest of the zip still whole.",
+        );
+    }
+    description.push_str(&format!(
+        " `atom`: an Atom feed (`application/atom+xml`) of the matching records added, modified \
+         or deleted by the versions the history holds, newest version first, an entry per \
+         record and version (`category` the change), linking the record and the version's \
+         changes; `limit` entries ({FEED_ENTRIES} when not given, at most {MOST_FEED_ENTRIES}: \
+         a larger `limit` is {MOST_FEED_ENTRIES}) after `offset`. A record \
+         is matched as it is in the served snapshot; a deleted record is in the feed of the \
+         whole list (no filter, no search) only. `fields`, `sort`, `order` and `facet` are \
+         ignored and named in `X-Ignored-Parameters`; a parameter the list does not know is \
+         refused with 400. Tagged by its bytes."
+    ));
     query(
         "format",
         &description,
@@ -867,8 +901,9 @@ fn list_parameters(endpoint: Endpoint, max_limit: Option<usize>) -> Vec<Value> {
             "limit",
             &format!(
                 "Items per page (default {DEFAULT_LIMIT}, or the server's `--default-limit`); \
-                      a download (`format=csv` or `ndjson`) is every item unless `limit` is given, \
-                      and `--max-limit` does not bound it."
+                      a download (`format=csv`, `ndjson` or `zip`) is every item unless `limit` is \
+                      given, and `--max-limit` does not bound it; a feed (`format=atom`) holds \
+                      {FEED_ENTRIES} entries unless `limit` is given, at most {MOST_FEED_ENTRIES}."
             ),
             limit,
         ),

@@ -94,6 +94,12 @@ pub(super) fn href(path: &str, params: &Params) -> String {
     }
 }
 
+/// The question a page asks, not a page of it: its filters and search
+/// without `limit` and `offset` (what a feed or a download of it takes).
+fn whole_question(params: &Params) -> Params {
+    params.without("limit").without("offset")
+}
+
 /// The list's page.
 pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
     let e = page.endpoint;
@@ -114,6 +120,10 @@ pub fn list(site: &Site, view: &View, page: &ListPage) -> String {
                 a href=(href(&path, &page.params.with("format", "json"))) type="application/json" { "JSON" }
                 @if mappable {
                     a href=(href(&path, &page.params.with("format", "geojson"))) type="application/geo+json" { "GeoJSON" }
+                }
+                a href=(href(&path, &whole_question(page.params).with("format", "atom"))) type="application/atom+xml" { "Feed of changes" }
+                @if e.model == Model::SpecimenRecord {
+                    a href=(href(&path, &whole_question(page.params).with("format", "zip"))) type="application/zip" download { "Download photographs" }
                 }
             }
         }

@@ -26,7 +26,7 @@ pub use error::ApiError;
 pub use params::Params;
 pub use plan::{
     byte_order_mark, Columns, Format, Limits, Page, Plan, RecordPlan, BYTE_ORDER_MARK,
-    DEFAULT_LIMIT, OPERATIONS,
+    DEFAULT_LIMIT, FEED_ENTRIES, MOST_FEED_ENTRIES, OPERATIONS,
 };
 
 use crate::model::{Model, Shape};

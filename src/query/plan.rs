@@ -43,6 +43,12 @@ pub const OPERATIONS: &[&str] = &[
 /// The default page size.
 pub const DEFAULT_LIMIT: usize = 20;
 
+/// The entries of a question's feed (`format=atom`) when `limit` does not say.
+pub const FEED_ENTRIES: usize = 200;
+
+/// The most entries a question's feed may hold.
+pub const MOST_FEED_ENTRIES: usize = 10_000;
+
 /// The most items of a list made of fragments copied into a page where it is
 /// asked for; a longer slice is assembled as it is sent ([`Plan::assembled`]):
 /// 100 specimens are about 350 KB.
@@ -77,12 +83,20 @@ pub enum Format {
     Ndjson,
     /// A download (`format=csv`): every item of the answer as a row, in its columns.
     Csv(Columns),
+    /// A download (`format=zip`, specimen records only): the original files of
+    /// the photographs of every specimen the question selects, with an index.
+    Zip,
+    /// An Atom feed (`format=atom`) of the question's records added, changed
+    /// or deleted by the versions the history holds: `limit` entries
+    /// ([`FEED_ENTRIES`] unless given, at most [`MOST_FEED_ENTRIES`]),
+    /// newest first.
+    Atom,
 }
 
 impl Format {
     /// Whether the answer is a file to take home: every item, not a page.
     pub fn download(self) -> bool {
-        matches!(self, Format::Ndjson | Format::Csv(_))
+        matches!(self, Format::Ndjson | Format::Csv(_) | Format::Zip)
     }
 
     /// The name of the format, as `format` spells it.
@@ -92,6 +106,8 @@ impl Format {
             Format::GeoJson => "geojson",
             Format::Ndjson => "ndjson",
             Format::Csv(_) => "csv",
+            Format::Zip => "zip",
+            Format::Atom => "atom",
         }
     }
 }
@@ -356,8 +372,9 @@ impl Plan {
         let projection = projection(model, shape, params)?;
         let format = list_format(endpoint, params)?;
         // A file to take home says what it holds only in its headers, which a
-        // saved file loses: a name it does not know is refused, not ignored.
-        if format.download() && !unknown.is_empty() {
+        // saved file loses, and a feed is read by a program that shows no
+        // headers: a name it does not know is refused, not ignored.
+        if (format.download() || format == Format::Atom) && !unknown.is_empty() {
             return Err(nearest::unknown_parameters(
                 &format!("a download (format={})", format.name()),
                 &unknown,
@@ -385,15 +402,23 @@ impl Plan {
             }
             _ => projection,
         };
-        if format.download() {
+        if format.download() || format == Format::Atom {
             unused("facet");
             unused("facet_size");
         }
+        // A feed's entries are changes, newest first, whatever the order or
+        // the fields of the list's items.
+        if format == Format::Atom {
+            ["fields", "sort", "order"]
+                .into_iter()
+                .for_each(&mut unused);
+        }
         // A download is the whole answer unless `limit` says otherwise, whatever
-        // a page may hold.
-        let (default_limit, max_limit) = match format.download() {
-            true => (usize::MAX, None),
-            false => (limits.default_limit, limits.max_limit),
+        // a page may hold; a feed holds its entries.
+        let (default_limit, max_limit) = match format {
+            Format::Atom => (FEED_ENTRIES, None),
+            _ if format.download() => (usize::MAX, None),
+            _ => (limits.default_limit, limits.max_limit),
         };
         let limit = count(params, "limit", default_limit)?;
         if let Some(max) = max_limit.filter(|&m| limit > m) {
@@ -401,9 +426,14 @@ impl Plan {
                 "limit cannot be higher than {max}"
             )));
         }
+        // A feed holds at most so many entries, whatever `limit` says.
+        let limit = match format {
+            Format::Atom => limit.min(MOST_FEED_ENTRIES),
+            _ => limit,
+        };
         let offset = count(params, "offset", 0)?;
         let mut facets = facets::parse(model, params)?;
-        if format.download() {
+        if format.download() || format == Format::Atom {
             facets.clear();
         }
         let facet_size = count(params, "facet_size", facets::DEFAULT_SIZE)?;
@@ -900,9 +930,16 @@ fn list_format(endpoint: Endpoint, params: &Params) -> Result<Format, ApiError> 
         }
         Some("ndjson") => Format::Ndjson,
         Some("csv") => Format::Csv(Columns::Fields),
+        Some("atom") => Format::Atom,
+        Some("zip") if endpoint.model == Model::SpecimenRecord => Format::Zip,
+        Some("zip") => {
+            return Err(ApiError::bad_request(
+                "format=zip (the photographs' files) is only for the specimen records' list",
+            ))
+        }
         Some(other) => {
             return Err(ApiError::bad_request(format!(
-                "format must be json, geojson, csv or ndjson, not {other:?}"
+                "format must be json, geojson, csv, ndjson, atom or zip, not {other:?}"
             )))
         }
     };

@@ -48,11 +48,11 @@ pub enum Kind {
     GeoJson,
     /// A page for people.
     Html,
-    /// The Darwin Core Archive: compressed already.
+    /// The Darwin Core Archive, a question's photographs: compressed already.
     Zip,
     /// The dataset's metadata (EML).
     Xml,
-    /// The versions' feed.
+    /// The versions' feed, a list question's.
     Atom,
     /// The versions' feed in the IPT's form.
     Rss,
@@ -83,6 +83,8 @@ impl Kind {
             Format::GeoJson => Kind::GeoJson,
             Format::Ndjson => Kind::Ndjson,
             Format::Csv(_) => Kind::Csv,
+            Format::Zip => Kind::Zip,
+            Format::Atom => Kind::Atom,
         }
     }
 

@@ -52,15 +52,38 @@ const PIECE: usize = 64 * 1024;
 
 /// The file a request path names inside `dir`, if it names one without leaving it.
 fn file(dir: &Path, path: &str) -> Option<PathBuf> {
-    let relative = percent_decode(path.strip_prefix(PREFIX)?, false);
+    beneath(dir, &percent_decode(path.strip_prefix(PREFIX)?, false))
+}
+
+/// The file `relative` (as a record's file field names it: `original_images/a.jpg`)
+/// names inside `dir`, if it names one without leaving it.
+fn beneath(dir: &Path, relative: &str) -> Option<PathBuf> {
     if relative.contains('\0') || relative.contains('\\') {
         return None;
     }
-    let relative = Path::new(relative.as_ref());
+    let relative = Path::new(relative);
     let plain = relative
         .components()
         .all(|c| matches!(c, Component::Normal(_)));
     (plain && relative.components().next().is_some()).then(|| dir.join(relative))
+}
+
+/// The media file a record names (its `file` field, relative to `dir`),
+/// opened as `/media/` would serve it (beneath `dir`, through no link, a
+/// regular file within `max_bytes`): the file and its length, or why not,
+/// in words.
+pub fn open_named(dir: &Path, named: &str, max_bytes: u64) -> Result<(File, u64), &'static str> {
+    let Some(relative) = beneath(dir, named) else {
+        return Err("not a path inside the media folder");
+    };
+    let relative = relative
+        .strip_prefix(dir)
+        .map_err(|_| "not a path inside the media folder")?;
+    match open(dir, relative, max_bytes) {
+        Ok(opened) => Ok((opened.file, opened.len)),
+        Err(Unserved::Not(why)) => Err(why),
+        Err(Unserved::NoDescriptor) => Err("not opened: the server is out of file descriptors"),
+    }
 }
 
 /// Opens `name` in the directory `at` with `flags`, never following a link.

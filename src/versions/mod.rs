@@ -3,7 +3,8 @@
 //! `/versions.atom`, [`feed`]; `/versions.rss` in the IPT's form, [`rss`];
 //! each with the version's kept archive and `eml.xml`), the records added, modified and deleted since
 //! a version, and whether a record that is not found was deleted (410 Gone:
-//! [`changes`]); how to cite a version ([`citation`]) and DataCite's metadata of it
+//! [`changes`]); a list question's records changed by the versions, as
+//! Atom ([`question_feed`]); how to cite a version ([`citation`]) and DataCite's metadata of it
 //! ([`datacite`]). The history itself is `model::history`'s; this room answers
 //! questions of it.
 
@@ -14,4 +15,5 @@ pub mod feed;
 pub mod list;
 pub mod page;
 pub mod publishing;
+pub mod question_feed;
 pub mod rss;

@@ -12,6 +12,11 @@ usage: check.py --bin target/release/catalogue
   each linking the archive and eml.xml it published (kept beside the
   snapshot: /versions/N/dwca.zip), which answer the bytes /dwca.zip and
   /eml.xml served while the version was current;
+- a list question's feed (format=atom) parses as Atom 1.0 with what W3C's
+  feed rules ask (id, title, updated, author, a self link; each entry an id,
+  updated and a link to its record), listing exactly the question's changes:
+  a country's has its specimen's modification, another country's none, the
+  whole list's the deletion too;
 - /versions.rss parses as RSS 2.0 with one item per version, titled as the
   IPT titles them (`<title> - Version N`), with the IPT's ipt:dwca and
   ipt:eml naming the same files, and a pubDate;
@@ -170,6 +175,39 @@ class serving:
         self.server.wait()
 
 
+def check_question_feeds(base):
+    """A list question's feed (format=atom) as feedparser reads it, with what
+    W3C's feed rules ask of a feed and its entries (id, title, updated, an
+    author, a link); version 2 deleted specimen 8, version 3 modified 2."""
+    wanted = {
+        "country=united": ["UMMZ-000002 (specimen-records 2) modified in version 3"],
+        "country=canada": [],
+        "": ["UMMZ-000002 (specimen-records 2) modified in version 3",
+             "UMMZ-000008 (specimen-records 8) deleted in version 2"],
+    }
+    for question, titles in wanted.items():
+        url = f"{base}/api/v2/specimen-records/?{question}&format=atom".replace("?&", "?")
+        feed = feedparser.parse(get(url))
+        if feed.bozo or feed.version != "atom10":
+            fail(f"{url} does not parse as Atom 1.0: {feed.version} {feed.get('bozo_exception')}")
+            continue
+        f = feed.feed
+        if not (f.get("id") and f.get("title") and f.get("updated_parsed") and f.get("author")):
+            fail(f"{url}: the feed lacks an id, title, updated or author: {dict(f)}")
+        if [link.href for link in f.links if link.rel == "self"] != [url]:
+            fail(f"{url}: the feed's self link is {f.links}")
+        if [e.title for e in feed.entries] != titles:
+            fail(f"{url}: the entries are {[e.title for e in feed.entries]}, not {titles}")
+        ids = [e.get("id") for e in feed.entries]
+        if len(set(ids)) != len(ids):
+            fail(f"{url}: entries share an id: {ids}")
+        for e in feed.entries:
+            record = f"{base}/api/v2/specimen-records/{e.title.split()[2].rstrip(')')}/"
+            links = {link.rel: link.href for link in e.links}
+            if not (e.get("id") and e.get("updated_parsed")) or links.get("alternate") != record:
+                fail(f"{url}: entry {e.title} lacks an id or updated, or links {links}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
@@ -208,6 +246,7 @@ def main():
                     fail(f"version {n}'s entry links {links}")
                 elif (get_bytes(want["enclosure"]), get_bytes(want["describedby"])) != served[n]:
                     fail(f"version {n}'s kept archive or eml.xml is not what it served")
+            check_question_feeds(base)
             rss = feedparser.parse(get(f"{base}/versions.rss"))
             if rss.bozo or rss.version != "rss20":
                 fail(f"the RSS does not parse as RSS 2.0: {rss.version} {rss.get('bozo_exception')}")

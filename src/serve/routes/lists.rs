@@ -9,16 +9,18 @@ use bytes::Bytes;
 use crate::html::{self, ListPage};
 use crate::model::endpoint::API_PREFIX;
 use crate::query::plan::Selected;
-use crate::query::{ApiError, Page, Params, Plan};
+use crate::query::{ApiError, Format, Page, Params, Plan};
 use crate::serve::answer::{Answer, Kind};
 use crate::serve::compress::{Coding, COMPRESS_BELOW};
 use crate::serve::media::media_url;
+use crate::serve::origin::origin;
 use crate::serve::route::{Ctx, Job, Parsed};
 use crate::serve::work::Task;
 use crate::suggest::Suggestions;
+use crate::versions::question_feed;
 use crate::view::View;
 
-use super::downloads;
+use super::{downloads, photographs};
 
 /// Answers that may be larger than this are written as they are sent rather than
 /// made whole first (and are not compressed: compression stops at this size).
@@ -42,6 +44,11 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
         .map_err(|e| Answer::error(&e))?;
     let (ignored, repeated) = (plan.ignored().to_vec(), plan.repeated().to_vec());
     let ignoring = move |a: Answer| a.ignoring(&ignored).repeating(&repeated);
+    match plan.format() {
+        Format::Zip => return Ok(photographs::answer(ctx, plan).then(ignoring)),
+        Format::Atom => return Ok(feed(ctx, plan).then(ignoring)),
+        _ => {}
+    }
     if plan.format().download() {
         return Ok(downloads::answer(ctx, plan).map_answers(ignoring));
     }
@@ -86,6 +93,27 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
         None => Job::pooled(head, made),
     };
     Ok(job.map_answers(ignoring))
+}
+
+/// A list question's feed (`format=atom`): the question's records' changes
+/// in the versions, made on the pool (it runs the question's filters), its
+/// links where it was asked, tagged by its bytes.
+fn feed(ctx: Ctx<'_>, plan: Plan) -> Job<'_> {
+    let (state, served, asked) = (ctx.state, ctx.served, ctx.asked);
+    let settings = &state.settings;
+    let origin = origin(settings.public_url.as_ref(), &asked.headers).unwrap_or_default();
+    let query = (asked.params.as_ref().ok())
+        .map(|p| p.given().without("format").to_query())
+        .unwrap_or_default();
+    let made = served.clone();
+    Job::digested(async move {
+        let make = move || question_feed::atom(&made.view, &plan, &origin, &query);
+        let Some(body) = state.work.run(Task::Answer, make).await else {
+            return Answer::busy();
+        };
+        let tag = crate::export::dwca::tag_of(body.as_bytes());
+        Answer::tagged(Kind::Atom, Bytes::from(body), tag, None).addressed()
+    })
 }
 
 /// A long slice of a list made of fragments (its `items`), copied together

@@ -22,6 +22,7 @@ mod kept;
 mod labels;
 mod lists;
 mod operations;
+mod photographs;
 mod quality;
 mod records;
 mod short;
