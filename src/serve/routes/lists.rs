@@ -45,8 +45,8 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
     let (ignored, repeated) = (plan.ignored().to_vec(), plan.repeated().to_vec());
     let ignoring = move |a: Answer| a.ignoring(&ignored).repeating(&repeated);
     match plan.format() {
-        Format::Zip => return Ok(photographs::answer(ctx, plan).then(ignoring)),
-        Format::Atom => return Ok(feed(ctx, plan).then(ignoring)),
+        Format::Zip => return Ok(photographs::answer(ctx, plan).map_answers(ignoring)),
+        Format::Atom => return Ok(feed(ctx, plan).map_answers(ignoring)),
         _ => {}
     }
     if plan.format().download() {
