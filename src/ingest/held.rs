@@ -68,8 +68,8 @@ pub fn hold_back(raw: &Collection, errors: &[Problem], published: Option<&Collec
 /// collection published last) is made the collection to publish, where
 /// `raw` was read from the source it was published from by replacing the
 /// specimens `among` names in place (a `sync` tick that read only edits of
-/// specimens; the specimens held back before are among them, each held as
-/// published) and `errors` are all of them ([`validate::edit_problems`]).
+/// specimens; the specimens held back before are among them) and `errors`
+/// are all of them ([`validate::edit_problems`]).
 /// Each round checks those and the records held since, not the whole
 /// collection; what is not records (the description, the site) is `raw`'s.
 /// [`Among::Untold`], with `published`'s records as they were, where that
@@ -122,14 +122,11 @@ pub fn hold_back_among(
         may
     };
     let check = |c: &Collection, holding: &AHashSet<(Model, i64)>| {
-        let mut ids = among.to_vec();
         // One left out (never published) is not there to check.
-        ids.extend(
-            holding
-                .iter()
-                .map(|&(_, id)| id)
-                .filter(|&id| specimen(c, id)),
-        );
+        let ids = (among.iter().copied())
+            .chain(holding.iter().map(|&(_, id)| id))
+            .filter(|&id| specimen(c, id))
+            .collect();
         validate::edit_problems(c, &[(Model::SpecimenRecord, ids)]).unwrap_or_else(|| {
             told.set(false);
             Vec::new()
@@ -343,6 +340,23 @@ mod tests {
             published = in_place;
         }
         assert!(held_ids.is_empty());
+        // A record left out (never published) stays left out beside an edit.
+        let mut raw = published.clone();
+        raw.specimen_records[11].temperature = "warm".into();
+        let left_out = raw.specimen_records[11].id;
+        let mut before = raw.clone();
+        before.specimen_records.remove(11);
+        raw.specimen_records[7].notes = "beside a record left out".into();
+        let among = [raw.specimen_records[7].id, left_out];
+        let errors = validate::check(&raw).errors;
+        let (copy, copy_held) = hold_back(&raw, &errors, Some(&before)).unwrap();
+        let mut in_place = before.clone();
+        let Among::Held(held) = hold_back_among(&raw, &errors, &mut in_place, &among) else {
+            panic!("left out: not held in place");
+        };
+        assert_eq!((held.len(), held[0].kept), (1, KeptAs::LeftOut));
+        assert_eq!(held, copy_held);
+        assert!(in_place == copy);
         // A record to hold that is not a specimen: untold, and the
         // collection as it was.
         let mut raw = published.clone();

@@ -185,18 +185,30 @@ impl Edits {
     }
 }
 
-/// The ids of the records `held` holds back, where each is a specimen held
-/// as published (so that the collection published has the records the
-/// collection read has, each in its place); `None` otherwise.
-fn held_in_place(held: &[Held]) -> Option<Vec<i64>> {
-    held.iter()
+/// The specimens whose published records may differ from those published
+/// before, besides the edits, where records were held back `before` and
+/// are `now`: those held as published, then or now. `None` where a record
+/// held is no specimen, or a record left out (never published) is
+/// published now or the other way round: the records published then
+/// do not each keep their place.
+fn held_edits(before: &[Held], now: &[Held]) -> Option<Vec<i64>> {
+    let left_out = |held: &[Held]| -> Vec<i64> {
+        let ids = held.iter().filter(|h| h.kept == KeptAs::LeftOut);
+        ids.map(|h| h.id).collect()
+    };
+    if left_out(before) != left_out(now) {
+        return None;
+    }
+    (before.iter().chain(now))
+        .filter(|h| h.kept != KeptAs::LeftOut)
         .map(|h| (h.model == Model::SpecimenRecord && h.kept == KeptAs::Published).then_some(h.id))
         .collect()
 }
 
-/// The records `edited`, and the specimens `held` holds back, where those
-/// are specimens held as published: what a tick that read only edits
-/// checks, the collection read before having had errors in them alone.
+/// The records `edited`, and the specimens `held` holds back: what a tick
+/// that read only edits of specimens checks, the collection read before
+/// having had errors in those alone. `None` where an edit or a record
+/// held is of another model, or a deletion held.
 fn with_held(edited: &[(Model, Vec<i64>)], held: &[Held]) -> Option<Vec<(Model, Vec<i64>)>> {
     if edited.iter().any(|(m, _)| *m != Model::SpecimenRecord) {
         return None;
@@ -205,7 +217,10 @@ fn with_held(edited: &[(Model, Vec<i64>)], held: &[Held]) -> Option<Vec<(Model, 
         edited: edited.to_vec(),
         records: Vec::new(),
     };
-    edits.add_specimens(held_in_place(held)?);
+    let specimens = held.iter().map(|h| {
+        (h.model == Model::SpecimenRecord && h.kept != KeptAs::DeletionHeld).then_some(h.id)
+    });
+    edits.add_specimens(specimens.collect::<Option<_>>()?);
     Some(edits.edited)
 }
 
@@ -797,10 +812,7 @@ impl Publisher {
         // (each a specimen held as published, so that every record keeps
         // its place).
         if raw.is_some() || !self.held.is_empty() {
-            let now_held = held_in_place(&holding).and_then(|ids| {
-                let before = held_in_place(&self.held)?;
-                Some(ids.into_iter().chain(before).collect::<Vec<_>>())
-            });
+            let now_held = held_edits(&self.held, &holding);
             edits = match (edits, now_held) {
                 (Some(mut edits), Some(ids)) => {
                     edits.add_specimens(ids);
