@@ -95,7 +95,7 @@ def main():
     import catalogue_client.api as api
 
     client = Client(base_url=base, raise_on_unexpected_status=True)
-    lists = filters = records = 0
+    lists = filters = records = forms = 0
     for tag in pkgutil.iter_modules(api.__path__):
         package = importlib.import_module(f"catalogue_client.api.{tag.name}")
         for operation in pkgutil.iter_modules(package.__path__):
@@ -103,6 +103,17 @@ def main():
                 continue
             listing = importlib.import_module(f"{package.__name__}.{operation.name}")
             label = f"{tag.name}.{operation.name}"
+            if operation.name.endswith("_form"):
+                # The list's parameters as a form: the page the GET gives.
+                forms += 1
+                body = inspect.signature(listing.sync_detailed).parameters["body"].annotation
+                body = getattr(listing, body) if isinstance(body, str) else body
+                posted = same(label, listing.sync_detailed(client=client, body=body(limit=PAGE)))
+                get = importlib.import_module(f"{package.__name__}.{operation.name[:-len('_form')]}")
+                asked = same(label[:-len("_form")], get.sync_detailed(client=client, limit=PAGE))
+                if posted != asked:
+                    raise SystemExit(f"{label}: the posted form's page is not the GET's")
+                continue
             page = same(label, listing.sync_detailed(client=client, limit=PAGE))
             lists += 1
             if not page["items"]:
@@ -131,9 +142,10 @@ def main():
                 same(f"{package.__name__}.{getters[0]}({item['id']})",
                      getter.sync_detailed(client=client, id=str(item["id"])))
                 records += 1
-    if lists == 0:
-        raise SystemExit("the generated client has no list operations")
-    print(f"python client: {lists} lists ({filters} also filtered) and {records} records parsed and written back unchanged")
+    if lists == 0 or forms != lists:
+        raise SystemExit(f"the generated client has {lists} list operations and {forms} forms of them")
+    print(f"python client: {lists} lists ({filters} also filtered, each also as a posted form) and "
+          f"{records} records parsed and written back unchanged")
     labels(client)
 
 
