@@ -17,6 +17,7 @@ mod downloads;
 mod files;
 mod gbif;
 mod home;
+pub mod iiif;
 mod images;
 mod kept;
 mod labels;
@@ -176,6 +177,19 @@ pub static ROUTES: &[Route] = &[
             takes: Takes::Query,
         },
         json: files::media,
+        page: None,
+        openapi: None,
+    },
+    Route {
+        routing: Routing {
+            metric: "/iiif/",
+            paths: &[path(&[Lit("iiif")], Slash::Beneath)],
+            shown: Shown::Json,
+            media: MediaOf::None,
+            source: Source::Files,
+            takes: Takes::Query,
+        },
+        json: iiif::answer,
         page: None,
         openapi: None,
     },
