@@ -44,7 +44,7 @@ pub fn document(id: &str, width: u32, height: u32, limits: Limits) -> Value {
         "sizes": sizes,
         "tiles": [{"type": "Tile", "width": TILE, "height": TILE, "scaleFactors": factors}],
         "extraQualities": ["color", "gray", "bitonal"],
-        "extraFeatures": ["mirroring", "sizeUpscaling", "canonicalLinkHeader", "profileLinkHeader"],
+        "extraFeatures": ["mirroring", "sizeUpscaling"],
     })
 }
 

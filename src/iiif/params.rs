@@ -382,11 +382,9 @@ impl Size {
             SizeKind::Percent(n) => scaled(n / 100.0),
             SizeKind::Exact(ow, oh) => (ow, oh),
             SizeKind::Confined(cw, ch) => {
-                let mut s = (f64::from(cw) / rw).min(f64::from(ch) / rh);
-                if !self.upscale {
-                    s = s.min(1.0);
-                }
-                let (ow, oh) = scaled(s);
+                // Without `^`, a box larger than the region is refused as
+                // every other upscaling is (IIIF's validator asks a 400).
+                let (ow, oh) = scaled((f64::from(cw) / rw).min(f64::from(ch) / rh));
                 (ow.min(cw), oh.min(ch))
             }
         };
@@ -600,7 +598,11 @@ mod tests {
             cut("full/^2000,/0/default.jpg", 1000, 500),
             (rect(0, 0, 1000, 500), 2000, 1000)
         );
-        assert_eq!(cut("full/!2000,2000/0/default.jpg", 1000, 500).1, 1000);
+        assert_eq!(
+            resolve("full/!2000,2000/0/default.jpg", 1000, 500),
+            Err(400)
+        );
+        assert_eq!(cut("full/!1000,1000/0/default.jpg", 1000, 500).1, 1000);
         assert_eq!(cut("full/^!2000,2000/0/default.jpg", 1000, 500).1, 2000);
         // max stays within the limits.
         assert_eq!(

@@ -549,6 +549,9 @@ mod tests {
             ("/dwca.zip", "/dwca.zip"),
             ("/static/abc/site.css", "/static*"),
             ("/media/images/a.jpg", "/media*"),
+            ("/iiif/1", "/iiif*"),
+            ("/iiif/1/full/max/0/default.jpg", "/iiif*"),
+            ("/iiif", "/iiif*"),
             (
                 "/api/v2/specimen-records/labels/",
                 "/api/v2/specimen-records/labels/",

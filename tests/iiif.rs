@@ -1,0 +1,210 @@
+//! IIIF's Image API on the bundled sample, its photographs' originals
+//! written into a media folder: the base URI's redirect, `info.json`, regions
+//! cut from the tile pyramid made beside the media, validators, `HEAD`, and
+//! hostile paths refused with 400, 404, 415 or 501.
+
+use std::io::Cursor;
+use std::path::Path;
+
+use catalogue::iiif::params::Format;
+use catalogue::iiif::raster::{self, Coded, Raster};
+use catalogue::serve::Settings;
+use serde_json::json;
+
+use crate::common::{self, Server, TempDir};
+
+/// A raster whose pixels say where they are (red: x, green: y).
+fn gradient(w: u32, h: u32) -> Raster {
+    let pixels = (0..w * h)
+        .flat_map(|i| {
+            let (x, y) = (i % w, i / w);
+            [(x * 255 / w) as u8, (y * 255 / h) as u8, 90]
+        })
+        .collect();
+    Raster {
+        width: w,
+        height: h,
+        channels: 3,
+        pixels,
+    }
+}
+
+/// The sample served with its first two photographs' originals: image 1 a
+/// 1800x1200 JPEG, image 2 a 600x900 PNG.
+fn served(dir: &TempDir) -> (Server, Raster) {
+    let media = dir.path("media");
+    let originals = media.join("original_images");
+    std::fs::create_dir_all(&originals).unwrap();
+    let jpeg = gradient(1800, 1200).encode(Format::Jpg).unwrap();
+    std::fs::write(originals.join("ummz-000001-dorsal.jpg"), jpeg).unwrap();
+    let png = gradient(600, 900);
+    std::fs::write(
+        originals.join("ummz-000001-ventral.png"),
+        png.encode(Format::Png).unwrap(),
+    )
+    .unwrap();
+    let settings = Settings {
+        media_dir: Some(media),
+        ..Settings::default()
+    };
+    (Server::start(&common::sample_snapshot(), settings), png)
+}
+
+fn decoded(body: &[u8]) -> Raster {
+    let coded = Coded::sniff(body).expect("an image");
+    raster::decode(coded, Cursor::new(body)).unwrap()
+}
+
+#[test]
+fn the_base_uri_redirects_and_info_json_says_the_levels() {
+    let dir = TempDir::new("iiif-info");
+    let (s, _) = served(&dir);
+    let r = s.get("/iiif/1");
+    assert_eq!(r.status, 303);
+    assert_eq!(r.header("location"), Some("http://t/iiif/1/info.json"));
+    let r = s.get("/iiif/1/info.json");
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    assert_eq!(r.header("access-control-allow-origin"), Some("*"));
+    assert_eq!(
+        r.json(),
+        json!({
+            "@context": "http://iiif.io/api/image/3/context.json",
+            "id": "http://t/iiif/1",
+            "type": "ImageService3",
+            "protocol": "http://iiif.io/api/image",
+            "profile": "level2",
+            "width": 1800,
+            "height": 1200,
+            "maxWidth": 4096,
+            "maxHeight": 4096,
+            "maxArea": 16777216,
+            "sizes": [
+                {"type": "Size", "width": 450, "height": 300},
+                {"type": "Size", "width": 900, "height": 600},
+                {"type": "Size", "width": 1800, "height": 1200},
+            ],
+            "tiles": [{"type": "Tile", "width": 512, "height": 512, "scaleFactors": [1, 2, 4]}],
+            "extraQualities": ["color", "gray", "bitonal"],
+            "extraFeatures": ["mirroring", "sizeUpscaling"],
+        })
+    );
+    let ld = s.send(
+        "GET",
+        "/iiif/1/info.json",
+        &[("Accept", "application/ld+json")],
+    );
+    assert_eq!(
+        ld.header("content-type"),
+        Some("application/ld+json;profile=\"http://iiif.io/api/image/3/context.json\"")
+    );
+    // The pyramid was made beside the media folder, named by the file hash.
+    let pyramid = dir.path("media.tiles/00/0000000000000000000000000000000000001eef");
+    assert!(pyramid.join("pyramid.txt").is_file());
+    assert!(pyramid.join("2/0_0.jpg").is_file());
+    assert!(!pyramid.join("3").exists());
+}
+
+#[test]
+fn regions_sizes_turns_and_qualities_are_cut_from_the_tiles() {
+    let dir = TempDir::new("iiif-cut");
+    let (s, png) = served(&dir);
+    // A region across tiles of a PNG, as PNG: its very pixels.
+    let r = s.get("/iiif/2/400,500,200,300/max/0/default.png");
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.header("content-type"), Some("image/png"));
+    assert_eq!(decoded(&r.body), png.crop(400, 500, 200, 300));
+    // Turned a quarter clockwise, mirrored first.
+    let r = s.get("/iiif/2/0,0,10,20/max/!90/default.png");
+    let turned = png
+        .crop(0, 0, 10, 20)
+        .turn(catalogue::iiif::params::Rotation {
+            mirror: true,
+            quarters: 1,
+        });
+    assert_eq!(decoded(&r.body), turned);
+    // Scaled and gray, as JPEG.
+    let r = s.get("/iiif/1/square/pct:10/0/gray.jpg");
+    assert_eq!(r.header("content-type"), Some("image/jpeg"));
+    let gray = decoded(&r.body);
+    assert_eq!((gray.width, gray.height), (120, 120));
+    // One channel, which the decoder spreads to three.
+    assert!(gray.pixels.chunks(3).all(|p| p[0] == p[1] && p[1] == p[2]));
+    // A tile as a viewer asks it is the stored tile's bytes.
+    let r = s.get("/iiif/1/1024,0,776,1024/388,/0/default.jpg");
+    assert_eq!(r.status, 200);
+    let stored = dir.path("media.tiles/00/0000000000000000000000000000000000001eef/1/1_0.jpg");
+    assert_eq!(r.body, std::fs::read(stored).unwrap());
+}
+
+#[test]
+fn images_have_tags_and_head_answers_as_get() {
+    let dir = TempDir::new("iiif-head");
+    let (s, _) = served(&dir);
+    let path = "/iiif/1/0,0,512,512/256,/0/default.jpg";
+    let get = s.get(path);
+    assert_eq!(get.status, 200);
+    let tag = get.header("etag").unwrap().to_string();
+    assert_eq!(get.header("cache-control"), Some("public, max-age=3600"));
+    let head = s.send("HEAD", path, &[]);
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+    assert_eq!(head.header("etag"), Some(tag.as_str()));
+    assert_eq!(head.header("content-length"), get.header("content-length"));
+    let again = s.send("GET", path, &[("If-None-Match", &tag)]);
+    assert_eq!(again.status, 304);
+    assert_ne!(
+        s.get("/iiif/1/0,0,512,512/128,/0/default.jpg")
+            .header("etag"),
+        Some(tag.as_str())
+    );
+}
+
+#[test]
+fn hostile_requests_are_refused_never_made() {
+    let dir = TempDir::new("iiif-hostile");
+    let (s, _) = served(&dir);
+    for (path, status) in [
+        ("/iiif/1/0,0,0,10/max/0/default.jpg", 400),
+        ("/iiif/1/1800,0,10,10/max/0/default.jpg", 400),
+        ("/iiif/1/full/^100000,/0/default.jpg", 400),
+        ("/iiif/1/full/4097,/0/default.jpg", 400),
+        ("/iiif/1/full/3600,/0/default.jpg", 400),
+        ("/iiif/1/full/max/45/default.jpg", 501),
+        ("/iiif/1/full/max/0/default.gif", 415),
+        ("/iiif/1/full/max/0/sepia.jpg", 400),
+        ("/iiif/1/full/max/0/default", 400),
+        ("/iiif/1/99999999999,0,10,10/max/0/default.jpg", 400),
+        ("/iiif/1/full/max", 404),
+        ("/iiif/1/info.json/x", 404),
+        ("/iiif/999/info.json", 404),
+        ("/iiif/01/info.json", 404),
+        ("/iiif/..%2F..%2Fetc/info.json", 404),
+        ("/iiif/%2e%2e/info.json", 404),
+        // Image 3's original is not in the media folder.
+        ("/iiif/3/info.json", 404),
+    ] {
+        let r = s.get(path);
+        assert_eq!(r.status, status, "{path}: {}", r.text());
+    }
+    // Without --media-dir, there are no image services.
+    assert_eq!(Server::sample().get("/iiif/1/info.json").status, 404);
+}
+
+#[test]
+fn a_pyramid_is_cut_once_and_read_by_the_next_server() {
+    let dir = TempDir::new("iiif-once");
+    let (s, _) = served(&dir);
+    assert_eq!(s.get("/iiif/2/info.json").status, 200);
+    let made = dir.path("media.tiles/00/0000000000000000000000000000000000003dde/pyramid.txt");
+    let first = std::fs::metadata(&made).unwrap().modified().unwrap();
+    drop(s);
+    let settings = Settings {
+        media_dir: Some(dir.path("media")),
+        ..Settings::default()
+    };
+    let again = Server::start(&common::sample_snapshot(), settings);
+    assert_eq!(again.get("/iiif/2/full/max/0/default.png").status, 200);
+    assert_eq!(std::fs::metadata(&made).unwrap().modified().unwrap(), first);
+    assert!(Path::new(&made).is_file());
+}
