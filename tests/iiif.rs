@@ -208,3 +208,76 @@ fn a_pyramid_is_cut_once_and_read_by_the_next_server() {
     assert_eq!(std::fs::metadata(&made).unwrap().modified().unwrap(), first);
     assert!(Path::new(&made).is_file());
 }
+
+#[test]
+fn a_photographed_specimen_has_a_manifest_in_its_taxons_collections() {
+    let dir = TempDir::new("iiif-manifest");
+    let (s, _) = served(&dir);
+    assert_eq!(s.json("/", 200)["iiif"], "/iiif/collections/");
+    let m = s.json("/iiif/manifests/1", 200);
+    assert_eq!(m["id"], "http://t/iiif/manifests/1");
+    assert_eq!(m["type"], "Manifest");
+    assert_eq!(
+        m["label"],
+        json!({"none": ["UMMZ-000001 Danaus plexippus megalippe (Hübner, [1826])"]})
+    );
+    assert_eq!(m["rights"], "http://creativecommons.org/licenses/by/4.0/");
+    assert_eq!(
+        m["requiredStatement"],
+        json!({"label": {"en": ["Attribution"]}, "value": {"none": ["Catalogue Sample Museum"]}})
+    );
+    assert_eq!(
+        m["homepage"][0]["id"],
+        "http://t/api/v2/specimen-records/1/?format=html"
+    );
+    assert_eq!(m["seeAlso"][0]["id"], "http://t/api/v2/specimen-records/1/");
+    assert_eq!(
+        m["metadata"][1],
+        json!({"label": {"en": ["catalogNumber"]}, "value": {"none": ["UMMZ-000001"]}})
+    );
+    // A canvas per photograph, dorsal before ventral, each its file's size
+    // and its image service's.
+    let canvases = m["items"].as_array().unwrap();
+    let sizes: Vec<_> = canvases
+        .iter()
+        .map(|c| {
+            (
+                c["label"]["none"][0].clone(),
+                c["width"].clone(),
+                c["height"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        sizes,
+        [
+            (json!("dorsal"), json!(1800), json!(1200)),
+            (json!("ventral"), json!(600), json!(900))
+        ]
+    );
+    let body = &canvases[1]["items"][0]["items"][0]["body"];
+    assert_eq!(body["service"][0]["id"], "http://t/iiif/2");
+    assert_eq!(s.get("/iiif/2/full/600,900/0/default.jpg").status, 200);
+    // No photograph, no manifest.
+    assert_eq!(s.get("/iiif/manifests/2").status, 404);
+    assert_eq!(s.get("/iiif/manifests/1/x").status, 404);
+    // From the top down to the subspecies, which holds the manifest.
+    let top = s.json("/iiif/collections/", 200);
+    assert_eq!(top["items"][0]["id"], "http://t/iiif/collections/order/1");
+    let species = s.json("/iiif/collections/species/1", 200);
+    assert_eq!(
+        species["partOf"][0]["id"],
+        "http://t/iiif/collections/genus/1"
+    );
+    assert_eq!(
+        species["items"][0]["id"],
+        "http://t/iiif/collections/subspecies/1"
+    );
+    let sub = s.json("/iiif/collections/subspecies/1", 200);
+    assert_eq!(
+        sub["items"],
+        json!([{"id": "http://t/iiif/manifests/1", "type": "Manifest", "label": {"none": ["UMMZ-000001"]}}])
+    );
+    assert_eq!(s.get("/iiif/collections/species/999").status, 404);
+    assert_eq!(s.get("/iiif/collections/kingdom/1").status, 404);
+}

@@ -7,8 +7,12 @@
 //! made once per original on disk, keyed by its `file_hash`, from which every
 //! region is cut) and `info` (`info.json`). Knowing nothing of HTTP: the
 //! server's `routes::iiif` answers with them.
+//!
+//! The Presentation API 3.0: `presentation` (a manifest per photographed
+//! specimen, and collections by taxon from the top one down).
 
 pub mod info;
 pub mod params;
+pub mod presentation;
 pub mod pyramid;
 pub mod raster;

@@ -38,6 +38,8 @@ pub fn document() -> Bytes {
                 "openapi": OPENAPI_PATH,
                 "docs": DOCS_PATH,
                 "archive": ARCHIVE_PATH,
+                // IIIF's top Collection: the photographed specimens' manifests by taxon.
+                "iiif": crate::iiif::presentation::COLLECTIONS,
             });
             Bytes::from(serde_json::to_vec(&doc).expect("a JSON value prints"))
         })

@@ -1,7 +1,11 @@
 """IIIF as IIIF's own tools read it: the bundled sample served with IIIF's
 Image API test image as one of its photographs (`--media-dir` alone), and
 `iiif-validate.py --version=3.0 --level=2` run against that photograph's
-image service, which must pass every test.
+image service, which must pass every test. Then every Collection from the
+top one the API root names (`iiif`) down, and every Manifest they hold, is
+valid against IIIF's Presentation 3.0 JSON schema and loads in iiif-prezi3;
+each canvas is its image service's size (`info.json`); the specimen with the
+photograph has its manifest; a document the schema must refuse is refused.
 
 usage: check.py --bin target/release/catalogue --schemas DIR
 
@@ -43,6 +47,49 @@ def wait_healthy(port, proc):
     sys.exit("the server did not become healthy")
 
 
+def get(url, accept="application/json"):
+    req = urllib.request.Request(url, headers={"Accept": accept})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return json.load(r)
+
+
+def presentation(base, schema_path):
+    import jsonschema
+    from iiif_prezi3 import Collection, Manifest
+
+    validator = jsonschema.Draft7Validator(json.load(open(schema_path)))
+    broken = {"id": f"{base}/x", "type": "Manifest", "items": []}
+    if not list(validator.iter_errors(broken)):
+        sys.exit("the schema takes a manifest without a label: the check cannot fail")
+    top = get(base + "/")["iiif"]
+    todo, seen, manifests = [base + top], set(), []
+    while todo:
+        url = todo.pop()
+        if url in seen:
+            continue
+        seen.add(url)
+        doc = get(url)
+        errors = list(validator.iter_errors(doc))
+        if errors:
+            sys.exit(f"{url}: {errors[0].message}")
+        if doc["type"] == "Collection":
+            Collection(**doc)
+            todo += [item["id"] for item in doc["items"]]
+        else:
+            Manifest(**doc)
+            manifests.append(doc)
+            for canvas in doc["items"]:
+                body = canvas["items"][0]["items"][0]["body"]
+                info = get(body["service"][0]["id"] + "/info.json")
+                if (info["width"], info["height"]) != (canvas["width"], canvas["height"]):
+                    sys.exit(f"{canvas['id']}: the canvas is not its image's size")
+    ids = [m["id"] for m in manifests]
+    if f"{base}/iiif/manifests/1" not in ids:
+        sys.exit(f"the photographed specimen 1 has no manifest among {ids}")
+    print(f"IIIF Presentation 3.0: {len(seen) - len(manifests)} collections and "
+          f"{len(manifests)} manifests valid (schema, iiif-prezi3)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
@@ -73,6 +120,7 @@ def main():
                 sys.exit("iiif-validator: not every level-2 test passed")
             done = [l for l in out.splitlines() if l.startswith("Done")]
             print("iiif-validator level 2:", done[-1] if done else out.strip().splitlines()[-1])
+            presentation(f"http://127.0.0.1:{port}", os.path.join(args.schemas, "iiif", "iiif_3_0.json"))
         finally:
             proc.terminate()
             proc.wait()

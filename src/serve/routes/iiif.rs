@@ -16,7 +16,7 @@ use crate::encoding::percent::percent_decode;
 use crate::encoding::whole;
 use crate::iiif::params::{ImageRequest, Limits, Refusal};
 use crate::iiif::pyramid::{Cut, Key, Pyramid, Pyramids};
-use crate::iiif::{info, raster::RasterError};
+use crate::iiif::{info, presentation, raster::RasterError};
 use crate::model::Model;
 use crate::query::ApiError;
 use crate::serve::answer::{Answer, Kind};
@@ -98,9 +98,25 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
         .ok_or_else(Answer::not_found)?;
     let decoded: Vec<_> = rest.split('/').map(|s| percent_decode(s, false)).collect();
     let segs: Vec<&str> = decoded.iter().map(|s| s.as_ref()).collect();
-    let id = whole::canonical(segs[0])
-        .and_then(|id| i64::try_from(id).ok())
-        .ok_or_else(Answer::not_found)?;
+    match segs[0] {
+        "manifests" => {
+            return presented(
+                ctx,
+                Presented::Manifest(number(segs.get(1))?),
+                segs.len() == 2,
+            )
+        }
+        "collections" => {
+            let asks = match &segs[1..] {
+                [] | [""] => Presented::Top,
+                [rank, id] => Presented::Taxon(rank.to_string(), number(Some(id))?),
+                _ => return Err(Answer::not_found().into()),
+            };
+            return presented(ctx, asks, true);
+        }
+        _ => {}
+    }
+    let id = number(segs.first())?;
     let asks = match &segs[1..] {
         [] | [""] => Asks::Base,
         ["info.json"] => Asks::Info,
@@ -150,6 +166,91 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
             made.unwrap_or_else(|_| Answer::not_found())
         })),
     }
+}
+
+/// A path segment that is a record's id.
+fn number(seg: Option<&&str>) -> Result<i64, Box<Answer>> {
+    seg.and_then(|s| whole::canonical(s))
+        .and_then(|id| i64::try_from(id).ok())
+        .ok_or_else(|| Answer::not_found().into())
+}
+
+/// A Presentation API document asked.
+enum Presented {
+    Manifest(i64),
+    Top,
+    Taxon(String, i64),
+}
+
+/// A manifest (its photographs' sizes read from their files, on a blocking
+/// thread) or a collection.
+fn presented(ctx: Ctx<'_>, asks: Presented, plain: bool) -> Parsed<'_> {
+    let (state, asked) = (ctx.state, ctx.asked);
+    // Without the photographs, there is nothing to present.
+    if !plain || state.settings.media_dir.is_none() {
+        return Err(Answer::not_found().into());
+    }
+    let base = origin(state.settings.public_url.as_ref(), &asked.headers).unwrap_or_default();
+    let addressed = state.settings.public_url.is_none();
+    let served = ctx.served.clone();
+    let settings = (
+        state.settings.media_dir.clone(),
+        state.settings.media_max_bytes,
+    );
+    Ok(Job::awaited(async move {
+        let made = tokio::task::spawn_blocking(move || {
+            let view = &served.view;
+            let doc = match asks {
+                Presented::Manifest(id) => {
+                    let pos = view.table(Model::SpecimenRecord).position(id);
+                    pos.and_then(|pos| {
+                        let photos = presentation::photos(view, pos, |image| {
+                            photo_size(view, image, &settings)
+                        });
+                        if photos.is_empty() {
+                            return None;
+                        }
+                        presentation::manifest(view, id, &photos, &base, Limits::default())
+                    })
+                }
+                Presented::Top => presentation::collection(view, None, &base),
+                Presented::Taxon(rank, id) => presentation::taxon_of(view, &rank, id)
+                    .and_then(|t| presentation::collection(view, Some(t), &base)),
+            };
+            match doc {
+                Some(doc) => {
+                    let body = serde_json::to_vec(&doc).expect("a JSON value prints");
+                    let digest = Sha256::digest(&body);
+                    let mut tag = String::from("\"p-");
+                    crate::encoding::hex::push_hex(&mut tag, &digest[..12]);
+                    tag.push('"');
+                    Answer::tagged(Kind::Json, Bytes::from(body), tag, Some(CACHE))
+                }
+                None => Answer::not_found(),
+            }
+        })
+        .await;
+        let answer = made.unwrap_or_else(|_| Answer::not_found());
+        match addressed {
+            true => answer.addressed(),
+            false => answer,
+        }
+    }))
+}
+
+/// A photograph's width and height: its original's, as its header says
+/// (`None` where the media folder does not hold it: no canvas for a
+/// photograph that cannot be shown).
+fn photo_size(
+    view: &View,
+    image: i64,
+    (dir, max): &(Option<std::path::PathBuf>, u64),
+) -> Option<(u32, u32)> {
+    let dir = dir.as_ref()?;
+    let image = self::stored(view, image)?;
+    let (mut file, _) = open_original(dir, &image.file, *max).ok()?;
+    let (_, w, h) = crate::iiif::pyramid::probe(&mut file).ok()?;
+    Some((w, h))
 }
 
 /// The pyramid of `image`, built now if it was not.
