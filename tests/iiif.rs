@@ -281,3 +281,57 @@ fn a_photographed_specimen_has_a_manifest_in_its_taxons_collections() {
     assert_eq!(s.get("/iiif/collections/species/999").status, 404);
     assert_eq!(s.get("/iiif/collections/kingdom/1").status, 404);
 }
+
+#[test]
+fn a_manifests_place_is_the_point_its_record_publishes() {
+    use catalogue::model::Model;
+    use catalogue::view::{Value, View};
+    let dir = TempDir::new("iiif-place");
+    let snapshot = common::generated(&dir, 60);
+    let view = View::load(&snapshot).unwrap();
+    let images = view.table(Model::Image);
+    let (specimen_field, gps, file) = (
+        Model::Image.field_index("specimen_record").unwrap(),
+        Model::SpecimenRecord.field_index("gps").unwrap(),
+        Model::Image.field_index("file").unwrap(),
+    );
+    // A photographed specimen with a point, and its photographs' originals.
+    let media = dir.path("media");
+    let mut chosen = None;
+    for pos in 0..images.len() {
+        let Value::Ref(Model::SpecimenRecord, s) = images.get(pos, specimen_field) else {
+            continue;
+        };
+        let specimens = view.table(Model::SpecimenRecord);
+        if !matches!(specimens.get(s as usize, gps), Value::Ref(..)) {
+            continue;
+        }
+        let id = specimens.id(s);
+        if chosen.is_some_and(|c| c != id) {
+            continue;
+        }
+        chosen = Some(id);
+        let path = media.join(images.get(pos, file).as_str().unwrap());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, gradient(64, 48).encode(Format::Jpg).unwrap()).unwrap();
+    }
+    let id = chosen.expect("a photographed specimen with a point");
+    drop(view);
+    let settings = Settings {
+        media_dir: Some(media),
+        ..Settings::default()
+    };
+    let s = Server::start(&snapshot, settings);
+    let record = s.json(&format!("/api/v2/specimen-records/{id}/"), 200);
+    let lat: f64 = record["gps"]["latitude"].as_str().unwrap().parse().unwrap();
+    let lon: f64 = record["gps"]["longitude"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let m = s.json(&format!("/iiif/manifests/{id}"), 200);
+    let point = &m["navPlace"]["features"][0]["geometry"];
+    assert_eq!(point["type"], "Point");
+    assert_eq!(point["coordinates"], json!([lon, lat]));
+    assert_eq!(m["items"][0]["width"], 64);
+}

@@ -436,17 +436,13 @@ impl Rotation {
         if !(0.0..=360.0).contains(&value) {
             return Err(bad());
         }
-        let quarters = match value {
-            v if v == 0.0 || v == 360.0 => 0,
-            v if v == 90.0 => 1,
-            v if v == 180.0 => 2,
-            v if v == 270.0 => 3,
-            _ => {
-                return Err(Refusal::unimplemented(format!(
-                    "rotation {text:?}: only multiples of 90 degrees are served"
-                )))
-            }
-        };
+        if value % 90.0 != 0.0 {
+            return Err(Refusal::unimplemented(format!(
+                "rotation {text:?}: only multiples of 90 degrees are served"
+            )));
+        }
+        // 360 is a whole turn: as 0.
+        let quarters = (value / 90.0) as u8 % 4;
         Ok(Rotation { mirror, quarters })
     }
 }

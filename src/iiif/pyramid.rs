@@ -238,6 +238,20 @@ impl Pyramids {
         }
     }
 
+    /// The pyramids of the media folder `media`: in `tiles` where given,
+    /// else in a folder beside it named after it (`media.tiles`).
+    pub fn for_media(media: &Path, tiles: Option<&Path>) -> Pyramids {
+        let root = match tiles {
+            Some(dir) => dir.to_path_buf(),
+            None => {
+                let name = media.file_name().map(|n| n.to_string_lossy().into_owned());
+                let name = name.unwrap_or_else(|| "media".into());
+                media.with_file_name(format!("{name}.tiles"))
+            }
+        };
+        Pyramids::new(root)
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }

@@ -244,10 +244,12 @@ impl State {
             troubles: Mutex::new(Status::default()),
             forms: Default::default(),
             descriptors: super::descriptors::Descriptors::new(),
-            pyramids: super::routes::iiif::pyramids(
-                settings.media_dir.as_deref(),
-                settings.tiles_dir.as_deref(),
-            ),
+            pyramids: settings.media_dir.as_deref().map(|media| {
+                Arc::new(crate::iiif::pyramid::Pyramids::for_media(
+                    media,
+                    settings.tiles_dir.as_deref(),
+                ))
+            }),
             settings,
             metrics,
             draining: AtomicBool::new(false),

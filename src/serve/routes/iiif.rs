@@ -34,6 +34,11 @@ pub const PREFIX: &str = "/iiif/";
 /// file may be replaced under the same name.
 const CACHE: &str = "public, max-age=3600";
 
+/// How many images are made at once: each holds the pixels of the tiles its
+/// region covers (up to four times the largest size sent, 200 MB), so the
+/// memory images take is bounded whatever many are asked.
+static MAKING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(4);
+
 /// `info.json`'s media type for a client that asks JSON-LD.
 const JSON_LD: &str = "application/ld+json;profile=\"http://iiif.io/api/image/3/context.json\"";
 
@@ -159,6 +164,10 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
             }))
         }
         Asks::Image(request) => Ok(Job::awaited(async move {
+            // A few at a time: a large region holds its tiles' pixels.
+            let Ok(_turn) = MAKING.acquire().await else {
+                return Answer::busy();
+            };
             let made = tokio::task::spawn_blocking(move || {
                 image_answer(&dir, &pyramids, &image, request, max)
             })
@@ -259,10 +268,10 @@ fn pyramid_of(
     pyramids: &Pyramids,
     image: &Stored,
     max: u64,
-) -> Result<(Key, Pyramid), Answer> {
+) -> Result<(Key, Pyramid), Box<Answer>> {
     let (file, identity) = open_original(dir, &image.file, max).map_err(|why| {
         tracing::debug!(file = image.file, why, "a photograph's original not served");
-        Answer::not_found()
+        Box::new(Answer::not_found())
     })?;
     let key = Key::of(
         &image.hash,
@@ -270,7 +279,7 @@ fn pyramid_of(
     );
     let pyramid = pyramids.get_or_build(&key, file).map_err(|e| {
         tracing::warn!(file = image.file, error = %e, "a photograph not cut into tiles");
-        failed(&e)
+        Box::new(failed(&e))
     })?;
     Ok((key, pyramid))
 }
@@ -285,7 +294,7 @@ fn info_answer(
 ) -> Answer {
     let (key, pyramid) = match pyramid_of(dir, pyramids, image, max) {
         Ok(found) => found,
-        Err(answer) => return answer,
+        Err(answer) => return *answer,
     };
     let levels = pyramid.levels;
     let doc = info::document(service, levels.width, levels.height, Limits::default());
@@ -310,7 +319,7 @@ fn image_answer(
 ) -> Answer {
     let (key, pyramid) = match pyramid_of(dir, pyramids, image, max) {
         Ok(found) => found,
-        Err(answer) => return answer,
+        Err(answer) => return *answer,
     };
     let (w, h) = (pyramid.levels.width, pyramid.levels.height);
     let resolved = match request.resolve(w, h, Limits::default()) {
@@ -363,21 +372,6 @@ fn tag(key: &Key, asked: &[&str]) -> String {
     tag
 }
 
-/// The tile pyramids for `--media-dir`: in `--tiles-dir`, else in a folder
-/// beside the media folder named after it (`media.tiles`).
-pub fn pyramids(media_dir: Option<&Path>, tiles_dir: Option<&Path>) -> Option<Arc<Pyramids>> {
-    let media = media_dir?;
-    let root = match tiles_dir {
-        Some(dir) => dir.to_path_buf(),
-        None => {
-            let name = media.file_name().map(|n| n.to_string_lossy().into_owned());
-            let name = name.unwrap_or_else(|| "media".into());
-            media.with_file_name(format!("{name}.tiles"))
-        }
-    };
-    Some(Arc::new(Pyramids::new(root)))
-}
-
 /// Cuts, one at a time on a thread of its own, every photograph of the
 /// served view whose pyramid is not made yet, so that a viewer's first tiles
 /// come from disk; a request for one not reached yet makes its own.
@@ -388,15 +382,19 @@ pub fn fill(state: &Arc<State>) {
     };
     let served = state.current();
     let max = state.settings.media_max_bytes;
+    // What to cut, read now: the thread holds no view, which a reload frees.
+    let images: Vec<Stored> = {
+        let table = served.view.table(Model::Image);
+        (0..table.len() as u32)
+            .filter_map(|pos| stored(&served.view, table.id(pos)))
+            .collect()
+    };
+    drop(served);
     let spawned = std::thread::Builder::new()
         .name("iiif-pyramids".into())
         .spawn(move || {
-            let view = &served.view;
-            let table = view.table(Model::Image);
-            let ids: Vec<i64> = (0..table.len() as u32).map(|pos| table.id(pos)).collect();
             let (mut made, mut failed) = (0usize, 0usize);
-            for id in ids {
-                let Some(image) = stored(view, id) else { continue };
+            for image in images {
                 match open_original(&dir, &image.file, max) {
                     Ok((file, identity)) => {
                         let key =
