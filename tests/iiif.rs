@@ -335,3 +335,119 @@ fn a_manifests_place_is_the_point_its_record_publishes() {
     assert_eq!(point["coordinates"], json!([lon, lat]));
     assert_eq!(m["items"][0]["width"], 64);
 }
+
+#[test]
+fn the_activity_stream_creates_the_manifests_served() {
+    let dir = TempDir::new("iiif-activity");
+    let (s, _) = served(&dir);
+    assert_eq!(s.json("/", 200)["iiif_activity"], "/iiif/activity/");
+    let stream = s.json("/iiif/activity/", 200);
+    assert_eq!(
+        stream,
+        json!({
+            "@context": "http://iiif.io/api/discovery/1/context.json",
+            "id": "http://t/iiif/activity/",
+            "type": "OrderedCollection",
+            "totalItems": 1,
+            "first": {"id": "http://t/iiif/activity/page/0", "type": "OrderedCollectionPage"},
+            "last": {"id": "http://t/iiif/activity/page/0", "type": "OrderedCollectionPage"},
+        })
+    );
+    let page = s.json("/iiif/activity/page/0", 200);
+    let items = page["orderedItems"].as_array().unwrap();
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0]["type"], "Create");
+    assert_eq!(
+        items[0]["object"],
+        json!({"id": "http://t/iiif/manifests/1", "type": "Manifest"})
+    );
+    assert!(items[0]["endTime"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(s.get("/iiif/activity/page/1").status, 404);
+    assert_eq!(s.get("/iiif/activity/page/x").status, 404);
+}
+
+#[test]
+fn the_activity_stream_deletes_a_deleted_specimens_manifest() {
+    use serde_json::Value;
+    let dir = TempDir::new("iiif-deleted");
+    let text = std::fs::read_to_string(common::sample_fixture()).unwrap();
+    let v1: Vec<Value> = serde_json::from_str(&text).unwrap();
+    // Version 2: the photographed specimen 1 deleted with its photographs;
+    // specimen 2 photographed (image 3 now its photograph).
+    let mut v2: Vec<Value> = v1
+        .iter()
+        .filter(|o| {
+            let (model, pk) = (o["model"].as_str().unwrap(), o["pk"].as_i64().unwrap_or(0));
+            !(model == "specimens.specimenrecord" && pk == 1
+                || model == "images.customimage" && (pk == 1 || pk == 2)
+                || model == "images.customrendition"
+                    && (o["fields"]["image"] == 1 || o["fields"]["image"] == 2))
+        })
+        .cloned()
+        .collect();
+    let image3 = v2
+        .iter_mut()
+        .find(|o| o["model"] == "images.customimage" && o["pk"] == 3)
+        .unwrap();
+    image3["fields"]["specimen_record"] = json!(2);
+    let build = |name: &str, objects: &[Value], previous: Option<&str>| {
+        let fixture = dir.path(&format!("{name}.json"));
+        std::fs::write(&fixture, Value::Array(objects.to_vec()).to_string()).unwrap();
+        let out = dir.path(&format!("{name}.bin"));
+        let (fixture, out) = (
+            fixture.to_string_lossy().into_owned(),
+            out.to_string_lossy().into_owned(),
+        );
+        let mut args = vec!["build", &fixture, "-o", &out];
+        let previous = previous.map(|p| dir.path(p).to_string_lossy().into_owned());
+        if let Some(p) = &previous {
+            args.extend(["--previous", p]);
+        }
+        let o = common::catalogue(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        dir.path(&format!("{name}.bin"))
+    };
+    build("v1", &v1, None);
+    let v2 = build("v2", &v2, Some("v1.bin"));
+    let media = dir.path("media");
+    std::fs::create_dir_all(media.join("original_images")).unwrap();
+    std::fs::write(
+        media.join("original_images/monarch-milkweed.jpg"),
+        gradient(60, 40).encode(Format::Jpg).unwrap(),
+    )
+    .unwrap();
+    let settings = Settings {
+        media_dir: Some(media),
+        ..Settings::default()
+    };
+    let s = Server::start(&v2, settings);
+    assert_eq!(s.get("/iiif/manifests/1").status, 404);
+    assert_eq!(s.get("/iiif/manifests/2").status, 200);
+    let page = s.json("/iiif/activity/page/0", 200);
+    let said: Vec<(String, String)> = page["orderedItems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["type"].as_str().unwrap().into(),
+                a["object"]["id"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert!(
+        said.contains(&("Delete".into(), "http://t/iiif/manifests/1".into())),
+        "{said:?}"
+    );
+    // Read from the last back, the first word on each manifest decides.
+    let mut decided = std::collections::BTreeMap::new();
+    for (kind, id) in said.iter().rev() {
+        decided.entry(id.clone()).or_insert(kind.clone());
+    }
+    let rebuilt: Vec<&String> = decided
+        .iter()
+        .filter(|(_, k)| *k != "Delete")
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(rebuilt, ["http://t/iiif/manifests/2"]);
+}

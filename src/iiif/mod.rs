@@ -9,8 +9,11 @@
 //! server's `routes::iiif` answers with them.
 //!
 //! The Presentation API 3.0: `presentation` (a manifest per photographed
-//! specimen, and collections by taxon from the top one down).
+//! specimen, and collections by taxon from the top one down), and the
+//! Change Discovery API 1.0: `activity` (the manifests' activities, from the
+//! versions).
 
+pub mod activity;
 pub mod info;
 pub mod params;
 pub mod presentation;

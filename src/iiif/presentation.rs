@@ -86,6 +86,11 @@ impl Derive for Photographed {
 }
 
 impl Photographed {
+    /// The photographed specimens' positions, ascending.
+    pub fn positions(&self) -> impl Iterator<Item = u32> + '_ {
+        self.specimens.iter().map(|s| s.0)
+    }
+
     /// Whether the specimen at `pos` has a photograph.
     pub fn has(&self, pos: u32) -> bool {
         self.specimens.binary_search_by_key(&pos, |s| s.0).is_ok()

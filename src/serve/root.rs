@@ -40,6 +40,8 @@ pub fn document() -> Bytes {
                 "archive": ARCHIVE_PATH,
                 // IIIF's top Collection: the photographed specimens' manifests by taxon.
                 "iiif": crate::iiif::presentation::COLLECTIONS,
+                // IIIF's Change Discovery: the manifests' activities.
+                "iiif_activity": crate::iiif::activity::ACTIVITY,
             });
             Bytes::from(serde_json::to_vec(&doc).expect("a JSON value prints"))
         })

@@ -16,7 +16,7 @@ use crate::encoding::percent::percent_decode;
 use crate::encoding::whole;
 use crate::iiif::params::{ImageRequest, Limits, Refusal};
 use crate::iiif::pyramid::{Cut, Key, Pyramid, Pyramids};
-use crate::iiif::{info, presentation, raster::RasterError};
+use crate::iiif::{activity, info, presentation, raster::RasterError};
 use crate::model::Model;
 use crate::query::ApiError;
 use crate::serve::answer::{Answer, Kind};
@@ -111,6 +111,14 @@ pub fn answer(ctx: Ctx<'_>) -> Parsed<'_> {
                 segs.len() == 2,
             )
         }
+        "activity" => {
+            let asks = match &segs[1..] {
+                [] | [""] => Presented::Activity(None),
+                ["page", n] => Presented::Activity(Some(number(Some(n))?)),
+                _ => return Err(Answer::not_found().into()),
+            };
+            return presented(ctx, asks, true);
+        }
         "collections" => {
             let asks = match &segs[1..] {
                 [] | [""] => Presented::Top,
@@ -189,6 +197,8 @@ enum Presented {
     Manifest(i64),
     Top,
     Taxon(String, i64),
+    /// The activity stream (`None`) or one of its pages.
+    Activity(Option<i64>),
 }
 
 /// A manifest (its photographs' sizes read from their files, on a blocking
@@ -223,6 +233,15 @@ fn presented(ctx: Ctx<'_>, asks: Presented, plain: bool) -> Parsed<'_> {
                     })
                 }
                 Presented::Top => presentation::collection(view, None, &base),
+                Presented::Activity(page) => {
+                    let all = activity::activities(view);
+                    match page {
+                        None => Some(activity::collection(&base, all.len())),
+                        Some(n) => usize::try_from(n)
+                            .ok()
+                            .and_then(|n| activity::page(&base, &all, n)),
+                    }
+                }
                 Presented::Taxon(rank, id) => presentation::taxon_of(view, &rank, id)
                     .and_then(|t| presentation::collection(view, Some(t), &base)),
             };
