@@ -13,6 +13,7 @@ pub mod cli;
 pub mod encoding;
 pub mod export;
 pub mod html;
+pub mod iiif;
 pub mod ingest;
 pub mod labels;
 pub mod memfile;

@@ -26,6 +26,7 @@ mod head;
 mod hostile;
 mod http;
 mod identifiers;
+mod iiif;
 mod images;
 mod indexed;
 mod labels;

@@ -127,7 +127,8 @@ fn pages_say_what_they_may_load_and_send() {
     assert_eq!(
         r.header("content-security-policy"),
         Some(
-            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: ; \
+            "default-src 'none'; script-src 'self'; \
+             style-src 'self' 'sha256-9xTiqzfwFaL2SGb1rmr8gysEwVVjIvqWAgmZgqFqpEE='; img-src 'self' data: ; \
              connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; \
              frame-ancestors 'none'"
         )

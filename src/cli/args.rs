@@ -504,6 +504,18 @@ pub struct ServeArgs {
     #[arg(long, env = "CATALOGUE_MEDIA_MAX_BYTES", value_name = "BYTES",
           default_value_t = crate::serve::settings::DEFAULT_MEDIA_MAX_BYTES)]
     pub media_max_bytes: u64,
+    /// Where the photographs' IIIF tile pyramids are kept: each original of
+    /// --media-dir is cut once (at start, in the background, or when first
+    /// asked) into tiles at every scale, in a folder named by its file hash.
+    /// By default a folder beside the media folder, named after it
+    /// (`media.tiles` beside `media`); the server must be able to write it.
+    #[arg(
+        long,
+        env = "CATALOGUE_TILES_DIR",
+        value_name = "DIR",
+        requires = "media_dir"
+    )]
+    pub tiles_dir: Option<std::path::PathBuf>,
     /// The map tiles the pages draw under their markers, as a Leaflet URL template
     /// (`https://tile.example.org/{z}/{x}/{y}.png`). None by default: pages then
     /// show markers only and never ask another host for anything.
@@ -660,6 +672,7 @@ impl ServeArgs {
             media_url: self.media_url.clone(),
             media_dir: self.media_dir.clone(),
             media_max_bytes: self.media_max_bytes,
+            tiles_dir: self.tiles_dir.clone(),
             query_threads: self.query_threads,
             query_queue: self.query_queue,
             stream_share: crate::serve::streams::Share {

@@ -38,6 +38,7 @@ pub static ASSETS: &[Asset] = &[
     asset!("map.js", JS),
     asset!("docs.js", JS),
     asset!("suggest.js", JS),
+    asset!("zoom.js", JS),
     asset!("vendor/leaflet/leaflet.js", JS),
     asset!("vendor/leaflet/leaflet.css", CSS),
     asset!("vendor/leaflet/images/layers.png", PNG),
@@ -53,6 +54,7 @@ pub static ASSETS: &[Asset] = &[
     ),
     asset!("vendor/swagger-ui-dist/swagger-ui-bundle.js", JS),
     asset!("vendor/swagger-ui-dist/swagger-ui.css", CSS),
+    asset!("vendor/openseadragon/openseadragon.min.js", JS),
     asset!("vendor/world-atlas/world.json", JSON),
 ];
 

@@ -30,6 +30,25 @@ pub const MAP: Loads = Loads {
     ],
 };
 
+/// The deep-zoom viewer's files: OpenSeadragon and the script that opens a
+/// specimen's photographs in it.
+pub const ZOOM: Loads = Loads {
+    styles: &[],
+    scripts: &["vendor/openseadragon/openseadragon.min.js", "zoom.js"],
+};
+
+/// A specimen's page with a place and photographs: the map's and the viewer's.
+pub const MAP_AND_ZOOM: Loads = Loads {
+    styles: MAP.styles,
+    scripts: &[
+        "vendor/leaflet/leaflet.js",
+        "vendor/leaflet.markercluster/leaflet.markercluster.js",
+        "map.js",
+        "vendor/openseadragon/openseadragon.min.js",
+        "zoom.js",
+    ],
+};
+
 /// A list's files with its filters beside it: the map's, and the script that
 /// folds the filters away at a phone's width.
 pub const MAP_AND_FILTERS: Loads = Loads {

@@ -12,7 +12,7 @@ use crate::view::{chain, View};
 
 use super::gallery::{figure, gallery};
 use super::holdings::{self, Holdings};
-use super::layout::{self, Loads, MAP};
+use super::layout::{self, Loads, MAP, MAP_AND_ZOOM, ZOOM};
 use super::map::{self, Markers};
 use super::quality;
 use super::site::Site;
@@ -223,9 +223,13 @@ pub fn record(site: &Site, view: &View, page: &RecordPage) -> String {
         }
     };
     let with_map = point.is_some() || page.holdings.as_ref().is_some_and(|h| h.seasons.total > 0);
-    let loads = match with_map {
-        true => MAP,
-        false => Loads::default(),
+    // A specimen's photographs open in the deep-zoom viewer.
+    let zoom = model == Model::SpecimenRecord && !specimen::photographs(view, pos).is_empty();
+    let loads = match (with_map, zoom) {
+        (true, true) => MAP_AND_ZOOM,
+        (true, false) => MAP,
+        (false, true) => ZOOM,
+        (false, false) => Loads::default(),
     };
     layout::page(
         view,

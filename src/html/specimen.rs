@@ -87,6 +87,25 @@ pub fn photographs(view: &View, pos: u32) -> Vec<u32> {
         .to_vec()
 }
 
+/// The deep-zoom viewer of the specimen's photographs and its IIIF manifest,
+/// hidden until `zoom.js` finds the manifest served (with `--media-dir`).
+fn zoom(view: &View, pos: u32) -> Markup {
+    let id = view.table(SPECIMEN).id(pos);
+    let manifest = format!("/iiif/manifests/{id}");
+    html! {
+        div #zoom data-manifest=(manifest) hidden {
+            h3 { "Zoom in" }
+            div #zoom-pages {}
+            div #zoom-viewer role="img" aria-label="The photographs, to zoom into" {}
+            p.iiif {
+                "Its "
+                a href=(format!("{manifest}?manifest={manifest}")) type="application/ld+json" { "IIIF manifest" }
+                " opens in any IIIF viewer (drag the link into one)."
+            }
+        }
+    }
+}
+
 /// The top of the page: taxon, classification, the event, determination and
 /// preparation, and the photographs.
 pub fn card(view: &View, pos: u32, media_base: &str) -> Markup {
@@ -141,6 +160,7 @@ pub fn card(view: &View, pos: u32, media_base: &str) -> Markup {
                 div.photos.large {
                     @for &image in &photos { (figure(view, image, media_base, 600)) }
                 }
+                (zoom(view, pos))
             }
         }
     }

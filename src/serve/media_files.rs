@@ -163,6 +163,31 @@ fn open(dir: &Path, relative: &Path, max_bytes: u64) -> Result<Opened, Unserved>
     })
 }
 
+/// A stored image's original, `relative` its `file` beneath `dir`, opened as
+/// a media file is (plain components only, through no link, a regular file
+/// within `max_bytes`): the file and its identity (size, time, inode), or why not.
+pub(super) fn open_original(
+    dir: &Path,
+    relative: &str,
+    max_bytes: u64,
+) -> Result<(File, String), &'static str> {
+    let relative = Path::new(relative);
+    let plain = relative
+        .components()
+        .all(|c| matches!(c, Component::Normal(_)));
+    if !plain
+        || relative.components().next().is_none()
+        || relative.as_os_str().as_bytes().contains(&b'\\')
+    {
+        return Err("not a path beneath the media folder");
+    }
+    match open(dir, relative, max_bytes) {
+        Ok(opened) => Ok((opened.file, opened.tag)),
+        Err(Unserved::Not(why)) => Err(why),
+        Err(Unserved::NoDescriptor) => Err("out of file descriptors"),
+    }
+}
+
 /// The pieces of an open file, each read on a blocking thread as the client
 /// takes the one before (a media file's, a kept version's archive), `held`
 /// its descriptor's place in the share until the last piece is taken or the

@@ -202,6 +202,7 @@ pub async fn serve(
     // Preparation starts with serving, off the request path: the view's
     // question indexes and compressed lists, and the pages' compressed files.
     state.prepare();
+    routes::iiif::fill(&state);
     let spawned = std::thread::Builder::new()
         .name("assets".into())
         .spawn(assets::prepare);

@@ -341,13 +341,18 @@ fn stream(status: StatusCode, h: HeaderMap, streamed: Streamed, base: Option<Byt
     r
 }
 
+/// The one inline style a page may hold: the style element OpenSeadragon
+/// (the deep-zoom viewer) adds, by its content's SHA-256.
+const VIEWER_STYLE: &str = "'sha256-9xTiqzfwFaL2SGb1rmr8gysEwVVjIvqWAgmZgqFqpEE='";
+
 /// What a page may load and do: scripts and styles from this origin only (no
-/// inline script, so a value that slipped through escaping could not run), images
-/// from here and the map's tile host, requests to this origin only.
+/// inline script, so a value that slipped through escaping could not run; no
+/// inline style but the viewer's own), images from here and the map's tile
+/// host, requests to this origin only.
 fn page_policy(settings: &Settings, h: &mut HeaderMap) {
     let tiles = settings.site.tile_origin().unwrap_or_default();
     let csp = format!(
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: {tiles}; \
+        "default-src 'none'; script-src 'self'; style-src 'self' {VIEWER_STYLE}; img-src 'self' data: {tiles}; \
          connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; \
          frame-ancestors 'none'"
     );

@@ -38,6 +38,10 @@ pub fn document() -> Bytes {
                 "openapi": OPENAPI_PATH,
                 "docs": DOCS_PATH,
                 "archive": ARCHIVE_PATH,
+                // IIIF's top Collection: the photographed specimens' manifests by taxon.
+                "iiif": crate::iiif::presentation::COLLECTIONS,
+                // IIIF's Change Discovery: the manifests' activities.
+                "iiif_activity": crate::iiif::activity::ACTIVITY,
             });
             Bytes::from(serde_json::to_vec(&doc).expect("a JSON value prints"))
         })

@@ -49,6 +49,9 @@ pub struct Settings {
     pub media_dir: Option<std::path::PathBuf>,
     /// The largest media file served (`--media-max-bytes`).
     pub media_max_bytes: u64,
+    /// Where the photographs' IIIF tile pyramids are kept (`--tiles-dir`);
+    /// `None`: beside `media_dir`, named after it (`media.tiles`).
+    pub tiles_dir: Option<std::path::PathBuf>,
     /// Threads making answers that cost work, and how many such requests may wait.
     pub query_threads: usize,
     pub query_queue: usize,
@@ -111,6 +114,7 @@ impl Default for Settings {
             media_url: None,
             media_dir: None,
             media_max_bytes: DEFAULT_MEDIA_MAX_BYTES,
+            tiles_dir: None,
             query_threads: super::work::default_threads(),
             query_queue: 64,
             stream_share: Share::default(),

@@ -207,6 +207,8 @@ pub struct State {
     pub forms: super::forms::Forms,
     /// The descriptors files held open by answers take.
     pub descriptors: Arc<super::descriptors::Descriptors>,
+    /// The photographs' IIIF tile pyramids (with `--media-dir` only).
+    pub pyramids: Option<Arc<crate::iiif::pyramid::Pyramids>>,
     /// What the server was told of the dataset: the settings' until the
     /// dataset file is read again ([`State::redescribe`]).
     told: ArcSwap<Told>,
@@ -242,6 +244,12 @@ impl State {
             troubles: Mutex::new(Status::default()),
             forms: Default::default(),
             descriptors: super::descriptors::Descriptors::new(),
+            pyramids: settings.media_dir.as_deref().map(|media| {
+                Arc::new(crate::iiif::pyramid::Pyramids::for_media(
+                    media,
+                    settings.tiles_dir.as_deref(),
+                ))
+            }),
             settings,
             metrics,
             draining: AtomicBool::new(false),

@@ -177,7 +177,9 @@ class Browser:
         A page answered with an error `status` may log that status, nothing else;
         one showing a photograph whose file is missing (`missing_media`), its 404."""
         own = f"{self.driver.current_url} - Failed to load resource: the server responded with a status of {status}"
-        lost = f"{self.base}/media/"
+        # A photograph whose file is missing is 404 under /media/, and so is
+        # its specimen's IIIF manifest when it was its only one.
+        lost = (f"{self.base}/media/", f"{self.base}/iiif/")
         errors = [e["message"] for e in self.driver.get_log("browser")
                   if e["level"] == "SEVERE" and not (status != 200 and e["message"].startswith(own))
                   and not (missing_media and e["message"].startswith(lost) and "status of 404" in e["message"])]
@@ -598,6 +600,23 @@ def naturalist_pages(b, base, missing):
     _, shown_alt = images_load_or_say(b, "a photograph without its files")
     b.check(len(shown_alt) > 0, f"a photograph without its files: {len(shown_alt)} show their alt text")
     b.clean_page("a photograph without its files", missing_media=True)
+
+    # A photographed specimen's page draws its photographs' tiles in the
+    # deep-zoom viewer, from the IIIF image services of its manifest.
+    collection = fetch_json(base + fetch_json(base + "/")["iiif"])
+    while collection["type"] == "Collection":
+        collection = fetch_json(collection["items"][0]["id"])
+    specimen = collection["seeAlso"][0]["id"].rstrip("/").rsplit("/", 1)[-1]
+    b.open(f"/api/v2/specimen-records/{specimen}/")
+    try:
+        b.wait.until(lambda d: d.execute_script(
+            "var z = document.getElementById('zoom'); return z && z.getAttribute('data-tiles-loaded');"))
+    except TimeoutException:
+        pass
+    loaded = b.driver.execute_script("return document.getElementById('zoom').getAttribute('data-tiles-loaded')")
+    b.check(loaded == "true", f"the deep-zoom viewer draws tiles of specimen {specimen}'s photographs ({loaded})")
+    b.shot("zoom.png")
+    b.clean_page("the deep-zoom viewer")
 
 
 def main():

@@ -17,6 +17,7 @@ mod downloads;
 mod files;
 mod gbif;
 mod home;
+pub mod iiif;
 mod images;
 mod kept;
 mod labels;
@@ -177,6 +178,19 @@ pub static ROUTES: &[Route] = &[
             takes: Takes::Query,
         },
         json: files::media,
+        page: None,
+        openapi: None,
+    },
+    Route {
+        routing: Routing {
+            metric: "/iiif/",
+            paths: &[path(&[Lit("iiif")], Slash::Beneath)],
+            shown: Shown::Json,
+            media: MediaOf::None,
+            source: Source::Files,
+            takes: Takes::Query,
+        },
+        json: iiif::answer,
         page: None,
         openapi: None,
     },
@@ -536,6 +550,9 @@ mod tests {
             ("/dwca.zip", "/dwca.zip"),
             ("/static/abc/site.css", "/static*"),
             ("/media/images/a.jpg", "/media*"),
+            ("/iiif/1", "/iiif*"),
+            ("/iiif/1/full/max/0/default.jpg", "/iiif*"),
+            ("/iiif", "/iiif*"),
             (
                 "/api/v2/specimen-records/labels/",
                 "/api/v2/specimen-records/labels/",

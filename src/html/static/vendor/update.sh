@@ -19,9 +19,10 @@ cp "$n/leaflet.markercluster/dist/leaflet.markercluster.js" \
 cp "$n/swagger-ui-dist/swagger-ui-bundle.js" "$n/swagger-ui-dist/swagger-ui.css" \
    "$n/swagger-ui-dist/swagger-ui-bundle.js.LICENSE.txt" \
    "$n/swagger-ui-dist/LICENSE" "$n/swagger-ui-dist/NOTICE" "$here/swagger-ui-dist/"
+cp "$n/openseadragon/build/openseadragon/openseadragon.min.js" "$n/openseadragon/LICENSE.txt" "$here/openseadragon/"
 # The maps' basemap: Natural Earth 1:110m (public domain) as world-atlas packs it,
 # converted once to GeoJSON land and borders (world-atlas.js), land split at the
 # antimeridian (split.js).
 (cd "$scratch" && cp "$here/world-atlas.js" "$here/split.js" . && node world-atlas.js) > "$here/world-atlas/world.json"
 cp "$n/world-atlas/LICENSE" "$here/world-atlas/"
-echo "vendored: $(cd "$n" && for p in leaflet leaflet.markercluster swagger-ui-dist world-atlas topojson-client; do printf '%s@%s ' "$p" "$(node -p "require('./$p/package.json').version")"; done)"
+echo "vendored: $(cd "$n" && for p in leaflet leaflet.markercluster swagger-ui-dist openseadragon world-atlas topojson-client; do printf '%s@%s ' "$p" "$(node -p "require('./$p/package.json').version")"; done)"
