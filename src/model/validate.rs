@@ -330,18 +330,7 @@ pub fn edit_problems(c: &Collection, edited: &Edited) -> Option<Vec<Problem>> {
         };
         match *first {
             None => *first = Some(r.id),
-            Some(first) => k.report.errors.push(
-                Problem::at(
-                    Model::SpecimenRecord,
-                    r.id,
-                    "usi",
-                    format!(
-                        "{:?} is the usi of specimens.specimenrecord pk={first} too",
-                        r.usi
-                    ),
-                )
-                .with_other(Model::SpecimenRecord, first),
-            ),
+            Some(first) => k.report.errors.push(usi_taken(r, first)),
         }
     }
     Some(k.report.errors)
@@ -394,20 +383,23 @@ fn unique_usi(k: &mut Checker, c: &Collection) {
     for r in &c.specimen_records {
         if let Some(first) = seen.insert(&r.usi, r.id) {
             seen.insert(&r.usi, first);
-            k.report.errors.push(
-                Problem::at(
-                    Model::SpecimenRecord,
-                    r.id,
-                    "usi",
-                    format!(
-                        "{:?} is the usi of specimens.specimenrecord pk={first} too",
-                        r.usi
-                    ),
-                )
-                .with_other(Model::SpecimenRecord, first),
-            );
+            k.report.errors.push(usi_taken(r, first));
         }
     }
+}
+
+/// Specimen `r`'s usi is specimen `first`'s too.
+fn usi_taken(r: &crate::model::records::SpecimenRecord, first: i64) -> Problem {
+    Problem::at(
+        Model::SpecimenRecord,
+        r.id,
+        "usi",
+        format!(
+            "{:?} is the usi of specimens.specimenrecord pk={first} too",
+            r.usi
+        ),
+    )
+    .with_other(Model::SpecimenRecord, first)
 }
 
 /// The kinds an image can be.
