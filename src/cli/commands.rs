@@ -78,6 +78,7 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let restarting = history_restarted(args)?;
     // A bad dataset file is said before the collection is read.
     let dataset = args.dataset.dataset()?;
+    let rules = args.places.rules(&args.dataset)?;
     if let Some(refused) = unlicensed(&dataset).filter(|_| !args.refuse.allow_no_licence) {
         eprintln!(
             "error: {refused}; nothing was written to {}",
@@ -120,6 +121,20 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     }
     for h in &held {
         say!("held back: {}", h.describe())?;
+    }
+    // Sensitive places generalised before anything compares or writes the
+    // records: the snapshot never holds what the rules hide.
+    if checked.errors.is_empty() && !rules.is_empty() {
+        match ingest::sensitive::apply(&mut checked.collection, &rules) {
+            Ok(generalised) => say!("{generalised}")?,
+            Err(e) => {
+                eprintln!(
+                    "error: {e}; nothing was written to {}",
+                    args.output.display()
+                );
+                return Ok(ExitCode::FAILURE);
+            }
+        }
     }
     let mut renamed = None;
     // The version a build after --previous publishes, where it is a new one.
@@ -618,6 +633,11 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     let publisher = match &args.dataset.dataset_config {
         Some(path) => publisher.following(path, told),
         None => publisher.describing(dataset),
+    };
+    // The sensitive places' rules, read again with the file (never with --precise).
+    let publisher = match args.places.precise {
+        true => publisher,
+        false => publisher.generalising(args.places.rules(&args.dataset)?),
     };
     let publisher = publisher.refusing(crate::model::refusal::Allowed {
         no_licence: args.refuse.allow_no_licence,
