@@ -24,6 +24,7 @@ mod lists;
 mod operations;
 mod quality;
 mod records;
+pub mod sensitive;
 mod short;
 mod suggest;
 mod versions;
