@@ -47,6 +47,7 @@ mod registry;
 mod reload;
 mod replay;
 mod report;
+mod sensitive;
 mod short;
 mod snapshot;
 mod startup;
