@@ -410,3 +410,93 @@ fn an_empty_rule_list_writes_the_same_snapshot_and_a_bad_rule_writes_none() {
         "{said}"
     );
 }
+
+/// A rule added later reaches back: version 1, built without rules and
+/// kept, is withdrawn (410 naming why, its files emptied) when version 2
+/// is built with them; version 2's archive is served.
+#[test]
+fn a_rule_added_later_withdraws_the_versions_kept_before_it() {
+    let dir = TempDir::new("sensitive-kept");
+    let fixture = fixture(&dir);
+    let out = dir.path("collection.bin");
+    let plain = dir.path("plain.toml");
+    std::fs::write(&plain, "title = \"Sensitive sample\"\n").unwrap();
+    let ruled = dir.path("ruled.toml");
+    std::fs::write(&ruled, RULES).unwrap();
+    let build = |config: &Path, previous: bool| {
+        let (f, o, c) = (
+            fixture.to_str().unwrap(),
+            out.to_str().unwrap(),
+            config.to_str().unwrap(),
+        );
+        let mut args = vec![
+            "build",
+            f,
+            "-o",
+            o,
+            "--dataset-config",
+            c,
+            "--public-url",
+            "http://t",
+        ];
+        if previous {
+            args.extend(["--previous", o]);
+        }
+        let done = catalogue(&args);
+        assert!(
+            done.status.success(),
+            "{}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+    };
+    build(&plain, false);
+    let versions = catalogue::snapshot::kept::path(&out);
+    let archive = catalogue::snapshot::kept::folder(&versions, 1).join("dwca.zip");
+    let before = std::fs::read(&archive).unwrap();
+    assert!(before.len() > 1000);
+    build(&ruled, true);
+    let s = Server::start(
+        &out,
+        Settings {
+            versions_dir: Some(versions.clone()),
+            ..Settings::default()
+        },
+    );
+    assert_eq!(
+        s.json("/api/v2/versions/", 200)["items"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+    let gone = s.get("/versions/1/dwca.zip");
+    assert_eq!(gone.status, 410, "{}", gone.text());
+    assert!(
+        gone.text()
+            .contains("withdrawn: made before version 2's sensitive places' rules"),
+        "{}",
+        gone.text()
+    );
+    assert_eq!(s.get("/versions/1/eml.xml").status, 410);
+    assert_eq!(std::fs::read(&archive).unwrap(), b"");
+    let current = s.get("/versions/2/dwca.zip");
+    assert_eq!(current.status, 200);
+    let body = String::from_utf8_lossy(&current.body).into_owned();
+    assert!(!body.is_empty());
+    // The same rules again keep what was kept under them.
+    drop(s);
+    build(&ruled, true);
+    let m = catalogue::snapshot::kept::manifest(&versions, 2).unwrap();
+    assert!(m.withdrawn.is_empty() && !m.places.is_empty());
+}
+
+/// The routes' list of how each treats sensitive records names the media
+/// files as stripped, and every route that shows records as following the
+/// snapshot (checked against the table by `serve::routes`' own test).
+#[test]
+fn the_routes_say_how_they_treat_sensitive_records() {
+    use catalogue::serve::sensitive::{Treats, SURFACES};
+    let of = |name: &str| SURFACES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t);
+    assert_eq!(of("/media"), Some(Treats::MediaStripped));
+    assert_eq!(of("/api/v2/{list}"), Some(Treats::Snapshot));
+    assert_eq!(of("/versions/{id}/dwca.zip"), Some(Treats::KeptFiles));
+}

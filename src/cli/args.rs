@@ -207,6 +207,10 @@ pub struct KeepArgs {
     /// Where the kept archives' links start.
     #[command(flatten)]
     pub links: LinkArgs,
+    /// The dataset file whose sensitive places' rules a version is kept
+    /// under, read when it is kept (none with `--precise`): not a flag.
+    #[arg(skip)]
+    pub rules_from: Option<PathBuf>,
 }
 
 /// Whether the dataset file's `sensitive` rules are applied to what is written.

@@ -10,7 +10,7 @@ use anyhow::Context as _;
 use crate::export::dwca;
 use crate::ingest::database_url::Source;
 use crate::ingest::{self, database, held, publisher, synthetic, BuildError};
-use crate::model::dataset::Dataset;
+use crate::model::dataset::{Dataset, Sensitive};
 use crate::model::refusal::unlicensed;
 use crate::model::Model;
 use crate::snapshot;
@@ -219,7 +219,11 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
                     )?;
                 }
             }
-            let kept = keep_version(output, output, args.previous.as_deref(), &args.keep)?;
+            let keep = KeepArgs {
+                rules_from: (args.dataset.dataset_config.clone()).filter(|_| !args.places.precise),
+                ..args.keep.clone()
+            };
+            let kept = keep_version(output, output, args.previous.as_deref(), &keep)?;
             say!("{kept}")?;
             if let Some(version) = published {
                 super::gbif::ask_crawl(output, args.dataset.dataset_config.as_deref(), version);
@@ -405,7 +409,11 @@ fn keep_version(
 ) -> anyhow::Result<String> {
     let dir = snapshot::kept::path(snapshot);
     let (links, retention) = (args.links.links(), args.keep_versions);
-    let kept = crate::export::kept::keep_from(snapshot, file, previous, &links, retention)
+    let places = match &args.rules_from {
+        Some(path) => Sensitive::from_file(path)?.fingerprint(),
+        None => String::new(),
+    };
+    let kept = crate::export::kept::keep_from(snapshot, file, previous, &links, retention, &places)
         .with_context(|| {
             format!(
                 "{} is written, but its version's archive cannot be kept in {}",
@@ -644,24 +652,29 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         id_churn: args.refuse.allow_id_churn,
     });
     let config = args.dataset.dataset_config.clone();
+    // Each version kept under the rules the dataset file says when it is kept.
+    let kept_args = KeepArgs {
+        rules_from: (args.dataset.dataset_config.clone()).filter(|_| !args.places.precise),
+        ..args.keep.clone()
+    };
     if args.keep.links.public_url.is_none() {
         tracing::warn!("{UNLINKED}");
     }
     if args.once {
         let at = args.snapshot.display();
-        let keep = args.keep.clone();
+        let keep = kept_args.clone();
         let publisher = publisher.after_publishing(move |path| {
             keep_logged(path, &keep);
             super::gbif::crawl_published(path, config.as_deref(), false);
         });
         // What a stopped `sync` left waiting is kept first.
         for waiting in snapshot::kept::waiting(&args.snapshot) {
-            keep_logged_from(&args.snapshot, &waiting, &args.keep);
+            keep_logged_from(&args.snapshot, &waiting, &kept_args);
         }
         let published = publisher::once(publisher);
         // A snapshot published before versions were kept is kept now.
         if args.snapshot.exists() {
-            keep_logged(&args.snapshot, &args.keep);
+            keep_logged(&args.snapshot, &kept_args);
         }
         return Ok(match published {
             Ok(held) if held.is_empty() => {
@@ -683,7 +696,7 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
     }
     // Versions are kept on a thread of their own, each as it was published:
     // the next tick never waits for an archive.
-    let mut publish = keeper(&args.snapshot, &args.keep)?;
+    let mut publish = keeper(&args.snapshot, &kept_args)?;
     if args.snapshot.exists() {
         publish(&args.snapshot);
     }

@@ -72,6 +72,29 @@ impl Sensitive {
         self.rules.is_empty()
     }
 
+    /// A fingerprint of the rules (empty where there are none): a kept
+    /// version made under other rules is withdrawn when a version made under
+    /// these is kept (`export::kept`).
+    pub fn fingerprint(&self) -> String {
+        if self.rules.is_empty() {
+            return String::new();
+        }
+        let mut lines: Vec<String> = (self.rules.iter())
+            .map(|r| {
+                format!(
+                    "{}\t{}\t{}\t{}",
+                    r.taxon.to_lowercase(),
+                    r.treatment.text(),
+                    r.country.as_deref().unwrap_or_default(),
+                    r.state.as_deref().unwrap_or_default()
+                )
+            })
+            .collect();
+        lines.sort();
+        let digest = <sha2::Sha256 as sha2::Digest>::digest(lines.join("\n").as_bytes());
+        digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+    }
+
     /// The rules of the dataset file at `path` (TOML when its name ends
     /// `.toml`, JSON otherwise), each checked.
     pub fn from_file(path: &Path) -> Result<Sensitive, DatasetError> {
