@@ -352,12 +352,6 @@ impl<'v> Occurrences<'v> {
         Treatment::of_id(self.view.table(Model::Locality).id(locality))
     }
 
-    /// The rule's treatment of the specimen at `pos`, where one covers it.
-    pub fn treatment_of(&self, pos: usize) -> Option<Treatment> {
-        let row: Vec<Value> = self.view.table(Model::SpecimenRecord).row(pos).collect();
-        self.treatment(&row)
-    }
-
     /// The specimen's taxon at each rank (`Model::RANKS` order: the specimen's
     /// own, else the one above its most specific taxon), and that taxon's rank
     /// and position.
