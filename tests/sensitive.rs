@@ -328,6 +328,16 @@ fn no_surface_pairs_a_covered_specimen_with_its_precise_place() {
     assert!(page
         .text()
         .contains("is given only as the centre of a 0.1° grid cell"));
+    // Its map draws the cell, not a pin.
+    let text = page.text();
+    assert!(
+        text.contains("Within the 0.1° grid cell centred on 42.25, -83.65."),
+        "{text}"
+    );
+    assert!(
+        text.contains("Polygon") && !text.contains("data-lat"),
+        "{text}"
+    );
 
     // Photographs: a covered specimen's are served without their GPS (its
     // renditions too); another's as they are.
