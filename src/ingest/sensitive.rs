@@ -189,7 +189,7 @@ impl Place<'_> {
         let (state, country) = self.regions(regions);
         let names = |names: Option<&[String; 2]>, wanted: &str| {
             let wanted = folded(wanted);
-            names.is_some_and(|n| n.iter().any(|n| *n == wanted))
+            names.is_some_and(|n| n.contains(&wanted))
         };
         let country_ok = rule
             .country
