@@ -14,13 +14,15 @@
 //! `locality` records only covered records referred to are dropped. Records
 //! no rule covers are left as they were, byte for byte.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use ahash::{AHashMap as HashMap, AHashSet as HashSet};
 
 use sha2::Digest as _;
 
 use crate::model::dataset::{Rule, Sensitive};
 use crate::model::generalised::{Grid, Treatment};
-use crate::model::records::{Collection, Gps, Locality};
+use crate::model::records::{Collection, Country, County, Gps, Locality, State};
 
 /// A rule that cannot be applied to the collection.
 #[derive(Debug, thiserror::Error)]
@@ -53,6 +55,9 @@ impl std::fmt::Display for Generalised {
     }
 }
 
+/// The most rules a dataset file gives (a bit each in a taxon's mask).
+const MOST_RULES: usize = 64;
+
 /// A taxon: its rank's place in `Model::RANKS` (subspecies 0 .. order 6) and id.
 type Taxon = (usize, i64);
 
@@ -60,6 +65,7 @@ type Taxon = (usize, i64);
 struct Taxa {
     parent: HashMap<Taxon, i64>,
     named: HashMap<String, Vec<Taxon>>,
+    all: Vec<Taxon>,
 }
 
 fn folded(name: &str) -> String {
@@ -102,7 +108,23 @@ impl Taxa {
             let trinomial = format!("{species} {}", s.name);
             named.entry(folded(&trinomial)).or_default().push((0, s.id));
         }
-        Taxa { parent, named }
+        let all = named.values().flatten().copied().collect();
+        Taxa { parent, named, all }
+    }
+
+    /// Each taxon's rules (a bit each, by their place in `ready`): those
+    /// naming it or a taxon above it. A taxon no rule covers is absent.
+    fn masks(&self, ready: &[Ready]) -> HashMap<Taxon, u64> {
+        let mut masks = HashMap::new();
+        for &taxon in &self.all {
+            let mask = (ready.iter().enumerate())
+                .filter(|(_, r)| self.under(taxon, &r.named))
+                .fold(0u64, |m, (i, _)| m | 1 << i);
+            if mask != 0 {
+                masks.insert(taxon, mask);
+            }
+        }
+        masks
     }
 
     /// Whether `taxon` or a taxon above it is one of `named`.
@@ -125,27 +147,34 @@ struct Ready<'r> {
     named: HashSet<Taxon>,
 }
 
-/// The names of the collection's countries and states, folded, by id.
-struct Regions {
+/// The names of the collection's countries and states, folded, by id, and
+/// its localities and points.
+struct Regions<'c> {
     country: HashMap<i64, [String; 2]>,
     state: HashMap<i64, ([String; 2], i64)>,
     county_state: HashMap<i64, i64>,
-    locality: HashMap<i64, Locality>,
-    gps: HashMap<i64, Gps>,
+    locality: HashMap<i64, &'c Locality>,
+    gps: HashMap<i64, &'c Gps>,
 }
 
-impl Regions {
-    fn of(c: &Collection) -> Regions {
+impl<'c> Regions<'c> {
+    fn of(
+        countries: &[Country],
+        states: &[State],
+        counties: &[County],
+        localities: &'c [Locality],
+        gps: &'c [Gps],
+    ) -> Regions<'c> {
         Regions {
-            country: (c.countries.iter())
+            country: (countries.iter())
                 .map(|x| (x.id, [folded(&x.name), folded(&x.abbr)]))
                 .collect(),
-            state: (c.states.iter())
+            state: (states.iter())
                 .map(|x| (x.id, ([folded(&x.name), folded(&x.abbr)], x.country)))
                 .collect(),
-            county_state: c.counties.iter().map(|x| (x.id, x.state)).collect(),
-            locality: c.localities.iter().map(|l| (l.id, l.clone())).collect(),
-            gps: c.gps.iter().map(|g| (g.id, g.clone())).collect(),
+            county_state: counties.iter().map(|x| (x.id, x.state)).collect(),
+            locality: localities.iter().map(|l| (l.id, l)).collect(),
+            gps: gps.iter().map(|g| (g.id, g)).collect(),
         }
     }
 }
@@ -161,10 +190,13 @@ struct Place<'a> {
 
 impl Place<'_> {
     /// The locality the record says, else its point's.
-    fn locality<'r>(&self, regions: &'r Regions) -> Option<&'r Locality> {
-        (self.locality.and_then(|l| regions.locality.get(&l))).or_else(|| {
+    fn locality<'r>(&self, regions: &Regions<'r>) -> Option<&'r Locality> {
+        (self
+            .locality
+            .and_then(|l| regions.locality.get(&l).copied()))
+        .or_else(|| {
             (self.gps.and_then(|g| regions.gps.get(&g)))
-                .and_then(|g| regions.locality.get(&g.locality))
+                .and_then(|g| regions.locality.get(&g.locality).copied())
         })
     }
 
@@ -206,16 +238,13 @@ impl Place<'_> {
 }
 
 /// The strictest treatment of the rules covering a record of these taxa there.
-fn treatment(
-    ready: &[Ready],
-    taxa: &Taxa,
-    of: &[Taxon],
-    place: &Place,
-    regions: &Regions,
-) -> Option<Treatment> {
-    ready
-        .iter()
-        .filter(|r| of.iter().any(|&t| taxa.under(t, &r.named)))
+fn treatment(ready: &[Ready], mask: u64, place: &Place, regions: &Regions) -> Option<Treatment> {
+    if mask == 0 {
+        return None;
+    }
+    (ready.iter().enumerate())
+        .filter(|(i, _)| mask & 1 << i != 0)
+        .map(|(_, r)| r)
         .filter(|r| place.within(r.rule, regions))
         .map(|r| r.rule.treatment)
         .max_by_key(|t| t.strictness())
@@ -304,6 +333,12 @@ pub fn apply(c: &mut Collection, sensitive: &Sensitive) -> Result<Generalised, R
     }
     let taxa = Taxa::of(c);
     let mut ready = Vec::new();
+    if let Some(rule) = sensitive.rules.get(MOST_RULES) {
+        return Err(RuleError {
+            rule: rule.named(MOST_RULES),
+            problem: format!("a dataset file gives at most {MOST_RULES} sensitive rules"),
+        });
+    }
     for (at, rule) in sensitive.rules.iter().enumerate() {
         let Some(named) = taxa.named.get(&folded(&rule.taxon)) else {
             return Err(RuleError {
@@ -319,11 +354,17 @@ pub fn apply(c: &mut Collection, sensitive: &Sensitive) -> Result<Generalised, R
             named: named.iter().copied().collect(),
         });
     }
-    let regions = Regions::of(c);
+    let masks = taxa.masks(&ready);
+    let mask_of = |taxa: &[Option<i64>]| {
+        (taxa.iter().enumerate())
+            .filter_map(|(r, t)| t.and_then(|t| masks.get(&(r, t))))
+            .fold(0, |m, t| m | t)
+    };
+    let regions = Regions::of(&c.countries, &c.states, &c.counties, &c.localities, &c.gps);
     let mut plans: HashMap<(bool, i64), Plan> = HashMap::new();
     let mut covered_specimens: HashMap<i64, Treatment> = HashMap::new();
     for s in &mut c.specimen_records {
-        let of: Vec<Taxon> = [
+        let mask = mask_of(&[
             s.subspecies,
             s.species,
             s.genus,
@@ -331,11 +372,10 @@ pub fn apply(c: &mut Collection, sensitive: &Sensitive) -> Result<Generalised, R
             s.subfamily,
             s.family,
             s.order,
-        ]
-        .iter()
-        .enumerate()
-        .filter_map(|(r, t)| t.map(|t| (r, t)))
-        .collect();
+        ]);
+        if mask == 0 {
+            continue;
+        }
         let place = Place {
             country: &mut s.country,
             state: &mut s.state,
@@ -343,7 +383,7 @@ pub fn apply(c: &mut Collection, sensitive: &Sensitive) -> Result<Generalised, R
             locality: &mut s.locality,
             gps: &mut s.gps,
         };
-        if let Some(t) = treatment(&ready, &taxa, &of, &place, &regions) {
+        if let Some(t) = treatment(&ready, mask, &place, &regions) {
             covered_specimens.insert(s.id, t);
             let stamps = (s.date_created, s.date_modified);
             plans.insert((true, s.id), plan(t, &place, &regions, stamps));
@@ -358,8 +398,7 @@ pub fn apply(c: &mut Collection, sensitive: &Sensitive) -> Result<Generalised, R
             gps: &mut i.gps,
         };
         let of_specimen = i.specimen_record.and_then(|s| covered_specimens.get(&s));
-        let of_species = i.species.map(|s| vec![(1, s)]).unwrap_or_default();
-        let own = treatment(&ready, &taxa, &of_species, &place, &regions);
+        let own = treatment(&ready, mask_of(&[None, i.species]), &place, &regions);
         let t = [of_specimen.copied(), own]
             .into_iter()
             .flatten()
