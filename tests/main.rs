@@ -50,6 +50,7 @@ mod registry;
 mod reload;
 mod replay;
 mod report;
+mod sensitive;
 mod short;
 mod snapshot;
 mod startup;

@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::html::Site;
 use crate::ingest::publisher;
 use crate::labels::Template;
-use crate::model::dataset::{Dataset, DatasetError, Field, Told};
+use crate::model::dataset::{Dataset, DatasetError, Field, Sensitive, Told};
 use crate::query::Limits;
 use crate::serve::origin::{PublicUrl, TrustedProxies};
 use crate::serve::Settings;
@@ -209,17 +209,43 @@ pub struct KeepArgs {
     pub links: LinkArgs,
 }
 
+/// Whether the dataset file's `sensitive` rules are applied to what is written.
+#[derive(Args, Clone, Debug, Default)]
+pub struct PlacesArgs {
+    /// Leave the dataset file's `sensitive` rules unapplied: every point,
+    /// locality and county as precise as recorded. Only for the curators'
+    /// internal server (labels printed with precise data), never a public
+    /// one (docs/dataset.md, "Sensitive places").
+    #[arg(long)]
+    pub precise: bool,
+}
+
+impl PlacesArgs {
+    /// The rules applied: the dataset file's, none with `--precise` or
+    /// without a file.
+    pub fn rules(&self, dataset: &DatasetArgs) -> Result<Sensitive, DatasetError> {
+        match (&dataset.dataset_config, self.precise) {
+            (Some(path), false) => Sensitive::from_file(path),
+            _ => Ok(Sensitive::default()),
+        }
+    }
+}
+
 impl KeepArgs {
-    /// How `build` and `sync` publish a version, the dataset file at
-    /// `dataset_config` naming what GBIF crawls.
+    /// How `build` and `sync` publish a version: the dataset file names what
+    /// GBIF crawls, and the sensitive places' rules each version is kept
+    /// under (none with `--precise`).
     pub fn publication(
         &self,
-        dataset_config: Option<&std::path::Path>,
+        dataset: &DatasetArgs,
+        places: &PlacesArgs,
     ) -> crate::export::publication::Publication {
+        let config = dataset.dataset_config.clone();
         crate::export::publication::Publication {
             links: self.links.links(),
             retention: self.keep_versions,
-            dataset_config: dataset_config.map(std::path::Path::to_path_buf),
+            rules_from: config.clone().filter(|_| !places.precise),
+            dataset_config: config,
         }
     }
 }
@@ -326,6 +352,9 @@ pub struct SyncArgs {
     /// What each snapshot says of the dataset.
     #[command(flatten)]
     pub dataset: DatasetArgs,
+    /// Whether the sensitive places' rules apply.
+    #[command(flatten)]
+    pub places: PlacesArgs,
     /// Which versions are kept, and their links.
     #[command(flatten)]
     pub keep: KeepArgs,
@@ -362,6 +391,9 @@ pub struct BuildArgs {
     /// What the snapshot says of the dataset.
     #[command(flatten)]
     pub dataset: DatasetArgs,
+    /// Whether the sensitive places' rules apply.
+    #[command(flatten)]
+    pub places: PlacesArgs,
     /// The snapshot this one follows: the new one is its next version, with
     /// what was added, modified and deleted since (without it, version 1).
     #[arg(long, value_name = "OLD.bin")]

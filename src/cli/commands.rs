@@ -79,6 +79,7 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     let restart = Restart::of(&args.output, args.previous.is_some(), args.new_history)?;
     // A bad dataset file is said before the collection is read.
     let dataset = args.dataset.dataset()?;
+    let rules = args.places.rules(&args.dataset)?;
     if let Some(refused) = unlicensed(&dataset).filter(|_| !args.refuse.allow_no_licence) {
         eprintln!(
             "error: {refused}; nothing was written to {}",
@@ -121,6 +122,20 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
     }
     for h in &held {
         say!("held back: {}", h.describe())?;
+    }
+    // Sensitive places generalised before anything compares or writes the
+    // records: the snapshot never holds what the rules hide.
+    if checked.errors.is_empty() && !rules.is_empty() {
+        match ingest::sensitive::apply(&mut checked.collection, &rules) {
+            Ok(generalised) => say!("{generalised}")?,
+            Err(e) => {
+                eprintln!(
+                    "error: {e}; nothing was written to {}",
+                    args.output.display()
+                );
+                return Ok(ExitCode::FAILURE);
+            }
+        }
     }
     let mut renamed = None;
     // The version a build after --previous publishes, where it is a new one.
@@ -185,9 +200,7 @@ pub(super) fn build_command(args: &BuildArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::FAILURE);
     }
-    let publication = args
-        .keep
-        .publication(args.dataset.dataset_config.as_deref());
+    let publication = args.keep.publication(&args.dataset, &args.places);
     let previous = args.previous.as_deref();
     let written = match publication.write(&checked, &args.output, restart, previous, published) {
         Ok(written) => written,
@@ -430,15 +443,20 @@ pub(super) fn sync(args: &SyncArgs) -> anyhow::Result<ExitCode> {
         Some(path) => publisher.following(path, told),
         None => publisher.describing(dataset),
     };
+    // The sensitive places' rules, read again with the file (never with --precise).
+    let publisher = match args.places.precise {
+        true => publisher,
+        false => publisher.generalising(args.places.rules(&args.dataset)?),
+    };
     let publisher = publisher.refusing(crate::model::refusal::Allowed {
         no_licence: args.refuse.allow_no_licence,
         id_churn: args.refuse.allow_id_churn,
     });
-    let config = args.dataset.dataset_config.clone();
     if args.keep.links.public_url.is_none() {
         tracing::warn!("{UNLINKED}");
     }
-    let publication = args.keep.publication(config.as_deref());
+    // Each version kept under the rules the dataset file says when it is kept.
+    let publication = args.keep.publication(&args.dataset, &args.places);
     if args.once {
         let at = args.snapshot.display();
         let publishing = publication.clone();

@@ -7,6 +7,7 @@ pub mod fold;
 pub mod hex;
 pub mod json;
 pub mod percent;
+pub mod photo_metadata;
 pub mod time;
 pub mod whole;
 pub mod xml;

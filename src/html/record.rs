@@ -7,6 +7,7 @@
 use maud::{html, Markup};
 
 use crate::model::endpoint::API_PREFIX;
+use crate::model::generalised::{Grid, Treatment};
 use crate::model::{Endpoint, Model};
 use crate::view::{chain, View};
 
@@ -192,6 +193,16 @@ pub fn record(site: &Site, view: &View, page: &RecordPage) -> String {
         None => view.points.get(model, pos as usize),
     };
     let records = format!("{API_PREFIX}{}/", model.path());
+    // A point a sensitive place's rule put on a grid is drawn as its cell.
+    let cell = match model {
+        Model::SpecimenRecord => crate::view::generalised::treatment(view, model, pos),
+        Model::Gps => Treatment::of_id(view.table(model).id(pos)),
+        _ => None,
+    }
+    .and_then(|t| match t {
+        Treatment::Grid(g) => Some(g),
+        Treatment::Withhold => None,
+    });
     let checklist = model != Model::Subspecies;
     let content = html! {
         h1 { (heading) }
@@ -206,7 +217,11 @@ pub fn record(site: &Site, view: &View, page: &RecordPage) -> String {
         @if let Some(holdings) = &page.holdings {
             (holdings::section(site, holdings, checklist))
         }
-        @if let Some([lng, lat]) = point {
+        @if let (Some([lng, lat]), Some(grid)) = (point, cell) {
+            (map::map(site, "Place", "Map of the grid cell the record's place is given as",
+                Markers::Drawn { features: &cell_feature(grid, lat, lng) },
+                html! { p { "Within the " (grid.text()) "° grid cell centred on " (lat) ", " (lng) "." } }))
+        } @else if let Some([lng, lat]) = point {
             (map::map(site, "Place", "Map of the record's place",
                 Markers::Point { lat, lng, id, records: &records },
                 html! { p { (lat) ", " (lng) } }))
@@ -241,4 +256,19 @@ pub fn record(site: &Site, view: &View, page: &RecordPage) -> String {
         &loads,
         content,
     )
+}
+
+/// A grid cell as a GeoJSON feature collection of its outline, for the map.
+fn cell_feature(grid: Grid, lat: f64, lng: f64) -> String {
+    let half = 0.5 / 10f64.powi(grid.decimals() as i32);
+    let (s, n, w, e) = (lat - half, lat + half, lng - half, lng + half);
+    serde_json::json!({
+        "type": "FeatureCollection",
+        "features": [{
+            "type": "Feature",
+            "properties": {"kind": "cell", "label": format!("{}° grid cell", grid.text())},
+            "geometry": {"type": "Polygon", "coordinates": [[[w, s], [e, s], [e, n], [w, n], [w, s]]]},
+        }],
+    })
+    .to_string()
 }

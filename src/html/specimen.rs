@@ -5,6 +5,7 @@
 
 use maud::{html, Markup};
 
+use crate::model::generalised::Treatment;
 use crate::model::Model;
 use crate::view::place::Place;
 use crate::view::View;
@@ -24,7 +25,8 @@ pub fn taxon_of(view: &View, pos: u32) -> Option<(Model, u32)> {
 fn place(view: &View, pos: u32) -> Vec<String> {
     let p = Place::of_specimen(view, pos as usize);
     let mut out = Vec::new();
-    if let Some(l) = p.locality {
+    // A generalised locality has no words: it stands for the place withheld.
+    if let Some(l) = p.locality.filter(|_| generalised(view, pos).is_none()) {
         out.push(row_label(view, Model::Locality, l).into_owned());
     }
     if let Some(c) = p.county {
@@ -46,6 +48,12 @@ fn place(view: &View, pos: u32) -> Vec<String> {
     }
     out.retain(|s| !s.is_empty());
     out
+}
+
+/// What a sensitive place's rule did to the specimen's place, where one
+/// covers it (told by its locality's id: `model::generalised`).
+pub fn generalised(view: &View, pos: u32) -> Option<Treatment> {
+    crate::view::generalised::treatment(view, SPECIMEN, pos)
 }
 
 /// The collecting event in one line: date, place, collectors, method.
@@ -136,6 +144,7 @@ pub fn card(view: &View, pos: u32, media_base: &str) -> Markup {
                 None => p.identified { "Not identified." }
             }
             p.event { (event(view, pos)) }
+            @if let Some(t) = generalised(view, pos) { p.generalised { (t.sentence()) } }
             @if !details.is_empty() { p { (details.join(", ")) } }
             @if determiner.is_some() || determined.is_some() {
                 p {

@@ -1,7 +1,8 @@
 //! Getting a collection in: read Django fixtures or the existing service's database,
 //! check every record, and write a snapshot only when nothing is wrong; keep a
 //! snapshot in step with a database ([`publisher`]); make synthetic collections
-//! for tests and benchmarks ([`synthetic`]).
+//! for tests and benchmarks ([`synthetic`]); generalise sensitive places
+//! ([`sensitive`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ pub mod fixture;
 pub mod held;
 pub mod legacy;
 pub mod publisher;
+pub mod sensitive;
 pub mod synthetic;
 
 use fixture::Import;

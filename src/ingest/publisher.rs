@@ -27,8 +27,8 @@ use std::time::{Duration, Instant};
 
 use super::database_url::Source;
 use super::held::{self, Held, Holding, KeptAs};
-use super::{changed, database};
-use crate::model::dataset::{Dataset, Told};
+use super::{changed, database, sensitive};
+use crate::model::dataset::{Dataset, Sensitive, Told};
 use crate::model::digest::{self, Digest};
 use crate::model::history::{self, History};
 use crate::model::records::Collection;
@@ -245,6 +245,11 @@ pub struct Publisher {
     described: Option<Dataset>,
     /// The dataset file, read again when it changes.
     following: Option<Following>,
+    /// The sensitive places' rules applied to what is published (none
+    /// unless [`Publisher::generalising`]), and whether they are read again
+    /// with a followed dataset file.
+    rules: Sensitive,
+    rules_followed: bool,
     /// What the snapshot at the path holds back, by model and id.
     held: Vec<Held>,
     /// The same as it stores them, each with the version since which it is
@@ -378,6 +383,8 @@ impl Publisher {
             dataset: Dataset::default(),
             described,
             following: None,
+            rules: Sensitive::default(),
+            rules_followed: false,
             held: Vec::new(),
             holdings,
             published: None,
@@ -482,6 +489,16 @@ impl Publisher {
         }
     }
 
+    /// Applies the dataset file's sensitive places' rules to every version
+    /// published (read again with the file, where it is followed).
+    pub fn generalising(self, rules: Sensitive) -> Publisher {
+        Publisher {
+            rules_followed: self.following.is_some(),
+            rules,
+            ..self
+        }
+    }
+
     /// Reads the dataset file again where it changed since it was read;
     /// whether what the snapshots say of the dataset changed.
     fn reread_dataset(&mut self) -> bool {
@@ -500,7 +517,21 @@ impl Publisher {
                 self.status.cleared(Kind::RefusedDatasetFile);
                 following.told.file = Some(file);
                 let dataset = following.told.over(&Dataset::default());
-                let changed = dataset != self.dataset;
+                let mut changed = dataset != self.dataset;
+                if self.rules_followed {
+                    match Sensitive::from_file(&following.path) {
+                        Ok(rules) => {
+                            changed |= rules != self.rules;
+                            self.rules = rules;
+                        }
+                        Err(e) => {
+                            let said =
+                                format!("{e}; the sensitive places' rules last read still apply");
+                            tracing::warn!("{said}");
+                            self.status.found(Kind::RefusedDatasetFile, "sync", said);
+                        }
+                    }
+                }
                 tracing::info!(
                     file = %following.path.display(),
                     changed,
@@ -806,6 +837,15 @@ impl Publisher {
                     )))
                 }
             }
+        }
+        // Sensitive places generalised in what is published; the next tick's
+        // changes apply to the collection read, which keeps them precise.
+        if !self.rules.is_empty() {
+            let precise = checked.collection.clone();
+            sensitive::apply(&mut checked.collection, &self.rules)
+                .map_err(|e| Failed::Invalid(e.to_string()))?;
+            raw.get_or_insert(precise);
+            edits = None;
         }
         // The pieces kept and the digest of edits hold for the records
         // published: the edits, and the records held back before and now

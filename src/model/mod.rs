@@ -7,6 +7,7 @@ pub mod dataset;
 pub mod derived;
 pub mod digest;
 pub mod endpoint;
+pub mod generalised;
 pub mod held;
 pub mod history;
 pub mod image_api;

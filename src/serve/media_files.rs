@@ -22,6 +22,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use crate::encoding::percent::percent_decode;
+use crate::encoding::photo_metadata::without_location;
+use crate::view::generalised::Located;
 
 use super::answer::{Answer, Chunk, Kind, Modified};
 use super::compress::Coding;
@@ -228,9 +230,26 @@ pub(super) fn pieces(
     })
 }
 
+/// The file read whole, without its embedded location
+/// (`encoding::photo_metadata`): `None` where it cannot be removed.
+pub(super) fn stripped(file: &File, len: u64) -> Option<Vec<u8>> {
+    let mut bytes = vec![0; usize::try_from(len).ok()?];
+    file.read_exact_at(&mut bytes, 0).ok()?;
+    without_location(&bytes)
+}
+
 /// The answer for a path under `/media/`, `held` the descriptor its file
-/// takes of its client's share while it is sent.
-pub async fn answer(dir: Option<&Path>, path: &str, max_bytes: u64, held: Held) -> Answer {
+/// takes of its client's share while it is sent. A file `located` holds (a
+/// photograph of a record a sensitive place's rule covers) is read whole and
+/// served without its EXIF and XMP, or not at all where they cannot be
+/// removed: such files are few, and a copy on disk would go stale.
+pub async fn answer(
+    dir: Option<&Path>,
+    path: &str,
+    max_bytes: u64,
+    held: Held,
+    located: &Located,
+) -> Answer {
     let Some(file) = dir.and_then(|dir| file(dir, path)) else {
         return Answer::not_found();
     };
@@ -241,6 +260,7 @@ pub async fn answer(dir: Option<&Path>, path: &str, max_bytes: u64, held: Held) 
         Some((dir, Ok(relative))) => (dir.to_path_buf(), relative.to_path_buf()),
         _ => return Answer::not_found(),
     };
+    let relative_name = relative.to_string_lossy().into_owned();
     let opened = tokio::task::spawn_blocking(move || open(&dir, &relative, max_bytes)).await;
     let opened = match opened {
         Ok(Ok(opened)) => opened,
@@ -257,6 +277,28 @@ pub async fn answer(dir: Option<&Path>, path: &str, max_bytes: u64, held: Held) 
         content_type,
         coding: Coding::Identity,
     };
+    if located.holds(&relative_name) {
+        let Opened {
+            file,
+            len,
+            tag,
+            modified,
+        } = opened;
+        let body = tokio::task::spawn_blocking(move || stripped(&file, len)).await;
+        drop(held);
+        let Ok(Some(body)) = body else {
+            tracing::debug!(
+                path,
+                "a covered photograph whose metadata cannot be removed: not served"
+            );
+            return Answer::not_found();
+        };
+        let len = body.len() as u64;
+        let one = futures_util::stream::iter([Ok(Bytes::from(body))]);
+        // Its own tag: the file's, marked as the stripped copy.
+        let tag = format!("{}-s\"", tag.trim_end_matches('"'));
+        return Answer::file(kind, Box::pin(one), len, tag, CACHE).modified(modified);
+    }
     Answer::file(
         kind,
         Box::pin(pieces(opened.file, opened.len, held)),

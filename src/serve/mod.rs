@@ -42,6 +42,9 @@ mod root;
 mod route;
 pub mod router;
 mod routes;
+
+/// How every route treats the records a sensitive places' rule covers.
+pub use routes::sensitive;
 mod routing;
 mod send_timeout;
 pub mod settings;

@@ -56,6 +56,14 @@ pub struct Manifest {
     pub media: String,
     /// Each file's size and SHA-256, by name.
     pub files: std::collections::BTreeMap<String, KeptFile>,
+    /// The sensitive places' rules its files were made under (their
+    /// fingerprint, `model::dataset::Sensitive::fingerprint`): empty, none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub places: String,
+    /// Why its files are no longer served, where they were withdrawn (a
+    /// sensitive places' rule came after them: [`withdraw`]); empty, they are.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub withdrawn: String,
 }
 
 /// One kept file's size and digest.
@@ -217,6 +225,22 @@ pub fn write(dir: &Path, manifest: &Manifest, archive: &[u8], eml: &[u8]) -> std
     written
 }
 
+/// Withdraws version `number`'s files: written again empty, its manifest
+/// saying `why`, so no byte of what they held is left and a server answers
+/// 410 naming why. Nothing where the version is not kept.
+pub fn withdraw(dir: &Path, number: u64, why: &str) -> std::io::Result<()> {
+    let Some(mut manifest) = manifest(dir, number) else {
+        return Ok(());
+    };
+    manifest.withdrawn = why.to_string();
+    manifest.files = [
+        (ARCHIVE.to_string(), KeptFile::of(b"")),
+        (EML.to_string(), KeptFile::of(b"")),
+    ]
+    .into();
+    write(dir, &manifest, b"", b"")
+}
+
 /// Removes what catalogue's writers that are no longer running left, and
 /// nothing else ([`temporary::left_behind`]).
 fn remove_stale(dir: &Path) {
@@ -304,6 +328,8 @@ mod tests {
                 (EML.to_string(), KeptFile::of(eml)),
             ]
             .into(),
+            places: String::new(),
+            withdrawn: String::new(),
         }
     }
 

@@ -180,6 +180,8 @@ mod tests {
             site: String::new(),
             media: String::new(),
             files: Default::default(),
+            places: String::new(),
+            withdrawn: String::new(),
         };
         assert!(belongs(&manifest(2, [2; 32]), &history));
         // Another history's version 2, and this one's 3 named 2.

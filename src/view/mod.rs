@@ -29,6 +29,7 @@ pub mod chain;
 pub mod column;
 mod derived;
 mod fragments;
+pub mod generalised;
 pub mod image_api;
 pub mod index;
 pub mod name;

@@ -6,6 +6,7 @@
 use crate::encoding::time::write_timestamp;
 use crate::model::darwin_core::{country_code, elevation, event_date, plain_text};
 use crate::model::dataset::Dataset;
+use crate::model::generalised::Treatment;
 use crate::model::occurrence_id::OccurrenceIds;
 use crate::model::{derived, Model, Type};
 
@@ -90,6 +91,9 @@ terms! {
     OccurrenceRemarks = "occurrenceRemarks" in DWC,
     EventRemarks = "eventRemarks" in DWC,
     Modified = "modified" in DCTERMS,
+    CoordinateUncertaintyInMeters = "coordinateUncertaintyInMeters" in DWC,
+    DataGeneralizations = "dataGeneralizations" in DWC,
+    InformationWithheld = "informationWithheld" in DWC,
 }
 
 impl Term {
@@ -167,6 +171,7 @@ struct SpecimenFields {
     stage: usize,
     preparation: usize,
     gps: usize,
+    locality: usize,
     day: usize,
     month: usize,
     year: usize,
@@ -266,6 +271,7 @@ impl<'v> Occurrences<'v> {
             stage: f("stage"),
             preparation: f("preparation"),
             gps: f("gps"),
+            locality: f("locality"),
             day: f("day"),
             month: f("month"),
             year: f("year"),
@@ -312,6 +318,38 @@ impl<'v> Occurrences<'v> {
         self.date(line, row);
         self.place(line, pos, row);
         self.specimen(line, row);
+        self.generalised(line, row);
+    }
+
+    /// What a sensitive place's rule did to the specimen
+    /// (`model::generalised`): the point's uncertainty (half its cell's
+    /// diagonal), `dataGeneralizations` and `informationWithheld`; nothing
+    /// for a specimen no rule covers.
+    fn generalised(&self, line: &mut impl Sink, row: &[Value]) {
+        match self.treatment(row) {
+            Some(t) => {
+                let gps = position(&row[self.s.gps]);
+                let point = gps.and_then(|p| self.view.points.get(Model::Gps, p as usize));
+                let uncertainty = match (t, point) {
+                    (Treatment::Grid(g), Some([_, lat])) => Some(g.uncertainty(lat) as i64),
+                    _ => None,
+                };
+                line.int(Term::CoordinateUncertaintyInMeters, uncertainty);
+                line.text(Term::DataGeneralizations, &t.generalizations());
+                line.text(Term::InformationWithheld, t.withheld());
+            }
+            None => {
+                line.int(Term::CoordinateUncertaintyInMeters, None);
+                line.text(Term::DataGeneralizations, "");
+                line.text(Term::InformationWithheld, "");
+            }
+        }
+    }
+
+    /// The rule's treatment of the specimen, told by its locality's id.
+    fn treatment(&self, row: &[Value]) -> Option<Treatment> {
+        let locality = position(&row[self.s.locality])?;
+        Treatment::of_id(self.view.table(Model::Locality).id(locality))
     }
 
     /// The specimen's taxon at each rank (`Model::RANKS` order: the specimen's

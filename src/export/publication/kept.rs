@@ -38,13 +38,17 @@ pub type Retention = Option<u64>;
 /// keeps them beside `snapshot` as its version (after copying those kept
 /// beside `previous`, another snapshot it follows), removing what `keep` does
 /// not retain. A version already kept with the same snapshot and links is
-/// left as it is.
+/// left as it is. It is made under the sensitive places' rules `places`
+/// fingerprints (empty: none); where there are rules, each older version
+/// kept under other rules is withdrawn ([`kept::withdraw`]): its files may
+/// hold what the rules now hide.
 pub fn keep(
     snapshot: &Path,
     file: &Path,
     previous: Option<&Path>,
     links: &Links,
     keep: Retention,
+    places: &str,
 ) -> anyhow::Result<Kept> {
     let dir = kept::path(snapshot);
     let loading = Instant::now();
@@ -68,7 +72,14 @@ pub fn keep(
     let checksum = hex(&view.header.checksum);
     let started = Instant::now();
     let manifest = match kept::manifest(&dir, current) {
-        Some(m) if m.checksum == checksum && m.site == links.site && m.media == links.media => m,
+        Some(m)
+            if m.checksum == checksum
+                && m.site == links.site
+                && m.media == links.media
+                && m.places == places =>
+        {
+            m
+        }
         _ => {
             let archive = dwca::archive(&view, Scope::Everything, links)?;
             let eml = dwca::kept_eml_xml(&view, &links.site);
@@ -83,11 +94,27 @@ pub fn keep(
                     (kept::EML.to_string(), KeptFile::of(eml.as_bytes())),
                 ]
                 .into(),
+                places: places.to_string(),
+                withdrawn: String::new(),
             };
             kept::write(&dir, &manifest, &archive, eml.as_bytes())?;
             manifest
         }
     };
+    if !places.is_empty() {
+        for n in kept::numbers(&dir).into_iter().filter(|&n| n < current) {
+            let Some(m) = kept::manifest(&dir, n) else {
+                continue;
+            };
+            if m.places != places && m.withdrawn.is_empty() {
+                let why = format!(
+                    "withdrawn: made before version {current}'s sensitive places' rules, it may \
+                     give places they generalise or withhold"
+                );
+                kept::withdraw(&dir, n, &why)?;
+            }
+        }
+    }
     let took = started.elapsed();
     let mut removed = kept::prune(&dir, oldest..=current);
     removed.extend(disowned);

@@ -17,6 +17,7 @@ use anyhow::Context as _;
 
 use crate::export::dwca::Links;
 use crate::ingest::{self, Checked};
+use crate::model::dataset::Sensitive;
 use crate::snapshot::{self, Header};
 use crate::view::prepared;
 
@@ -32,6 +33,9 @@ pub struct Publication {
     /// The dataset file, whose `gbif` table names the dataset GBIF is asked
     /// to crawl.
     pub dataset_config: Option<PathBuf>,
+    /// The dataset file whose sensitive places' rules each version is kept
+    /// under, read when it is kept (none for the curators' `--precise`).
+    pub rules_from: Option<PathBuf>,
 }
 
 /// What a history kept beside a build's output becomes.
@@ -147,7 +151,19 @@ impl Publication {
         previous: Option<&Path>,
     ) -> anyhow::Result<Kept> {
         let dir = snapshot::kept::path(snapshot);
-        kept::keep(snapshot, file, previous, &self.links, self.retention).with_context(|| {
+        let places = match &self.rules_from {
+            Some(path) => Sensitive::from_file(path)?.fingerprint(),
+            None => String::new(),
+        };
+        kept::keep(
+            snapshot,
+            file,
+            previous,
+            &self.links,
+            self.retention,
+            &places,
+        )
+        .with_context(|| {
             format!(
                 "{} is written, but its version's archive cannot be kept in {}",
                 snapshot.display(),

@@ -37,16 +37,29 @@ pub fn read_bounded(path: &Path) -> std::io::Result<String> {
     String::from_utf8(bytes).map_err(|_| refused("it is not UTF-8 text".into()))
 }
 
-/// A TOML dataset file's keys without its `gbif` table, where it has one.
+/// The keys of the dataset file the description never holds, each read
+/// apart: where the dataset is registered (`model::registration`) and the
+/// sensitive places' rules ([`super::sensitive`]).
+const APART: [&str; 2] = ["gbif", "sensitive"];
+
+/// A TOML dataset file's keys without its `gbif` table and `sensitive`
+/// rules, where it has either.
 fn registered_toml(text: &str) -> Option<toml::Table> {
     let mut table: toml::Table = toml::from_str(text).ok()?;
-    table.remove("gbif").map(|_| table)
+    let removed = APART.iter().filter(|k| table.remove(**k).is_some()).count();
+    (removed > 0).then_some(table)
 }
 
-/// A JSON dataset file's keys without its `gbif` object, where it has one.
+/// A JSON dataset file's keys without its `gbif` object and `sensitive`
+/// rules, where it has either.
 fn registered_json(text: &str) -> Option<serde_json::Value> {
     let mut value: serde_json::Value = serde_json::from_str(text).ok()?;
-    value.as_object_mut()?.remove("gbif").map(|_| value)
+    let object = value.as_object_mut()?;
+    let removed = APART
+        .iter()
+        .filter(|k| object.remove(**k).is_some())
+        .count();
+    (removed > 0).then_some(value)
 }
 
 /// A parser's message, cut to a line's length (it may quote a value).
@@ -73,7 +86,8 @@ impl Dataset {
         // Where the file is in it, never what it says: a path given by
         // mistake (a link to another file) must not be quoted in a log.
         // The `gbif` table is where the dataset is registered, read apart
-        // (`model::registration`): the description never holds it.
+        // (`model::registration`), and so are the `sensitive` rules
+        // (`Sensitive::from_file`): the description never holds them.
         let parsed: Result<Dataset, String> = match toml {
             true if registered_toml(&text).is_some() => {
                 let table = registered_toml(&text).expect("a table");

@@ -10,7 +10,8 @@
 //! identifiers of the collection's people (`recordedByID`), `report` where a
 //! problem with a record is reported, `citation` the text a version is
 //! cited by, `uuid` the identifiers made for it, `told` what a command was told
-//! over it.
+//! over it, `sensitive` the rules that generalise sensitive places (read
+//! apart: the description never holds them).
 
 mod check;
 mod citation;
@@ -20,6 +21,7 @@ mod names;
 mod people;
 mod report;
 mod rules;
+mod sensitive;
 mod told;
 mod uuid;
 
@@ -30,5 +32,6 @@ pub use file::MAX_FILE_BYTES;
 pub use people::{is_wikidata, Person, ORCID_URL, WIKIDATA_URL};
 pub use report::Reported;
 pub use rules::{Doi, License, RESERVED, ROLES, UPDATE_FREQUENCIES};
+pub use sensitive::{Rule, Sensitive};
 pub use told::{Field, Told};
 pub use uuid::{random_uuid, uuid_text};

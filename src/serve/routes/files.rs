@@ -4,6 +4,7 @@
 use crate::serve::answer::Answer;
 use crate::serve::route::{Ctx, Job, Parsed};
 use crate::serve::{assets, descriptors, media_files};
+use crate::view::generalised::Located;
 
 /// A file the pages load.
 pub fn asset(ctx: Ctx<'_>) -> Parsed<'_> {
@@ -21,5 +22,9 @@ pub fn media(ctx: Ctx<'_>) -> Parsed<'_> {
     // client's share.
     let held = (ctx.state.descriptors.take(ctx.asked.peer, 1))
         .map_err(|e| Answer::error(&e).retry_after(descriptors::RETRY_SECONDS))?;
-    Ok(Job::awaited(media_files::answer(dir, path, max, held)))
+    // A covered record's photographs are served without their location.
+    let located = ctx.served.view.derived::<Located>();
+    Ok(Job::awaited(media_files::answer(
+        dir, path, max, held, located,
+    )))
 }

@@ -11,6 +11,8 @@
 //! bytes are not the version's and will not be until an operator restores
 //! them, and another history's folder is never this one's; a retry cannot
 //! help, and a harvester should not take an error of the server's for it.
+//! A version withdrawn because a sensitive places' rule came after it
+//! (`snapshot::kept::withdraw`) is gone too, and the answer says why.
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -138,6 +140,9 @@ enum Found {
     Gone,
     /// Not the version's: why.
     Damaged(String),
+    /// Withdrawn by its publisher (a sensitive places' rule came after
+    /// it: `snapshot::kept::withdraw`): why.
+    Withdrawn(String),
     /// Not read for want of a descriptor: neither gone nor damaged.
     NoDescriptor,
     /// Not read (an I/O error).
@@ -170,6 +175,9 @@ async fn read(
                 manifest.version,
                 manifest.checksum
             ));
+        }
+        if !manifest.withdrawn.is_empty() {
+            return Found::Withdrawn(manifest.withdrawn);
         }
         let Some(want) = manifest.files.get(name) else {
             return Found::Damaged(format!(
@@ -210,6 +218,13 @@ async fn read(
                 ),
             }))
         }
+        Ok(Found::Withdrawn(why)) => Err(Answer::error(&ApiError {
+            status: 410,
+            message: format!(
+                "Gone: version {number}'s archive and eml.xml are {why}; the current \
+                 version's files are at /dwca.zip and /eml.xml"
+            ),
+        })),
         Ok(Found::NoDescriptor) => Err(no_descriptor(held)),
         Ok(Found::Unreadable(why)) => {
             tracing::error!(version = number, "{why}");

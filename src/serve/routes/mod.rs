@@ -26,6 +26,7 @@ mod operations;
 mod photographs;
 mod quality;
 mod records;
+pub mod sensitive;
 mod short;
 mod suggest;
 mod versions;

@@ -25,8 +25,9 @@ use crate::encoding::csv::Record;
 use crate::model::Model;
 use crate::query::{Params, Plan};
 use crate::serve::answer::{Answer, Kind, Pieces};
-use crate::serve::media_files::open_named;
+use crate::serve::media_files::{self, open_named};
 use crate::serve::route::{Ctx, Job};
+use crate::view::generalised::Located;
 use crate::view::View;
 
 use super::downloads::file_name;
@@ -173,7 +174,7 @@ impl Photographs {
             (_, true) => Err("the record names no file"),
             (Some(dir), false) => open_named(dir, &file, self.max_bytes),
         };
-        let (file, len) = match opened {
+        let (file_handle, len) = match opened {
             Ok(opened) => opened,
             Err(why) => {
                 self.index_row(&row, why);
@@ -184,6 +185,22 @@ impl Photographs {
             .options
             .compression_method(CompressionMethod::Stored)
             .large_file(len >= u32::MAX as u64);
+        // A photograph of a record a sensitive place's rule covers goes
+        // without its embedded location, as `/media/` serves it, or not at all.
+        if view.derived::<Located>().holds(&file) {
+            let Some(body) = media_files::stripped(&file_handle, len) else {
+                let why = "its embedded location cannot be removed (a sensitive place)";
+                self.index_row(&row, why);
+                return Ok(());
+            };
+            if let Some(zip) = self.zip.as_mut() {
+                zip.start_file(name, options)?;
+                zip.write_all(&body)?;
+            }
+            self.index_row(&row, "");
+            return Ok(());
+        }
+        let file = file_handle;
         if let Some(zip) = self.zip.as_mut() {
             zip.start_file(name, options)?;
         }
