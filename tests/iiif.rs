@@ -161,6 +161,28 @@ fn images_have_tags_and_head_answers_as_get() {
 }
 
 #[test]
+fn a_tile_asked_again_is_replayed_and_a_manifest_is_made_again() {
+    const REPLAYED: &str = "catalogue_replayed_answers_total";
+    let dir = TempDir::new("iiif-replay");
+    let (s, _) = served(&dir);
+    let tile = "/iiif/1/512,512,512,512/512,512/0/default.jpg";
+    let made = s.get(tile);
+    assert_eq!(made.status, 200);
+    let before = s.metric(REPLAYED);
+    // Made the first time, made and kept the second, replayed from the third.
+    assert_eq!(s.get(tile).body, made.body);
+    let replayed = s.get(tile);
+    assert_eq!(s.metric(REPLAYED), before + 1);
+    assert_eq!(replayed.body, made.body);
+    assert_eq!(replayed.header("etag"), made.header("etag"));
+    // A manifest's canvases are read from the originals' files: made each time.
+    for _ in 0..3 {
+        assert_eq!(s.get("/iiif/manifests/1").status, 200);
+    }
+    assert_eq!(s.metric(REPLAYED), before + 1);
+}
+
+#[test]
 fn hostile_requests_are_refused_never_made() {
     let dir = TempDir::new("iiif-hostile");
     let (s, _) = served(&dir);

@@ -37,13 +37,18 @@ const DESCRIPTION: &str = "pyramid.txt";
 pub struct Key(String);
 
 impl Key {
-    pub fn of(file_hash: &str, identity: &[u8]) -> Key {
+    /// The key named by an image's `file_hash`, where it is one.
+    pub fn hashed(file_hash: &str) -> Option<Key> {
         let hex = file_hash.len() >= 8
             && file_hash.len() <= 128
             && file_hash.bytes().all(|b| b.is_ascii_hexdigit());
-        match hex {
-            true => Key(file_hash.to_ascii_lowercase()),
-            false => {
+        hex.then(|| Key(file_hash.to_ascii_lowercase()))
+    }
+
+    pub fn of(file_hash: &str, identity: &[u8]) -> Key {
+        match Key::hashed(file_hash) {
+            Some(key) => key,
+            None => {
                 let digest = Sha256::digest(identity);
                 let mut key = String::from("f");
                 for b in &digest[..20] {

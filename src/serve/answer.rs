@@ -237,6 +237,9 @@ pub struct Answer {
     pub(super) modified: Modified,
     /// Whether its bytes hold the address it was asked at.
     pub(super) addressed: Addressed,
+    /// Read from files the view does not name by their digest, which may
+    /// change under it: not replayed, though its route's answers may be.
+    pub(super) from_files: bool,
 }
 
 /// What a streamed document is made of, a piece at a time from the view it
@@ -312,6 +315,7 @@ impl Answer {
             codes: LabelCodes::Settled,
             modified: Modified::Snapshot,
             addressed: Addressed::Fixed,
+            from_files: false,
         }
     }
 
@@ -454,6 +458,13 @@ impl Answer {
     /// `--public-url` says it (`Vary: Host`).
     pub fn addressed(mut self) -> Answer {
         self.addressed = Addressed::ByRequest;
+        self
+    }
+
+    /// The answer, read from files the view does not name by their digest
+    /// (which may change under it): never replayed from the memo.
+    pub fn from_files(mut self) -> Answer {
+        self.from_files = true;
         self
     }
 

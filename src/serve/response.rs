@@ -49,6 +49,15 @@ const SPLICE_AT_ONCE_BELOW: usize = 128 * 1024;
 /// caching and compression by the answer's caching rule; media URLs where the
 /// body marks them.
 pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answer) -> Response {
+    let from_files = answer.from_files;
+    let mut r = made(state, served, asked, answer).await;
+    if from_files {
+        r.extensions_mut().insert(NotReplayed);
+    }
+    r
+}
+
+async fn made(state: &State, served: &Served, asked: &Asked, answer: Answer) -> Response {
     let settings = &state.settings;
     let Answer {
         status,
@@ -66,6 +75,7 @@ pub async fn finish(state: &State, served: &Served, asked: &Asked, answer: Answe
         codes,
         modified,
         addressed,
+        from_files: _,
     } = answer;
     // Room for every header a response takes, so none is added by regrowing.
     let mut h = HeaderMap::with_capacity(24);
@@ -273,7 +283,7 @@ impl Sent<'_> {
             let mut r = response(self.status, h, Some(len), parts);
             if busy {
                 // Not the answer the next such request should get.
-                r.extensions_mut().insert(Uncompressed);
+                r.extensions_mut().insert(NotReplayed);
             }
             return r;
         };
@@ -449,10 +459,12 @@ impl Vary {
     }
 }
 
-/// Marks an answer sent uncompressed to a client that takes a coding because
-/// every thread was busy: correct under its tag, but not one to replay.
+/// Marks an answer not to replay though its route's may be: one sent
+/// uncompressed to a client that takes a coding because every thread was busy
+/// (correct under its tag, but not what the next such request should get), or
+/// one read from files the view does not name by their digest.
 #[derive(Clone, Copy)]
-pub struct Uncompressed;
+pub struct NotReplayed;
 
 /// Builds the response: a body of known length is its parts, written with the
 /// head in one call (`wire`); without a length, they are streamed in order.

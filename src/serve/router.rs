@@ -22,7 +22,7 @@ use super::answer::{Answer, Caching};
 use super::asked::Asked;
 use super::forms::RESERVED;
 use super::memo::{Key, Replay};
-use super::response::{finish, Response, Uncompressed};
+use super::response::{finish, NotReplayed, Response};
 use super::root;
 use super::route::{Cost, Ctx, Head, Run};
 use super::routes::ROUTES;
@@ -324,14 +324,14 @@ fn count(
 
 /// Keeps a response in the view's memo when the view alone decides it (a 200
 /// made whole with a strong tag, not a file from the media directory, which
-/// may change under it, not said while draining with `Connection: close`) and
-/// its request was asked before.
+/// may change under it, nor an answer marked [`NotReplayed`], not said while
+/// draining with `Connection: close`) and its request was asked before.
 fn keep(state: &State, served: &Served, asked: &Asked, response: &Response) {
     let kept = served.memo.keeps()
         && response.status() == StatusCode::OK
         && response.headers().contains_key(header::ETAG)
         && from_view(&asked.routed)
-        && response.extensions().get::<Uncompressed>().is_none()
+        && response.extensions().get::<NotReplayed>().is_none()
         && !state.draining.load(Ordering::Relaxed);
     let Some(Parts(parts)) = response.extensions().get::<Parts>().filter(|_| kept) else {
         return;

@@ -15,13 +15,19 @@ origin. The naturalist's pages: a specimen with its photographs, a species with
 its gallery and season charts, a country with its map, the specimen list, each
 at 1280 px and at 390 px (a phone) without the page scrolling sideways; every
 image either loads or shows its alt text (one image's files are left out on
-purpose), and the basemap draws land under a marker placed in Kansas.
+purpose), and the basemap draws land under a marker placed in Kansas. A
+photographed specimen's page draws its tiles in the deep-zoom viewer, and
+Mirador (npm's `mirador`, its `dist/mirador.min.js` given by --mirador) on a
+page of another origin opens the specimen's manifest and loads its tiles.
 Screenshots are written to --screenshots.
 
-    python3 tests/browser/browser.py --bin target/release/catalogue --screenshots DIR
+    python3 tests/browser/browser.py --bin target/release/catalogue --screenshots DIR \
+        [--mirador mirador.min.js]
 """
 
 import argparse
+import functools
+import http.server
 import json
 import os
 import shutil
@@ -29,6 +35,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -130,8 +137,9 @@ def hostile_collection(binary, work):
 
 
 class Browser:
-    def __init__(self, base, shots):
+    def __init__(self, base, shots, mirador=None):
         self.base, self.shots, self.failures = base, shots, []
+        self.mirador = mirador
         options = webdriver.ChromeOptions()
         options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
         for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -160,6 +168,14 @@ class Browser:
             self.wait.until(lambda d: arrived(d.current_url))
         except TimeoutException:
             pass
+
+    def follow(self, element):
+        """Clicks `element`, which leaves the page, and waits for the next one
+        to load: `settle` alone may see the old page still complete."""
+        old = self.driver.find_element(By.TAG_NAME, "html")
+        element.click()
+        self.wait.until(ready.staleness_of(old))
+        self.settle()
 
     def settle(self):
         self.wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
@@ -259,8 +275,7 @@ def run(b, base, missing):
     b.check(d.switch_to.active_element.get_attribute("id") == "content", "keyboard: the skip link moves to the content")
     find_as_one_types(b, base)
     b.open("/")
-    d.find_element(By.LINK_TEXT, "specimen-records").click()
-    b.settle()
+    b.follow(d.find_element(By.LINK_TEXT, "specimen-records"))
     b.check(d.current_url == base + "/api/v2/specimen-records/", f"front page links the list ({d.current_url})")
     total = fetch_json(base + "/api/v2/specimen-records/?limit=0")["meta"]["total_count"]
     b.check(b.text(".summary strong") == str(total), f"list: total {total} shown")
@@ -270,8 +285,7 @@ def run(b, base, missing):
     b.clean_page("specimen list")
 
     # Page forward, by the link a keyboard user reaches too.
-    d.find_element(By.CSS_SELECTOR, "a[rel=next]").click()
-    b.settle()
+    b.follow(d.find_element(By.CSS_SELECTOR, "a[rel=next]"))
     summary = " ".join(b.text(".summary").split())
     b.check("showing 21–40" in summary, f"next page: {summary}")
     json_ids = [i["id"] for i in fetch_json(base + "/api/v2/specimen-records/?offset=20&limit=20")["items"]]
@@ -297,8 +311,7 @@ def run(b, base, missing):
     # A facet count is a link that adds its filter; the count is the total it gives.
     facet = d.find_element(By.CSS_SELECTOR, ".facets li a")
     count = facet.find_element(By.XPATH, "following-sibling::span").text
-    facet.click()
-    b.settle()
+    b.follow(facet)
     b.check(b.text(".summary strong") == count, f"facet link: total {b.text('.summary strong')} = count {count}")
     b.clean_page("label form")
 
@@ -322,8 +335,7 @@ def run(b, base, missing):
         else:
             element.clear()
             element.send_keys(value)
-        d.find_element(By.CSS_SELECTOR, "form.filters button[type=submit]").click()
-        b.settle()
+        b.follow(d.find_element(By.CSS_SELECTOR, "form.filters button[type=submit]"))
         want = fetch_json(base + f"/api/v2/specimen-records/?{query}&limit=0")["meta"]["total_count"]
         errors = d.find_elements(By.CSS_SELECTOR, "p.error")
         b.check(not errors, f"bare form, {what}: no error ({errors[0].text if errors else ''})")
@@ -335,8 +347,7 @@ def run(b, base, missing):
     preview = d.find_element(By.CSS_SELECTOR, "nav.print a[href*='format=html']")
     b.check(f"year={year}" in preview.get_attribute("href"), "print labels: the links carry the question")
     pdf_href = d.find_element(By.LINK_TEXT, "QR sheet").get_attribute("href")
-    preview.click()
-    b.settle()
+    b.follow(preview)
     b.check(b.text("h1") == "Label sheet: data labels", f"preview: heading ({b.text('h1')})")
     b.check(len(d.find_elements(By.CSS_SELECTOR, "figure.sheet svg")) == 1, "preview: the first page drawn")
     cells = len(d.find_elements(By.CSS_SELECTOR, "figure.sheet svg text"))
@@ -354,8 +365,7 @@ def run(b, base, missing):
 
     # A record: one with hostile values, through its link.
     b.open("/api/v2/specimen-records/?notes=window.__ran")
-    d.find_element(By.CSS_SELECTOR, "tbody tr td:first-child a").click()
-    b.settle()
+    b.follow(d.find_element(By.CSS_SELECTOR, "tbody tr td:first-child a"))
     record = fetch_json(d.current_url + "?format=json")
     b.check(b.text("h1") == record["usi"], f"record: heading is its usi ({b.text('h1')})")
     page = d.page_source
@@ -379,8 +389,7 @@ def run(b, base, missing):
     b.check(names == [t["scientific_name"] for t in checklist["items"]], "checklist: the taxa in the JSON's order")
     b.shot("checklist.png")
     b.clean_page("checklist")
-    rows[0].find_element(By.CSS_SELECTOR, "th a").click()
-    b.settle()
+    b.follow(rows[0].find_element(By.CSS_SELECTOR, "th a"))
     listed = fetch_json(d.current_url + "&format=json&limit=0")["meta"]["total_count"]
     first = checklist["items"][0]
     b.check(listed == first["specimens"], f"checklist: {first['scientific_name']}'s link lists its {listed} specimens")
@@ -617,12 +626,82 @@ def naturalist_pages(b, base, missing):
     b.check(loaded == "true", f"the deep-zoom viewer draws tiles of specimen {specimen}'s photographs ({loaded})")
     b.shot("zoom.png")
     b.clean_page("the deep-zoom viewer")
+    if b.mirador:
+        mirador(b, f"{base}/iiif/manifests/{specimen}")
+    else:
+        print("skip Mirador: no --mirador given")
+
+
+MIRADOR_PAGE = """<!doctype html><meta charset="utf-8"><title>Mirador</title><link rel="icon" href="data:,">
+<div id="viewer" style="position:absolute;inset:0"></div>
+<script src="mirador.min.js"></script>
+<script>Mirador.viewer({id: "viewer", windows: [{manifestId: %s}]});</script>
+"""
+
+
+def mirador(b, manifest):
+    """Mirador, from npm, on a page of another origin (its own loopback port),
+    opens a specimen's manifest: its image service's tiles load, and no
+    request fails (a refused CORS request is a failed one)."""
+    site = tempfile.mkdtemp(prefix="mirador-")
+    shutil.copy(b.mirador, os.path.join(site, "mirador.min.js"))
+    with open(os.path.join(site, "index.html"), "w") as f:
+        f.write(MIRADOR_PAGE % json.dumps(manifest))
+    handler = functools.partial(QuietHandler, directory=site)
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    d = b.driver
+    d.get_log("performance")
+    d.get_log("browser")
+    try:
+        d.get(f"http://127.0.0.1:{other.server_address[1]}/index.html")
+        b.settle()
+        sent, answered, failed = {}, {}, []
+
+        def tiles_loaded(_):
+            for entry in d.get_log("performance"):
+                m = json.loads(entry["message"])["message"]
+                p = m.get("params", {})
+                if m["method"] == "Network.requestWillBeSent":
+                    sent[p["requestId"]] = p["request"]["url"]
+                elif m["method"] == "Network.responseReceived":
+                    answered[p["requestId"]] = p["response"]["status"]
+                elif m["method"] == "Network.loadingFailed":
+                    failed.append((p["requestId"], p.get("errorText")))
+            tiles = [r for r, u in sent.items() if u.startswith(b.base + "/iiif/") and u.endswith("/default.jpg")]
+            return len([r for r in tiles if answered.get(r) == 200]) >= 4
+
+        try:
+            WebDriverWait(d, 30).until(tiles_loaded)
+        except TimeoutException:
+            pass
+        tiles = [u for r, u in sent.items()
+                 if u.startswith(b.base + "/iiif/") and u.endswith("/default.jpg") and answered.get(r) == 200]
+        b.check(len(tiles) >= 4, f"Mirador: the manifest's tiles load from another origin ({len(tiles)})")
+        bad = [(sent.get(r), s) for r, s in answered.items() if s >= 400]
+        bad += [(sent.get(r), why) for r, why in failed]
+        b.check(not bad, f"Mirador: {len(sent)} requests, none failed {bad if bad else ''}")
+        # Mirador's own warnings (React's) are its; an error that names the
+        # server (a refused CORS request, a bad answer) is ours.
+        errors = [e["message"] for e in d.get_log("browser")
+                  if e["level"] == "SEVERE" and b.base in e["message"]]
+        b.check(not errors, f"Mirador: no console error about the server {errors if errors else ''}")
+        b.shot("mirador.png")
+    finally:
+        other.shutdown()
+        shutil.rmtree(site, ignore_errors=True)
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", default="target/release/catalogue")
     ap.add_argument("--screenshots", help="directory to write screenshots to")
+    ap.add_argument("--mirador", help="Mirador's mirador.min.js (npm's mirador, dist/)")
     a = ap.parse_args()
     if a.screenshots:
         os.makedirs(a.screenshots, exist_ok=True)
@@ -641,7 +720,7 @@ def main():
                 break
             except OSError:
                 time.sleep(0.1)
-        browser = Browser(base, a.screenshots)
+        browser = Browser(base, a.screenshots, a.mirador)
         run(browser, base, missing)
     finally:
         if browser:

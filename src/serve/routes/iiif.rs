@@ -4,6 +4,11 @@
 //! Each original is cut once into a tile pyramid on disk (`iiif::pyramid`,
 //! in `--tiles-dir`), on first use or by the start-up's background pass
 //! ([`fill`]), and every region is cut from its tiles on a blocking thread.
+//! A pyramid named by the image's `file_hash` is found without opening the
+//! original, and its answers are the view's own: replayed from the memo when
+//! asked again. One named by its original's path, size and time, and a
+//! manifest (its canvases are its photographs' sizes, read from their files),
+//! may change under the view: never replayed.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -216,6 +221,8 @@ fn presented(ctx: Ctx<'_>, asks: Presented, plain: bool) -> Parsed<'_> {
         state.settings.media_dir.clone(),
         state.settings.media_max_bytes,
     );
+    // A manifest's canvases are its photographs' sizes, read from their files.
+    let reads_files = matches!(asks, Presented::Manifest(_));
     Ok(Job::awaited(async move {
         let made = tokio::task::spawn_blocking(move || {
             let view = &served.view;
@@ -252,7 +259,11 @@ fn presented(ctx: Ctx<'_>, asks: Presented, plain: bool) -> Parsed<'_> {
                     let mut tag = String::from("\"p-");
                     crate::encoding::hex::push_hex(&mut tag, &digest[..12]);
                     tag.push('"');
-                    Answer::tagged(Kind::Json, Bytes::from(body), tag, Some(CACHE))
+                    let answer = Answer::tagged(Kind::Json, Bytes::from(body), tag, Some(CACHE));
+                    match reads_files {
+                        true => answer.from_files(),
+                        false => answer,
+                    }
                 }
                 None => Answer::not_found(),
             }
@@ -281,13 +292,25 @@ fn photo_size(
     Some((w, h))
 }
 
-/// The pyramid of `image`, built now if it was not.
+/// The pyramid of `image`, built now if it was not, and whether the view
+/// names it by its `file_hash` (a pyramid found by the hash is answered
+/// without opening the original; one named by the original's path, size and
+/// time is a file that may change under the view, not to be replayed).
 fn pyramid_of(
     dir: &Path,
     pyramids: &Pyramids,
     image: &Stored,
     max: u64,
-) -> Result<(Key, Pyramid), Box<Answer>> {
+) -> Result<(Key, Pyramid, Named), Box<Answer>> {
+    let hashed = Key::hashed(&image.hash);
+    if let Some(found) = hashed.as_ref().and_then(|key| pyramids.get(key)) {
+        let key = hashed.expect("found by it");
+        return Ok((key, found, Named::ByTheView));
+    }
+    let named = match hashed {
+        Some(_) => Named::ByTheView,
+        None => Named::ByTheFile,
+    };
     let (file, identity) = open_original(dir, &image.file, max).map_err(|why| {
         tracing::debug!(file = image.file, why, "a photograph's original not served");
         Box::new(Answer::not_found())
@@ -300,7 +323,26 @@ fn pyramid_of(
         tracing::warn!(file = image.file, error = %e, "a photograph not cut into tiles");
         Box::new(failed(&e))
     })?;
-    Ok((key, pyramid))
+    Ok((key, pyramid, named))
+}
+
+/// What names a photograph's pyramid.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Named {
+    /// The image's `file_hash`, in the view: the same request, the same
+    /// answer, for as long as the view is served.
+    ByTheView,
+    /// Its original's path, size and time.
+    ByTheFile,
+}
+
+impl Named {
+    fn mark(self, answer: Answer) -> Answer {
+        match self {
+            Named::ByTheView => answer,
+            Named::ByTheFile => answer.from_files(),
+        }
+    }
 }
 
 fn info_answer(
@@ -311,7 +353,7 @@ fn info_answer(
     ld: bool,
     max: u64,
 ) -> Answer {
-    let (key, pyramid) = match pyramid_of(dir, pyramids, image, max) {
+    let (key, pyramid, named) = match pyramid_of(dir, pyramids, image, max) {
         Ok(found) => found,
         Err(answer) => return *answer,
     };
@@ -326,7 +368,7 @@ fn info_answer(
         false => Kind::Json,
     };
     let tag = tag(&key, &[service, if ld { "ld" } else { "json" }]);
-    Answer::tagged(kind, Bytes::from(body), tag, Some(CACHE))
+    named.mark(Answer::tagged(kind, Bytes::from(body), tag, Some(CACHE)))
 }
 
 fn image_answer(
@@ -336,7 +378,7 @@ fn image_answer(
     request: ImageRequest,
     max: u64,
 ) -> Answer {
-    let (key, pyramid) = match pyramid_of(dir, pyramids, image, max) {
+    let (key, pyramid, named) = match pyramid_of(dir, pyramids, image, max) {
         Ok(found) => found,
         Err(answer) => return *answer,
     };
@@ -367,12 +409,12 @@ fn image_answer(
         content_type: resolved.format.content_type(),
         coding: Coding::Identity,
     };
-    Answer::tagged(
+    named.mark(Answer::tagged(
         kind,
         Bytes::from(body),
         tag(&key, &[&canonical]),
         Some(CACHE),
-    )
+    ))
 }
 
 /// An answer's tag: the original's key, what was asked, and this build (whose

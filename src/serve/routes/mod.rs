@@ -188,7 +188,9 @@ pub static ROUTES: &[Route] = &[
             paths: &[path(&[Lit("iiif")], Slash::Beneath)],
             shown: Shown::Json,
             media: MediaOf::None,
-            source: Source::Files,
+            // Tiles are cut once per `file_hash` the view names; an answer
+            // read from a file it does not name so says (`from_files`).
+            source: Source::View,
             takes: Takes::Query,
         },
         json: iiif::answer,
