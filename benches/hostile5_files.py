@@ -33,19 +33,11 @@ SPECIMENS = sys.argv[2] if len(sys.argv) > 2 else "100000"
 HELD = int(sys.argv[3]) if len(sys.argv) > 3 else 20000
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from loops import free_port, loop, loops_rate, p99, wait_idle  # noqa: E402
 from memory import held  # noqa: E402
 
 WORK = tempfile.mkdtemp()
 LOAD = int(os.environ.get("SECONDS_OF_LOAD", "15"))
-
-
-def free_port():
-    import socket
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def serve(snapshot, watch):
@@ -64,77 +56,6 @@ def serve(snapshot, watch):
         except OSError:
             time.sleep(0.05)
     return server, base
-
-
-def wait_idle(pid):
-    def ticks():
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return int(fields[11]) + int(fields[12])
-    before = ticks()
-    while True:
-        time.sleep(2)
-        after = ticks()
-        if after - before <= 4:
-            return
-        before = after
-
-
-def p99(url, seconds):
-    out = subprocess.run(["wrk", "-t1", "-c1", f"-d{seconds}s", "--latency", url],
-                         capture_output=True, text=True, check=True).stdout
-    m = re.search(r"99%\s+([\d.]+)(us|ms|s)\b", out)
-    value, unit = float(m.group(1)), m.group(2)
-    ms = value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
-    reqs = re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)
-    return ms, float(reqs)
-
-
-class HeadLoops:
-    """8 clients looping HEAD on `url` for `seconds` (wrk waits for a body a
-    HEAD answer announces and never gets, so it counts none): threads of
-    http.client, whose HEAD reads no body."""
-
-    def __init__(self, url, seconds):
-        import http.client
-        from urllib.parse import urlsplit
-        parts = urlsplit(url)
-        self.count, self.seconds = 0, seconds
-        lock = threading.Lock()
-
-        def run():
-            conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
-            end = time.monotonic() + seconds
-            while time.monotonic() < end:
-                conn.request("HEAD", parts.path)
-                conn.getresponse().read()
-                with lock:
-                    self.count += 1
-            conn.close()
-        self.threads = [threading.Thread(target=run) for _ in range(8)]
-        for t in self.threads:
-            t.start()
-
-    def communicate(self):
-        for t in self.threads:
-            t.join()
-        return (f"Requests/sec: {self.count / self.seconds:.2f}", None)
-
-
-def loop(url, method, seconds):
-    if method == "HEAD":
-        return HeadLoops(url, seconds)
-    script = os.path.join(WORK, f"{method}.lua")
-    with open(script, "w") as f:
-        f.write(f'wrk.method = "{method}"\n')
-    return subprocess.Popen(["wrk", "-t2", "-c8", f"-d{seconds}s", "-s", script, url],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-
-
-def loops_rate(proc):
-    out = proc.communicate()[0]
-    m = re.search(r"Requests/sec:\s+([\d.]+)", out)
-    return float(m.group(1)) if m else 0.0
 
 
 def row_p():

@@ -225,6 +225,28 @@ fn three_versions_say_what_changed_and_what_is_gone() {
     let before = s.json("/api/v2/changes/?since=1999-01-01&limit=1", 200);
     assert_eq!(before["meta"]["since"], 0);
     assert_eq!(before["meta"]["total_count"], everything.len());
+    // Paged before it is read: every page, across lists and kinds of change,
+    // is its slice of the whole, in the whole's order.
+    for since in ["1999-01-01", "1", "2"] {
+        let whole = s.json(&format!("/api/v2/changes/?since={since}&limit=10000"), 200);
+        let items = whole["items"].as_array().unwrap();
+        assert_eq!(whole["meta"]["total_count"], items.len());
+        for limit in [1, 3, 7] {
+            for offset in (0..=items.len() + 1).step_by(limit) {
+                let page = s.json(
+                    &format!("/api/v2/changes/?since={since}&limit={limit}&offset={offset}"),
+                    200,
+                );
+                let want = &items[offset.min(items.len())..(offset + limit).min(items.len())];
+                assert_eq!(
+                    page["items"].as_array().unwrap(),
+                    want,
+                    "{since} {limit} {offset}"
+                );
+                assert_eq!(page["meta"], whole["meta"]);
+            }
+        }
+    }
     s.assert_error(
         "/api/v2/changes/",
         400,

@@ -6,7 +6,7 @@ use crate::encoding::time::parse_timestamp;
 use crate::model::history::{Changes, History, Version};
 use crate::model::Model;
 use crate::query::{ApiError, Params};
-use crate::view::View;
+use crate::view::{Table, View};
 
 use super::list::{json_only, list_name, only, published, Page};
 
@@ -79,12 +79,11 @@ fn gone(history: &History, asked: &str) -> ApiError {
     }
 }
 
-/// The changes since the version asked: `{"meta": {"total_count", "since",
-/// "version"}, "items": [{"list", "id", "change"}]}`, per list in the API's
-/// order, then by change (added, modified, deleted), then id.
-pub fn changes_json(view: &View, request: &ChangesRequest) -> Result<Vec<u8>, ApiError> {
-    let history = &view.history;
-    let since = match &request.since {
+/// The version a `since` names, checked against the history: a version
+/// published, and one whose changes since are kept (0: before version 1,
+/// every record added since).
+pub fn resolve(history: &History, since: &Since) -> Result<u64, ApiError> {
+    let since = match since {
         Since::Version(n) if *n > history.current() => {
             return Err(ApiError::bad_request(format!(
                 "version {n} is not published yet: the current version is {}",
@@ -99,50 +98,51 @@ pub fn changes_json(view: &View, request: &ChangesRequest) -> Result<Vec<u8>, Ap
             .at(*at)
             .ok_or_else(|| gone(history, &format!("since={raw}")))?,
     };
-    let specimens_table = view.table(Model::SpecimenRecord);
-    let changes = match since {
-        0 => everything(view),
-        _ => history
-            .since(since)
-            .ok_or_else(|| gone(history, &format!("version {since}")))?,
+    if since > 0 && since + 1 < history.oldest() && since < history.current() {
+        return Err(gone(history, &format!("version {since}")));
+    }
+    Ok(since)
+}
+
+/// Merged beyond this many changes of records, the changes since a version
+/// are made on the pool, not on the thread that read the request.
+const MERGED_ON_THE_POOL: usize = 10_000;
+
+/// Whether the changes since `since` (resolved) are cheap to answer where
+/// the request is read: every record (paged before it is read), or a merge
+/// of few changes.
+pub fn cheap(history: &History, since: u64) -> bool {
+    let merged = || -> usize {
+        (history.versions.iter())
+            .filter(|v| v.number > since)
+            .flat_map(|v| &v.changes)
+            .map(|c| c.added.len() + c.modified.len() + c.deleted.len())
+            .sum()
     };
-    // Each item: its list, id, change and, of a specimen record, where
-    // its catalogue number is known, the position of the specimen or its
-    // number when deleted.
-    let items: Vec<(&str, i64, &str, OccurrenceName)> = changes
-        .iter()
-        .flat_map(|c: &Changes| {
-            let list = list_name(&c.model);
-            let specimens = c.model == Model::SpecimenRecord.label();
-            let kind = |ids: &'_ [i64], change: &'static str| {
-                ids.iter()
-                    .enumerate()
-                    .map(move |(i, &id)| {
-                        let named = match (specimens, change) {
-                            (false, _) => OccurrenceName::Not,
-                            (true, "deleted") => (c.deleted_catalog_numbers.get(i))
-                                .filter(|n| !n.is_empty())
-                                .map_or(OccurrenceName::Not, |n| OccurrenceName::Deleted(n)),
-                            (true, _) => specimens_table
-                                .position(id)
-                                .map_or(OccurrenceName::Not, OccurrenceName::Here),
-                        };
-                        (list, id, change, named)
-                    })
-                    .collect::<Vec<_>>()
-            };
-            [
-                kind(&c.added, "added"),
-                kind(&c.modified, "modified"),
-                kind(&c.deleted, "deleted"),
-            ]
-            .concat()
-        })
-        .collect();
-    let page = request.page;
-    let mut out = Vec::with_capacity(128 + 64 * page.limit.min(items.len()));
+    since == 0 || merged() < MERGED_ON_THE_POOL
+}
+
+/// The changes since the version `since` ([`resolve`]d), a page of them:
+/// `{"meta": {"total_count", "since", "version"}, "items": [{"list", "id",
+/// "change"}]}`, per list in the API's order, then by change (added,
+/// modified, deleted), then id.
+pub fn changes_json(view: &View, since: u64, page: Page) -> Result<Vec<u8>, ApiError> {
+    let history = &view.history;
+    let specimens_table = view.table(Model::SpecimenRecord);
+    let merged;
+    let runs: Vec<Run> = match since {
+        0 => everything(view),
+        _ => {
+            merged = history
+                .since(since)
+                .ok_or_else(|| gone(history, &format!("version {since}")))?;
+            merged.iter().flat_map(Run::of).collect()
+        }
+    };
+    let total: usize = runs.iter().map(|r| r.ids.len()).sum();
+    let mut out = Vec::with_capacity(128 + 64 * page.limit.min(total));
     out.extend_from_slice(b"{\"meta\":{\"total_count\":");
-    write_int(&mut out, items.len() as i64);
+    write_int(&mut out, total as i64);
     out.extend_from_slice(b",\"since\":");
     write_int(&mut out, since as i64);
     out.extend_from_slice(b",\"version\":");
@@ -152,59 +152,137 @@ pub fn changes_json(view: &View, request: &ChangesRequest) -> Result<Vec<u8>, Ap
     let usi = Model::SpecimenRecord
         .field_index("usi")
         .expect("a specimen record has a USI");
-    for (i, (list, id, change, named)) in
-        items.iter().skip(page.offset).take(page.limit).enumerate()
-    {
-        if i > 0 {
-            out.push(b',');
+    // Only the page's items are looked at: whole runs before it are skipped
+    // by their lengths.
+    let (mut skip, mut left, mut first) = (page.offset, page.limit, true);
+    for run in &runs {
+        let len = run.ids.len();
+        if skip >= len {
+            skip -= len;
+            continue;
         }
-        out.extend_from_slice(b"{\"list\":");
-        write_str(&mut out, list);
-        out.extend_from_slice(b",\"id\":");
-        write_int(&mut out, *id);
-        out.extend_from_slice(b",\"change\":");
-        write_str(&mut out, change);
-        let number = match named {
-            OccurrenceName::Not => None,
-            OccurrenceName::Here(pos) => specimens_table.get(*pos as usize, usi).as_str(),
-            OccurrenceName::Deleted(number) => Some(*number),
-        };
-        if let Some(number) = number {
-            out.extend_from_slice(b",\"occurrenceID\":");
-            write_str(&mut out, &ids.of(number));
+        for i in skip..len.min(skip.saturating_add(left)) {
+            let id = run.ids.get(i);
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            left -= 1;
+            out.extend_from_slice(b"{\"list\":");
+            write_str(&mut out, run.list);
+            out.extend_from_slice(b",\"id\":");
+            write_int(&mut out, id);
+            out.extend_from_slice(b",\"change\":");
+            write_str(&mut out, run.change.word());
+            // Of a specimen record: its catalogue number, where known (the
+            // record's now, or the one it had when deleted).
+            let number = match (run.specimens, run.change) {
+                (false, _) => None,
+                (true, Change::Deleted) => run
+                    .deleted_numbers
+                    .get(i)
+                    .map(String::as_str)
+                    .filter(|n| !n.is_empty()),
+                (true, _) => specimens_table
+                    .position(id)
+                    .and_then(|pos| specimens_table.get(pos as usize, usi).as_str()),
+            };
+            if let Some(number) = number {
+                out.extend_from_slice(b",\"occurrenceID\":");
+                write_str(&mut out, &ids.of(number));
+            }
+            out.push(b'}');
         }
-        out.push(b'}');
+        skip = 0;
+        if left == 0 {
+            break;
+        }
     }
     out.extend_from_slice(b"]}");
     Ok(out)
 }
 
-/// How a change of a specimen record names it by its occurrenceID.
-#[derive(Clone, Copy)]
-enum OccurrenceName<'a> {
-    /// Not a specimen's, or a deleted one whose catalogue number is not kept.
-    Not,
-    /// A specimen of the view, at this position.
-    Here(u32),
-    /// A deleted specimen, by the catalogue number it had.
-    Deleted(&'a str),
+/// One kind of change of one list's records, in id order.
+struct Run<'a> {
+    list: &'a str,
+    change: Change,
+    ids: Ids<'a>,
+    /// Of a specimen record: it is named by its occurrenceID.
+    specimens: bool,
+    /// Beside deleted ids: the catalogue numbers they had.
+    deleted_numbers: &'a [String],
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Change {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl Change {
+    fn word(self) -> &'static str {
+        match self {
+            Change::Added => "added",
+            Change::Modified => "modified",
+            Change::Deleted => "deleted",
+        }
+    }
+}
+
+/// A run's ids: listed by the history, or every record of a table (whose
+/// ids are in ascending order), read only where the page needs them.
+enum Ids<'a> {
+    Listed(&'a [i64]),
+    Table(&'a Table),
+}
+
+impl Ids<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Ids::Listed(ids) => ids.len(),
+            Ids::Table(table) => table.len(),
+        }
+    }
+
+    fn get(&self, i: usize) -> i64 {
+        match self {
+            Ids::Listed(ids) => ids[i],
+            Ids::Table(table) => table.id(i as u32),
+        }
+    }
+}
+
+impl<'a> Run<'a> {
+    /// A version's changes as runs: added, modified, deleted.
+    fn of(c: &'a Changes) -> [Run<'a>; 3] {
+        let run = |change, ids: &'a [i64]| Run {
+            list: list_name(&c.model),
+            change,
+            ids: Ids::Listed(ids),
+            specimens: c.model == Model::SpecimenRecord.label(),
+            deleted_numbers: &c.deleted_catalog_numbers,
+        };
+        [
+            run(Change::Added, &c.added),
+            run(Change::Modified, &c.modified),
+            run(Change::Deleted, &c.deleted),
+        ]
+    }
 }
 
 /// Every record of the view, as added: what changed since before version 1.
-fn everything(view: &View) -> Vec<Changes> {
+fn everything(view: &View) -> Vec<Run<'_>> {
     let stored = Model::ALL.into_iter().filter(|m| m.stored());
     stored
-        .map(|model| {
-            let table = view.table(model);
-            let mut added: Vec<i64> = (0..table.len() as u32).map(|p| table.id(p)).collect();
-            added.sort_unstable();
-            Changes {
-                model: model.label().to_string(),
-                added,
-                ..Changes::default()
-            }
+        .map(|model| Run {
+            list: list_name(model.label()),
+            change: Change::Added,
+            ids: Ids::Table(view.table(model)),
+            specimens: model == Model::SpecimenRecord,
+            deleted_numbers: &[],
         })
-        .filter(|c| !c.added.is_empty())
+        .filter(|run| run.ids.len() > 0)
         .collect()
 }
 

@@ -168,9 +168,15 @@ fn feed_origin(ctx: &Ctx<'_>, path: &str) -> Result<String, Box<Answer>> {
 pub fn changes(ctx: Ctx<'_>) -> Parsed<'_> {
     let params = ctx.asked.params.as_ref().map_err(Answer::error)?;
     let request = versions::changes::changes_request(params).map_err(|e| Answer::error(&e))?;
-    let body = versions::changes::changes_json(&ctx.served.view, &request)
-        .map_err(|e| Answer::error(&e))?;
-    Ok(Job::ready(Answer::json(Bytes::from(body))))
+    let history = &ctx.served.view.history;
+    let since =
+        versions::changes::resolve(history, &request.since).map_err(|e| Answer::error(&e))?;
+    let ready = versions::changes::cheap(history, since);
+    let make = move |view: &View| match versions::changes::changes_json(view, since, request.page) {
+        Ok(body) => Answer::json(Bytes::from(body)),
+        Err(e) => Answer::error(&e),
+    };
+    Ok(Job::from_view(ctx, ready, Answer::unmade(Kind::Json), make))
 }
 
 /// How to cite a version, in the format asked (tagged by its own digest: the
