@@ -463,7 +463,7 @@ impl Answer {
 
     /// The answer, read from files the view does not name by their digest
     /// (which may change under it): never replayed from the memo.
-    pub fn from_files(mut self) -> Answer {
+    pub fn read_from_files(mut self) -> Answer {
         self.from_files = true;
         self
     }

@@ -261,7 +261,7 @@ fn presented(ctx: Ctx<'_>, asks: Presented, plain: bool) -> Parsed<'_> {
                     tag.push('"');
                     let answer = Answer::tagged(Kind::Json, Bytes::from(body), tag, Some(CACHE));
                     match reads_files {
-                        true => answer.from_files(),
+                        true => answer.read_from_files(),
                         false => answer,
                     }
                 }
@@ -340,7 +340,7 @@ impl Named {
     fn mark(self, answer: Answer) -> Answer {
         match self {
             Named::ByTheView => answer,
-            Named::ByTheFile => answer.from_files(),
+            Named::ByTheFile => answer.read_from_files(),
         }
     }
 }

@@ -189,7 +189,7 @@ pub static ROUTES: &[Route] = &[
             shown: Shown::Json,
             media: MediaOf::None,
             // Tiles are cut once per `file_hash` the view names; an answer
-            // read from a file it does not name so says (`from_files`).
+            // read from a file it does not name so says (`read_from_files`).
             source: Source::View,
             takes: Takes::Query,
         },
