@@ -26,7 +26,6 @@ import os
 import queue
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -35,16 +34,11 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from loops import free_port, wait_idle  # noqa: E402
 from memory import held  # noqa: E402
 
 IMAGE_ID = 1
 IMAGE_FILE = "original_images/ummz-000001-dorsal.jpg"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def photograph(path, width=6000, height=4000):
@@ -71,22 +65,6 @@ def start(bin_, media, port, log):
             time.sleep(0.01)
     proc.kill()
     sys.exit("the server did not answer")
-
-
-def cpu_ticks(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
-
-
-def wait_idle(pid):
-    before = cpu_ticks(pid)
-    while True:
-        time.sleep(2)
-        after = cpu_ticks(pid)
-        if after - before <= 4:
-            return
-        before = after
 
 
 def tiles(info):
