@@ -182,3 +182,46 @@ fn a_citation_is_never_replayed() {
     }
     assert_eq!(s.metric(REPLAYED), before + 2);
 }
+
+#[test]
+fn a_memo_without_room_for_pages_keeps_them_to_be_made_again_byte_for_byte() {
+    let dir = TempDir::new("replay-remade");
+    let snapshot = generated(&dir, 3_000);
+    // A 20-item page of the specimens is tens of kilobytes: more than a
+    // sixteenth of this budget, so never kept as its bytes.
+    let settings = Settings {
+        replay_budget: 256 << 10,
+        ..Settings::default()
+    };
+    let s = Server::start(&snapshot, settings);
+    let mut asked: Vec<(String, Vec<(&str, &str)>)> = (0..60)
+        .map(|i| {
+            let path = format!("/api/v2/specimen-records/?limit=20&offset={}", i * 37);
+            (path, Vec::new())
+        })
+        .collect();
+    // Media URLs from the request's Host, spliced into the items made again.
+    for host in ["a.example", "b.example"] {
+        for i in 0..10 {
+            let path = format!("/api/v2/specimen-record-images/?limit=20&offset={}", i * 20);
+            asked.push((path, vec![("Host", host)]));
+        }
+    }
+    let made: Vec<Reply> = asked.iter().map(|(p, h)| s.send("GET", p, h)).collect();
+    assert!(
+        made[0].body.len() > (256 << 10) / 16,
+        "{}",
+        made[0].body.len()
+    );
+    assert!(made[60].text().contains("http://a.example/media/"));
+    for ((path, headers), first) in asked.iter().zip(&made) {
+        assert_eq!(first.status, 200, "{path}");
+        assert_eq!(seen(&s.send("GET", path, headers)), seen(first), "{path}");
+    }
+    let before = s.metric(REPLAYED);
+    for ((path, headers), first) in asked.iter().zip(&made) {
+        assert_eq!(seen(&s.send("GET", path, headers)), seen(first), "{path}");
+    }
+    let replayed = s.metric(REPLAYED) - before;
+    assert!(replayed >= 72, "{replayed} of {} replayed", asked.len());
+}

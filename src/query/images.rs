@@ -195,6 +195,7 @@ impl ImagesPlan {
             format: Format::Json,
             shuffled: !self.cacheable(),
             media: true,
+            remade: None,
         }
     }
 

@@ -140,6 +140,9 @@ pub struct Page {
     /// The items may hold media markers (false: a slice of a list whose items in
     /// it hold none, so there is nothing to splice the media base into).
     pub media: bool,
+    /// The items are the list's `from..to`, copied together from its
+    /// fragments: what a memo may keep in place of their bytes.
+    pub remade: Option<std::ops::Range<usize>>,
 }
 
 /// A list request, parsed and checked: everything it asks of a view.
@@ -275,6 +278,7 @@ impl Selected {
             format: self.plan.format,
             shuffled: self.plan.random,
             media: true,
+            remade: None,
         }
     }
 }
@@ -540,6 +544,7 @@ impl Plan {
                 format: self.format,
                 shuffled: false,
                 media: list.has_media_in(from, to),
+                remade: (list.has_fragments() && from < to).then_some(from..to),
             };
         }
         let Selection {
@@ -553,6 +558,7 @@ impl Plan {
             format: self.format,
             shuffled: self.random,
             media: true,
+            remade: None,
         }
     }
 

@@ -18,6 +18,7 @@ use crate::view::View;
 
 use super::compress::Coding;
 use super::media::Media;
+use super::memo::Remade;
 use super::state::Served;
 use super::streams::{Full, Ticket};
 use super::work::Work;
@@ -240,6 +241,8 @@ pub struct Answer {
     /// Read from files the view does not name by their digest, which may
     /// change under it: not replayed, though its route's answers may be.
     pub(super) from_files: bool,
+    /// A page of a list made of fragments, as a memo may make it again.
+    pub(super) remade: Option<Remade>,
 }
 
 /// What a streamed document is made of, a piece at a time from the view it
@@ -316,6 +319,7 @@ impl Answer {
             modified: Modified::Snapshot,
             addressed: Addressed::Fixed,
             from_files: false,
+            remade: None,
         }
     }
 
@@ -478,16 +482,31 @@ impl Answer {
     /// endpoint's whole list when the page is.
     pub fn page(endpoint: Endpoint, page: Page) -> Answer {
         let whole = page.whole;
-        let mut a = Answer::items(page);
+        let items = page.remade.clone();
+        let (mut a, (head, tail)) = Answer::framed(page);
         if let (true, Body::Parts(parts)) = (whole, &mut a.body) {
             a.body = Body::WholeList(endpoint, std::mem::take(parts));
         }
+        a.remade = items.map(|items| Remade {
+            endpoint,
+            items,
+            head,
+            tail,
+            base: None,
+        });
         a
     }
 
     /// [`Answer::page`] for a list that is not one of the endpoints' (Wagtail's images).
     pub fn items(page: Page) -> Answer {
+        Answer::framed(page).0
+    }
+
+    /// [`Answer::items`], and the lengths of the envelope before and after
+    /// the items.
+    fn framed(page: Page) -> (Answer, (usize, usize)) {
         let (mut head, tail, kind) = frame(page.format, page.total, &page.meta);
+        let lengths = (head.len(), tail.len());
         let len = head.len() + page.items.len() + tail.len();
         let parts = if len < COPY_BELOW {
             head.reserve_exact(len - head.len());
@@ -507,10 +526,11 @@ impl Answer {
         let mut a = Answer::new(200, kind, Body::Parts(parts), Caching::Collection);
         a.marked = page.media;
         // A shuffled page is another body each time: no tag can name it.
-        match page.shuffled {
+        let a = match page.shuffled {
             true => a.uncached(),
             false => a,
-        }
+        };
+        (a, lengths)
     }
 
     /// A page whose items are written as the client takes them, a chunk at a time

@@ -30,6 +30,7 @@
 //! before; this memo held all of them. Keeping what is asked often is its
 //! job, so it stays.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{OnceLock, RwLock};
 
@@ -38,6 +39,8 @@ use hashbrown::HashTable;
 use warp::http::{header, HeaderMap, HeaderName, HeaderValue, Method};
 
 use crate::memfile;
+use crate::model::Endpoint;
+use crate::view::View;
 
 use super::memory;
 use super::origin::{X_FORWARDED_HOST, X_FORWARDED_PROTO};
@@ -82,6 +85,9 @@ struct Kept {
     head: Bytes,
     parts: Box<[Bytes]>,
     slot: usize,
+    /// Kept as the page's items made again: `parts` are the envelope's
+    /// head and tail, the items written between them for each replay.
+    remade: Option<Remade>,
 }
 
 impl Kept {
@@ -91,6 +97,31 @@ impl Kept {
     /// [`table_bytes`].) `tests::what_is_charged_is_the_heap_the_memo_takes`
     /// measures both.
     fn of(key: &Key, replay: &Replay) -> (Kept, usize) {
+        Kept::made(key, replay, None)
+    }
+
+    /// [`Kept::of`] as a page made again (`remade`, which [`Remade::remakes`]
+    /// the answer): its envelope's bytes and the base held, not its items.
+    fn remade(key: &Key, replay: &Replay, remade: &Remade) -> (Kept, usize) {
+        let whole: Vec<u8> = replay
+            .parts
+            .iter()
+            .flat_map(|p| p.iter().copied())
+            .collect();
+        let envelope = Replay {
+            headers: replay.headers.clone(),
+            parts: vec![
+                Bytes::copy_from_slice(&whole[..remade.head]),
+                Bytes::copy_from_slice(&whole[whole.len() - remade.tail..]),
+            ],
+            slot: replay.slot,
+        };
+        let (kept, cost) = Kept::made(key, &envelope, Some(remade));
+        let base = remade.base.as_ref().map_or(0, Bytes::len);
+        (kept, cost + std::mem::size_of::<Remade>() + base)
+    }
+
+    fn made(key: &Key, replay: &Replay, remade: Option<&Remade>) -> (Kept, usize) {
         /// The handle the slices of a block share it by.
         const SHARED: usize = 4 * std::mem::size_of::<usize>();
         let own = |part: &&Bytes| memfile::locate(part).is_none();
@@ -143,13 +174,15 @@ impl Kept {
                 })
                 .collect(),
             slot: replay.slot,
+            remade: remade.cloned(),
         };
         let cost = size + SHARED + kept.parts.len() * std::mem::size_of::<Bytes>();
         (kept, cost)
     }
 
-    /// The answer again, its headers' map made from their lines.
-    fn replay(&self) -> Replay {
+    /// The answer again, its headers' map made from their lines (a page
+    /// kept as [`Remade`], its items written again from `view`).
+    fn replay(&self, view: &View) -> Replay {
         let lines = memchr::memchr_iter(b'\n', &self.head).count();
         let mut headers = HeaderMap::with_capacity(lines);
         let mut at = 0;
@@ -167,9 +200,16 @@ impl Kept {
                 headers.append(name, value);
             }
         }
+        let parts = match &self.remade {
+            None => self.parts.to_vec(),
+            Some(remade) => {
+                let items = Bytes::from(remade.write(view));
+                vec![self.parts[0].clone(), items, self.parts[1].clone()]
+            }
+        };
         Replay {
             headers,
-            parts: self.parts.to_vec(),
+            parts,
             slot: self.slot,
         }
     }
@@ -254,6 +294,44 @@ pub struct Replay {
     pub parts: Vec<Bytes>,
     /// The route slot the metrics count it under.
     pub slot: usize,
+}
+
+/// How a page of a list made of fragments is made again from the view
+/// (`Page::remade`): its items, the media base spliced into them, and the
+/// lengths of the envelope before and after them. A full memo keeps this
+/// and the envelope's bytes in place of the page's bytes (a twentieth of
+/// them, or less), and writes the items again for each replay.
+#[derive(Clone, Debug)]
+pub struct Remade {
+    pub endpoint: Endpoint,
+    pub items: Range<usize>,
+    pub head: usize,
+    pub tail: usize,
+    pub base: Option<Bytes>,
+}
+
+impl Remade {
+    /// The items, written again from the view.
+    fn write(&self, view: &View) -> Vec<u8> {
+        let list = view.list(self.endpoint);
+        let base = self.base.as_deref();
+        let mut out = Vec::with_capacity(list.run_len(self.items.clone(), false, base));
+        list.write_run(self.items.clone(), false, base, &mut out);
+        out
+    }
+
+    /// Whether `parts` are the envelope's head, these items as the view
+    /// writes them, and the envelope's tail (a compressed answer is not).
+    fn remakes(&self, parts: &[Bytes], view: &View) -> bool {
+        let len: usize = parts.iter().map(Bytes::len).sum();
+        if self.items.end > view.list(self.endpoint).len() || len < self.head + self.tail {
+            return false;
+        }
+        let items = self.write(view);
+        let mut whole = Vec::with_capacity(len);
+        parts.iter().for_each(|p| whole.extend_from_slice(p));
+        whole[self.head..len - self.tail] == items[..]
+    }
 }
 
 /// One view's replayed answers.
@@ -378,11 +456,11 @@ impl Memo {
     }
 
     /// The answer kept for `key`, if any (counted as one asking of it).
-    pub fn replay(&self, key: &Key) -> Option<Replay> {
+    pub fn replay(&self, key: &Key, view: &View) -> Option<Replay> {
         let table = self.table.read().unwrap_or_else(|e| e.into_inner());
         let found = table.entries.find(key.hash, |e| key.matches(e))?;
         self.asked.add(key.hash);
-        Some(found.kept.replay())
+        Some(found.kept.replay(view))
     }
 
     /// Whether `key` was asked before (and notes that it is now): only then is
@@ -395,15 +473,32 @@ impl Memo {
         self.asked.estimate(key.hash) >= 2
     }
 
-    /// Keeps `replay` as the answer to `key`. When the budget is spent, it
-    /// takes the place of the least asked of a few answers held, if its key
-    /// was asked more often than theirs; else it is not kept. An answer that
-    /// would take more than a sixteenth of the budget is not kept.
-    pub fn keep(&self, key: &Key, replay: Replay) {
+    /// Keeps `replay` as the answer to `key`: its bytes where they fit (a
+    /// page that `remade` makes again, in half the budget), else that page as
+    /// made again ([`Remade`]). When the budget
+    /// is spent, it takes the place of the least asked of a few answers held,
+    /// if its key was asked more often than theirs; else it is not kept. An
+    /// answer that would take more than a sixteenth of the budget is not kept.
+    pub fn keep(&self, key: &Key, replay: Replay, remade: Option<&Remade>, view: &View) {
         if !self.keeps() {
             return;
         }
-        let (kept, cost) = Kept::of(key, &replay);
+        let (mut kept, mut cost) = Kept::of(key, &replay);
+        // A page that can be made again is kept as its bytes only while the
+        // memo is under half its budget: the other half holds many more
+        // pages made again (a few hundred bytes each) than it would bytes.
+        let share = match remade {
+            Some(_) => self.budget / 2,
+            None => self.budget,
+        };
+        let room = cost <= self.budget / 16 && {
+            let table = self.table.read().unwrap_or_else(|e| e.into_inner());
+            table.entries.len() < most(self.budget)
+                && table.cost + cost + table_bytes(table.entries.len() + 1) <= share
+        };
+        if let Some(remade) = remade.filter(|r| !room && r.remakes(&replay.parts, view)) {
+            (kept, cost) = Kept::remade(key, &replay, remade);
+        }
         drop(replay);
         if cost > self.budget / 16 {
             return;
@@ -472,6 +567,15 @@ mod tests {
             h.append(name, HeaderValue::from_str(value).unwrap());
         }
         h
+    }
+
+    /// The bundled sample's view, which a page kept as made again is made from.
+    fn view() -> &'static View {
+        static VIEW: OnceLock<View> = OnceLock::new();
+        VIEW.get_or_init(|| {
+            let bundled = concat!(env!("CARGO_MANIFEST_DIR"), "/snapshot/collection.bin");
+            View::load(std::path::Path::new(bundled)).expect("the bundled snapshot loads")
+        })
     }
 
     fn key(path: &str, query: &str, h: &HeaderMap) -> Key {
@@ -544,15 +648,19 @@ mod tests {
         let memo = Memo::new(DEFAULT_BUDGET);
         let none = HeaderMap::new();
         let gzip = headers(&[(header::ACCEPT_ENCODING, "gzip")]);
-        memo.keep(&key("/a/", "x=1", &none), replay("one"));
-        let got = memo.replay(&key("/a/", "x=1", &none)).expect("kept");
+        memo.keep(&key("/a/", "x=1", &none), replay("one"), None, view());
+        let got = memo
+            .replay(&key("/a/", "x=1", &none), view())
+            .expect("kept");
         assert_eq!(got.parts, [Bytes::from_static(b"one")]);
         assert_eq!(got.headers[header::ETAG], "\"t\"");
-        assert!(memo.replay(&key("/a/", "x=2", &none)).is_none());
-        assert!(memo.replay(&key("/a/", "x=1", &gzip)).is_none());
+        assert!(memo.replay(&key("/a/", "x=2", &none), view()).is_none());
+        assert!(memo.replay(&key("/a/", "x=1", &gzip), view()).is_none());
         // The first answer kept stays.
-        memo.keep(&key("/a/", "x=1", &none), replay("two"));
-        let again = memo.replay(&key("/a/", "x=1", &none)).expect("kept");
+        memo.keep(&key("/a/", "x=1", &none), replay("two"), None, view());
+        let again = memo
+            .replay(&key("/a/", "x=1", &none), view())
+            .expect("kept");
         assert_eq!(again.parts, [Bytes::from_static(b"one")]);
         let k = key("/a/", "x=1", &none);
         let (_, cost) = Kept::of(&k, &replay("one"));
@@ -596,8 +704,8 @@ mod tests {
     fn a_memo_without_a_budget_keeps_nothing() {
         let memo = Memo::new(0);
         let k = key("/a/", "", &HeaderMap::new());
-        memo.keep(&k, replay("x"));
-        assert!(memo.replay(&k).is_none());
+        memo.keep(&k, replay("x"), None, view());
+        assert!(memo.replay(&k, view()).is_none());
         assert_eq!(memo.held(), (0, 0));
     }
 
@@ -606,7 +714,12 @@ mod tests {
         let memo = Memo::new(DEFAULT_BUDGET);
         let none = HeaderMap::new();
         for i in 0..most(DEFAULT_BUDGET) + 100 {
-            memo.keep(&key("/a/", &i.to_string(), &none), replay("x"));
+            memo.keep(
+                &key("/a/", &i.to_string(), &none),
+                replay("x"),
+                None,
+                view(),
+            );
         }
         let (answers, cost) = memo.held();
         assert_eq!(answers, most(DEFAULT_BUDGET));
@@ -616,8 +729,8 @@ mod tests {
             parts: vec![Bytes::from(vec![b'x'; DEFAULT_BUDGET / 16])],
             ..replay("")
         };
-        memo.keep(&key("/big/", "", &none), big);
-        assert!(memo.replay(&key("/big/", "", &none)).is_none());
+        memo.keep(&key("/big/", "", &none), big, None, view());
+        assert!(memo.replay(&key("/big/", "", &none), view()).is_none());
         // Large answers asked more often make room for themselves within the
         // budget; one asked no more than those held is not kept.
         let memo = Memo::new(DEFAULT_BUDGET);
@@ -630,14 +743,14 @@ mod tests {
             if i == 39 {
                 (0..3).for_each(|_| _ = memo.asked_before(&k));
             }
-            memo.keep(&k, large);
+            memo.keep(&k, large, None, view());
         }
         let (answers, cost) = memo.held();
         // Each holds a block of its size class (a ninth more, at this size).
         assert!((26..40).contains(&answers), "{answers} answers");
         assert!(cost <= DEFAULT_BUDGET, "{cost}");
-        assert!(memo.replay(&key("/large/", "39", &none)).is_some());
-        assert!(memo.replay(&key("/large/", "38", &none)).is_none());
+        assert!(memo.replay(&key("/large/", "39", &none), view()).is_some());
+        assert!(memo.replay(&key("/large/", "38", &none), view()).is_none());
     }
 
     /// This test binary's allocator: the system's, counting what each thread
@@ -724,9 +837,9 @@ mod tests {
                     slot: 0,
                 };
                 drop((headers, parts));
-                memo.keep(k, replay);
+                memo.keep(k, replay, None, view());
                 // Replayed once, as a kept answer is: the same headers.
-                let again = memo.replay(k).expect("kept");
+                let again = memo.replay(k, view()).expect("kept");
                 assert_eq!(again.headers, answer(i, &cache_control).0);
             }
             let taken = LIVE.with(|live| live.get()) + memory::kept_live() - before;
@@ -751,8 +864,8 @@ mod tests {
             .collect();
         for _ in 0..5 {
             for k in &hot {
-                if memo.replay(k).is_none() && memo.asked_before(k) {
-                    memo.keep(k, replay("hot"));
+                if memo.replay(k, view()).is_none() && memo.asked_before(k) {
+                    memo.keep(k, replay("hot"), None, view());
                 }
             }
         }
@@ -761,21 +874,24 @@ mod tests {
         for i in 0..2000 {
             let k = key("/flood/", &i.to_string(), &none);
             for _ in 0..2 {
-                if memo.replay(&k).is_none() && memo.asked_before(&k) {
-                    memo.keep(&k, replay("flood"));
+                if memo.replay(&k, view()).is_none() && memo.asked_before(&k) {
+                    memo.keep(&k, replay("flood"), None, view());
                 }
             }
         }
-        let kept = hot.iter().filter(|k| memo.replay(k).is_some()).count();
+        let kept = hot
+            .iter()
+            .filter(|k| memo.replay(k, view()).is_some())
+            .count();
         assert!(kept * 100 >= full * 99, "{kept} of {full} hot pages kept");
         // Pages asked often keep coming in, in the place of those asked less.
         let rising = key("/rising/", "", &none);
         for _ in 0..12 {
-            if memo.replay(&rising).is_none() && memo.asked_before(&rising) {
-                memo.keep(&rising, replay("rising"));
+            if memo.replay(&rising, view()).is_none() && memo.asked_before(&rising) {
+                memo.keep(&rising, replay("rising"), None, view());
             }
         }
-        assert!(memo.replay(&rising).is_some());
+        assert!(memo.replay(&rising, view()).is_some());
     }
 
     #[test]
@@ -784,8 +900,8 @@ mod tests {
         let none = HeaderMap::new();
         let full = most(DEFAULT_BUDGET);
         let ask = |k: &Key, body: &'static str| {
-            if memo.replay(k).is_none() && memo.asked_before(k) {
-                memo.keep(k, replay(body));
+            if memo.replay(k, view()).is_none() && memo.asked_before(k) {
+                memo.keep(k, replay(body), None, view());
             }
         };
         // The memo full of pages asked twice each.
@@ -803,7 +919,10 @@ mod tests {
         for _ in 0..10 {
             hot.iter().for_each(|k| ask(k, "hot"));
         }
-        let kept = hot.iter().filter(|k| memo.replay(k).is_some()).count();
+        let kept = hot
+            .iter()
+            .filter(|k| memo.replay(k, view()).is_some())
+            .count();
         assert!(
             kept * 100 >= hot.len() * 95,
             "{kept} of {} hot pages kept",

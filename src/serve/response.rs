@@ -17,6 +17,7 @@ use super::answer::{Addressed, Answer, Body, Caching, Kind, Modified, Streamed};
 use super::asked::Asked;
 use super::compress::{self, Coding, Effort, COMPRESS_ABOVE, COMPRESS_BELOW};
 use super::media::{self, Media};
+use super::memo::Remade;
 use super::routing::Routed;
 use super::settings::Settings;
 use super::state::{Served, State};
@@ -76,6 +77,7 @@ async fn made(state: &State, served: &Served, asked: &Asked, answer: Answer) -> 
         modified,
         addressed,
         from_files: _,
+        remade,
     } = answer;
     // Room for every header a response takes, so none is added by regrowing.
     let mut h = HeaderMap::with_capacity(24);
@@ -199,7 +201,12 @@ async fn made(state: &State, served: &Served, asked: &Asked, answer: Answer) -> 
         base,
         ready: None,
     };
-    match body {
+    // What a memo needs to make the page again: the base its items took.
+    let remade = remade.map(|r| Remade {
+        base: sent.base.clone(),
+        ..r
+    });
+    let mut r = match body {
         Body::Empty | Body::Unmade => response(status, h, None, Vec::new()),
         Body::Stream(streamed) => stream(status, h, streamed, sent.base),
         Body::Parts(parts) => sent.parts(h, parts).await,
@@ -207,7 +214,11 @@ async fn made(state: &State, served: &Served, asked: &Asked, answer: Answer) -> 
             sent.ready = served.compressed_list(endpoint, coding);
             sent.parts(h, parts).await
         }
+    };
+    if let Some(remade) = remade {
+        r.extensions_mut().insert(remade);
     }
+    r
 }
 
 /// `Last-Modified` for what changed at `micros`, unless that is within the

@@ -21,7 +21,7 @@ use crate::query::ApiError;
 use super::answer::{Answer, Caching};
 use super::asked::Asked;
 use super::forms::RESERVED;
-use super::memo::{Key, Replay};
+use super::memo::{Key, Remade, Replay};
 use super::response::{finish, NotReplayed, Response};
 use super::root;
 use super::route::{Cost, Ctx, Head, Run};
@@ -346,7 +346,8 @@ fn keep(state: &State, served: &Served, asked: &Asked, response: &Response) {
         parts: parts.clone(),
         slot: slot(&asked.routed),
     };
-    served.memo.keep(&key, replay);
+    let remade = response.extensions().get::<Remade>();
+    served.memo.keep(&key, replay, remade, &served.view);
 }
 
 /// The answer an earlier request that asked the same of the current view was
@@ -371,7 +372,7 @@ pub fn replay<B>(state: &State, req: &warp::http::Request<B>) -> Option<Wire> {
         headers,
         parts,
         slot,
-    } = served.memo.replay(&key)?;
+    } = served.memo.replay(&key, &served.view)?;
     state
         .metrics
         .replayed_answers
