@@ -15,6 +15,14 @@
 //! which it then replaces. A flood of new keys asked twice each cannot push out
 //! the pages asked all the time.
 //!
+//! A page of a list made of fragments (the specimens') is its own bytes, tens
+//! of kilobytes for 20 items, where a page cut from a rendered list costs a
+//! handle: 16 MiB held a few hundred. Such a page is kept as its bytes while
+//! the memo is under half its budget, and past that as made again
+//! ([`Remade`]: its items' range, media base and envelope, a few hundred
+//! bytes), checked to make the very bytes first; a replay writes its items
+//! again from the view, no routing or query read.
+//!
 //! Routing, reading the request and building the headers took most of a page's
 //! CPU outside the kernel: a 20-item page measured 26,400 requests a second made,
 //! and 40,000 when the head and body made the first time were sent again (nginx:
