@@ -483,10 +483,10 @@ impl Memo {
 
     /// Keeps `replay` as the answer to `key`: its bytes where they fit (a
     /// page that `remade` makes again, in half the budget), else that page as
-    /// made again ([`Remade`]). When the budget
-    /// is spent, it takes the place of the least asked of a few answers held,
-    /// if its key was asked more often than theirs; else it is not kept. An
-    /// answer that would take more than a sixteenth of the budget is not kept.
+    /// made again ([`Remade`]). When the budget is spent, it takes the place
+    /// of the least asked of a few answers held, if its key was asked more
+    /// often than theirs; else it is not kept. An answer that would take more
+    /// than a sixteenth of the budget is not kept.
     pub fn keep(&self, key: &Key, replay: Replay, remade: Option<&Remade>, view: &View) {
         if !self.keeps() {
             return;
