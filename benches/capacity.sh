@@ -64,7 +64,7 @@ for n in "${sizes[@]}"; do
   until prepared 1; do sleep 0.1; done
   wait_idle "$server"
   held=$(held_mb "$server")
-  rendered=$(grep -o 'rendered_bytes=[0-9]*' "$work/log" | head -1 | cut -d= -f2)
+  rendered=$(grep 'made of fragments rendered' "$work/log" | head -1 | grep -o 'rendered_bytes=[0-9]*' | cut -d= -f2)
   details+=("$n: $(grep -o 'phases=.*rendered_bytes' "$work/log" | head -1 | sed 's/ rendered_bytes$//')")
   cp "$work/$((n + 1)).bin" "$work/.incoming"
   python3 benches/memory.py "$server" --peak > "$work/peak" &

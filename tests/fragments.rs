@@ -145,17 +145,64 @@ fn lists_made_of_fragments_read_as_lists_without_fragments() {
 fn a_reload_keeps_segments_of_fragments_that_read_as_copied() {
     let dir = TempDir::new("fragments-reload");
     let before = View::load(&common::generated(&dir, 6_000)).unwrap();
-    // A person renamed: the specimens naming them are rendered anew, the
-    // other segments kept with their inserts.
+    // As the served view's preparation does: only segments rendered are kept.
+    assert!(before.render_rest(&|| true) > 0);
+    // Two specimens' notes changed: their segment is rendered anew, the
+    // other segments kept with their inserts (a person renamed touches
+    // specimens in every segment of this collection).
     let other = TempDir::new("fragments-reload-after");
     let path = common::generated_with(&other, 6_000, |c| {
-        c.people[0].last_name.push_str(" Jr.");
+        c.specimen_records[100].notes.push_str(" and a note");
         let notes = &mut c.specimen_records[4_000].notes;
         notes.push_str(" and one more note");
     });
     let after = View::load_beside(&path, Some(&before)).unwrap();
     assert!(after.phases.shared_bytes > 0, "{}", after.phases);
+    // The specimens' segments holding no renamed person are kept, made.
+    let kept = specimens(&after).own_bytes();
+    assert!(kept > 0, "{}", after.phases);
+    assert!(kept < specimens(&before).own_bytes(), "{}", after.phases);
     every_list_reads_as_without_fragments(&after);
+}
+
+fn specimens(view: &View) -> &List {
+    let endpoint = catalogue::model::Endpoint::all()
+        .iter()
+        .find(|e| e.model == Model::SpecimenRecord && !e.nested)
+        .unwrap();
+    view.list(*endpoint)
+}
+
+/// A view is built without rendering its lists made of fragments: a read
+/// renders the segments it reads, the view's preparation the rest, and the
+/// bytes are the same whichever came first.
+#[test]
+fn a_list_made_of_fragments_is_rendered_a_segment_at_a_time() {
+    let dir = TempDir::new("fragments-lazy");
+    let path = common::generated(&dir, 6_000);
+    let (view, first) = (View::load(&path).unwrap(), View::load(&path).unwrap());
+    let list = specimens(&view);
+    assert!(list.has_fragments());
+    assert_eq!(list.own_bytes(), 0, "nothing rendered when built");
+    // A page in the middle renders its one or two segments (of 40 to 160 items).
+    let page = list.run(3_000, 3_020).parts().concat();
+    let rendered = list.own_bytes();
+    assert!(rendered > 0);
+    let whole = specimens(&first).byte_len();
+    assert!(rendered * 10 < whole, "{rendered} of {whole} rendered");
+    // The rest, then the same page.
+    let made = view.render_rest(&|| true);
+    assert!(made >= 6_000 / 160, "{made} segments");
+    assert_eq!(view.render_rest(&|| true), 0, "each segment once");
+    assert_eq!(list.byte_len(), whole);
+    assert!(list.run(3_000, 3_020).parts().concat() == page);
+    assert!(
+        list.run(0, 6_000).parts().concat() == specimens(&first).run(0, 6_000).parts().concat()
+    );
+    // Stopped at once, a view's preparation renders nothing.
+    let other = View::load(&path).unwrap();
+    assert_eq!(other.render_rest(&|| false), 0);
+    assert_eq!(specimens(&other).own_bytes(), 0);
 }
 
 /// A slice of the specimens longer than a page copied on the spot is copied

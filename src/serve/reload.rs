@@ -20,7 +20,7 @@ use notify::{RecursiveMode, Watcher};
 
 use crate::model::dataset::Told;
 use crate::snapshot::status::Kind;
-use crate::snapshot::{FileStamp, SnapshotError};
+use crate::snapshot::{FileStamp, PiecesRead, SnapshotError};
 use crate::view::{LoadError, View};
 
 use super::memory;
@@ -260,6 +260,8 @@ fn reload(state: &State, path: &Path, checked: &mut Checked) -> Result<(), LoadE
         tracing::info!(checksum = %header.checksum_hex(), "snapshot unchanged, view kept");
         return Ok(());
     };
+    let mut view = view;
+    let read = view.pieces_read.take();
     let (checksum, build, phases) = (view.header.checksum_hex(), view.build_time, view.phases);
     let counts = view.describe_counts();
     let old = state.swap(view);
@@ -278,9 +280,10 @@ fn reload(state: &State, path: &Path, checked: &mut Checked) -> Result<(), LoadE
         "view swapped"
     );
     release(old, state.settings.view_hold);
-    // What the view did not read (the records), checked now that it is served.
+    // What the view did not read (the records, the columns it kept from the
+    // view it replaced), checked now that it is served.
     let then = "the view served was read from its sound pieces, but a restart, `sync` or `build --previous` would refuse this file: publish it again";
-    check_whole(state, path, checked, then);
+    check_rest(state, path, checked, then, read.as_ref());
     Ok(())
 }
 
@@ -288,8 +291,20 @@ fn reload(state: &State, path: &Path, checked: &mut Checked) -> Result<(), LoadE
 /// damage is counted and said (an ERROR naming the piece, then `then`: what
 /// it means here). Whether the file is sound.
 fn check_whole(state: &State, path: &Path, checked: &mut Checked, then: &str) -> bool {
+    check_rest(state, path, checked, then, None)
+}
+
+/// [`check_whole`], but for the pieces `read` found sound where the file is
+/// still the one they were read from.
+fn check_rest(
+    state: &State,
+    path: &Path,
+    checked: &mut Checked,
+    then: &str,
+    read: Option<&PiecesRead>,
+) -> bool {
     *checked = Checked(FileStamp::of(path));
-    match crate::snapshot::check(path) {
+    match crate::snapshot::check_unread(path, read) {
         Ok(()) => {
             state.trouble(Kind::DamagedSnapshot, None);
             true

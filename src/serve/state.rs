@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime};
 
 use arc_swap::ArcSwap;
 use bytes::Bytes;
@@ -54,7 +54,14 @@ pub struct Served {
     leases: Mutex<Vec<Weak<Lease>>>,
     /// Answers made from this view, replayed to the requests that ask the same.
     pub memo: Memo,
+    /// The versions kept beside the snapshot as last listed, and their
+    /// folder's modification time then ([`Served::kept_versions`]).
+    kept: Mutex<Option<(SystemTime, Arc<[u64]>)>>,
 }
+
+/// A folder changed this recently may change again within the same tick of
+/// its modification time: its listing is not kept until it stood still.
+const SETTLED: Duration = Duration::from_secs(1);
 
 /// A streamed answer's hold on the view it reads. A client may take minutes to
 /// read a large answer, and its socket buffers fill for seconds at a time (so
@@ -112,7 +119,27 @@ impl Served {
             retired: AtomicBool::new(false),
             leases: Mutex::new(Vec::new()),
             memo: Memo::new(replay_budget),
+            kept: Mutex::new(None),
         }
+    }
+
+    /// The versions kept in `dir`, ascending: listed again only when the
+    /// folder's modification time moved (a version kept, pruned or moved
+    /// away renames an entry of it), one `stat` a request otherwise.
+    pub fn kept_versions(&self, dir: &std::path::Path) -> Arc<[u64]> {
+        let Ok(stamp) = std::fs::metadata(dir).and_then(|m| m.modified()) else {
+            return Arc::from([]);
+        };
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, numbers)) = &*kept {
+            if *at == stamp {
+                return Arc::clone(numbers);
+            }
+        }
+        let numbers: Arc<[u64]> = crate::snapshot::kept::numbers(dir).into();
+        let settled = stamp.elapsed().is_ok_and(|age| age >= SETTLED);
+        *kept = settled.then(|| (stamp, Arc::clone(&numbers)));
+        numbers
     }
 
     /// A hold on this view for a streamed answer.
@@ -356,7 +383,8 @@ fn later_than(view: &View, old: &View) -> String {
     http_date(own.max(after).saturating_mul(1_000_000))
 }
 
-/// Builds a view's question indexes (sort orders, search words), its
+/// Renders the rest of a view's lists made of fragments (their segments not
+/// yet asked for), then builds its question indexes (sort orders, search words), its
 /// suggestions' index and its data-quality flags, then compresses
 /// its whole-list answers, on a background thread, so the first answer and a swap
 /// never wait for either; until then questions build the index they need and
@@ -367,6 +395,18 @@ fn prepare_in_background(served: Arc<Served>) {
         .spawn(move || {
             let started = Instant::now();
             let current = || !served.retired.load(Ordering::Relaxed);
+            let segments = served.view.render_rest(&current);
+            if !current() {
+                return;
+            }
+            tracing::info!(
+                ms = started.elapsed().as_millis() as u64,
+                segments,
+                rendered_bytes = served.view.rendered_bytes(),
+                own_bytes = served.view.own_bytes(),
+                "lists made of fragments rendered"
+            );
+            let started = Instant::now();
             query::prepare(&served.view, current);
             if !current() {
                 return;

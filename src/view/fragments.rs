@@ -76,6 +76,9 @@ pub struct Fragments {
     /// Each embedded list, in order: its model, whether it is the nested
     /// shape, its first fragment and how many items it has.
     lists: Vec<(Model, bool, u32, u32)>,
+    /// By model index, twice (plain, nested): which of `lists` it is, found
+    /// once per reference without a search.
+    list_of: Vec<Option<u32>>,
     /// The buffers the fragments lie in: their lists' segments.
     buffers: Vec<Bytes>,
     /// Where each fragment lies.
@@ -140,7 +143,9 @@ impl Fragments {
             marker,
             ..Fragments::default()
         };
+        table.list_of = vec![None; Model::ALL.len() * 2];
         for (model, nested, items) in lists {
+            table.list_of[model.index() * 2 + usize::from(nested)] = Some(table.lists.len() as u32);
             let first = table.spans.len() as u32;
             table
                 .lists
@@ -161,11 +166,9 @@ impl Fragments {
     /// The fragment of item `pos` of `model`'s list in the nested shape or
     /// the plain one.
     pub fn id(&self, model: Model, nested: bool, pos: u32) -> u32 {
-        let &(_, _, first, len) = self
-            .lists
-            .iter()
-            .find(|&&(m, n, ..)| m == model && n == nested)
+        let list = self.list_of[model.index() * 2 + usize::from(nested)]
             .expect("a list made of fragments has a table of every list it embeds");
+        let (_, _, first, len) = self.lists[list as usize];
         debug_assert!(pos < len, "{model:?} item {pos} of {len}");
         first + pos
     }
@@ -272,18 +275,30 @@ impl Fragments {
         column: &Column,
         pos: usize,
     ) -> bool {
-        if self.values[field].is_none() {
+        let Some(code) = self.value_code(field, column, pos) else {
             return false;
-        }
-        let code = match column {
-            Column::Str(strings) => strings.code(pos),
-            Column::Bool(bytes) => Some(u32::from(bytes[pos])),
-            _ => None,
         };
-        let Some(code) = code else { return false };
         out.extend_from_slice(&[VALUE, FieldMark::new(field, comma).0]);
         write_number(out, self.numbers[field][code as usize]);
         true
+    }
+
+    /// Whether [`Fragments::write_value`] writes field `field` of row `pos`
+    /// as a reference (its value is then not among the item's own bytes).
+    pub fn writes_value(&self, field: usize, column: &Column, pos: usize) -> bool {
+        self.value_code(field, column, pos).is_some()
+    }
+
+    /// The code of field `field`'s value in row `pos`, where the field's
+    /// values are written once.
+    fn value_code(&self, field: usize, column: &Column, pos: usize) -> Option<u32> {
+        self.values[field].as_ref()?;
+        match column {
+            Column::Str(strings) => strings.code(pos),
+            // 2 is a null, read as one (and left out where the field says so).
+            Column::Bool(bytes) => (bytes[pos] != 2).then(|| u32::from(bytes[pos])),
+            _ => None,
+        }
     }
 
     /// The bytes of the fragments (held by the lists they are items of).

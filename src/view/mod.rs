@@ -101,6 +101,9 @@ pub struct View {
     pub held: Arc<Vec<Holding>>,
     /// What features derive from the view on first use (`View::derived`).
     derived: derived::Derived,
+    /// The snapshot's pieces this view read and found sound: what is left to
+    /// check of its file is the rest (`snapshot::check_unread`).
+    pub pieces_read: Option<snapshot::PiecesRead>,
 }
 
 /// A value a feature derives from a view the first time it needs it, kept with
@@ -117,6 +120,7 @@ pub struct Decoded {
     parts: prepared::Parts,
     phases: Phases,
     started: Instant,
+    pieces_read: Option<snapshot::PiecesRead>,
 }
 
 impl View {
@@ -200,6 +204,7 @@ impl View {
             parts,
             phases,
             started,
+            pieces_read: Some(pieces.read_so_far()),
         })
     }
 
@@ -284,6 +289,7 @@ impl View {
             parts,
             phases,
             started,
+            pieces_read: None,
         })
     }
 
@@ -299,6 +305,7 @@ impl View {
             parts,
             phases,
             started,
+            pieces_read: None,
         };
         Ok(decoded.assemble(None))
     }
@@ -344,6 +351,7 @@ impl View {
             history: Arc::clone(&self.history),
             held: Arc::clone(&self.held),
             derived: derived::Derived::default(),
+            pieces_read: None,
         }
     }
 }
@@ -364,6 +372,7 @@ impl Decoded {
             parts,
             mut phases,
             started,
+            pieces_read,
         } = self;
         let prepared::Parts {
             tables,
@@ -421,9 +430,10 @@ impl Decoded {
             history: Arc::new(history.completed(header_checksum, header_created)),
             held: Arc::new(held),
             derived: derived::Derived::default(),
+            pieces_read,
         };
         let lists = view.plain.iter().chain(view.nested.iter().flatten());
-        view.phases.rendered_bytes = lists.clone().map(List::byte_len).sum();
+        view.phases.rendered_bytes = lists.clone().map(List::rendered_len).sum();
         view.phases.own_bytes = lists.clone().map(List::own_bytes).sum();
         view.phases.fragment_bytes = lists.map(List::fragment_bytes).sum();
         view.phases.shared_bytes = previous.shared_bytes(&view.plain, &view.nested);
@@ -530,16 +540,32 @@ impl View {
             .join(" ")
     }
 
-    /// Bytes of the rendered lists' items as answers send them (counted
-    /// once, when the view was built).
+    /// Bytes of the rendered lists' items as answers send them, as far as
+    /// rendered (a list made of fragments is rendered a segment at a time).
     pub fn rendered_bytes(&self) -> usize {
-        self.phases.rendered_bytes
+        self.lists().map(List::rendered_len).sum()
     }
 
-    /// Bytes the rendered lists hold: their items' own bytes, without the
-    /// fragments that items made of them refer to.
+    /// Bytes the rendered lists hold so far: their items' own bytes, without
+    /// the fragments that items made of them refer to.
     pub fn own_bytes(&self) -> usize {
-        self.phases.own_bytes
+        self.lists().map(List::own_bytes).sum()
+    }
+
+    /// Every list, plain and nested.
+    fn lists(&self) -> impl Iterator<Item = &List> {
+        self.plain.iter().chain(self.nested.iter().flatten())
+    }
+
+    /// Renders every segment of the lists made of fragments not rendered
+    /// yet (the first read of a segment renders it otherwise), on this
+    /// thread and one more a core beyond the first, while `wanted` says the
+    /// view is still wanted; returns how many segments it rendered.
+    pub fn render_rest(&self, wanted: &(dyn Fn() -> bool + Sync)) -> usize {
+        let helpers = std::thread::available_parallelism().map_or(1, usize::from) - 1;
+        self.lists()
+            .map(|list| list.make_all(helpers, wanted))
+            .sum()
     }
 
     /// Every endpoint's list rendered as before items were made of
@@ -588,7 +614,8 @@ pub struct Phases {
     /// The points of the records that have one.
     pub points: Duration,
     pub snapshot_bytes: usize,
-    /// The lists' items as answers send them.
+    /// The lists' items as answers send them, as far as rendered when the
+    /// view was built (a list made of fragments is rendered later).
     pub rendered_bytes: usize,
     /// Of those, the bytes the lists hold: items' own bytes (all of an item
     /// not made of fragments).

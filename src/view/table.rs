@@ -142,6 +142,12 @@ impl Table {
         }
     }
 
+    /// A table of the same columns, shared, without anything built on them:
+    /// what a list rendered later reads.
+    pub(super) fn columns_only(&self) -> Table {
+        Table::of_shared(self.model, self.columns.clone())
+    }
+
     /// Field `f`'s column, to be shared with a table that holds the same.
     pub(super) fn shared_column(&self, f: usize) -> Arc<Column> {
         Arc::clone(&self.columns[f])

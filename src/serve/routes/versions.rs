@@ -5,6 +5,8 @@
 //! snapshot a server may have loaded already) read the folder each time and
 //! are tagged by their bytes.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 
 use crate::html;
@@ -18,9 +20,9 @@ use crate::versions::publishing::Report;
 use crate::view::View;
 
 /// The versions whose archive and `eml.xml` are kept, ascending.
-pub(super) fn kept(ctx: &Ctx<'_>) -> Vec<u64> {
+pub(super) fn kept(ctx: &Ctx<'_>) -> Arc<[u64]> {
     let dir = ctx.state.settings.versions_dir.as_deref();
-    dir.map(crate::snapshot::kept::numbers).unwrap_or_default()
+    dir.map_or_else(|| Arc::from([]), |d| ctx.served.kept_versions(d))
 }
 
 /// When what an answer linking the versions kept is made from last changed:

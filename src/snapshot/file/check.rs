@@ -2,12 +2,14 @@
 //! piece by piece, each piece checked as it is read.
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
 use super::header::{check_header, Header, SnapshotError, HEADER_LEN};
 use super::open::{open, read_bytes};
 use super::pieces::{Contents, Entry};
+use crate::snapshot::stamp::FileStamp;
 
 /// Checks a snapshot image's payload against the checksum in its header:
 /// from version 9, its table of pieces, and every piece against the table.
@@ -39,6 +41,18 @@ pub struct Pieces {
     file: std::fs::File,
     pub header: Header,
     pub contents: Contents,
+    /// The file read (as it was opened).
+    stamp: Option<FileStamp>,
+    /// By entry, whether its piece was read and found sound.
+    sound: Mutex<Vec<bool>>,
+}
+
+/// The pieces of a file read and found sound, and which file that was: what
+/// is left to check of it ([`check_unread`]).
+#[derive(Clone, Debug)]
+pub struct PiecesRead {
+    stamp: Option<FileStamp>,
+    sound: Vec<bool>,
 }
 
 impl Pieces {
@@ -62,11 +76,15 @@ impl Pieces {
         let mut table = std::io::BufReader::with_capacity(1 << 16, &mut file);
         let contents = Contents::parse(path, count, &mut table, header.payload_len)?;
         contents.check(path, &header)?;
+        let stamp = file.metadata().ok().map(|m| FileStamp::of_metadata(&m));
+        let sound = Mutex::new(vec![false; contents.entries.len()]);
         Ok(Some(Pieces {
             path: path.to_path_buf(),
             file,
             header,
             contents,
+            stamp,
+            sound,
         }))
     }
 
@@ -93,15 +111,46 @@ impl Pieces {
             let at = (e.offset - start) as usize;
             e.check(&self.path, &bytes[at..at + e.len as usize])?;
         }
+        let mut sound = self.sound.lock().unwrap_or_else(|e| e.into_inner());
+        entries.iter().for_each(|e| sound[e.index] = true);
         Ok(bytes)
+    }
+
+    /// The pieces read so far and found sound.
+    pub fn read_so_far(&self) -> PiecesRead {
+        let sound = self.sound.lock().unwrap_or_else(|e| e.into_inner());
+        PiecesRead {
+            stamp: self.stamp,
+            sound: sound.clone(),
+        }
     }
 
     /// Reads and checks every piece, one at a time (the memory of the
     /// largest, not of the file): what finds a file damaged in place, whose
     /// header still names the collection served.
     pub fn check_all(&self) -> Result<(), SnapshotError> {
+        self.check_but(|_| false)
+    }
+
+    /// Reads and checks every piece `skipped` does not name, one at a time.
+    fn check_but(&self, skipped: impl Fn(&Entry) -> bool) -> Result<(), SnapshotError> {
         (self.contents.entries.iter())
+            .filter(|e| !skipped(e))
             .try_for_each(|e| self.read(std::slice::from_ref(e)).map(drop))
+    }
+}
+
+/// Checks the snapshot at `path` as [`check`] does, but for the pieces
+/// `read` found sound when it is the file they were read from, unchanged
+/// (what a reload checks once its view is served: the pieces it did not read).
+pub fn check_unread(path: &Path, read: Option<&PiecesRead>) -> Result<(), SnapshotError> {
+    let Some(read) = read else { return check(path) };
+    match Pieces::open(path)? {
+        Some(pieces) if pieces.stamp.is_some() && pieces.stamp == read.stamp => {
+            let sound = |e: &Entry| read.sound.get(e.index).copied().unwrap_or(false);
+            pieces.check_but(sound)
+        }
+        _ => check(path),
     }
 }
 

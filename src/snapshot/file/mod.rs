@@ -69,7 +69,7 @@ mod pieces;
 mod read;
 mod write;
 
-pub use check::{check, verify, Pieces};
+pub use check::{check, check_unread, verify, Pieces, PiecesRead};
 pub use header::{
     read_header, Header, SnapshotError, FORMAT_VERSION, HEADER_LEN, MAGIC, OLDEST_READ,
 };
@@ -523,6 +523,60 @@ mod tests {
         altered[HEADER_LEN] ^= 1;
         std::fs::write(&path, &altered).unwrap();
         assert!(Pieces::open(&path).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// What is left to check of a file once a view read some of its pieces:
+    /// the pieces it did not read, while the file is the one it read; every
+    /// piece once the file changed.
+    #[test]
+    fn the_rest_of_a_file_read_is_checked_without_the_pieces_read() {
+        let dir = std::env::temp_dir().join(format!("unread-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("x.bin");
+        let (_, bytes) = encode(&sample(), 1, &tables()).unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let pieces = Pieces::open(&path).unwrap().expect("version 9");
+        pieces.read(pieces.contents.pieces(Part::Prepared)).unwrap();
+        let read = pieces.read_so_far();
+        let records = pieces.contents.pieces(Part::Records)[0].offset as usize;
+        let prepared = pieces.contents.pieces(Part::Prepared)[0].offset as usize;
+        drop(pieces);
+        check_unread(&path, Some(&read)).unwrap();
+        // A piece read, altered behind the file's stamp (its size and time
+        // put back): not read again. Unread, it is found.
+        let stamped = |altered: &[u8]| {
+            let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+            std::fs::write(&path, altered).unwrap();
+            let file = std::fs::File::options().write(true).open(&path).unwrap();
+            file.set_modified(modified).unwrap();
+        };
+        let mut altered = bytes.clone();
+        altered[HEADER_LEN + prepared] ^= 1;
+        stamped(&altered);
+        check_unread(&path, Some(&read)).unwrap();
+        assert!(check(&path).is_err());
+        let mut altered = bytes.clone();
+        altered[HEADER_LEN + records] ^= 1;
+        stamped(&altered);
+        assert!(matches!(
+            check_unread(&path, Some(&read)),
+            Err(SnapshotError::Piece {
+                part: "the records",
+                ..
+            })
+        ));
+        // Another file at the path (written later): every piece checked.
+        let mut altered = bytes.clone();
+        altered[HEADER_LEN + prepared] ^= 1;
+        let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, &altered).unwrap();
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(modified + std::time::Duration::from_secs(10))
+            .unwrap();
+        assert!(check_unread(&path, Some(&read)).is_err());
+        assert!(check_unread(&path, None).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

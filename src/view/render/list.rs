@@ -5,20 +5,25 @@ use std::ops::Range;
 
 use bytes::Bytes;
 
+use super::coded::{Coded, Made};
 use super::write::{write_spliced, MEDIA_BASE};
 use crate::view::bits::Bits;
-use crate::view::fragments::{Embedded, Fragments};
+use crate::view::fragments::Embedded;
 
 /// One rendered list: the items, comma-separated, and where each one is.
 #[derive(Debug, Default)]
 pub struct List {
     /// Items `starts[k]..starts[k + 1]` are in segment `k`, comma-separated,
-    /// each segment but the last followed by the comma before the next.
+    /// each segment but the last followed by the comma before the next
+    /// (held here for a list of whole items; made of fragments, in [`Coded`]).
     pub(super) segments: Vec<Bytes>,
     /// The first item of each segment.
     pub(super) starts: Vec<u32>,
+    /// How many items it has.
+    len: usize,
     /// Where each item ends in its segment; the next starts after the comma that
-    /// follows (one number an item, not two: 16 MB less at a million).
+    /// follows (one number an item, not two: 16 MB less at a million). Made of
+    /// fragments, each segment says it.
     pub(super) ends: Vec<u64>,
     /// The items holding a media URL (a file, or a featured image's); `None`
     /// when none does. An answer cut from the list then depends on the media
@@ -39,46 +44,27 @@ pub enum Items {
     /// embedding it copies.
     #[default]
     Whole,
-    /// Its items' own bytes, coded (a list no other list embeds, whose items
-    /// embed records: the specimens'; `view::fragments`).
+    /// Its items' own bytes, coded, each segment made on first use (a list
+    /// no other list embeds, whose items embed records: the specimens';
+    /// `view::fragments`).
     Coded(Box<Coded>),
-}
-
-/// The items of a list made of fragments, beside its segments' coded bytes.
-#[derive(Debug)]
-pub struct Coded {
-    /// The fragments and keys its items' coded own bytes refer to.
-    pub(super) fragments: Fragments,
-    /// How many bytes each item stands for...
-    pub(super) lens: Vec<u32>,
-    /// ...and how many media URLs' markers each holds.
-    pub(super) markers: Vec<u32>,
 }
 
 impl List {
     /// A list of items written one after another, comma-separated, ending where `ends` say.
     pub(in crate::view) fn new(bytes: Vec<u8>, ends: Vec<u64>) -> List {
-        List::joined(vec![Segment::on_heap(bytes, ends)], None)
+        List::joined(vec![Segment::on_heap(bytes, ends)])
     }
 
-    /// A list of segments rendered apart, in order; made of `fragments` where
-    /// given (each segment then says how many bytes its items stand for).
-    pub(super) fn joined(segments: Vec<Segment>, fragments: Option<Fragments>) -> List {
+    /// A list of segments rendered apart, in order.
+    pub(super) fn joined(segments: Vec<Segment>) -> List {
         let items = segments.iter().map(|s| s.ends.len()).sum();
         let mut list = List {
             segments: Vec::with_capacity(segments.len()),
             starts: Vec::with_capacity(segments.len()),
+            len: items,
             ends: Vec::with_capacity(items),
-            media: None,
-            unrendered: 0,
-            items: match fragments {
-                None => Items::Whole,
-                Some(fragments) => Items::Coded(Box::new(Coded {
-                    fragments,
-                    lens: Vec::with_capacity(items),
-                    markers: Vec::with_capacity(items),
-                })),
-            },
+            ..List::default()
         };
         for segment in segments {
             let start = list.ends.len();
@@ -88,13 +74,22 @@ impl List {
             list.starts
                 .push(u32::try_from(start).expect("a list holds fewer than 2^32 items"));
             list.ends.extend_from_slice(&segment.ends);
-            if let Items::Coded(coded) = &mut list.items {
-                coded.lens.extend_from_slice(&segment.lens);
-                coded.markers.extend_from_slice(&segment.markers);
-            }
             list.segments.push(segment.bytes);
         }
         list
+    }
+
+    /// A list made of fragments, of `len` items in segments starting at
+    /// `starts`, those of `media` holding a media URL: `coded` makes each
+    /// segment on first use.
+    pub(super) fn coded(len: usize, starts: Vec<u32>, media: Option<Bits>, coded: Coded) -> List {
+        List {
+            starts,
+            len,
+            media,
+            items: Items::Coded(Box::new(coded)),
+            ..List::default()
+        }
     }
 
     /// Whether an item holds a media URL.
@@ -109,11 +104,11 @@ impl List {
     }
 
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.len == 0
     }
 
     /// The segment item `i` is in.
@@ -121,6 +116,11 @@ impl List {
         self.starts
             .partition_point(|&s| s as usize <= i)
             .saturating_sub(1)
+    }
+
+    /// How many segments it has.
+    pub(super) fn segment_count(&self) -> usize {
+        self.starts.len()
     }
 
     /// Items `starts[k]..` up to the next segment's first.
@@ -139,6 +139,45 @@ impl List {
         matches!(self.items, Items::Coded(_))
     }
 
+    /// Segment `k` of a list made of fragments, made now if it was not.
+    fn made<'a>(&'a self, coded: &'a Coded, k: usize) -> &'a Made {
+        coded.segment(k, self.items_of(k), k + 1 == self.starts.len())
+    }
+
+    /// Segment `k` of a list made of fragments, if it is made: what a reload
+    /// keeps of the served view's.
+    pub(super) fn made_segment(&self, k: usize) -> Option<&Made> {
+        match &self.items {
+            Items::Whole => None,
+            Items::Coded(coded) => coded.made(k),
+        }
+    }
+
+    /// Renders every segment of a list made of fragments not made yet, on
+    /// this thread and `helpers` more, until `wanted` says it no longer is
+    /// (the view was replaced); says how many segments it made.
+    pub fn make_all(&self, helpers: usize, wanted: &(dyn Fn() -> bool + Sync)) -> usize {
+        let Items::Coded(coded) = &self.items else {
+            return 0;
+        };
+        let before = coded.made_count();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let work = || loop {
+            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if k >= self.starts.len() || !wanted() {
+                return;
+            }
+            self.made(coded, k);
+        };
+        std::thread::scope(|scope| {
+            (0..helpers).for_each(|_| {
+                scope.spawn(work);
+            });
+            work();
+        });
+        coded.made_count() - before
+    }
+
     /// The bytes of item `i` as one slice, which an item embedding it copies:
     /// `None` for a list made of fragments, whose item is its pieces
     /// ([`List::item_bytes`] copies them together).
@@ -151,15 +190,21 @@ impl List {
 
     /// Item `i`'s bytes in its segment: the item itself, or its coded bytes.
     fn own(&self, i: usize) -> &[u8] {
-        let (k, start) = self.locate(i);
-        &self.segments[k][start..self.ends[i] as usize]
+        let k = self.segment(i);
+        match &self.items {
+            Items::Whole => {
+                let start = self.start_in(k, i);
+                &self.segments[k][start..self.ends[i] as usize]
+            }
+            Items::Coded(coded) => self.made(coded, k).own(i - self.starts[k] as usize),
+        }
     }
 
     /// How many bytes item `i` takes.
     pub fn item_len(&self, i: usize) -> usize {
         match &self.items {
             Items::Whole => self.own(i).len(),
-            Items::Coded(coded) => coded.lens[i] as usize,
+            Items::Coded(_) => self.measure(i..i + 1).0,
         }
     }
 
@@ -168,8 +213,28 @@ impl List {
     pub fn markers(&self, i: usize) -> Option<usize> {
         match &self.items {
             Items::Whole => None,
-            Items::Coded(coded) => Some(coded.markers[i] as usize),
+            Items::Coded(_) => Some(self.measure(i..i + 1).1),
         }
+    }
+
+    /// The bytes items `items` of a list made of fragments stand for (commas
+    /// not counted), and the media URLs' markers they hold: a sum a segment.
+    fn measure(&self, items: Range<usize>) -> (usize, usize) {
+        let Items::Coded(coded) = &self.items else {
+            unreachable!("measured only made of fragments")
+        };
+        let (mut len, mut markers) = (0, 0);
+        let mut i = items.start;
+        while i < items.end {
+            let k = self.segment(i);
+            let held = self.items_of(k);
+            let to = held.end.min(items.end);
+            let first = held.start;
+            let (l, m) = self.made(coded, k).measure(i - first..to - first);
+            (len, markers) = (len + l, markers + m);
+            i = to;
+        }
+        (len, markers)
     }
 
     /// Appends item `i`'s bytes.
@@ -182,7 +247,8 @@ impl List {
     pub fn item_bytes(&self, i: usize) -> Bytes {
         match self.items {
             Items::Whole => {
-                let (k, start) = self.locate(i);
+                let k = self.segment(i);
+                let start = self.start_in(k, i);
                 self.segments[k].slice(start..self.ends[i] as usize)
             }
             Items::Coded(_) => {
@@ -202,12 +268,11 @@ impl List {
         }
     }
 
-    /// The segment of item `i`, and where the item starts in it.
-    fn locate(&self, i: usize) -> (usize, usize) {
-        let k = self.segment(i);
+    /// Where item `i` starts in segment `k` of a list of whole items.
+    fn start_in(&self, k: usize, i: usize) -> usize {
         match self.starts[k] as usize == i {
-            true => (k, 0),
-            false => (k, self.ends[i - 1] as usize + 1),
+            true => 0,
+            false => self.ends[i - 1] as usize + 1,
         }
     }
 
@@ -223,8 +288,8 @@ impl List {
             self.write_run(from..to, false, None, &mut out);
             return Run::One(Bytes::from(out));
         }
-        let ((first, start), last) = (self.locate(from), self.segment(to - 1));
-        let end = self.ends[to - 1] as usize;
+        let (first, last) = (self.segment(from), self.segment(to - 1));
+        let (start, end) = (self.start_in(first, from), self.ends[to - 1] as usize);
         if first == last {
             return Run::One(self.segments[first].slice(start..end));
         }
@@ -265,39 +330,57 @@ impl List {
         base: Option<&[u8]>,
         out: &mut Vec<u8>,
     ) {
-        if items.is_empty() {
-            return;
-        }
-        let (mut k, mut start) = self.locate(items.start);
-        let mut marked = Vec::new();
-        for i in items.clone() {
-            if i > items.start || after_comma {
-                out.push(b',');
-            }
-            while self.starts.get(k + 1).is_some_and(|&s| s as usize == i) {
-                (k, start) = (k + 1, 0);
-            }
-            let own = &self.segments[k][start..self.ends[i] as usize];
-            start = self.ends[i] as usize + 1;
-            match base.filter(|_| self.markers(i).is_some_and(|m| m > 0)) {
-                Some(base) => {
-                    marked.clear();
-                    self.expand_into(own, &mut marked);
-                    write_spliced(out, &marked, base).expect("writing to memory");
+        let Items::Coded(coded) = &self.items else {
+            for i in items.clone() {
+                if i > items.start || after_comma {
+                    out.push(b',');
                 }
-                None => self.expand_into(own, out),
+                match base {
+                    Some(base) => write_spliced(out, self.own(i), base).expect("writing to memory"),
+                    None => out.extend_from_slice(self.own(i)),
+                }
             }
+            return;
+        };
+        let mut marked = Vec::new();
+        let mut i = items.start;
+        while i < items.end {
+            let k = self.segment(i);
+            let held = self.items_of(k);
+            let made = self.made(coded, k);
+            for i in i..held.end.min(items.end) {
+                if i > items.start || after_comma {
+                    out.push(b',');
+                }
+                let j = i - held.start;
+                let own = made.own(j);
+                match base.filter(|_| made.measure(j..j + 1).1 > 0) {
+                    Some(base) => {
+                        marked.clear();
+                        coded.fragments.expand_into(own, &mut marked);
+                        write_spliced(out, &marked, base).expect("writing to memory");
+                    }
+                    None => coded.fragments.expand_into(own, out),
+                }
+            }
+            i = held.end;
         }
     }
 
     /// How many bytes [`List::write_run`] appends for `items` with `base`.
     pub fn run_len(&self, items: Range<usize>, after_comma: bool, base: Option<&[u8]>) -> usize {
         let commas = items.len().saturating_sub(usize::from(!after_comma));
-        let item = |i| match (base, self.markers(i)) {
-            (Some(base), Some(m)) => self.item_len(i) - m + m * base.len(),
-            _ => self.item_len(i),
+        let items = match &self.items {
+            Items::Whole => items.map(|i| self.own(i).len()).sum::<usize>(),
+            Items::Coded(_) => {
+                let (len, markers) = self.measure(items);
+                match base {
+                    Some(base) => len - markers + markers * base.len(),
+                    None => len,
+                }
+            }
         };
-        items.map(item).sum::<usize>() + commas
+        items + commas
     }
 
     /// The bytes of its item index (where each item ends, and made of
@@ -305,9 +388,7 @@ impl List {
     pub fn index_bytes(&self) -> usize {
         let coded = match &self.items {
             Items::Whole => 0,
-            Items::Coded(c) => {
-                (c.lens.capacity() + c.markers.capacity()) * 4 + c.fragments.heap_bytes()
-            }
+            Items::Coded(c) => c.index_bytes(),
         };
         self.ends.capacity() * 8
             + self.starts.capacity() * 4
@@ -315,21 +396,43 @@ impl List {
             + coded
     }
 
-    /// The size of the list's items with their commas, as answers send them.
+    /// The size of the list's items with their commas, as answers send them
+    /// (made of fragments, every segment is made first).
     pub fn byte_len(&self) -> usize {
         match &self.items {
             Items::Whole => self.own_bytes(),
-            Items::Coded(coded) => {
-                let items: usize = coded.lens.iter().map(|&l| l as usize).sum();
-                items + self.len().saturating_sub(1)
-            }
+            Items::Coded(_) => self.run_len(0..self.len(), false, None),
+        }
+    }
+
+    /// The bytes of its items, with their commas, as answers send them, as
+    /// far as rendered (made of fragments, the segments made so far).
+    pub fn rendered_len(&self) -> usize {
+        let Items::Coded(coded) = &self.items else {
+            return self.own_bytes();
+        };
+        let made = (0..self.segment_count()).filter_map(|k| Some((k, coded.made(k)?)));
+        let segment = |(k, made): (usize, &Made)| {
+            let items = self.items_of(k).len();
+            let commas = items - usize::from(k + 1 == self.segment_count());
+            made.measure(0..items).0 + commas
+        };
+        made.map(segment).sum()
+    }
+
+    /// The segments' bytes made so far.
+    pub(super) fn segment_bytes(&self) -> Box<dyn Iterator<Item = &Bytes> + '_> {
+        match &self.items {
+            Items::Whole => Box::new(self.segments.iter()),
+            Items::Coded(coded) => Box::new(coded.made_so_far().map(|m| &m.bytes)),
         }
     }
 
     /// The bytes its segments hold: its items' own bytes and commas (all of
-    /// them for a list not made of fragments; coded for one made of them).
+    /// them for a list not made of fragments; coded, as far as made, for
+    /// one made of them).
     pub fn own_bytes(&self) -> usize {
-        self.segments.iter().map(Bytes::len).sum()
+        self.segment_bytes().map(Bytes::len).sum()
     }
 
     /// The bytes of the fragments its items refer to: items of the lists
@@ -348,14 +451,11 @@ impl List {
 }
 
 /// Consecutive items rendered together: their bytes, where each ends, and
-/// which hold a media URL; made of fragments, how many bytes each item
-/// stands for and how many media URLs' markers it holds.
+/// which hold a media URL.
 pub(super) struct Segment {
     pub(super) bytes: Bytes,
     pub(super) ends: Vec<u64>,
     pub(super) media: Option<Bits>,
-    pub(super) lens: Vec<u32>,
-    pub(super) markers: Vec<u32>,
 }
 
 /// Marks item `i` of `items` as holding a media URL.
@@ -378,8 +478,6 @@ impl Segment {
             media,
             bytes: Bytes::from(bytes),
             ends,
-            lens: Vec::new(),
-            markers: Vec::new(),
         }
     }
 }

@@ -7,14 +7,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytes::Bytes;
 
+use super::coded::{Coded, Maker};
 use super::list::{mark, Items, List, Segment};
 use super::previous::Previous;
-use super::write::{write_item, write_item_with, Embeds, Keys, MEDIA_BASE};
+use super::write::{write_item, Embeds, MEDIA_BASE};
 use crate::memfile;
-use crate::model::{Model, Shape};
+use crate::model::{Model, Shape, Type};
 use crate::view::bits::Bits;
 use crate::view::fragments::{self, Fragments};
 use crate::view::table::Table;
+use crate::view::value::Value;
 
 /// The lists rendered so far, by model index; models are rendered in `Model::ALL`
 /// order, so whatever an item embeds is already here.
@@ -187,24 +189,20 @@ fn render_list(done: &Rendered, model: Model, shape: Shape) -> List {
 }
 
 /// Renders a list in segments cut by `cut`, a block of them at a time on each
-/// core.
+/// core; a list made of fragments is rendered a segment at a time on use
+/// instead ([`coded_list`]).
 fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> List {
     let started = std::time::Instant::now();
     let table = done.table(model);
     let rows = table.len();
     let mut starts = cut.starts(rows, |p| table.id(p as u32));
+    if done.fragments && fragments::made_of_fragments(model) {
+        return coded_list(done, (model, shape), starts);
+    }
     let segments = starts.len();
     starts.push(rows);
     let blocks = segments.div_ceil(BLOCK_SEGMENTS);
     let changed = done.changed.get(model.index()).and_then(Option::as_deref);
-    let fragments = (done.fragments && fragments::made_of_fragments(model))
-        .then(|| fragment_table(done, model, shape));
-    // A served segment is kept only with references that mean the same.
-    let alike = |served: &List| match (&fragments, served.items()) {
-        (None, Items::Whole) => true,
-        (Some(mine), Items::Coded(theirs)) => mine.same_layout(&theirs.fragments),
-        _ => false,
-    };
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let next = AtomicUsize::new(0);
     let unrendered = AtomicUsize::new(0);
@@ -218,26 +216,17 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
             }
             for k in b * BLOCK_SEGMENTS..((b + 1) * BLOCK_SEGMENTS).min(segments) {
                 let items = starts[k]..starts[k + 1];
-                let ids = table.id(items.start as u32)..=table.id(items.end as u32 - 1);
-                let previous = done.previous.segment(model, shape, ids, items.len());
                 let last = k + 1 == segments;
-                let unchanged = changed.is_some_and(|rows| {
-                    let after = rows.partition_point(|&p| (p as usize) < items.start);
-                    rows.get(after).is_none_or(|&p| p as usize >= items.end)
-                });
-                match previous {
-                    Some((list, held))
-                        if unchanged
-                            && (held + 1 == list.segments.len()) == last
-                            && alike(list) =>
-                    {
+                match served_segment(done, (model, shape), &items, last) {
+                    Some((list, held)) if unchanged(changed, &items) && !list.has_fragments() => {
                         unrendered.fetch_add(list.segments[held].len(), Ordering::Relaxed);
                         worker.keep(k, list, held)
                     }
-                    _ => {
-                        let previous = previous.map(|(list, held)| &list.segments[held]);
-                        let list = (model, shape, fragments.as_ref());
-                        worker.render(done, list, (k, items), last, previous)
+                    previous => {
+                        let previous = previous
+                            .filter(|(list, _)| !list.has_fragments())
+                            .map(|(list, held)| &list.segments[held]);
+                        worker.render(done, (model, shape), (k, items), last, previous)
                     }
                 }
             }
@@ -253,7 +242,7 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
     });
     written.sort_unstable_by_key(|&(k, _)| k);
     let segments = written.into_iter().map(|(_, s)| s).collect();
-    let mut list = List::joined(segments, fragments);
+    let mut list = List::joined(segments);
     list.unrendered = unrendered.into_inner();
     tracing::debug!(
         list = model.path(),
@@ -264,6 +253,133 @@ fn render_segments(done: &Rendered, model: Model, shape: Shape, cut: Cut) -> Lis
         "list rendered"
     );
     list
+}
+
+/// The served view's segment (its list, and which) that holds the records
+/// of `items`, when it is one segment there too and the last there if and
+/// only if it is the `last` here.
+fn served_segment<'v>(
+    done: &Rendered<'v>,
+    (model, shape): (Model, Shape),
+    items: &Range<usize>,
+    last: bool,
+) -> Option<(&'v List, usize)> {
+    let table = done.table(model);
+    let ids = table.id(items.start as u32)..=table.id(items.end as u32 - 1);
+    let (list, held) = done.previous.segment(model, shape, ids, items.len())?;
+    ((held + 1 == list.segment_count()) == last).then_some((list, held))
+}
+
+/// Whether none of the rows `changed` (ascending; `None`: unknown) is in `items`.
+fn unchanged(changed: Option<&[u32]>, items: &Range<usize>) -> bool {
+    changed.is_some_and(|rows| {
+        let after = rows.partition_point(|&p| (p as usize) < items.start);
+        rows.get(after).is_none_or(|&p| p as usize >= items.end)
+    })
+}
+
+/// A list made of fragments in segments starting at `starts`, none rendered
+/// but the served view's it keeps (made, and holding no changed row, with
+/// references that mean the same): each is rendered on first use or by the
+/// view's preparation ([`List::make_all`]). Which items hold a media URL is
+/// found now, from the fragments they embed, without rendering them.
+fn coded_list(done: &Rendered, (model, shape): (Model, Shape), starts: Vec<usize>) -> List {
+    let started = std::time::Instant::now();
+    let fragments = fragment_table(done, model, shape);
+    let rows = done.table(model).len();
+    let changed = done.changed.get(model.index()).and_then(Option::as_deref);
+    let (mut kept, mut unrendered) = (Vec::new(), 0);
+    for (k, &start) in starts.iter().enumerate() {
+        let items = start..starts.get(k + 1).copied().unwrap_or(rows);
+        let last = k + 1 == starts.len();
+        let Some((list, held)) = served_segment(done, (model, shape), &items, last) else {
+            continue;
+        };
+        let alike = match list.items() {
+            Items::Coded(theirs) => fragments.same_layout(&theirs.fragments),
+            Items::Whole => false,
+        };
+        if let Some(made) = list
+            .made_segment(held)
+            .filter(|_| alike && unchanged(changed, &items))
+        {
+            unrendered += made.bytes.len();
+            kept.push((k, made.clone()));
+        }
+    }
+    let media = media_of(done, (model, shape), &fragments);
+    let segments = starts.len();
+    let coded = Coded::new(
+        fragments,
+        Maker::new(model, shape, done.tables),
+        segments,
+        kept,
+    );
+    let at = |s: usize| u32::try_from(s).expect("a list holds fewer than 2^32 items");
+    let mut list = List::coded(rows, starts.into_iter().map(at).collect(), media, coded);
+    list.unrendered = unrendered;
+    tracing::debug!(
+        list = model.path(),
+        ?shape,
+        segments,
+        ms = started.elapsed().as_millis() as u64,
+        "list made of fragments set up, its segments rendered on use"
+    );
+    list
+}
+
+/// Which items of `model`'s list in `shape` hold a media URL, as its items
+/// made of `fragments` will: those whose own media file is written among
+/// their own bytes, and those embedding a record whose item holds one (read
+/// from the embedded lists' own marks, for the fields whose lists hold any).
+fn media_of(
+    done: &Rendered,
+    (model, shape): (Model, Shape),
+    fragments: &Fragments,
+) -> Option<Bits> {
+    let table = done.table(model);
+    let list = |m: Model, nested: bool| match nested && m.has_nested() {
+        true => done.nested[m.index()].as_ref(),
+        false => done.plain[m.index()].as_ref(),
+    };
+    let marked = |m: Model, nested: bool, p: u32| {
+        list(m, nested).is_some_and(|l| l.has_media_in(p as usize, p as usize + 1))
+    };
+    let may_hold = |ty: Type| {
+        let (models, nested) = match ty {
+            Type::MediaFile => return true,
+            Type::Embed(m) | Type::EmbedMany(m) => (vec![m], false),
+            Type::Parent(m) if shape == Shape::Nested => (vec![m], true),
+            Type::Taxon => (Model::RANKS.to_vec(), false),
+            _ => return false,
+        };
+        models
+            .into_iter()
+            .any(|m| list(m, nested).is_some_and(List::has_media))
+    };
+    let fields: Vec<(usize, Type)> = (model.fields().iter().enumerate())
+        .filter(|(_, f)| may_hold(f.ty))
+        .map(|(i, f)| (i, f.ty))
+        .collect();
+    if fields.is_empty() {
+        return None;
+    }
+    let holds = |pos: usize| {
+        fields.iter().any(|&(f, ty)| match (ty, table.get(pos, f)) {
+            (Type::MediaFile, Value::Str(_)) => !fragments.writes_value(f, table.column(f), pos),
+            (Type::Parent(_), Value::Ref(m, p)) => marked(m, true, p),
+            (_, Value::Ref(m, p)) => marked(m, false, p),
+            (_, Value::Refs(m, ps)) => ps.iter().any(|&p| marked(m, false, p)),
+            _ => false,
+        })
+    };
+    let mut media = None;
+    for pos in 0..table.len() {
+        if holds(pos) {
+            mark(&mut media, pos, table.len());
+        }
+    }
+    media
 }
 
 /// The fragments of a list of `model` made of them: every item of each list,
@@ -315,8 +431,6 @@ struct Pending {
     stored: Stored,
     ends: Vec<u64>,
     media: Option<Bits>,
-    lens: Vec<u32>,
-    markers: Vec<u32>,
 }
 
 enum Stored {
@@ -340,12 +454,11 @@ impl Worker {
     /// Renders segment `k`, items `items`, comma-separated, with the comma that
     /// follows it unless it is the `last` (so a run across segments is slices of
     /// them alone); keeps the served view's bytes for them (`previous`) if they
-    /// are the same. Made of `fragments`, an item's embedded records are
-    /// coded as references to them rather than copied.
+    /// are the same.
     fn render(
         &mut self,
         done: &Rendered,
-        (model, shape, fragments): (Model, Shape, Option<&Fragments>),
+        (model, shape): (Model, Shape),
         (k, items): (usize, Range<usize>),
         last: bool,
         previous: Option<&Bytes>,
@@ -355,31 +468,13 @@ impl Worker {
         out.clear();
         let mut ends = Vec::with_capacity(rows);
         let mut media = None;
-        let (mut lens, mut markers) = (Vec::new(), Vec::new());
         for (i, pos) in items.enumerate() {
             if i > 0 {
                 out.push(b',');
             }
             let start = out.len();
-            let holds_media = match fragments {
-                None => {
-                    write_item(out, done, model, pos, shape, None);
-                    memchr::memchr(MEDIA_BASE, &out[start..]).is_some()
-                }
-                Some(table) => {
-                    let mut refer = |out: &mut Vec<u8>, m: Model, nested: bool, p: u32| {
-                        let nested = nested && done.nested[m.index()].is_some();
-                        fragments::write_fragment(out, table.id(m, nested, p));
-                    };
-                    let item = (model, pos, shape);
-                    write_item_with(out, done, item, None, Keys::Coded(table), &mut refer);
-                    let (len, marked) = table.measure(&out[start..]);
-                    lens.push(u32::try_from(len).expect("an item is shorter than 4 GB"));
-                    markers.push(marked as u32);
-                    marked > 0
-                }
-            };
-            if holds_media {
+            write_item(out, done, model, pos, shape, None);
+            if memchr::memchr(MEDIA_BASE, &out[start..]).is_some() {
                 mark(&mut media, i, rows);
             }
             ends.push(out.len() as u64);
@@ -391,16 +486,12 @@ impl Worker {
             Some(served) if served[..] == out[..] => Stored::Bytes(served.clone()),
             _ => self.store(),
         };
-        self.written.push((
-            k,
-            Pending {
-                stored,
-                ends,
-                media,
-                lens,
-                markers,
-            },
-        ));
+        let pending = Pending {
+            stored,
+            ends,
+            media,
+        };
+        self.written.push((k, pending));
     }
 
     /// Keeps `served`'s segment `held` as segment `k`, unrendered: its records
@@ -414,19 +505,10 @@ impl Worker {
                 mark(&mut media, i, rows);
             }
         }
-        let (lens, markers) = match served.items() {
-            Items::Coded(coded) => (
-                coded.lens[items.clone()].to_vec(),
-                coded.markers[items.clone()].to_vec(),
-            ),
-            Items::Whole => (Vec::new(), Vec::new()),
-        };
         let pending = Pending {
             stored: Stored::Bytes(served.segments[held].clone()),
             ends: served.ends[items].to_vec(),
             media,
-            lens,
-            markers,
         };
         self.written.push((k, pending));
     }
@@ -473,13 +555,10 @@ impl Worker {
             let Stored::Bytes(bytes) = p.stored else {
                 unreachable!("closing the file maps every segment in it")
             };
-            let (ends, media, lens, markers) = (p.ends, p.media, p.lens, p.markers);
             let segment = Segment {
                 bytes,
-                ends,
-                media,
-                lens,
-                markers,
+                ends: p.ends,
+                media: p.media,
             };
             (k, segment)
         };
@@ -844,7 +923,7 @@ mod tests {
             .into_iter()
             .zip(ends)
             .map(|(b, e)| Segment::on_heap(b, e));
-        let cut = List::joined(segments.collect(), None);
+        let cut = List::joined(segments.collect());
         for i in 0..130 {
             assert_eq!(cut.item(i).unwrap(), list.item(i).unwrap());
             assert_eq!(cut.has_media_in(i, i + 1), marked(i, i + 1), "item {i}");

@@ -17,12 +17,14 @@
 //! segments, a block at a time on each core; `previous` the served view a
 //! reload renders beside, and which of its segments stand unchanged.
 
+mod coded;
 mod list;
 mod lists;
 mod previous;
 mod write;
 
-pub use list::{Coded, Items, List, Run};
+pub use coded::Coded;
+pub use list::{Items, List, Run};
 pub(in crate::view) use lists::embedded;
 pub use lists::{render_all, render_all_without_fragments, Rendered};
 pub use previous::Previous;

@@ -48,10 +48,9 @@ impl<'v> Previous<'v> {
         let mut shared = 0;
         for (new, old) in pairs {
             let held: ahash::AHashSet<*const u8> =
-                old.segments.iter().map(|s| s.as_ptr()).collect();
+                old.segment_bytes().map(|s| s.as_ptr()).collect();
             let mine = new
-                .segments
-                .iter()
+                .segment_bytes()
                 .filter(|s| !s.is_empty() && held.contains(&s.as_ptr()));
             shared += mine.map(Bytes::len).sum::<usize>();
         }

@@ -103,6 +103,14 @@ pub(super) fn write_item_with(
     out.push(b'{');
     let mut written = 0;
     let mut write = |i: usize, child: Option<&Child>| {
+        // A value written once is referred to by its code, never read (a
+        // value of none is not coded: it is read, and may be left out).
+        if let Keys::Coded(coded) = keys {
+            if coded.write_value(out, (i, written > 0), table.column(i), pos) {
+                written += 1;
+                return;
+            }
+        }
         let value = table.get(pos, i);
         if fields[i].absent_when_null && value == Value::Null {
             return;
@@ -116,9 +124,6 @@ pub(super) fn write_item_with(
                 }
                 write_str(out, fields[i].name);
                 out.push(b':');
-            }
-            Keys::Coded(coded) if coded.write_value(out, (i, comma), table.column(i), pos) => {
-                return
             }
             Keys::Coded(_) => fragments::write_key(out, i, comma),
         }
