@@ -147,6 +147,16 @@ impl Fragments {
         for (model, nested, items) in lists {
             table.list_of[model.index() * 2 + usize::from(nested)] = Some(table.lists.len() as u32);
             let first = table.spans.len() as u32;
+            let buffers = &items.buffers;
+            let count = |span: &Span| {
+                let Span { buffer, start, len } = *span;
+                let bytes = &buffers[buffer as usize][start as usize..(start + len) as usize];
+                memchr::memchr_iter(marker, bytes).count() as u32
+            };
+            match &items.markers {
+                Some(counted) => table.markers.extend_from_slice(counted),
+                None => table.markers.extend(items.spans.iter().map(count)),
+            }
             table
                 .lists
                 .push((model, nested, first, items.spans.len() as u32));
@@ -158,8 +168,6 @@ impl Fragments {
             table.spans.extend(items.spans.into_iter().map(moved));
             table.buffers.extend(items.buffers);
         }
-        let count = |id| memchr::memchr_iter(marker, table.get(id)).count() as u32;
-        table.markers = (0..table.spans.len() as u32).map(count).collect();
         table
     }
 
@@ -334,6 +342,9 @@ struct Span {
 pub struct Embedded {
     buffers: Vec<Bytes>,
     spans: Vec<Span>,
+    /// How many media URLs' markers each item holds, where its list counted
+    /// them (once for every list made of fragments embedding it).
+    markers: Option<std::sync::Arc<[u32]>>,
     /// The segment items are added from, and where the last buffer starts in
     /// it (a span's start is 32 bits: past 4 GiB, a buffer starts anew).
     segment: Bytes,
@@ -341,6 +352,11 @@ pub struct Embedded {
 }
 
 impl Embedded {
+    /// Says how many media URLs' markers each item holds.
+    pub fn counted(&mut self, markers: std::sync::Arc<[u32]>) {
+        self.markers = Some(markers);
+    }
+
     /// Items added next lie in `segment`.
     pub fn segment(&mut self, segment: Bytes) {
         self.buffers.push(segment.clone());

@@ -2,6 +2,7 @@
 //! one is; the runs of consecutive items cut from it.
 
 use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 
@@ -35,6 +36,9 @@ pub struct List {
     pub(super) unrendered: usize,
     /// What its segments hold: its items whole, or coded.
     pub(super) items: Items,
+    /// How many media URLs' markers each item holds (of a list of whole
+    /// items), counted the first time a list made of fragments embeds it.
+    markers: OnceLock<Arc<[u32]>>,
 }
 
 /// What a list's segments hold, by the kind of list it is.
@@ -305,9 +309,18 @@ impl List {
     }
 
     /// Its items as a list made of fragments embeds them: where each lies in
-    /// its segments, which the fragments share.
+    /// its segments, which the fragments share, and how many media URLs'
+    /// markers each holds.
     pub(super) fn embedded(&self) -> Embedded {
         let mut embedded = Embedded::default();
+        let count = |i: usize| match self.has_media_in(i, i + 1) {
+            true => memchr::memchr_iter(MEDIA_BASE, self.own(i)).count() as u32,
+            false => 0,
+        };
+        embedded.counted(Arc::clone(
+            self.markers
+                .get_or_init(|| (0..self.len()).map(count).collect()),
+        ));
         for (k, segment) in self.segments.iter().enumerate() {
             embedded.segment(segment.clone());
             let mut start = 0;

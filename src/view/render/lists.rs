@@ -93,11 +93,14 @@ pub fn render_all_without_fragments(tables: &[Table]) -> Rendered<'_> {
     render_models(done)
 }
 
-/// Renders each model's lists in `Model::ALL` order into `done`.
+/// Renders each model's lists in `Model::ALL` order into `done`; those made
+/// of fragments, which no list embeds, are set up last, side by side.
 fn render_models(mut done: Rendered<'_>) -> Rendered<'_> {
-    for model in Model::ALL {
+    let coded = |m: &Model| done.fragments && fragments::made_of_fragments(*m);
+    let (later, now): (Vec<Model>, Vec<Model>) = Model::ALL.into_iter().partition(coded);
+    for model in now {
         // A model's two shapes only embed models rendered before it: render them
-        // side by side (the specimen lists are most of the work).
+        // side by side.
         let (plain, nested) = std::thread::scope(|scope| {
             let nested = model
                 .has_nested()
@@ -110,6 +113,31 @@ fn render_models(mut done: Rendered<'_>) -> Rendered<'_> {
         });
         done.plain[model.index()] = Some(plain);
         done.nested[model.index()] = nested;
+    }
+    let shapes = |m: Model| {
+        let nested = m.has_nested().then_some((m, Shape::Nested));
+        std::iter::once((m, Shape::Plain)).chain(nested)
+    };
+    let lists: Vec<(Model, Shape)> = later.into_iter().flat_map(shapes).collect();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut mine = Vec::new();
+        while let Some(&(model, shape)) = lists.get(next.fetch_add(1, Ordering::Relaxed)) {
+            mine.push((model, shape, render_list(&done, model, shape)));
+        }
+        mine
+    };
+    let set_up = std::thread::scope(|scope| {
+        let helper = scope.spawn(work);
+        let mut set_up = work();
+        set_up.extend(helper.join().expect("rendering does not panic"));
+        set_up
+    });
+    for (model, shape, list) in set_up {
+        match shape {
+            Shape::Plain => done.plain[model.index()] = Some(list),
+            Shape::Nested => done.nested[model.index()] = Some(list),
+        }
     }
     done
 }
