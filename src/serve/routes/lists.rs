@@ -14,7 +14,7 @@ use crate::serve::answer::{Answer, Kind};
 use crate::serve::compress::{Coding, COMPRESS_BELOW};
 use crate::serve::media::media_url;
 use crate::serve::origin::origin;
-use crate::serve::route::{Ctx, Job, Parsed};
+use crate::serve::route::{Ctx, Job, Parsed, Run};
 use crate::serve::work::Task;
 use crate::suggest::Suggestions;
 use crate::versions::question_feed;
@@ -56,14 +56,43 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
         .with_media(asked.media)
         .cacheable(plan.cacheable());
     let assembled = plan.assembled(&served.view);
+    // A long slice's length is its items' lengths: where they are not all
+    // rendered yet (the view was served moments ago), they are rendered on
+    // the pool first, never on the threads that read requests.
+    if let Some(items) = assembled.clone() {
+        if !served.view.list(endpoint).made_in(items.clone()) {
+            let made = served.clone();
+            return Ok(Job::awaited(async move {
+                let make = move || made.view.list(endpoint).make_in(items);
+                if state.work.run(Task::Answer, make).await.is_none() {
+                    return Answer::busy();
+                }
+                match answered(ctx, plan, head, assembled).map(|job| job.run) {
+                    Ok(Run::Ready(answer)) => answer,
+                    Ok(Run::Later(later)) => later.await,
+                    Err(refused) => *refused,
+                }
+            })
+            .map_answers(ignoring));
+        }
+    }
+    Ok(answered(ctx, plan, head, assembled)?.map_answers(ignoring))
+}
+
+/// A list's page, as a slice of its rendered items (a long slice of a list
+/// made of fragments, its `assembled` items, copied as it is sent), or made
+/// on the pool; `head` its headers.
+fn answered(ctx: Ctx<'_>, plan: Plan, head: Answer, assembled: Option<Range<usize>>) -> Parsed<'_> {
+    let (state, served, asked) = (ctx.state, ctx.served, ctx.asked);
+    let endpoint = plan.endpoint();
     if let Some(items) = assembled.clone() {
         if let Some(answer) = sent_assembled(ctx, &plan, items) {
-            return Ok(Job::cheap(head, answer?.with_media(asked.media)).map_answers(ignoring));
+            return Ok(Job::cheap(head, answer?.with_media(asked.media)));
         }
     }
     if !plan.cost().on_pool() && assembled.is_none() {
         let page = Answer::page(endpoint, plan.run(&served.view));
-        return Ok(Job::cheap(head, page.with_media(asked.media)).map_answers(ignoring));
+        return Ok(Job::cheap(head, page.with_media(asked.media)));
     }
     let made = async move {
         let chosen = served.clone();
@@ -88,11 +117,10 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
         };
         answer.with_media(asked.media)
     };
-    let job = match assembled {
+    Ok(match assembled {
         Some(_) => Job::made_whole(head, made),
         None => Job::pooled(head, made),
-    };
-    Ok(job.map_answers(ignoring))
+    })
 }
 
 /// A list question's feed (`format=atom`): the question's records' changes

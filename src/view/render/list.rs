@@ -157,6 +157,33 @@ impl List {
         }
     }
 
+    /// Whether every segment holding items `items` is rendered (always, but
+    /// for a list made of fragments: [`List::make_in`]).
+    pub fn made_in(&self, items: Range<usize>) -> bool {
+        let Items::Coded(coded) = &self.items else {
+            return true;
+        };
+        let last = items.end.min(self.len());
+        if items.start >= last {
+            return true;
+        }
+        (self.segment(items.start)..=self.segment(last - 1)).all(|k| coded.made(k).is_some())
+    }
+
+    /// Renders every segment holding items `items` not rendered yet, on
+    /// this thread (a blocking call: on the pool's threads).
+    pub fn make_in(&self, items: Range<usize>) {
+        let Items::Coded(coded) = &self.items else {
+            return;
+        };
+        let last = items.end.min(self.len());
+        if items.start < last {
+            for k in self.segment(items.start)..=self.segment(last - 1) {
+                self.made(coded, k);
+            }
+        }
+    }
+
     /// Renders every segment of a list made of fragments not made yet, on
     /// this thread and `helpers` more, until `wanted` says it no longer is
     /// (the view was replaced); says how many segments it made.

@@ -310,7 +310,7 @@ fn unchanged(changed: Option<&[u32]>, items: &Range<usize>) -> bool {
 /// but the served view's it keeps (made, and holding no changed row, with
 /// references that mean the same): each is rendered on first use or by the
 /// view's preparation ([`List::make_all`]). Which items hold a media URL is
-/// found now, from the fragments they embed, without rendering them.
+/// found now, from the embedded lists' marks, without rendering them.
 fn coded_list(done: &Rendered, (model, shape): (Model, Shape), starts: Vec<usize>) -> List {
     let started = std::time::Instant::now();
     let fragments = fragment_table(done, model, shape);

@@ -1,4 +1,5 @@
-//! JSON rendering: items are written once, at load, into each list's segments.
+//! JSON rendering: items are written once into each list's segments, at load
+//! (or, made of fragments, a segment at a time once the view is served).
 //!
 //! A list's buffer holds its items separated by commas (`{..},{..},{..}`), and each
 //! item's byte range is recorded, so any run of consecutive items is one slice of the
@@ -10,11 +11,14 @@
 //! same bytes ([`Previous`]). A list no other list embeds, whose items embed
 //! records (the specimens'), holds only its items' own bytes and where the
 //! embedded records' items go in them ([`super::fragments`]); a run of it is
-//! those pieces copied together.
+//! those pieces copied together. Such a list is served before it is rendered:
+//! each segment is rendered by its first read or by the view's preparation,
+//! whichever comes first, once ([`Coded`]).
 //!
 //! `list` is a rendered list and the runs cut from it; `write` how an item is
 //! written (every field, or a projection's); `lists` every list rendered, in
-//! segments, a block at a time on each core; `previous` the served view a
+//! segments, a block at a time on each core; `coded` a list made of
+//! fragments, its segments rendered on use; `previous` the served view a
 //! reload renders beside, and which of its segments stand unchanged.
 
 mod coded;
