@@ -2,8 +2,8 @@
 //! `/versions.rss`) and the changes since one (`/api/v2/changes/`): small
 //! answers made from the view's history where the request is read. Those
 //! linking the versions kept (`NAME.versions/`, which `sync` writes after the
-//! snapshot a server may have loaded already) read the folder each time and
-//! are tagged by their bytes.
+//! snapshot a server may have loaded already) list the folder again when
+//! it changed (`Served::kept_versions`) and are tagged by their bytes.
 
 use std::sync::Arc;
 
