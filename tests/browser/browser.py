@@ -42,7 +42,11 @@ import urllib.request
 from PIL import Image, ImageDraw
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import (
+    StaleElementReferenceException,
+    TimeoutException,
+    WebDriverException,
+)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -136,6 +140,21 @@ def hostile_collection(binary, work):
     return snapshot, missing
 
 
+def gone(element):
+    """Whether `element` left the document. Chrome says so as a stale
+    element, or, asked while the next page replaces it, as an inspector
+    error that the node "does not belong to the document"."""
+    try:
+        element.is_enabled()
+        return False
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as e:
+        if "does not belong to the document" in str(e):
+            return True
+        raise
+
+
 class Browser:
     def __init__(self, base, shots, mirador=None):
         self.base, self.shots, self.failures = base, shots, []
@@ -174,7 +193,7 @@ class Browser:
         to load: `settle` alone may see the old page still complete."""
         old = self.driver.find_element(By.TAG_NAME, "html")
         element.click()
-        self.wait.until(ready.staleness_of(old))
+        self.wait.until(lambda d: gone(old))
         self.settle()
 
     def settle(self):
