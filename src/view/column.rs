@@ -19,6 +19,9 @@ use super::value::{OwnedValue, Value};
 /// The code or position of a null.
 const NULL: u32 = u32::MAX;
 
+/// A null boolean's byte (`false` is 0, `true` 1).
+pub const NULL_BOOL: u8 = 2;
+
 /// A value as groups know it: small, copied, hashed without reading text (a
 /// string is its code in its column).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -437,7 +440,7 @@ impl Column {
                 values.push(0);
             }
             (Column::Bool(values), OwnedValue::Bool(b)) => values.push(u8::from(*b)),
-            (Column::Bool(values), OwnedValue::Null) => values.push(2),
+            (Column::Bool(values), OwnedValue::Null) => values.push(NULL_BOOL),
             (Column::Str(s), OwnedValue::Str(text)) => {
                 let code = s.distinct.intern(text)?;
                 s.codes.push(code)

@@ -28,7 +28,7 @@ use bytes::Bytes;
 use crate::encoding::json::write_str;
 use crate::model::{Field, Model, Type};
 
-use super::column::Column;
+use super::column::{Column, NULL_BOOL};
 use super::table::Table;
 
 /// A field's values are written once and referred to when its rows hold, on
@@ -147,16 +147,6 @@ impl Fragments {
         for (model, nested, items) in lists {
             table.list_of[model.index() * 2 + usize::from(nested)] = Some(table.lists.len() as u32);
             let first = table.spans.len() as u32;
-            let buffers = &items.buffers;
-            let count = |span: &Span| {
-                let Span { buffer, start, len } = *span;
-                let bytes = &buffers[buffer as usize][start as usize..(start + len) as usize];
-                memchr::memchr_iter(marker, bytes).count() as u32
-            };
-            match &items.markers {
-                Some(counted) => table.markers.extend_from_slice(counted),
-                None => table.markers.extend(items.spans.iter().map(count)),
-            }
             table
                 .lists
                 .push((model, nested, first, items.spans.len() as u32));
@@ -167,6 +157,13 @@ impl Fragments {
             };
             table.spans.extend(items.spans.into_iter().map(moved));
             table.buffers.extend(items.buffers);
+            let markers: Vec<u32> = match items.markers {
+                Some(counted) => counted.to_vec(),
+                None => (first..table.spans.len() as u32)
+                    .map(|id| memchr::memchr_iter(marker, table.get(id)).count() as u32)
+                    .collect(),
+            };
+            table.markers.extend(markers);
         }
         table
     }
@@ -303,8 +300,8 @@ impl Fragments {
         self.values[field].as_ref()?;
         match column {
             Column::Str(strings) => strings.code(pos),
-            // 2 is a null, read as one (and left out where the field says so).
-            Column::Bool(bytes) => (bytes[pos] != 2).then(|| u32::from(bytes[pos])),
+            // A null is read, as one (and left out where the field says so).
+            Column::Bool(bytes) => (bytes[pos] != NULL_BOOL).then(|| u32::from(bytes[pos])),
             _ => None,
         }
     }

@@ -52,9 +52,8 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
     if plan.format().download() {
         return Ok(downloads::answer(ctx, plan).map_answers(ignoring));
     }
-    let head = Answer::unmade(Kind::of(plan.format()))
-        .with_media(asked.media)
-        .cacheable(plan.cacheable());
+    let (kind, media, cacheable) = (Kind::of(plan.format()), asked.media, plan.cacheable());
+    let head = move || Answer::unmade(kind).with_media(media).cacheable(cacheable);
     let assembled = plan.assembled(&served.view);
     // A long slice's length is its items' lengths: where they are not all
     // rendered yet (the view was served moments ago), they are rendered on
@@ -62,12 +61,12 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
     if let Some(items) = assembled.clone() {
         if !served.view.list(endpoint).made_in(items.clone()) {
             let made = served.clone();
-            return Ok(Job::awaited(async move {
+            return Ok(Job::made_whole(head(), async move {
                 let make = move || made.view.list(endpoint).make_in(items);
                 if state.work.run(Task::Answer, make).await.is_none() {
                     return Answer::busy();
                 }
-                match answered(ctx, plan, head, assembled).map(|job| job.run) {
+                match answered(ctx, plan, head(), assembled).map(|job| job.run) {
                     Ok(Run::Ready(answer)) => answer,
                     Ok(Run::Later(later)) => later.await,
                     Err(refused) => *refused,
@@ -76,7 +75,7 @@ pub fn json(ctx: Ctx<'_>) -> Parsed<'_> {
             .map_answers(ignoring));
         }
     }
-    Ok(answered(ctx, plan, head, assembled)?.map_answers(ignoring))
+    Ok(answered(ctx, plan, head(), assembled)?.map_answers(ignoring))
 }
 
 /// A list's page, as a slice of its rendered items (a long slice of a list

@@ -479,15 +479,22 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// A file read piece by piece: its table checked when it opens, each
-    /// piece when it is read, and only then; a piece not read is not checked.
-    #[test]
-    fn pieces_are_checked_as_they_are_read() {
-        let dir = std::env::temp_dir().join(format!("pieces-{}", std::process::id()));
+    /// The sample encoded and written to `x.bin` in a folder of its own
+    /// (`name` and the process id): the folder, the file and its bytes.
+    fn sample_written(name: &str) -> (std::path::PathBuf, std::path::PathBuf, Vec<u8>) {
+        let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("x.bin");
         let (_, bytes) = encode(&sample(), 1, &tables()).unwrap();
         std::fs::write(&path, &bytes).unwrap();
+        (dir, path, bytes)
+    }
+
+    /// A file read piece by piece: its table checked when it opens, each
+    /// piece when it is read, and only then; a piece not read is not checked.
+    #[test]
+    fn pieces_are_checked_as_they_are_read() {
+        let (dir, path, bytes) = sample_written("pieces");
         let pieces = Pieces::open(&path).unwrap().expect("version 9");
         pieces.check_all().unwrap();
         let prepared = pieces.contents.pieces(Part::Prepared);
@@ -531,11 +538,7 @@ mod tests {
     /// piece once the file changed.
     #[test]
     fn the_rest_of_a_file_read_is_checked_without_the_pieces_read() {
-        let dir = std::env::temp_dir().join(format!("unread-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("x.bin");
-        let (_, bytes) = encode(&sample(), 1, &tables()).unwrap();
-        std::fs::write(&path, &bytes).unwrap();
+        let (dir, path, bytes) = sample_written("unread");
         let pieces = Pieces::open(&path).unwrap().expect("version 9");
         pieces.read(pieces.contents.pieces(Part::Prepared)).unwrap();
         let read = pieces.read_so_far();

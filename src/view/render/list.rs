@@ -163,11 +163,7 @@ impl List {
         let Items::Coded(coded) = &self.items else {
             return true;
         };
-        let last = items.end.min(self.len());
-        if items.start >= last {
-            return true;
-        }
-        (self.segment(items.start)..=self.segment(last - 1)).all(|k| coded.made(k).is_some())
+        self.by_segment(items).all(|(k, _)| coded.made(k).is_some())
     }
 
     /// Renders every segment holding items `items` not rendered yet, on
@@ -176,12 +172,24 @@ impl List {
         let Items::Coded(coded) = &self.items else {
             return;
         };
-        let last = items.end.min(self.len());
-        if items.start < last {
-            for k in self.segment(items.start)..=self.segment(last - 1) {
-                self.made(coded, k);
-            }
+        for (k, _) in self.by_segment(items) {
+            self.made(coded, k);
         }
+    }
+
+    /// Items `items` cut where segments end: each segment's index, and
+    /// which of the items are in it.
+    fn by_segment(&self, items: Range<usize>) -> impl Iterator<Item = (usize, Range<usize>)> + '_ {
+        let end = items.end.min(self.len());
+        let mut i = items.start;
+        std::iter::from_fn(move || {
+            (i < end).then(|| {
+                let k = self.segment(i);
+                let run = i..self.items_of(k).end.min(end);
+                i = run.end;
+                (k, run)
+            })
+        })
     }
 
     /// Renders every segment of a list made of fragments not made yet, on
@@ -255,15 +263,12 @@ impl List {
             unreachable!("measured only made of fragments")
         };
         let (mut len, mut markers) = (0, 0);
-        let mut i = items.start;
-        while i < items.end {
-            let k = self.segment(i);
-            let held = self.items_of(k);
-            let to = held.end.min(items.end);
-            let first = held.start;
-            let (l, m) = self.made(coded, k).measure(i - first..to - first);
+        for (k, run) in self.by_segment(items) {
+            let first = self.starts[k] as usize;
+            let (l, m) = self
+                .made(coded, k)
+                .measure(run.start - first..run.end - first);
             (len, markers) = (len + l, markers + m);
-            i = to;
         }
         (len, markers)
     }
@@ -359,10 +364,11 @@ impl List {
         embedded
     }
 
-    /// Items `items` of a list made of fragments, comma-separated (after a
-    /// comma too when `after_comma`), appended to `out` in one copy with
-    /// `base`, if given, in place of every media URL's marker: a piece of a
-    /// long slice, made as it is sent ([`List::run_len`] says its length).
+    /// Items `items`, comma-separated (after a comma too when
+    /// `after_comma`), appended to `out` in one copy (made of fragments,
+    /// their pieces copied together) with `base`, if given, in place of every
+    /// media URL's marker: a piece of a long slice, made as it is sent
+    /// ([`List::run_len`] says its length).
     pub fn write_run(
         &self,
         items: Range<usize>,
@@ -370,55 +376,49 @@ impl List {
         base: Option<&[u8]>,
         out: &mut Vec<u8>,
     ) {
-        let Items::Coded(coded) = &self.items else {
-            for i in items.clone() {
-                if i > items.start || after_comma {
-                    out.push(b',');
-                }
-                match base {
-                    Some(base) => write_spliced(out, self.own(i), base).expect("writing to memory"),
-                    None => out.extend_from_slice(self.own(i)),
-                }
-            }
-            return;
-        };
         let mut marked = Vec::new();
-        let mut i = items.start;
-        while i < items.end {
-            let k = self.segment(i);
-            let held = self.items_of(k);
-            let made = self.made(coded, k);
-            for i in i..held.end.min(items.end) {
+        for (k, run) in self.by_segment(items.clone()) {
+            let first = self.starts[k] as usize;
+            for i in run {
                 if i > items.start || after_comma {
                     out.push(b',');
                 }
-                let j = i - held.start;
-                let own = made.own(j);
-                match base.filter(|_| made.measure(j..j + 1).1 > 0) {
+                let (own, holds_media) = match &self.items {
+                    Items::Whole => (self.own(i), self.has_media_in(i, i + 1)),
+                    Items::Coded(coded) => {
+                        let (made, j) = (self.made(coded, k), i - first);
+                        (made.own(j), made.measure(j..j + 1).1 > 0)
+                    }
+                };
+                match base.filter(|_| holds_media) {
                     Some(base) => {
                         marked.clear();
-                        coded.fragments.expand_into(own, &mut marked);
+                        self.expand_into(own, &mut marked);
                         write_spliced(out, &marked, base).expect("writing to memory");
                     }
-                    None => coded.fragments.expand_into(own, out),
+                    None => self.expand_into(own, out),
                 }
             }
-            i = held.end;
         }
     }
 
     /// How many bytes [`List::write_run`] appends for `items` with `base`.
     pub fn run_len(&self, items: Range<usize>, after_comma: bool, base: Option<&[u8]>) -> usize {
         let commas = items.len().saturating_sub(usize::from(!after_comma));
-        let items = match &self.items {
-            Items::Whole => items.map(|i| self.own(i).len()).sum::<usize>(),
-            Items::Coded(_) => {
-                let (len, markers) = self.measure(items);
-                match base {
-                    Some(base) => len - markers + markers * base.len(),
-                    None => len,
-                }
-            }
+        let (len, markers) = match &self.items {
+            Items::Whole => items.fold((0, 0), |(len, markers), i| {
+                let own = self.own(i);
+                let held = match base.is_some() && self.has_media_in(i, i + 1) {
+                    true => memchr::memchr_iter(MEDIA_BASE, own).count(),
+                    false => 0,
+                };
+                (len + own.len(), markers + held)
+            }),
+            Items::Coded(_) => self.measure(items),
+        };
+        let items = match base {
+            Some(base) => len - markers + markers * base.len(),
+            None => len,
         };
         items + commas
     }
